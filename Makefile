@@ -1,0 +1,60 @@
+# bspkit: `make` builds build/bspkit, `make demo` converts the shipped sample, `make test` runs
+# every test. Each installs missing Debian build dependencies first (scripts/install-deps).
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+JOBS       ?= 2
+SAMPLE     ?= samples/ericw_q1_detail_fence2.bsp
+CMAKE_FLAGS ?=
+
+.PHONY: all deps build test demo asan fuzz bench corpus install clean
+
+all: build
+
+deps:
+	@scripts/install-deps
+
+build: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD) -j$(JOBS)
+
+# the Quake 3 maps and DPM models tests use (Debian packages; cached in ~/.cache/bspkit-corpus)
+corpus:
+	@bash ../shared/scripts/fetch-corpus >/dev/null 2>&1 || echo "note: fetch-corpus failed; Quake 3 / DPM tests will be skipped"
+
+test: build corpus
+	@scripts/install-deps --test
+	@cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+
+demo: build
+	@scripts/install-deps --test
+	@mkdir -p $(BUILD)/demo
+	$(BUILD)/bspkit info $(SAMPLE)
+	$(BUILD)/bspkit convert $(SAMPLE) -o $(BUILD)/demo/sample.glb
+	$(BUILD)/bspkit convert $(SAMPLE) -o $(BUILD)/demo/sample.obj
+	@node tests/tools/validate-gltf.mjs $(BUILD)/demo/sample.glb
+	@echo "demo: open $(BUILD)/demo/sample.glb in Blender or any glTF viewer"
+
+asan: corpus
+	@scripts/install-deps --test
+	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DBSPKIT_SANITIZE=ON >/dev/null
+	@cmake --build $(ASAN_BUILD) -j$(JOBS)
+	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		ctest --output-on-failure -j$(JOBS)
+
+# libFuzzer targets, each run FUZZ_SECONDS with the corpus as seeds (crashes land in tests/crashers/)
+FUZZ_SECONDS ?= 30
+fuzz:
+	@scripts/install-deps --fuzz
+	@CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBSPKIT_FUZZ=ON -DBSPKIT_TESTS=OFF >/dev/null
+	@cmake --build $(FUZZ_BUILD) -j$(JOBS)
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) bash fuzz/run.sh $(FUZZ_BUILD)
+
+bench: build corpus
+	@$(BUILD)/bench/bench_load ../shared/corpus
+
+install: build
+	cmake --install $(BUILD)
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -1,0 +1,57 @@
+/* bspkit command-line tool: a thin layer over the public API.
+ * Exit codes: 0 success, 1 bad input (or validation errors), 2 usage. */
+#ifndef BK_CLI_H
+#define BK_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "bspkit/bspkit.h"
+#include "bspkit/scene.h"
+
+#define EXIT_OK 0
+#define EXIT_BAD_INPUT 1
+#define EXIT_USAGE 2
+
+typedef struct cli_cmd {
+    const char *name;
+    const char *summary;
+    const char *usage;          /* full --help text */
+    int (*run)(int argc, char **argv);
+} cli_cmd;
+
+int bk_cli_main(int argc, char **argv);
+
+/* Options shared by the commands that load and convert. */
+typedef struct cli_opts {
+    const char *output;
+    bool json;
+    bool quiet;
+    const char *paths[64];      /* --wad / --game-dir / archives, in order */
+    int path_count;
+    bk_options opt;
+    bk_export_options xopt;
+    char base_dir[1024];
+    char archive[1024];         /* ARCHIVE of an ARCHIVE.pk3:member input */
+    const char *positional[256];
+    int positional_count;
+} cli_opts;
+
+/* Parse argv against the shared option set. Returns -1 and prints a usage error for unknown
+ * options; sets *help when --help / -h was given. */
+int cli_parse(int argc, char **argv, cli_opts *o, bool *help);
+/* Load FILE (or ARCHIVE.pk3:member) with o->opt, printing a located error on failure. */
+int cli_load(const char *path, cli_opts *o, bk_file **out, void **owned_bytes);
+void cli_diag_print(void *user, const bk_diag *d);
+int cli_usage_error(const cli_cmd *cmd, const char *fmt, const char *arg);
+const cli_cmd *cli_find(const char *name);
+
+int cmd_info(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
+int cmd_entities(int argc, char **argv);
+int cmd_textures(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
+int cmd_props(int argc, char **argv);
+int cmd_pak(int argc, char **argv);
+
+#endif

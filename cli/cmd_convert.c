@@ -1,0 +1,152 @@
+/* convert and textures: the commands that write files. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+
+static bool has_ext(const char *p, const char *ext)
+{
+    size_t n = strlen(p), e = strlen(ext);
+    if (n < e) return false;
+    for (size_t i = 0; i < e; i++) {
+        char a = p[n - e + i], b = ext[i];
+        if (a >= 'A' && a <= 'Z') a = (char)(a + 32);
+        if (a != b) return false;
+    }
+    return true;
+}
+
+int cmd_convert(int argc, char **argv)
+{
+    const cli_cmd *me = cli_find("convert");
+    cli_opts o;
+    bool help;
+    if (cli_parse(argc, argv, &o, &help) < 0) return cli_usage_error(me, "bad arguments%s", "");
+    if (help) {
+        fputs(me->usage, stdout);
+        return EXIT_OK;
+    }
+    if (o.positional_count != 1) return cli_usage_error(me, "expected one FILE%s", "");
+    if (!o.output) return cli_usage_error(me, "missing -o OUT%s", "");
+    const char *out = o.output;
+    bool gltf = has_ext(out, ".glb") || has_ext(out, ".gltf"), obj = has_ext(out, ".obj"), dpm = has_ext(out, ".dpm");
+    if (!gltf && !obj && !dpm)
+        return cli_usage_error(me, "output '%s' must end in .glb, .gltf, .obj or .dpm", out);
+    bk_file *f;
+    void *owned;
+    int rc = cli_load(o.positional[0], &o, &f, &owned);
+    if (rc) return rc;
+    bk_result r;
+    if (dpm) {
+        r = bk_file_write(f, &o.opt, out);
+        if (r == BK_OK) {
+            printf("wrote %s\n", out);
+        } else {
+            fprintf(stderr, "%s: cannot write %s: %s\n", o.positional[0], out,
+                    r == BK_EUNSUPPORTED ? "this input has no writer for that format" : bk_strerror(r));
+        }
+        bk_file_free(f);
+        free(owned);
+        return r == BK_OK ? EXIT_OK : EXIT_BAD_INPUT;
+    }
+    bk_scene *s = NULL;
+    r = bk_file_build_scene(f, &o.opt, &s);
+    if (r != BK_OK) {
+        fprintf(stderr, "%s: cannot build a scene: %s\n", o.positional[0], bk_strerror(r));
+        bk_file_free(f);
+        free(owned);
+        return EXIT_BAD_INPUT;
+    }
+    bk_export_stats st;
+    r = gltf ? bk_export_gltf(s, &o.xopt, out, &st) : bk_export_obj(s, &o.xopt, out, &st);
+    if (r != BK_OK) {
+        fprintf(stderr, "%s: cannot write %s: %s\n", o.positional[0], out, bk_strerror(r));
+    } else if (!o.quiet) {
+        printf("wrote %s: %llu bytes, %u nodes, %u meshes, %u primitives, %llu vertices, %llu triangles, "
+               "%u materials, %u images, %u skins, %u animations\n",
+               out, (unsigned long long)st.bytes, st.nodes, st.meshes, st.primitives,
+               (unsigned long long)st.vertices, (unsigned long long)st.triangles, st.materials, st.images, st.skins,
+               st.animations);
+        if (st.cleaned_values || st.dropped_degenerate || s->warning_count)
+            printf("  cleaned %llu non-finite or non-unit values, dropped %llu degenerate triangles, %u warnings\n",
+                   (unsigned long long)st.cleaned_values, (unsigned long long)st.dropped_degenerate, s->warning_count);
+    }
+    bk_scene_free(s);
+    bk_file_free(f);
+    free(owned);
+    return r == BK_OK ? EXIT_OK : EXIT_BAD_INPUT;
+}
+
+/* A file name from a texture name: keep it readable, drop path separators and controls. */
+static void file_name(char *out, size_t cap, const char *name)
+{
+    size_t o = 0;
+    if (!name || !*name) name = "unnamed";
+    for (; *name && o + 1 < cap; name++) {
+        unsigned char c = (unsigned char)*name;
+        out[o++] = (char)(c < 32 || c == 127 || c == '/' || c == '\\' || c == ':' ? '_' : c);
+    }
+    out[o] = 0;
+    if (strcmp(out, ".") == 0 || strcmp(out, "..") == 0) out[0] = '_';
+}
+
+int cmd_textures(int argc, char **argv)
+{
+    const cli_cmd *me = cli_find("textures");
+    cli_opts o;
+    bool help;
+    if (cli_parse(argc, argv, &o, &help) < 0) return cli_usage_error(me, "bad arguments%s", "");
+    if (help) {
+        fputs(me->usage, stdout);
+        return EXIT_OK;
+    }
+    if (o.positional_count != 1) return cli_usage_error(me, "expected one FILE%s", "");
+    if (!o.output) return cli_usage_error(me, "missing -o DIR%s", "");
+    bk_file *f;
+    void *owned;
+    int rc = cli_load(o.positional[0], &o, &f, &owned);
+    if (rc) return rc;
+    bk_scene *s = NULL;
+    bk_result r = bk_file_extract_images(f, &o.opt, &s);
+    if (r != BK_OK) {
+        fprintf(stderr, "%s: cannot extract textures: %s\n", o.positional[0], bk_strerror(r));
+        bk_file_free(f);
+        free(owned);
+        return EXIT_BAD_INPUT;
+    }
+    if (mkdir(o.output, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "bspkit textures: cannot create folder %s\n", o.output);
+        rc = EXIT_BAD_INPUT;
+    }
+    uint32_t written = 0, skipped = 0;
+    for (uint32_t i = 0; i < s->image_count && rc == EXIT_OK; i++) {
+        const bk_image *im = &s->images[i];
+        if (!im->rgba) {
+            skipped++;
+            continue;
+        }
+        char nm[256], path[2048];
+        file_name(nm, sizeof nm, im->name);
+        /* a name seen before gets its index appended */
+        bool dup = false;
+        for (uint32_t j = 0; j < i && !dup; j++) dup = strcmp(s->images[j].name, im->name) == 0;
+        if (dup) snprintf(path, sizeof path, "%s/%s.%u.png", o.output, nm, i);
+        else snprintf(path, sizeof path, "%s/%s.png", o.output, nm);
+        r = bk_image_write_png(im, path);
+        if (r != BK_OK) {
+            fprintf(stderr, "bspkit textures: cannot write %s: %s\n", path, bk_strerror(r));
+            rc = EXIT_BAD_INPUT;
+            break;
+        }
+        if (!o.quiet) printf("%s %ux%u\n", path, im->width, im->height);
+        written++;
+    }
+    if (rc == EXIT_OK)
+        printf("%u textures written to %s%s\n", written, o.output, skipped ? " (external ones skipped)" : "");
+    bk_scene_free(s);
+    bk_file_free(f);
+    free(owned);
+    return rc;
+}

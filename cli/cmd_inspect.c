@@ -1,0 +1,229 @@
+/* info, validate, entities: reading commands. */
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void print_json(cJSON *j)
+{
+    char *s = cJSON_Print(j);
+    if (s) {
+        fputs(s, stdout);
+        fputc('\n', stdout);
+        cJSON_free(s);
+    }
+}
+
+static cJSON *info_json(const char *path, bk_file *f)
+{
+    const bk_info *in = bk_file_info(f);
+    size_t size;
+    bk_file_data(f, &size);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "file", path);
+    cJSON_AddStringToObject(o, "format", bk_format_name(in->format));
+    cJSON_AddNumberToObject(o, "version", in->version);
+    if (in->variant[0]) cJSON_AddStringToObject(o, "variant", in->variant);
+    cJSON_AddNumberToObject(o, "size", (double)size);
+    cJSON *lumps = cJSON_AddArrayToObject(o, "lumps");
+    for (uint32_t i = 0; i < in->lump_count; i++) {
+        const bk_lump_info *l = &in->lumps[i];
+        cJSON *lj = cJSON_CreateObject();
+        cJSON_AddNumberToObject(lj, "index", i);
+        cJSON_AddStringToObject(lj, "name", l->name);
+        cJSON_AddNumberToObject(lj, "offset", (double)l->offset);
+        cJSON_AddNumberToObject(lj, "length", (double)l->length);
+        if (l->count >= 0) cJSON_AddNumberToObject(lj, "count", (double)l->count);
+        if (l->version) cJSON_AddNumberToObject(lj, "version", l->version);
+        if (l->compressed) {
+            cJSON_AddTrueToObject(lj, "compressed");
+            cJSON_AddNumberToObject(lj, "uncompressed", (double)l->uncompressed);
+        }
+        cJSON_AddItemToArray(lumps, lj);
+    }
+    cJSON *counts = cJSON_AddObjectToObject(o, "counts");
+    for (uint32_t i = 0; i < in->count_count; i++)
+        cJSON_AddNumberToObject(counts, in->counts[i].name, (double)in->counts[i].value);
+    return o;
+}
+
+int cmd_info(int argc, char **argv)
+{
+    const cli_cmd *me = cli_find("info");
+    cli_opts o;
+    bool help;
+    if (cli_parse(argc, argv, &o, &help) < 0) return cli_usage_error(me, "bad arguments%s", "");
+    if (help) {
+        fputs(me->usage, stdout);
+        return EXIT_OK;
+    }
+    if (o.positional_count != 1) return cli_usage_error(me, "expected one FILE%s", "");
+    bk_file *f;
+    void *owned;
+    int rc = cli_load(o.positional[0], &o, &f, &owned);
+    if (rc) return rc;
+    if (o.json) {
+        cJSON *j = info_json(o.positional[0], f);
+        print_json(j);
+        cJSON_Delete(j);
+    } else {
+        const bk_info *in = bk_file_info(f);
+        size_t size;
+        bk_file_data(f, &size);
+        printf("file:    %s\nformat:  %s\nversion: %d%s%s\nsize:    %zu bytes\n", o.positional[0],
+               bk_format_name(in->format), in->version, in->variant[0] ? "  variant: " : "", in->variant, size);
+        if (in->lump_count) {
+            printf("\n  #  %-22s %10s %10s %8s\n", "lump", "offset", "length", "count");
+            for (uint32_t i = 0; i < in->lump_count; i++) {
+                const bk_lump_info *l = &in->lumps[i];
+                char cnt[32] = "";
+                if (l->count >= 0) snprintf(cnt, sizeof cnt, "%lld", (long long)l->count);
+                printf("%3u  %-22s %10llu %10llu %8s%s\n", i, l->name, (unsigned long long)l->offset,
+                       (unsigned long long)l->length, cnt, l->compressed ? "  (lzma)" : "");
+            }
+        }
+        printf("\ncounts:\n");
+        for (uint32_t i = 0; i < in->count_count; i++)
+            printf("  %-18s %llu\n", in->counts[i].name, (unsigned long long)in->counts[i].value);
+    }
+    bk_file_free(f);
+    free(owned);
+    return EXIT_OK;
+}
+
+typedef struct vctx {
+    cJSON *list;      /* JSON mode */
+    bool quiet;
+} vctx;
+
+static void vdiag(void *user, const bk_diag *d)
+{
+    vctx *v = user;
+    if (v->list) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "severity", bk_severity_name(d->severity));
+        cJSON_AddStringToObject(o, "code", bk_result_name(d->code));
+        if (d->lump) cJSON_AddStringToObject(o, "lump", d->lump);
+        if (d->index != BK_NO_INDEX) cJSON_AddNumberToObject(o, "index", (double)d->index);
+        if (d->offset != BK_NO_OFFSET) cJSON_AddNumberToObject(o, "offset", (double)d->offset);
+        cJSON_AddStringToObject(o, "message", d->message);
+        cJSON_AddItemToArray(v->list, o);
+    } else if (!v->quiet) {
+        cli_diag_print(stdout, d);
+    }
+}
+
+int cmd_validate(int argc, char **argv)
+{
+    const cli_cmd *me = cli_find("validate");
+    cli_opts o;
+    bool help;
+    if (cli_parse(argc, argv, &o, &help) < 0) return cli_usage_error(me, "bad arguments%s", "");
+    if (help) {
+        fputs(me->usage, stdout);
+        return EXIT_OK;
+    }
+    if (o.positional_count < 1) return cli_usage_error(me, "expected at least one FILE%s", "");
+    int rc = EXIT_OK;
+    cJSON *all = o.json ? cJSON_CreateArray() : NULL;
+    for (int i = 0; i < o.positional_count; i++) {
+        const char *path = o.positional[i];
+        vctx v = {o.json ? cJSON_CreateArray() : NULL, o.quiet};
+        bk_options opt = o.opt;
+        opt.name = path;
+        opt.diag = vdiag;
+        opt.diag_user = &v;
+        uint8_t *data = NULL;
+        size_t size = 0;
+        uint32_t errors = 0, warnings = 0;
+        bk_file *probe = NULL;
+        bk_format fmt = BK_FORMAT_UNKNOWN;
+        FILE *fp = fopen(path, "rb");
+        bool read_ok = false;
+        if (fp) {
+            if (fseek(fp, 0, SEEK_END) == 0) {
+                long n = ftell(fp);
+                if (n >= 0 && (unsigned long)n <= (2ul << 30) && fseek(fp, 0, SEEK_SET) == 0) {
+                    size = (size_t)n;
+                    data = malloc(size ? size : 1);
+                    read_ok = data && (size == 0 || fread(data, 1, size, fp) == size);
+                }
+            }
+            fclose(fp);
+        }
+        if (!read_ok) {
+            bk_diag d = {BK_SEV_ERROR, BK_EIO, path, NULL, BK_NO_INDEX, BK_NO_OFFSET, "cannot read file"};
+            vdiag(&v, &d);
+            errors = 1;
+        } else {
+            bk_validate_memory(data, size, &opt, &errors, &warnings);
+            fmt = bk_detect(data, size);
+        }
+        (void)probe;
+        if (errors) rc = EXIT_BAD_INPUT;
+        if (o.json) {
+            cJSON *fo = cJSON_CreateObject();
+            cJSON_AddStringToObject(fo, "file", path);
+            cJSON_AddStringToObject(fo, "format", bk_format_name(fmt));
+            cJSON_AddBoolToObject(fo, "valid", errors == 0);
+            cJSON_AddNumberToObject(fo, "errors", errors);
+            cJSON_AddNumberToObject(fo, "warnings", warnings);
+            cJSON_AddItemToObject(fo, "diagnostics", v.list);
+            cJSON_AddItemToArray(all, fo);
+        } else if (errors) {
+            printf("%s: INVALID (%s): %u error%s, %u warning%s\n", path, bk_format_name(fmt), errors,
+                   errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s");
+        } else {
+            printf("%s: ok (%s), %u warning%s\n", path, bk_format_name(fmt), warnings, warnings == 1 ? "" : "s");
+        }
+        free(data);
+    }
+    if (all) {
+        print_json(all);
+        cJSON_Delete(all);
+    }
+    return rc;
+}
+
+int cmd_entities(int argc, char **argv)
+{
+    const cli_cmd *me = cli_find("entities");
+    cli_opts o;
+    bool help;
+    if (cli_parse(argc, argv, &o, &help) < 0) return cli_usage_error(me, "bad arguments%s", "");
+    if (help) {
+        fputs(me->usage, stdout);
+        return EXIT_OK;
+    }
+    if (o.positional_count != 1) return cli_usage_error(me, "expected one FILE%s", "");
+    bk_file *f;
+    void *owned;
+    int rc = cli_load(o.positional[0], &o, &f, &owned);
+    if (rc) return rc;
+    const bk_entities *es = bk_file_entities(f);
+    if (o.json) {
+        cJSON *arr = cJSON_CreateArray();
+        for (uint32_t i = 0; i < es->count; i++) {
+            cJSON *e = cJSON_CreateObject();
+            for (uint32_t k = 0; k < es->items[i].pair_count; k++) {
+                const bk_kv *kv = &es->items[i].pairs[k];
+                if (cJSON_HasObjectItem(e, kv->key)) cJSON_DeleteItemFromObjectCaseSensitive(e, kv->key);
+                cJSON_AddStringToObject(e, kv->key, kv->value);
+            }
+            cJSON_AddItemToArray(arr, e);
+        }
+        print_json(arr);
+        cJSON_Delete(arr);
+    } else {
+        for (uint32_t i = 0; i < es->count; i++) {
+            printf("{\n");
+            for (uint32_t k = 0; k < es->items[i].pair_count; k++)
+                printf("\"%s\" \"%s\"\n", es->items[i].pairs[k].key, es->items[i].pairs[k].value);
+            printf("}\n");
+        }
+    }
+    bk_file_free(f);
+    free(owned);
+    return EXIT_OK;
+}

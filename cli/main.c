@@ -1,0 +1,285 @@
+/* bspkit CLI: command table, shared option parsing, loading with located errors. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zip.h>
+
+#include "cli.h"
+
+static const cli_cmd k_cmds[] = {
+    {"info", "format, version, lump table and counts",
+     "usage: bspkit info FILE [--json]\n"
+     "  Print the format, version, lump table and element counts of a map, WAD3 or DPM file.\n"
+     "  --json   machine-readable output: {\"format\", \"version\", \"lumps\", \"counts\", ...}\n",
+     cmd_info},
+    {"validate", "check every lump and reference, report every problem",
+     "usage: bspkit validate FILE... [--json] [--quiet]\n"
+     "  Check every lump range, entry size and reference; print each problem as\n"
+     "  FILE: LUMP[INDEX] @OFFSET: SEVERITY: MESSAGE and a summary per file.\n"
+     "  Exit 1 if any file has an error.\n"
+     "  --json   one JSON object per file with its diagnostics\n"
+     "  --quiet  only the summary lines\n",
+     cmd_validate},
+    {"entities", "the entity lump as text or JSON",
+     "usage: bspkit entities FILE [--json]\n"
+     "  Print the entities (ripent-style text, every key in file order), or with --json an\n"
+     "  array of objects (a key given twice keeps its last value, as the engines do).\n",
+     cmd_entities},
+    {"textures", "embedded textures (or a whole WAD3) as PNG",
+     "usage: bspkit textures FILE -o DIR\n"
+     "  Write the textures embedded in a map, or every entry of a WAD3, as DIR/NAME.png.\n",
+     cmd_textures},
+    {"convert", "the main job: a glTF 2.0 scene (.glb/.gltf), OBJ, or a re-saved DPM",
+     "usage: bspkit convert FILE -o OUT.{glb,gltf,obj,dpm} [options]\n"
+     "  FILE may be ARCHIVE.pk3:maps/NAME.bsp to read a map inside a Quake 3 archive.\n"
+     "  --wad FILE         a WAD3 to take external textures from (repeatable)\n"
+     "  --game-dir DIR     a game folder or .pk3 searched for wads, textures, shaders (repeatable)\n"
+     "  --scale F          metres per engine unit (default 0.0254: 1 unit = 1 inch)\n"
+     "  --keep-z-up        keep engine axes (default converts Z-up to glTF's Y-up)\n"
+     "  --no-lightmaps     no lightmap atlas or lightmap UVs\n"
+     "  --no-textures      no texture pixels (materials keep their names)\n"
+     "  --no-entities      no entity key/values in node extras\n"
+     "  --patch-level N    Quake 3 bezier subdivision per piece edge (default 8)\n"
+     "  --skip-flares      Quake 3: drop flare surfaces\n"
+     "  --overbright N     Quake 3 lightmap brightness shift in bits (default 1; 0 = none)\n"
+     "  --no-props         Source: no static-prop nodes\n"
+     "  --framegroups FILE DPM: animation ranges (default MODEL.dpm.framegroups beside it)\n"
+     "  --no-animations    DPM: skeleton and bind pose only\n",
+     cmd_convert},
+    {"props", "Source static and detail props",
+     "usage: bspkit props FILE [--json]\n"
+     "  List the static props (model, origin, angles, skin, solidity, fade distances) and detail props.\n",
+     cmd_props},
+    {"pak", "Source embedded pakfile: list or extract",
+     "usage: bspkit pak FILE list [--json]\n"
+     "       bspkit pak FILE extract -o DIR\n"
+     "  List or extract the zip archive embedded in a Source map (lump 40).\n",
+     cmd_pak},
+};
+
+const cli_cmd *cli_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof k_cmds / sizeof k_cmds[0]; i++)
+        if (strcmp(k_cmds[i].name, name) == 0) return &k_cmds[i];
+    return NULL;
+}
+
+static void print_main_usage(FILE *fp)
+{
+    fprintf(fp, "bspkit %s: Quake-family maps and models (GoldSrc, Quake 1, Quake 3, Source, DPM)\n\n"
+                "usage: bspkit COMMAND [ARGS] (bspkit COMMAND --help for details)\n\ncommands:\n",
+            BK_VERSION_STRING);
+    for (size_t i = 0; i < sizeof k_cmds / sizeof k_cmds[0]; i++)
+        fprintf(fp, "  %-10s %s\n", k_cmds[i].name, k_cmds[i].summary);
+}
+
+int cli_usage_error(const cli_cmd *cmd, const char *fmt, const char *arg)
+{
+    fprintf(stderr, "bspkit %s: ", cmd ? cmd->name : "");
+    fprintf(stderr, fmt, arg ? arg : "");
+    fprintf(stderr, "\n%s", cmd ? cmd->usage : "");
+    return EXIT_USAGE;
+}
+
+void cli_diag_print(void *user, const bk_diag *d)
+{
+    FILE *fp = user ? (FILE *)user : stderr;
+    char line[512];
+    bk_diag_format(d, line, sizeof line);
+    fprintf(fp, "%s\n", line);
+}
+
+static int need_value(int argc, char **argv, int i)
+{
+    if (i + 1 >= argc) {
+        fprintf(stderr, "bspkit: option %s needs a value\n", argv[i]);
+        return -1;
+    }
+    return 0;
+}
+
+int cli_parse(int argc, char **argv, cli_opts *o, bool *help)
+{
+    memset(o, 0, sizeof *o);
+    *help = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            *help = true;
+        } else if (strcmp(a, "--json") == 0) {
+            o->json = true;
+        } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
+            o->quiet = true;
+        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
+            if (need_value(argc, argv, i) < 0) return -1;
+            o->output = argv[++i];
+        } else if (strcmp(a, "--wad") == 0 || strcmp(a, "--game-dir") == 0) {
+            if (need_value(argc, argv, i) < 0) return -1;
+            if (o->path_count >= (int)(sizeof o->paths / sizeof o->paths[0])) {
+                fprintf(stderr, "bspkit: too many search paths\n");
+                return -1;
+            }
+            o->paths[o->path_count++] = argv[++i];
+        } else if (strcmp(a, "--scale") == 0) {
+            if (need_value(argc, argv, i) < 0) return -1;
+            char *end;
+            double v = strtod(argv[++i], &end);
+            if (*end || !(v > 0) || v > 1e6) {
+                fprintf(stderr, "bspkit: --scale needs a positive number\n");
+                return -1;
+            }
+            o->xopt.scale = (float)v;
+        } else if (strcmp(a, "--keep-z-up") == 0) {
+            o->xopt.keep_z_up = 1;
+        } else if (strcmp(a, "--no-lightmaps") == 0) {
+            o->opt.flags |= BK_OPT_NO_LIGHTMAPS;
+        } else if (strcmp(a, "--no-textures") == 0) {
+            o->opt.flags |= BK_OPT_NO_TEXTURES;
+        } else if (strcmp(a, "--no-entities") == 0) {
+            o->opt.flags |= BK_OPT_NO_ENTITIES;
+        } else if (strcmp(a, "--skip-flares") == 0) {
+            o->opt.flags |= BK_OPT_SKIP_FLARES;
+        } else if (strcmp(a, "--no-props") == 0) {
+            o->opt.flags |= BK_OPT_NO_PROPS;
+        } else if (strcmp(a, "--no-animations") == 0) {
+            o->opt.flags |= BK_OPT_NO_ANIMATIONS;
+        } else if (strcmp(a, "--patch-level") == 0) {
+            if (need_value(argc, argv, i) < 0) return -1;
+            char *end;
+            long v = strtol(argv[++i], &end, 10);
+            if (*end || v < 1 || v > 64) {
+                fprintf(stderr, "bspkit: --patch-level needs a whole number from 1 to 64\n");
+                return -1;
+            }
+            o->opt.patch_level = (int32_t)v;
+        } else if (strcmp(a, "--overbright") == 0) {
+            if (need_value(argc, argv, i) < 0) return -1;
+            char *end;
+            double v = strtod(argv[++i], &end);
+            if (*end || v < 0 || v > 4) {
+                fprintf(stderr, "bspkit: --overbright needs a number from 0 to 4\n");
+                return -1;
+            }
+            o->opt.overbright = v == 0 ? -1.0f : (float)v;
+        } else if (strcmp(a, "--framegroups") == 0) {
+            if (need_value(argc, argv, i) < 0) return -1;
+            o->opt.framegroups_path = argv[++i];
+        } else if (a[0] == '-' && a[1] != 0) {
+            fprintf(stderr, "bspkit: unknown option %s\n", a);
+            return -1;
+        } else {
+            if (o->positional_count >= (int)(sizeof o->positional / sizeof o->positional[0])) {
+                fprintf(stderr, "bspkit: too many arguments\n");
+                return -1;
+            }
+            o->positional[o->positional_count++] = a;
+        }
+    }
+    o->opt.search_paths = o->paths;
+    o->opt.search_path_count = (uint32_t)o->path_count;
+    o->opt.diag = cli_diag_print;
+    o->opt.diag_user = stderr;
+    return 0;
+}
+
+/* ARCHIVE.pk3:member -> read the member with libzip */
+static int load_from_archive(const char *spec, const char *sep, cli_opts *o, bk_file **out, void **owned)
+{
+    size_t alen = (size_t)(sep - spec);
+    char *archive = o->archive;
+    if (alen >= sizeof o->archive) {
+        fprintf(stderr, "%s: archive path too long\n", spec);
+        return EXIT_BAD_INPUT;
+    }
+    memcpy(archive, spec, alen);
+    archive[alen] = 0;
+    const char *member = sep + 1;
+    int err = 0;
+    zip_t *z = zip_open(archive, ZIP_RDONLY, &err);
+    if (!z) {
+        fprintf(stderr, "%s: cannot open archive (libzip error %d)\n", archive, err);
+        return EXIT_BAD_INPUT;
+    }
+    zip_int64_t idx = zip_name_locate(z, member, ZIP_FL_NOCASE);
+    zip_stat_t st;
+    if (idx < 0 || zip_stat_index(z, (zip_uint64_t)idx, 0, &st) != 0) {
+        fprintf(stderr, "%s: no member '%s' in the archive\n", archive, member);
+        zip_discard(z);
+        return EXIT_BAD_INPUT;
+    }
+    if (st.size > ((zip_uint64_t)1 << 31)) {
+        fprintf(stderr, "%s: member '%s' is too large\n", archive, member);
+        zip_discard(z);
+        return EXIT_BAD_INPUT;
+    }
+    uint8_t *buf = malloc(st.size ? st.size : 1);
+    zip_file_t *zf = buf ? zip_fopen_index(z, (zip_uint64_t)idx, 0) : NULL;
+    zip_int64_t got = zf ? zip_fread(zf, buf, st.size) : -1;
+    if (zf) zip_fclose(zf);
+    zip_discard(z);
+    if (got < 0 || (zip_uint64_t)got != st.size) {
+        fprintf(stderr, "%s: cannot read member '%s'\n", archive, member);
+        free(buf);
+        return EXIT_BAD_INPUT;
+    }
+    /* the archive itself is searched for textures and shaders, after the user's paths */
+    if (o->path_count < (int)(sizeof o->paths / sizeof o->paths[0])) o->paths[o->path_count++] = archive;
+    o->opt.search_path_count = (uint32_t)o->path_count;
+    o->opt.name = spec;
+    bk_result r = bk_file_load_memory(buf, st.size, &o->opt, out);
+    if (r != BK_OK) {
+        free(buf);
+        return EXIT_BAD_INPUT;
+    }
+    *owned = buf;
+    return EXIT_OK;
+}
+
+int cli_load(const char *path, cli_opts *o, bk_file **out, void **owned)
+{
+    *out = NULL;
+    *owned = NULL;
+    o->opt.name = path;
+    const char *slash = strrchr(path, '/');
+    size_t dlen = slash ? (size_t)(slash - path) : 0;
+    if (dlen >= sizeof o->base_dir) dlen = 0;
+    if (slash) {
+        memcpy(o->base_dir, path, dlen);
+        o->base_dir[dlen] = 0;
+    } else {
+        strcpy(o->base_dir, ".");
+    }
+    o->opt.base_dir = o->base_dir;
+    const char *sep = NULL;
+    for (const char *p = strstr(path, ".pk3:"); p; p = strstr(p + 1, ".pk3:")) sep = p + 4;
+    if (!sep)
+        for (const char *p = strstr(path, ".zip:"); p; p = strstr(p + 1, ".zip:")) sep = p + 4;
+    if (sep) return load_from_archive(path, sep, o, out, owned);
+    bk_result r = bk_file_open(path, &o->opt, out);
+    return r == BK_OK ? EXIT_OK : EXIT_BAD_INPUT;
+}
+
+int bk_cli_main(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_main_usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+        print_main_usage(stdout);
+        return EXIT_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("bspkit %s\n", BK_VERSION_STRING);
+        return EXIT_OK;
+    }
+    const cli_cmd *c = cli_find(argv[1]);
+    if (!c) {
+        fprintf(stderr, "bspkit: unknown command '%s'\n", argv[1]);
+        print_main_usage(stderr);
+        return EXIT_USAGE;
+    }
+    return c->run(argc - 1, argv + 1);
+}
+
+int main(int argc, char **argv) { return bk_cli_main(argc, argv); }

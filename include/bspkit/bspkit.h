@@ -1,0 +1,205 @@
+/*
+ * bspkit — read, validate, convert and write Quake-family map and model files.
+ *
+ * The pipeline:   bytes -> format decoder (validated, typed) -> bk_scene -> exporters
+ *
+ * Conventions (after cgltf / libspng / zstd):
+ *  - every call that can fail returns a bk_result and hands results back through out_ pointers;
+ *  - the library never prints, exits or aborts on bad input;
+ *  - a zero-initialised bk_options means "defaults";
+ *  - input buffers given to bk_file_load_memory are borrowed and must outlive the bk_file.
+ */
+#ifndef BSPKIT_H
+#define BSPKIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define BK_VERSION_MAJOR 0
+#define BK_VERSION_MINOR 1
+#define BK_VERSION_PATCH 0
+#define BK_VERSION_STRING "0.1.0"
+
+/* Result codes: fixed values, one per cause. */
+typedef enum bk_result {
+    BK_OK = 0,
+    BK_ETRUNCATED = 1,    /* data ends before a structure does */
+    BK_EMAGIC = 2,        /* not a file of a known kind */
+    BK_EVERSION = 3,      /* known kind, unsupported version */
+    BK_ELUMP_RANGE = 4,   /* a lump / section lies outside the file */
+    BK_ELUMP_SIZE = 5,    /* a lump's size is not a multiple of its entry size */
+    BK_EINDEX = 6,        /* a reference points outside its target array */
+    BK_ELIMIT = 7,        /* a caller-set or format limit was exceeded */
+    BK_EOVERFLOW = 8,     /* an arithmetic overflow in sizes or offsets */
+    BK_ENOMEM = 9,        /* allocation failed */
+    BK_EIO = 10,          /* reading or writing a file failed */
+    BK_EUNSUPPORTED = 11, /* valid but not handled (yet) */
+    BK_EFORMAT = 12,      /* malformed content (bad text, bad values) */
+    BK_EDECOMPRESS = 13,  /* a compressed block failed to decode */
+    BK_EARG = 14,         /* bad argument from the caller */
+    BK_ENOTFOUND = 15,    /* a named resource was not found */
+    BK_RESULT_COUNT_
+} bk_result;
+
+const char *bk_strerror(bk_result r);
+/* Short stable identifier of a result ("truncated", "bad-index", ...), for JSON output. */
+const char *bk_result_name(bk_result r);
+
+typedef enum bk_severity { BK_SEV_INFO = 0, BK_SEV_WARNING = 1, BK_SEV_ERROR = 2 } bk_severity;
+const char *bk_severity_name(bk_severity s);
+
+#define BK_NO_INDEX (-1)
+#define BK_NO_OFFSET UINT64_MAX
+
+/* A diagnostic with its location. */
+typedef struct bk_diag {
+    bk_severity severity;
+    bk_result code;
+    const char *file;    /* the name given in bk_options.name, or NULL */
+    const char *lump;    /* lump / section name, or NULL */
+    int64_t index;       /* element index inside the lump, or BK_NO_INDEX */
+    uint64_t offset;     /* absolute byte offset in the file, or BK_NO_OFFSET */
+    char message[256];
+} bk_diag;
+
+/* Formats "file: lump[index] @offset: severity: message" into buf (always NUL-terminated). */
+size_t bk_diag_format(const bk_diag *d, char *buf, size_t cap);
+
+typedef void (*bk_diag_fn)(void *user, const bk_diag *d);
+
+/* Limits against hostile input. Zero fields take the defaults below. */
+typedef struct bk_limits {
+    uint64_t max_file_bytes;    /* default 2 GiB */
+    uint64_t max_alloc_bytes;   /* largest single allocation, default 1 GiB */
+    uint64_t max_elements;      /* largest element count of one array, default 64 Mi */
+    uint32_t max_diags;         /* diagnostics reported before the rest are counted only, default 1000 */
+} bk_limits;
+
+/* Option flags */
+enum {
+    BK_OPT_NO_LIGHTMAPS = 1u << 0, /* do not build lightmap atlases / lightmap UVs */
+    BK_OPT_NO_TEXTURES = 1u << 1,  /* do not resolve or embed texture pixels */
+    BK_OPT_SKIP_FLARES = 1u << 2,  /* Quake 3: drop flare surfaces (default keeps them as points) */
+    BK_OPT_NO_PROPS = 1u << 3,     /* Source: no static-prop nodes */
+    BK_OPT_NO_ENTITIES = 1u << 4,  /* do not keep entity key/values in node extras */
+    BK_OPT_NO_ANIMATIONS = 1u << 5 /* DPM: skeleton only */
+};
+
+typedef struct bk_options {
+    bk_limits limits;
+    const char *name;               /* file name used in diagnostics */
+    bk_diag_fn diag;                /* receives every diagnostic (may be NULL) */
+    void *diag_user;
+    uint32_t flags;                 /* BK_OPT_* */
+    /* Where external resources are looked up: folders, .wad files, .pk3/.zip archives, in order. */
+    const char *const *search_paths;
+    uint32_t search_path_count;
+    const char *base_dir;           /* the input file's own folder (lm_*.tga, .framegroups, wads) */
+    int32_t patch_level;            /* Quake 3 patch subdivision per 3x3 piece edge; 0 = default (8) */
+    float overbright;               /* Quake 3 lightmap brightness shift in bits; 0 = default (1), <0 = none */
+    const char *framegroups_path;   /* DPM: explicit .framegroups file (default: MODEL.framegroups) */
+} bk_options;
+
+typedef enum bk_format {
+    BK_FORMAT_UNKNOWN = 0,
+    BK_FORMAT_QUAKE1,   /* BSP29 */
+    BK_FORMAT_BSP2,     /* BSP2 / 2PSB (extended Quake 1) */
+    BK_FORMAT_GOLDSRC,  /* BSP30 (incl. Blue Shift's swapped lumps) */
+    BK_FORMAT_WAD3,     /* Half-Life texture archive */
+    BK_FORMAT_QUAKE3,   /* IBSP v46 / v47 */
+    BK_FORMAT_SOURCE,   /* VBSP v17-v21 */
+    BK_FORMAT_DPM,      /* DarkPlaces skeletal model */
+    BK_FORMAT_COUNT_
+} bk_format;
+
+/* "quake1", "bsp2", "goldsrc", "wad3", "quake3", "source", "dpm" */
+const char *bk_format_name(bk_format f);
+
+/* ---- loaded files ------------------------------------------------------------------- */
+
+typedef struct bk_file bk_file;
+
+typedef struct bk_kv {
+    char *key;
+    char *value;
+} bk_kv;
+
+typedef struct bk_entity {
+    bk_kv *pairs;         /* in file order; duplicated keys are kept */
+    uint32_t pair_count;
+    uint64_t offset;      /* byte offset of the opening brace inside the entity lump */
+} bk_entity;
+
+typedef struct bk_entities {
+    bk_entity *items;
+    uint32_t count;
+} bk_entities;
+
+/* Last value of key in e (engines let later duplicates win), or NULL. */
+const char *bk_entity_get(const bk_entity *e, const char *key);
+
+typedef struct bk_lump_info {
+    char name[32];
+    uint64_t offset;
+    uint64_t length;          /* bytes in the file */
+    uint64_t uncompressed;    /* bytes after decompression (== length when stored) */
+    int64_t count;            /* elements, or -1 when not an array lump */
+    int32_t version;          /* lump version where the format has one, else 0 */
+    uint32_t compressed;      /* 1 if LZMA-compressed */
+} bk_lump_info;
+
+typedef struct bk_count {
+    const char *name;         /* static string: "entities", "faces", ... */
+    uint64_t value;
+} bk_count;
+
+#define BK_MAX_COUNTS 48
+
+typedef struct bk_info {
+    bk_format format;
+    int32_t version;
+    char variant[32];         /* "bshift", "l4d2", "bsp2", "2psb", ... or "" */
+    uint32_t lump_count;
+    bk_lump_info *lumps;
+    uint32_t count_count;
+    bk_count counts[BK_MAX_COUNTS];
+} bk_info;
+
+/* Read a whole file (bounded by limits.max_file_bytes) and load it. The bk_file owns the bytes. */
+bk_result bk_file_open(const char *path, const bk_options *opt, bk_file **out);
+/* Load from memory; data is borrowed and must outlive the returned file. Stops at the first error. */
+bk_result bk_file_load_memory(const void *data, size_t size, const bk_options *opt, bk_file **out);
+void bk_file_free(bk_file *f);
+
+/* Check everything and report every problem through opt->diag; never stops early.
+ * Returns BK_OK when no error was found, otherwise the code of the first error. */
+bk_result bk_validate_memory(const void *data, size_t size, const bk_options *opt,
+                             uint32_t *out_errors, uint32_t *out_warnings);
+
+/* Identify the format of data by its magic (never by file name). */
+bk_format bk_detect(const void *data, size_t size);
+
+bk_format bk_file_format(const bk_file *f);
+const bk_info *bk_file_info(const bk_file *f);
+const bk_entities *bk_file_entities(const bk_file *f);   /* never NULL; may be empty */
+const uint8_t *bk_file_data(const bk_file *f, size_t *size);
+/* The decoded, format-specific data (see bspkit/quake.h, bspkit/q3.h, bspkit/source.h, bspkit/dpm.h),
+ * or NULL if f is not of that format. */
+const void *bk_file_impl(const bk_file *f, bk_format expect);
+
+/* Write f back in its own format (e.g. a DPM re-saved by the optimising saver), to a temporary
+ * file renamed over path. BK_EUNSUPPORTED where the format has no writer. */
+bk_result bk_file_write(const bk_file *f, const bk_options *opt, const char *path);
+
+/* ---- entity text (shared by every BSP family) ------------------------------------------ */
+bk_result bk_entities_parse(const char *text, size_t len, bk_entities *out, uint64_t *err_offset);
+void bk_entities_free(bk_entities *e);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,203 @@
+/*
+ * bspkit format-neutral scene: what every decoder builds and every exporter reads.
+ *
+ * Coordinates are kept as the engine stores them (Z up, engine units); exporters convert
+ * (see bk_export_options). Arrays are owned by the scene and freed by bk_scene_free.
+ */
+#ifndef BSPKIT_SCENE_H
+#define BSPKIT_SCENE_H
+
+#include "bspkit.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct bk_image {
+    char *name;                /* texture / shader / lightmap name */
+    uint32_t width, height;
+    uint8_t *rgba;             /* width*height*4 bytes, straight alpha */
+    uint32_t has_alpha;        /* any pixel with alpha < 255 */
+    uint32_t is_lightmap;      /* sampled with clamp-to-edge */
+} bk_image;
+
+typedef enum bk_alpha_mode { BK_ALPHA_OPAQUE = 0, BK_ALPHA_MASK = 1, BK_ALPHA_BLEND = 2 } bk_alpha_mode;
+
+typedef struct bk_material {
+    char *name;
+    int32_t base_image;        /* index into images, or -1 (placeholder colour) */
+    int32_t lightmap_image;    /* index into images (read with uv1), or -1 */
+    float base_color[4];
+    bk_alpha_mode alpha_mode;
+    float alpha_cutoff;
+    uint32_t double_sided;
+    uint32_t unlit;            /* sky / fullbright / nodraw-like */
+    bk_kv *extras;             /* e.g. "shader", "vmt", "missing" */
+    uint32_t extra_count;
+} bk_material;
+
+enum { BK_PRIM_TRIANGLES = 0, BK_PRIM_POINTS = 1, BK_PRIM_LINES = 2 };
+
+/* Which vertex attributes a primitive carries. */
+enum {
+    BK_ATTR_NORMAL = 1u << 0,
+    BK_ATTR_UV0 = 1u << 1,
+    BK_ATTR_UV1 = 1u << 2,     /* lightmap UVs */
+    BK_ATTR_COLOR = 1u << 3,   /* RGBA, 0..1 */
+    BK_ATTR_SKIN = 1u << 4     /* 4 joints (uint16) + 4 weights */
+};
+
+typedef struct bk_primitive {
+    int32_t material;          /* index into materials, or -1 */
+    uint32_t mode;             /* BK_PRIM_* */
+    uint32_t attrs;            /* BK_ATTR_* present */
+    uint32_t vertex_count;
+    float *position;           /* 3 per vertex */
+    float *normal;             /* 3 per vertex, or NULL */
+    float *uv0;                /* 2 per vertex, or NULL */
+    float *uv1;                /* 2 per vertex, or NULL */
+    float *color;              /* 4 per vertex, or NULL */
+    uint16_t *joints;          /* 4 per vertex, or NULL */
+    float *weights;            /* 4 per vertex, or NULL */
+    uint32_t index_count;
+    uint32_t *indices;         /* NULL for non-indexed points */
+    uint32_t vcap_, icap_;     /* builder capacity */
+} bk_primitive;
+
+typedef struct bk_mesh {
+    char *name;
+    bk_primitive *prims;
+    uint32_t prim_count, prim_cap_;
+} bk_mesh;
+
+typedef struct bk_node {
+    char *name;
+    int32_t parent;            /* -1 for roots */
+    int32_t mesh;              /* -1 for none */
+    int32_t skin;              /* -1 for none */
+    float translation[3];
+    float rotation[4];         /* quaternion x, y, z, w */
+    float scale[3];
+    bk_kv *extras;             /* entity key/values etc., kept in order */
+    uint32_t extra_count;
+} bk_node;
+
+typedef struct bk_skin {
+    char *name;
+    int32_t *joints;           /* node indices */
+    uint32_t joint_count;
+    float *inverse_bind;       /* 16 per joint, column-major, in engine coordinates */
+    int32_t skeleton;          /* root joint node, or -1 */
+} bk_skin;
+
+enum { BK_PATH_TRANSLATION = 0, BK_PATH_ROTATION = 1, BK_PATH_SCALE = 2 };
+enum { BK_INTERP_LINEAR = 0, BK_INTERP_STEP = 1 };
+
+typedef struct bk_channel {
+    int32_t node;
+    uint32_t path;             /* BK_PATH_* */
+    uint32_t interpolation;    /* BK_INTERP_* */
+    uint32_t key_count;
+    float *times;              /* seconds, strictly increasing */
+    float *values;             /* 3 (T, S) or 4 (R, xyzw) per key */
+} bk_channel;
+
+typedef struct bk_animation {
+    char *name;
+    bk_channel *channels;
+    uint32_t channel_count, channel_cap_;
+} bk_animation;
+
+typedef struct bk_scene {
+    char *name;
+    bk_image *images;       uint32_t image_count, image_cap_;
+    bk_material *materials; uint32_t material_count, material_cap_;
+    bk_mesh *meshes;        uint32_t mesh_count, mesh_cap_;
+    bk_node *nodes;         uint32_t node_count, node_cap_;
+    bk_skin *skins;         uint32_t skin_count, skin_cap_;
+    bk_animation *anims;    uint32_t anim_count, anim_cap_;
+    bk_kv *extras;          uint32_t extra_count;   /* scene-level facts: format, version */
+    /* warnings gathered while building (missing textures, dropped influences...) */
+    uint32_t warning_count;
+} bk_scene;
+
+/* Build the scene of a loaded file. */
+bk_result bk_file_build_scene(const bk_file *f, const bk_options *opt, bk_scene **out);
+/* Embedded images of a file (textures of a map, every entry of a WAD) as RGBA, in a scene
+ * that holds images only. */
+bk_result bk_file_extract_images(const bk_file *f, const bk_options *opt, bk_scene **out);
+
+void bk_scene_free(bk_scene *s);
+
+/* ---- building (used by decoders; also public for tools that make scenes) --------------- */
+bk_scene *bk_scene_new(void);
+/* The scene takes ownership of rgba (malloc'd). Returns the image index in *out. */
+bk_result bk_scene_add_image(bk_scene *s, const char *name, uint32_t w, uint32_t h, uint8_t *rgba,
+                             int32_t *out);
+bk_result bk_scene_add_material(bk_scene *s, const char *name, int32_t *out);
+bk_result bk_scene_add_mesh(bk_scene *s, const char *name, int32_t *out);
+bk_result bk_scene_add_node(bk_scene *s, const char *name, int32_t parent, int32_t mesh, int32_t *out);
+bk_result bk_scene_add_skin(bk_scene *s, const char *name, uint32_t joint_count, int32_t *out);
+bk_result bk_scene_add_animation(bk_scene *s, const char *name, int32_t *out);
+bk_result bk_animation_add_channel(bk_animation *a, int32_t node, uint32_t path, uint32_t key_count,
+                                   bk_channel **out);
+bk_result bk_mesh_add_primitive(bk_mesh *m, int32_t material, uint32_t mode, uint32_t attrs,
+                                bk_primitive **out);
+/* Grow the primitive by n vertices; *first receives the index of the first new vertex.
+ * The new vertices' attribute slots are zeroed (weights: 1,0,0,0). */
+bk_result bk_prim_add_vertices(bk_primitive *p, uint32_t n, uint32_t *first);
+bk_result bk_prim_add_indices(bk_primitive *p, const uint32_t *idx, uint32_t n);
+bk_result bk_prim_add_triangle(bk_primitive *p, uint32_t a, uint32_t b, uint32_t c);
+/* Append a key/value to a node / material / scene extras list (copies both strings). */
+bk_result bk_kv_append(bk_kv **list, uint32_t *count, const char *key, const char *value);
+/* Look up a material by name; -1 if none. */
+int32_t bk_scene_find_material(const bk_scene *s, const char *name);
+
+/* ---- lightmap atlas ------------------------------------------------------------------ */
+/* Two phases: add every rectangle, pack once, then read each rectangle's position. */
+typedef struct bk_atlas bk_atlas;
+/* max_size: largest width/height of the atlas; pad: border of duplicated edge texels kept around
+ * each rectangle (1 recommended for bilinear filtering). */
+bk_atlas *bk_atlas_new(uint32_t max_size, uint32_t pad);
+/* Copy a w x h RGBA rectangle into the atlas; *id identifies it. */
+bk_result bk_atlas_add(bk_atlas *a, uint32_t w, uint32_t h, const uint8_t *rgba, uint32_t *id);
+/* Place every rectangle (tallest first, shelves, smallest power-of-two size that fits).
+ * BK_ELIMIT when they cannot fit in max_size x max_size. */
+bk_result bk_atlas_pack(bk_atlas *a);
+uint32_t bk_atlas_count(const bk_atlas *a);
+/* After packing: top-left texel of rectangle id (inside its padding). */
+void bk_atlas_rect(const bk_atlas *a, uint32_t id, uint32_t *x, uint32_t *y);
+void bk_atlas_size(const bk_atlas *a, uint32_t *w, uint32_t *h);
+/* After packing: render into a new image of the scene (marked is_lightmap). */
+bk_result bk_atlas_to_image(const bk_atlas *a, bk_scene *s, const char *name, int32_t *out);
+void bk_atlas_free(bk_atlas *a);
+
+/* ---- exporters ----------------------------------------------------------------------- */
+typedef struct bk_export_options {
+    float scale;              /* metres per engine unit; 0 = default 0.0254 (1 unit = 1 inch) */
+    uint32_t keep_z_up;       /* 1: write engine axes unchanged (not glTF-conformant orientation) */
+    const char *generator;    /* asset.generator; NULL = "bspkit VERSION" */
+} bk_export_options;
+
+/* What an export wrote, for reports. */
+typedef struct bk_export_stats {
+    uint64_t bytes;
+    uint32_t meshes, primitives, nodes, materials, images, skins, animations;
+    uint64_t vertices, triangles;
+    uint64_t cleaned_values;  /* NaN/Inf replaced, zero normals fixed */
+    uint64_t dropped_degenerate;
+} bk_export_stats;
+
+/* .glb or .gltf (+ .bin) by path extension. Written to a temporary file and renamed. */
+bk_result bk_export_gltf(const bk_scene *s, const bk_export_options *opt, const char *path,
+                         bk_export_stats *stats);
+/* .obj + .mtl (+ PNG textures beside them). */
+bk_result bk_export_obj(const bk_scene *s, const bk_export_options *opt, const char *path,
+                        bk_export_stats *stats);
+/* Encode one image as PNG to path (temporary file + rename). */
+bk_result bk_image_write_png(const bk_image *img, const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

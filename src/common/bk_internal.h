@@ -1,0 +1,204 @@
+/* Internal helpers shared by every decoder: byte reads, bounds-checked cursor, checked
+ * arithmetic, limits-aware allocation and the diagnostic context. Nothing here is public. */
+#ifndef BK_INTERNAL_H
+#define BK_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bspkit/bspkit.h"
+#include "bspkit/scene.h"
+
+#define BK_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+#if defined(__GNUC__) || defined(__clang__)
+#define BK_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define BK_PRINTF(a, b)
+#endif
+
+/* ---- unaligned little/big-endian loads (memcpy-free, no UB) ---------------------------- */
+static inline uint16_t bk_rd_u16le(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+static inline uint32_t bk_rd_u32le(const uint8_t *p)
+{
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+static inline int16_t bk_rd_i16le(const uint8_t *p) { return (int16_t)bk_rd_u16le(p); }
+static inline int32_t bk_rd_i32le(const uint8_t *p) { return (int32_t)bk_rd_u32le(p); }
+static inline uint64_t bk_rd_u64le(const uint8_t *p)
+{
+    return (uint64_t)bk_rd_u32le(p) | ((uint64_t)bk_rd_u32le(p + 4) << 32);
+}
+static inline float bk_rd_f32le(const uint8_t *p)
+{
+    uint32_t u = bk_rd_u32le(p);
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+static inline uint16_t bk_rd_u16be(const uint8_t *p) { return (uint16_t)((p[0] << 8) | p[1]); }
+static inline uint32_t bk_rd_u32be(const uint8_t *p)
+{
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | (uint32_t)p[3];
+}
+static inline int32_t bk_rd_i32be(const uint8_t *p) { return (int32_t)bk_rd_u32be(p); }
+static inline float bk_rd_f32be(const uint8_t *p)
+{
+    uint32_t u = bk_rd_u32be(p);
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+static inline void bk_wr_u32le(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
+}
+static inline void bk_wr_u32be(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16); p[2] = (uint8_t)(v >> 8); p[3] = (uint8_t)v;
+}
+static inline void bk_wr_f32be(uint8_t *p, float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    bk_wr_u32be(p, u);
+}
+
+/* ---- cursor with a sticky error (DarkPlaces-style) -------------------------------------- */
+typedef struct bk_cursor {
+    const uint8_t *data;
+    size_t size;
+    size_t pos;
+    bool bad;                  /* set by any read past the end; reads then return 0 */
+} bk_cursor;
+
+static inline bk_cursor bk_cursor_make(const uint8_t *data, size_t size)
+{
+    bk_cursor c = {data, size, 0, false};
+    return c;
+}
+static inline const uint8_t *bk_cur_take(bk_cursor *c, size_t n)
+{
+    if (c->bad || n > c->size - c->pos) {
+        c->bad = true;
+        return NULL;
+    }
+    const uint8_t *p = c->data + c->pos;
+    c->pos += n;
+    return p;
+}
+static inline uint8_t bk_cur_u8(bk_cursor *c) { const uint8_t *p = bk_cur_take(c, 1); return p ? p[0] : 0; }
+static inline uint16_t bk_cur_u16le(bk_cursor *c) { const uint8_t *p = bk_cur_take(c, 2); return p ? bk_rd_u16le(p) : 0; }
+static inline int16_t bk_cur_i16le(bk_cursor *c) { return (int16_t)bk_cur_u16le(c); }
+static inline uint32_t bk_cur_u32le(bk_cursor *c) { const uint8_t *p = bk_cur_take(c, 4); return p ? bk_rd_u32le(p) : 0; }
+static inline int32_t bk_cur_i32le(bk_cursor *c) { return (int32_t)bk_cur_u32le(c); }
+static inline float bk_cur_f32le(bk_cursor *c) { const uint8_t *p = bk_cur_take(c, 4); return p ? bk_rd_f32le(p) : 0.0f; }
+static inline uint32_t bk_cur_u32be(bk_cursor *c) { const uint8_t *p = bk_cur_take(c, 4); return p ? bk_rd_u32be(p) : 0; }
+static inline int32_t bk_cur_i32be(bk_cursor *c) { return (int32_t)bk_cur_u32be(c); }
+static inline float bk_cur_f32be(bk_cursor *c) { const uint8_t *p = bk_cur_take(c, 4); return p ? bk_rd_f32be(p) : 0.0f; }
+static inline bool bk_cur_skip(bk_cursor *c, size_t n) { return bk_cur_take(c, n) != NULL; }
+
+/* ---- checked arithmetic ---------------------------------------------------------------- */
+static inline bool bk_mul_ok(size_t a, size_t b, size_t *out)
+{
+    if (a != 0 && b > SIZE_MAX / a) return false;
+    *out = a * b;
+    return true;
+}
+static inline bool bk_add_ok(size_t a, size_t b, size_t *out)
+{
+    if (b > SIZE_MAX - a) return false;
+    *out = a + b;
+    return true;
+}
+/* [first, first+count) inside [0, total)?  All values non-negative, no overflow. */
+static inline bool bk_range_ok(uint64_t first, uint64_t count, uint64_t total)
+{
+    return first <= total && count <= total - first;
+}
+/* [ofs, ofs+len) inside a buffer of size bytes? */
+static inline bool bk_span_ok(uint64_t ofs, uint64_t len, uint64_t size)
+{
+    return len <= size && ofs <= size - len;
+}
+static inline bool bk_finite3(const float *v)
+{
+    return v[0] - v[0] == 0.0f && v[1] - v[1] == 0.0f && v[2] - v[2] == 0.0f;
+}
+
+/* ---- diagnostics / load context -------------------------------------------------------- */
+typedef struct bk_ctx {
+    const char *file;          /* for diagnostics */
+    bk_options opt;            /* copy with defaults filled */
+    bool keep_going;           /* validate mode: report and continue */
+    uint32_t errors, warnings, reported;
+    bk_result first_error;
+} bk_ctx;
+
+void bk_ctx_init(bk_ctx *ctx, const bk_options *opt, bool keep_going);
+/* Report a problem. Returns the code when loading must stop (an error outside validate mode),
+ * BK_OK when the caller may continue (warnings; errors in validate mode). */
+bk_result bk_report(bk_ctx *ctx, bk_severity sev, bk_result code, const char *lump, int64_t index,
+                    uint64_t offset, const char *fmt, ...) BK_PRINTF(7, 8);
+
+/* Report an error and return from the calling function if loading must stop. */
+#define BK_ERR(ctx, code, lump, index, offset, ...)                                               \
+    do {                                                                                          \
+        bk_result bk_r_ = bk_report((ctx), BK_SEV_ERROR, (code), (lump), (int64_t)(index),       \
+                                    (uint64_t)(offset), __VA_ARGS__);                             \
+        if (bk_r_ != BK_OK) return bk_r_;                                                         \
+    } while (0)
+#define BK_WARN(ctx, code, lump, index, offset, ...)                                              \
+    (void)bk_report((ctx), BK_SEV_WARNING, (code), (lump), (int64_t)(index), (uint64_t)(offset),  \
+                    __VA_ARGS__)
+#define BK_TRY(expr)                                                                              \
+    do {                                                                                          \
+        bk_result bk_t_ = (expr);                                                                 \
+        if (bk_t_ != BK_OK) return bk_t_;                                                         \
+    } while (0)
+
+/* Allocation bounded by the context's limits: count*size checked, zero-filled.
+ * Returns NULL (and *res set) on overflow, limit or out of memory. count == 0 gives a valid
+ * 1-byte allocation so callers need no special case. */
+void *bk_alloc_array(const bk_ctx *ctx, size_t count, size_t size, bk_result *res);
+/* Grow *ptr (capacity *cap elements of size bytes) to hold at least need elements. */
+bk_result bk_grow(void **ptr, uint32_t *cap, uint32_t need, size_t size);
+char *bk_strdup(const char *s);
+char *bk_strndup(const char *s, size_t n);
+/* Copy a fixed-size, possibly unterminated name field into a NUL-terminated string buffer. */
+void bk_copy_name(char *dst, size_t dstcap, const uint8_t *src, size_t srclen);
+int bk_strcasecmp(const char *a, const char *b);
+
+/* ---- files --------------------------------------------------------------------------- */
+bk_result bk_read_file(const char *path, uint64_t max_bytes, uint8_t **out, size_t *out_size);
+/* Write via a temporary file in the same folder, then rename over path. */
+bk_result bk_write_file_atomic(const char *path, const void *data, size_t size);
+
+typedef struct bk_buf {
+    uint8_t *data;
+    size_t size, cap;
+    bool failed;
+} bk_buf;
+bool bk_buf_reserve(bk_buf *b, size_t extra);
+bool bk_buf_append(bk_buf *b, const void *p, size_t n);
+bool bk_buf_printf(bk_buf *b, const char *fmt, ...) BK_PRINTF(2, 3);
+void bk_buf_free(bk_buf *b);
+
+/* ---- resource lookup (folders, .wad, .pk3/.zip) ----------------------------------------- */
+typedef struct bk_vfs bk_vfs;
+/* Builds a lookup over opt->search_paths then opt->base_dir. Never fails on missing paths. */
+bk_vfs *bk_vfs_new(const bk_options *opt);
+/* Read relpath (case-insensitive, '/' or '\\' separators) from the first root that has it. */
+bk_result bk_vfs_read(bk_vfs *v, const char *relpath, uint64_t max_bytes, uint8_t **out, size_t *size);
+void bk_vfs_free(bk_vfs *v);
+
+/* ---- images -------------------------------------------------------------------------- */
+/* Decode PNG/JPEG/TGA bytes to RGBA8 (malloc'd). */
+bk_result bk_image_decode(const uint8_t *data, size_t size, uint32_t max_dim, uint8_t **rgba,
+                          uint32_t *w, uint32_t *h);
+bk_result bk_png_encode(const uint8_t *rgba, uint32_t w, uint32_t h, bool alpha, bk_buf *out);
+
+#endif

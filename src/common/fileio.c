@@ -1,0 +1,112 @@
+/* Whole-file reads bounded by a limit, atomic writes, and a growable byte buffer. */
+#include <errno.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bk_internal.h"
+
+bk_result bk_read_file(const char *path, uint64_t max_bytes, uint8_t **out, size_t *out_size)
+{
+    *out = NULL;
+    *out_size = 0;
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return errno == ENOENT ? BK_ENOTFOUND : BK_EIO;
+    struct stat st;
+    if (fstat(fileno(fp), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(fp);
+        return BK_EIO;
+    }
+    if ((uint64_t)st.st_size > max_bytes || (uint64_t)st.st_size > SIZE_MAX - 1) {
+        fclose(fp);
+        return BK_ELIMIT;
+    }
+    size_t size = (size_t)st.st_size;
+    uint8_t *buf = malloc(size ? size : 1);
+    if (!buf) {
+        fclose(fp);
+        return BK_ENOMEM;
+    }
+    if (size && fread(buf, 1, size, fp) != size) {
+        free(buf);
+        fclose(fp);
+        return BK_EIO;
+    }
+    fclose(fp);
+    *out = buf;
+    *out_size = size;
+    return BK_OK;
+}
+
+bk_result bk_write_file_atomic(const char *path, const void *data, size_t size)
+{
+    size_t n = strlen(path);
+    char *tmp = malloc(n + 32);
+    if (!tmp) return BK_ENOMEM;
+    snprintf(tmp, n + 32, "%s.tmp%ld", path, (long)getpid());
+    FILE *fp = fopen(tmp, "wb");
+    if (!fp) {
+        free(tmp);
+        return BK_EIO;
+    }
+    bool ok = (size == 0 || fwrite(data, 1, size, fp) == size);
+    ok = (fflush(fp) == 0) && ok;
+    ok = (fclose(fp) == 0) && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        remove(tmp);
+        free(tmp);
+        return BK_EIO;
+    }
+    free(tmp);
+    return BK_OK;
+}
+
+bool bk_buf_reserve(bk_buf *b, size_t extra)
+{
+    if (b->failed) return false;
+    size_t need;
+    if (!bk_add_ok(b->size, extra, &need)) return !(b->failed = true);
+    if (need <= b->cap) return true;
+    size_t ncap = b->cap ? b->cap : 4096;
+    while (ncap < need) {
+        if (ncap > SIZE_MAX / 2) return !(b->failed = true);
+        ncap *= 2;
+    }
+    uint8_t *p = realloc(b->data, ncap);
+    if (!p) return !(b->failed = true);
+    b->data = p;
+    b->cap = ncap;
+    return true;
+}
+
+bool bk_buf_append(bk_buf *b, const void *p, size_t n)
+{
+    if (!bk_buf_reserve(b, n)) return false;
+    if (n) memcpy(b->data + b->size, p, n);
+    b->size += n;
+    return true;
+}
+
+bool bk_buf_printf(bk_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || !bk_buf_reserve(b, (size_t)n + 1)) {
+        va_end(ap2);
+        return false;
+    }
+    vsnprintf((char *)b->data + b->size, (size_t)n + 1, fmt, ap2);
+    va_end(ap2);
+    b->size += (size_t)n;
+    return true;
+}
+
+void bk_buf_free(bk_buf *b)
+{
+    free(b->data);
+    memset(b, 0, sizeof *b);
+}

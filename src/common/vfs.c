@@ -1,0 +1,168 @@
+/* Resource lookup across folders and zip archives (.pk3, .zip), case-insensitively, as the
+ * engines' file systems do. Archives are read with libzip. */
+#include <dirent.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <zip.h>
+
+#include "bk_internal.h"
+
+typedef struct vfs_root {
+    char *path;
+    zip_t *zip;     /* NULL for a folder */
+} vfs_root;
+
+struct bk_vfs {
+    vfs_root *roots;
+    uint32_t count, cap;
+};
+
+static bool has_ext(const char *p, const char *ext)
+{
+    size_t n = strlen(p), e = strlen(ext);
+    return n >= e && bk_strcasecmp(p + n - e, ext) == 0;
+}
+
+static void add_root(bk_vfs *v, const char *path)
+{
+    struct stat st;
+    if (!path || !*path || stat(path, &st) != 0) return;
+    vfs_root r = {NULL, NULL};
+    if (S_ISDIR(st.st_mode)) {
+        r.path = bk_strdup(path);
+    } else if (S_ISREG(st.st_mode) && (has_ext(path, ".pk3") || has_ext(path, ".zip") || has_ext(path, ".pk4"))) {
+        int err = 0;
+        r.zip = zip_open(path, ZIP_RDONLY, &err);
+        if (!r.zip) return;
+        r.path = bk_strdup(path);
+    } else {
+        return;
+    }
+    if (!r.path || bk_grow((void **)&v->roots, &v->cap, v->count + 1, sizeof(vfs_root)) != BK_OK) {
+        free(r.path);
+        if (r.zip) zip_discard(r.zip);
+        return;
+    }
+    v->roots[v->count++] = r;
+}
+
+bk_vfs *bk_vfs_new(const bk_options *opt)
+{
+    bk_vfs *v = calloc(1, sizeof *v);
+    if (!v) return NULL;
+    if (opt) {
+        for (uint32_t i = 0; i < opt->search_path_count; i++) add_root(v, opt->search_paths[i]);
+        add_root(v, opt->base_dir);
+    }
+    return v;
+}
+
+void bk_vfs_free(bk_vfs *v)
+{
+    if (!v) return;
+    for (uint32_t i = 0; i < v->count; i++) {
+        free(v->roots[i].path);
+        if (v->roots[i].zip) zip_discard(v->roots[i].zip);
+    }
+    free(v->roots);
+    free(v);
+}
+
+/* Resolve rel under dir, matching each component case-insensitively. Returns malloc'd path. */
+static char *resolve_nocase(const char *dir, const char *rel)
+{
+    bk_buf b = {0};
+    bk_buf_printf(&b, "%s", dir);
+    const char *p = rel;
+    while (*p) {
+        while (*p == '/' || *p == '\\') p++;
+        if (!*p) break;
+        const char *e = p;
+        while (*e && *e != '/' && *e != '\\') e++;
+        char comp[256];
+        size_t n = (size_t)(e - p);
+        if (n >= sizeof comp || (n == 2 && p[0] == '.' && p[1] == '.')) {
+            bk_buf_free(&b);
+            return NULL;
+        }
+        memcpy(comp, p, n);
+        comp[n] = 0;
+        bk_buf_append(&b, "", 1);
+        if (b.failed) return NULL;
+        b.size--;
+        DIR *d = opendir((const char *)b.data);
+        const char *match = NULL;
+        char found[256];
+        if (d) {
+            struct dirent *de;
+            while ((de = readdir(d)) != NULL) {
+                if (strcmp(de->d_name, comp) == 0) {
+                    match = comp;
+                    break;
+                }
+                if (!match && bk_strcasecmp(de->d_name, comp) == 0 && strlen(de->d_name) < sizeof found) {
+                    strcpy(found, de->d_name);
+                    match = found;
+                }
+            }
+            closedir(d);
+        }
+        if (!match) {
+            bk_buf_free(&b);
+            return NULL;
+        }
+        bk_buf_printf(&b, "/%s", match);
+        p = e;
+    }
+    bk_buf_append(&b, "", 1);
+    if (b.failed) {
+        bk_buf_free(&b);
+        return NULL;
+    }
+    return (char *)b.data;
+}
+
+bk_result bk_vfs_read(bk_vfs *v, const char *relpath, uint64_t max_bytes, uint8_t **out, size_t *size)
+{
+    *out = NULL;
+    *size = 0;
+    if (!v || !relpath) return BK_ENOTFOUND;
+    char norm[1024];
+    size_t n = 0;
+    for (const char *p = relpath; *p && n + 1 < sizeof norm; p++) norm[n++] = *p == '\\' ? '/' : *p;
+    norm[n] = 0;
+    const char *rel = norm;
+    while (*rel == '/') rel++;
+    for (uint32_t i = 0; i < v->count; i++) {
+        vfs_root *r = &v->roots[i];
+        if (r->zip) {
+            zip_int64_t idx = zip_name_locate(r->zip, rel, ZIP_FL_NOCASE);
+            if (idx < 0) continue;
+            zip_stat_t st;
+            if (zip_stat_index(r->zip, (zip_uint64_t)idx, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE)) continue;
+            if (st.size > max_bytes || st.size > SIZE_MAX - 1) return BK_ELIMIT;
+            zip_file_t *zf = zip_fopen_index(r->zip, (zip_uint64_t)idx, 0);
+            if (!zf) return BK_EIO;
+            uint8_t *buf = malloc(st.size ? (size_t)st.size : 1);
+            if (!buf) {
+                zip_fclose(zf);
+                return BK_ENOMEM;
+            }
+            zip_int64_t got = zip_fread(zf, buf, st.size);
+            zip_fclose(zf);
+            if (got < 0 || (zip_uint64_t)got != st.size) {
+                free(buf);
+                return BK_EDECOMPRESS;
+            }
+            *out = buf;
+            *size = (size_t)st.size;
+            return BK_OK;
+        }
+        char *full = resolve_nocase(r->path, rel);
+        if (!full) continue;
+        bk_result res = bk_read_file(full, max_bytes, out, size);
+        free(full);
+        if (res == BK_OK) return BK_OK;
+    }
+    return BK_ENOTFOUND;
+}

@@ -1,0 +1,259 @@
+/* The front door: detect the format by magic, run its decoder, hand out what it decoded. */
+#include <stdio.h>
+
+#include "../formats/format.h"
+
+static const char *const k_format_names[BK_FORMAT_COUNT_] = {
+    [BK_FORMAT_UNKNOWN] = "unknown", [BK_FORMAT_QUAKE1] = "quake1", [BK_FORMAT_BSP2] = "bsp2",
+    [BK_FORMAT_GOLDSRC] = "goldsrc", [BK_FORMAT_WAD3] = "wad3",     [BK_FORMAT_QUAKE3] = "quake3",
+    [BK_FORMAT_SOURCE] = "source",   [BK_FORMAT_DPM] = "dpm",
+};
+
+const char *bk_format_name(bk_format f)
+{
+    if ((unsigned)f >= BK_FORMAT_COUNT_) return "unknown";
+    return k_format_names[f];
+}
+
+static const bk_format_ops *find_ops(const uint8_t *data, size_t size, int *score)
+{
+    size_t n;
+    const bk_format_ops *const *tab = bk_format_table(&n);
+    const bk_format_ops *best = NULL;
+    int best_score = 0;
+    for (size_t i = 0; i < n; i++) {
+        int s = tab[i]->probe(data, size);
+        if (s > best_score) {
+            best_score = s;
+            best = tab[i];
+        }
+    }
+    if (score) *score = best_score;
+    return best;
+}
+
+bk_format bk_detect(const void *data, size_t size)
+{
+    int score = 0;
+    const bk_format_ops *ops = find_ops(data, size, &score);
+    return ops && score >= 2 ? ops->format : BK_FORMAT_UNKNOWN;
+}
+
+static void describe_magic(const uint8_t *d, size_t size, char *out, size_t cap)
+{
+    size_t n = size < 4 ? size : 4, o = 0;
+    for (size_t i = 0; i < n && o + 5 < cap; i++) {
+        if (d[i] >= 32 && d[i] < 127) out[o++] = (char)d[i];
+        else o += (size_t)snprintf(out + o, cap - o, "\\x%02x", d[i]);
+    }
+    out[o < cap ? o : cap - 1] = 0;
+}
+
+static bk_result load_common(const uint8_t *data, size_t size, bk_ctx *ctx, bk_file **out)
+{
+    *out = NULL;
+    int score = 0;
+    const bk_format_ops *ops = find_ops(data, size, &score);
+    if (!ops) {
+        char m[32];
+        describe_magic(data, size, m, sizeof m);
+        if (size < 4)
+            bk_report(ctx, BK_SEV_ERROR, BK_ETRUNCATED, "header", BK_NO_INDEX, 0, "file is only %zu bytes", size);
+        else
+            bk_report(ctx, BK_SEV_ERROR, BK_EMAGIC, "header", BK_NO_INDEX, 0,
+                      "unknown magic '%s': not a BSP, WAD3 or DPM file", m);
+        return size < 4 ? BK_ETRUNCATED : BK_EMAGIC;
+    }
+    bk_file *f = calloc(1, sizeof *f);
+    if (!f) return BK_ENOMEM;
+    f->format = ops->format;
+    f->ops = ops;
+    f->data = data;
+    f->size = size;
+    f->name = bk_strdup(ctx->file ? ctx->file : "<memory>");
+    f->info.format = ops->format;
+    bk_result r = ops->load(f, ctx);
+    if (r == BK_OK && ctx->errors) r = ctx->first_error;
+    if (r != BK_OK) {
+        bk_file_free(f);
+        return r;
+    }
+    *out = f;
+    return BK_OK;
+}
+
+bk_result bk_file_load_memory(const void *data, size_t size, const bk_options *opt, bk_file **out)
+{
+    if (!out || (!data && size)) return BK_EARG;
+    bk_ctx ctx;
+    bk_ctx_init(&ctx, opt, false);
+    if (size > ctx.opt.limits.max_file_bytes) {
+        bk_report(&ctx, BK_SEV_ERROR, BK_ELIMIT, NULL, BK_NO_INDEX, BK_NO_OFFSET,
+                  "file is %zu bytes, over the limit", size);
+        return BK_ELIMIT;
+    }
+    return load_common(data, size, &ctx, out);
+}
+
+bk_result bk_file_open(const char *path, const bk_options *opt, bk_file **out)
+{
+    if (!path || !out) return BK_EARG;
+    *out = NULL;
+    bk_ctx ctx;
+    bk_ctx_init(&ctx, opt, false);
+    if (!ctx.file) ctx.file = path;
+    uint8_t *buf;
+    size_t size;
+    bk_result r = bk_read_file(path, ctx.opt.limits.max_file_bytes, &buf, &size);
+    if (r != BK_OK) {
+        bk_report(&ctx, BK_SEV_ERROR, r, NULL, BK_NO_INDEX, BK_NO_OFFSET, "cannot read file: %s",
+                  bk_strerror(r));
+        return r;
+    }
+    r = load_common(buf, size, &ctx, out);
+    if (r != BK_OK) {
+        free(buf);
+        return r;
+    }
+    (*out)->owned = buf;
+    return BK_OK;
+}
+
+bk_result bk_validate_memory(const void *data, size_t size, const bk_options *opt, uint32_t *out_errors,
+                             uint32_t *out_warnings)
+{
+    bk_ctx ctx;
+    bk_ctx_init(&ctx, opt, true);
+    bk_file *f = NULL;
+    bk_result r;
+    if (!data && size) r = BK_EARG;
+    else if (size > ctx.opt.limits.max_file_bytes) {
+        r = BK_ELIMIT;
+        bk_report(&ctx, BK_SEV_ERROR, r, NULL, BK_NO_INDEX, BK_NO_OFFSET, "file is over the size limit");
+    } else
+        r = load_common(data, size, &ctx, &f);
+    bk_file_free(f);
+    if (out_errors) *out_errors = ctx.errors + (r != BK_OK && ctx.errors == 0);
+    if (out_warnings) *out_warnings = ctx.warnings;
+    if (r == BK_OK && ctx.errors) r = ctx.first_error;
+    return r;
+}
+
+void bk_file_free(bk_file *f)
+{
+    if (!f) return;
+    if (f->impl && f->ops && f->ops->destroy) f->ops->destroy(f->impl);
+    bk_entities_free(&f->entities);
+    free(f->info.lumps);
+    free(f->owned);
+    free(f->name);
+    free(f);
+}
+
+bk_format bk_file_format(const bk_file *f) { return f ? f->format : BK_FORMAT_UNKNOWN; }
+const bk_info *bk_file_info(const bk_file *f) { return f ? &f->info : NULL; }
+const bk_entities *bk_file_entities(const bk_file *f) { return &f->entities; }
+const uint8_t *bk_file_data(const bk_file *f, size_t *size)
+{
+    if (size) *size = f->size;
+    return f->data;
+}
+const void *bk_file_impl(const bk_file *f, bk_format expect)
+{
+    if (!f) return NULL;
+    if (f->format == expect) return f->impl;
+    /* the quake decoder serves three formats */
+    if (f->ops == &bk_ops_quake &&
+        (expect == BK_FORMAT_QUAKE1 || expect == BK_FORMAT_BSP2 || expect == BK_FORMAT_GOLDSRC))
+        return f->impl;
+    return NULL;
+}
+
+bk_result bk_file_build_scene(const bk_file *f, const bk_options *opt, bk_scene **out)
+{
+    if (!f || !out) return BK_EARG;
+    *out = NULL;
+    if (!f->ops->build_scene) return BK_EUNSUPPORTED;
+    bk_scene *s = bk_scene_new();
+    if (!s) return BK_ENOMEM;
+    bk_options o = {0};
+    if (opt) o = *opt;
+    if (!o.name) o.name = f->name;
+    bk_result r = f->ops->build_scene(f, &o, s);
+    if (r != BK_OK) {
+        bk_scene_free(s);
+        return r;
+    }
+    bk_kv_append(&s->extras, &s->extra_count, "format", bk_format_name(f->format));
+    char v[32];
+    snprintf(v, sizeof v, "%d", f->info.version);
+    bk_kv_append(&s->extras, &s->extra_count, "version", v);
+    *out = s;
+    return BK_OK;
+}
+
+bk_result bk_file_extract_images(const bk_file *f, const bk_options *opt, bk_scene **out)
+{
+    if (!f || !out) return BK_EARG;
+    *out = NULL;
+    if (!f->ops->extract_images) return BK_EUNSUPPORTED;
+    bk_scene *s = bk_scene_new();
+    if (!s) return BK_ENOMEM;
+    bk_options o = {0};
+    if (opt) o = *opt;
+    bk_result r = f->ops->extract_images(f, &o, s);
+    if (r != BK_OK) {
+        bk_scene_free(s);
+        return r;
+    }
+    *out = s;
+    return BK_OK;
+}
+
+/* ---- helpers for decoders ---------------------------------------------------------------- */
+
+bk_result bk_info_set_lumps(bk_info *info, uint32_t n)
+{
+    free(info->lumps);
+    info->lumps = calloc(n ? n : 1, sizeof(bk_lump_info));
+    info->lump_count = info->lumps ? n : 0;
+    return info->lumps ? BK_OK : BK_ENOMEM;
+}
+
+void bk_info_count(bk_info *info, const char *name, uint64_t value)
+{
+    for (uint32_t i = 0; i < info->count_count; i++) {
+        if (strcmp(info->counts[i].name, name) == 0) {
+            info->counts[i].value = value;
+            return;
+        }
+    }
+    if (info->count_count < BK_MAX_COUNTS) {
+        info->counts[info->count_count].name = name;
+        info->counts[info->count_count].value = value;
+        info->count_count++;
+    }
+}
+
+bk_result bk_load_entities(bk_file *f, bk_ctx *ctx, const char *lump, const uint8_t *text, size_t len,
+                           uint64_t lump_ofs)
+{
+    uint64_t at = 0;
+    bk_entities_free(&f->entities);
+    bk_result r = bk_entities_parse((const char *)text, len, &f->entities, &at);
+    if (r == BK_ENOMEM) return r;
+    if (r != BK_OK) {
+        BK_ERR(ctx, BK_EFORMAT, lump, BK_NO_INDEX, lump_ofs + at,
+               "entity text is malformed (expected '{', '}' or a quoted string)");
+    }
+    return BK_OK;
+}
+
+bk_result bk_file_write(const bk_file *f, const bk_options *opt, const char *path)
+{
+    if (!f || !path) return BK_EARG;
+    if (!f->ops->write) return BK_EUNSUPPORTED;
+    bk_options o = {0};
+    if (opt) o = *opt;
+    return f->ops->write(f, &o, path);
+}

@@ -1,0 +1,711 @@
+/* glTF 2.0 exporter (.glb and .gltf + .bin). JSON is built with cJSON; binary data goes into one
+ * buffer. Values are cleaned on the way out (NaN/Inf, zero or non-unit normals, unnormalised
+ * weights, degenerate triangles) so that the Khronos validator reports no errors. */
+#include <cjson/cJSON.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "xform.h"
+
+#define GL_FLOAT 5126
+#define GL_UNSIGNED_SHORT 5123
+#define GL_UNSIGNED_INT 5125
+#define GL_ARRAY_BUFFER 34962
+#define GL_ELEMENT_ARRAY_BUFFER 34963
+
+typedef struct gltf_writer {
+    const bk_scene *s;
+    bk_xform x;
+    bk_buf bin;
+    cJSON *root, *buffer_views, *accessors;
+    bk_export_stats st;
+    bk_result err;
+} gltf_writer;
+
+static bool ends_with(const char *s, const char *suf)
+{
+    size_t n = strlen(s), m = strlen(suf);
+    return n >= m && bk_strcasecmp(s + n - m, suf) == 0;
+}
+
+static int add_view(gltf_writer *w, const void *data, size_t bytes, int target)
+{
+    while (w->bin.size % 4) bk_buf_append(&w->bin, "\0", 1);
+    size_t ofs = w->bin.size;
+    if (!bk_buf_append(&w->bin, data, bytes)) {
+        w->err = BK_ENOMEM;
+        return -1;
+    }
+    cJSON *v = cJSON_CreateObject();
+    cJSON_AddNumberToObject(v, "buffer", 0);
+    cJSON_AddNumberToObject(v, "byteOffset", (double)ofs);
+    cJSON_AddNumberToObject(v, "byteLength", (double)bytes);
+    if (target) cJSON_AddNumberToObject(v, "target", target);
+    cJSON_AddItemToArray(w->buffer_views, v);
+    return cJSON_GetArraySize(w->buffer_views) - 1;
+}
+
+static const char *type_name(int comps)
+{
+    switch (comps) {
+    case 1: return "SCALAR";
+    case 2: return "VEC2";
+    case 3: return "VEC3";
+    case 4: return "VEC4";
+    default: return "MAT4";
+    }
+}
+
+/* Float accessor; with_minmax adds min/max per component. */
+static int add_float_accessor(gltf_writer *w, const float *data, uint32_t count, int comps, int target,
+                              bool with_minmax)
+{
+    int view = add_view(w, data, (size_t)count * comps * sizeof(float), target);
+    if (view < 0) return -1;
+    cJSON *a = cJSON_CreateObject();
+    cJSON_AddNumberToObject(a, "bufferView", view);
+    cJSON_AddNumberToObject(a, "componentType", GL_FLOAT);
+    cJSON_AddNumberToObject(a, "count", count);
+    cJSON_AddStringToObject(a, "type", type_name(comps));
+    if (with_minmax) {
+        double mn[16], mx[16];
+        for (int c = 0; c < comps; c++) {
+            mn[c] = DBL_MAX;
+            mx[c] = -DBL_MAX;
+        }
+        for (uint32_t i = 0; i < count; i++)
+            for (int c = 0; c < comps; c++) {
+                double v = data[(size_t)i * comps + c];
+                if (v < mn[c]) mn[c] = v;
+                if (v > mx[c]) mx[c] = v;
+            }
+        cJSON_AddItemToObject(a, "min", cJSON_CreateDoubleArray(mn, comps));
+        cJSON_AddItemToObject(a, "max", cJSON_CreateDoubleArray(mx, comps));
+    }
+    cJSON_AddItemToArray(w->accessors, a);
+    return cJSON_GetArraySize(w->accessors) - 1;
+}
+
+static int add_u16_accessor(gltf_writer *w, const uint16_t *data, uint32_t count, int comps, int target)
+{
+    int view = add_view(w, data, (size_t)count * comps * sizeof(uint16_t), target);
+    if (view < 0) return -1;
+    cJSON *a = cJSON_CreateObject();
+    cJSON_AddNumberToObject(a, "bufferView", view);
+    cJSON_AddNumberToObject(a, "componentType", GL_UNSIGNED_SHORT);
+    cJSON_AddNumberToObject(a, "count", count);
+    cJSON_AddStringToObject(a, "type", type_name(comps));
+    cJSON_AddItemToArray(w->accessors, a);
+    return cJSON_GetArraySize(w->accessors) - 1;
+}
+
+static int add_index_accessor(gltf_writer *w, const uint32_t *idx, uint32_t count, uint32_t vcount)
+{
+    int view;
+    int type;
+    if (vcount <= 65535) {
+        uint16_t *tmp = malloc((size_t)count * 2 + 2);
+        if (!tmp) {
+            w->err = BK_ENOMEM;
+            return -1;
+        }
+        for (uint32_t i = 0; i < count; i++) tmp[i] = (uint16_t)idx[i];
+        view = add_view(w, tmp, (size_t)count * 2, GL_ELEMENT_ARRAY_BUFFER);
+        free(tmp);
+        type = GL_UNSIGNED_SHORT;
+    } else {
+        view = add_view(w, idx, (size_t)count * 4, GL_ELEMENT_ARRAY_BUFFER);
+        type = GL_UNSIGNED_INT;
+    }
+    if (view < 0) return -1;
+    cJSON *a = cJSON_CreateObject();
+    cJSON_AddNumberToObject(a, "bufferView", view);
+    cJSON_AddNumberToObject(a, "componentType", type);
+    cJSON_AddNumberToObject(a, "count", count);
+    cJSON_AddStringToObject(a, "type", "SCALAR");
+    cJSON_AddItemToArray(w->accessors, a);
+    return cJSON_GetArraySize(w->accessors) - 1;
+}
+
+static float clean(float v, float dflt, uint64_t *n)
+{
+    if (isfinite(v)) return v;
+    (*n)++;
+    return dflt;
+}
+
+static cJSON *kv_object(const bk_kv *kv, uint32_t n)
+{
+    /* later duplicates win, as in the engines' entity parsers */
+    cJSON *o = cJSON_CreateObject();
+    for (uint32_t i = 0; i < n; i++) {
+        if (cJSON_HasObjectItem(o, kv[i].key)) cJSON_DeleteItemFromObjectCaseSensitive(o, kv[i].key);
+        cJSON_AddStringToObject(o, kv[i].key, kv[i].value);
+    }
+    return o;
+}
+
+/* Write one primitive; returns NULL when it is empty after cleaning. */
+static cJSON *write_primitive(gltf_writer *w, const bk_primitive *p)
+{
+    uint32_t n = p->vertex_count;
+    if (!n || !p->position) return NULL;
+    uint32_t *idx = NULL;
+    uint32_t icount = 0;
+    if (p->mode == BK_PRIM_TRIANGLES || p->mode == BK_PRIM_LINES) {
+        uint32_t per = p->mode == BK_PRIM_TRIANGLES ? 3 : 2;
+        if (!p->indices || p->index_count < per) return NULL;
+        idx = malloc((size_t)p->index_count * sizeof(uint32_t));
+        if (!idx) {
+            w->err = BK_ENOMEM;
+            return NULL;
+        }
+        for (uint32_t t = 0; t + per <= p->index_count; t += per) {
+            const uint32_t *v = p->indices + t;
+            bool bad = false;
+            for (uint32_t k = 0; k < per; k++) bad |= v[k] >= n;
+            if (!bad) bad = v[0] == v[1] || (per == 3 && (v[1] == v[2] || v[0] == v[2]));
+            if (bad) {
+                w->st.dropped_degenerate++;
+                continue;
+            }
+            memcpy(idx + icount, v, per * sizeof(uint32_t));
+            icount += per;
+        }
+        if (!icount) {
+            free(idx);
+            return NULL;
+        }
+    }
+    size_t n3 = (size_t)n * 3;
+    float *pos = malloc(n3 * sizeof(float));
+    float *nrm = p->normal ? malloc(n3 * sizeof(float)) : NULL;
+    float *uv0 = p->uv0 ? malloc((size_t)n * 2 * sizeof(float)) : NULL;
+    float *uv1 = p->uv1 ? malloc((size_t)n * 2 * sizeof(float)) : NULL;
+    float *col = p->color ? malloc((size_t)n * 4 * sizeof(float)) : NULL;
+    float *wts = p->weights && p->joints ? malloc((size_t)n * 4 * sizeof(float)) : NULL;
+    uint16_t *jts = p->weights && p->joints ? malloc((size_t)n * 4 * sizeof(uint16_t)) : NULL;
+    cJSON *prim = NULL;
+    if (!pos || (p->normal && !nrm) || (p->uv0 && !uv0) || (p->uv1 && !uv1) || (p->color && !col) ||
+        (p->weights && p->joints && (!wts || !jts))) {
+        w->err = BK_ENOMEM;
+        goto out;
+    }
+    uint64_t *cl = &w->st.cleaned_values;
+    for (uint32_t i = 0; i < n; i++) {
+        float v[3];
+        for (int c = 0; c < 3; c++) v[c] = clean(p->position[i * 3 + c], 0.0f, cl);
+        bk_xf_point(&w->x, v, pos + i * 3);
+        if (nrm) {
+            for (int c = 0; c < 3; c++) v[c] = clean(p->normal[i * 3 + c], 0.0f, cl);
+            float len = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+            if (!(len > 1e-6f)) {
+                v[0] = 0, v[1] = 0, v[2] = 1;
+                (*cl)++;
+            } else {
+                if (fabsf(len - 1.0f) > 1e-4f) (*cl)++;
+                v[0] /= len, v[1] /= len, v[2] /= len;
+            }
+            bk_xf_dir(&w->x, v, nrm + i * 3);
+        }
+        if (uv0)
+            for (int c = 0; c < 2; c++) uv0[i * 2 + c] = clean(p->uv0[i * 2 + c], 0.0f, cl);
+        if (uv1)
+            for (int c = 0; c < 2; c++) uv1[i * 2 + c] = clean(p->uv1[i * 2 + c], 0.0f, cl);
+        if (col)
+            for (int c = 0; c < 4; c++) {
+                float f = clean(p->color[i * 4 + c], 1.0f, cl);
+                col[i * 4 + c] = f < 0 ? 0 : (f > 1 ? 1 : f);
+            }
+        if (wts) {
+            float sum = 0;
+            for (int c = 0; c < 4; c++) {
+                float f = clean(p->weights[i * 4 + c], 0.0f, cl);
+                if (f < 0) f = 0;
+                wts[i * 4 + c] = f;
+                jts[i * 4 + c] = p->joints[i * 4 + c];
+            }
+            /* zero weights point at joint 0; merge duplicates of one joint */
+            for (int c = 0; c < 4; c++) {
+                if (wts[i * 4 + c] == 0) jts[i * 4 + c] = 0;
+                for (int d = 0; d < c; d++)
+                    if (wts[i * 4 + c] > 0 && wts[i * 4 + d] > 0 && jts[i * 4 + c] == jts[i * 4 + d]) {
+                        wts[i * 4 + d] += wts[i * 4 + c];
+                        wts[i * 4 + c] = 0;
+                        jts[i * 4 + c] = 0;
+                    }
+            }
+            for (int c = 0; c < 4; c++) sum += wts[i * 4 + c];
+            if (!(sum > 1e-6f)) {
+                wts[i * 4] = 1, wts[i * 4 + 1] = wts[i * 4 + 2] = wts[i * 4 + 3] = 0;
+                jts[i * 4 + 1] = jts[i * 4 + 2] = jts[i * 4 + 3] = 0;
+                (*cl)++;
+            } else {
+                for (int c = 0; c < 4; c++) wts[i * 4 + c] /= sum;
+            }
+        }
+    }
+    prim = cJSON_CreateObject();
+    cJSON *attrs = cJSON_AddObjectToObject(prim, "attributes");
+    int a;
+    if ((a = add_float_accessor(w, pos, n, 3, GL_ARRAY_BUFFER, true)) < 0) goto fail;
+    cJSON_AddNumberToObject(attrs, "POSITION", a);
+    if (nrm) {
+        if ((a = add_float_accessor(w, nrm, n, 3, GL_ARRAY_BUFFER, false)) < 0) goto fail;
+        cJSON_AddNumberToObject(attrs, "NORMAL", a);
+    }
+    if (uv0) {
+        if ((a = add_float_accessor(w, uv0, n, 2, GL_ARRAY_BUFFER, false)) < 0) goto fail;
+        cJSON_AddNumberToObject(attrs, "TEXCOORD_0", a);
+    }
+    if (uv1) {
+        if (!uv0) { /* TEXCOORD_1 needs TEXCOORD_0 before it */
+            float *z = calloc((size_t)n * 2, sizeof(float));
+            if (!z) goto fail;
+            a = add_float_accessor(w, z, n, 2, GL_ARRAY_BUFFER, false);
+            free(z);
+            if (a < 0) goto fail;
+            cJSON_AddNumberToObject(attrs, "TEXCOORD_0", a);
+        }
+        if ((a = add_float_accessor(w, uv1, n, 2, GL_ARRAY_BUFFER, false)) < 0) goto fail;
+        cJSON_AddNumberToObject(attrs, "TEXCOORD_1", a);
+    }
+    if (col) {
+        if ((a = add_float_accessor(w, col, n, 4, GL_ARRAY_BUFFER, false)) < 0) goto fail;
+        cJSON_AddNumberToObject(attrs, "COLOR_0", a);
+    }
+    if (wts) {
+        if ((a = add_u16_accessor(w, jts, n, 4, GL_ARRAY_BUFFER)) < 0) goto fail;
+        cJSON_AddNumberToObject(attrs, "JOINTS_0", a);
+        if ((a = add_float_accessor(w, wts, n, 4, GL_ARRAY_BUFFER, false)) < 0) goto fail;
+        cJSON_AddNumberToObject(attrs, "WEIGHTS_0", a);
+    }
+    if (idx) {
+        if ((a = add_index_accessor(w, idx, icount, n)) < 0) goto fail;
+        cJSON_AddNumberToObject(prim, "indices", a);
+    }
+    cJSON_AddNumberToObject(prim, "mode", p->mode == BK_PRIM_POINTS ? 0 : (p->mode == BK_PRIM_LINES ? 1 : 4));
+    if (p->material >= 0 && (uint32_t)p->material < w->s->material_count)
+        cJSON_AddNumberToObject(prim, "material", p->material);
+    w->st.vertices += n;
+    if (p->mode == BK_PRIM_TRIANGLES) w->st.triangles += icount / 3;
+    w->st.primitives++;
+    goto out;
+fail:
+    if (!w->err) w->err = BK_ENOMEM;
+    cJSON_Delete(prim);
+    prim = NULL;
+out:
+    free(idx);
+    free(pos);
+    free(nrm);
+    free(uv0);
+    free(uv1);
+    free(col);
+    free(wts);
+    free(jts);
+    return prim;
+}
+
+static void write_images(gltf_writer *w, int32_t *tex_of_image)
+{
+    const bk_scene *s = w->s;
+    cJSON *images = cJSON_CreateArray(), *textures = cJSON_CreateArray(), *samplers = cJSON_CreateArray();
+    cJSON *rep = cJSON_CreateObject();
+    cJSON_AddNumberToObject(rep, "magFilter", 9729);
+    cJSON_AddNumberToObject(rep, "minFilter", 9987);
+    cJSON_AddNumberToObject(rep, "wrapS", 10497);
+    cJSON_AddNumberToObject(rep, "wrapT", 10497);
+    cJSON_AddItemToArray(samplers, rep);
+    cJSON *clamp = cJSON_CreateObject();
+    cJSON_AddNumberToObject(clamp, "magFilter", 9729);
+    cJSON_AddNumberToObject(clamp, "minFilter", 9729);
+    cJSON_AddNumberToObject(clamp, "wrapS", 33071);
+    cJSON_AddNumberToObject(clamp, "wrapT", 33071);
+    cJSON_AddItemToArray(samplers, clamp);
+    int count = 0;
+    for (uint32_t i = 0; i < s->image_count && !w->err; i++) {
+        const bk_image *im = &s->images[i];
+        tex_of_image[i] = -1;
+        if (!im->rgba || !im->width || !im->height) continue;
+        bk_buf png = {0};
+        bk_result r = bk_png_encode(im->rgba, im->width, im->height, im->has_alpha != 0, &png);
+        if (r != BK_OK) {
+            bk_buf_free(&png);
+            w->err = r;
+            break;
+        }
+        int view = add_view(w, png.data, png.size, 0);
+        bk_buf_free(&png);
+        if (view < 0) break;
+        cJSON *img = cJSON_CreateObject();
+        cJSON_AddStringToObject(img, "name", im->name);
+        cJSON_AddNumberToObject(img, "bufferView", view);
+        cJSON_AddStringToObject(img, "mimeType", "image/png");
+        cJSON_AddItemToArray(images, img);
+        cJSON *t = cJSON_CreateObject();
+        cJSON_AddNumberToObject(t, "sampler", im->is_lightmap ? 1 : 0);
+        cJSON_AddNumberToObject(t, "source", count);
+        cJSON_AddStringToObject(t, "name", im->name);
+        cJSON_AddItemToArray(textures, t);
+        tex_of_image[i] = count++;
+        w->st.images++;
+    }
+    if (count) {
+        cJSON_AddItemToObject(w->root, "images", images);
+        cJSON_AddItemToObject(w->root, "textures", textures);
+        cJSON_AddItemToObject(w->root, "samplers", samplers);
+    } else {
+        cJSON_Delete(images);
+        cJSON_Delete(textures);
+        cJSON_Delete(samplers);
+    }
+}
+
+static void write_materials(gltf_writer *w, const int32_t *tex_of_image, bool *used_unlit)
+{
+    const bk_scene *s = w->s;
+    if (!s->material_count) return;
+    cJSON *mats = cJSON_AddArrayToObject(w->root, "materials");
+    for (uint32_t i = 0; i < s->material_count; i++) {
+        const bk_material *m = &s->materials[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", m->name);
+        cJSON *pbr = cJSON_AddObjectToObject(o, "pbrMetallicRoughness");
+        double bc[4];
+        for (int c = 0; c < 4; c++) {
+            float f = isfinite(m->base_color[c]) ? m->base_color[c] : 1.0f;
+            bc[c] = f < 0 ? 0 : (f > 1 ? 1 : f);
+        }
+        cJSON_AddItemToObject(pbr, "baseColorFactor", cJSON_CreateDoubleArray(bc, 4));
+        int32_t bt = (m->base_image >= 0 && (uint32_t)m->base_image < s->image_count) ? tex_of_image[m->base_image] : -1;
+        if (bt >= 0) {
+            cJSON *t = cJSON_AddObjectToObject(pbr, "baseColorTexture");
+            cJSON_AddNumberToObject(t, "index", bt);
+        }
+        cJSON_AddNumberToObject(pbr, "metallicFactor", 0);
+        cJSON_AddNumberToObject(pbr, "roughnessFactor", 1);
+        int32_t lt = (m->lightmap_image >= 0 && (uint32_t)m->lightmap_image < s->image_count)
+                         ? tex_of_image[m->lightmap_image] : -1;
+        if (lt >= 0 && !m->unlit) {
+            /* the lightmap rides in the occlusion slot (read with TEXCOORD_1): viewers that light
+             * with an environment show the baked lighting; extras name it for tools that bind it */
+            cJSON *t = cJSON_AddObjectToObject(o, "occlusionTexture");
+            cJSON_AddNumberToObject(t, "index", lt);
+            cJSON_AddNumberToObject(t, "texCoord", 1);
+        }
+        if (m->alpha_mode == BK_ALPHA_MASK) {
+            cJSON_AddStringToObject(o, "alphaMode", "MASK");
+            cJSON_AddNumberToObject(o, "alphaCutoff", isfinite(m->alpha_cutoff) && m->alpha_cutoff >= 0 ? m->alpha_cutoff : 0.5);
+        } else if (m->alpha_mode == BK_ALPHA_BLEND) {
+            cJSON_AddStringToObject(o, "alphaMode", "BLEND");
+        }
+        if (m->double_sided) cJSON_AddTrueToObject(o, "doubleSided");
+        if (m->unlit) {
+            cJSON *ext = cJSON_AddObjectToObject(o, "extensions");
+            cJSON_AddObjectToObject(ext, "KHR_materials_unlit");
+            *used_unlit = true;
+        }
+        if (m->extra_count || lt >= 0) {
+            cJSON *ex = kv_object(m->extras, m->extra_count);
+            if (lt >= 0) cJSON_AddNumberToObject(ex, "lightmapTexture", lt);
+            cJSON_AddItemToObject(o, "extras", ex);
+        }
+        cJSON_AddItemToArray(mats, o);
+        w->st.materials++;
+    }
+}
+
+static bool is_identity_trs(const bk_node *n)
+{
+    return n->translation[0] == 0 && n->translation[1] == 0 && n->translation[2] == 0 && n->rotation[0] == 0 &&
+           n->rotation[1] == 0 && n->rotation[2] == 0 && n->rotation[3] == 1 && n->scale[0] == 1 &&
+           n->scale[1] == 1 && n->scale[2] == 1;
+}
+
+static void write_nodes(gltf_writer *w, const int32_t *mesh_map)
+{
+    const bk_scene *s = w->s;
+    cJSON *nodes = cJSON_AddArrayToObject(w->root, "nodes");
+    cJSON *scene_nodes = cJSON_CreateArray();
+    for (uint32_t i = 0; i < s->node_count; i++) {
+        const bk_node *n = &s->nodes[i];
+        cJSON *o = cJSON_CreateObject();
+        if (n->name && *n->name) cJSON_AddStringToObject(o, "name", n->name);
+        if (!is_identity_trs(n)) {
+            float t[3], q[4], sc[3], tin[3];
+            for (int c = 0; c < 3; c++) tin[c] = isfinite(n->translation[c]) ? n->translation[c] : 0;
+            bk_xf_point(&w->x, tin, t);
+            bk_xf_quat(&w->x, n->rotation, q);
+            float sin_[3];
+            for (int c = 0; c < 3; c++) sin_[c] = isfinite(n->scale[c]) && n->scale[c] != 0 ? n->scale[c] : 1;
+            bk_xf_scale(&w->x, sin_, sc);
+            double dt[3] = {t[0], t[1], t[2]}, dq[4] = {q[0], q[1], q[2], q[3]}, ds[3] = {sc[0], sc[1], sc[2]};
+            cJSON_AddItemToObject(o, "translation", cJSON_CreateDoubleArray(dt, 3));
+            cJSON_AddItemToObject(o, "rotation", cJSON_CreateDoubleArray(dq, 4));
+            cJSON_AddItemToObject(o, "scale", cJSON_CreateDoubleArray(ds, 3));
+        }
+        if (n->mesh >= 0 && (uint32_t)n->mesh < s->mesh_count && mesh_map[n->mesh] >= 0) {
+            cJSON_AddNumberToObject(o, "mesh", mesh_map[n->mesh]);
+            if (n->skin >= 0 && (uint32_t)n->skin < s->skin_count) cJSON_AddNumberToObject(o, "skin", n->skin);
+        }
+        cJSON *children = NULL;
+        for (uint32_t j = i + 1; j < s->node_count; j++)
+            if (s->nodes[j].parent == (int32_t)i) {
+                if (!children) children = cJSON_AddArrayToObject(o, "children");
+                cJSON_AddItemToArray(children, cJSON_CreateNumber(j));
+            }
+        if (n->extra_count) cJSON_AddItemToObject(o, "extras", kv_object(n->extras, n->extra_count));
+        cJSON_AddItemToArray(nodes, o);
+        if (n->parent < 0 || n->parent >= (int32_t)i) cJSON_AddItemToArray(scene_nodes, cJSON_CreateNumber(i));
+        w->st.nodes++;
+    }
+    cJSON *scenes = cJSON_AddArrayToObject(w->root, "scenes");
+    cJSON *sc = cJSON_CreateObject();
+    cJSON_AddStringToObject(sc, "name", s->name ? s->name : "scene");
+    cJSON_AddItemToObject(sc, "nodes", scene_nodes);
+    if (s->extra_count) cJSON_AddItemToObject(sc, "extras", kv_object(s->extras, s->extra_count));
+    cJSON_AddItemToArray(scenes, sc);
+    cJSON_AddNumberToObject(w->root, "scene", 0);
+}
+
+static void write_skins(gltf_writer *w)
+{
+    const bk_scene *s = w->s;
+    if (!s->skin_count) return;
+    cJSON *skins = cJSON_AddArrayToObject(w->root, "skins");
+    for (uint32_t i = 0; i < s->skin_count && !w->err; i++) {
+        const bk_skin *k = &s->skins[i];
+        float *ibm = malloc((size_t)k->joint_count * 16 * sizeof(float));
+        if (!ibm) {
+            w->err = BK_ENOMEM;
+            return;
+        }
+        for (uint32_t j = 0; j < k->joint_count; j++) bk_xf_mat4(&w->x, k->inverse_bind + j * 16, ibm + j * 16);
+        int a = add_float_accessor(w, ibm, k->joint_count, 16, 0, false);
+        free(ibm);
+        cJSON *o = cJSON_CreateObject();
+        if (k->name && *k->name) cJSON_AddStringToObject(o, "name", k->name);
+        cJSON_AddNumberToObject(o, "inverseBindMatrices", a);
+        cJSON_AddItemToObject(o, "joints", cJSON_CreateIntArray(k->joints, (int)k->joint_count));
+        if (k->skeleton >= 0) cJSON_AddNumberToObject(o, "skeleton", k->skeleton);
+        cJSON_AddItemToArray(skins, o);
+        w->st.skins++;
+    }
+}
+
+static void write_animations(gltf_writer *w)
+{
+    const bk_scene *s = w->s;
+    if (!s->anim_count) return;
+    cJSON *anims = cJSON_AddArrayToObject(w->root, "animations");
+    for (uint32_t i = 0; i < s->anim_count && !w->err; i++) {
+        const bk_animation *an = &s->anims[i];
+        if (!an->channel_count) continue;
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", an->name);
+        cJSON *samplers = cJSON_AddArrayToObject(o, "samplers");
+        cJSON *channels = cJSON_AddArrayToObject(o, "channels");
+        const float *last_times = NULL;
+        uint32_t last_count = 0;
+        int last_input = -1;
+        for (uint32_t c = 0; c < an->channel_count && !w->err; c++) {
+            const bk_channel *ch = &an->channels[c];
+            if (ch->node < 0 || (uint32_t)ch->node >= s->node_count || !ch->key_count) continue;
+            int input;
+            if (last_input >= 0 && last_count == ch->key_count &&
+                memcmp(last_times, ch->times, ch->key_count * sizeof(float)) == 0) {
+                input = last_input;
+            } else {
+                input = add_float_accessor(w, ch->times, ch->key_count, 1, 0, true);
+                last_input = input;
+                last_times = ch->times;
+                last_count = ch->key_count;
+            }
+            uint32_t comps = ch->path == BK_PATH_ROTATION ? 4 : 3;
+            float *vals = malloc((size_t)ch->key_count * comps * sizeof(float));
+            if (!vals) {
+                w->err = BK_ENOMEM;
+                break;
+            }
+            for (uint32_t k = 0; k < ch->key_count; k++) {
+                const float *in = ch->values + (size_t)k * comps;
+                float *out = vals + (size_t)k * comps;
+                float tmp[3];
+                if (ch->path == BK_PATH_TRANSLATION) {
+                    for (int q = 0; q < 3; q++) tmp[q] = isfinite(in[q]) ? in[q] : 0;
+                    bk_xf_point(&w->x, tmp, out);
+                } else if (ch->path == BK_PATH_ROTATION) {
+                    bk_xf_quat(&w->x, in, out);
+                } else {
+                    for (int q = 0; q < 3; q++) tmp[q] = isfinite(in[q]) ? in[q] : 1;
+                    bk_xf_scale(&w->x, tmp, out);
+                }
+            }
+            int output = add_float_accessor(w, vals, ch->key_count, (int)comps, 0, false);
+            free(vals);
+            cJSON *smp = cJSON_CreateObject();
+            cJSON_AddNumberToObject(smp, "input", input);
+            cJSON_AddNumberToObject(smp, "output", output);
+            cJSON_AddStringToObject(smp, "interpolation", ch->interpolation == BK_INTERP_STEP ? "STEP" : "LINEAR");
+            cJSON_AddItemToArray(samplers, smp);
+            cJSON *chj = cJSON_CreateObject();
+            cJSON_AddNumberToObject(chj, "sampler", cJSON_GetArraySize(samplers) - 1);
+            cJSON *tgt = cJSON_AddObjectToObject(chj, "target");
+            cJSON_AddNumberToObject(tgt, "node", ch->node);
+            cJSON_AddStringToObject(tgt, "path",
+                                    ch->path == BK_PATH_TRANSLATION ? "translation"
+                                    : ch->path == BK_PATH_ROTATION  ? "rotation" : "scale");
+            cJSON_AddItemToArray(channels, chj);
+        }
+        if (cJSON_GetArraySize(channels) == 0) {
+            cJSON_Delete(o);
+            continue;
+        }
+        cJSON_AddItemToArray(anims, o);
+        w->st.animations++;
+    }
+    if (cJSON_GetArraySize(anims) == 0) cJSON_DeleteItemFromObject(w->root, "animations");
+}
+
+static bk_result pad_json(char *json, bk_buf *out)
+{
+    size_t n = strlen(json);
+    if (!bk_buf_append(out, json, n)) return BK_ENOMEM;
+    while (out->size % 4)
+        if (!bk_buf_append(out, " ", 1)) return BK_ENOMEM;
+    return BK_OK;
+}
+
+bk_result bk_export_gltf(const bk_scene *s, const bk_export_options *opt, const char *path, bk_export_stats *stats)
+{
+    if (!s || !path) return BK_EARG;
+    bool glb = ends_with(path, ".glb");
+    if (!glb && !ends_with(path, ".gltf")) return BK_EARG;
+    gltf_writer w;
+    memset(&w, 0, sizeof w);
+    w.s = s;
+    w.x = bk_xform_make(opt);
+    w.root = cJSON_CreateObject();
+    cJSON *asset = cJSON_AddObjectToObject(w.root, "asset");
+    cJSON_AddStringToObject(asset, "version", "2.0");
+    cJSON_AddStringToObject(asset, "generator", opt && opt->generator ? opt->generator : "bspkit " BK_VERSION_STRING);
+    w.buffer_views = cJSON_CreateArray();
+    w.accessors = cJSON_CreateArray();
+
+    int32_t *tex_of_image = calloc(s->image_count + 1, sizeof(int32_t));
+    int32_t *mesh_map = calloc(s->mesh_count + 1, sizeof(int32_t));
+    if (!tex_of_image || !mesh_map) w.err = BK_ENOMEM;
+    bool used_unlit = false;
+    if (!w.err) write_images(&w, tex_of_image);
+    if (!w.err) write_materials(&w, tex_of_image, &used_unlit);
+    cJSON *meshes = cJSON_CreateArray();
+    for (uint32_t i = 0; i < s->mesh_count && !w.err; i++) {
+        const bk_mesh *m = &s->meshes[i];
+        cJSON *prims = cJSON_CreateArray();
+        for (uint32_t j = 0; j < m->prim_count && !w.err; j++) {
+            cJSON *p = write_primitive(&w, &m->prims[j]);
+            if (p) cJSON_AddItemToArray(prims, p);
+        }
+        if (cJSON_GetArraySize(prims) == 0) {
+            cJSON_Delete(prims);
+            mesh_map[i] = -1;
+            continue;
+        }
+        cJSON *mo = cJSON_CreateObject();
+        if (m->name && *m->name) cJSON_AddStringToObject(mo, "name", m->name);
+        cJSON_AddItemToObject(mo, "primitives", prims);
+        cJSON_AddItemToArray(meshes, mo);
+        mesh_map[i] = cJSON_GetArraySize(meshes) - 1;
+        w.st.meshes++;
+    }
+    if (cJSON_GetArraySize(meshes)) cJSON_AddItemToObject(w.root, "meshes", meshes);
+    else cJSON_Delete(meshes);
+    if (!w.err) write_nodes(&w, mesh_map);
+    if (!w.err) write_skins(&w);
+    if (!w.err) write_animations(&w);
+    if (used_unlit) {
+        cJSON *eu = cJSON_AddArrayToObject(w.root, "extensionsUsed");
+        cJSON_AddItemToArray(eu, cJSON_CreateString("KHR_materials_unlit"));
+    }
+    if (w.bin.failed) w.err = BK_ENOMEM;
+
+    bk_result r = w.err;
+    char *bin_name = NULL;
+    if (r == BK_OK && w.bin.size) {
+        while (w.bin.size % 4) bk_buf_append(&w.bin, "\0", 1);
+        cJSON *buffers = cJSON_AddArrayToObject(w.root, "buffers");
+        cJSON *b = cJSON_CreateObject();
+        cJSON_AddNumberToObject(b, "byteLength", (double)w.bin.size);
+        if (!glb) {
+            const char *base = strrchr(path, '/');
+            base = base ? base + 1 : path;
+            size_t n = strlen(base);
+            bin_name = malloc(n + 4);
+            if (bin_name) {
+                memcpy(bin_name, base, n - 5);
+                strcpy(bin_name + n - 5, ".bin");
+                cJSON_AddStringToObject(b, "uri", bin_name);
+            } else {
+                r = BK_ENOMEM;
+            }
+        }
+        cJSON_AddItemToArray(buffers, b);
+    }
+    if (cJSON_GetArraySize(w.buffer_views)) cJSON_AddItemToObject(w.root, "bufferViews", w.buffer_views);
+    else cJSON_Delete(w.buffer_views);
+    if (cJSON_GetArraySize(w.accessors)) cJSON_AddItemToObject(w.root, "accessors", w.accessors);
+    else cJSON_Delete(w.accessors);
+
+    if (r == BK_OK && w.bin.size > UINT32_MAX - 4096) r = BK_ELIMIT;
+    char *json = r == BK_OK ? cJSON_PrintUnformatted(w.root) : NULL;
+    if (r == BK_OK && !json) r = BK_ENOMEM;
+    bk_buf out = {0};
+    if (r == BK_OK && glb) {
+        bk_buf j = {0};
+        r = pad_json(json, &j);
+        uint8_t hdr[20];
+        uint32_t total = 12 + 8 + (uint32_t)j.size + (w.bin.size ? 8 + (uint32_t)w.bin.size : 0);
+        memcpy(hdr, "glTF", 4);
+        bk_wr_u32le(hdr + 4, 2);
+        bk_wr_u32le(hdr + 8, total);
+        bk_wr_u32le(hdr + 12, (uint32_t)j.size);
+        memcpy(hdr + 16, "JSON", 4);
+        bk_buf_append(&out, hdr, 20);
+        bk_buf_append(&out, j.data, j.size);
+        if (w.bin.size) {
+            bk_wr_u32le(hdr, (uint32_t)w.bin.size);
+            memcpy(hdr + 4, "BIN\0", 4);
+            bk_buf_append(&out, hdr, 8);
+            bk_buf_append(&out, w.bin.data, w.bin.size);
+        }
+        bk_buf_free(&j);
+        if (out.failed) r = BK_ENOMEM;
+        if (r == BK_OK) r = bk_write_file_atomic(path, out.data, out.size);
+        w.st.bytes = out.size;
+    } else if (r == BK_OK) {
+        if (w.bin.size) {
+            size_t n = strlen(path);
+            char *bin_path = malloc(n + 1);
+            if (!bin_path) r = BK_ENOMEM;
+            else {
+                memcpy(bin_path, path, n - 5);
+                strcpy(bin_path + n - 5, ".bin");
+                r = bk_write_file_atomic(bin_path, w.bin.data, w.bin.size);
+                free(bin_path);
+            }
+        }
+        if (r == BK_OK) r = bk_write_file_atomic(path, json, strlen(json));
+        w.st.bytes = strlen(json) + w.bin.size;
+    }
+    if (stats) *stats = w.st;
+    bk_buf_free(&out);
+    free(bin_name);
+    cJSON_free(json);
+    cJSON_Delete(w.root);
+    bk_buf_free(&w.bin);
+    free(tex_of_image);
+    free(mesh_map);
+    return r;
+}

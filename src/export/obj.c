@@ -1,0 +1,203 @@
+/* Wavefront OBJ + MTL exporter. Node transforms are baked into positions (OBJ has no
+ * hierarchy); textures are written as PNG files in a folder beside the .obj. Skinned meshes
+ * are written in the pose their positions hold (the bind pose). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "xform.h"
+
+/* column-major 4x4 from TRS */
+static void trs_matrix(const bk_node *n, float *m)
+{
+    float x = n->rotation[0], y = n->rotation[1], z = n->rotation[2], w = n->rotation[3];
+    float len = sqrtf(x * x + y * y + z * z + w * w);
+    if (!(len > 1e-12f) || !isfinite(len)) x = y = z = 0, w = 1, len = 1;
+    x /= len, y /= len, z /= len, w /= len;
+    float r[9] = {1 - 2 * (y * y + z * z), 2 * (x * y + z * w),     2 * (x * z - y * w),
+                  2 * (x * y - z * w),     1 - 2 * (x * x + z * z), 2 * (y * z + x * w),
+                  2 * (x * z + y * w),     2 * (y * z - x * w),     1 - 2 * (x * x + y * y)};
+    for (int c = 0; c < 3; c++) {
+        for (int k = 0; k < 3; k++) m[c * 4 + k] = r[c * 3 + k] * n->scale[c];
+        m[c * 4 + 3] = 0;
+    }
+    m[12] = n->translation[0], m[13] = n->translation[1], m[14] = n->translation[2], m[15] = 1;
+}
+
+static void mat_mul(const float *a, const float *b, float *o)
+{
+    float t[16];
+    for (int c = 0; c < 4; c++)
+        for (int r = 0; r < 4; r++) {
+            float v = 0;
+            for (int k = 0; k < 4; k++) v += a[k * 4 + r] * b[c * 4 + k];
+            t[c * 4 + r] = v;
+        }
+    memcpy(o, t, sizeof t);
+}
+
+static void world_matrix(const bk_scene *s, int32_t i, float *m)
+{
+    static const float I[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    memcpy(m, I, sizeof I);
+    uint32_t guard = 0;
+    while (i >= 0 && (uint32_t)i < s->node_count && guard++ < s->node_count) {
+        float l[16];
+        trs_matrix(&s->nodes[i], l);
+        mat_mul(l, m, m);
+        i = s->nodes[i].parent;
+    }
+}
+
+static void sanitize_name(char *out, size_t cap, const char *in, const char *fallback)
+{
+    size_t o = 0;
+    if (!in || !*in) in = fallback;
+    for (; *in && o + 1 < cap; in++) {
+        unsigned char c = (unsigned char)*in;
+        out[o++] = (char)((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                                  c == '-' || c == '.'
+                              ? c
+                              : '_');
+    }
+    out[o] = 0;
+}
+
+bk_result bk_export_obj(const bk_scene *s, const bk_export_options *opt, const char *path, bk_export_stats *stats)
+{
+    if (!s || !path) return BK_EARG;
+    size_t plen = strlen(path);
+    if (plen < 5 || bk_strcasecmp(path + plen - 4, ".obj") != 0) return BK_EARG;
+    bk_xform x = bk_xform_make(opt);
+    bk_export_stats st;
+    memset(&st, 0, sizeof st);
+
+    char *stem = bk_strndup(path, plen - 4);
+    const char *base = strrchr(stem, '/');
+    base = base ? base + 1 : stem;
+    bk_buf mtl_path = {0}, tex_dir = {0};
+    bk_buf_printf(&mtl_path, "%s.mtl", stem);
+    bk_buf_append(&mtl_path, "", 1);
+    bk_buf_printf(&tex_dir, "%s_textures", stem);
+    bk_buf_append(&tex_dir, "", 1);
+    bk_result r = BK_OK;
+    if (!stem || mtl_path.failed || tex_dir.failed) r = BK_ENOMEM;
+
+    /* textures */
+    bool any_image = false;
+    for (uint32_t i = 0; i < s->image_count; i++) any_image |= s->images[i].rgba != NULL;
+    if (r == BK_OK && any_image && mkdir((const char *)tex_dir.data, 0777) != 0 && errno != EEXIST) r = BK_EIO;
+    for (uint32_t i = 0; i < s->image_count && r == BK_OK; i++) {
+        if (!s->images[i].rgba) continue;
+        char nm[200], file[600];
+        sanitize_name(nm, sizeof nm, s->images[i].name, "image");
+        snprintf(file, sizeof file, "%s/%u_%s.png", (const char *)tex_dir.data, i, nm);
+        r = bk_image_write_png(&s->images[i], file);
+        st.images++;
+    }
+
+    /* materials */
+    bk_buf mtl = {0};
+    bk_buf_printf(&mtl, "# bspkit %s\n", BK_VERSION_STRING);
+    for (uint32_t i = 0; i < s->material_count; i++) {
+        const bk_material *m = &s->materials[i];
+        char nm[200];
+        sanitize_name(nm, sizeof nm, m->name, "material");
+        bk_buf_printf(&mtl, "\nnewmtl m%u_%s\nKa 0 0 0\nKd %.4f %.4f %.4f\nKs 0 0 0\nd %.4f\nillum 1\n", i, nm,
+                      m->base_color[0], m->base_color[1], m->base_color[2], m->base_color[3]);
+        if (m->base_image >= 0 && (uint32_t)m->base_image < s->image_count && s->images[m->base_image].rgba) {
+            char inm[200];
+            sanitize_name(inm, sizeof inm, s->images[m->base_image].name, "image");
+            bk_buf_printf(&mtl, "map_Kd %s_textures/%d_%s.png\n", base, m->base_image, inm);
+            if (s->images[m->base_image].has_alpha)
+                bk_buf_printf(&mtl, "map_d %s_textures/%d_%s.png\n", base, m->base_image, inm);
+        }
+        st.materials++;
+    }
+    if (r == BK_OK) r = mtl.failed ? BK_ENOMEM : bk_write_file_atomic((const char *)mtl_path.data, mtl.data, mtl.size);
+    bk_buf_free(&mtl);
+
+    /* geometry */
+    bk_buf o = {0};
+    const char *mtl_base = strrchr((const char *)mtl_path.data, '/');
+    mtl_base = mtl_base ? mtl_base + 1 : (const char *)mtl_path.data;
+    bk_buf_printf(&o, "# bspkit %s: Y up, metres (scale %g per unit)\nmtllib %s\n", BK_VERSION_STRING, x.s, mtl_base);
+    uint64_t vbase = 1, tbase = 1, nbase = 1;
+    for (uint32_t ni = 0; ni < s->node_count && r == BK_OK && !o.failed; ni++) {
+        const bk_node *node = &s->nodes[ni];
+        if (node->mesh < 0 || (uint32_t)node->mesh >= s->mesh_count) continue;
+        const bk_mesh *mesh = &s->meshes[node->mesh];
+        float wm[16];
+        /* skinned meshes are already in model space */
+        world_matrix(s, node->skin >= 0 ? -1 : (int32_t)ni, wm);
+        char nm[200];
+        sanitize_name(nm, sizeof nm, node->name, "node");
+        bk_buf_printf(&o, "o %s\n", nm);
+        st.nodes++;
+        for (uint32_t pi = 0; pi < mesh->prim_count; pi++) {
+            const bk_primitive *p = &mesh->prims[pi];
+            if (p->mode != BK_PRIM_TRIANGLES || !p->indices || !p->vertex_count) continue;
+            for (uint32_t v = 0; v < p->vertex_count; v++) {
+                const float *in = p->position + v * 3;
+                float w3[3], out[3];
+                for (int c = 0; c < 3; c++) {
+                    float val = wm[c] * in[0] + wm[4 + c] * in[1] + wm[8 + c] * in[2] + wm[12 + c];
+                    w3[c] = isfinite(val) ? val : 0;
+                }
+                bk_xf_point(&x, w3, out);
+                bk_buf_printf(&o, "v %.6g %.6g %.6g\n", out[0], out[1], out[2]);
+                if (p->uv0) {
+                    float u = p->uv0[v * 2], vv = p->uv0[v * 2 + 1];
+                    bk_buf_printf(&o, "vt %.6g %.6g\n", isfinite(u) ? u : 0, isfinite(vv) ? 1.0f - vv : 0);
+                }
+                if (p->normal) {
+                    const float *nn = p->normal + v * 3;
+                    float w3n[3], on[3];
+                    for (int c = 0; c < 3; c++) w3n[c] = wm[c] * nn[0] + wm[4 + c] * nn[1] + wm[8 + c] * nn[2];
+                    float len = sqrtf(w3n[0] * w3n[0] + w3n[1] * w3n[1] + w3n[2] * w3n[2]);
+                    if (!(len > 1e-6f) || !isfinite(len)) w3n[0] = 0, w3n[1] = 0, w3n[2] = 1, len = 1;
+                    for (int c = 0; c < 3; c++) w3n[c] /= len;
+                    bk_xf_dir(&x, w3n, on);
+                    bk_buf_printf(&o, "vn %.5f %.5f %.5f\n", on[0], on[1], on[2]);
+                }
+            }
+            if (p->material >= 0 && (uint32_t)p->material < s->material_count) {
+                char mn[200];
+                sanitize_name(mn, sizeof mn, s->materials[p->material].name, "material");
+                bk_buf_printf(&o, "usemtl m%d_%s\n", p->material, mn);
+            }
+            for (uint32_t t = 0; t + 3 <= p->index_count; t += 3) {
+                const uint32_t *id = p->indices + t;
+                if (id[0] >= p->vertex_count || id[1] >= p->vertex_count || id[2] >= p->vertex_count ||
+                    id[0] == id[1] || id[1] == id[2] || id[0] == id[2]) {
+                    st.dropped_degenerate++;
+                    continue;
+                }
+                bk_buf_printf(&o, "f");
+                for (int k = 0; k < 3; k++) {
+                    uint64_t vi = vbase + id[k], ti = tbase + id[k], nv = nbase + id[k];
+                    if (p->uv0 && p->normal) bk_buf_printf(&o, " %llu/%llu/%llu", (unsigned long long)vi, (unsigned long long)ti, (unsigned long long)nv);
+                    else if (p->uv0) bk_buf_printf(&o, " %llu/%llu", (unsigned long long)vi, (unsigned long long)ti);
+                    else if (p->normal) bk_buf_printf(&o, " %llu//%llu", (unsigned long long)vi, (unsigned long long)nv);
+                    else bk_buf_printf(&o, " %llu", (unsigned long long)vi);
+                }
+                bk_buf_printf(&o, "\n");
+                st.triangles++;
+            }
+            vbase += p->vertex_count;
+            if (p->uv0) tbase += p->vertex_count;
+            if (p->normal) nbase += p->vertex_count;
+            st.vertices += p->vertex_count;
+            st.primitives++;
+        }
+    }
+    if (r == BK_OK) r = o.failed ? BK_ENOMEM : bk_write_file_atomic(path, o.data, o.size);
+    st.bytes = o.size;
+    bk_buf_free(&o);
+    bk_buf_free(&mtl_path);
+    bk_buf_free(&tex_dir);
+    free(stem);
+    if (stats) *stats = st;
+    return r;
+}

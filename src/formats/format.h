@@ -1,0 +1,55 @@
+/* The contract between the core and each format decoder. A new format adds one
+ * bk_format_ops table (its own folder under src/formats/) and one line in registry.c. */
+#ifndef BK_FORMAT_H
+#define BK_FORMAT_H
+
+#include "../common/bk_internal.h"
+
+struct bk_file {
+    bk_format format;
+    const struct bk_format_ops *ops;
+    const uint8_t *data;       /* the file's bytes (borrowed or owned) */
+    size_t size;
+    uint8_t *owned;            /* non-NULL when the file owns data */
+    char *name;                /* for diagnostics */
+    bk_info info;              /* filled by the loader */
+    bk_entities entities;      /* filled by the loader (may be empty) */
+    void *impl;                /* the decoded format data */
+};
+
+typedef struct bk_format_ops {
+    bk_format format;
+    /* Does this decoder claim these bytes? Only magic/version checks; must be cheap and safe
+     * on any size. Return 0 (no), 1 (magic matches, maybe unsupported version) or 2 (yes). */
+    int (*probe)(const uint8_t *data, size_t size);
+    /* Decode and check f->data. In validate mode (ctx->keep_going) report every problem and
+     * go on; otherwise return at the first error. Fills f->impl, f->info, f->entities. */
+    bk_result (*load)(bk_file *f, bk_ctx *ctx);
+    void (*destroy)(void *impl);
+    /* Build the format-neutral scene (only called after a clean load). May be NULL. */
+    bk_result (*build_scene)(const bk_file *f, const bk_options *opt, bk_scene *out);
+    /* Embedded images as RGBA into out->images. May be NULL. */
+    bk_result (*extract_images)(const bk_file *f, const bk_options *opt, bk_scene *out);
+    /* Write the file back in its own format (temporary file + rename). May be NULL. */
+    bk_result (*write)(const bk_file *f, const bk_options *opt, const char *path);
+} bk_format_ops;
+
+extern const bk_format_ops bk_ops_quake;   /* BSP29, BSP2, BSP30 */
+extern const bk_format_ops bk_ops_wad3;
+extern const bk_format_ops bk_ops_q3;
+extern const bk_format_ops bk_ops_source;
+extern const bk_format_ops bk_ops_dpm;
+
+/* Every decoder, in probe order. */
+const bk_format_ops *const *bk_format_table(size_t *count);
+
+/* Helpers for filling bk_info. */
+bk_result bk_info_set_lumps(bk_info *info, uint32_t n);
+void bk_info_count(bk_info *info, const char *name, uint64_t value);
+
+/* Parse an entity lump into f->entities (shared by all BSP families); reports with lump name
+ * and absolute offset on error. lump_ofs is the lump's file offset. */
+bk_result bk_load_entities(bk_file *f, bk_ctx *ctx, const char *lump, const uint8_t *text, size_t len,
+                           uint64_t lump_ofs);
+
+#endif

@@ -1,0 +1,291 @@
+/* The format-neutral scene: growable arrays, owned by the scene, freed in one call. */
+#include "../common/bk_internal.h"
+
+bk_scene *bk_scene_new(void) { return calloc(1, sizeof(bk_scene)); }
+
+static void free_kvs(bk_kv *kv, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        free(kv[i].key);
+        free(kv[i].value);
+    }
+    free(kv);
+}
+
+static void free_prim(bk_primitive *p)
+{
+    free(p->position);
+    free(p->normal);
+    free(p->uv0);
+    free(p->uv1);
+    free(p->color);
+    free(p->joints);
+    free(p->weights);
+    free(p->indices);
+}
+
+void bk_scene_free(bk_scene *s)
+{
+    if (!s) return;
+    for (uint32_t i = 0; i < s->image_count; i++) {
+        free(s->images[i].name);
+        free(s->images[i].rgba);
+    }
+    for (uint32_t i = 0; i < s->material_count; i++) {
+        free(s->materials[i].name);
+        free_kvs(s->materials[i].extras, s->materials[i].extra_count);
+    }
+    for (uint32_t i = 0; i < s->mesh_count; i++) {
+        for (uint32_t j = 0; j < s->meshes[i].prim_count; j++) free_prim(&s->meshes[i].prims[j]);
+        free(s->meshes[i].prims);
+        free(s->meshes[i].name);
+    }
+    for (uint32_t i = 0; i < s->node_count; i++) {
+        free(s->nodes[i].name);
+        free_kvs(s->nodes[i].extras, s->nodes[i].extra_count);
+    }
+    for (uint32_t i = 0; i < s->skin_count; i++) {
+        free(s->skins[i].name);
+        free(s->skins[i].joints);
+        free(s->skins[i].inverse_bind);
+    }
+    for (uint32_t i = 0; i < s->anim_count; i++) {
+        for (uint32_t j = 0; j < s->anims[i].channel_count; j++) {
+            free(s->anims[i].channels[j].times);
+            free(s->anims[i].channels[j].values);
+        }
+        free(s->anims[i].channels);
+        free(s->anims[i].name);
+    }
+    free(s->images);
+    free(s->materials);
+    free(s->meshes);
+    free(s->nodes);
+    free(s->skins);
+    free(s->anims);
+    free_kvs(s->extras, s->extra_count);
+    free(s->name);
+    free(s);
+}
+
+bk_result bk_scene_add_image(bk_scene *s, const char *name, uint32_t w, uint32_t h, uint8_t *rgba, int32_t *out)
+{
+    if (s->image_count >= INT32_MAX) return BK_ELIMIT;
+    BK_TRY(bk_grow((void **)&s->images, &s->image_cap_, s->image_count + 1, sizeof(bk_image)));
+    bk_image *im = &s->images[s->image_count];
+    memset(im, 0, sizeof *im);
+    im->name = bk_strdup(name ? name : "");
+    if (!im->name) return BK_ENOMEM;
+    im->width = w;
+    im->height = h;
+    im->rgba = rgba;
+    if (rgba) {
+        size_t n = (size_t)w * h;
+        for (size_t i = 0; i < n; i++)
+            if (rgba[i * 4 + 3] != 255) {
+                im->has_alpha = 1;
+                break;
+            }
+    }
+    if (out) *out = (int32_t)s->image_count;
+    s->image_count++;
+    return BK_OK;
+}
+
+bk_result bk_scene_add_material(bk_scene *s, const char *name, int32_t *out)
+{
+    if (s->material_count >= INT32_MAX) return BK_ELIMIT;
+    BK_TRY(bk_grow((void **)&s->materials, &s->material_cap_, s->material_count + 1, sizeof(bk_material)));
+    bk_material *m = &s->materials[s->material_count];
+    memset(m, 0, sizeof *m);
+    m->name = bk_strdup(name ? name : "");
+    if (!m->name) return BK_ENOMEM;
+    m->base_image = -1;
+    m->lightmap_image = -1;
+    m->base_color[0] = m->base_color[1] = m->base_color[2] = m->base_color[3] = 1.0f;
+    m->alpha_cutoff = 0.5f;
+    if (out) *out = (int32_t)s->material_count;
+    s->material_count++;
+    return BK_OK;
+}
+
+int32_t bk_scene_find_material(const bk_scene *s, const char *name)
+{
+    for (uint32_t i = 0; i < s->material_count; i++)
+        if (strcmp(s->materials[i].name, name) == 0) return (int32_t)i;
+    return -1;
+}
+
+bk_result bk_scene_add_mesh(bk_scene *s, const char *name, int32_t *out)
+{
+    if (s->mesh_count >= INT32_MAX) return BK_ELIMIT;
+    BK_TRY(bk_grow((void **)&s->meshes, &s->mesh_cap_, s->mesh_count + 1, sizeof(bk_mesh)));
+    bk_mesh *m = &s->meshes[s->mesh_count];
+    memset(m, 0, sizeof *m);
+    m->name = bk_strdup(name ? name : "");
+    if (!m->name) return BK_ENOMEM;
+    if (out) *out = (int32_t)s->mesh_count;
+    s->mesh_count++;
+    return BK_OK;
+}
+
+bk_result bk_scene_add_node(bk_scene *s, const char *name, int32_t parent, int32_t mesh, int32_t *out)
+{
+    if (s->node_count >= INT32_MAX) return BK_ELIMIT;
+    if (parent >= (int32_t)s->node_count || mesh >= (int32_t)s->mesh_count) return BK_EARG;
+    BK_TRY(bk_grow((void **)&s->nodes, &s->node_cap_, s->node_count + 1, sizeof(bk_node)));
+    bk_node *n = &s->nodes[s->node_count];
+    memset(n, 0, sizeof *n);
+    n->name = bk_strdup(name ? name : "");
+    if (!n->name) return BK_ENOMEM;
+    n->parent = parent < 0 ? -1 : parent;
+    n->mesh = mesh < 0 ? -1 : mesh;
+    n->skin = -1;
+    n->rotation[3] = 1.0f;
+    n->scale[0] = n->scale[1] = n->scale[2] = 1.0f;
+    if (out) *out = (int32_t)s->node_count;
+    s->node_count++;
+    return BK_OK;
+}
+
+bk_result bk_scene_add_skin(bk_scene *s, const char *name, uint32_t joint_count, int32_t *out)
+{
+    if (!joint_count || joint_count > 65535) return BK_ELIMIT;
+    BK_TRY(bk_grow((void **)&s->skins, &s->skin_cap_, s->skin_count + 1, sizeof(bk_skin)));
+    bk_skin *k = &s->skins[s->skin_count];
+    memset(k, 0, sizeof *k);
+    k->name = bk_strdup(name ? name : "");
+    k->joints = calloc(joint_count, sizeof(int32_t));
+    k->inverse_bind = calloc((size_t)joint_count * 16, sizeof(float));
+    if (!k->name || !k->joints || !k->inverse_bind) {
+        free(k->name);
+        free(k->joints);
+        free(k->inverse_bind);
+        return BK_ENOMEM;
+    }
+    k->joint_count = joint_count;
+    k->skeleton = -1;
+    if (out) *out = (int32_t)s->skin_count;
+    s->skin_count++;
+    return BK_OK;
+}
+
+bk_result bk_scene_add_animation(bk_scene *s, const char *name, int32_t *out)
+{
+    BK_TRY(bk_grow((void **)&s->anims, &s->anim_cap_, s->anim_count + 1, sizeof(bk_animation)));
+    bk_animation *a = &s->anims[s->anim_count];
+    memset(a, 0, sizeof *a);
+    a->name = bk_strdup(name ? name : "");
+    if (!a->name) return BK_ENOMEM;
+    if (out) *out = (int32_t)s->anim_count;
+    s->anim_count++;
+    return BK_OK;
+}
+
+bk_result bk_animation_add_channel(bk_animation *a, int32_t node, uint32_t path, uint32_t key_count,
+                                   bk_channel **out)
+{
+    if (!key_count || path > BK_PATH_SCALE) return BK_EARG;
+    BK_TRY(bk_grow((void **)&a->channels, &a->channel_cap_, a->channel_count + 1, sizeof(bk_channel)));
+    bk_channel *c = &a->channels[a->channel_count];
+    memset(c, 0, sizeof *c);
+    uint32_t comps = path == BK_PATH_ROTATION ? 4 : 3;
+    c->times = calloc(key_count, sizeof(float));
+    c->values = calloc((size_t)key_count * comps, sizeof(float));
+    if (!c->times || !c->values) {
+        free(c->times);
+        free(c->values);
+        return BK_ENOMEM;
+    }
+    c->node = node;
+    c->path = path;
+    c->key_count = key_count;
+    a->channel_count++;
+    if (out) *out = c;
+    return BK_OK;
+}
+
+bk_result bk_mesh_add_primitive(bk_mesh *m, int32_t material, uint32_t mode, uint32_t attrs, bk_primitive **out)
+{
+    BK_TRY(bk_grow((void **)&m->prims, &m->prim_cap_, m->prim_count + 1, sizeof(bk_primitive)));
+    bk_primitive *p = &m->prims[m->prim_count++];
+    memset(p, 0, sizeof *p);
+    p->material = material;
+    p->mode = mode;
+    p->attrs = attrs;
+    if (out) *out = p;
+    return BK_OK;
+}
+
+static bk_result grow_attr(float **arr, uint32_t oldcap, uint32_t ncap, uint32_t comps)
+{
+    float *n = realloc(*arr, (size_t)ncap * comps * sizeof(float));
+    if (!n) return BK_ENOMEM;
+    memset(n + (size_t)oldcap * comps, 0, (size_t)(ncap - oldcap) * comps * sizeof(float));
+    *arr = n;
+    return BK_OK;
+}
+
+bk_result bk_prim_add_vertices(bk_primitive *p, uint32_t n, uint32_t *first)
+{
+    if (n > UINT32_MAX - p->vertex_count) return BK_ELIMIT;
+    uint32_t need = p->vertex_count + n;
+    if (need > p->vcap_) {
+        uint64_t ncap = p->vcap_ ? p->vcap_ : 64;
+        while (ncap < need) ncap *= 2;
+        if (ncap > UINT32_MAX) ncap = UINT32_MAX;
+        uint32_t oc = p->vcap_, nc = (uint32_t)ncap;
+        BK_TRY(grow_attr(&p->position, oc, nc, 3));
+        if (p->attrs & BK_ATTR_NORMAL) BK_TRY(grow_attr(&p->normal, oc, nc, 3));
+        if (p->attrs & BK_ATTR_UV0) BK_TRY(grow_attr(&p->uv0, oc, nc, 2));
+        if (p->attrs & BK_ATTR_UV1) BK_TRY(grow_attr(&p->uv1, oc, nc, 2));
+        if (p->attrs & BK_ATTR_COLOR) BK_TRY(grow_attr(&p->color, oc, nc, 4));
+        if (p->attrs & BK_ATTR_SKIN) {
+            BK_TRY(grow_attr(&p->weights, oc, nc, 4));
+            uint16_t *j = realloc(p->joints, (size_t)nc * 4 * sizeof(uint16_t));
+            if (!j) return BK_ENOMEM;
+            memset(j + (size_t)oc * 4, 0, (size_t)(nc - oc) * 4 * sizeof(uint16_t));
+            p->joints = j;
+        }
+        p->vcap_ = nc;
+    }
+    if (p->attrs & BK_ATTR_SKIN)
+        for (uint32_t i = p->vertex_count; i < need; i++) p->weights[i * 4] = 1.0f;
+    if (p->attrs & BK_ATTR_COLOR)
+        for (uint32_t i = p->vertex_count; i < need; i++)
+            p->color[i * 4] = p->color[i * 4 + 1] = p->color[i * 4 + 2] = p->color[i * 4 + 3] = 1.0f;
+    if (first) *first = p->vertex_count;
+    p->vertex_count = need;
+    return BK_OK;
+}
+
+bk_result bk_prim_add_indices(bk_primitive *p, const uint32_t *idx, uint32_t n)
+{
+    if (n > UINT32_MAX - p->index_count) return BK_ELIMIT;
+    BK_TRY(bk_grow((void **)&p->indices, &p->icap_, p->index_count + n, sizeof(uint32_t)));
+    memcpy(p->indices + p->index_count, idx, (size_t)n * sizeof(uint32_t));
+    p->index_count += n;
+    return BK_OK;
+}
+
+bk_result bk_prim_add_triangle(bk_primitive *p, uint32_t a, uint32_t b, uint32_t c)
+{
+    uint32_t t[3] = {a, b, c};
+    return bk_prim_add_indices(p, t, 3);
+}
+
+bk_result bk_kv_append(bk_kv **list, uint32_t *count, const char *key, const char *value)
+{
+    bk_kv *n = realloc(*list, ((size_t)*count + 1) * sizeof(bk_kv));
+    if (!n) return BK_ENOMEM;
+    *list = n;
+    n[*count].key = bk_strdup(key ? key : "");
+    n[*count].value = bk_strdup(value ? value : "");
+    if (!n[*count].key || !n[*count].value) {
+        free(n[*count].key);
+        free(n[*count].value);
+        return BK_ENOMEM;
+    }
+    (*count)++;
+    return BK_OK;
+}

@@ -1,0 +1,40 @@
+# Shared helpers for the shell tests. Each test ends with bk_done, which prints
+# "N passed, M failed" and exits non-zero on any failure.
+set -u
+PASS=0
+FAILS=0
+bk_init() {
+    CLI=$1; SHARED=$2; FETCHED=$3; WORK=$4
+    CORPUS=$SHARED/corpus
+    rm -rf "$WORK"; mkdir -p "$WORK"
+}
+ok() { PASS=$((PASS + 1)); }
+fail() { FAILS=$((FAILS + 1)); echo "FAIL: $*" >&2; }
+check() { local what=$1; shift; if "$@"; then ok; else fail "$what"; fi; }
+# expect_exit CODE CMD...: run CMD, compare its exit code
+expect_exit() {
+    local want=$1; shift
+    "$@" >"$WORK/.out" 2>"$WORK/.err"; local got=$?
+    if [[ $got == "$want" ]]; then ok; else fail "exit $got (want $want): $*"; sed 's/^/    /' "$WORK/.err" | head -5 >&2; fi
+    if [[ $got -ge 128 ]]; then fail "crashed (signal $((got - 128))): $*"; fi
+}
+expect_stdout_has() {
+    local pat=$1; shift
+    "$@" >"$WORK/.out" 2>"$WORK/.err"
+    if grep -qF -- "$pat" "$WORK/.out"; then ok; else fail "stdout lacks '$pat': $*"; fi
+}
+expect_stderr_has() {
+    local pat=$1; shift
+    "$@" >"$WORK/.out" 2>"$WORK/.err"
+    if grep -qF -- "$pat" "$WORK/.err"; then ok; else fail "stderr lacks '$pat': $*"; fi
+}
+# skip (exit 77) when a fetched corpus folder is missing
+need_dir() { [[ -d $1 ]] || { echo "SKIP: $1 missing (run ../shared/scripts/fetch-corpus)"; exit 77; }; }
+# validate .glb/.gltf files with the Khronos validator (tests/tools/validate-gltf.mjs)
+gltf_validate() {
+    node "$BK_TESTS/tools/validate-gltf.mjs" "$@"
+}
+bk_done() {
+    echo "$PASS passed, $FAILS failed"
+    [[ $FAILS == 0 ]]
+}

@@ -1,0 +1,171 @@
+/* Core pieces: entity text, cursor, checked arithmetic, atlas, scene builder, axis conversion,
+ * and a glTF export read back and checked. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "common/bk_internal.h"
+#include "export/xform.h"
+
+static void test_entities(void)
+{
+    const char txt[] = "{\n\"classname\" \"worldspawn\"\n\"classname\" \"worldspawn\"\n\"wad\" \"\\a.wad;b.wad\"\n}\n"
+                       "// comment\n{ \"origin\" \"1 2 3\" bare word }";
+    bk_entities e;
+    uint64_t at = 0;
+    /* not NUL-terminated: pass the length without the trailing NUL */
+    CHECK(bk_entities_parse(txt, sizeof txt - 1, &e, &at) == BK_OK);
+    CHECK(e.count == 2);
+    CHECK(e.items[0].pair_count == 3);
+    CHECK(strcmp(bk_entity_get(&e.items[0], "wad"), "\\a.wad;b.wad") == 0);
+    CHECK(strcmp(bk_entity_get(&e.items[1], "bare"), "word") == 0);
+    CHECK(bk_entity_get(&e.items[1], "nope") == NULL);
+    bk_entities_free(&e);
+
+    const char bad[] = "{ \"a\" \"b\" \"c\" }";
+    CHECK(bk_entities_parse(bad, sizeof bad - 1, &e, &at) == BK_EFORMAT);
+    CHECK(at == 14);
+    const char unterminated[] = "{ \"a\" \"b";
+    CHECK(bk_entities_parse(unterminated, sizeof unterminated - 1, &e, &at) == BK_EFORMAT);
+    CHECK(bk_entities_parse("", 0, &e, &at) == BK_OK && e.count == 0);
+}
+
+static void test_cursor(void)
+{
+    const uint8_t d[6] = {1, 0, 0, 0, 0xff, 0xff};
+    bk_cursor c = bk_cursor_make(d, sizeof d);
+    CHECK(bk_cur_u32le(&c) == 1);
+    CHECK(bk_cur_i16le(&c) == -1);
+    CHECK(!c.bad);
+    CHECK(bk_cur_u32le(&c) == 0 && c.bad);
+    CHECK(bk_cur_u8(&c) == 0); /* sticky */
+    CHECK(bk_span_ok(2, 4, 6) && !bk_span_ok(3, 4, 6) && !bk_span_ok(UINT64_MAX, 2, 6));
+    CHECK(bk_range_ok(0, 0, 0) && !bk_range_ok(1, UINT64_MAX, 10));
+    size_t out;
+    CHECK(!bk_mul_ok(SIZE_MAX / 2 + 1, 2, &out));
+    CHECK(bk_rd_f32be((const uint8_t *)"\x3f\x80\x00\x00") == 1.0f);
+}
+
+static void test_atlas(void)
+{
+    bk_atlas *a = bk_atlas_new(64, 1);
+    uint8_t px[4 * 10 * 10];
+    memset(px, 200, sizeof px);
+    uint32_t ids[5];
+    for (int i = 0; i < 5; i++) CHECK(bk_atlas_add(a, 10, (uint32_t)(2 + i), px, &ids[i]) == BK_OK);
+    CHECK(bk_atlas_pack(a) == BK_OK);
+    uint32_t w, h;
+    bk_atlas_size(a, &w, &h);
+    CHECK(w <= 64 && h <= 64 && (w & (w - 1)) == 0 && (h & (h - 1)) == 0);
+    /* rectangles (with padding) do not overlap */
+    for (int i = 0; i < 5; i++)
+        for (int j = i + 1; j < 5; j++) {
+            uint32_t xi, yi, xj, yj;
+            bk_atlas_rect(a, ids[i], &xi, &yi);
+            bk_atlas_rect(a, ids[j], &xj, &yj);
+            uint32_t hi = 2 + (uint32_t)i, hj = 2 + (uint32_t)j;
+            bool apart = xi + 10 + 1 <= xj - 1 || xj + 10 + 1 <= xi - 1 || yi + hi + 1 <= yj - 1 || yj + hj + 1 <= yi - 1;
+            CHECK(apart);
+        }
+    bk_scene *s = bk_scene_new();
+    int32_t img;
+    CHECK(bk_atlas_to_image(a, s, "lm", &img) == BK_OK && s->images[img].is_lightmap);
+    bk_atlas_free(a);
+    bk_scene_free(s);
+    bk_atlas *big = bk_atlas_new(16, 1);
+    CHECK(bk_atlas_add(big, 15, 15, px, NULL) == BK_OK || 1);
+    CHECK(bk_atlas_pack(big) == BK_ELIMIT); /* 17x17 with padding cannot fit 16x16 */
+    bk_atlas_free(big);
+}
+
+static void test_xform(void)
+{
+    bk_export_options o = {0};
+    bk_xform x = bk_xform_make(&o);
+    float up[3] = {0, 0, 1}, out[3];
+    bk_xf_dir(&x, up, out);
+    CHECK(fabsf(out[1] - 1) < 1e-6f && fabsf(out[0]) < 1e-6f && fabsf(out[2]) < 1e-6f);
+    float p[3] = {100, 0, 0};
+    bk_xf_point(&x, p, out);
+    CHECK(fabsf(out[0] - 2.54f) < 1e-5f);
+    /* a 90-degree yaw about engine Z becomes a turn about glTF Y */
+    float h = 0.70710678f, q[4] = {0, 0, h, h}, qo[4];
+    bk_xf_quat(&x, q, qo);
+    CHECK(fabsf(qo[1] - h) < 1e-5f && fabsf(qo[3] - h) < 1e-5f && fabsf(qo[0]) < 1e-5f && fabsf(qo[2]) < 1e-5f);
+    /* matrix conjugation agrees with point conversion: M = translate(1,2,3) */
+    float m[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 1, 2, 3, 1}, mo[16];
+    bk_xf_mat4(&x, m, mo);
+    float t[3] = {1, 2, 3}, to[3];
+    bk_xf_point(&x, t, to);
+    CHECK(fabsf(mo[12] - to[0]) < 1e-6f && fabsf(mo[13] - to[1]) < 1e-6f && fabsf(mo[14] - to[2]) < 1e-6f);
+    CHECK(mo[0] == 1 && mo[5] == 1 && mo[10] == 1);
+}
+
+static void test_export(const char *work)
+{
+    bk_scene *s = bk_scene_new();
+    int32_t mat, mesh, node;
+    CHECK(bk_scene_add_material(s, "wall", &mat) == BK_OK);
+    CHECK(bk_scene_add_mesh(s, "m", &mesh) == BK_OK);
+    bk_primitive *p;
+    CHECK(bk_mesh_add_primitive(&s->meshes[mesh], mat, BK_PRIM_TRIANGLES, BK_ATTR_NORMAL | BK_ATTR_UV0, &p) == BK_OK);
+    uint32_t first;
+    CHECK(bk_prim_add_vertices(p, 3, &first) == BK_OK && first == 0);
+    float pos[9] = {0, 0, 0, 64, 0, 0, 0, 64, NAN};
+    memcpy(p->position, pos, sizeof pos);
+    p->normal[2] = 2.0f; /* non-unit */
+    /* others zero: fixed by the exporter */
+    CHECK(bk_prim_add_triangle(p, 0, 1, 2) == BK_OK);
+    CHECK(bk_prim_add_triangle(p, 0, 0, 1) == BK_OK); /* degenerate */
+    CHECK(bk_scene_add_node(s, "world", -1, mesh, &node) == BK_OK);
+    CHECK(bk_kv_append(&s->nodes[node].extras, &s->nodes[node].extra_count, "classname", "worldspawn") == BK_OK);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/unit.glb", work);
+    bk_export_stats st;
+    CHECK(bk_export_gltf(s, NULL, path, &st) == BK_OK);
+    CHECK(st.triangles == 1 && st.dropped_degenerate == 1);
+    CHECK(st.cleaned_values >= 3); /* NaN position, non-unit normal, two zero normals */
+    uint8_t *d;
+    size_t n;
+    CHECK(bk_read_file(path, 1 << 20, &d, &n) == BK_OK);
+    CHECK(n > 20 && memcmp(d, "glTF", 4) == 0 && bk_rd_u32le(d + 8) == n);
+    CHECK(bk_rd_u32le(d + 12) % 4 == 0);
+    bool found = false;
+    for (size_t i = 0; i + 12 <= n && !found; i++) found = memcmp(d + i, "\"worldspawn\"", 12) == 0;
+    CHECK(found);
+    free(d);
+    snprintf(path, sizeof path, "%s/unit.gltf", work);
+    CHECK(bk_export_gltf(s, NULL, path, NULL) == BK_OK);
+    snprintf(path, sizeof path, "%s/unit.bin", work);
+    CHECK(bk_read_file(path, 1 << 20, &d, &n) == BK_OK && n > 0);
+    free(d);
+    snprintf(path, sizeof path, "%s/unit.obj", work);
+    CHECK(bk_export_obj(s, NULL, path, &st) == BK_OK && st.triangles == 1);
+    snprintf(path, sizeof path, "%s/unit.txt", work);
+    CHECK(bk_export_gltf(s, NULL, path, NULL) == BK_EARG);
+    bk_scene_free(s);
+}
+
+static void test_detect(void)
+{
+    CHECK(bk_detect("xx", 2) == BK_FORMAT_UNKNOWN);
+    bk_file *f = NULL;
+    CHECK(bk_file_load_memory("NOPE1234", 8, NULL, &f) == BK_EMAGIC && f == NULL);
+    CHECK(bk_file_load_memory("", 0, NULL, &f) == BK_ETRUNCATED);
+    CHECK(strcmp(bk_strerror(BK_EINDEX), "reference out of range") == 0);
+    CHECK(strcmp(bk_format_name(BK_FORMAT_GOLDSRC), "goldsrc") == 0);
+}
+
+int main(int argc, char **argv)
+{
+    const char *work = argc > 3 ? argv[3] : ".";
+    test_entities();
+    test_cursor();
+    test_atlas();
+    test_xform();
+    test_export(work);
+    test_detect();
+    return CHECK_DONE();
+}
