@@ -51,7 +51,8 @@ fuzz:
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) bash fuzz/run.sh $(FUZZ_BUILD)
 
 bench: build corpus
-	@$(BUILD)/bench/bench_load ../shared/corpus
+	@$(BUILD)/bench/bench_load ../shared/corpus $${BSPKIT_CORPUS:-$$HOME/.cache/bspkit-corpus} --scene
+	@for b in $(BUILD)/bench/bench_*; do case $$b in */bench_load) ;; *) [ -x $$b ] && $$b;; esac; done
 
 install: build
 	cmake --install $(BUILD)
