@@ -51,7 +51,7 @@ static void test_cursor(void)
 static void test_atlas(void)
 {
     bk_atlas *a = bk_atlas_new(64, 1);
-    uint8_t px[4 * 10 * 10];
+    uint8_t px[4 * 15 * 15];
     memset(px, 200, sizeof px);
     uint32_t ids[5];
     for (int i = 0; i < 5; i++) CHECK(bk_atlas_add(a, 10, (uint32_t)(2 + i), px, &ids[i]) == BK_OK);
@@ -75,7 +75,8 @@ static void test_atlas(void)
     bk_atlas_free(a);
     bk_scene_free(s);
     bk_atlas *big = bk_atlas_new(16, 1);
-    CHECK(bk_atlas_add(big, 15, 15, px, NULL) == BK_OK || 1);
+    CHECK(bk_atlas_add(big, 15, 15, px, NULL) == BK_OK);
+    CHECK(bk_atlas_add(big, 17, 2, px, NULL) == BK_ELIMIT); /* wider than the atlas */
     CHECK(bk_atlas_pack(big) == BK_ELIMIT); /* 17x17 with padding cannot fit 16x16 */
     bk_atlas_free(big);
 }
