@@ -34,6 +34,12 @@ need_dir() { [[ -d $1 ]] || { echo "SKIP: $1 missing (run ../shared/scripts/fetc
 gltf_validate() {
     node "$BK_TESTS/tools/validate-gltf.mjs" "$@"
 }
+# render .glb files with three.js in headless Chromium (tests/tools/render.mjs); PNG previews
+# go to the folder given first; fails if a file does not load or draws (almost) nothing
+gltf_render() {
+    local out=$1; shift
+    node "$BK_TESTS/tools/render.mjs" --out "$out" "$@"
+}
 bk_done() {
     echo "$PASS passed, $FAILS failed"
     [[ $FAILS == 0 ]]

@@ -1,0 +1,63 @@
+// Render glTF files with three.js in headless Chromium and save PNG previews.
+// usage: node render.mjs [--out DIR] [--min-coverage F] FILE.glb...
+// Prints one JSON line per file; exits 1 if a file fails to load or covers less than
+// --min-coverage of the frame (default 0.05).
+import http from 'http';
+import { readFileSync, existsSync, mkdirSync } from 'fs';
+import path from 'path';
+import { fileURLToPath } from 'url';
+import { chromium } from 'playwright-core';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const args = process.argv.slice(2);
+let out = null, minCov = 0.05;
+const files = [];
+for (let i = 0; i < args.length; i++) {
+  if (args[i] === '--out') out = args[++i];
+  else if (args[i] === '--min-coverage') minCov = +args[++i];
+  else files.push(args[i]);
+}
+if (out) mkdirSync(out, { recursive: true });
+const types = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.glb': 'model/gltf-binary',
+  '.gltf': 'model/gltf+json', '.bin': 'application/octet-stream', '.png': 'image/png' };
+const server = http.createServer((req, res) => {
+  const u = new URL(req.url, 'http://x');
+  let p = null;
+  if (u.pathname.startsWith('/tools/')) p = path.join(here, decodeURIComponent(u.pathname.slice(7)));
+  else if (u.pathname.startsWith('/file/')) {
+    const [idx, ...rest] = u.pathname.slice(6).split('/');
+    const f = files[+idx];
+    if (f) p = rest.length ? path.join(path.dirname(f), decodeURIComponent(rest.join('/'))) : f;
+  }
+  if (!p || !existsSync(p)) { res.writeHead(404); res.end(); return; }
+  res.writeHead(200, { 'content-type': types[path.extname(p)] || 'application/octet-stream' });
+  res.end(readFileSync(p));
+});
+await new Promise((r) => server.listen(0, '127.0.0.1', r));
+const port = server.address().port;
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
+    '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+let bad = 0;
+for (let i = 0; i < files.length; i++) {
+  const page = await browser.newPage({ viewport: { width: 800, height: 600 } });
+  const name = path.basename(files[i]);
+  let result;
+  try {
+    await page.goto(`http://127.0.0.1:${port}/tools/render.html?src=/file/${i}/${encodeURIComponent(name)}`);
+    await page.waitForFunction(() => window.__result, null, { timeout: 120000 });
+    result = await page.evaluate(() => window.__result);
+    if (out) await page.screenshot({ path: path.join(out, name.replace(/\.(glb|gltf)$/, '') + '.png') });
+  } catch (e) {
+    result = { ok: false, error: String(e.message || e).split('\n')[0] };
+  }
+  await page.close();
+  const pass = result.ok && result.coverage >= minCov;
+  if (!pass) bad++;
+  console.log(JSON.stringify({ file: files[i], pass, ...result }));
+}
+await browser.close();
+server.close();
+process.exit(bad ? 1 : 0);
