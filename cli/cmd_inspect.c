@@ -137,7 +137,6 @@ int cmd_validate(int argc, char **argv)
         uint8_t *data = NULL;
         size_t size = 0;
         uint32_t errors = 0, warnings = 0;
-        bk_file *probe = NULL;
         bk_format fmt = BK_FORMAT_UNKNOWN;
         FILE *fp = fopen(path, "rb");
         bool read_ok = false;
@@ -160,7 +159,6 @@ int cmd_validate(int argc, char **argv)
             bk_validate_memory(data, size, &opt, &errors, &warnings);
             fmt = bk_detect(data, size);
         }
-        (void)probe;
         if (errors) rc = EXIT_BAD_INPUT;
         if (o.json) {
             cJSON *fo = cJSON_CreateObject();
