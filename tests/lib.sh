@@ -40,6 +40,15 @@ gltf_render() {
     local out=$1; shift
     node "$BK_TESTS/tools/render.mjs" --out "$out" "$@"
 }
+# import .glb files into Blender headless (tests/tools/blender_import.py); skips (77) when
+# Blender is not installed (scripts/install-deps --blender); pass --armature / --actions to
+# require them
+blender_import() {
+    command -v blender >/dev/null || { echo "SKIP: blender not installed"; exit 77; }
+    PATH=/usr/bin:/bin blender -b --python-exit-code 1 --python "$BK_TESTS/tools/blender_import.py" -- "$@" 2>&1 |
+        grep -E '^(imported|INVALID)'
+    return "${PIPESTATUS[0]}"
+}
 bk_done() {
     echo "$PASS passed, $FAILS failed"
     [[ $FAILS == 0 ]]
