@@ -6,6 +6,8 @@ descriptions (the GoldSrc seed, Quake's bspfile.h layout facts), not from bspkit
 
   qread.py bsp FILE    -> JSON {"format", "version", "counts": {...}}
   qread.py wad FILE    -> JSON {"count": N, "entries": [{"name", "type", "width", "height"}]}
+  qread.py lightmaps FILE -> JSON {"lit_faces", "exact", "overlaps", "checked"}: each lit face's
+      lightmap size by the extents rule against the gap to the next face's light offset
 """
 import json
 import struct
@@ -78,6 +80,75 @@ def read_bsp(path):
     return {"format": fmt, "version": version, "counts": counts}
 
 
+def f32(x):
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+def check_lightmaps(path):
+    """Lightmap sizes from the extents rule (bounds in double, stored to float, floor/ceil of /16)
+    compared with the spacing of the faces' light offsets: a wrong rule shows up as overlaps."""
+    data = open(path, "rb").read()
+    magic = data[:4]
+    wide = magic in (b"BSP2", b"2PSB")
+    version = 29 if wide else struct.unpack_from("<i", data, 0)[0]
+    lumps = [struct.unpack_from("<ii", data, 4 + 8 * i) for i in range(15)]
+    bpp = 3 if version == 30 else 1
+    vo, vl = lumps[3]
+    verts = [struct.unpack_from("<3f", data, vo + 12 * i) for i in range(vl // 12)]
+    eo, el = lumps[12]
+    esz = 8 if wide else 4
+    efmt = "<2I" if wide else "<2H"
+    edges = [struct.unpack_from(efmt, data, eo + esz * i) for i in range(el // esz)]
+    so, sl = lumps[13]
+    surf = struct.unpack_from("<%di" % (sl // 4), data, so)
+    to, tl = lumps[6]
+    texinfo = [struct.unpack_from("<8fiI", data, to + 40 * i) for i in range(tl // 40)]
+    fo, fl = lumps[7]
+    fsz = 28 if wide else 20
+    faces = []
+    for i in range(fl // fsz):
+        if wide:
+            plane, side, first, num, ti = struct.unpack_from("<5I", data, fo + fsz * i)
+            styles = data[fo + fsz * i + 20:fo + fsz * i + 24]
+            lofs = struct.unpack_from("<i", data, fo + fsz * i + 24)[0]
+        else:
+            plane, side, first, num, ti = struct.unpack_from("<HHIHH", data, fo + fsz * i)
+            styles = data[fo + fsz * i + 12:fo + fsz * i + 16]
+            lofs = struct.unpack_from("<i", data, fo + fsz * i + 16)[0]
+        if lofs < 0 or (texinfo[ti][9] & 1):
+            continue
+        nst = 0
+        while nst < 4 and styles[nst] != 255:
+            nst += 1
+        t = texinfo[ti]
+        mins, maxs = [1e30, 1e30], [-1e30, -1e30]
+        for k in range(num):
+            e = surf[first + k]
+            v = verts[edges[e][0]] if e >= 0 else verts[edges[-e][1]]
+            for j in range(2):
+                val = f32(v[0] * t[4 * j] + v[1] * t[4 * j + 1] + v[2] * t[4 * j + 2] + t[4 * j + 3])
+                mins[j] = min(mins[j], val)
+                maxs[j] = max(maxs[j], val)
+        import math
+        w = math.ceil(f32(maxs[0] / 16)) - math.floor(f32(mins[0] / 16)) + 1
+        h = math.ceil(f32(maxs[1] / 16)) - math.floor(f32(mins[1] / 16)) + 1
+        faces.append((lofs, w * h * nst * bpp))
+    faces.sort()
+    exact = overlaps = checked = 0
+    for (a, sa), (b, sb) in zip(faces, faces[1:]):
+        if a == b:
+            continue
+        checked += 1
+        # exact, or padded to the next multiple of 4 (ericw-tools aligns each face's lightmap)
+        if a + sa == b or (a + sa + 3) // 4 * 4 == b:
+            exact += 1
+        elif a + sa > b:
+            overlaps += 1
+    return {"lit_faces": len(faces), "checked": checked, "exact": exact, "overlaps": overlaps,
+            "lighting_bytes": lumps[8][1],
+            "last_end": faces[-1][0] + faces[-1][1] if faces else 0}
+
+
 def read_wad(path):
     data = open(path, "rb").read()
     if data[:4] != b"WAD3":
@@ -99,6 +170,7 @@ def read_wad(path):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3 or sys.argv[1] not in ("bsp", "wad"):
+    modes = {"bsp": read_bsp, "wad": read_wad, "lightmaps": check_lightmaps}
+    if len(sys.argv) != 3 or sys.argv[1] not in modes:
         raise SystemExit(__doc__)
-    print(json.dumps(read_bsp(sys.argv[2]) if sys.argv[1] == "bsp" else read_wad(sys.argv[2]), indent=1))
+    print(json.dumps(modes[sys.argv[1]](sys.argv[2]), indent=1))

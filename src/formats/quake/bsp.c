@@ -1083,6 +1083,16 @@ static bool face_special(const builder *B, const bk_q1_face *fc)
     return false;
 }
 
+/* Compiler tool textures the engines never draw (trigger volumes, clip, origin brushes...). */
+static bool is_tool_texture(const char *name)
+{
+    static const char *const k_tools[] = {"trigger", "aaatrigger", "clip", "origin", "skip", "hint", "null",
+                                          "nodraw", "bevel", "clipbevel"};
+    for (size_t i = 0; i < BK_ARRAY_LEN(k_tools); i++)
+        if (bk_strcasecmp(name, k_tools[i]) == 0) return true;
+    return false;
+}
+
 static bk_result get_material(builder *B, int32_t miptex, bool lit, int32_t *out)
 {
     const bk_quake_bsp *q = B->q;
@@ -1311,6 +1321,8 @@ static bk_result build_model_mesh(builder *B, const lm_state *lm, uint32_t mi, c
         uint32_t fi = (uint32_t)(m->first_face + k);
         const bk_q1_face *fc = &q->faces[fi];
         if (fc->edge_count < 3) continue;
+        int32_t mt = q->texinfo[fc->texinfo].miptex;
+        if (mt >= 0 && q->miptex[mt].dir_offset >= 0 && is_tool_texture(q->miptex[mt].name)) continue;
         bool lit = B->lit && !face_special(B, fc);
         int32_t mat;
         r = get_material(B, q->texinfo[fc->texinfo].miptex, lit, &mat);
