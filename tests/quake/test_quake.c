@@ -178,6 +178,99 @@ static void test_bsp2_matches_bsp29(void)
     bk_file_free(fb);
 }
 
+/* Blue Shift: the same GoldSrc map with its first two header entries swapped loads the same. */
+static void test_bshift(void)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/corpus/goldsrc/dod_snowtest_test_small.bsp", g_shared);
+    size_t n;
+    uint8_t *d = read_all(path, &n);
+    CHECK(d != NULL);
+    if (!d) return;
+    uint8_t *m = malloc(n);
+    memcpy(m, d, n);
+    uint8_t tmp[8];
+    memcpy(tmp, m + 4, 8);
+    memcpy(m + 4, m + 12, 8);
+    memcpy(m + 12, tmp, 8);
+    bk_file *a = NULL, *b = NULL;
+    CHECK(bk_file_load_memory(d, n, NULL, &a) == BK_OK);
+    CHECK(bk_file_load_memory(m, n, NULL, &b) == BK_OK);
+    if (a && b) {
+        CHECK(strcmp(bk_file_info(b)->variant, "bshift") == 0);
+        CHECK(bk_file_entities(a)->count == bk_file_entities(b)->count && bk_file_entities(b)->count == 5);
+        const bk_quake_bsp *qa = bk_file_impl(a, BK_FORMAT_GOLDSRC), *qb = bk_file_impl(b, BK_FORMAT_GOLDSRC);
+        CHECK(qa->plane_count == qb->plane_count && qb->bshift == 1 && qa->bshift == 0);
+        /* info lists the lumps in header order: planes first */
+        CHECK(strcmp(bk_file_info(b)->lumps[0].name, "planes") == 0);
+    }
+    bk_file_free(a);
+    bk_file_free(b);
+    free(m);
+    free(d);
+}
+
+/* 2PSB (BSP2 with 16-bit bounding boxes): rebuilt here from the BSP2 map, it must decode to the
+ * same tree. Nodes and leafs shrink from 44 to 32 bytes; every other lump is copied. */
+static void test_2psb(void)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/corpus/quake1/unusual_bsp2_remakequake_mp_lobby.bsp", g_shared);
+    size_t n;
+    uint8_t *d = read_all(path, &n);
+    CHECK(d != NULL);
+    if (!d) return;
+    uint8_t *o = calloc(n + 64, 1);
+    memcpy(o, "2PSB", 4);
+    size_t pos = 124;
+    for (int i = 0; i < 15; i++) {
+        uint32_t lo = bk_rd_u32le(d + 4 + 8 * i), ll = bk_rd_u32le(d + 8 + 8 * i);
+        pos = (pos + 3) & ~(size_t)3;
+        uint32_t nl = ll;
+        if (i == BK_Q1_LUMP_NODES || i == BK_Q1_LUMP_LEAFS) {
+            nl = ll / 44 * 32;
+            for (uint32_t k = 0; k < ll / 44; k++) {
+                const uint8_t *s = d + lo + k * 44;
+                uint8_t *t = o + pos + k * 32;
+                size_t bb = i == BK_Q1_LUMP_NODES ? 12 : 8;
+                memcpy(t, s, bb);
+                for (int c = 0; c < 6; c++) {
+                    float v = bk_rd_f32le(s + bb + 4 * c);
+                    int16_t sv = (int16_t)v;
+                    t[bb + 2 * c] = (uint8_t)sv;
+                    t[bb + 2 * c + 1] = (uint8_t)((uint16_t)sv >> 8);
+                }
+                memcpy(t + bb + 12, s + bb + 24, 44 - bb - 24);
+            }
+        } else {
+            memcpy(o + pos, d + lo, ll);
+        }
+        bk_wr_u32le(o + 4 + 8 * i, (uint32_t)pos);
+        bk_wr_u32le(o + 8 + 8 * i, nl);
+        pos += nl;
+    }
+    bk_file *a = NULL, *b = NULL;
+    CHECK(bk_file_load_memory(d, n, NULL, &a) == BK_OK);
+    CHECK(bk_file_load_memory(o, pos, NULL, &b) == BK_OK);
+    if (a && b) {
+        CHECK(strcmp(bk_file_info(b)->variant, "2psb") == 0);
+        const bk_quake_bsp *qa = bk_file_impl(a, BK_FORMAT_BSP2), *qb = bk_file_impl(b, BK_FORMAT_BSP2);
+        CHECK(qa->node_count == qb->node_count && qa->leaf_count == qb->leaf_count);
+        bool same = true;
+        for (uint32_t i = 0; same && i < qa->node_count; i++)
+            same = qa->nodes[i].children[1] == qb->nodes[i].children[1] && qa->nodes[i].face_count == qb->nodes[i].face_count &&
+                   qa->nodes[i].maxs[2] == qb->nodes[i].maxs[2];
+        for (uint32_t i = 0; same && i < qa->leaf_count; i++)
+            same = qa->leafs[i].marksurface_count == qb->leafs[i].marksurface_count &&
+                   qa->leafs[i].contents == qb->leafs[i].contents && qa->leafs[i].mins[0] == qb->leafs[i].mins[0];
+        CHECK(same);
+    }
+    bk_file_free(a);
+    bk_file_free(b);
+    free(o);
+    free(d);
+}
+
 /* ---- hostile variants ------------------------------------------------------------------------ */
 
 static uint32_t lump_ofs(const uint8_t *d, int i) { return bk_rd_u32le(d + 4 + 8 * i); }
@@ -371,6 +464,8 @@ int main(int argc, char **argv)
     test_corpus_dir("goldsrc");
     test_corpus_dir("quake1");
     test_bsp2_matches_bsp29();
+    test_bshift();
+    test_2psb();
     test_hostile();
     test_wad();
     return CHECK_DONE();
