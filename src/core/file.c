@@ -36,6 +36,12 @@ bk_format bk_detect(const void *data, size_t size)
 {
     int score = 0;
     const bk_format_ops *ops = find_ops(data, size, &score);
+    if (ops == &bk_ops_quake && score >= 2) {
+        /* one decoder, three formats: tell them apart by the first four bytes */
+        const uint8_t *d = data;
+        int32_t v = bk_rd_i32le(d);
+        return v == 30 ? BK_FORMAT_GOLDSRC : v == 29 ? BK_FORMAT_QUAKE1 : BK_FORMAT_BSP2;
+    }
     return ops && score >= 2 ? ops->format : BK_FORMAT_UNKNOWN;
 }
 

@@ -1,18 +1,1507 @@
-/* Quake 1 / GoldSrc BSP decoder — placeholder. */
-#include "../format.h"
+/* Quake 1 (BSP29), BSP2 / 2PSB and GoldSrc (BSP30, incl. Blue Shift) map decoder.
+ *
+ * Header: int32 version (29 / 30) or magic "BSP2" / "2PSB", then 15 {int32 offset, int32 length}.
+ * Every lump is checked against the file, every array lump against its entry size (one table row
+ * per lump, one entry size per variant), and every cross-reference against its target array.
+ * Lightmap sizes follow the engines' extents rule; BSPX extension lumps after the last lump are
+ * listed (RGBLIGHTING and LMSHIFT are used). */
+#include <math.h>
+#include <stdio.h>
 
-static int bsp_probe(const uint8_t *d, size_t n)
+#include "quake_internal.h"
+
+#define HEADER_SIZE (4 + 8 * BK_Q1_LUMP_COUNT)
+#define MIPTEX_HDR 40
+
+enum { V_29 = 0, V_BSP2 = 1, V_2PSB = 2 };
+
+typedef struct lump_def {
+    const char *name;
+    uint16_t size[3]; /* entry size: BSP29/30, BSP2, 2PSB; 0 = not an array */
+} lump_def;
+
+static const lump_def k_lumps[BK_Q1_LUMP_COUNT] = {
+    {"entities", {0, 0, 0}},      {"planes", {20, 20, 20}},   {"textures", {0, 0, 0}},
+    {"vertices", {12, 12, 12}},   {"visibility", {0, 0, 0}},  {"nodes", {24, 44, 32}},
+    {"texinfo", {40, 40, 40}},    {"faces", {20, 28, 28}},    {"lighting", {0, 0, 0}},
+    {"clipnodes", {8, 12, 12}},   {"leafs", {28, 44, 32}},    {"marksurfaces", {2, 4, 4}},
+    {"edges", {4, 8, 8}},         {"surfedges", {4, 4, 4}},   {"models", {64, 64, 64}},
+};
+
+typedef struct loader {
+    bk_file *f;
+    bk_ctx *ctx;
+    bk_quake_bsp *q;
+    int var;                                  /* V_* */
+    const uint8_t *d;
+    size_t n;
+    uint64_t ofs[BK_Q1_LUMP_COUNT], len[BK_Q1_LUMP_COUNT];
+    uint32_t slot[BK_Q1_LUMP_COUNT];          /* header slot of each lump (Blue Shift swaps 0/1) */
+} loader;
+
+static void q_destroy(void *impl)
+{
+    bk_quake_bsp *q = impl;
+    if (!q) return;
+    free(q->planes);
+    free(q->miptex);
+    free(q->vertices);
+    free(q->nodes);
+    free(q->texinfo);
+    free(q->faces);
+    free(q->clipnodes);
+    free(q->leafs);
+    free(q->marksurfaces);
+    free(q->edges);
+    free(q->surfedges);
+    free(q->models);
+    free(q->bspx);
+    free(q);
+}
+
+static int q_probe(const uint8_t *d, size_t n)
 {
     if (n < 4) return 0;
     int32_t v = bk_rd_i32le(d);
-    return (v == 29 || v == 30 || memcmp(d, "BSP2", 4) == 0 || memcmp(d, "2PSB", 4) == 0) ? 1 : 0;
+    bool ok = v == 29 || v == 30 || memcmp(d, "BSP2", 4) == 0 || memcmp(d, "2PSB", 4) == 0;
+    if (!ok) return 0;
+    return n >= HEADER_SIZE ? 2 : 1;
 }
 
-static bk_result bsp_load(bk_file *f, bk_ctx *ctx)
+static uint64_t hdr_at(const loader *L, int lump) { return 4 + 8 * (uint64_t)L->slot[lump]; }
+
+static bool text_starts_brace(const uint8_t *p, uint64_t len)
 {
-    (void)f;
-    BK_ERR(ctx, BK_EUNSUPPORTED, "header", BK_NO_INDEX, 0, "not supported yet");
-    return BK_EUNSUPPORTED;
+    for (uint64_t i = 0; i < len; i++) {
+        if (p[i] == '{') return true;
+        if (p[i] > ' ') return false;
+    }
+    return false;
 }
 
-const bk_format_ops bk_ops_quake = {BK_FORMAT_GOLDSRC, bsp_probe, bsp_load, NULL, NULL, NULL, NULL};
+/* ---- header ------------------------------------------------------------------------------ */
+static bk_result read_header(loader *L)
+{
+    bk_quake_bsp *q = L->q;
+    if (L->n < HEADER_SIZE)
+        BK_ERR(L->ctx, BK_ETRUNCATED, "header", BK_NO_INDEX, 0, "file is %zu bytes, shorter than the %d-byte header",
+               L->n, HEADER_SIZE);
+    if (L->n < HEADER_SIZE) return BK_ETRUNCATED;
+    if (memcmp(L->d, "BSP2", 4) == 0) {
+        L->var = V_BSP2;
+        q->variant = BK_Q1_VARIANT_BSP2;
+        q->version = 29;
+        q->format = BK_FORMAT_BSP2;
+    } else if (memcmp(L->d, "2PSB", 4) == 0) {
+        L->var = V_2PSB;
+        q->variant = BK_Q1_VARIANT_2PSB;
+        q->version = 29;
+        q->format = BK_FORMAT_BSP2;
+    } else {
+        int32_t v = bk_rd_i32le(L->d);
+        if (v != 29 && v != 30) {
+            BK_ERR(L->ctx, BK_EVERSION, "header", BK_NO_INDEX, 0, "version %d is not 29 (Quake) or 30 (GoldSrc)", v);
+            return BK_EVERSION;
+        }
+        L->var = V_29;
+        q->version = v;
+        q->format = v == 30 ? BK_FORMAT_GOLDSRC : BK_FORMAT_QUAKE1;
+    }
+    for (int i = 0; i < BK_Q1_LUMP_COUNT; i++) {
+        L->slot[i] = (uint32_t)i;
+        int32_t o = bk_rd_i32le(L->d + 4 + 8 * i), l = bk_rd_i32le(L->d + 8 + 8 * i);
+        if (o < 0 || l < 0 || !bk_span_ok((uint64_t)o, (uint64_t)l, L->n)) {
+            L->ofs[i] = 0;
+            L->len[i] = 0;
+            BK_ERR(L->ctx, BK_ELUMP_RANGE, k_lumps[i].name, BK_NO_INDEX, 4 + 8 * (uint64_t)i,
+                   "lump (offset %d, length %d) lies outside the %zu-byte file", o, l, L->n);
+            continue;
+        }
+        if (l > 0 && o < HEADER_SIZE)
+            BK_WARN(L->ctx, BK_ELUMP_RANGE, k_lumps[i].name, BK_NO_INDEX, 4 + 8 * (uint64_t)i,
+                    "lump at offset %d overlaps the header", o);
+        L->ofs[i] = (uint64_t)o;
+        L->len[i] = (uint64_t)l;
+    }
+    /* Blue Shift: the first two header entries are swapped (planes, then entities) */
+    if (q->version == 30 && L->var == V_29) {
+        const uint8_t *p0 = L->d + L->ofs[0], *p1 = L->d + L->ofs[1];
+        if (!text_starts_brace(p0, L->len[0]) && text_starts_brace(p1, L->len[1]) && L->len[0] % 20 == 0) {
+            uint64_t t = L->ofs[0];
+            L->ofs[0] = L->ofs[1];
+            L->ofs[1] = t;
+            t = L->len[0];
+            L->len[0] = L->len[1];
+            L->len[1] = t;
+            L->slot[0] = 1;
+            L->slot[1] = 0;
+            q->bshift = 1;
+        }
+    }
+    for (int i = 0; i < BK_Q1_LUMP_COUNT; i++) {
+        q->lump_offset[i] = L->ofs[i];
+        q->lump_length[i] = L->len[i];
+    }
+    return BK_OK;
+}
+
+/* Entry count of an array lump; reports a size that is not a multiple of the entry size. */
+static bk_result array_count(loader *L, int lump, uint32_t *count)
+{
+    uint32_t es = k_lumps[lump].size[L->var];
+    uint64_t len = L->len[lump];
+    *count = 0;
+    if (len % es != 0)
+        BK_ERR(L->ctx, BK_ELUMP_SIZE, k_lumps[lump].name, BK_NO_INDEX, hdr_at(L, lump),
+               "lump length %llu is not a multiple of the %u-byte entry", (unsigned long long)len, es);
+    uint64_t c = len / es;
+    if (c > L->ctx->opt.limits.max_elements || c > INT32_MAX) {
+        BK_ERR(L->ctx, BK_ELIMIT, k_lumps[lump].name, BK_NO_INDEX, hdr_at(L, lump),
+               "%llu entries exceed the element limit", (unsigned long long)c);
+        c = 0;
+    }
+    *count = (uint32_t)c;
+    return BK_OK;
+}
+
+#define ALLOC(ptr, cnt)                                                                                  \
+    do {                                                                                                 \
+        bk_result a_r_ = BK_OK;                                                                          \
+        (ptr) = bk_alloc_array(L->ctx, (cnt), sizeof *(ptr), &a_r_);                                     \
+        if (!(ptr)) return a_r_ ? a_r_ : BK_ENOMEM;                                                      \
+    } while (0)
+
+static bool finite_n(const float *v, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!isfinite(v[i])) return false;
+    return true;
+}
+
+/* ---- array lumps ----------------------------------------------------------------------------- */
+static bk_result decode_arrays(loader *L)
+{
+    bk_quake_bsp *q = L->q;
+    bool wide = L->var != V_29;
+    const uint8_t *base;
+    uint32_t c;
+
+    /* planes */
+    BK_TRY(array_count(L, BK_Q1_LUMP_PLANES, &c));
+    ALLOC(q->planes, c);
+    q->plane_count = c;
+    base = L->d + L->ofs[BK_Q1_LUMP_PLANES];
+    for (uint32_t i = 0; i < c; i++) {
+        const uint8_t *p = base + (size_t)i * 20;
+        bk_q1_plane *pl = &q->planes[i];
+        for (int k = 0; k < 3; k++) pl->normal[k] = bk_rd_f32le(p + 4 * k);
+        pl->dist = bk_rd_f32le(p + 12);
+        pl->type = bk_rd_i32le(p + 16);
+        if (!finite_n(pl->normal, 3) || !isfinite(pl->dist))
+            BK_ERR(L->ctx, BK_EFORMAT, "planes", i, L->ofs[BK_Q1_LUMP_PLANES] + (uint64_t)i * 20,
+                   "plane has a non-finite normal or distance");
+        else if (pl->type < 0 || pl->type > 5)
+            BK_WARN(L->ctx, BK_EFORMAT, "planes", i, L->ofs[BK_Q1_LUMP_PLANES] + (uint64_t)i * 20,
+                    "plane type %d is not 0..5", pl->type);
+    }
+
+    /* vertices */
+    BK_TRY(array_count(L, BK_Q1_LUMP_VERTICES, &c));
+    ALLOC(q->vertices, (size_t)c * 3);
+    q->vertex_count = c;
+    base = L->d + L->ofs[BK_Q1_LUMP_VERTICES];
+    for (uint32_t i = 0; i < c; i++) {
+        for (int k = 0; k < 3; k++) q->vertices[i * 3 + k] = bk_rd_f32le(base + (size_t)i * 12 + 4 * k);
+        if (!finite_n(q->vertices + i * 3, 3)) {
+            BK_ERR(L->ctx, BK_EFORMAT, "vertices", i, L->ofs[BK_Q1_LUMP_VERTICES] + (uint64_t)i * 12,
+                   "vertex has a non-finite coordinate");
+            q->vertices[i * 3] = q->vertices[i * 3 + 1] = q->vertices[i * 3 + 2] = 0;
+        }
+    }
+
+    /* nodes */
+    BK_TRY(array_count(L, BK_Q1_LUMP_NODES, &c));
+    ALLOC(q->nodes, c);
+    q->node_count = c;
+    base = L->d + L->ofs[BK_Q1_LUMP_NODES];
+    for (uint32_t i = 0; i < c; i++) {
+        bk_q1_node *nd = &q->nodes[i];
+        const uint8_t *p = base + (size_t)i * k_lumps[BK_Q1_LUMP_NODES].size[L->var];
+        nd->plane = bk_rd_i32le(p);
+        if (L->var == V_29) {
+            nd->children[0] = bk_rd_i16le(p + 4);
+            nd->children[1] = bk_rd_i16le(p + 6);
+            for (int k = 0; k < 3; k++) {
+                nd->mins[k] = bk_rd_i16le(p + 8 + 2 * k);
+                nd->maxs[k] = bk_rd_i16le(p + 14 + 2 * k);
+            }
+            nd->first_face = bk_rd_u16le(p + 20);
+            nd->face_count = bk_rd_u16le(p + 22);
+        } else {
+            nd->children[0] = bk_rd_i32le(p + 4);
+            nd->children[1] = bk_rd_i32le(p + 8);
+            if (L->var == V_BSP2) {
+                for (int k = 0; k < 3; k++) {
+                    nd->mins[k] = bk_rd_f32le(p + 12 + 4 * k);
+                    nd->maxs[k] = bk_rd_f32le(p + 24 + 4 * k);
+                }
+                nd->first_face = bk_rd_u32le(p + 36);
+                nd->face_count = bk_rd_u32le(p + 40);
+            } else {
+                for (int k = 0; k < 3; k++) {
+                    nd->mins[k] = bk_rd_i16le(p + 12 + 2 * k);
+                    nd->maxs[k] = bk_rd_i16le(p + 18 + 2 * k);
+                }
+                nd->first_face = bk_rd_u32le(p + 24);
+                nd->face_count = bk_rd_u32le(p + 28);
+            }
+        }
+    }
+
+    /* texinfo */
+    BK_TRY(array_count(L, BK_Q1_LUMP_TEXINFO, &c));
+    ALLOC(q->texinfo, c);
+    q->texinfo_count = c;
+    base = L->d + L->ofs[BK_Q1_LUMP_TEXINFO];
+    for (uint32_t i = 0; i < c; i++) {
+        const uint8_t *p = base + (size_t)i * 40;
+        bk_q1_texinfo *t = &q->texinfo[i];
+        for (int k = 0; k < 8; k++) t->vecs[k / 4][k % 4] = bk_rd_f32le(p + 4 * k);
+        t->miptex = bk_rd_i32le(p + 32);
+        t->flags = bk_rd_u32le(p + 36);
+        if (!finite_n(&t->vecs[0][0], 8)) {
+            BK_ERR(L->ctx, BK_EFORMAT, "texinfo", i, L->ofs[BK_Q1_LUMP_TEXINFO] + (uint64_t)i * 40,
+                   "texture vectors are not finite");
+            memset(t->vecs, 0, sizeof t->vecs);
+        }
+    }
+
+    /* faces */
+    BK_TRY(array_count(L, BK_Q1_LUMP_FACES, &c));
+    ALLOC(q->faces, c);
+    q->face_count = c;
+    base = L->d + L->ofs[BK_Q1_LUMP_FACES];
+    for (uint32_t i = 0; i < c; i++) {
+        bk_q1_face *fc = &q->faces[i];
+        if (!wide) {
+            const uint8_t *p = base + (size_t)i * 20;
+            fc->plane = bk_rd_u16le(p);
+            fc->side = bk_rd_u16le(p + 2);
+            fc->first_edge = bk_rd_u32le(p + 4);
+            fc->edge_count = bk_rd_u16le(p + 8);
+            fc->texinfo = bk_rd_u16le(p + 10);
+            memcpy(fc->styles, p + 12, 4);
+            fc->light_ofs = bk_rd_i32le(p + 16);
+        } else {
+            const uint8_t *p = base + (size_t)i * 28;
+            fc->plane = bk_rd_u32le(p);
+            fc->side = bk_rd_u32le(p + 4);
+            fc->first_edge = bk_rd_u32le(p + 8);
+            fc->edge_count = bk_rd_u32le(p + 12);
+            fc->texinfo = bk_rd_u32le(p + 16);
+            memcpy(fc->styles, p + 20, 4);
+            fc->light_ofs = bk_rd_i32le(p + 24);
+        }
+        fc->lm_shift = 4;
+    }
+
+    /* clipnodes */
+    BK_TRY(array_count(L, BK_Q1_LUMP_CLIPNODES, &c));
+    ALLOC(q->clipnodes, c);
+    q->clipnode_count = c;
+    base = L->d + L->ofs[BK_Q1_LUMP_CLIPNODES];
+    for (uint32_t i = 0; i < c; i++) {
+        bk_q1_clipnode *cn = &q->clipnodes[i];
+        if (!wide) {
+            const uint8_t *p = base + (size_t)i * 8;
+            cn->plane = bk_rd_i32le(p);
+            cn->children[0] = bk_rd_i16le(p + 4);
+            cn->children[1] = bk_rd_i16le(p + 6);
+        } else {
+            const uint8_t *p = base + (size_t)i * 12;
+            cn->plane = bk_rd_i32le(p);
+            cn->children[0] = bk_rd_i32le(p + 4);
+            cn->children[1] = bk_rd_i32le(p + 8);
+        }
+    }
+
+    /* leafs */
+    BK_TRY(array_count(L, BK_Q1_LUMP_LEAFS, &c));
+    ALLOC(q->leafs, c);
+    q->leaf_count = c;
+    base = L->d + L->ofs[BK_Q1_LUMP_LEAFS];
+    for (uint32_t i = 0; i < c; i++) {
+        bk_q1_leaf *lf = &q->leafs[i];
+        const uint8_t *p = base + (size_t)i * k_lumps[BK_Q1_LUMP_LEAFS].size[L->var];
+        lf->contents = bk_rd_i32le(p);
+        lf->vis_ofs = bk_rd_i32le(p + 4);
+        if (L->var == V_29) {
+            for (int k = 0; k < 3; k++) {
+                lf->mins[k] = bk_rd_i16le(p + 8 + 2 * k);
+                lf->maxs[k] = bk_rd_i16le(p + 14 + 2 * k);
+            }
+            lf->first_marksurface = bk_rd_u16le(p + 20);
+            lf->marksurface_count = bk_rd_u16le(p + 22);
+            memcpy(lf->ambient, p + 24, 4);
+        } else if (L->var == V_BSP2) {
+            for (int k = 0; k < 3; k++) {
+                lf->mins[k] = bk_rd_f32le(p + 8 + 4 * k);
+                lf->maxs[k] = bk_rd_f32le(p + 20 + 4 * k);
+            }
+            lf->first_marksurface = bk_rd_u32le(p + 32);
+            lf->marksurface_count = bk_rd_u32le(p + 36);
+            memcpy(lf->ambient, p + 40, 4);
+        } else {
+            for (int k = 0; k < 3; k++) {
+                lf->mins[k] = bk_rd_i16le(p + 8 + 2 * k);
+                lf->maxs[k] = bk_rd_i16le(p + 14 + 2 * k);
+            }
+            lf->first_marksurface = bk_rd_u32le(p + 20);
+            lf->marksurface_count = bk_rd_u32le(p + 24);
+            memcpy(lf->ambient, p + 28, 4);
+        }
+    }
+
+    /* marksurfaces */
+    BK_TRY(array_count(L, BK_Q1_LUMP_MARKSURFACES, &c));
+    ALLOC(q->marksurfaces, c);
+    q->marksurface_count = c;
+    base = L->d + L->ofs[BK_Q1_LUMP_MARKSURFACES];
+    for (uint32_t i = 0; i < c; i++)
+        q->marksurfaces[i] = wide ? bk_rd_u32le(base + (size_t)i * 4) : bk_rd_u16le(base + (size_t)i * 2);
+
+    /* edges */
+    BK_TRY(array_count(L, BK_Q1_LUMP_EDGES, &c));
+    ALLOC(q->edges, c);
+    q->edge_count = c;
+    base = L->d + L->ofs[BK_Q1_LUMP_EDGES];
+    for (uint32_t i = 0; i < c; i++) {
+        if (wide) {
+            q->edges[i].v[0] = bk_rd_u32le(base + (size_t)i * 8);
+            q->edges[i].v[1] = bk_rd_u32le(base + (size_t)i * 8 + 4);
+        } else {
+            q->edges[i].v[0] = bk_rd_u16le(base + (size_t)i * 4);
+            q->edges[i].v[1] = bk_rd_u16le(base + (size_t)i * 4 + 2);
+        }
+    }
+
+    /* surfedges */
+    BK_TRY(array_count(L, BK_Q1_LUMP_SURFEDGES, &c));
+    ALLOC(q->surfedges, c);
+    q->surfedge_count = c;
+    base = L->d + L->ofs[BK_Q1_LUMP_SURFEDGES];
+    for (uint32_t i = 0; i < c; i++) q->surfedges[i] = bk_rd_i32le(base + (size_t)i * 4);
+
+    /* models */
+    BK_TRY(array_count(L, BK_Q1_LUMP_MODELS, &c));
+    ALLOC(q->models, c);
+    q->model_count = c;
+    base = L->d + L->ofs[BK_Q1_LUMP_MODELS];
+    for (uint32_t i = 0; i < c; i++) {
+        const uint8_t *p = base + (size_t)i * 64;
+        bk_q1_model *m = &q->models[i];
+        for (int k = 0; k < 3; k++) {
+            m->mins[k] = bk_rd_f32le(p + 4 * k);
+            m->maxs[k] = bk_rd_f32le(p + 12 + 4 * k);
+            m->origin[k] = bk_rd_f32le(p + 24 + 4 * k);
+        }
+        for (int k = 0; k < 4; k++) m->headnode[k] = bk_rd_i32le(p + 36 + 4 * k);
+        m->visleafs = bk_rd_i32le(p + 52);
+        m->first_face = bk_rd_i32le(p + 56);
+        m->face_count = bk_rd_i32le(p + 60);
+    }
+
+    q->visibility = L->d + L->ofs[BK_Q1_LUMP_VISIBILITY];
+    q->visibility_size = (size_t)L->len[BK_Q1_LUMP_VISIBILITY];
+    q->lighting = L->d + L->ofs[BK_Q1_LUMP_LIGHTING];
+    q->lighting_size = (size_t)L->len[BK_Q1_LUMP_LIGHTING];
+    q->lighting_bpp = q->format == BK_FORMAT_GOLDSRC ? 3 : 1;
+    return BK_OK;
+}
+
+/* ---- textures lump -------------------------------------------------------------------------- */
+static bk_result decode_textures(loader *L)
+{
+    bk_quake_bsp *q = L->q;
+    uint64_t lofs = L->ofs[BK_Q1_LUMP_TEXTURES], llen = L->len[BK_Q1_LUMP_TEXTURES];
+    const uint8_t *lump = L->d + lofs;
+    const char *LN = "textures";
+    if (llen == 0) return BK_OK;
+    if (llen < 4) {
+        BK_ERR(L->ctx, BK_ETRUNCATED, LN, BK_NO_INDEX, lofs, "lump of %llu bytes cannot hold the texture count",
+               (unsigned long long)llen);
+        return BK_OK;
+    }
+    int32_t n = bk_rd_i32le(lump);
+    if (n < 0 || (uint64_t)n > (llen - 4) / 4) {
+        BK_ERR(L->ctx, BK_ELUMP_RANGE, LN, BK_NO_INDEX, lofs,
+               "texture count %d does not fit the %llu-byte lump", n, (unsigned long long)llen);
+        return BK_OK;
+    }
+    ALLOC(q->miptex, (size_t)n);
+    q->miptex_count = (uint32_t)n;
+    bool gold = q->format == BK_FORMAT_GOLDSRC;
+    for (uint32_t i = 0; i < (uint32_t)n; i++) {
+        bk_q1_miptex *m = &q->miptex[i];
+        int32_t mo = bk_rd_i32le(lump + 4 + 4 * (size_t)i);
+        uint64_t dir_at = lofs + 4 + 4 * (uint64_t)i;
+        m->dir_offset = mo;
+        m->file_offset = BK_NO_OFFSET;
+        if (mo == -1) continue; /* slot left empty by the compiler */
+        if (mo < 0 || !bk_span_ok((uint64_t)mo, MIPTEX_HDR, llen)) {
+            m->dir_offset = -1;
+            BK_ERR(L->ctx, BK_ELUMP_RANGE, LN, i, dir_at, "miptex offset %d lies outside the %llu-byte lump", mo,
+                   (unsigned long long)llen);
+            continue;
+        }
+        const uint8_t *mt = lump + mo;
+        uint64_t at = lofs + (uint64_t)mo;
+        m->file_offset = at;
+        bk_copy_name(m->name, sizeof m->name, mt, 16);
+        m->width = bk_rd_u32le(mt + 16);
+        m->height = bk_rd_u32le(mt + 20);
+        for (int k = 0; k < 4; k++) m->mip_offsets[k] = bk_rd_u32le(mt + 24 + 4 * k);
+        if (!m->width || !m->height || m->width > BK_Q1_MAX_TEX_DIM || m->height > BK_Q1_MAX_TEX_DIM) {
+            BK_ERR(L->ctx, BK_EFORMAT, LN, i, at + 16, "texture '%s' has a bad size %ux%u", m->name, m->width,
+                   m->height);
+            m->width = m->height = 16;
+            m->mip_offsets[0] = 0;
+            continue;
+        }
+        if ((m->width & 15) || (m->height & 15))
+            BK_WARN(L->ctx, BK_EFORMAT, LN, i, at + 16, "texture '%s' size %ux%u is not a multiple of 16", m->name,
+                    m->width, m->height);
+        if (m->mip_offsets[0] == 0) {
+            if (m->mip_offsets[1] || m->mip_offsets[2] || m->mip_offsets[3])
+                BK_WARN(L->ctx, BK_EFORMAT, LN, i, at + 24,
+                        "texture '%s' has no mip 0 but other mip offsets; treated as external", m->name);
+            continue; /* external: looked up in WAD files */
+        }
+        bool bad = false;
+        for (int k = 0; k < 4 && !bad; k++) {
+            uint64_t mw = m->width >> k, mh = m->height >> k;
+            if (!mw) mw = 1;
+            if (!mh) mh = 1;
+            if (!bk_span_ok((uint64_t)mo + m->mip_offsets[k], mw * mh, llen)) {
+                bad = true;
+                BK_ERR(L->ctx, BK_ELUMP_RANGE, LN, i, at + 24 + 4 * (uint64_t)k,
+                       "texture '%s' mip %d (offset %u, %llux%llu) lies outside the lump", m->name, k,
+                       m->mip_offsets[k], (unsigned long long)mw, (unsigned long long)mh);
+            }
+        }
+        if (bad) continue;
+        if (gold) {
+            uint64_t pofs = (uint64_t)mo + m->mip_offsets[3] + (uint64_t)(m->width / 8) * (m->height / 8);
+            if (!bk_span_ok(pofs, 2, llen)) {
+                BK_ERR(L->ctx, BK_ETRUNCATED, LN, i, lofs + pofs, "texture '%s' has no palette after mip 3", m->name);
+                continue;
+            }
+            uint32_t nc = bk_rd_u16le(lump + pofs);
+            if (nc > 256 || !bk_span_ok(pofs + 2, (uint64_t)nc * 3, llen)) {
+                BK_ERR(L->ctx, BK_ETRUNCATED, LN, i, lofs + pofs, "texture '%s' palette of %u colours does not fit",
+                       m->name, nc);
+                continue;
+            }
+            if (nc != 256)
+                BK_WARN(L->ctx, BK_EFORMAT, LN, i, lofs + pofs, "texture '%s' palette has %u colours, not 256",
+                        m->name, nc);
+            m->palette = lump + pofs + 2;
+            m->palette_colors = nc;
+        }
+        m->pixels = lump + mo + m->mip_offsets[0];
+        m->embedded = 1;
+    }
+    return BK_OK;
+}
+
+/* ---- BSPX ----------------------------------------------------------------------------------- */
+static const bk_q1_bspx_lump *find_bspx(const bk_quake_bsp *q, const char *name)
+{
+    for (uint32_t i = 0; i < q->bspx_count; i++)
+        if (strcmp(q->bspx[i].name, name) == 0) return &q->bspx[i];
+    return NULL;
+}
+
+static bk_result decode_bspx(loader *L)
+{
+    bk_quake_bsp *q = L->q;
+    uint64_t end = HEADER_SIZE;
+    for (int i = 0; i < BK_Q1_LUMP_COUNT; i++)
+        if (L->len[i] && L->ofs[i] + L->len[i] > end) end = L->ofs[i] + L->len[i];
+    uint64_t at = (end + 3) & ~(uint64_t)3;
+    if (!(bk_span_ok(at, 8, L->n) && memcmp(L->d + at, "BSPX", 4) == 0)) {
+        at = end;
+        if (!(bk_span_ok(at, 8, L->n) && memcmp(L->d + at, "BSPX", 4) == 0)) return BK_OK;
+    }
+    uint32_t n = bk_rd_u32le(L->d + at + 4);
+    if (!bk_span_ok(at + 8, (uint64_t)n * 32, L->n)) {
+        BK_ERR(L->ctx, BK_ELUMP_RANGE, "bspx", BK_NO_INDEX, at + 4, "BSPX directory of %u entries runs past the end", n);
+        return BK_OK;
+    }
+    ALLOC(q->bspx, n);
+    for (uint32_t i = 0; i < n; i++) {
+        const uint8_t *p = L->d + at + 8 + (size_t)i * 32;
+        bk_q1_bspx_lump *b = &q->bspx[q->bspx_count];
+        bk_copy_name(b->name, sizeof b->name, p, 24);
+        uint32_t o = bk_rd_u32le(p + 24), l = bk_rd_u32le(p + 28);
+        if (!bk_span_ok(o, l, L->n)) {
+            BK_ERR(L->ctx, BK_ELUMP_RANGE, "bspx", i, at + 8 + (uint64_t)i * 32,
+                   "BSPX lump '%s' (offset %u, length %u) lies outside the file", b->name, o, l);
+            continue;
+        }
+        b->offset = o;
+        b->length = l;
+        q->bspx_count++;
+    }
+    return BK_OK;
+}
+
+/* ---- cross references ------------------------------------------------------------------------ */
+static uint64_t elem_at(const loader *L, int lump, uint64_t i)
+{
+    return L->ofs[lump] + i * k_lumps[lump].size[L->var];
+}
+
+static bool is_special_name(const char *name, bool gold)
+{
+    if (bk_strcasecmp(name, "sky") == 0 || (name[0] && (name[0] == 's' || name[0] == 'S') &&
+                                             (name[1] == 'k' || name[1] == 'K') && (name[2] == 'y' || name[2] == 'Y')))
+        return true;
+    if (name[0] == '*') return true;
+    if (gold && name[0] == '!') return true;
+    return false;
+}
+
+/* The engines' CalcSurfaceExtents: texture-space bounds accumulated in double (as the x87 build
+ * of the light tools did) and stored to float, then floor / ceil in luxel units. */
+static bk_result face_extents(loader *L, uint32_t fi)
+{
+    bk_quake_bsp *q = L->q;
+    bk_q1_face *fc = &q->faces[fi];
+    const bk_q1_texinfo *ti = &q->texinfo[fc->texinfo];
+    float mins[2] = {999999.0f, 999999.0f}, maxs[2] = {-999999.0f, -999999.0f};
+    for (uint32_t k = 0; k < fc->edge_count; k++) {
+        int32_t se = q->surfedges[fc->first_edge + k];
+        uint32_t e = se < 0 ? (uint32_t)(-(int64_t)se) : (uint32_t)se;
+        if (e >= q->edge_count) return BK_OK; /* reported elsewhere */
+        uint32_t vi = q->edges[e].v[se < 0 ? 1 : 0];
+        if (vi >= q->vertex_count) return BK_OK;
+        const float *v = q->vertices + (size_t)vi * 3;
+        for (int j = 0; j < 2; j++) {
+            float val = (float)((double)v[0] * (double)ti->vecs[j][0] + (double)v[1] * (double)ti->vecs[j][1] +
+                                (double)v[2] * (double)ti->vecs[j][2] + (double)ti->vecs[j][3]);
+            if (val < mins[j]) mins[j] = val;
+            if (val > maxs[j]) maxs[j] = val;
+        }
+    }
+    float scale = (float)(1u << fc->lm_shift);
+    for (int j = 0; j < 2; j++) {
+        double bmin = floor(mins[j] / scale), bmax = ceil(maxs[j] / scale);
+        double size = bmax - bmin + 1;
+        if (!(bmin > -1e8 && bmax < 1e8) || size < 1 || size > 100000) {
+            fc->lm_size[0] = fc->lm_size[1] = 0;
+            return BK_OK;
+        }
+        fc->tex_mins[j] = (int32_t)bmin * (int32_t)scale;
+        fc->lm_size[j] = (uint32_t)size;
+    }
+    return BK_OK;
+}
+
+static bk_result check_refs(loader *L)
+{
+    bk_quake_bsp *q = L->q;
+    bk_ctx *ctx = L->ctx;
+
+    for (uint32_t i = 0; i < q->edge_count; i++)
+        for (int k = 0; k < 2; k++)
+            if (q->edges[i].v[k] >= q->vertex_count) {
+                BK_ERR(ctx, BK_EINDEX, "edges", i, elem_at(L, BK_Q1_LUMP_EDGES, i), "vertex %u out of range (%u vertices)",
+                       q->edges[i].v[k], q->vertex_count);
+                q->edges[i].v[k] = 0;
+            }
+    for (uint32_t i = 0; i < q->surfedge_count; i++) {
+        int32_t se = q->surfedges[i];
+        uint64_t e = se < 0 ? (uint64_t)(-(int64_t)se) : (uint64_t)se;
+        if (e >= q->edge_count) {
+            BK_ERR(ctx, BK_EINDEX, "surfedges", i, elem_at(L, BK_Q1_LUMP_SURFEDGES, i), "edge %d out of range (%u edges)",
+                   se, q->edge_count);
+            q->surfedges[i] = 0;
+        }
+    }
+    for (uint32_t i = 0; i < q->texinfo_count; i++) {
+        int32_t m = q->texinfo[i].miptex;
+        if (m < 0 || (uint32_t)m >= q->miptex_count) {
+            BK_ERR(ctx, BK_EINDEX, "texinfo", i, elem_at(L, BK_Q1_LUMP_TEXINFO, i) + 32, "miptex %d out of range (%u textures)",
+                   m, q->miptex_count);
+            q->texinfo[i].miptex = -1;
+        }
+    }
+    /* faces */
+    const bk_q1_bspx_lump *lms = find_bspx(q, "LMSHIFT");
+    if (lms && lms->length != q->face_count) {
+        BK_WARN(ctx, BK_ELUMP_SIZE, "bspx", BK_NO_INDEX, lms->offset, "LMSHIFT has %llu bytes for %u faces; ignored",
+                (unsigned long long)lms->length, q->face_count);
+        lms = NULL;
+    }
+    const bk_q1_bspx_lump *rgb = find_bspx(q, "RGBLIGHTING");
+    if (rgb && q->lighting_bpp == 1) {
+        if (rgb->length == (uint64_t)q->lighting_size * 3) {
+            q->lighting = L->d + rgb->offset;
+            q->lighting_size = (size_t)rgb->length;
+            q->lighting_bpp = 3;
+        } else {
+            BK_WARN(ctx, BK_ELUMP_SIZE, "bspx", BK_NO_INDEX, rgb->offset,
+                    "RGBLIGHTING is %llu bytes, not 3 x the %zu-byte lighting lump; ignored",
+                    (unsigned long long)rgb->length, q->lighting_size);
+        }
+    }
+    bool gold = q->format == BK_FORMAT_GOLDSRC;
+    for (uint32_t i = 0; i < q->face_count; i++) {
+        bk_q1_face *fc = &q->faces[i];
+        uint64_t at = elem_at(L, BK_Q1_LUMP_FACES, i);
+        bool ok = true;
+        if (fc->plane >= q->plane_count) {
+            BK_ERR(ctx, BK_EINDEX, "faces", i, at, "plane %u out of range (%u planes)", fc->plane, q->plane_count);
+            fc->plane = 0;
+            ok = false;
+        }
+        if (fc->edge_count < 3 || !bk_range_ok(fc->first_edge, fc->edge_count, q->surfedge_count)) {
+            BK_ERR(ctx, BK_EINDEX, "faces", i, at, "surfedges %u..+%u out of range (%u surfedges, at least 3 needed)",
+                   fc->first_edge, fc->edge_count, q->surfedge_count);
+            fc->first_edge = 0;
+            fc->edge_count = 0;
+            ok = false;
+        }
+        if (fc->texinfo >= q->texinfo_count) {
+            BK_ERR(ctx, BK_EINDEX, "faces", i, at, "texinfo %u out of range (%u texinfo)", fc->texinfo, q->texinfo_count);
+            fc->texinfo = 0;
+            ok = false;
+        }
+        fc->lm_styles = 0;
+        while (fc->lm_styles < 4 && fc->styles[fc->lm_styles] != 255) fc->lm_styles++;
+        if (lms) {
+            uint8_t sh = L->d[lms->offset + i];
+            if (sh > 10) BK_WARN(ctx, BK_EFORMAT, "bspx", i, lms->offset + i, "LMSHIFT %u is too large; 4 used", sh);
+            else fc->lm_shift = sh;
+        }
+        if (!ok || q->texinfo_count == 0) continue;
+        face_extents(L, i);
+        if (fc->light_ofs == -1 || q->lighting_size == 0 || fc->lm_styles == 0) continue;
+        const bk_q1_texinfo *ti = &q->texinfo[fc->texinfo];
+        bool special = (ti->flags & BK_Q1_TEX_SPECIAL) != 0;
+        if (ti->miptex >= 0 && q->miptex[ti->miptex].dir_offset >= 0 && is_special_name(q->miptex[ti->miptex].name, gold))
+            special = true;
+        if (special) continue;
+        uint64_t need = (uint64_t)fc->lm_size[0] * fc->lm_size[1] * fc->lm_styles * q->lighting_bpp;
+        uint64_t lo = (uint64_t)(int64_t)fc->light_ofs * (q->lighting_bpp == 3 && !gold ? 3 : 1);
+        if (fc->light_ofs < 0 || fc->lm_size[0] == 0 || !bk_span_ok(lo, need, q->lighting_size)) {
+            BK_ERR(ctx, BK_EINDEX, "faces", i, at + (L->var == V_29 ? 16 : 24),
+                   "lightmap offset %d (%ux%u luxels, %u styles) runs outside the %zu-byte lighting lump", fc->light_ofs,
+                   fc->lm_size[0], fc->lm_size[1], fc->lm_styles, q->lighting_size);
+            fc->light_ofs = -1;
+        }
+    }
+    for (uint32_t i = 0; i < q->marksurface_count; i++)
+        if (q->marksurfaces[i] >= q->face_count) {
+            BK_ERR(ctx, BK_EINDEX, "marksurfaces", i, elem_at(L, BK_Q1_LUMP_MARKSURFACES, i),
+                   "face %u out of range (%u faces)", q->marksurfaces[i], q->face_count);
+            q->marksurfaces[i] = 0;
+        }
+    /* vis rows are as long as the world's visleafs need */
+    uint64_t rowbytes = 0;
+    if (q->model_count && q->models[0].visleafs > 0) rowbytes = ((uint64_t)q->models[0].visleafs + 7) / 8;
+    for (uint32_t i = 0; i < q->leaf_count; i++) {
+        bk_q1_leaf *lf = &q->leafs[i];
+        uint64_t at = elem_at(L, BK_Q1_LUMP_LEAFS, i);
+        if (!bk_range_ok(lf->first_marksurface, lf->marksurface_count, q->marksurface_count)) {
+            BK_ERR(ctx, BK_EINDEX, "leafs", i, at, "marksurfaces %u..+%u out of range (%u marksurfaces)",
+                   lf->first_marksurface, lf->marksurface_count, q->marksurface_count);
+            lf->first_marksurface = lf->marksurface_count = 0;
+        }
+        if (q->visibility_size == 0) {
+            /* unvised map: engines ignore every offset (no PVS data at all) */
+        } else if (lf->vis_ofs < -1 || (lf->vis_ofs >= 0 && (uint64_t)lf->vis_ofs >= q->visibility_size)) {
+            BK_ERR(ctx, BK_EINDEX, "leafs", i, at + 4, "visibility offset %d outside the %zu-byte visibility lump",
+                   lf->vis_ofs, q->visibility_size);
+            lf->vis_ofs = -1;
+        } else if (lf->vis_ofs >= 0 && rowbytes) {
+            /* walk the zero-run-length row */
+            uint64_t p = (uint64_t)lf->vis_ofs, out = 0;
+            while (out < rowbytes && p < q->visibility_size) {
+                if (q->visibility[p]) {
+                    out++;
+                    p++;
+                } else {
+                    if (p + 1 >= q->visibility_size) {
+                        p = q->visibility_size;
+                        break;
+                    }
+                    out += q->visibility[p + 1];
+                    p += 2;
+                }
+            }
+            if (out < rowbytes)
+                BK_WARN(ctx, BK_ETRUNCATED, "leafs", i, at + 4,
+                        "PVS row at visibility offset %d runs past the end of the lump", lf->vis_ofs);
+        }
+    }
+    for (uint32_t i = 0; i < q->node_count; i++) {
+        bk_q1_node *nd = &q->nodes[i];
+        uint64_t at = elem_at(L, BK_Q1_LUMP_NODES, i);
+        if (nd->plane < 0 || (uint32_t)nd->plane >= q->plane_count) {
+            BK_ERR(ctx, BK_EINDEX, "nodes", i, at, "plane %d out of range (%u planes)", nd->plane, q->plane_count);
+            nd->plane = 0;
+        }
+        for (int k = 0; k < 2; k++) {
+            int32_t ch = nd->children[k];
+            if (ch >= 0 ? (uint32_t)ch >= q->node_count : (uint32_t)(~ch) >= q->leaf_count) {
+                BK_ERR(ctx, BK_EINDEX, "nodes", i, at + 4, "child %d points %s %d out of range (%u nodes, %u leafs)", k,
+                       ch >= 0 ? "at node" : "at leaf", ch >= 0 ? ch : ~ch, q->node_count, q->leaf_count);
+                nd->children[k] = -1;
+            } else if (ch >= 0 && (uint32_t)ch <= i) {
+                BK_WARN(ctx, BK_EINDEX, "nodes", i, at + 4, "child %d points back at node %d (loop risk)", k, ch);
+            }
+        }
+        if (!bk_range_ok(nd->first_face, nd->face_count, q->face_count)) {
+            BK_ERR(ctx, BK_EINDEX, "nodes", i, at, "faces %u..+%u out of range (%u faces)", nd->first_face,
+                   nd->face_count, q->face_count);
+            nd->first_face = nd->face_count = 0;
+        }
+    }
+    for (uint32_t i = 0; i < q->clipnode_count; i++) {
+        bk_q1_clipnode *cn = &q->clipnodes[i];
+        uint64_t at = elem_at(L, BK_Q1_LUMP_CLIPNODES, i);
+        if (cn->plane < 0 || (uint32_t)cn->plane >= q->plane_count) {
+            BK_ERR(ctx, BK_EINDEX, "clipnodes", i, at, "plane %d out of range (%u planes)", cn->plane, q->plane_count);
+            cn->plane = 0;
+        }
+        for (int k = 0; k < 2; k++) {
+            int32_t ch = cn->children[k];
+            if (ch >= 0 && (uint32_t)ch >= q->clipnode_count) {
+                BK_ERR(ctx, BK_EINDEX, "clipnodes", i, at + 4, "child %d points at clipnode %d out of range (%u clipnodes)",
+                       k, ch, q->clipnode_count);
+                cn->children[k] = -2;
+            } else if (ch < -15) {
+                BK_WARN(ctx, BK_EFORMAT, "clipnodes", i, at + 4, "child %d holds unknown contents %d", k, ch);
+            }
+        }
+    }
+    for (uint32_t i = 0; i < q->model_count; i++) {
+        bk_q1_model *m = &q->models[i];
+        uint64_t at = elem_at(L, BK_Q1_LUMP_MODELS, i);
+        if (m->first_face < 0 || m->face_count < 0 ||
+            !bk_range_ok((uint64_t)m->first_face, (uint64_t)m->face_count, q->face_count)) {
+            BK_ERR(ctx, BK_EINDEX, "models", i, at + 56, "faces %d..+%d out of range (%u faces)", m->first_face,
+                   m->face_count, q->face_count);
+            m->first_face = m->face_count = 0;
+        }
+        int32_t h0 = m->headnode[0];
+        if (h0 >= 0 ? (uint32_t)h0 >= q->node_count && q->node_count : (uint32_t)(~h0) >= q->leaf_count)
+            BK_ERR(ctx, BK_EINDEX, "models", i, at + 36, "head node %d out of range (%u nodes)", h0, q->node_count);
+        int empty_hulls = 0;
+        for (int k = 1; k < 4; k++) {
+            int32_t h = m->headnode[k];
+            if (h >= 0 && (uint32_t)h == q->clipnode_count) empty_hulls++;
+            else if (h >= 0 && (uint32_t)h > q->clipnode_count)
+                BK_ERR(ctx, BK_EINDEX, "models", i, at + 36 + 4 * (uint64_t)k,
+                       "hull %d head clipnode %d out of range (%u clipnodes)", k, h, q->clipnode_count);
+        }
+        if (empty_hulls)
+            BK_WARN(ctx, BK_EINDEX, "models", i, at + 40,
+                    "%d clipping hull(s) start at clipnode %u, the clipnode count: empty hulls (as compilers write for "
+                    "non-solid models)", empty_hulls, q->clipnode_count);
+        if (m->visleafs < 0 || (uint32_t)m->visleafs > q->leaf_count)
+            BK_WARN(ctx, BK_EINDEX, "models", i, at + 52, "visleafs %d exceeds the %u leafs", m->visleafs, q->leaf_count);
+        if (!finite_n(m->mins, 9))
+            BK_ERR(ctx, BK_EFORMAT, "models", i, at, "bounding box or origin is not finite");
+    }
+    if (q->model_count == 0) BK_ERR(ctx, BK_EFORMAT, "models", BK_NO_INDEX, hdr_at(L, BK_Q1_LUMP_MODELS), "map has no models (the world is model 0)");
+    return BK_OK;
+}
+
+/* ---- info ------------------------------------------------------------------------------------ */
+static void fill_info(loader *L)
+{
+    bk_quake_bsp *q = L->q;
+    bk_info *in = &L->f->info;
+    in->format = q->format;
+    in->version = q->version;
+    if (q->variant == BK_Q1_VARIANT_BSP2) snprintf(in->variant, sizeof in->variant, "bsp2");
+    else if (q->variant == BK_Q1_VARIANT_2PSB) snprintf(in->variant, sizeof in->variant, "2psb");
+    else if (q->bshift) snprintf(in->variant, sizeof in->variant, "bshift");
+    if (bk_info_set_lumps(in, BK_Q1_LUMP_COUNT + q->bspx_count) == BK_OK) {
+        for (int s = 0; s < BK_Q1_LUMP_COUNT; s++) {
+            int i = s; /* the lump in header slot s */
+            if (q->bshift && s < 2) i = 1 - s;
+            bk_lump_info *l = &in->lumps[s];
+            snprintf(l->name, sizeof l->name, "%s", k_lumps[i].name);
+            l->offset = L->ofs[i];
+            l->length = L->len[i];
+            l->uncompressed = L->len[i];
+            uint32_t es = k_lumps[i].size[L->var];
+            l->count = es ? (int64_t)(L->len[i] / es) : -1;
+            if (i == BK_Q1_LUMP_TEXTURES) l->count = q->miptex_count;
+            if (i == BK_Q1_LUMP_ENTITIES) l->count = L->f->entities.count;
+        }
+        for (uint32_t b = 0; b < q->bspx_count; b++) {
+            bk_lump_info *l = &in->lumps[BK_Q1_LUMP_COUNT + b];
+            snprintf(l->name, sizeof l->name, "bspx:%s", q->bspx[b].name);
+            l->offset = q->bspx[b].offset;
+            l->length = l->uncompressed = q->bspx[b].length;
+            l->count = -1;
+        }
+    }
+    uint32_t emb = 0, ext = 0, miss = 0;
+    for (uint32_t i = 0; i < q->miptex_count; i++) {
+        if (q->miptex[i].dir_offset < 0) miss++;
+        else if (q->miptex[i].embedded) emb++;
+        else ext++;
+    }
+    bk_info_count(in, "entities", L->f->entities.count);
+    bk_info_count(in, "faces", q->face_count);
+    bk_info_count(in, "models", q->model_count);
+    bk_info_count(in, "textures", q->miptex_count);
+    bk_info_count(in, "vertices", q->vertex_count);
+    bk_info_count(in, "planes", q->plane_count);
+    bk_info_count(in, "nodes", q->node_count);
+    bk_info_count(in, "leafs", q->leaf_count);
+    bk_info_count(in, "edges", q->edge_count);
+    bk_info_count(in, "surfedges", q->surfedge_count);
+    bk_info_count(in, "texinfo", q->texinfo_count);
+    bk_info_count(in, "clipnodes", q->clipnode_count);
+    bk_info_count(in, "marksurfaces", q->marksurface_count);
+    bk_info_count(in, "lighting_bytes", L->len[BK_Q1_LUMP_LIGHTING]);
+    bk_info_count(in, "visibility_bytes", q->visibility_size);
+    bk_info_count(in, "entity_bytes", q->entity_len);
+    bk_info_count(in, "textures_embedded", emb);
+    bk_info_count(in, "textures_external", ext);
+    bk_info_count(in, "textures_missing", miss);
+    bk_info_count(in, "bspx_lumps", q->bspx_count);
+}
+
+static bk_result q_load(bk_file *f, bk_ctx *ctx)
+{
+    bk_quake_bsp *q = calloc(1, sizeof *q);
+    if (!q) return BK_ENOMEM;
+    f->impl = q;
+    loader L;
+    memset(&L, 0, sizeof L);
+    L.f = f;
+    L.ctx = ctx;
+    L.q = q;
+    L.d = f->data;
+    L.n = f->size;
+    BK_TRY(read_header(&L));
+    f->format = q->format;
+    f->info.format = q->format;
+    f->info.version = q->version;
+    /* entities: text up to the first NUL (the lump need not be terminated) */
+    const uint8_t *et = L.d + L.ofs[BK_Q1_LUMP_ENTITIES];
+    size_t elen = (size_t)L.len[BK_Q1_LUMP_ENTITIES];
+    const uint8_t *nul = elen ? memchr(et, 0, elen) : NULL;
+    if (nul) elen = (size_t)(nul - et);
+    q->entity_text = (const char *)et;
+    q->entity_len = elen;
+    BK_TRY(bk_load_entities(f, ctx, "entities", et, elen, L.ofs[BK_Q1_LUMP_ENTITIES]));
+    BK_TRY(decode_arrays(&L));
+    BK_TRY(decode_textures(&L));
+    BK_TRY(decode_bspx(&L));
+    BK_TRY(check_refs(&L));
+    if (f->entities.count == 0)
+        BK_WARN(ctx, BK_EFORMAT, "entities", BK_NO_INDEX, L.ofs[BK_Q1_LUMP_ENTITIES], "map has no entities");
+    else {
+        const char *cn = bk_entity_get(&f->entities.items[0], "classname");
+        if (!cn || strcmp(cn, "worldspawn") != 0)
+            BK_WARN(ctx, BK_EFORMAT, "entities", 0, L.ofs[BK_Q1_LUMP_ENTITIES] + f->entities.items[0].offset,
+                    "the first entity is not worldspawn");
+    }
+    fill_info(&L);
+    return BK_OK;
+}
+
+/* ====================================================================================== */
+/* Scene building                                                                          */
+/* ====================================================================================== */
+
+typedef struct wad_src {
+    char *name;
+    uint8_t *data;
+    size_t size;
+    bk_wad3 dir;
+} wad_src;
+
+typedef struct builder {
+    const bk_file *f;
+    const bk_quake_bsp *q;
+    const bk_options *opt;
+    bk_scene *s;
+    bool gold;
+    bool lit;                      /* the map has lightmaps and they are wanted */
+    wad_src *wads;
+    uint32_t wad_count, wad_cap;
+    bool wads_loaded;
+    int32_t *mat_of;               /* 2 per miptex slot (+2 for "no texture"): [lit] */
+    int32_t lightmap_image;
+} builder;
+
+static bool has_ext(const char *p, const char *ext)
+{
+    size_t n = strlen(p), e = strlen(ext);
+    return n >= e && bk_strcasecmp(p + n - e, ext) == 0;
+}
+
+static void add_wad(builder *B, const char *name, uint8_t *data, size_t size)
+{
+    bk_wad3 dir;
+    if (bk_wad3_parse(data, size, NULL, &dir) != BK_OK ||
+        bk_grow((void **)&B->wads, &B->wad_cap, B->wad_count + 1, sizeof(wad_src)) != BK_OK) {
+        free(data);
+        B->s->warning_count++;
+        return;
+    }
+    wad_src *w = &B->wads[B->wad_count++];
+    w->name = bk_strdup(name);
+    w->data = data;
+    w->size = size;
+    w->dir = dir;
+}
+
+static bool wad_known(const builder *B, const char *name)
+{
+    for (uint32_t i = 0; i < B->wad_count; i++)
+        if (B->wads[i].name && bk_strcasecmp(B->wads[i].name, name) == 0) return true;
+    return false;
+}
+
+/* --wad files first (the user's choice), then the worldspawn "wad" list found via the search paths */
+static void load_wads(builder *B)
+{
+    if (B->wads_loaded) return;
+    B->wads_loaded = true;
+    const bk_options *o = B->opt;
+    uint64_t maxb = o->limits.max_file_bytes ? o->limits.max_file_bytes : (2ull << 30);
+    for (uint32_t i = 0; i < o->search_path_count; i++) {
+        const char *p = o->search_paths[i];
+        if (!p || !has_ext(p, ".wad")) continue;
+        const char *bn = strrchr(p, '/');
+        bn = bn ? bn + 1 : p;
+        if (wad_known(B, bn)) continue;
+        uint8_t *data;
+        size_t size;
+        if (bk_read_file(p, maxb, &data, &size) == BK_OK) add_wad(B, bn, data, size);
+        else B->s->warning_count++;
+    }
+    if (!B->f->entities.count) return;
+    const char *list = bk_entity_get(&B->f->entities.items[0], "wad");
+    if (!list || !*list) return;
+    bk_vfs *vfs = bk_vfs_new(o);
+    if (!vfs) return;
+    const char *p = list;
+    while (*p) {
+        const char *e = strchr(p, ';');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        char path[512];
+        if (len > 0 && len < sizeof path) {
+            memcpy(path, p, len);
+            path[len] = 0;
+            while (len && (unsigned char)path[len - 1] <= ' ') path[--len] = 0;
+            char *bn = path;
+            for (char *c = path; *c; c++)
+                if (*c == '\\' || *c == '/') bn = c + 1;
+            /* base name, then "gamedir/base" (the last two components) */
+            char two[512] = "";
+            if (bn > path + 1) {
+                char *q2 = bn - 2;
+                while (q2 > path && q2[-1] != '\\' && q2[-1] != '/') q2--;
+                snprintf(two, sizeof two, "%s", q2);
+            }
+            if (*bn && !wad_known(B, bn)) {
+                uint8_t *data = NULL;
+                size_t size = 0;
+                if (bk_vfs_read(vfs, bn, maxb, &data, &size) == BK_OK ||
+                    (two[0] && bk_vfs_read(vfs, two, maxb, &data, &size) == BK_OK))
+                    add_wad(B, bn, data, size);
+            }
+        }
+        if (!e) break;
+        p = e + 1;
+    }
+    bk_vfs_free(vfs);
+}
+
+static void free_wads(builder *B)
+{
+    for (uint32_t i = 0; i < B->wad_count; i++) {
+        free(B->wads[i].name);
+        free(B->wads[i].data);
+        bk_wad3_clear(&B->wads[i].dir);
+    }
+    free(B->wads);
+}
+
+/* Decode a texture slot to RGBA: embedded pixels, or a WAD3 entry of the same name. */
+static bk_result texture_pixels(builder *B, const bk_q1_miptex *m, uint8_t **rgba, uint32_t *w, uint32_t *h,
+                                const char **source)
+{
+    *rgba = NULL;
+    int mode = m->name[0] == '{' ? BK_PAL_MASK255 : BK_PAL_OPAQUE;
+    if (m->embedded) {
+        size_t npx = (size_t)m->width * m->height;
+        uint8_t *px = malloc(npx * 4);
+        if (!px) return BK_ENOMEM;
+        if (B->gold) bk_pal_expand(m->pixels, npx, m->palette, m->palette_colors, mode, px);
+        else bk_pal_expand(m->pixels, npx, bk_quake_palette(), 256, mode, px);
+        *rgba = px;
+        *w = m->width;
+        *h = m->height;
+        *source = "embedded";
+        return BK_OK;
+    }
+    load_wads(B);
+    for (uint32_t i = 0; i < B->wad_count; i++) {
+        int32_t k = bk_wad3_find(&B->wads[i].dir, m->name);
+        if (k < 0) continue;
+        const bk_wad3_entry *e = &B->wads[i].dir.entries[k];
+        if (e->type != BK_WAD_TYPE_MIPTEX && e->type != BK_WAD_TYPE_DECAL) continue;
+        bk_result r = bk_miptex_to_rgba(B->wads[i].data + e->filepos, e->disksize, NULL, mode, rgba, w, h);
+        if (r == BK_ENOMEM) return r;
+        if (r == BK_OK) {
+            *source = B->wads[i].name;
+            return BK_OK;
+        }
+    }
+    return BK_ENOTFOUND;
+}
+
+static bool face_special(const builder *B, const bk_q1_face *fc)
+{
+    const bk_q1_texinfo *ti = &B->q->texinfo[fc->texinfo];
+    if (ti->flags & BK_Q1_TEX_SPECIAL) return true;
+    if (ti->miptex >= 0 && B->q->miptex[ti->miptex].dir_offset >= 0)
+        return is_special_name(B->q->miptex[ti->miptex].name, B->gold);
+    return false;
+}
+
+/* Compiler tool textures the engines never draw (trigger volumes, clip, origin brushes...). */
+static bool is_tool_texture(const char *name)
+{
+    static const char *const k_tools[] = {"trigger", "aaatrigger", "clip", "origin", "skip", "hint", "null",
+                                          "nodraw", "bevel", "clipbevel"};
+    for (size_t i = 0; i < BK_ARRAY_LEN(k_tools); i++)
+        if (bk_strcasecmp(name, k_tools[i]) == 0) return true;
+    return false;
+}
+
+static bk_result get_material(builder *B, int32_t miptex, bool lit, int32_t *out)
+{
+    const bk_quake_bsp *q = B->q;
+    uint32_t slot = (miptex < 0 ? q->miptex_count : (uint32_t)miptex) * 2 + (lit ? 1 : 0);
+    if (B->mat_of[slot] >= 0) {
+        *out = B->mat_of[slot];
+        return BK_OK;
+    }
+    const bk_q1_miptex *m = miptex >= 0 ? &q->miptex[miptex] : NULL;
+    char name[64];
+    if (!m || m->dir_offset < 0) snprintf(name, sizeof name, "missing_%d", miptex);
+    else snprintf(name, sizeof name, "%s", m->name[0] ? m->name : "unnamed");
+    char mname[80];
+    snprintf(mname, sizeof mname, "%s%s", name, lit || !B->lit ? "" : "#nolightmap");
+    int32_t mi;
+    BK_TRY(bk_scene_add_material(B->s, mname, &mi));
+    bk_material *mat = &B->s->materials[mi];
+    mat->base_image = -1;
+    mat->lightmap_image = lit ? B->lightmap_image : -1;
+    mat->base_color[0] = mat->base_color[1] = mat->base_color[2] = mat->base_color[3] = 1.0f;
+    mat->alpha_mode = BK_ALPHA_OPAQUE;
+    mat->alpha_cutoff = 0.5f;
+    if (m && m->dir_offset >= 0 && is_special_name(m->name, B->gold)) mat->unlit = 1;
+    if (m && m->name[0] == '{') mat->alpha_mode = BK_ALPHA_MASK;
+    BK_TRY(bk_kv_append(&B->s->materials[mi].extras, &B->s->materials[mi].extra_count, "texture", name));
+    bool missing = true;
+    if (m && m->dir_offset >= 0 && !(B->opt->flags & BK_OPT_NO_TEXTURES)) {
+        /* one image per texture, shared by its lit and unlit materials */
+        int32_t img = -1;
+        uint32_t other = slot ^ 1u;
+        if (B->mat_of[other] >= 0) img = B->s->materials[B->mat_of[other]].base_image;
+        const char *src = NULL;
+        if (img < 0) {
+            uint8_t *px;
+            uint32_t w, h;
+            bk_result r = texture_pixels(B, m, &px, &w, &h, &src);
+            if (r == BK_ENOMEM) return r;
+            if (r == BK_OK) {
+                r = bk_scene_add_image(B->s, name, w, h, px, &img);
+                if (r != BK_OK) {
+                    free(px);
+                    return r;
+                }
+            }
+        } else {
+            src = "shared";
+        }
+        mat = &B->s->materials[mi];
+        if (img >= 0) {
+            mat->base_image = img;
+            missing = false;
+            if (src && strcmp(src, "shared") != 0)
+                BK_TRY(bk_kv_append(&mat->extras, &mat->extra_count, "source", src));
+        }
+    } else if (m && m->dir_offset >= 0) {
+        missing = false; /* textures not wanted: not "missing" */
+    }
+    mat = &B->s->materials[mi];
+    if (missing) {
+        mat->base_color[0] = mat->base_color[1] = mat->base_color[2] = 0.5f;
+        BK_TRY(bk_kv_append(&mat->extras, &mat->extra_count, "missing", "true"));
+        B->s->warning_count++;
+    }
+    B->mat_of[slot] = mi;
+    *out = mi;
+    return BK_OK;
+}
+
+/* Lightmap rectangles: one per lit face (style 0), plus a black luxel for lit faces without data. */
+typedef struct lm_state {
+    bk_atlas *atlas;
+    uint32_t *rect_of;             /* per face: atlas id + 1, 0 = none */
+    uint32_t black_id;
+    bool has_black;
+} lm_state;
+
+static bk_result build_lightmaps(builder *B, lm_state *lm)
+{
+    const bk_quake_bsp *q = B->q;
+    bk_ctx tmp;
+    bk_ctx_init(&tmp, B->opt, false);
+    bk_result r = BK_OK;
+    lm->rect_of = bk_alloc_array(&tmp, q->face_count, sizeof(uint32_t), &r);
+    if (!lm->rect_of) return r;
+    lm->atlas = bk_atlas_new(8192, 1);
+    if (!lm->atlas) return BK_ENOMEM;
+    uint8_t *buf = NULL;
+    size_t bufcap = 0;
+    bool gold = B->gold;
+    for (uint32_t i = 0; i < q->face_count; i++) {
+        const bk_q1_face *fc = &q->faces[i];
+        if (fc->edge_count < 3 || face_special(B, fc)) continue;
+        if (fc->light_ofs < 0 || fc->lm_styles == 0 || fc->lm_size[0] == 0) {
+            if (!lm->has_black) {
+                static const uint8_t black[4] = {0, 0, 0, 255};
+                r = bk_atlas_add(lm->atlas, 1, 1, black, &lm->black_id);
+                if (r != BK_OK) break;
+                lm->has_black = true;
+            }
+            lm->rect_of[i] = lm->black_id + 1;
+            continue;
+        }
+        uint32_t w = fc->lm_size[0], h = fc->lm_size[1];
+        size_t npx = (size_t)w * h;
+        if (npx * 4 > bufcap) {
+            free(buf);
+            bufcap = npx * 4;
+            buf = malloc(bufcap);
+            if (!buf) {
+                r = BK_ENOMEM;
+                break;
+            }
+        }
+        size_t bpp = q->lighting_bpp;
+        size_t lo = (size_t)fc->light_ofs * (bpp == 3 && !gold ? 3 : 1);
+        const uint8_t *src = q->lighting + lo;
+        for (size_t k = 0; k < npx; k++) {
+            uint8_t *o = buf + k * 4;
+            if (bpp == 3) {
+                o[0] = src[k * 3];
+                o[1] = src[k * 3 + 1];
+                o[2] = src[k * 3 + 2];
+            } else {
+                o[0] = o[1] = o[2] = src[k];
+            }
+            o[3] = 255;
+        }
+        uint32_t id;
+        r = bk_atlas_add(lm->atlas, w, h, buf, &id);
+        if (r != BK_OK) break;
+        lm->rect_of[i] = id + 1;
+    }
+    free(buf);
+    if (r == BK_OK) r = bk_atlas_pack(lm->atlas);
+    if (r == BK_OK) r = bk_atlas_to_image(lm->atlas, B->s, "lightmap", &B->lightmap_image);
+    return r;
+}
+
+typedef struct face_ref {
+    int32_t mat;
+    uint32_t face;
+} face_ref;
+
+static int cmp_face_ref(const void *a, const void *b)
+{
+    const face_ref *x = a, *y = b;
+    if (x->mat != y->mat) return x->mat < y->mat ? -1 : 1;
+    return x->face < y->face ? -1 : (x->face > y->face);
+}
+
+static bk_result emit_face(builder *B, const lm_state *lm, bk_primitive *p, uint32_t fi, uint32_t aw, uint32_t ah)
+{
+    const bk_quake_bsp *q = B->q;
+    const bk_q1_face *fc = &q->faces[fi];
+    const bk_q1_texinfo *ti = &q->texinfo[fc->texinfo];
+    const bk_q1_plane *pl = &q->planes[fc->plane];
+    float nrm[3] = {pl->normal[0], pl->normal[1], pl->normal[2]};
+    if (fc->side) nrm[0] = -nrm[0], nrm[1] = -nrm[1], nrm[2] = -nrm[2];
+    float tw = 64, th = 64;
+    if (ti->miptex >= 0 && q->miptex[ti->miptex].dir_offset >= 0 && q->miptex[ti->miptex].width) {
+        tw = (float)q->miptex[ti->miptex].width;
+        th = (float)q->miptex[ti->miptex].height;
+    }
+    uint32_t n = fc->edge_count, first;
+    BK_TRY(bk_prim_add_vertices(p, n, &first));
+    uint32_t rid = lm && lm->rect_of ? lm->rect_of[fi] : 0;
+    uint32_t rx = 0, ry = 0;
+    if (rid) bk_atlas_rect(lm->atlas, rid - 1, &rx, &ry);
+    bool black = rid && lm->has_black && rid - 1 == lm->black_id;
+    float newell[3] = {0, 0, 0};
+    for (uint32_t k = 0; k < n; k++) {
+        int32_t se = q->surfedges[fc->first_edge + k];
+        uint32_t e = se < 0 ? (uint32_t)(-(int64_t)se) : (uint32_t)se;
+        uint32_t vi = q->edges[e].v[se < 0 ? 1 : 0];
+        const float *v = q->vertices + (size_t)vi * 3;
+        uint32_t o = first + k;
+        memcpy(p->position + o * 3, v, 12);
+        memcpy(p->normal + o * 3, nrm, 12);
+        double s = (double)v[0] * ti->vecs[0][0] + (double)v[1] * ti->vecs[0][1] + (double)v[2] * ti->vecs[0][2] +
+                   ti->vecs[0][3];
+        double t = (double)v[0] * ti->vecs[1][0] + (double)v[1] * ti->vecs[1][1] + (double)v[2] * ti->vecs[1][2] +
+                   ti->vecs[1][3];
+        p->uv0[o * 2] = (float)(s / tw);
+        p->uv0[o * 2 + 1] = (float)(t / th);
+        if (p->uv1) {
+            double lu, lv;
+            if (black || !rid) {
+                lu = rx + 0.5;
+                lv = ry + 0.5;
+            } else {
+                double sc = (double)(1u << fc->lm_shift);
+                lu = rx + (s - fc->tex_mins[0]) / sc + 0.5;
+                lv = ry + (t - fc->tex_mins[1]) / sc + 0.5;
+            }
+            p->uv1[o * 2] = (float)(lu / aw);
+            p->uv1[o * 2 + 1] = (float)(lv / ah);
+        }
+        const float *a = v;
+        int32_t se2 = q->surfedges[fc->first_edge + (k + 1) % n];
+        uint32_t e2 = se2 < 0 ? (uint32_t)(-(int64_t)se2) : (uint32_t)se2;
+        const float *b = q->vertices + (size_t)q->edges[e2].v[se2 < 0 ? 1 : 0] * 3;
+        newell[0] += (a[1] - b[1]) * (a[2] + b[2]);
+        newell[1] += (a[2] - b[2]) * (a[0] + b[0]);
+        newell[2] += (a[0] - b[0]) * (a[1] + b[1]);
+    }
+    /* glTF front faces wind counter-clockwise; Quake stores faces clockwise seen from the front */
+    bool flip = newell[0] * nrm[0] + newell[1] * nrm[1] + newell[2] * nrm[2] < 0;
+    for (uint32_t k = 1; k + 1 < n; k++) {
+        if (flip) BK_TRY(bk_prim_add_triangle(p, first, first + k + 1, first + k));
+        else BK_TRY(bk_prim_add_triangle(p, first, first + k, first + k + 1));
+    }
+    return BK_OK;
+}
+
+static bk_result build_model_mesh(builder *B, const lm_state *lm, uint32_t mi, const char *name, int32_t *mesh_out)
+{
+    const bk_quake_bsp *q = B->q;
+    const bk_q1_model *m = &q->models[mi];
+    *mesh_out = -1;
+    if (m->face_count <= 0) return BK_OK;
+    face_ref *refs = malloc((size_t)m->face_count * sizeof *refs);
+    if (!refs) return BK_ENOMEM;
+    uint32_t nref = 0;
+    bk_result r = BK_OK;
+    for (int32_t k = 0; k < m->face_count; k++) {
+        uint32_t fi = (uint32_t)(m->first_face + k);
+        const bk_q1_face *fc = &q->faces[fi];
+        if (fc->edge_count < 3) continue;
+        int32_t mt = q->texinfo[fc->texinfo].miptex;
+        if (mt >= 0 && q->miptex[mt].dir_offset >= 0 && is_tool_texture(q->miptex[mt].name)) continue;
+        bool lit = B->lit && !face_special(B, fc);
+        int32_t mat;
+        r = get_material(B, q->texinfo[fc->texinfo].miptex, lit, &mat);
+        if (r != BK_OK) break;
+        refs[nref].mat = mat;
+        refs[nref].face = fi;
+        nref++;
+    }
+    if (r == BK_OK && nref) {
+        qsort(refs, nref, sizeof *refs, cmp_face_ref);
+        int32_t mesh;
+        r = bk_scene_add_mesh(B->s, name, &mesh);
+        uint32_t aw = 1, ah = 1;
+        if (lm->atlas) bk_atlas_size(lm->atlas, &aw, &ah);
+        for (uint32_t k = 0; r == BK_OK && k < nref;) {
+            int32_t mat = refs[k].mat;
+            bool lit = B->s->materials[mat].lightmap_image >= 0;
+            bk_primitive *p;
+            r = bk_mesh_add_primitive(&B->s->meshes[mesh], mat, BK_PRIM_TRIANGLES,
+                                      BK_ATTR_NORMAL | BK_ATTR_UV0 | (lit ? BK_ATTR_UV1 : 0), &p);
+            for (; r == BK_OK && k < nref && refs[k].mat == mat; k++) r = emit_face(B, lit ? lm : NULL, p, refs[k].face, aw, ah);
+        }
+        if (r == BK_OK) *mesh_out = mesh;
+    }
+    free(refs);
+    return r;
+}
+
+static bk_result add_entity_extras(builder *B, int32_t node, const bk_entity *e)
+{
+    if (B->opt->flags & BK_OPT_NO_ENTITIES) return BK_OK;
+    for (uint32_t k = 0; k < e->pair_count; k++)
+        BK_TRY(bk_kv_append(&B->s->nodes[node].extras, &B->s->nodes[node].extra_count, e->pairs[k].key,
+                            e->pairs[k].value));
+    return BK_OK;
+}
+
+static bool parse_vec3(const char *s, float *out)
+{
+    if (!s) return false;
+    double v[3];
+    char *end;
+    for (int i = 0; i < 3; i++) {
+        v[i] = strtod(s, &end);
+        if (end == s || !isfinite(v[i])) return false;
+        s = end;
+    }
+    for (int i = 0; i < 3; i++) out[i] = (float)v[i];
+    return true;
+}
+
+static bk_result q_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s)
+{
+    const bk_quake_bsp *q = f->impl;
+    builder B;
+    memset(&B, 0, sizeof B);
+    B.f = f;
+    B.q = q;
+    B.opt = opt;
+    B.s = s;
+    B.gold = q->format == BK_FORMAT_GOLDSRC;
+    B.lightmap_image = -1;
+    B.lit = !(opt->flags & BK_OPT_NO_LIGHTMAPS) && q->lighting_size > 0;
+    bk_result r = BK_OK;
+    lm_state lm;
+    memset(&lm, 0, sizeof lm);
+    size_t nslots = ((size_t)q->miptex_count + 1) * 2;
+    B.mat_of = malloc(nslots * sizeof *B.mat_of);
+    if (!B.mat_of) return BK_ENOMEM;
+    for (size_t i = 0; i < nslots; i++) B.mat_of[i] = -1;
+    s->name = bk_strdup(f->name ? f->name : "map");
+
+    if (B.lit) {
+        r = build_lightmaps(&B, &lm);
+        if (r == BK_ELIMIT) {
+            /* too many luxels for one atlas: go on without lightmaps */
+            s->warning_count++;
+            B.lit = false;
+            r = BK_OK;
+        }
+    }
+    /* model index -> entity */
+    int32_t *ent_of = NULL;
+    if (r == BK_OK) {
+        ent_of = malloc((q->model_count ? q->model_count : 1) * sizeof *ent_of);
+        if (!ent_of) r = BK_ENOMEM;
+    }
+    if (r == BK_OK) {
+        for (uint32_t i = 0; i < q->model_count; i++) ent_of[i] = -1;
+        if (q->model_count && f->entities.count) ent_of[0] = 0;
+        for (uint32_t e = 1; e < f->entities.count; e++) {
+            const char *mv = bk_entity_get(&f->entities.items[e], "model");
+            if (!mv || mv[0] != '*') continue;
+            char *end;
+            long mi = strtol(mv + 1, &end, 10);
+            if (*end || mi <= 0 || (unsigned long)mi >= q->model_count) continue;
+            if (ent_of[mi] < 0) ent_of[mi] = (int32_t)e;
+        }
+    }
+    for (uint32_t i = 0; r == BK_OK && i < q->model_count; i++) {
+        const bk_entity *e = ent_of[i] >= 0 ? &f->entities.items[ent_of[i]] : NULL;
+        char name[160];
+        const char *tn = e ? bk_entity_get(e, "targetname") : NULL;
+        const char *cn = e ? bk_entity_get(e, "classname") : NULL;
+        if (i == 0) snprintf(name, sizeof name, "%s", cn ? cn : "worldspawn");
+        else if (tn && *tn) snprintf(name, sizeof name, "%s", tn);
+        else snprintf(name, sizeof name, "%s*%u", cn ? cn : "model", i);
+        int32_t mesh;
+        r = build_model_mesh(&B, &lm, i, name, &mesh);
+        if (r != BK_OK) break;
+        int32_t node;
+        r = bk_scene_add_node(s, name, -1, mesh, &node);
+        if (r != BK_OK) break;
+        float org[3];
+        if (i > 0 && e && parse_vec3(bk_entity_get(e, "origin"), org)) memcpy(s->nodes[node].translation, org, 12);
+        if (e) r = add_entity_extras(&B, node, e);
+        if (r == BK_OK && i > 0) {
+            char mv[32];
+            snprintf(mv, sizeof mv, "*%u", i);
+            if (!e || (opt->flags & BK_OPT_NO_ENTITIES)) r = bk_kv_append(&s->nodes[node].extras, &s->nodes[node].extra_count, "model", mv);
+        }
+    }
+    /* point entities: empty nodes at their origin */
+    if (r == BK_OK && !(opt->flags & BK_OPT_NO_ENTITIES)) {
+        for (uint32_t e = 1; r == BK_OK && e < f->entities.count; e++) {
+            const bk_entity *en = &f->entities.items[e];
+            const char *mv = bk_entity_get(en, "model");
+            if (mv && mv[0] == '*') continue;
+            const char *tn = bk_entity_get(en, "targetname"), *cn = bk_entity_get(en, "classname");
+            char name[160];
+            if (tn && *tn) snprintf(name, sizeof name, "%s", tn);
+            else snprintf(name, sizeof name, "%s", cn ? cn : "entity");
+            int32_t node;
+            r = bk_scene_add_node(s, name, -1, -1, &node);
+            if (r != BK_OK) break;
+            float org[3];
+            if (parse_vec3(bk_entity_get(en, "origin"), org)) memcpy(s->nodes[node].translation, org, 12);
+            r = add_entity_extras(&B, node, en);
+        }
+    }
+    free(ent_of);
+    bk_atlas_free(lm.atlas);
+    free(lm.rect_of);
+    free(B.mat_of);
+    free_wads(&B);
+    return r;
+}
+
+/* Embedded textures of the map (external ones as empty images, so they are counted). */
+static bk_result q_extract_images(const bk_file *f, const bk_options *opt, bk_scene *s)
+{
+    const bk_quake_bsp *q = f->impl;
+    builder B;
+    memset(&B, 0, sizeof B);
+    B.f = f;
+    B.q = q;
+    B.opt = opt;
+    B.s = s;
+    B.gold = q->format == BK_FORMAT_GOLDSRC;
+    for (uint32_t i = 0; i < q->miptex_count; i++) {
+        const bk_q1_miptex *m = &q->miptex[i];
+        if (m->dir_offset < 0) continue;
+        int32_t idx;
+        if (!m->embedded) {
+            BK_TRY(bk_scene_add_image(s, m->name, 0, 0, NULL, &idx));
+            continue;
+        }
+        uint8_t *px;
+        uint32_t w, h;
+        const char *src;
+        BK_TRY(texture_pixels(&B, m, &px, &w, &h, &src));
+        bk_result r = bk_scene_add_image(s, m->name, w, h, px, &idx);
+        if (r != BK_OK) {
+            free(px);
+            return r;
+        }
+    }
+    return BK_OK;
+}
+
+const bk_format_ops bk_ops_quake = {BK_FORMAT_GOLDSRC, q_probe, q_load, q_destroy, q_build_scene, q_extract_images,
+                                    NULL};

@@ -1,0 +1,33 @@
+/* Shared between the BSP and WAD3 decoders of the Quake family. */
+#ifndef BK_QUAKE_INTERNAL_H
+#define BK_QUAKE_INTERNAL_H
+
+#include "../format.h"
+#include "bspkit/quake.h"
+
+/* How palette indexes become alpha. */
+enum {
+    BK_PAL_OPAQUE = 0,
+    BK_PAL_MASK255 = 1,    /* '{' textures, fonts: index 255 fully transparent */
+    BK_PAL_DECAL = 2       /* decals: colour = palette[255], alpha = index */
+};
+
+/* Parse a WAD3 directory. With ctx (load / validate), problems are reported and loading stops
+ * at the first error outside validate mode; with ctx == NULL the parse is silent and any problem
+ * fails (used for texture lookups). base_ofs is added to reported offsets. */
+bk_result bk_wad3_parse(const uint8_t *d, size_t n, bk_ctx *ctx, bk_wad3 *out);
+void bk_wad3_clear(bk_wad3 *w);
+
+/* Decode one miptex record (40-byte header + mips [+ palette]) of avail bytes to RGBA.
+ * palette: NULL to read the GoldSrc palette stored after mip 3, else a 256*3 table. */
+bk_result bk_miptex_to_rgba(const uint8_t *mt, size_t avail, const uint8_t *palette, int alpha_mode,
+                            uint8_t **rgba, uint32_t *w, uint32_t *h);
+
+/* palette indexes to RGBA (ncolors entries in pal; indexes beyond it become black) */
+void bk_pal_expand(const uint8_t *idx, size_t n, const uint8_t *pal, uint32_t ncolors, int alpha_mode,
+                   uint8_t *rgba);
+
+/* Largest texture side accepted (engines cap far lower) */
+#define BK_Q1_MAX_TEX_DIM 8192u
+
+#endif

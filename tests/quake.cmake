@@ -1,0 +1,4 @@
+# Quake 1 / GoldSrc / BSP2 maps and WAD3 archives (src/formats/quake).
+bk_unit_test(quake_unit quake/test_quake.c)
+bk_sh_test(quake_corpus quake/corpus.sh)
+bk_sh_test(quake_cli quake/cli.sh)
