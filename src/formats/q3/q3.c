@@ -440,8 +440,12 @@ static bk_result check_refs(q3_loader *L)
         if (s->type == BK_Q3_MST_FLARE) m->flare_count++;
         if (s->lightmap >= 0) {
             any_lm = true;
-            if ((uint32_t)s->lightmap > max_lm) max_lm = (uint32_t)s->lightmap;
+            if ((uint32_t)s->lightmap > max_lm && s->lightmap < Q3_MAX_EXTERNAL_LIGHTMAPS) max_lm = (uint32_t)s->lightmap;
             if (m->lightmap_count > 0) CHECK_IDX(lu, i, s->lightmap, m->lightmap_count, "lightmap");
+            else if (s->lightmap >= Q3_MAX_EXTERNAL_LIGHTMAPS)
+                BK_ERR(ctx, BK_EINDEX, LN(lu), i, EOFS(L, lu, i),
+                       "lightmap %d with an empty lightmap lump: more external lightmaps than plausible (%d)",
+                       (int)s->lightmap, Q3_MAX_EXTERNAL_LIGHTMAPS);
         } else if (s->lightmap < -4) {
             CHECK_IDX(lu, i, s->lightmap, m->lightmap_count, "lightmap");
         }

@@ -20,6 +20,8 @@
 #define Q3_SURFACE_SIZE 104
 #define Q3_LIGHTMAP_BYTES (128 * 128 * 3)
 #define Q3_GRIDCELL_SIZE 8
+/* external lm_NNNN.tga pages a map may name (the file names have four digits) */
+#define Q3_MAX_EXTERNAL_LIGHTMAPS 10000
 
 /* ---- shader scripts and texture lookup (q3_shader.c) ---- */
 typedef struct q3_shader_def {

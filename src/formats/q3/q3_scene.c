@@ -27,7 +27,7 @@ typedef struct q3_builder {
     uint32_t page_count;
     int32_t atlas_image;
     float atlas_w, atlas_h;
-    /* materials: [shader * 2 + lit] -> scene material, -1 until made */
+    /* materials: [shader * 3 + kind] -> scene material, -1 until made */
     int32_t *mat;
     /* images by name (textures shared between shaders) */
     char **img_names;
@@ -100,8 +100,10 @@ static bk_result build_lightmaps(q3_builder *b)
     }
     char mname[128];
     map_name(b->opt->name, mname, sizeof mname);
-    uint32_t added = 0;
+    uint32_t added = 0, missing_run = 0;
     for (uint32_t i = 0; i < n && r == BK_OK; i++) {
+        /* external pages: give up after a long run of missing files (a map without its lightmaps) */
+        if (missing_run >= 16) break;
         uint32_t w = 128, h = 128;
         if (m->lightmap_count) {
             px = malloc(128 * 128 * 4);
@@ -125,8 +127,10 @@ static bk_result build_lightmaps(q3_builder *b)
                 (bk_vfs_read(b->vfs, p1, 64u << 20, &buf, &sz) != BK_OK &&
                  bk_vfs_read(b->vfs, p2, 64u << 20, &buf, &sz) != BK_OK)) {
                 warn(b);
+                missing_run++;
                 continue;
             }
+            missing_run = 0;
             r = bk_image_decode(buf, sz, 4096, &px, &w, &h);
             free(buf);
             if (r != BK_OK) {
@@ -204,9 +208,11 @@ static bk_result get_image(q3_builder *b, const char *name, int32_t *out)
     return BK_OK;
 }
 
-static bk_result get_material(q3_builder *b, int32_t shader, bool lit, int32_t *out)
+/* kind: 0 vertex-lit / no lightmap, 1 lightmapped, 2 flare (points: colour only, no texture) */
+static bk_result get_material(q3_builder *b, int32_t shader, int kind, int32_t *out)
 {
-    size_t slot = (size_t)shader * 2 + (lit ? 1 : 0);
+    size_t slot = (size_t)shader * 3 + (size_t)kind;
+    bool lit = kind == 1;
     if (b->mat[slot] >= 0) {
         *out = b->mat[slot];
         return BK_OK;
@@ -230,7 +236,10 @@ static bk_result get_material(q3_builder *b, int32_t shader, bool lit, int32_t *
         else if (def->blend) mat->alpha_mode = BK_ALPHA_BLEND;
         if (def->sky) BK_TRY(bk_kv_append(&mat->extras, &mat->extra_count, "sky", "true"));
     }
-    if (!(b->opt->flags & BK_OPT_NO_TEXTURES)) {
+    if (kind == 2) {
+        mat->unlit = 1;
+        BK_TRY(bk_kv_append(&mat->extras, &mat->extra_count, "flare", "true"));
+    } else if (!(b->opt->flags & BK_OPT_NO_TEXTURES)) {
         int32_t img = -1;
         if (def && def->image) BK_TRY(get_image(b, def->image, &img));
         if (img < 0) BK_TRY(get_image(b, sh->name, &img));
@@ -443,7 +452,7 @@ static bk_result build_model(q3_builder *b, uint32_t mi, int32_t *out_mesh)
             (uint32_t)s->lightmap < b->page_count && b->pages[s->lightmap].ok)
             pg = &b->pages[s->lightmap];
         int32_t mat;
-        r = get_material(b, s->shader, pg != NULL, &mat);
+        r = get_material(b, s->shader, s->type == BK_Q3_MST_FLARE ? 2 : (pg != NULL), &mat);
         if (r != BK_OK) break;
         if (mesh < 0) {
             char name[64];
@@ -597,11 +606,11 @@ bk_result q3_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s)
     if (r == BK_OK) r = build_lightmaps(&b);
     int32_t *meshes = NULL;
     if (r == BK_OK) {
-        b.mat = bk_alloc_array(&tmp, (size_t)m->shader_count * 2 + 1, sizeof(int32_t), &r);
+        b.mat = bk_alloc_array(&tmp, (size_t)m->shader_count * 3 + 1, sizeof(int32_t), &r);
         meshes = bk_alloc_array(&tmp, m->model_count, sizeof(int32_t), &r);
     }
     if (r == BK_OK && b.mat && meshes) {
-        for (size_t i = 0; i < (size_t)m->shader_count * 2; i++) b.mat[i] = -1;
+        for (size_t i = 0; i < (size_t)m->shader_count * 3; i++) b.mat[i] = -1;
         for (uint32_t i = 0; i < m->model_count && r == BK_OK; i++) r = build_model(&b, i, &meshes[i]);
         if (r == BK_OK) r = build_nodes(&b, meshes);
     }
