@@ -43,10 +43,9 @@ static void warn(q3_builder *b) { b->s->warning_count++; }
 
 /* R_ColorShiftLightingBytes: scale by 2^shift, and if a channel overflows scale all three
  * down together so the hue is kept. */
-static void color_shift(uint8_t *rgb, float bits)
+static void color_shift(uint8_t *rgb, float k)
 {
-    if (bits <= 0) return;
-    float k = powf(2.0f, bits);
+    if (k <= 1.0f) return;
     float r = rgb[0] * k, g = rgb[1] * k, bl = rgb[2] * k;
     float mx = r > g ? r : g;
     if (bl > mx) mx = bl;
@@ -139,7 +138,8 @@ static bk_result build_lightmaps(q3_builder *b)
                 continue;
             }
         }
-        for (size_t k = 0; k < (size_t)w * h; k++) color_shift(px + k * 4, b->overbright);
+        float gain = b->overbright > 0 ? powf(2.0f, b->overbright) : 1.0f;
+        for (size_t k = 0; k < (size_t)w * h; k++) color_shift(px + k * 4, gain);
         r = bk_atlas_add(a, w, h, px, &ids[i]);
         free(px);
         px = NULL;
