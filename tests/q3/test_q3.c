@@ -150,10 +150,22 @@ static bk_result load_expect2(mb *b, bk_file **out, uint8_t **bytes)
 }
 static bk_result load_expect(mb *b) { return load_expect2(b, NULL, NULL); }
 
-static void test_synthetic(void)
+static void test_synthetic(const char *workdir)
 {
     mb b;
     build(&b);
+    if (workdir) { /* kept for the fuzzer's seeds (tests/q3/data/synthetic.bsp) */
+        size_t n;
+        uint8_t *d = write_map(&b, &n);
+        char path[1024];
+        snprintf(path, sizeof path, "%s/q3_synthetic.bsp", workdir);
+        FILE *fp = fopen(path, "wb");
+        if (fp) {
+            fwrite(d, 1, n, fp);
+            fclose(fp);
+        }
+        free(d);
+    }
     bk_file *f = NULL;
     uint8_t *bytes = NULL;
     CHECK(load_expect2(&b, &f, &bytes) == BK_OK);
@@ -322,7 +334,7 @@ static void test_real(const char *fetched)
 
 int main(int argc, char **argv)
 {
-    test_synthetic();
+    test_synthetic(argc > 3 ? argv[3] : NULL);
     test_broken();
     test_shaders();
     if (argc > 2) test_real(argv[2]);
