@@ -194,6 +194,11 @@ bk_vfs *bk_vfs_new(const bk_options *opt);
 /* Read relpath (case-insensitive, '/' or '\\' separators) from the first root that has it. */
 bk_result bk_vfs_read(bk_vfs *v, const char *relpath, uint64_t max_bytes, uint8_t **out, size_t *size);
 void bk_vfs_free(bk_vfs *v);
+/* Call fn for every file directly inside folder dir (relative, case-insensitive) whose name ends
+ * in ext (case-insensitive), in every root, in root order; a name may come from several roots.
+ * relpath is "dir/name" as stored. fn returns false to stop. */
+typedef bool (*bk_vfs_list_fn)(void *user, const char *relpath);
+void bk_vfs_list(bk_vfs *v, const char *dir, const char *ext, bk_vfs_list_fn fn, void *user);
 
 /* ---- images -------------------------------------------------------------------------- */
 /* Decode PNG/JPEG/TGA bytes to RGBA8 (malloc'd). */

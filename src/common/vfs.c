@@ -166,3 +166,48 @@ bk_result bk_vfs_read(bk_vfs *v, const char *relpath, uint64_t max_bytes, uint8_
     }
     return BK_ENOTFOUND;
 }
+
+void bk_vfs_list(bk_vfs *v, const char *dir, const char *ext, bk_vfs_list_fn fn, void *user)
+{
+    if (!v || !dir || !ext || !fn) return;
+    size_t dn = strlen(dir);
+    while (dn && (dir[dn - 1] == '/' || dir[dn - 1] == '\\')) dn--;
+    if (dn == 0 || dn >= 512) return;
+    char rel[1024];
+    for (uint32_t i = 0; i < v->count; i++) {
+        vfs_root *r = &v->roots[i];
+        if (r->zip) {
+            zip_int64_t n = zip_get_num_entries(r->zip, 0);
+            for (zip_int64_t k = 0; k < n; k++) {
+                const char *nm = zip_get_name(r->zip, (zip_uint64_t)k, ZIP_FL_ENC_GUESS);
+                if (!nm || strlen(nm) <= dn + 1 || nm[dn] != '/' || strchr(nm + dn + 1, '/')) continue;
+                bool same = true;
+                for (size_t c = 0; c < dn && same; c++) {
+                    char a = nm[c], b = dir[c] == '\\' ? '/' : dir[c];
+                    if (a >= 'A' && a <= 'Z') a = (char)(a + 32);
+                    if (b >= 'A' && b <= 'Z') b = (char)(b + 32);
+                    same = a == b;
+                }
+                if (same && has_ext(nm, ext) && !fn(user, nm)) return;
+            }
+            continue;
+        }
+        char sub[512];
+        memcpy(sub, dir, dn);
+        sub[dn] = 0;
+        char *full = resolve_nocase(r->path, sub);
+        if (!full) continue;
+        DIR *d = opendir(full);
+        free(full);
+        if (!d) continue;
+        struct dirent *de;
+        bool go = true;
+        while (go && (de = readdir(d)) != NULL) {
+            if (de->d_name[0] == '.' || !has_ext(de->d_name, ext)) continue;
+            if ((size_t)snprintf(rel, sizeof rel, "%s/%s", sub, de->d_name) >= sizeof rel) continue;
+            go = fn(user, rel);
+        }
+        closedir(d);
+        if (!go) return;
+    }
+}

@@ -1,18 +1,756 @@
-/* Quake 3 IBSP v46/v47 decoder — placeholder until the Quake 3 work lands: it recognises the
- * magic so that such files fail with a clear message. */
-#include "../format.h"
+/* Quake 3 IBSP v46 / v47 decoder: one small loader per lump (after cm_load.c), each checking its
+ * lump's size against its entry size, reading fields byte by byte, and checking every index it
+ * holds. Then the cross-lump checks (surfaces -> vertices/indices/shaders/lightmaps/fogs, ...),
+ * the light grid dimensions and the visibility header. */
+#include <math.h>
+#include <stdio.h>
+
+#include "q3_internal.h"
+
+static const char *const k_lump_names[BK_Q3_LUMP_COUNT] = {
+    "entities", "shaders", "planes", "nodes", "leafs", "leafsurfaces", "leafbrushes", "models", "brushes",
+    "brushsides", "drawverts", "drawindexes", "fogs", "surfaces", "lightmaps", "lightgrid", "visibility",
+};
+/* entry size per lump; 1 for byte lumps */
+static const uint32_t k_lump_entry[BK_Q3_LUMP_COUNT] = {
+    1, Q3_SHADER_SIZE, Q3_PLANE_SIZE, Q3_NODE_SIZE, Q3_LEAF_SIZE, 4, 4, Q3_MODEL_SIZE, Q3_BRUSH_SIZE,
+    Q3_BRUSHSIDE_SIZE, Q3_VERT_SIZE, 4, Q3_FOG_SIZE, Q3_SURFACE_SIZE, Q3_LIGHTMAP_BYTES, Q3_GRIDCELL_SIZE, 1,
+};
+
+typedef struct q3_lump {
+    uint64_t ofs, len;
+    uint32_t count;
+    bool ok;
+} q3_lump;
+
+typedef struct q3_loader {
+    bk_file *f;
+    bk_ctx *ctx;
+    bk_q3_map *m;
+    q3_lump l[BK_Q3_LUMP_COUNT];
+} q3_loader;
+
+#define LN(i) k_lump_names[i]
+#define EOFS(L, i, k) (L->l[i].ofs + (uint64_t)(k) * k_lump_entry[i])
 
 static int q3_probe(const uint8_t *d, size_t n)
 {
-    return n >= 8 && memcmp(d, "IBSP", 4) == 0 ? 1 : 0;
+    if (n < 8) return 0;
+    if (memcmp(d, "IBSP", 4) == 0) {
+        int32_t v = bk_rd_i32le(d + 4);
+        return v == 46 || v == 47 ? 2 : 1;
+    }
+    /* Raven's and Ritual's relatives: claimed only to be rejected with a clear message */
+    if (memcmp(d, "RBSP", 4) == 0 || memcmp(d, "FAKK", 4) == 0 || memcmp(d, "EF2!", 4) == 0) return 1;
+    return 0;
+}
+
+static void q3_destroy(void *impl)
+{
+    bk_q3_map *m = impl;
+    if (!m) return;
+    free(m->shaders);
+    free(m->planes);
+    free(m->nodes);
+    free(m->leafs);
+    free(m->leafsurfaces);
+    free(m->leafbrushes);
+    free(m->models);
+    free(m->brushes);
+    free(m->brushsides);
+    free(m->verts);
+    free(m->indexes);
+    free(m->fogs);
+    free(m->surfaces);
+    free(m);
+}
+
+/* Allocate count elements for lump i (count already bounded by the lump length). */
+static void *lump_alloc(q3_loader *L, int i, size_t elem, bk_result *res)
+{
+    *res = BK_OK;
+    return bk_alloc_array(L->ctx, L->l[i].count, elem, res);
+}
+
+static bk_result load_header(q3_loader *L)
+{
+    bk_file *f = L->f;
+    bk_ctx *ctx = L->ctx;
+    const uint8_t *d = f->data;
+    if (f->size < 8 || memcmp(d, "IBSP", 4) != 0) {
+        char m[5] = {0};
+        if (f->size >= 4) memcpy(m, d, 4);
+        BK_ERR(ctx, BK_EUNSUPPORTED, "header", BK_NO_INDEX, 0,
+               "'%s' maps (Raven / Ritual engines) are not supported; only IBSP v46 and v47", m);
+        return BK_EUNSUPPORTED;
+    }
+    int32_t ver = bk_rd_i32le(d + 4);
+    if (ver != 46 && ver != 47) {
+        if (ver == 38)
+            BK_ERR(ctx, BK_EVERSION, "header", BK_NO_INDEX, 4,
+                   "IBSP version 38 is a Quake 2 map, not Quake 3; only IBSP v46 (Quake 3) and v47 "
+                   "(RTCW / Wolfenstein: ET) are supported");
+        else
+            BK_ERR(ctx, BK_EVERSION, "header", BK_NO_INDEX, 4,
+                   "IBSP version %d is not supported; only v46 (Quake 3) and v47 (RTCW / ET)", (int)ver);
+        return BK_EVERSION; /* the header decides everything: stop even in validate mode */
+    }
+    if (f->size < Q3_HEADER_SIZE) {
+        BK_ERR(ctx, BK_ETRUNCATED, "header", BK_NO_INDEX, 0, "file is %zu bytes, the IBSP header needs %d",
+               f->size, Q3_HEADER_SIZE);
+        return BK_ETRUNCATED;
+    }
+    L->m->version = ver;
+    f->info.version = ver;
+    snprintf(f->info.variant, sizeof f->info.variant, "%s", ver == 46 ? "q3" : "rtcw-et");
+    BK_TRY(bk_info_set_lumps(&f->info, BK_Q3_LUMP_COUNT));
+    for (int i = 0; i < BK_Q3_LUMP_COUNT; i++) {
+        uint64_t dofs = 8 + (uint64_t)i * 8;
+        int32_t ofs = bk_rd_i32le(d + dofs), len = bk_rd_i32le(d + dofs + 4);
+        bk_lump_info *li = &f->info.lumps[i];
+        snprintf(li->name, sizeof li->name, "%s", LN(i));
+        li->offset = (uint64_t)(uint32_t)ofs;
+        li->length = (uint64_t)(uint32_t)len;
+        li->uncompressed = li->length;
+        li->count = -1;
+        q3_lump *q = &L->l[i];
+        q->ok = false;
+        q->count = 0;
+        if (ofs < 0 || len < 0) {
+            BK_ERR(ctx, BK_ELUMP_RANGE, LN(i), BK_NO_INDEX, dofs, "negative lump offset %d or length %d",
+                   (int)ofs, (int)len);
+            continue;
+        }
+        if (!bk_span_ok((uint64_t)ofs, (uint64_t)len, f->size)) {
+            BK_ERR(ctx, BK_ELUMP_RANGE, LN(i), BK_NO_INDEX, dofs,
+                   "lump [%d, %d+%d) lies outside the file (%zu bytes)", (int)ofs, (int)ofs, (int)len, f->size);
+            continue;
+        }
+        if (i == BK_Q3_LUMP_VISIBILITY && len != 0 && len < 8) {
+            BK_ERR(ctx, BK_ELUMP_SIZE, LN(i), BK_NO_INDEX, dofs, "visibility lump of %d bytes has no 8-byte header",
+                   (int)len);
+            continue;
+        }
+        if ((uint32_t)len % k_lump_entry[i] != 0) {
+            BK_ERR(ctx, BK_ELUMP_SIZE, LN(i), BK_NO_INDEX, dofs,
+                   "lump length %d is not a multiple of the %u-byte entry size", (int)len, k_lump_entry[i]);
+            continue;
+        }
+        q->ofs = (uint64_t)ofs;
+        q->len = (uint64_t)len;
+        q->count = (uint32_t)len / k_lump_entry[i];
+        q->ok = true;
+        if (k_lump_entry[i] > 1 || i == BK_Q3_LUMP_LEAFSURFACES) li->count = q->count;
+        if ((uint64_t)q->count > ctx->opt.limits.max_elements && k_lump_entry[i] > 1) {
+            BK_ERR(ctx, BK_ELIMIT, LN(i), BK_NO_INDEX, dofs, "%u entries exceed the element limit", q->count);
+            q->ok = false;
+            q->count = 0;
+        }
+    }
+    return BK_OK;
+}
+
+static const uint8_t *lump_ptr(const q3_loader *L, int i) { return L->f->data + L->l[i].ofs; }
+
+static bool finite_f(float x) { return x - x == 0.0f; }
+
+static bk_result load_arrays(q3_loader *L)
+{
+    bk_q3_map *m = L->m;
+    bk_ctx *ctx = L->ctx;
+    bk_result r = BK_OK;
+    const uint8_t *p;
+
+    /* shaders */
+    m->shaders = lump_alloc(L, BK_Q3_LUMP_SHADERS, sizeof *m->shaders, &r);
+    if (!m->shaders) return r;
+    m->shader_count = L->l[BK_Q3_LUMP_SHADERS].count;
+    p = lump_ptr(L, BK_Q3_LUMP_SHADERS);
+    for (uint32_t i = 0; i < m->shader_count; i++, p += Q3_SHADER_SIZE) {
+        bk_copy_name(m->shaders[i].name, sizeof m->shaders[i].name, p, 64);
+        m->shaders[i].surface_flags = bk_rd_i32le(p + 64);
+        m->shaders[i].content_flags = bk_rd_i32le(p + 68);
+        if (memchr(p, 0, 64) == NULL)
+            BK_WARN(ctx, BK_EFORMAT, LN(BK_Q3_LUMP_SHADERS), i, EOFS(L, BK_Q3_LUMP_SHADERS, i),
+                    "shader name is not NUL-terminated within 64 bytes");
+        if (m->shaders[i].name[0] == 0)
+            BK_WARN(ctx, BK_EFORMAT, LN(BK_Q3_LUMP_SHADERS), i, EOFS(L, BK_Q3_LUMP_SHADERS, i), "empty shader name");
+    }
+
+    /* planes */
+    m->planes = lump_alloc(L, BK_Q3_LUMP_PLANES, sizeof *m->planes, &r);
+    if (!m->planes) return r;
+    m->plane_count = L->l[BK_Q3_LUMP_PLANES].count;
+    p = lump_ptr(L, BK_Q3_LUMP_PLANES);
+    for (uint32_t i = 0; i < m->plane_count; i++, p += Q3_PLANE_SIZE) {
+        for (int k = 0; k < 3; k++) m->planes[i].normal[k] = bk_rd_f32le(p + 4 * k);
+        m->planes[i].dist = bk_rd_f32le(p + 12);
+        if (!bk_finite3(m->planes[i].normal) || !finite_f(m->planes[i].dist))
+            BK_ERR(ctx, BK_EFORMAT, LN(BK_Q3_LUMP_PLANES), i, EOFS(L, BK_Q3_LUMP_PLANES, i), "non-finite plane");
+    }
+
+    /* nodes */
+    m->nodes = lump_alloc(L, BK_Q3_LUMP_NODES, sizeof *m->nodes, &r);
+    if (!m->nodes) return r;
+    m->node_count = L->l[BK_Q3_LUMP_NODES].count;
+    p = lump_ptr(L, BK_Q3_LUMP_NODES);
+    for (uint32_t i = 0; i < m->node_count; i++, p += Q3_NODE_SIZE) {
+        bk_q3_node *n = &m->nodes[i];
+        n->plane = bk_rd_i32le(p);
+        n->children[0] = bk_rd_i32le(p + 4);
+        n->children[1] = bk_rd_i32le(p + 8);
+        for (int k = 0; k < 3; k++) {
+            n->mins[k] = bk_rd_i32le(p + 12 + 4 * k);
+            n->maxs[k] = bk_rd_i32le(p + 24 + 4 * k);
+        }
+    }
+
+    /* leafs */
+    m->leafs = lump_alloc(L, BK_Q3_LUMP_LEAFS, sizeof *m->leafs, &r);
+    if (!m->leafs) return r;
+    m->leaf_count = L->l[BK_Q3_LUMP_LEAFS].count;
+    p = lump_ptr(L, BK_Q3_LUMP_LEAFS);
+    for (uint32_t i = 0; i < m->leaf_count; i++, p += Q3_LEAF_SIZE) {
+        bk_q3_leaf *e = &m->leafs[i];
+        e->cluster = bk_rd_i32le(p);
+        e->area = bk_rd_i32le(p + 4);
+        for (int k = 0; k < 3; k++) {
+            e->mins[k] = bk_rd_i32le(p + 8 + 4 * k);
+            e->maxs[k] = bk_rd_i32le(p + 20 + 4 * k);
+        }
+        e->first_leafsurface = bk_rd_i32le(p + 32);
+        e->num_leafsurfaces = bk_rd_i32le(p + 36);
+        e->first_leafbrush = bk_rd_i32le(p + 40);
+        e->num_leafbrushes = bk_rd_i32le(p + 44);
+    }
+
+    /* leafsurfaces, leafbrushes, indexes: int arrays */
+    static const int ints[3] = {BK_Q3_LUMP_LEAFSURFACES, BK_Q3_LUMP_LEAFBRUSHES, BK_Q3_LUMP_DRAWINDEXES};
+    int32_t **dst[3] = {&m->leafsurfaces, &m->leafbrushes, &m->indexes};
+    uint32_t *cnt[3] = {&m->leafsurface_count, &m->leafbrush_count, &m->index_count};
+    for (int k = 0; k < 3; k++) {
+        int32_t *a = lump_alloc(L, ints[k], sizeof(int32_t), &r);
+        if (!a) return r;
+        *dst[k] = a;
+        *cnt[k] = L->l[ints[k]].count;
+        p = lump_ptr(L, ints[k]);
+        for (uint32_t i = 0; i < *cnt[k]; i++) a[i] = bk_rd_i32le(p + 4 * (size_t)i);
+    }
+
+    /* models */
+    m->models = lump_alloc(L, BK_Q3_LUMP_MODELS, sizeof *m->models, &r);
+    if (!m->models) return r;
+    m->model_count = L->l[BK_Q3_LUMP_MODELS].count;
+    p = lump_ptr(L, BK_Q3_LUMP_MODELS);
+    for (uint32_t i = 0; i < m->model_count; i++, p += Q3_MODEL_SIZE) {
+        bk_q3_model *e = &m->models[i];
+        for (int k = 0; k < 3; k++) {
+            e->mins[k] = bk_rd_f32le(p + 4 * k);
+            e->maxs[k] = bk_rd_f32le(p + 12 + 4 * k);
+        }
+        e->first_surface = bk_rd_i32le(p + 24);
+        e->num_surfaces = bk_rd_i32le(p + 28);
+        e->first_brush = bk_rd_i32le(p + 32);
+        e->num_brushes = bk_rd_i32le(p + 36);
+        if (!bk_finite3(e->mins) || !bk_finite3(e->maxs))
+            BK_ERR(ctx, BK_EFORMAT, LN(BK_Q3_LUMP_MODELS), i, EOFS(L, BK_Q3_LUMP_MODELS, i), "non-finite bounds");
+    }
+
+    /* brushes, brushsides */
+    m->brushes = lump_alloc(L, BK_Q3_LUMP_BRUSHES, sizeof *m->brushes, &r);
+    if (!m->brushes) return r;
+    m->brush_count = L->l[BK_Q3_LUMP_BRUSHES].count;
+    p = lump_ptr(L, BK_Q3_LUMP_BRUSHES);
+    for (uint32_t i = 0; i < m->brush_count; i++, p += Q3_BRUSH_SIZE) {
+        m->brushes[i].first_side = bk_rd_i32le(p);
+        m->brushes[i].num_sides = bk_rd_i32le(p + 4);
+        m->brushes[i].shader = bk_rd_i32le(p + 8);
+    }
+    m->brushsides = lump_alloc(L, BK_Q3_LUMP_BRUSHSIDES, sizeof *m->brushsides, &r);
+    if (!m->brushsides) return r;
+    m->brushside_count = L->l[BK_Q3_LUMP_BRUSHSIDES].count;
+    p = lump_ptr(L, BK_Q3_LUMP_BRUSHSIDES);
+    for (uint32_t i = 0; i < m->brushside_count; i++, p += Q3_BRUSHSIDE_SIZE) {
+        m->brushsides[i].plane = bk_rd_i32le(p);
+        m->brushsides[i].shader = bk_rd_i32le(p + 4);
+    }
+
+    /* vertices */
+    m->verts = lump_alloc(L, BK_Q3_LUMP_DRAWVERTS, sizeof *m->verts, &r);
+    if (!m->verts) return r;
+    m->vert_count = L->l[BK_Q3_LUMP_DRAWVERTS].count;
+    p = lump_ptr(L, BK_Q3_LUMP_DRAWVERTS);
+    uint32_t bad_attr = 0;
+    for (uint32_t i = 0; i < m->vert_count; i++, p += Q3_VERT_SIZE) {
+        bk_q3_vertex *v = &m->verts[i];
+        for (int k = 0; k < 3; k++) {
+            v->xyz[k] = bk_rd_f32le(p + 4 * k);
+            v->normal[k] = bk_rd_f32le(p + 28 + 4 * k);
+        }
+        v->st[0] = bk_rd_f32le(p + 12);
+        v->st[1] = bk_rd_f32le(p + 16);
+        v->lm[0] = bk_rd_f32le(p + 20);
+        v->lm[1] = bk_rd_f32le(p + 24);
+        memcpy(v->color, p + 40, 4);
+        if (!bk_finite3(v->xyz) || fabsf(v->xyz[0]) > 1e9f || fabsf(v->xyz[1]) > 1e9f || fabsf(v->xyz[2]) > 1e9f)
+            BK_ERR(ctx, BK_EFORMAT, LN(BK_Q3_LUMP_DRAWVERTS), i, EOFS(L, BK_Q3_LUMP_DRAWVERTS, i),
+                   "non-finite or absurd vertex position");
+        if (!bk_finite3(v->normal) || !finite_f(v->st[0]) || !finite_f(v->st[1]) || !finite_f(v->lm[0]) ||
+            !finite_f(v->lm[1])) {
+            if (bad_attr++ == 0)
+                BK_WARN(ctx, BK_EFORMAT, LN(BK_Q3_LUMP_DRAWVERTS), i, EOFS(L, BK_Q3_LUMP_DRAWVERTS, i),
+                        "non-finite normal or texture coordinate (cleaned on export)");
+        }
+    }
+
+    /* fogs */
+    m->fogs = lump_alloc(L, BK_Q3_LUMP_FOGS, sizeof *m->fogs, &r);
+    if (!m->fogs) return r;
+    m->fog_count = L->l[BK_Q3_LUMP_FOGS].count;
+    p = lump_ptr(L, BK_Q3_LUMP_FOGS);
+    for (uint32_t i = 0; i < m->fog_count; i++, p += Q3_FOG_SIZE) {
+        bk_copy_name(m->fogs[i].shader, sizeof m->fogs[i].shader, p, 64);
+        m->fogs[i].brush = bk_rd_i32le(p + 64);
+        m->fogs[i].visible_side = bk_rd_i32le(p + 68);
+    }
+
+    /* surfaces */
+    m->surfaces = lump_alloc(L, BK_Q3_LUMP_SURFACES, sizeof *m->surfaces, &r);
+    if (!m->surfaces) return r;
+    m->surface_count = L->l[BK_Q3_LUMP_SURFACES].count;
+    p = lump_ptr(L, BK_Q3_LUMP_SURFACES);
+    for (uint32_t i = 0; i < m->surface_count; i++, p += Q3_SURFACE_SIZE) {
+        bk_q3_surface *s = &m->surfaces[i];
+        int32_t *iv[12] = {&s->shader, &s->fog, &s->type, &s->first_vert, &s->num_verts, &s->first_index,
+                           &s->num_indexes, &s->lightmap, &s->lm_x, &s->lm_y, &s->lm_w, &s->lm_h};
+        for (int k = 0; k < 12; k++) *iv[k] = bk_rd_i32le(p + 4 * k);
+        for (int k = 0; k < 3; k++) s->lm_origin[k] = bk_rd_f32le(p + 48 + 4 * k);
+        for (int a = 0; a < 3; a++)
+            for (int k = 0; k < 3; k++) s->lm_vecs[a][k] = bk_rd_f32le(p + 60 + 12 * a + 4 * k);
+        s->patch_w = bk_rd_i32le(p + 96);
+        s->patch_h = bk_rd_i32le(p + 100);
+    }
+
+    m->lightmaps = lump_ptr(L, BK_Q3_LUMP_LIGHTMAPS);
+    m->lightmap_count = L->l[BK_Q3_LUMP_LIGHTMAPS].count;
+    return BK_OK;
+}
+
+/* ---- cross-reference checks --------------------------------------------------------------- */
+
+#define CHECK_IDX(lump, i, val, count, what)                                                              \
+    do {                                                                                                  \
+        if ((val) < 0 || (uint64_t)(val) >= (uint64_t)(count)) {                                          \
+            BK_ERR(ctx, BK_EINDEX, LN(lump), (i), EOFS(L, lump, i), "%s %d out of range (0..%u)", what, \
+                   (int)(val), (unsigned)(count));                                                        \
+            ok = false;                                                                                   \
+        }                                                                                                 \
+    } while (0)
+#define CHECK_RANGE(lump, i, first, n, count, what)                                                       \
+    do {                                                                                                  \
+        if ((first) < 0 || (n) < 0 || !bk_range_ok((uint64_t)(first), (uint64_t)(n), (count))) {         \
+            BK_ERR(ctx, BK_EINDEX, LN(lump), (i), EOFS(L, lump, i), "%s range [%d, %d+%d) outside 0..%u", \
+                   what, (int)(first), (int)(first), (int)(n), (unsigned)(count));                        \
+            ok = false;                                                                                   \
+        }                                                                                                 \
+    } while (0)
+
+static bk_result check_refs(q3_loader *L)
+{
+    bk_q3_map *m = L->m;
+    bk_ctx *ctx = L->ctx;
+    bool ok;
+
+    for (uint32_t i = 0; i < m->node_count; i++) {
+        const bk_q3_node *n = &m->nodes[i];
+        ok = true;
+        CHECK_IDX(BK_Q3_LUMP_NODES, i, n->plane, m->plane_count, "plane");
+        for (int c = 0; c < 2; c++) {
+            int32_t ch = n->children[c];
+            if (ch >= 0) CHECK_IDX(BK_Q3_LUMP_NODES, i, ch, m->node_count, "child node");
+            else CHECK_IDX(BK_Q3_LUMP_NODES, i, -(int64_t)ch - 1, m->leaf_count, "child leaf");
+        }
+    }
+    for (uint32_t i = 0; i < m->leaf_count; i++) {
+        const bk_q3_leaf *e = &m->leafs[i];
+        ok = true;
+        CHECK_RANGE(BK_Q3_LUMP_LEAFS, i, e->first_leafsurface, e->num_leafsurfaces, m->leafsurface_count,
+                    "leafsurface");
+        CHECK_RANGE(BK_Q3_LUMP_LEAFS, i, e->first_leafbrush, e->num_leafbrushes, m->leafbrush_count, "leafbrush");
+        if (e->cluster < -1) CHECK_IDX(BK_Q3_LUMP_LEAFS, i, e->cluster, 0, "cluster");
+        if (e->area < -1) CHECK_IDX(BK_Q3_LUMP_LEAFS, i, e->area, 0, "area");
+    }
+    for (uint32_t i = 0; i < m->leafsurface_count; i++) {
+        ok = true;
+        CHECK_IDX(BK_Q3_LUMP_LEAFSURFACES, i, m->leafsurfaces[i], m->surface_count, "surface");
+    }
+    for (uint32_t i = 0; i < m->leafbrush_count; i++) {
+        ok = true;
+        CHECK_IDX(BK_Q3_LUMP_LEAFBRUSHES, i, m->leafbrushes[i], m->brush_count, "brush");
+    }
+    if (m->model_count == 0)
+        BK_ERR(ctx, BK_EFORMAT, LN(BK_Q3_LUMP_MODELS), BK_NO_INDEX, L->l[BK_Q3_LUMP_MODELS].ofs,
+               "no models: a map needs at least the world model");
+    for (uint32_t i = 0; i < m->model_count; i++) {
+        const bk_q3_model *e = &m->models[i];
+        ok = true;
+        CHECK_RANGE(BK_Q3_LUMP_MODELS, i, e->first_surface, e->num_surfaces, m->surface_count, "surface");
+        CHECK_RANGE(BK_Q3_LUMP_MODELS, i, e->first_brush, e->num_brushes, m->brush_count, "brush");
+    }
+    for (uint32_t i = 0; i < m->brush_count; i++) {
+        const bk_q3_brush *b = &m->brushes[i];
+        ok = true;
+        CHECK_RANGE(BK_Q3_LUMP_BRUSHES, i, b->first_side, b->num_sides, m->brushside_count, "brushside");
+        CHECK_IDX(BK_Q3_LUMP_BRUSHES, i, b->shader, m->shader_count, "shader");
+    }
+    for (uint32_t i = 0; i < m->brushside_count; i++) {
+        const bk_q3_brushside *b = &m->brushsides[i];
+        ok = true;
+        CHECK_IDX(BK_Q3_LUMP_BRUSHSIDES, i, b->plane, m->plane_count, "plane");
+        CHECK_IDX(BK_Q3_LUMP_BRUSHSIDES, i, b->shader, m->shader_count, "shader");
+    }
+    for (uint32_t i = 0; i < m->fog_count; i++) {
+        const bk_q3_fog *g = &m->fogs[i];
+        ok = true;
+        /* brush -1: a global fog (q3map2 writes it for worldspawn fog) */
+        if (g->brush != -1) CHECK_IDX(BK_Q3_LUMP_FOGS, i, g->brush, m->brush_count, "brush");
+        if (ok && g->brush != -1 && g->visible_side != -1)
+            CHECK_IDX(BK_Q3_LUMP_FOGS, i, g->visible_side, m->brushes[g->brush].num_sides, "visible side");
+    }
+
+    /* surfaces: the renderer's inputs */
+    uint32_t max_lm = 0, bad_fogs = 0;
+    int64_t first_bad_fog = -1;
+    bool any_lm = false;
+    for (uint32_t i = 0; i < m->surface_count; i++) {
+        const bk_q3_surface *s = &m->surfaces[i];
+        const int lu = BK_Q3_LUMP_SURFACES;
+        ok = true;
+        CHECK_IDX(lu, i, s->shader, m->shader_count, "shader");
+        /* DarkPlaces and the Quake 3 renderer both live with a bad fog number (real maps,
+         * e.g. OpenArena's aggressor, have them): a warning, and no fog */
+        if (s->fog != -1 && (s->fog < 0 || (uint32_t)s->fog >= m->fog_count)) {
+            if (bad_fogs++ == 0) first_bad_fog = i;
+        }
+        if (s->type < BK_Q3_MST_PLANAR || s->type > BK_Q3_MST_FLARE) {
+            BK_ERR(ctx, BK_EFORMAT, LN(lu), i, EOFS(L, lu, i), "unknown surface type %d", (int)s->type);
+            continue;
+        }
+        if (s->type == BK_Q3_MST_PATCH) m->patch_count++;
+        if (s->type == BK_Q3_MST_FLARE) m->flare_count++;
+        if (s->lightmap >= 0) {
+            any_lm = true;
+            if ((uint32_t)s->lightmap > max_lm && s->lightmap < Q3_MAX_EXTERNAL_LIGHTMAPS) max_lm = (uint32_t)s->lightmap;
+            if (m->lightmap_count > 0) CHECK_IDX(lu, i, s->lightmap, m->lightmap_count, "lightmap");
+            else if (s->lightmap >= Q3_MAX_EXTERNAL_LIGHTMAPS)
+                BK_ERR(ctx, BK_EINDEX, LN(lu), i, EOFS(L, lu, i),
+                       "lightmap %d with an empty lightmap lump: more external lightmaps than plausible (%d)",
+                       (int)s->lightmap, Q3_MAX_EXTERNAL_LIGHTMAPS);
+        } else if (s->lightmap < -4) {
+            CHECK_IDX(lu, i, s->lightmap, m->lightmap_count, "lightmap");
+        }
+        CHECK_RANGE(lu, i, s->first_vert, s->num_verts, m->vert_count, "vertex");
+        bool vrange = ok;
+        if (s->type == BK_Q3_MST_PLANAR || s->type == BK_Q3_MST_TRIANGLE_SOUP) {
+            bool irange = true;
+            ok = true;
+            CHECK_RANGE(lu, i, s->first_index, s->num_indexes, m->index_count, "index");
+            irange = ok;
+            if (s->num_indexes % 3 != 0)
+                BK_ERR(ctx, BK_EFORMAT, LN(lu), i, EOFS(L, lu, i), "%d indexes is not a whole number of triangles",
+                       (int)s->num_indexes);
+            if (irange && vrange) {
+                for (int32_t k = 0; k < s->num_indexes; k++) {
+                    int32_t ix = m->indexes[s->first_index + k];
+                    if (ix < 0 || ix >= s->num_verts) {
+                        uint64_t at = L->l[BK_Q3_LUMP_DRAWINDEXES].ofs + 4 * ((uint64_t)s->first_index + (uint64_t)k);
+                        BK_ERR(ctx, BK_EINDEX, LN(BK_Q3_LUMP_DRAWINDEXES), (int64_t)s->first_index + k, at,
+                               "index %d of surface %u outside its %d vertices", (int)ix, i, (int)s->num_verts);
+                        break;
+                    }
+                }
+            }
+        } else if (s->type == BK_Q3_MST_PATCH) {
+            if (s->patch_w < 3 || s->patch_h < 3 || !(s->patch_w & 1) || !(s->patch_h & 1)) {
+                BK_ERR(ctx, BK_EFORMAT, LN(lu), i, EOFS(L, lu, i),
+                       "patch size %dx%d: both sides must be odd and at least 3", (int)s->patch_w, (int)s->patch_h);
+            } else if ((int64_t)s->patch_w * s->patch_h != (int64_t)s->num_verts) {
+                BK_ERR(ctx, BK_EFORMAT, LN(lu), i, EOFS(L, lu, i), "patch %dx%d needs %lld control points, has %d",
+                       (int)s->patch_w, (int)s->patch_h, (long long)s->patch_w * s->patch_h, (int)s->num_verts);
+            }
+        }
+    }
+    if (bad_fogs)
+        BK_WARN(ctx, BK_EINDEX, LN(BK_Q3_LUMP_SURFACES), first_bad_fog, EOFS(L, BK_Q3_LUMP_SURFACES, first_bad_fog),
+                "%u surface(s) name a fog outside 0..%u (first here); treated as no fog", bad_fogs, m->fog_count);
+    if (m->lightmap_count == 0 && any_lm) m->external_lightmaps = max_lm + 1;
+
+    /* visibility header */
+    const q3_lump *vl = &L->l[BK_Q3_LUMP_VISIBILITY];
+    if (vl->ok && vl->len >= 8) {
+        const uint8_t *p = lump_ptr(L, BK_Q3_LUMP_VISIBILITY);
+        int32_t nc = bk_rd_i32le(p), bpc = bk_rd_i32le(p + 4);
+        uint64_t need = (uint64_t)(nc < 0 ? 0 : nc) * (uint64_t)(bpc < 0 ? 0 : bpc);
+        if (nc < 0 || bpc < 0 || (uint64_t)bpc * 8 < (uint64_t)nc) {
+            BK_ERR(ctx, BK_EFORMAT, LN(BK_Q3_LUMP_VISIBILITY), BK_NO_INDEX, vl->ofs,
+                   "%d clusters with %d bytes per cluster is inconsistent", (int)nc, (int)bpc);
+        } else if (need > vl->len - 8) {
+            BK_ERR(ctx, BK_ETRUNCATED, LN(BK_Q3_LUMP_VISIBILITY), BK_NO_INDEX, vl->ofs,
+                   "%d clusters x %d bytes need %llu bytes, the lump holds %llu", (int)nc, (int)bpc,
+                   (unsigned long long)need, (unsigned long long)(vl->len - 8));
+        } else {
+            m->cluster_count = nc;
+            m->bytes_per_cluster = bpc;
+            m->vis = p + 8;
+        }
+    }
+    for (uint32_t i = 0; i < m->leaf_count; i++) {
+        int32_t c = m->leafs[i].cluster;
+        if (c >= 0 && m->vis && c >= m->cluster_count) {
+            ok = true;
+            CHECK_IDX(BK_Q3_LUMP_LEAFS, i, c, (uint32_t)m->cluster_count, "cluster");
+        }
+    }
+    return BK_OK;
+}
+
+/* Light grid dimensions from model 0's bounds and the worldspawn "gridsize" (tr_bsp.c). */
+static bk_result check_lightgrid(q3_loader *L)
+{
+    bk_q3_map *m = L->m;
+    bk_ctx *ctx = L->ctx;
+    bk_q3_lightgrid *g = &m->grid;
+    g->size[0] = 64;
+    g->size[1] = 64;
+    g->size[2] = 128;
+    const char *gs = NULL;
+    if (L->f->entities.count > 0) gs = bk_entity_get(&L->f->entities.items[0], "gridsize");
+    if (gs) {
+        float v[3];
+        if (sscanf(gs, "%f %f %f", &v[0], &v[1], &v[2]) == 3 && v[0] >= 1 && v[1] >= 1 && v[2] >= 1 &&
+            v[0] < 1e6f && v[1] < 1e6f && v[2] < 1e6f) {
+            memcpy(g->size, v, sizeof v);
+        } else {
+            BK_WARN(ctx, BK_EFORMAT, "entities", 0, BK_NO_OFFSET, "worldspawn gridsize '%s' is not three positive numbers",
+                    gs);
+        }
+    }
+    const q3_lump *gl = &L->l[BK_Q3_LUMP_LIGHTGRID];
+    g->cell_count = gl->ok ? gl->count : 0;
+    if (m->model_count == 0 || !gl->ok || gl->len == 0) return BK_OK;
+    const bk_q3_model *w = &m->models[0];
+    uint64_t total = 1;
+    bool sane = true;
+    for (int k = 0; k < 3; k++) {
+        double lo = g->size[k] * ceil(w->mins[k] / g->size[k]);
+        double hi = g->size[k] * floor(w->maxs[k] / g->size[k]);
+        double n = (hi - lo) / g->size[k] + 1;
+        if (!(n >= 1 && n < 1e6)) {
+            sane = false;
+            break;
+        }
+        g->origin[k] = (float)lo;
+        g->bounds[k] = (int32_t)n;
+        total *= (uint64_t)g->bounds[k];
+    }
+    if (!sane) {
+        BK_WARN(ctx, BK_EFORMAT, LN(BK_Q3_LUMP_LIGHTGRID), BK_NO_INDEX, gl->ofs,
+                "world bounds give no usable light grid");
+        memset(g->bounds, 0, sizeof g->bounds);
+        return BK_OK;
+    }
+    g->expected_cells = total;
+    if (total != g->cell_count) {
+        BK_WARN(ctx, BK_ELUMP_SIZE, LN(BK_Q3_LUMP_LIGHTGRID), BK_NO_INDEX, gl->ofs,
+                "light grid mismatch: the lump holds %llu cells, the world bounds and gridsize %g %g %g give "
+                "%d x %d x %d = %llu (the engine ignores the grid)",
+                (unsigned long long)g->cell_count, g->size[0], g->size[1], g->size[2], (int)g->bounds[0],
+                (int)g->bounds[1], (int)g->bounds[2], (unsigned long long)total);
+        return BK_OK;
+    }
+    g->cells = lump_ptr(L, BK_Q3_LUMP_LIGHTGRID);
+    return BK_OK;
 }
 
 static bk_result q3_load(bk_file *f, bk_ctx *ctx)
 {
-    (void)f;
-    BK_ERR(ctx, BK_EUNSUPPORTED, "header", BK_NO_INDEX, 4, "IBSP version %d is not supported yet",
-           (int)bk_rd_i32le(f->data + 4));
-    return BK_EUNSUPPORTED;
+    q3_loader L;
+    memset(&L, 0, sizeof L);
+    L.f = f;
+    L.ctx = ctx;
+    bk_result r = BK_OK;
+    L.m = bk_alloc_array(ctx, 1, sizeof(bk_q3_map), &r);
+    if (!L.m) return r;
+    f->impl = L.m;
+    BK_TRY(load_header(&L));
+    if (ctx->errors && !ctx->keep_going) return ctx->first_error;
+    BK_TRY(load_arrays(&L));
+    const q3_lump *el = &L.l[BK_Q3_LUMP_ENTITIES];
+    if (el->ok) {
+        /* the text usually ends with a NUL */
+        size_t n = (size_t)el->len;
+        const uint8_t *t = lump_ptr(&L, BK_Q3_LUMP_ENTITIES);
+        const uint8_t *z = memchr(t, 0, n);
+        if (z) n = (size_t)(z - t);
+        BK_TRY(bk_load_entities(f, ctx, "entities", t, n, el->ofs));
+    }
+    BK_TRY(check_refs(&L));
+    BK_TRY(check_lightgrid(&L));
+
+    bk_q3_map *m = L.m;
+    bk_info *in = &f->info;
+    bk_info_count(in, "entities", f->entities.count);
+    bk_info_count(in, "surfaces", m->surface_count);
+    bk_info_count(in, "faces", m->surface_count);
+    bk_info_count(in, "models", m->model_count);
+    bk_info_count(in, "shaders", m->shader_count);
+    bk_info_count(in, "textures", m->shader_count);
+    bk_info_count(in, "vertices", m->vert_count);
+    bk_info_count(in, "indices", m->index_count);
+    bk_info_count(in, "planes", m->plane_count);
+    bk_info_count(in, "nodes", m->node_count);
+    bk_info_count(in, "leafs", m->leaf_count);
+    bk_info_count(in, "leafsurfaces", m->leafsurface_count);
+    bk_info_count(in, "leafbrushes", m->leafbrush_count);
+    bk_info_count(in, "brushes", m->brush_count);
+    bk_info_count(in, "brushsides", m->brushside_count);
+    bk_info_count(in, "fogs", m->fog_count);
+    bk_info_count(in, "lightmaps", m->lightmap_count ? m->lightmap_count : m->external_lightmaps);
+    bk_info_count(in, "external_lightmaps", m->external_lightmaps);
+    bk_info_count(in, "patches", m->patch_count);
+    bk_info_count(in, "flares", m->flare_count);
+    bk_info_count(in, "lightgrid_cells", m->grid.cell_count);
+    bk_info_count(in, "vis_clusters", (uint64_t)m->cluster_count);
+    return BK_OK;
 }
 
-const bk_format_ops bk_ops_q3 = {BK_FORMAT_QUAKE3, q3_probe, q3_load, NULL, NULL, NULL, NULL};
+/* ---- public API ---------------------------------------------------------------------------- */
+
+const bk_q3_map *bk_q3_map_get(const bk_file *f) { return bk_file_impl(f, BK_FORMAT_QUAKE3); }
+
+int bk_q3_cluster_visible(const bk_q3_map *m, int32_t from, int32_t to)
+{
+    if (!m || !m->vis || from < 0 || from >= m->cluster_count) return 1;
+    if (to < 0 || to >= m->cluster_count) return 0;
+    const uint8_t *row = m->vis + (size_t)from * (size_t)m->bytes_per_cluster;
+    return (row[to >> 3] >> (to & 7)) & 1;
+}
+
+int32_t bk_q3_point_leaf(const bk_q3_map *m, const float pos[3])
+{
+    if (!m || m->node_count == 0 || m->leaf_count == 0) return m && m->leaf_count ? 0 : -1;
+    int32_t n = 0;
+    /* a loaded map has every child in range; the step bound guards against cycles */
+    for (uint32_t steps = 0; steps <= m->node_count; steps++) {
+        const bk_q3_node *nd = &m->nodes[n];
+        const bk_q3_plane *pl = &m->planes[nd->plane];
+        float d = pl->normal[0] * pos[0] + pl->normal[1] * pos[1] + pl->normal[2] * pos[2] - pl->dist;
+        int32_t c = nd->children[d >= 0 ? 0 : 1];
+        if (c < 0) return -(c + 1);
+        n = c;
+    }
+    return -1;
+}
+
+int32_t bk_q3_point_cluster(const bk_q3_map *m, const float pos[3])
+{
+    int32_t l = bk_q3_point_leaf(m, pos);
+    return l < 0 ? -1 : m->leafs[l].cluster;
+}
+
+bk_result bk_q3_lightgrid_sample(const bk_q3_map *m, const float pos[3], bk_q3_light *out)
+{
+    if (!m || !pos || !out) return BK_EARG;
+    memset(out, 0, sizeof *out);
+    const bk_q3_lightgrid *g = &m->grid;
+    if (!g->cells) return BK_ENOTFOUND;
+    int32_t base[3];
+    float frac[3];
+    for (int k = 0; k < 3; k++) {
+        float v = (pos[k] - g->origin[k]) / g->size[k];
+        if (!(v == v)) v = 0;
+        float fl = floorf(v);
+        if (fl < 0) {
+            fl = 0;
+            v = 0;
+        }
+        if (fl > (float)(g->bounds[k] - 1)) {
+            fl = (float)(g->bounds[k] - 1);
+            v = fl;
+        }
+        base[k] = (int32_t)fl;
+        frac[k] = v - fl;
+    }
+    float total = 0, dir[3] = {0, 0, 0};
+    for (int i = 0; i < 8; i++) {
+        int32_t c[3];
+        float factor = 1;
+        bool skip = false;
+        for (int k = 0; k < 3; k++) {
+            int bit = (i >> k) & 1;
+            c[k] = base[k] + bit;
+            if (c[k] >= g->bounds[k]) {
+                skip = true;
+                break;
+            }
+            factor *= bit ? frac[k] : 1 - frac[k];
+        }
+        if (skip) continue;
+        size_t idx = (size_t)c[0] + (size_t)c[1] * (size_t)g->bounds[0] +
+                     (size_t)c[2] * (size_t)g->bounds[0] * (size_t)g->bounds[1];
+        const uint8_t *d = g->cells + idx * Q3_GRIDCELL_SIZE;
+        if (d[0] + d[1] + d[2] + d[3] + d[4] + d[5] == 0) continue; /* inside a wall */
+        total += factor;
+        for (int k = 0; k < 3; k++) {
+            out->ambient[k] += factor * d[k];
+            out->directed[k] += factor * d[3 + k];
+        }
+        float lng = d[6] * (float)(2 * 3.14159265358979 / 256), lat = d[7] * (float)(2 * 3.14159265358979 / 256);
+        dir[0] += factor * cosf(lat) * sinf(lng);
+        dir[1] += factor * sinf(lat) * sinf(lng);
+        dir[2] += factor * cosf(lng);
+    }
+    if (total > 0 && total < 0.99f) {
+        for (int k = 0; k < 3; k++) {
+            out->ambient[k] /= total;
+            out->directed[k] /= total;
+        }
+    }
+    float len = sqrtf(dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]);
+    if (len > 0)
+        for (int k = 0; k < 3; k++) out->dir[k] = dir[k] / len;
+    return BK_OK;
+}
+
+static bk_result q3_extract_images(const bk_file *f, const bk_options *opt, bk_scene *s);
+
+const bk_format_ops bk_ops_q3 = {BK_FORMAT_QUAKE3, q3_probe, q3_load, q3_destroy, q3_build_scene,
+                                 q3_extract_images, NULL};
+
+/* The lightmap pages of the lump as 128x128 images (the map's only embedded pixels). */
+static bk_result q3_extract_images(const bk_file *f, const bk_options *opt, bk_scene *s)
+{
+    (void)opt;
+    const bk_q3_map *m = f->impl;
+    for (uint32_t i = 0; i < m->lightmap_count; i++) {
+        const uint8_t *src = m->lightmaps + (size_t)i * Q3_LIGHTMAP_BYTES;
+        uint8_t *px = malloc(128 * 128 * 4);
+        if (!px) return BK_ENOMEM;
+        for (size_t k = 0; k < 128 * 128; k++) {
+            px[k * 4] = src[k * 3];
+            px[k * 4 + 1] = src[k * 3 + 1];
+            px[k * 4 + 2] = src[k * 3 + 2];
+            px[k * 4 + 3] = 255;
+        }
+        char name[32];
+        snprintf(name, sizeof name, "lm_%04u", i);
+        int32_t idx;
+        bk_result r = bk_scene_add_image(s, name, 128, 128, px, &idx);
+        if (r != BK_OK) {
+            free(px);
+            return r;
+        }
+        s->images[idx].is_lightmap = 1;
+    }
+    return BK_OK;
+}

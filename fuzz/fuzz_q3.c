@@ -1,0 +1,49 @@
+/* Fuzz the Quake 3 decoder: load and validate, build the scene (patches, lightmaps, flares) at a
+ * low patch level, query the light grid and visibility API, free. Inputs that are not IBSP are
+ * given an IBSP v46 header so the fuzzer spends its time inside the Quake 3 code. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bspkit/q3.h"
+#include "bspkit/scene.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    uint8_t *buf = malloc(size + 8);
+    if (!buf) return 0;
+    size_t n = size;
+    if (size < 8 || memcmp(data, "IBSP", 4) != 0) {
+        memcpy(buf, "IBSP\x2e\x00\x00\x00", 8);
+        memcpy(buf + 8, data, size);
+        n = size + 8;
+    } else {
+        memcpy(buf, data, size);
+    }
+    bk_options opt = {0};
+    opt.limits.max_alloc_bytes = 256u << 20;
+    opt.limits.max_elements = 4u << 20;
+    uint32_t e, w;
+    bk_validate_memory(buf, n, &opt, &e, &w);
+    bk_file *f = NULL;
+    if (bk_file_load_memory(buf, n, &opt, &f) == BK_OK) {
+        const bk_q3_map *m = bk_q3_map_get(f);
+        if (m) {
+            float p[3] = {0, 0, 0};
+            if (m->model_count) {
+                for (int k = 0; k < 3; k++) p[k] = (m->models[0].mins[k] + m->models[0].maxs[k]) * 0.5f;
+            }
+            bk_q3_light lt;
+            bk_q3_lightgrid_sample(m, p, &lt);
+            int32_t c = bk_q3_point_cluster(m, p);
+            bk_q3_cluster_visible(m, c, 0);
+        }
+        bk_scene *s = NULL;
+        opt.flags = BK_OPT_NO_TEXTURES;
+        opt.patch_level = 2;
+        if (bk_file_build_scene(f, &opt, &s) == BK_OK) bk_scene_free(s);
+        bk_file_free(f);
+    }
+    free(buf);
+    return 0;
+}

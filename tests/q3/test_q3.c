@@ -1,0 +1,342 @@
+/* Quake 3 unit tests: a hand-built IBSP (every lump) loaded, broken on purpose, tessellated and
+ * queried through the public API; shader-script parsing; a real map's light grid and PVS. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bspkit/q3.h"
+#include "bspkit/scene.h"
+#include "../unit/check.h"
+#include "common/bk_internal.h"
+#include "formats/q3/q3_internal.h"
+
+/* ---- a tiny map built lump by lump ---- */
+typedef struct mb {
+    uint8_t lump[17][4096];
+    uint32_t len[17];
+} mb;
+
+static void put_i32(mb *b, int l, int32_t v)
+{
+    bk_wr_u32le(b->lump[l] + b->len[l], (uint32_t)v);
+    b->len[l] += 4;
+}
+static void put_f32(mb *b, int l, float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    put_i32(b, l, (int32_t)u);
+}
+static void put_name(mb *b, int l, const char *s)
+{
+    memset(b->lump[l] + b->len[l], 0, 64);
+    memcpy(b->lump[l] + b->len[l], s, strlen(s));
+    b->len[l] += 64;
+}
+static void put_vert(mb *b, float x, float y, float z, float s, float t)
+{
+    int l = BK_Q3_LUMP_DRAWVERTS;
+    put_f32(b, l, x); put_f32(b, l, y); put_f32(b, l, z);
+    put_f32(b, l, s); put_f32(b, l, t);
+    put_f32(b, l, s); put_f32(b, l, t);   /* lightmap coords */
+    put_f32(b, l, 0); put_f32(b, l, 0); put_f32(b, l, 1);
+    put_i32(b, l, (int32_t)0xff808080u);
+}
+static void put_surface(mb *b, int type, int fv, int nv, int fi, int ni, int lm, int pw, int ph)
+{
+    int l = BK_Q3_LUMP_SURFACES;
+    int32_t h[12] = {0, -1, type, fv, nv, fi, ni, lm, 0, 0, 4, 4};
+    for (int i = 0; i < 12; i++) put_i32(b, l, h[i]);
+    for (int i = 0; i < 12; i++) put_f32(b, l, i == 11 ? 1.0f : 0.0f);
+    put_i32(b, l, pw);
+    put_i32(b, l, ph);
+}
+
+/* 1 shader, planes, 1 node -> 2 leafs in clusters 0 and 1, 1 model with a planar quad and a
+ * 5x3 patch (two pieces) whose middle control row rises to z=64, a light grid sized for the
+ * bounds, 1 lightmap page, vis with cluster 0 seeing 1 but not the reverse. */
+static void build(mb *b)
+{
+    memset(b, 0, sizeof *b);
+    const char ent[] = "{\n\"classname\" \"worldspawn\"\n\"gridsize\" \"64 64 128\"\n}\n{\n\"classname\" \"light\"\n}\n";
+    memcpy(b->lump[0], ent, sizeof ent);
+    b->len[0] = sizeof ent;
+    put_name(b, BK_Q3_LUMP_SHADERS, "textures/test/wall");
+    put_i32(b, BK_Q3_LUMP_SHADERS, 0);
+    put_i32(b, BK_Q3_LUMP_SHADERS, 1);
+    /* plane x = 0 */
+    put_f32(b, BK_Q3_LUMP_PLANES, 1); put_f32(b, BK_Q3_LUMP_PLANES, 0); put_f32(b, BK_Q3_LUMP_PLANES, 0);
+    put_f32(b, BK_Q3_LUMP_PLANES, 0);
+    int32_t node[9] = {0, -1, -2, -128, -128, -128, 128, 128, 128};
+    for (int i = 0; i < 9; i++) put_i32(b, BK_Q3_LUMP_NODES, node[i]);
+    for (int lf = 0; lf < 2; lf++) {
+        int32_t leaf[12] = {lf, 0, -128, -128, -128, 128, 128, 128, 0, 1, 0, 1};
+        for (int i = 0; i < 12; i++) put_i32(b, BK_Q3_LUMP_LEAFS, leaf[i]);
+    }
+    put_i32(b, BK_Q3_LUMP_LEAFSURFACES, 0);
+    put_i32(b, BK_Q3_LUMP_LEAFBRUSHES, 0);
+    /* model 0: bounds -128..128 (grid 5 x 5 x 3 cells) */
+    for (int i = 0; i < 3; i++) put_f32(b, BK_Q3_LUMP_MODELS, -128);
+    for (int i = 0; i < 3; i++) put_f32(b, BK_Q3_LUMP_MODELS, 128);
+    put_i32(b, BK_Q3_LUMP_MODELS, 0); put_i32(b, BK_Q3_LUMP_MODELS, 2);
+    put_i32(b, BK_Q3_LUMP_MODELS, 0); put_i32(b, BK_Q3_LUMP_MODELS, 1);
+    put_i32(b, BK_Q3_LUMP_BRUSHES, 0); put_i32(b, BK_Q3_LUMP_BRUSHES, 1); put_i32(b, BK_Q3_LUMP_BRUSHES, 0);
+    put_i32(b, BK_Q3_LUMP_BRUSHSIDES, 0); put_i32(b, BK_Q3_LUMP_BRUSHSIDES, 0);
+    /* quad: 4 verts, 6 indexes */
+    put_vert(b, 0, 0, 0, 0, 0); put_vert(b, 64, 0, 0, 1, 0); put_vert(b, 64, 64, 0, 1, 1); put_vert(b, 0, 64, 0, 0, 1);
+    int32_t idx[6] = {0, 1, 2, 0, 2, 3};
+    for (int i = 0; i < 6; i++) put_i32(b, BK_Q3_LUMP_DRAWINDEXES, idx[i]);
+    /* 5x3 patch: rows y = 0, 32, 64; middle row z = 64 */
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 5; c++) put_vert(b, (float)c * 32, (float)r * 32, r == 1 ? 64.0f : 0.0f, c / 4.0f, r / 2.0f);
+    put_surface(b, BK_Q3_MST_PLANAR, 0, 4, 0, 6, 0, 0, 0);
+    put_surface(b, BK_Q3_MST_PATCH, 4, 15, 0, 0, 0, 5, 3);
+    b->len[BK_Q3_LUMP_LIGHTMAPS] = 0; /* filled in write() */
+    /* light grid 5 x 5 x 3 = 75 cells: ambient 10 20 30, directed 100, direction straight up */
+    for (int i = 0; i < 75; i++) {
+        uint8_t *c = b->lump[BK_Q3_LUMP_LIGHTGRID] + 8 * i;
+        c[0] = 10; c[1] = 20; c[2] = 30; c[3] = c[4] = c[5] = 100; c[6] = 0; c[7] = 0;
+    }
+    b->len[BK_Q3_LUMP_LIGHTGRID] = 75 * 8;
+    /* vis: 2 clusters, 1 byte each: 0 sees {0,1}, 1 sees {1} */
+    put_i32(b, BK_Q3_LUMP_VISIBILITY, 2);
+    put_i32(b, BK_Q3_LUMP_VISIBILITY, 1);
+    b->lump[BK_Q3_LUMP_VISIBILITY][8] = 3;
+    b->lump[BK_Q3_LUMP_VISIBILITY][9] = 2;
+    b->len[BK_Q3_LUMP_VISIBILITY] = 10;
+}
+
+/* Serialise; the lightmap lump (one grey page) is appended last. */
+static uint8_t *write_map(const mb *b, size_t *size)
+{
+    size_t total = 8 + 17 * 8 + Q3_LIGHTMAP_BYTES;
+    for (int i = 0; i < 17; i++) total += b->len[i];
+    uint8_t *d = calloc(1, total);
+    memcpy(d, "IBSP", 4);
+    bk_wr_u32le(d + 4, 46);
+    size_t at = 8 + 17 * 8;
+    for (int i = 0; i < 17; i++) {
+        uint32_t len = i == BK_Q3_LUMP_LIGHTMAPS ? Q3_LIGHTMAP_BYTES : b->len[i];
+        bk_wr_u32le(d + 8 + 8 * i, (uint32_t)at);
+        bk_wr_u32le(d + 12 + 8 * i, len);
+        if (i == BK_Q3_LUMP_LIGHTMAPS) memset(d + at, 64, len);
+        else memcpy(d + at, b->lump[i], len);
+        at += len;
+    }
+    *size = total;
+    return d;
+}
+
+/* Load (and validate: both must agree). With out, the loaded file and its bytes are handed back
+ * (the file borrows them; free the file, then the bytes). */
+static bk_result load_expect2(mb *b, bk_file **out, uint8_t **bytes)
+{
+    size_t n;
+    uint8_t *d = write_map(b, &n);
+    bk_file *f = NULL;
+    bk_result r = bk_file_load_memory(d, n, NULL, &f);
+    uint32_t e = 0, w = 0;
+    bk_result rv = bk_validate_memory(d, n, NULL, &e, &w);
+    CHECK((r == BK_OK) == (rv == BK_OK));
+    if (out && r == BK_OK) {
+        *out = f;
+        *bytes = d;
+        return r;
+    }
+    bk_file_free(f);
+    free(d);
+    return r;
+}
+static bk_result load_expect(mb *b) { return load_expect2(b, NULL, NULL); }
+
+static void test_synthetic(const char *workdir)
+{
+    mb b;
+    build(&b);
+    if (workdir) { /* kept for the fuzzer's seeds (tests/q3/data/synthetic.bsp) */
+        size_t n;
+        uint8_t *d = write_map(&b, &n);
+        char path[1024];
+        snprintf(path, sizeof path, "%s/q3_synthetic.bsp", workdir);
+        FILE *fp = fopen(path, "wb");
+        if (fp) {
+            fwrite(d, 1, n, fp);
+            fclose(fp);
+        }
+        free(d);
+    }
+    bk_file *f = NULL;
+    uint8_t *bytes = NULL;
+    CHECK(load_expect2(&b, &f, &bytes) == BK_OK);
+    if (!f) return;
+    const bk_q3_map *m = bk_q3_map_get(f);
+    CHECK(m != NULL);
+    if (!m) return;
+    CHECK(m->surface_count == 2 && m->patch_count == 1 && m->lightmap_count == 1);
+    CHECK(m->grid.bounds[0] == 5 && m->grid.bounds[1] == 5 && m->grid.bounds[2] == 3 && m->grid.cells);
+    bk_q3_light lt;
+    float p[3] = {10, 20, 30};
+    CHECK(bk_q3_lightgrid_sample(m, p, &lt) == BK_OK);
+    CHECK(fabsf(lt.ambient[0] - 10) < 0.01f && fabsf(lt.ambient[2] - 30) < 0.01f);
+    CHECK(fabsf(lt.dir[2] - 1) < 0.001f);
+    float left[3] = {-10, 0, 0}, right[3] = {10, 0, 0};
+    CHECK(bk_q3_point_leaf(m, right) == 0 && bk_q3_point_leaf(m, left) == 1);
+    CHECK(bk_q3_point_cluster(m, left) == 1);
+    CHECK(bk_q3_cluster_visible(m, 0, 1) == 1 && bk_q3_cluster_visible(m, 1, 0) == 0);
+    CHECK(bk_q3_cluster_visible(m, -1, 0) == 1);
+
+    /* tessellation: level 4 -> (2*4+1) x (1*4+1) grid, 2*8*4 triangles, mid row at z = 32 */
+    bk_options o = {0};
+    o.patch_level = 4;
+    o.flags = BK_OPT_NO_TEXTURES;
+    bk_scene *s = NULL;
+    CHECK(bk_file_build_scene(f, &o, &s) == BK_OK);
+    if (s) {
+        uint32_t tris = 0, verts = 0, at_mid = 0;
+        for (uint32_t i = 0; i < s->mesh_count; i++)
+            for (uint32_t j = 0; j < s->meshes[i].prim_count; j++) {
+                const bk_primitive *pr = &s->meshes[i].prims[j];
+                tris += pr->index_count / 3;
+                verts += pr->vertex_count;
+                for (uint32_t v = 0; v < pr->vertex_count; v++)
+                    if (fabsf(pr->position[v * 3 + 1] - 32) < 1e-4f && fabsf(pr->position[v * 3 + 2] - 32) < 1e-4f)
+                        at_mid++;
+                CHECK(pr->uv1 != NULL);
+            }
+        CHECK(tris == 2 + 2 * 8 * 4);
+        CHECK(verts == 4 + 9 * 5);
+        CHECK(at_mid == 9); /* the whole middle grid row, both pieces, at the curve's height */
+        CHECK(s->image_count == 1 && s->images[0].is_lightmap);
+        /* overbright 1 (default): 64 -> 128 */
+        CHECK(s->image_count == 1 && s->images[0].width >= 128 && s->images[0].rgba[0] == 128);
+        bk_scene_free(s);
+    }
+    bk_file_free(f);
+    free(bytes);
+}
+
+static void test_broken(void)
+{
+    mb b;
+    /* an index outside its surface's vertices */
+    build(&b);
+    bk_wr_u32le(b.lump[BK_Q3_LUMP_DRAWINDEXES] + 8, 4);
+    CHECK(load_expect(&b) == BK_EINDEX);
+    /* an even patch width */
+    build(&b);
+    bk_wr_u32le(b.lump[BK_Q3_LUMP_SURFACES] + 104 + 96, 4);
+    CHECK(load_expect(&b) == BK_EFORMAT);
+    /* a lightmap page past the lump */
+    build(&b);
+    bk_wr_u32le(b.lump[BK_Q3_LUMP_SURFACES] + 28, 7);
+    CHECK(load_expect(&b) == BK_EINDEX);
+    /* surface vertices past the vertex lump (hostile count) */
+    build(&b);
+    bk_wr_u32le(b.lump[BK_Q3_LUMP_SURFACES] + 16, 0x7fffffff);
+    CHECK(load_expect(&b) == BK_EINDEX);
+    /* shader index */
+    build(&b);
+    bk_wr_u32le(b.lump[BK_Q3_LUMP_SURFACES], 1);
+    CHECK(load_expect(&b) == BK_EINDEX);
+    /* node child leaf */
+    build(&b);
+    bk_wr_u32le(b.lump[BK_Q3_LUMP_NODES] + 8, (uint32_t)-9);
+    CHECK(load_expect(&b) == BK_EINDEX);
+    /* vis claims more than it holds */
+    build(&b);
+    bk_wr_u32le(b.lump[BK_Q3_LUMP_VISIBILITY], 100000);
+    bk_wr_u32le(b.lump[BK_Q3_LUMP_VISIBILITY] + 4, 100000);
+    CHECK(load_expect(&b) == BK_ETRUNCATED);
+    /* lump size not a multiple of its entry */
+    build(&b);
+    b.len[BK_Q3_LUMP_MODELS] -= 4;
+    CHECK(load_expect(&b) == BK_ELUMP_SIZE);
+    /* leaf brush range */
+    build(&b);
+    bk_wr_u32le(b.lump[BK_Q3_LUMP_LEAFS] + 44, 2);
+    CHECK(load_expect(&b) == BK_EINDEX);
+    /* light grid of the wrong size: a warning, the grid unusable */
+    build(&b);
+    b.len[BK_Q3_LUMP_LIGHTGRID] -= 8;
+    bk_file *f = NULL;
+    uint8_t *bytes = NULL;
+    CHECK(load_expect2(&b, &f, &bytes) == BK_OK);
+    if (f) {
+        const bk_q3_map *m = bk_q3_map_get(f);
+        bk_q3_light lt;
+        float p[3] = {0, 0, 0};
+        CHECK(m->grid.cells == NULL && m->grid.cell_count == 74 && m->grid.expected_cells == 75);
+        CHECK(bk_q3_lightgrid_sample(m, p, &lt) == BK_ENOTFOUND);
+        bk_file_free(f);
+        free(bytes);
+    }
+}
+
+static void test_shaders(void)
+{
+    const char txt[] =
+        "// comment\ntextures/a/sky\n{\n surfaceparm sky\n skyparms env/x - -\n}\n"
+        "textures/a/grate\n{\n cull none /* c */\n {\n map $lightmap\n }\n {\n map textures/a/grate.tga\n"
+        "  alphaFunc GE128\n }\n}\n"
+        "textures/a/anim { { animMap 2 textures/a/f1.tga textures/a/f2.tga\n blendfunc blend\n } }\n"
+        "textures/a/ed\n{\n qer_editorimage textures/a/ed_e.jpg\n { map $whiteimage } }\n"
+        "textures/a/sky { broken second definition }\n";
+    q3_shader_lib lib = {0};
+    CHECK(q3_shaders_parse(&lib, txt, sizeof txt - 1) == BK_OK);
+    const q3_shader_def *d = q3_shaders_find(&lib, "TEXTURES/A/SKY");
+    CHECK(d && d->sky && d->unlit && !d->image);
+    d = q3_shaders_find(&lib, "textures/a/grate");
+    CHECK(d && d->two_sided && d->alpha_test && d->image && strcmp(d->image, "textures/a/grate.tga") == 0);
+    d = q3_shaders_find(&lib, "textures/a/anim");
+    CHECK(d && d->blend && d->image && strcmp(d->image, "textures/a/f1.tga") == 0);
+    d = q3_shaders_find(&lib, "textures/a/ed");
+    CHECK(d && d->image && strcmp(d->image, "textures/a/ed_e.jpg") == 0);
+    CHECK(q3_shaders_find(&lib, "textures/a/none") == NULL);
+    q3_shaders_free(&lib);
+    /* garbage never fails */
+    const char junk[] = "}}}{{{ \" unterminated\n /* open comment";
+    CHECK(q3_shaders_parse(&lib, junk, sizeof junk - 1) == BK_OK);
+    q3_shaders_free(&lib);
+}
+
+static void test_real(const char *fetched)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/q3/oa081/dm4ish.bsp", fetched);
+    bk_file *f = NULL;
+    if (bk_file_open(path, NULL, &f) != BK_OK) {
+        printf("real map not available: %s (skipped)\n", path);
+        return;
+    }
+    const bk_q3_map *m = bk_q3_map_get(f);
+    CHECK(m && m->grid.cells && m->vis && m->cluster_count > 0);
+    /* every player start is inside the world, in a cluster that sees itself, with some light */
+    const bk_entities *es = bk_file_entities(f);
+    uint32_t starts = 0;
+    for (uint32_t i = 0; i < es->count; i++) {
+        const char *cn = bk_entity_get(&es->items[i], "classname");
+        const char *org = bk_entity_get(&es->items[i], "origin");
+        float p[3];
+        if (!cn || !org || strncmp(cn, "info_player", 11) != 0 || sscanf(org, "%f %f %f", &p[0], &p[1], &p[2]) != 3)
+            continue;
+        starts++;
+        int32_t c = bk_q3_point_cluster(m, p);
+        CHECK(c >= 0 && c < m->cluster_count);
+        CHECK(bk_q3_cluster_visible(m, c, c) == 1);
+        bk_q3_light lt;
+        CHECK(bk_q3_lightgrid_sample(m, p, &lt) == BK_OK);
+        CHECK(lt.ambient[0] + lt.ambient[1] + lt.ambient[2] + lt.directed[0] > 0);
+    }
+    CHECK(starts > 0);
+    bk_file_free(f);
+}
+
+int main(int argc, char **argv)
+{
+    test_synthetic(argc > 3 ? argv[3] : NULL);
+    test_broken();
+    test_shaders();
+    if (argc > 2) test_real(argv[2]);
+    return CHECK_DONE();
+}
