@@ -514,9 +514,7 @@ static bk_result check_faces(ld *L, int idx, bk_source_face *fa, uint32_t n, con
             }
         }
     }
-    if (stale_texinfo)
-        bk_report(L->ctx, BK_SEV_INFO, BK_OK, ln, BK_NO_INDEX, p->lumps[idx].offset,
-                  "%u original faces keep texinfo numbers from before vbsp compacted the table (normal)", stale_texinfo);
+    (void)stale_texinfo;
     return BK_OK;
 }
 
