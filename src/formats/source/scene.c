@@ -177,6 +177,17 @@ static void lm_uv(const sb *b, uint32_t face, const float *pos, float *uv)
     uv[1] = ((float)y + lt + 0.5f) / (float)b->atlas_h;
 }
 
+/* Displacement lightmaps are laid out in the grid's parameter space, not by the planar
+ * lightmap vectors: s runs along the grid's columns (corner 0 -> 3), t along its rows (0 -> 1). */
+static void lm_uv_param(const sb *b, uint32_t face, float u, float v, float *uv)
+{
+    const bk_source_face *f = &b->faces[face];
+    uint32_t x, y;
+    bk_atlas_rect(b->atlas, b->face_rect[face] - 1, &x, &y);
+    uv[0] = ((float)x + u * (float)f->lm_size[0] + 0.5f) / (float)b->atlas_w;
+    uv[1] = ((float)y + v * (float)f->lm_size[1] + 0.5f) / (float)b->atlas_h;
+}
+
 static bk_result emit_face(sb *b, bk_primitive *pr, uint32_t fi)
 {
     const bk_source_map *p = b->p;
@@ -252,7 +263,7 @@ static bk_result emit_disp(sb *b, bk_primitive *pr, uint32_t fi)
             for (int k = 0; k < 3; k++) pr->position[vi * 3 + k] = base[k] + dv->vec[k] * dv->dist;
             tex_uv(b, ti, base, &pr->uv0[vi * 2]);
             if (pr->uv1) {
-                if (lm) lm_uv(b, fi, base, &pr->uv1[vi * 2]);
+                if (lm) lm_uv_param(b, fi, u, t, &pr->uv1[vi * 2]);
                 else pr->uv1[vi * 2] = pr->uv1[vi * 2 + 1] = 0;
             }
             float a = dv->alpha / 255.0f;

@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# Every real Source map in the corpus: validate, info counts against an independent Python
+# reader, glTF conversion checked by the Khronos validator, props and pakfile listings checked
+# against the same reader (and Python's zipfile), impostors and hostile variants fail cleanly.
+source "$BK_TESTS/lib.sh"
+bk_init "$@"
+SRC=$CORPUS/source
+need_dir "$SRC"
+shopt -s nullglob
+real=()
+for f in "$SRC"/*.bsp; do [[ $(basename "$f") == unusual_* ]] || real+=("$f"); done
+(( ${#real[@]} > 0 )) || { echo "no Source maps"; exit 77; }
+REF=$BK_TESTS/source/vbsp_ref.py
+python3 "$REF" "${real[@]}" > "$WORK/ref.json" || fail "reference reader"
+
+# validate: all at once, exit 0, every file ok
+expect_exit 0 "$CLI" validate --quiet "${real[@]}"
+check "every map validates" [ "$(grep -c ': ok (source)' "$WORK/.out")" == "${#real[@]}" ]
+
+# get one field of the reference record of a file
+ref() { python3 -c "import json,sys; r=[x for x in json.load(open(sys.argv[1])) if x['file']==sys.argv[2]][0]; v=r.get(sys.argv[3]); print('' if v is None else v)" "$WORK/ref.json" "$1" "$2"; }
+jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); 
+for k in sys.argv[2].split('.'): d=d[int(k)] if isinstance(d,list) else d[k]
+print(d)" "$1" "$2"; }
+
+glbs=()
+for f in "${real[@]}"; do
+    b=$(basename "$f" .bsp)
+    "$CLI" info "$f" --json > "$WORK/$b.info.json" 2>"$WORK/.err" || { fail "info $b"; continue; }
+    for c in entities faces models; do
+        got=$(jget "$WORK/$b.info.json" "counts.$c"); want=$(ref "$f" "$c")
+        check "$b $c: bspkit $got, reference $want" [ "$got" == "$want" ]
+    done
+    got=$(jget "$WORK/$b.info.json" "counts.textures"); want=$(ref "$f" texdata)
+    check "$b textures: $got vs $want" [ "$got" == "$want" ]
+    got=$(jget "$WORK/$b.info.json" "counts.displacements"); want=$(ref "$f" dispinfo)
+    check "$b displacements: $got vs $want" [ "$got" == "$want" ]
+    # every displacement references (2^p+1)^2 vertices, and they add up to the whole lump
+    got=$(jget "$WORK/$b.info.json" "counts.disp_verts"); want=$(ref "$f" disp_verts_expected)
+    check "$b displacement vertices: $got vs $want" [ "$got" == "$want" ]
+    # props: count and dictionary against the reference reader
+    "$CLI" props "$f" --json > "$WORK/$b.props.json" 2>"$WORK/.err" || fail "props $b"
+    got=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['static_props']))" "$WORK/$b.props.json")
+    want=$(ref "$f" static_props); [[ -z $want ]] && want=0
+    check "$b static props: $got vs $want" [ "$got" == "$want" ]
+    got=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['models']))" "$WORK/$b.props.json")
+    want=$(ref "$f" static_prop_dict); [[ -z $want ]] && want=0
+    check "$b prop models: $got vs $want" [ "$got" == "$want" ]
+    # pakfile entries against Python's zipfile
+    "$CLI" pak "$f" list --json > "$WORK/$b.pak.json" 2>"$WORK/.err" || fail "pak list $b"
+    got=$(jget "$WORK/$b.pak.json" count); want=$(ref "$f" pak_entries)
+    [[ -n $want ]] && check "$b pakfile entries: $got vs $want" [ "$got" == "$want" ]
+    "$CLI" convert "$f" -o "$WORK/$b.glb" -q >/dev/null 2>"$WORK/.err" || { fail "convert $b"; cat "$WORK/.err" >&2; continue; }
+    glbs+=("$WORK/$b.glb")
+done
+# one validator run for every file
+gltf_validate "${glbs[@]}" > "$WORK/validator.txt" 2>&1
+check "Khronos validator: zero errors on ${#glbs[@]} files" [ $? == 0 ]
+grep -v '^valid' "$WORK/validator.txt" | head -5 >&2
+check "every map converted" [ "${#glbs[@]}" == "${#real[@]}" ]
+
+# props land in the glTF as nodes with the model path in extras; --no-props drops them
+f=$SRC/tf2_v20_bsp_tool_test2.bsp
+if [[ -f $f ]]; then
+    "$CLI" convert "$f" -o "$WORK/p.gltf" -q >/dev/null 2>&1
+    n=$(python3 -c "import json,sys; print(sum(1 for n in json.load(open(sys.argv[1]))['nodes'] if n.get('extras',{}).get('classname')=='prop_static' and n['extras']['model'].endswith('.mdl')))" "$WORK/p.gltf")
+    want=$(ref "$f" static_props)
+    check "prop nodes in glTF: $n vs $want" [ "$n" == "$want" ]
+    "$CLI" convert "$f" -o "$WORK/np.gltf" --no-props -q >/dev/null 2>&1
+    n=$(python3 -c "import json,sys; print(sum(1 for n in json.load(open(sys.argv[1]))['nodes'] if n.get('extras',{}).get('classname')=='prop_static'))" "$WORK/np.gltf")
+    check "--no-props drops prop nodes" [ "$n" == 0 ]
+    check "materials carry their VMT path" grep -q '"vmt"' "$WORK/p.gltf"
+fi
+
+# pakfile extraction equals Python's zipfile, for a stored and an LZMA (method 14) pakfile
+for b in css_v20_gg_creepyvan tf2c_v20_lzma_vipr_downfall; do
+    f=$SRC/$b.bsp; [[ -f $f ]] || continue
+    expect_exit 0 "$CLI" pak "$f" extract -o "$WORK/x_$b" -q
+    python3 - "$f" "$WORK/x_$b" <<'PY' || fail "extracted files of $b differ from Python's zipfile"
+import io, os, struct, sys, zipfile
+d = open(sys.argv[1], "rb").read()
+o, n = struct.unpack_from("<ii", d, 8 + 16 * 40)
+z = zipfile.ZipFile(io.BytesIO(d[o:o + n]))
+for i in z.infolist():
+    if i.is_dir():
+        continue
+    p = os.path.join(sys.argv[2], i.filename)
+    if open(p, "rb").read() != z.read(i):
+        print("differs:", i.filename); sys.exit(1)
+print("same:", len(z.infolist()), "entries")
+PY
+done
+
+# path traversal in a pakfile is refused, nothing written
+python3 - "$SRC/tf2_v20_bsp_tool_mp_lobby.bsp" "$WORK/evil.bsp" <<'PY'
+import io, struct, sys, zipfile
+d = bytearray(open(sys.argv[1], "rb").read())
+buf = io.BytesIO()
+with zipfile.ZipFile(buf, "w") as z:
+    z.writestr("materials/ok.txt", "fine")
+    z.writestr("../../escape.txt", "evil")
+pak = buf.getvalue()
+struct.pack_into("<ii", d, 8 + 16 * 40, len(d), len(pak))
+open(sys.argv[2], "wb").write(bytes(d) + pak)
+PY
+expect_exit 1 "$CLI" pak "$WORK/evil.bsp" extract -o "$WORK/evil_out"
+expect_stderr_has "not a safe relative path" "$CLI" pak "$WORK/evil.bsp" extract -o "$WORK/evil_out"
+check "traversal: nothing written" [ ! -e "$WORK/escape.txt" ] && check "traversal: no partial extract" [ ! -e "$WORK/evil_out/materials/ok.txt" ]
+expect_exit 0 "$CLI" pak "$WORK/evil.bsp" list
+
+# impostors fail with a clear message, never a crash
+for f in "$SRC"/unusual_*.bsp; do
+    for cmd in validate info convert props; do
+        if [[ $cmd == convert ]]; then expect_exit 1 "$CLI" convert "$f" -o "$WORK/u.glb"
+        else expect_exit 1 "$CLI" $cmd "$f"; fi
+        if grep -q 'Sanitizer' "$WORK/.err"; then fail "sanitizer: $cmd $f"; fi
+    done
+    "$CLI" info "$f" 2>"$WORK/.err" >/dev/null
+    check "clear message for $(basename "$f")" grep -qE 'not supported|not a Valve' "$WORK/.err"
+done
+[[ ! -e $WORK/u.glb ]] || fail "no output for an impostor"
+
+# props/pak on a map of another family: exit 1 with a message (if one exists in the corpus)
+q1=$(ls "$CORPUS"/quake1/*.bsp 2>/dev/null | head -1)
+
+# hostile variants: exit 1, the message names the lump, never a crash
+plain=$SRC/tf2_v20_bsp_tool_test2.bsp; lzma=$SRC/tf2c_v20_lzma_3vipr_aspen_a03.bsp
+mkdir -p "$WORK/bad"
+python3 "$BK_TESTS/source/mutate.py" "$plain" "$lzma" "$WORK/bad" > "$WORK/bad/list.txt" || fail "mutate.py"
+while IFS=$'\t' read -r name lump; do
+    f=$WORK/bad/$name.bsp
+    expect_exit 1 "$CLI" validate "$f"
+    if grep -q 'Sanitizer' "$WORK/.err"; then fail "sanitizer: validate $name"; fi
+    if [[ -n $lump ]]; then
+        check "$name: located error names '$lump'" grep -qE "(: |^)$lump(\[[0-9]+\])? @[0-9]+: error" "$WORK/.out"
+    fi
+    expect_exit 1 "$CLI" convert "$f" -o "$WORK/bad/out.glb"
+    if grep -q 'Sanitizer' "$WORK/.err"; then fail "sanitizer: convert $name"; fi
+    expect_exit 1 "$CLI" info "$f"
+done < "$WORK/bad/list.txt"
+[[ ! -e $WORK/bad/out.glb ]] || fail "no output may be written for a hostile file"
+echo "$(wc -l < "$WORK/bad/list.txt") hostile variants"
+bk_done
