@@ -1,19 +1,314 @@
-/* props and pak: Source-map commands (filled in by the Source decoder work). */
+/* props and pak: the Source-map commands (static/detail props, the embedded pakfile). */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "bspkit/source.h"
 #include "cli.h"
 
-static int not_yet(const char *name, int argc, char **argv)
+static void print_json(cJSON *j)
 {
-    const cli_cmd *me = cli_find(name);
-    for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fputs(me->usage, stdout);
-            return EXIT_OK;
-        }
-    fprintf(stderr, "bspkit %s: Source maps are not supported yet\n", name);
-    return EXIT_BAD_INPUT;
+    char *s = cJSON_Print(j);
+    if (s) {
+        fputs(s, stdout);
+        fputc('\n', stdout);
+        cJSON_free(s);
+    }
 }
 
-int cmd_props(int argc, char **argv) { return not_yet("props", argc, argv); }
-int cmd_pak(int argc, char **argv) { return not_yet("pak", argc, argv); }
+static cJSON *vec3(const float *v)
+{
+    double d[3] = {v[0], v[1], v[2]};
+    return cJSON_CreateDoubleArray(d, 3);
+}
+
+/* load FILE and make sure it is a Source map */
+static int load_source(const cli_cmd *me, cli_opts *o, bk_file **f, void **owned, const bk_source_map **m)
+{
+    int rc = cli_load(o->positional[0], o, f, owned);
+    if (rc) return rc;
+    *m = bk_source_map_of(*f);
+    if (!*m) {
+        fprintf(stderr, "%s: not a Source map (this is a %s file); '%s' works on Source VBSP maps only\n",
+                o->positional[0], bk_format_name(bk_file_format(*f)), me->name);
+        bk_file_free(*f);
+        free(*owned);
+        return EXIT_BAD_INPUT;
+    }
+    return EXIT_OK;
+}
+
+int cmd_props(int argc, char **argv)
+{
+    const cli_cmd *me = cli_find("props");
+    cli_opts o;
+    bool help;
+    if (cli_parse(argc, argv, &o, &help) < 0) return cli_usage_error(me, "bad arguments%s", "");
+    if (help) {
+        fputs(me->usage, stdout);
+        return EXIT_OK;
+    }
+    if (o.positional_count != 1) return cli_usage_error(me, "expected one FILE%s", "");
+    bk_file *f;
+    void *owned;
+    const bk_source_map *m;
+    int rc = load_source(me, &o, &f, &owned, &m);
+    if (rc) return rc;
+    if (o.json) {
+        cJSON *root = cJSON_CreateObject();
+        cJSON_AddStringToObject(root, "file", o.positional[0]);
+        if (m->sprp_version >= 0) {
+            cJSON_AddNumberToObject(root, "sprp_version", m->sprp_version);
+            cJSON_AddNumberToObject(root, "entry_size", m->sprp_entry_size);
+        }
+        cJSON *names = cJSON_AddArrayToObject(root, "models");
+        for (uint32_t i = 0; i < m->static_prop_name_count; i++)
+            cJSON_AddItemToArray(names, cJSON_CreateString(m->static_prop_names[i]));
+        cJSON *arr = cJSON_AddArrayToObject(root, "static_props");
+        uint32_t fl = m->sprp_fields;
+        for (uint32_t i = 0; i < m->static_prop_count; i++) {
+            const bk_source_static_prop *s = &m->static_props[i];
+            cJSON *p = cJSON_CreateObject();
+            cJSON_AddStringToObject(p, "model", s->model < m->static_prop_name_count ? m->static_prop_names[s->model] : "");
+            cJSON_AddNumberToObject(p, "model_index", s->model);
+            cJSON_AddItemToObject(p, "origin", vec3(s->origin));
+            cJSON_AddItemToObject(p, "angles", vec3(s->angles));
+            cJSON_AddNumberToObject(p, "skin", s->skin);
+            cJSON_AddNumberToObject(p, "solid", s->solid);
+            cJSON_AddNumberToObject(p, "flags", s->flags);
+            cJSON_AddNumberToObject(p, "fade_min", s->fade_min);
+            cJSON_AddNumberToObject(p, "fade_max", s->fade_max);
+            cJSON_AddItemToObject(p, "lighting_origin", vec3(s->lighting_origin));
+            cJSON_AddNumberToObject(p, "first_leaf", s->first_leaf);
+            cJSON_AddNumberToObject(p, "leaf_count", s->leaf_count);
+            if (fl & BK_SPROP_FORCED_FADE) cJSON_AddNumberToObject(p, "forced_fade_scale", s->forced_fade_scale);
+            if (fl & BK_SPROP_DX_LEVEL) {
+                cJSON_AddNumberToObject(p, "min_dx_level", s->min_dx_level);
+                cJSON_AddNumberToObject(p, "max_dx_level", s->max_dx_level);
+            }
+            if (fl & BK_SPROP_CPU_GPU_LEVEL) {
+                cJSON_AddNumberToObject(p, "min_cpu_level", s->min_cpu_level);
+                cJSON_AddNumberToObject(p, "max_cpu_level", s->max_cpu_level);
+                cJSON_AddNumberToObject(p, "min_gpu_level", s->min_gpu_level);
+                cJSON_AddNumberToObject(p, "max_gpu_level", s->max_gpu_level);
+            }
+            if (fl & BK_SPROP_DIFFUSE) {
+                int d[4] = {s->diffuse[0], s->diffuse[1], s->diffuse[2], s->diffuse[3]};
+                cJSON_AddItemToObject(p, "diffuse_modulation", cJSON_CreateIntArray(d, 4));
+            }
+            if (fl & BK_SPROP_DISABLE_X360) cJSON_AddBoolToObject(p, "disable_x360", s->disable_x360 != 0);
+            if (fl & BK_SPROP_FLAGS_EX) cJSON_AddNumberToObject(p, "flags_ex", s->flags_ex);
+            if (fl & BK_SPROP_LIGHTMAP_RES) {
+                int r[2] = {s->lightmap_res[0], s->lightmap_res[1]};
+                cJSON_AddItemToObject(p, "lightmap_resolution", cJSON_CreateIntArray(r, 2));
+            }
+            if (fl & BK_SPROP_SCALE) cJSON_AddNumberToObject(p, "uniform_scale", s->scale);
+            cJSON_AddItemToArray(arr, p);
+        }
+        cJSON *dp = cJSON_AddObjectToObject(root, "detail_props");
+        if (m->dprp_version >= 0) cJSON_AddNumberToObject(dp, "version", m->dprp_version);
+        cJSON_AddNumberToObject(dp, "models", m->detail_model_count);
+        cJSON_AddNumberToObject(dp, "sprites", m->detail_sprite_count);
+        cJSON_AddNumberToObject(dp, "props", m->detail_prop_count);
+        print_json(root);
+        cJSON_Delete(root);
+    } else {
+        if (m->sprp_version >= 0)
+            printf("static props: %u (sprp version %d, %u-byte entries), %u models\n", m->static_prop_count,
+                   m->sprp_version, m->sprp_entry_size, m->static_prop_name_count);
+        else
+            printf("static props: none (no sprp game lump)\n");
+        for (uint32_t i = 0; i < m->static_prop_count; i++) {
+            const bk_source_static_prop *s = &m->static_props[i];
+            printf("%5u  %s  origin (%g %g %g)  angles (%g %g %g)  skin %d  solid %u  fade %g..%g\n", i,
+                   s->model < m->static_prop_name_count ? m->static_prop_names[s->model] : "?", s->origin[0],
+                   s->origin[1], s->origin[2], s->angles[0], s->angles[1], s->angles[2], s->skin, s->solid,
+                   s->fade_min, s->fade_max);
+        }
+        if (m->dprp_version >= 0)
+            printf("detail props: %u (dprp version %d), %u models, %u sprites\n", m->detail_prop_count,
+                   m->dprp_version, m->detail_model_count, m->detail_sprite_count);
+        else
+            printf("detail props: none (no dprp game lump)\n");
+    }
+    bk_file_free(f);
+    free(owned);
+    return EXIT_OK;
+}
+
+static const char *method_name(uint32_t m)
+{
+    switch (m) {
+    case 0: return "stored";
+    case 8: return "deflate";
+    case 14: return "lzma";
+    default: return "other";
+    }
+}
+
+/* mkdir -p for the folders of rel under dir (rel already checked safe) */
+static int make_parents(const char *path, size_t root_len)
+{
+    char tmp[4096];
+    size_t n = strlen(path);
+    if (n >= sizeof tmp) return -1;
+    memcpy(tmp, path, n + 1);
+    for (size_t i = root_len + 1; i < n; i++) {
+        if (tmp[i] != '/') continue;
+        tmp[i] = 0;
+        if (mkdir(tmp, 0777) != 0 && errno != EEXIST) return -1;
+        struct stat st;
+        if (lstat(tmp, &st) != 0 || !S_ISDIR(st.st_mode)) return -1; /* no symlinked folders */
+        tmp[i] = '/';
+    }
+    return 0;
+}
+
+/* write to a temporary file beside path, then rename over it */
+static int write_atomic(const char *path, const uint8_t *data, size_t size)
+{
+    char tmp[4200];
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) >= sizeof tmp) return -1;
+    int fd = mkstemp(tmp);
+    if (fd < 0) return -1;
+    FILE *fp = fdopen(fd, "wb");
+    if (!fp) {
+        close(fd);
+        unlink(tmp);
+        return -1;
+    }
+    bool ok = size == 0 || fwrite(data, 1, size, fp) == size;
+    ok = fflush(fp) == 0 && ok;
+    ok = fclose(fp) == 0 && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+int cmd_pak(int argc, char **argv)
+{
+    const cli_cmd *me = cli_find("pak");
+    cli_opts o;
+    bool help;
+    if (cli_parse(argc, argv, &o, &help) < 0) return cli_usage_error(me, "bad arguments%s", "");
+    if (help) {
+        fputs(me->usage, stdout);
+        return EXIT_OK;
+    }
+    if (o.positional_count != 2) return cli_usage_error(me, "expected FILE and 'list' or 'extract'%s", "");
+    const char *action = o.positional[1];
+    bool list = strcmp(action, "list") == 0, extract = strcmp(action, "extract") == 0;
+    if (!list && !extract) return cli_usage_error(me, "unknown action '%s' (use list or extract)", action);
+    if (extract && !o.output) return cli_usage_error(me, "extract needs -o DIR%s", "");
+    bk_file *f;
+    void *owned;
+    const bk_source_map *m;
+    int rc = load_source(me, &o, &f, &owned, &m);
+    if (rc) return rc;
+    bk_source_pak *pak = NULL;
+    bk_result r = bk_source_pak_open(f, &o.opt, &pak);
+    if (r == BK_ENOTFOUND) {
+        /* no pakfile lump at all: an empty list */
+        r = BK_OK;
+    } else if (r != BK_OK) {
+        fprintf(stderr, "%s: pakfile (lump 40): cannot read the embedded zip: %s\n", o.positional[0], bk_strerror(r));
+        bk_file_free(f);
+        free(owned);
+        return EXIT_BAD_INPUT;
+    }
+    uint32_t n = bk_source_pak_count(pak);
+    if (list) {
+        if (o.json) {
+            cJSON *root = cJSON_CreateObject();
+            cJSON_AddStringToObject(root, "file", o.positional[0]);
+            cJSON_AddNumberToObject(root, "count", n);
+            cJSON *arr = cJSON_AddArrayToObject(root, "entries");
+            for (uint32_t i = 0; i < n; i++) {
+                const bk_source_pak_entry *e = bk_source_pak_entry_at(pak, i);
+                cJSON *j = cJSON_CreateObject();
+                cJSON_AddStringToObject(j, "name", e->name);
+                cJSON_AddNumberToObject(j, "size", (double)e->size);
+                cJSON_AddNumberToObject(j, "compressed_size", (double)e->compressed_size);
+                cJSON_AddStringToObject(j, "method", method_name(e->method));
+                cJSON_AddItemToArray(arr, j);
+            }
+            print_json(root);
+            cJSON_Delete(root);
+        } else {
+            uint64_t total = 0;
+            for (uint32_t i = 0; i < n; i++) {
+                const bk_source_pak_entry *e = bk_source_pak_entry_at(pak, i);
+                printf("%10llu  %-7s  %s\n", (unsigned long long)e->size, method_name(e->method), e->name);
+                total += e->size;
+            }
+            printf("%u entries, %llu bytes\n", n, (unsigned long long)total);
+        }
+    } else {
+        /* refuse the whole archive if any name would escape DIR */
+        for (uint32_t i = 0; i < n && rc == EXIT_OK; i++) {
+            const char *nm = bk_source_pak_entry_at(pak, i)->name;
+            if (!bk_source_pak_name_safe(nm)) {
+                fprintf(stderr, "%s: pakfile entry %u '%s' is not a safe relative path (absolute, '..' or special "
+                                "characters): nothing extracted\n", o.positional[0], i, nm);
+                rc = EXIT_BAD_INPUT;
+            }
+        }
+        if (rc == EXIT_OK && mkdir(o.output, 0777) != 0 && errno != EEXIST) {
+            fprintf(stderr, "bspkit pak: cannot create folder %s\n", o.output);
+            rc = EXIT_BAD_INPUT;
+        }
+        uint32_t written = 0;
+        size_t root_len = strlen(o.output);
+        for (uint32_t i = 0; i < n && rc == EXIT_OK; i++) {
+            const bk_source_pak_entry *e = bk_source_pak_entry_at(pak, i);
+            char path[4096];
+            if ((size_t)snprintf(path, sizeof path, "%s/%s", o.output, e->name) >= sizeof path) {
+                fprintf(stderr, "bspkit pak: path too long for entry '%s'\n", e->name);
+                rc = EXIT_BAD_INPUT;
+                break;
+            }
+            for (char *c = path + root_len + 1; *c; c++)
+                if (*c == '\\') *c = '/';
+            size_t pl = strlen(path);
+            if (e->is_dir || (pl && path[pl - 1] == '/')) {
+                if (make_parents(path, root_len) != 0) {
+                    fprintf(stderr, "bspkit pak: cannot create folder for '%s'\n", e->name);
+                    rc = EXIT_BAD_INPUT;
+                }
+                continue;
+            }
+            if (make_parents(path, root_len) != 0) {
+                fprintf(stderr, "bspkit pak: cannot create folders for '%s'\n", e->name);
+                rc = EXIT_BAD_INPUT;
+                break;
+            }
+            uint8_t *data;
+            size_t size;
+            r = bk_source_pak_read(pak, i, &data, &size);
+            if (r != BK_OK) {
+                fprintf(stderr, "%s: pakfile entry %u '%s' (%s): %s\n", o.positional[0], i, e->name,
+                        method_name(e->method), bk_strerror(r));
+                rc = EXIT_BAD_INPUT;
+                break;
+            }
+            if (write_atomic(path, data, size) != 0) {
+                fprintf(stderr, "bspkit pak: cannot write %s\n", path);
+                rc = EXIT_BAD_INPUT;
+            } else {
+                written++;
+                if (!o.quiet) printf("%s %zu\n", path, size);
+            }
+            free(data);
+        }
+        if (rc == EXIT_OK) printf("%u files extracted to %s\n", written, o.output);
+    }
+    bk_source_pak_close(pak);
+    bk_file_free(f);
+    free(owned);
+    return rc;
+}

@@ -1,0 +1,240 @@
+/*
+ * bspkit — Source engine VBSP maps (versions 17, 19, 20, 21; both v21 lump-table layouts).
+ *
+ * bk_source_map_of() gives the decoded, validated map of a loaded file. Every array below is
+ * checked: indices stored in one array point inside the array they name. LZMA-compressed lumps
+ * and game lumps are decoded already (bk_source_lump.data holds the decoded bytes).
+ * Coordinates are engine units, Z up, as stored in the file.
+ */
+#ifndef BSPKIT_SOURCE_H
+#define BSPKIT_SOURCE_H
+
+#include "bspkit.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+    BK_SRC_LUMP_ENTITIES = 0, BK_SRC_LUMP_PLANES = 1, BK_SRC_LUMP_TEXDATA = 2, BK_SRC_LUMP_VERTEXES = 3,
+    BK_SRC_LUMP_VISIBILITY = 4, BK_SRC_LUMP_NODES = 5, BK_SRC_LUMP_TEXINFO = 6, BK_SRC_LUMP_FACES = 7,
+    BK_SRC_LUMP_LIGHTING = 8, BK_SRC_LUMP_LEAFS = 10, BK_SRC_LUMP_EDGES = 12, BK_SRC_LUMP_SURFEDGES = 13,
+    BK_SRC_LUMP_MODELS = 14, BK_SRC_LUMP_LEAFFACES = 16, BK_SRC_LUMP_LEAFBRUSHES = 17,
+    BK_SRC_LUMP_BRUSHES = 18, BK_SRC_LUMP_BRUSHSIDES = 19, BK_SRC_LUMP_AREAS = 20,
+    BK_SRC_LUMP_AREAPORTALS = 21, BK_SRC_LUMP_DISPINFO = 26, BK_SRC_LUMP_ORIGINALFACES = 27,
+    BK_SRC_LUMP_DISP_VERTS = 33, BK_SRC_LUMP_GAME_LUMP = 35, BK_SRC_LUMP_PRIMITIVES = 37,
+    BK_SRC_LUMP_PAKFILE = 40, BK_SRC_LUMP_CLIPPORTALVERTS = 41, BK_SRC_LUMP_CUBEMAPS = 42,
+    BK_SRC_LUMP_TEXDATA_STRING_DATA = 43, BK_SRC_LUMP_TEXDATA_STRING_TABLE = 44, BK_SRC_LUMP_OVERLAYS = 45,
+    BK_SRC_LUMP_DISP_TRIS = 48, BK_SRC_LUMP_LIGHTING_HDR = 53, BK_SRC_LUMP_FACES_HDR = 58,
+    BK_SRC_LUMP_COUNT = 64
+};
+
+/* texinfo flags used by the scene builder */
+enum {
+    BK_SRC_SURF_LIGHT = 0x1, BK_SRC_SURF_SKY2D = 0x2, BK_SRC_SURF_SKY = 0x4, BK_SRC_SURF_WARP = 0x8,
+    BK_SRC_SURF_TRANS = 0x10, BK_SRC_SURF_TRIGGER = 0x40, BK_SRC_SURF_NODRAW = 0x80, BK_SRC_SURF_HINT = 0x100,
+    BK_SRC_SURF_SKIP = 0x200, BK_SRC_SURF_NOLIGHT = 0x400, BK_SRC_SURF_BUMPLIGHT = 0x800
+};
+
+typedef struct bk_source_lump {
+    uint64_t offset, length;   /* where the lump lies in the file */
+    int32_t version;           /* lump_t.version */
+    uint32_t fourcc;           /* lump_t.fourCC (the uncompressed size for LZMA lumps) */
+    uint32_t compressed;       /* 1: stored with Valve's LZMA header, data holds the decoded bytes */
+    const uint8_t *data;       /* decoded bytes (NULL when empty) */
+    size_t size;
+} bk_source_lump;
+
+typedef struct bk_source_plane { float normal[3]; float dist; int32_t type; } bk_source_plane;
+
+typedef struct bk_source_face {
+    uint32_t planenum;
+    uint8_t side, on_node;
+    int32_t firstedge, numedges;
+    int32_t texinfo;           /* -1: none */
+    int32_t dispinfo;          /* -1: not a displacement */
+    int32_t fog_volume;
+    uint8_t styles[4];         /* 255: unused slot */
+    int32_t lightofs;          /* byte offset into the lighting lump, -1: unlit */
+    float area;
+    int32_t lm_mins[2];        /* LightmapTextureMinsInLuxels */
+    int32_t lm_size[2];        /* LightmapTextureSizeInLuxels (samples are size+1 per axis) */
+    int32_t orig_face;         /* -1: none */
+    uint32_t num_prims, first_prim;
+    uint32_t smoothing_groups;
+} bk_source_face;
+
+typedef struct bk_source_texinfo {
+    float tex_vecs[2][4];      /* texels: s = dot(pos, v.xyz) + v.w */
+    float lm_vecs[2][4];       /* luxels */
+    int32_t flags;             /* BK_SRC_SURF_* */
+    int32_t texdata;           /* -1: none */
+} bk_source_texinfo;
+
+typedef struct bk_source_texdata {
+    float reflectivity[3];
+    int32_t name_id;
+    int32_t width, height, view_width, view_height;
+    const char *name;          /* material path (without "materials/" and ".vmt"), never NULL */
+} bk_source_texdata;
+
+typedef struct bk_source_node {
+    int32_t planenum;
+    int32_t children[2];       /* >= 0 node, < 0: leaf -1-child */
+    int16_t mins[3], maxs[3];
+    uint16_t firstface, numfaces;
+    int16_t area;
+} bk_source_node;
+
+typedef struct bk_source_leaf {
+    int32_t contents;
+    int16_t cluster;           /* -1: outside */
+    uint16_t area, flags;
+    int16_t mins[3], maxs[3];
+    uint16_t firstleafface, numleaffaces, firstleafbrush, numleafbrushes;
+    int16_t leaf_water_data;
+} bk_source_leaf;
+
+typedef struct bk_source_model {
+    float mins[3], maxs[3], origin[3];
+    int32_t headnode, firstface, numfaces;
+} bk_source_model;
+
+typedef struct bk_source_brush { int32_t firstside, numsides, contents; } bk_source_brush;
+typedef struct bk_source_brushside { uint16_t planenum; int16_t texinfo, dispinfo, bevel; } bk_source_brushside;
+typedef struct bk_source_area { int32_t num_portals, first_portal; } bk_source_area;
+typedef struct bk_source_areaportal {
+    uint16_t portal_key, other_area, first_clip_vert, num_clip_verts;
+    int32_t planenum;
+} bk_source_areaportal;
+
+typedef struct bk_source_dispinfo {
+    float start[3];            /* startPosition: the corner the vertex grid starts at */
+    int32_t vert_start, tri_start;
+    int32_t power;             /* 2..4: (2^power+1)^2 vertices */
+    int32_t min_tess;
+    float smoothing_angle;
+    int32_t contents;
+    uint32_t map_face;
+    int32_t lm_alpha_start, lm_sample_start;
+} bk_source_dispinfo;
+
+typedef struct bk_source_dispvert { float vec[3]; float dist; float alpha; } bk_source_dispvert;
+
+/* Which optional static-prop fields the file's layout carries */
+enum {
+    BK_SPROP_FORCED_FADE = 1u << 0, BK_SPROP_DX_LEVEL = 1u << 1, BK_SPROP_CPU_GPU_LEVEL = 1u << 2,
+    BK_SPROP_DIFFUSE = 1u << 3, BK_SPROP_DISABLE_X360 = 1u << 4, BK_SPROP_FLAGS_EX = 1u << 5,
+    BK_SPROP_SCALE = 1u << 6, BK_SPROP_LIGHTMAP_RES = 1u << 7
+};
+
+typedef struct bk_source_static_prop {
+    float origin[3];
+    float angles[3];           /* pitch, yaw, roll in degrees (Source QAngle) */
+    uint32_t model;            /* index into static_prop_names */
+    uint32_t first_leaf, leaf_count;   /* range of static_prop_leaves */
+    uint8_t solid, flags;
+    int32_t skin;
+    float fade_min, fade_max;
+    float lighting_origin[3];
+    float forced_fade_scale;
+    uint16_t min_dx_level, max_dx_level;
+    uint8_t min_cpu_level, max_cpu_level, min_gpu_level, max_gpu_level;
+    uint8_t diffuse[4];
+    uint32_t disable_x360;
+    uint32_t flags_ex;
+    float scale;               /* uniform scale (1 where the layout has none) */
+    uint16_t lightmap_res[2];
+} bk_source_static_prop;
+
+typedef struct bk_source_game_lump {
+    uint32_t id;               /* four characters, e.g. 'sprp' = 0x73707270 */
+    uint16_t flags, version;
+    uint64_t offset, length;   /* as in the directory (length = uncompressed size when compressed) */
+    uint32_t compressed;
+    const uint8_t *data;       /* decoded bytes */
+    size_t size;
+} bk_source_game_lump;
+
+typedef struct bk_source_map {
+    int32_t version;
+    uint32_t l4d2_layout;      /* 1: v21 lump_t stored as {version, ofs, len, fourCC} */
+    int32_t map_revision;
+    bk_source_lump lumps[BK_SRC_LUMP_COUNT];
+
+    bk_source_plane *planes;          uint32_t plane_count;
+    float *vertices;                  uint32_t vertex_count;      /* 3 per vertex */
+    uint32_t *edges;                  uint32_t edge_count;        /* 2 per edge */
+    int32_t *surfedges;               uint32_t surfedge_count;
+    bk_source_face *faces;            uint32_t face_count;
+    bk_source_face *orig_faces;       uint32_t orig_face_count;
+    bk_source_face *hdr_faces;        uint32_t hdr_face_count;    /* lump 58, may be empty */
+    bk_source_texinfo *texinfo;       uint32_t texinfo_count;
+    bk_source_texdata *texdata;       uint32_t texdata_count;
+    bk_source_node *nodes;            uint32_t node_count;
+    bk_source_leaf *leafs;            uint32_t leaf_count;
+    uint32_t leaf_version;            /* 0: 56-byte leafs with an ambient light cube, 1: 32 bytes */
+    uint16_t *leaffaces;              uint32_t leafface_count;
+    uint16_t *leafbrushes;            uint32_t leafbrush_count;
+    bk_source_brush *brushes;         uint32_t brush_count;
+    bk_source_brushside *brushsides;  uint32_t brushside_count;
+    bk_source_model *models;          uint32_t model_count;
+    bk_source_area *areas;            uint32_t area_count;
+    bk_source_areaportal *areaportals; uint32_t areaportal_count;
+    uint32_t cluster_count;           /* from the visibility lump */
+    bk_source_dispinfo *dispinfo;     uint32_t dispinfo_count;
+    bk_source_dispvert *dispverts;    uint32_t dispvert_count;
+    uint16_t *disptris;               uint32_t disptri_count;
+    uint32_t cubemap_count, overlay_count, primitive_count, clip_portal_vert_count;
+
+    bk_source_game_lump *game_lumps;  uint32_t game_lump_count;
+
+    /* static props ('sprp') */
+    int32_t sprp_version;             /* -1: no sprp game lump */
+    uint32_t sprp_entry_size;         /* bytes per prop, which tells the layout apart */
+    uint32_t sprp_fields;             /* BK_SPROP_* present */
+    char **static_prop_names;         uint32_t static_prop_name_count;
+    uint16_t *static_prop_leaves;     uint32_t static_prop_leaf_count;
+    bk_source_static_prop *static_props; uint32_t static_prop_count;
+
+    /* detail props ('dprp'), summarised */
+    int32_t dprp_version;             /* -1: none */
+    uint32_t detail_model_count, detail_sprite_count, detail_prop_count;
+
+    /* the embedded zip (lump 40) */
+    const uint8_t *pakfile;           size_t pakfile_size;
+    int32_t pakfile_entries;          /* -1: not a readable zip */
+} bk_source_map;
+
+/* The decoded map of f, or NULL when f is not a Source map. */
+const bk_source_map *bk_source_map_of(const bk_file *f);
+
+/* Four-character name of a game lump id ("sprp"), into buf[5]. */
+const char *bk_source_fourcc(uint32_t id, char buf[5]);
+
+/* ---- the embedded pakfile (a zip; entries stored or LZMA, method 14) ------------------- */
+typedef struct bk_source_pak bk_source_pak;
+
+typedef struct bk_source_pak_entry {
+    const char *name;          /* as stored ('/' separators) */
+    uint64_t size, compressed_size;
+    uint32_t method;           /* 0 stored, 8 deflate, 14 LZMA */
+    uint32_t crc;
+    uint32_t is_dir;
+} bk_source_pak_entry;
+
+/* Open the pakfile of f (BK_ENOTFOUND when the map has none, BK_EFORMAT when it is not a zip). */
+bk_result bk_source_pak_open(const bk_file *f, const bk_options *opt, bk_source_pak **out);
+uint32_t bk_source_pak_count(const bk_source_pak *p);
+const bk_source_pak_entry *bk_source_pak_entry_at(const bk_source_pak *p, uint32_t i);
+/* Decode entry i (malloc'd, CRC-checked, bounded by opt limits). */
+bk_result bk_source_pak_read(bk_source_pak *p, uint32_t i, uint8_t **out, size_t *size);
+void bk_source_pak_close(bk_source_pak *p);
+/* 1 when name is a safe relative path to extract (no "..", no absolute path, no drive letter,
+ * no backslash, no empty or control characters), else 0. */
+int bk_source_pak_name_safe(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

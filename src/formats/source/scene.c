@@ -1,0 +1,493 @@
+/* Source map -> bk_scene: one mesh per brush model (faces triangulated, displacements tessellated
+ * in place of their base faces), a lightmap atlas read with uv1, one material per texdata (named
+ * by its VMT path, no VTF decoding), a node per entity and per static prop. Engine coordinates. */
+#include <math.h>
+#include <stdio.h>
+
+#include "vbsp_internal.h"
+
+#define DEG2RAD 0.017453292519943295
+
+typedef struct sb {
+    const bk_source_map *p;
+    const bk_options *opt;
+    bk_scene *s;
+    const bk_source_face *faces;   /* the face set whose lightofs match the lighting lump */
+    const bk_source_lump *light;
+    int32_t *tex_mat;              /* texdata -> material (+1 slot for "no texdata") */
+    bk_atlas *atlas;
+    uint32_t *face_rect;           /* face -> atlas rect + 1 (0: none) */
+    int32_t lm_image;
+    uint32_t atlas_w, atlas_h;
+} sb;
+
+static bool face_drawn(const bk_source_map *p, const bk_source_face *f)
+{
+    if (f->texinfo < 0 || (uint32_t)f->texinfo >= p->texinfo_count) return false;
+    int32_t fl = p->texinfo[f->texinfo].flags;
+    /* sky is drawn by the skybox, not as these faces; nodraw/hint/skip are compile tools */
+    if (fl & (BK_SRC_SURF_NODRAW | BK_SRC_SURF_HINT | BK_SRC_SURF_SKIP | BK_SRC_SURF_SKY | BK_SRC_SURF_SKY2D |
+              BK_SRC_SURF_TRIGGER))
+        return false;
+    if (f->dispinfo >= 0) return (uint32_t)f->dispinfo < p->dispinfo_count && p->dispinfo[f->dispinfo].power >= 2;
+    return f->numedges >= 3;
+}
+
+static void vcopy(float *d, const float *s) { d[0] = s[0], d[1] = s[1], d[2] = s[2]; }
+static float dot3(const float *a, const float *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+static void cross3(const float *a, const float *b, float *o)
+{
+    o[0] = a[1] * b[2] - a[2] * b[1];
+    o[1] = a[2] * b[0] - a[0] * b[2];
+    o[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static const float *face_vertex(const bk_source_map *p, const bk_source_face *f, int32_t k)
+{
+    int32_t se = p->surfedges[f->firstedge + k];
+    uint32_t v = se >= 0 ? p->edges[(uint32_t)se * 2] : p->edges[(uint32_t)(-(int64_t)se) * 2 + 1];
+    return &p->vertices[(size_t)v * 3];
+}
+
+/* ColorRGBExp32 -> 8-bit: linear = c * 2^exp / 255, then a 1/2.2 gamma curve, clamped */
+static uint8_t tonemap(uint8_t c, int8_t e)
+{
+    double lin = ldexp((double)c, e) / 255.0;
+    if (!(lin > 0)) return 0;
+    double g = pow(lin, 1.0 / 2.2);
+    return (uint8_t)(g >= 1.0 ? 255 : g * 255.0 + 0.5);
+}
+
+static bk_result build_lightmaps(sb *b)
+{
+    const bk_source_map *p = b->p;
+    if ((b->opt->flags & BK_OPT_NO_LIGHTMAPS) || !b->light || !b->light->size || !p->face_count) return BK_OK;
+    b->face_rect = calloc(p->face_count, sizeof *b->face_rect);
+    b->atlas = bk_atlas_new(8192, 1);
+    if (!b->face_rect || !b->atlas) return BK_ENOMEM;
+    uint8_t *tmp = NULL;
+    size_t tmp_cap = 0;
+    for (uint32_t i = 0; i < p->face_count; i++) {
+        const bk_source_face *f = &b->faces[i];
+        if (!face_drawn(p, &p->faces[i]) || f->lightofs < 0 || f->styles[0] == 255) continue;
+        if (f->lm_size[0] < 0 || f->lm_size[1] < 0 || f->lm_size[0] > 1024 || f->lm_size[1] > 1024) continue;
+        uint32_t w = (uint32_t)f->lm_size[0] + 1, h = (uint32_t)f->lm_size[1] + 1;
+        size_t n = (size_t)w * h;
+        if (!bk_range_ok((uint64_t)f->lightofs, (uint64_t)n * 4, b->light->size)) continue;
+        if (n * 4 > tmp_cap) {
+            uint8_t *t = realloc(tmp, n * 4);
+            if (!t) {
+                free(tmp);
+                return BK_ENOMEM;
+            }
+            tmp = t;
+            tmp_cap = n * 4;
+        }
+        const uint8_t *src = b->light->data + f->lightofs;
+        for (size_t k = 0; k < n; k++) {
+            int8_t e = (int8_t)src[k * 4 + 3];
+            for (int c = 0; c < 3; c++) tmp[k * 4 + c] = tonemap(src[k * 4 + c], e);
+            tmp[k * 4 + 3] = 255;
+        }
+        uint32_t id;
+        bk_result r = bk_atlas_add(b->atlas, w, h, tmp, &id);
+        if (r != BK_OK) {
+            free(tmp);
+            return r;
+        }
+        b->face_rect[i] = id + 1;
+    }
+    free(tmp);
+    if (bk_atlas_count(b->atlas) == 0) return BK_OK;
+    if (bk_atlas_pack(b->atlas) != BK_OK) {
+        /* too much lighting for one atlas: keep the geometry, drop the lightmaps */
+        b->s->warning_count++;
+        memset(b->face_rect, 0, p->face_count * sizeof *b->face_rect);
+        return BK_OK;
+    }
+    BK_TRY(bk_atlas_to_image(b->atlas, b->s, "lightmap", &b->lm_image));
+    bk_atlas_size(b->atlas, &b->atlas_w, &b->atlas_h);
+    return BK_OK;
+}
+
+static bk_result material_for(sb *b, int32_t texinfo, int32_t *out)
+{
+    const bk_source_map *p = b->p;
+    int32_t td = p->texinfo[texinfo].texdata;
+    uint32_t slot = td >= 0 ? (uint32_t)td : p->texdata_count;
+    if (b->tex_mat[slot] >= 0) {
+        *out = b->tex_mat[slot];
+        return BK_OK;
+    }
+    const char *name = td >= 0 && p->texdata[td].name[0] ? p->texdata[td].name : "unnamed";
+    int32_t mi;
+    BK_TRY(bk_scene_add_material(b->s, name, &mi));
+    bk_material *m = &b->s->materials[mi];
+    if (td >= 0)
+        for (int k = 0; k < 3; k++) {
+            float r = p->texdata[td].reflectivity[k];
+            m->base_color[k] = r > 0 && r <= 1 ? r : (r > 1 ? 1.0f : 0.5f);
+        }
+    else
+        m->base_color[0] = m->base_color[1] = m->base_color[2] = 0.5f;
+    m->lightmap_image = b->lm_image;
+    char vmt[512];
+    size_t o = 0;
+    o += (size_t)snprintf(vmt, sizeof vmt, "materials/");
+    for (const char *c = name; *c && o + 5 < sizeof vmt; c++) {
+        char ch = *c == '\\' ? '/' : *c;
+        vmt[o++] = (char)(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
+    }
+    snprintf(vmt + o, sizeof vmt - o, ".vmt");
+    BK_TRY(bk_kv_append(&m->extras, &m->extra_count, "vmt", vmt));
+    if (td >= 0) {
+        char sz[48];
+        snprintf(sz, sizeof sz, "%dx%d", p->texdata[td].width, p->texdata[td].height);
+        BK_TRY(bk_kv_append(&m->extras, &m->extra_count, "texture_size", sz));
+    }
+    if (p->texinfo[texinfo].flags & BK_SRC_SURF_TRANS)
+        BK_TRY(bk_kv_append(&m->extras, &m->extra_count, "translucent", "1"));
+    b->tex_mat[slot] = mi;
+    *out = mi;
+    return BK_OK;
+}
+
+static void tex_uv(const sb *b, const bk_source_texinfo *ti, const float *pos, float *uv)
+{
+    float w = 1, h = 1;
+    if (ti->texdata >= 0) {
+        const bk_source_texdata *t = &b->p->texdata[ti->texdata];
+        if (t->width > 0) w = (float)t->width;
+        if (t->height > 0) h = (float)t->height;
+    }
+    uv[0] = (dot3(pos, ti->tex_vecs[0]) + ti->tex_vecs[0][3]) / w;
+    uv[1] = (dot3(pos, ti->tex_vecs[1]) + ti->tex_vecs[1][3]) / h;
+}
+
+static void lm_uv(const sb *b, uint32_t face, const float *pos, float *uv)
+{
+    const bk_source_face *f = &b->faces[face];
+    const bk_source_texinfo *ti = &b->p->texinfo[b->p->faces[face].texinfo];
+    uint32_t x, y;
+    bk_atlas_rect(b->atlas, b->face_rect[face] - 1, &x, &y);
+    float ls = dot3(pos, ti->lm_vecs[0]) + ti->lm_vecs[0][3] - (float)f->lm_mins[0];
+    float lt = dot3(pos, ti->lm_vecs[1]) + ti->lm_vecs[1][3] - (float)f->lm_mins[1];
+    /* samples sit on luxel centres: half a texel in */
+    uv[0] = ((float)x + ls + 0.5f) / (float)b->atlas_w;
+    uv[1] = ((float)y + lt + 0.5f) / (float)b->atlas_h;
+}
+
+/* Displacement lightmaps are laid out in the grid's parameter space, not by the planar
+ * lightmap vectors: s runs along the grid's columns (corner 0 -> 3), t along its rows (0 -> 1). */
+static void lm_uv_param(const sb *b, uint32_t face, float u, float v, float *uv)
+{
+    const bk_source_face *f = &b->faces[face];
+    uint32_t x, y;
+    bk_atlas_rect(b->atlas, b->face_rect[face] - 1, &x, &y);
+    uv[0] = ((float)x + u * (float)f->lm_size[0] + 0.5f) / (float)b->atlas_w;
+    uv[1] = ((float)y + v * (float)f->lm_size[1] + 0.5f) / (float)b->atlas_h;
+}
+
+static bk_result emit_face(sb *b, bk_primitive *pr, uint32_t fi)
+{
+    const bk_source_map *p = b->p;
+    const bk_source_face *f = &p->faces[fi];
+    const bk_source_texinfo *ti = &p->texinfo[f->texinfo];
+    const bk_source_plane *pl = &p->planes[f->planenum];
+    float nrm[3];
+    vcopy(nrm, pl->normal);
+    if (f->side) nrm[0] = -nrm[0], nrm[1] = -nrm[1], nrm[2] = -nrm[2];
+    uint32_t n = (uint32_t)f->numedges, first;
+    /* Newell normal of the polygon decides the winding (glTF front faces are counter-clockwise) */
+    float nw[3] = {0, 0, 0};
+    for (uint32_t k = 0; k < n; k++) {
+        const float *a = face_vertex(p, f, (int32_t)k), *c = face_vertex(p, f, (int32_t)((k + 1) % n));
+        nw[0] += (a[1] - c[1]) * (a[2] + c[2]);
+        nw[1] += (a[2] - c[2]) * (a[0] + c[0]);
+        nw[2] += (a[0] - c[0]) * (a[1] + c[1]);
+    }
+    bool flip = dot3(nw, nrm) < 0;
+    BK_TRY(bk_prim_add_vertices(pr, n, &first));
+    bool lm = b->face_rect && b->face_rect[fi];
+    for (uint32_t k = 0; k < n; k++) {
+        const float *v = face_vertex(p, f, (int32_t)k);
+        uint32_t vi = first + k;
+        vcopy(&pr->position[vi * 3], v);
+        vcopy(&pr->normal[vi * 3], nrm);
+        tex_uv(b, ti, v, &pr->uv0[vi * 2]);
+        if (pr->uv1) {
+            if (lm) lm_uv(b, fi, v, &pr->uv1[vi * 2]);
+            else pr->uv1[vi * 2] = pr->uv1[vi * 2 + 1] = 0;
+        }
+    }
+    for (uint32_t k = 1; k + 1 < n; k++) {
+        if (flip) BK_TRY(bk_prim_add_triangle(pr, first, first + k + 1, first + k));
+        else BK_TRY(bk_prim_add_triangle(pr, first, first + k, first + k + 1));
+    }
+    return BK_OK;
+}
+
+static bk_result emit_disp(sb *b, bk_primitive *pr, uint32_t fi)
+{
+    const bk_source_map *p = b->p;
+    const bk_source_face *f = &p->faces[fi];
+    const bk_source_dispinfo *di = &p->dispinfo[f->dispinfo];
+    const bk_source_texinfo *ti = &p->texinfo[f->texinfo];
+    /* corners, rotated so the first is the one nearest startPosition */
+    float c[4][3];
+    int best = 0;
+    float bestd = INFINITY;
+    for (int k = 0; k < 4; k++) {
+        vcopy(c[k], face_vertex(p, f, k));
+        float dx = c[k][0] - di->start[0], dy = c[k][1] - di->start[1], dz = c[k][2] - di->start[2];
+        float d2 = dx * dx + dy * dy + dz * dz;
+        if (d2 < bestd) bestd = d2, best = k;
+    }
+    float q[4][3];
+    for (int k = 0; k < 4; k++) vcopy(q[k], c[(best + k) % 4]);
+    uint32_t side = (1u << di->power) + 1, nv = side * side, first;
+    BK_TRY(bk_prim_add_vertices(pr, nv, &first));
+    bool lm = b->face_rect && b->face_rect[fi];
+    float inv = 1.0f / (float)(side - 1);
+    for (uint32_t y = 0; y < side; y++) {
+        float t = (float)y * inv, l[3], r[3];
+        for (int k = 0; k < 3; k++) {
+            l[k] = q[0][k] + (q[1][k] - q[0][k]) * t;
+            r[k] = q[3][k] + (q[2][k] - q[3][k]) * t;
+        }
+        for (uint32_t x = 0; x < side; x++) {
+            float u = (float)x * inv, base[3];
+            for (int k = 0; k < 3; k++) base[k] = l[k] + (r[k] - l[k]) * u;
+            const bk_source_dispvert *dv = &p->dispverts[(uint32_t)di->vert_start + y * side + x];
+            uint32_t vi = first + y * side + x;
+            for (int k = 0; k < 3; k++) pr->position[vi * 3 + k] = base[k] + dv->vec[k] * dv->dist;
+            tex_uv(b, ti, base, &pr->uv0[vi * 2]);
+            if (pr->uv1) {
+                if (lm) lm_uv_param(b, fi, u, t, &pr->uv1[vi * 2]);
+                else pr->uv1[vi * 2] = pr->uv1[vi * 2 + 1] = 0;
+            }
+            float a = dv->alpha / 255.0f;
+            pr->color[vi * 4 + 0] = pr->color[vi * 4 + 1] = pr->color[vi * 4 + 2] = 1.0f;
+            pr->color[vi * 4 + 3] = a < 0 ? 0 : (a > 1 ? 1 : a);
+        }
+    }
+    /* the winding that faces the base face's plane normal */
+    float nrm[3], e1[3], e2[3], cn[3];
+    vcopy(nrm, p->planes[f->planenum].normal);
+    if (f->side) nrm[0] = -nrm[0], nrm[1] = -nrm[1], nrm[2] = -nrm[2];
+    for (int k = 0; k < 3; k++) e1[k] = q[1][k] - q[0][k], e2[k] = q[3][k] - q[0][k];
+    cross3(e1, e2, cn); /* the normal of grid order (y, x) -> triangle (i0, i2, i1) sense */
+    bool flip = dot3(cn, nrm) > 0;
+    for (uint32_t y = 0; y + 1 < side; y++)
+        for (uint32_t x = 0; x + 1 < side; x++) {
+            uint32_t i0 = first + y * side + x, i1 = i0 + 1, i2 = i0 + side, i3 = i2 + 1;
+            uint32_t t[6];
+            if (((x + y) & 1) == 0) {
+                uint32_t tt[6] = {i0, i1, i3, i0, i3, i2};
+                memcpy(t, tt, sizeof t);
+            } else {
+                uint32_t tt[6] = {i0, i1, i2, i1, i3, i2};
+                memcpy(t, tt, sizeof t);
+            }
+            for (int k = 0; k < 6; k += 3) {
+                if (flip) BK_TRY(bk_prim_add_triangle(pr, t[k], t[k + 2], t[k + 1]));
+                else BK_TRY(bk_prim_add_triangle(pr, t[k], t[k + 1], t[k + 2]));
+            }
+        }
+    /* smooth normals from the displaced triangles */
+    for (uint32_t k = pr->index_count - (side - 1) * (side - 1) * 6; k + 2 < pr->index_count + 0; k += 3) {
+        uint32_t a = pr->indices[k], bb = pr->indices[k + 1], cc = pr->indices[k + 2];
+        float u[3], v[3], n[3];
+        for (int j = 0; j < 3; j++) {
+            u[j] = pr->position[bb * 3 + j] - pr->position[a * 3 + j];
+            v[j] = pr->position[cc * 3 + j] - pr->position[a * 3 + j];
+        }
+        cross3(u, v, n);
+        for (int j = 0; j < 3; j++) {
+            pr->normal[a * 3 + j] += n[j];
+            pr->normal[bb * 3 + j] += n[j];
+            pr->normal[cc * 3 + j] += n[j];
+        }
+    }
+    for (uint32_t k = 0; k < nv; k++) {
+        float *n = &pr->normal[(first + k) * 3];
+        float len = sqrtf(dot3(n, n));
+        if (len > 0) n[0] /= len, n[1] /= len, n[2] /= len;
+        else vcopy(n, nrm);
+    }
+    return BK_OK;
+}
+
+static bk_result build_model(sb *b, uint32_t mi, int32_t *out_mesh)
+{
+    const bk_source_map *p = b->p;
+    const bk_source_model *md = &p->models[mi];
+    *out_mesh = -1;
+    uint32_t drawn = 0;
+    for (int32_t k = 0; k < md->numfaces; k++) drawn += face_drawn(p, &p->faces[md->firstface + k]);
+    if (!drawn) return BK_OK;
+    char name[32];
+    snprintf(name, sizeof name, mi ? "model_%u" : "worldspawn", mi);
+    int32_t mesh;
+    BK_TRY(bk_scene_add_mesh(b->s, name, &mesh));
+    uint32_t nslots = b->s->material_count + p->texdata_count + 1;
+    int32_t *prim_of = malloc((size_t)nslots * 2 * sizeof *prim_of);
+    if (!prim_of) return BK_ENOMEM;
+    for (uint32_t k = 0; k < nslots * 2; k++) prim_of[k] = -1;
+    bool lmuv = b->lm_image >= 0;
+    bk_result r = BK_OK;
+    for (int32_t k = 0; k < md->numfaces && r == BK_OK; k++) {
+        uint32_t fi = (uint32_t)(md->firstface + k);
+        const bk_source_face *f = &p->faces[fi];
+        if (!face_drawn(p, f)) continue;
+        int32_t mat;
+        r = material_for(b, f->texinfo, &mat);
+        if (r != BK_OK) break;
+        bool disp = f->dispinfo >= 0;
+        uint32_t slot = (uint32_t)mat * 2 + disp;
+        if (slot >= nslots * 2) {
+            r = BK_EARG;
+            break;
+        }
+        bk_mesh *m = &b->s->meshes[mesh];
+        if (prim_of[slot] < 0) {
+            uint32_t attrs = BK_ATTR_NORMAL | BK_ATTR_UV0 | (lmuv ? BK_ATTR_UV1 : 0) | (disp ? BK_ATTR_COLOR : 0);
+            bk_primitive *pr;
+            r = bk_mesh_add_primitive(m, mat, BK_PRIM_TRIANGLES, attrs, &pr);
+            if (r != BK_OK) break;
+            prim_of[slot] = (int32_t)(m->prim_count - 1);
+        }
+        bk_primitive *pr = &m->prims[prim_of[slot]];
+        r = disp ? emit_disp(b, pr, fi) : emit_face(b, pr, fi);
+    }
+    free(prim_of);
+    if (r == BK_OK) *out_mesh = mesh;
+    return r;
+}
+
+/* Source QAngle (pitch, yaw, roll) in degrees -> quaternion of Rz(yaw) * Ry(pitch) * Rx(roll) */
+static void angles_quat(const float *ang, float *q)
+{
+    double p = ang[0] * DEG2RAD * 0.5, y = ang[1] * DEG2RAD * 0.5, r = ang[2] * DEG2RAD * 0.5;
+    double sp = sin(p), cp = cos(p), sy = sin(y), cy = cos(y), sr = sin(r), cr = cos(r);
+    q[0] = (float)(cy * cp * sr - sy * sp * cr);
+    q[1] = (float)(cy * sp * cr + sy * cp * sr);
+    q[2] = (float)(sy * cp * cr - cy * sp * sr);
+    q[3] = (float)(cy * cp * cr + sy * sp * sr);
+}
+
+static bool parse_vec3(const char *s, float *v)
+{
+    if (!s) return false;
+    double a, b, c;
+    if (sscanf(s, "%lf %lf %lf", &a, &b, &c) != 3) return false;
+    if (!(a - a == 0) || !(b - b == 0) || !(c - c == 0)) return false;
+    v[0] = (float)a, v[1] = (float)b, v[2] = (float)c;
+    return true;
+}
+
+static bk_result add_entity_nodes(sb *b, const bk_file *f, const int32_t *model_mesh, bool *model_used)
+{
+    const bk_entities *es = &f->entities;
+    bool keep_kv = !(b->opt->flags & BK_OPT_NO_ENTITIES);
+    for (uint32_t i = 0; i < es->count; i++) {
+        const bk_entity *e = &es->items[i];
+        const char *cls = bk_entity_get(e, "classname");
+        const char *model = bk_entity_get(e, "model");
+        int32_t mesh = -1;
+        bool world = cls && strcmp(cls, "worldspawn") == 0;
+        if (world && b->p->model_count) {
+            mesh = model_mesh[0];
+            model_used[0] = true;
+        } else if (model && model[0] == '*') {
+            char *end;
+            long k = strtol(model + 1, &end, 10);
+            if (*end == 0 && k > 0 && (uint64_t)k < b->p->model_count) {
+                mesh = model_mesh[k];
+                model_used[k] = true;
+            }
+        }
+        if (mesh < 0 && !keep_kv) continue;
+        const char *tn = bk_entity_get(e, "targetname");
+        int32_t node;
+        BK_TRY(bk_scene_add_node(b->s, tn && *tn ? tn : (cls ? cls : "entity"), -1, mesh, &node));
+        bk_node *n = &b->s->nodes[node];
+        if (!world) {
+            float o[3], a[3];
+            if (parse_vec3(bk_entity_get(e, "origin"), o)) vcopy(n->translation, o);
+            if (parse_vec3(bk_entity_get(e, "angles"), a)) angles_quat(a, n->rotation);
+        }
+        if (keep_kv)
+            for (uint32_t k = 0; k < e->pair_count; k++)
+                BK_TRY(bk_kv_append(&n->extras, &n->extra_count, e->pairs[k].key, e->pairs[k].value));
+    }
+    /* brush models no entity names (or every model when entities are not kept) */
+    for (uint32_t k = 0; k < b->p->model_count; k++) {
+        if (model_used[k] || model_mesh[k] < 0) continue;
+        int32_t node;
+        BK_TRY(bk_scene_add_node(b->s, b->s->meshes[model_mesh[k]].name, -1, model_mesh[k], &node));
+    }
+    return BK_OK;
+}
+
+static bk_result add_prop_nodes(sb *b)
+{
+    const bk_source_map *p = b->p;
+    char v[160];
+    for (uint32_t i = 0; i < p->static_prop_count; i++) {
+        const bk_source_static_prop *sp = &p->static_props[i];
+        const char *model = sp->model < p->static_prop_name_count ? p->static_prop_names[sp->model] : "";
+        const char *base = strrchr(model, '/');
+        int32_t node;
+        BK_TRY(bk_scene_add_node(b->s, base ? base + 1 : model, -1, -1, &node));
+        bk_node *n = &b->s->nodes[node];
+        vcopy(n->translation, sp->origin);
+        angles_quat(sp->angles, n->rotation);
+        if (p->sprp_fields & BK_SPROP_SCALE && sp->scale > 0) n->scale[0] = n->scale[1] = n->scale[2] = sp->scale;
+        BK_TRY(bk_kv_append(&n->extras, &n->extra_count, "classname", "prop_static"));
+        BK_TRY(bk_kv_append(&n->extras, &n->extra_count, "model", model));
+        snprintf(v, sizeof v, "%g %g %g", sp->angles[0], sp->angles[1], sp->angles[2]);
+        BK_TRY(bk_kv_append(&n->extras, &n->extra_count, "angles", v));
+        snprintf(v, sizeof v, "%d", sp->skin);
+        BK_TRY(bk_kv_append(&n->extras, &n->extra_count, "skin", v));
+        snprintf(v, sizeof v, "%u", sp->solid);
+        BK_TRY(bk_kv_append(&n->extras, &n->extra_count, "solid", v));
+        snprintf(v, sizeof v, "%g", sp->fade_min);
+        BK_TRY(bk_kv_append(&n->extras, &n->extra_count, "fademindist", v));
+        snprintf(v, sizeof v, "%g", sp->fade_max);
+        BK_TRY(bk_kv_append(&n->extras, &n->extra_count, "fademaxdist", v));
+    }
+    return BK_OK;
+}
+
+bk_result vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s)
+{
+    const vbsp_impl *m = f->impl;
+    const bk_source_map *p = &m->pub;
+    sb b = {p, opt, s, p->faces, NULL, NULL, NULL, NULL, -1, 0, 0};
+    const bk_source_lump *ldr = &p->lumps[BK_SRC_LUMP_LIGHTING], *hdr = &p->lumps[BK_SRC_LUMP_LIGHTING_HDR];
+    if (ldr->size) {
+        b.light = ldr;
+    } else if (hdr->size) {
+        b.light = hdr;
+        if (p->hdr_face_count == p->face_count && p->hdr_face_count) b.faces = p->hdr_faces;
+    }
+    bk_result r = BK_ENOMEM;
+    b.tex_mat = malloc(((size_t)p->texdata_count + 1) * sizeof *b.tex_mat);
+    int32_t *model_mesh = malloc(((size_t)p->model_count + 1) * sizeof *model_mesh);
+    bool *used = calloc((size_t)p->model_count + 1, sizeof *used);
+    if (!b.tex_mat || !model_mesh || !used) goto done;
+    for (uint32_t i = 0; i <= p->texdata_count; i++) b.tex_mat[i] = -1;
+    r = build_lightmaps(&b);
+    if (r != BK_OK) goto done;
+    for (uint32_t i = 0; i < p->model_count && r == BK_OK; i++) r = build_model(&b, i, &model_mesh[i]);
+    if (r == BK_OK) r = add_entity_nodes(&b, f, model_mesh, used);
+    if (r == BK_OK && !(opt->flags & BK_OPT_NO_PROPS)) r = add_prop_nodes(&b);
+done:
+    free(b.tex_mat);
+    free(model_mesh);
+    free(used);
+    free(b.face_rect);
+    bk_atlas_free(b.atlas);
+    return r;
+}

@@ -1,0 +1,30 @@
+/* Source VBSP decoder: what the loader, the scene builder and the pakfile reader share. */
+#ifndef BK_VBSP_INTERNAL_H
+#define BK_VBSP_INTERNAL_H
+
+#include "../format.h"
+#include "bspkit/source.h"
+
+#define VBSP_HEADER_SIZE 1036u
+#define VBSP_LZMA_HEADER 17u
+
+/* The loaded map: the public part first, then what it owns. */
+typedef struct vbsp_impl {
+    bk_source_map pub;
+    uint8_t *owned_lumps[BK_SRC_LUMP_COUNT];   /* decoded LZMA lumps */
+    char *names;                               /* texdata names, NUL-separated */
+} vbsp_impl;
+
+/* Decode Valve's LZMA block at src (17-byte header: "LZMA", u32 actualSize, u32 lzmaSize,
+ * 5 property bytes; then raw LZMA1). *consumed receives 17 + lzmaSize. The output size is
+ * actualSize, bounded by max_out. Returns BK_OK, BK_ETRUNCATED, BK_ELIMIT, BK_ENOMEM or
+ * BK_EDECOMPRESS; why (when not NULL) receives a short reason. */
+bk_result vbsp_lzma_block(const uint8_t *src, size_t avail, uint64_t max_out, uint8_t **out, size_t *out_size,
+                          size_t *consumed, const char **why);
+/* Decode a raw LZMA1 stream with 5 property bytes to exactly out_size bytes. */
+bk_result vbsp_lzma_raw(const uint8_t props[5], const uint8_t *src, size_t src_size, uint8_t *out,
+                        size_t out_size, const char **why);
+
+bk_result vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s);
+
+#endif
