@@ -124,18 +124,25 @@ bk_result bk_dpm_framegroups_parse(const char *text, size_t len, uint32_t frame_
 
 typedef struct bk_dpm_save_stats {
     uint32_t bones_in, bones_out;       /* unused bones dropped (attachments and ancestors kept) */
+    char dropped_bones[200];            /* names of the dropped bones, comma-separated (cut short) */
     uint64_t vertices_in, vertices_out; /* vertices no triangle uses dropped */
     uint64_t triangles;
     double acmr_before, acmr_after;     /* average cache miss ratio (FIFO cache of 16) */
     uint64_t bytes;
 } bk_dpm_save_stats;
 
-/* Serialise m as a DPM with unused bones and vertices removed and triangles / vertices reordered
+/* Serialise m as a DPM with unused bones (no influence, no attachment flag, name not "tag_*", not
+ * an ancestor of a kept bone) and unused vertices removed and triangles / vertices reordered
  * for the vertex cache (Tom Forsyth's linear-speed algorithm, vertices by first use). *out is
  * malloc'd. The result skins to the same positions for every frame. */
-bk_result bk_dpm_save_memory(const bk_dpm_model *m, uint8_t **out, size_t *out_size, bk_dpm_save_stats *stats);
+enum {
+    BK_DPM_SAVE_KEEP_ALL_BONES = 1u << 0 /* keep unreferenced, unflagged bones too (e.g. tags that
+                                            gamecode finds by a name not starting with "tag_") */
+};
+bk_result bk_dpm_save_memory(const bk_dpm_model *m, uint32_t flags, uint8_t **out, size_t *out_size,
+                             bk_dpm_save_stats *stats);
 /* The same, written to path through a temporary file and a rename. */
-bk_result bk_dpm_save(const bk_dpm_model *m, const char *path, bk_dpm_save_stats *stats);
+bk_result bk_dpm_save(const bk_dpm_model *m, uint32_t flags, const char *path, bk_dpm_save_stats *stats);
 
 /* Average cache miss ratio of a triangle list with a FIFO cache of cache_size entries. */
 double bk_dpm_acmr(const uint32_t *indices, uint32_t triangle_count, uint32_t vertex_count, uint32_t cache_size);
