@@ -45,6 +45,12 @@ static cJSON *info_json(const char *path, bk_file *f)
     cJSON *counts = cJSON_AddObjectToObject(o, "counts");
     for (uint32_t i = 0; i < in->count_count; i++)
         cJSON_AddNumberToObject(counts, in->counts[i].name, (double)in->counts[i].value);
+    if (in->has_bounds) {
+        cJSON *b = cJSON_AddObjectToObject(o, "bounds");
+        double mn[3] = {in->mins[0], in->mins[1], in->mins[2]}, mx[3] = {in->maxs[0], in->maxs[1], in->maxs[2]};
+        cJSON_AddItemToObject(b, "mins", cJSON_CreateDoubleArray(mn, 3));
+        cJSON_AddItemToObject(b, "maxs", cJSON_CreateDoubleArray(mx, 3));
+    }
     return o;
 }
 
@@ -86,6 +92,9 @@ int cmd_info(int argc, char **argv)
         printf("\ncounts:\n");
         for (uint32_t i = 0; i < in->count_count; i++)
             printf("  %-18s %llu\n", in->counts[i].name, (unsigned long long)in->counts[i].value);
+        if (in->has_bounds)
+            printf("\nbounds:  (%g %g %g) .. (%g %g %g)\n", (double)in->mins[0], (double)in->mins[1],
+                   (double)in->mins[2], (double)in->maxs[0], (double)in->maxs[1], (double)in->maxs[2]);
     }
     bk_file_free(f);
     free(owned);

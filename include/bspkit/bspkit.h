@@ -167,6 +167,8 @@ typedef struct bk_info {
     bk_lump_info *lumps;
     uint32_t count_count;
     bk_count counts[BK_MAX_COUNTS];
+    uint32_t has_bounds;      /* 1 when the format stores overall bounds (mins/maxs below) */
+    float mins[3], maxs[3];
 } bk_info;
 
 /* Read a whole file (bounded by limits.max_file_bytes) and load it. The bk_file owns the bytes. */

@@ -27,7 +27,7 @@ for (const f of files) {
   const info = report.info || {};
   let problems = [];
   if (i.numErrors > 0) problems.push(`${i.numErrors} errors`);
-  if (requireSkin && !(info.skinCount > 0)) problems.push('no skin');
+  if (requireSkin && !(info.hasSkins || info.skinCount > 0)) problems.push('no skin');
   if (requireAnim && !(info.animationCount > 0)) problems.push('no animation');
   const summary = `${f}: ${i.numErrors} errors, ${i.numWarnings} warnings, ${i.numInfos} infos` +
     ` (${info.drawCallCount ?? '?'} draw calls, ${info.totalVertexCount ?? '?'} vertices)`;

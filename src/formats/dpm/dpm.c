@@ -1,16 +1,491 @@
-/* DarkPlaces DPM decoder — placeholder until the DPM work lands. */
-#include "../format.h"
+/* DarkPlaces DPM decoder: "the loader should be very thorough about error checking, all vertex
+ * and bone indices should be validated" (model_dpmodel.h). Every offset and count is checked
+ * against the buffer with 64-bit arithmetic before anything is read; the variable-length vertex
+ * list is walked with a bounds check per vertex; nothing is cast over file bytes.
+ *
+ * In validate mode a bad element is reported and replaced by a harmless value (bone 0, index 0,
+ * identity pose) so the rest can still be checked; the load then fails with the first error. */
+#include <math.h>
+#include <stdio.h>
+
+#include "dpm_internal.h"
 
 static int dpm_probe(const uint8_t *d, size_t n)
 {
-    return n >= 16 && memcmp(d, "DARKPLACESMODEL", 16) == 0 ? 1 : 0;
+    if (n < 16 || memcmp(d, DPM_MAGIC, 16) != 0) return 0;
+    return n >= 20 && bk_rd_u32be(d + 16) == DPM_TYPE ? 2 : 1;
+}
+
+void dpm_model_free(bk_dpm_model *m)
+{
+    if (!m) return;
+    for (uint32_t i = 0; i < m->mesh_count && m->meshes; i++) {
+        bk_dpm_mesh *me = &m->meshes[i];
+        free(me->first_influence);
+        free(me->influences);
+        free(me->texcoords);
+        free(me->indices);
+        free(me->groupids);
+    }
+    free(m->meshes);
+    free(m->bones);
+    free(m->frames);
+}
+
+static void dpm_destroy(void *p)
+{
+    dpm_impl *im = p;
+    if (!im) return;
+    dpm_model_free(&im->m);
+    free(im->pose_data);
+    free(im);
+}
+
+const bk_dpm_model *bk_dpm_get(const bk_file *f)
+{
+    const dpm_impl *im = bk_file_impl(f, BK_FORMAT_DPM);
+    return im ? &im->m : NULL;
+}
+
+static bool finite_n(const float *v, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!isfinite(v[i])) return false;
+    return true;
+}
+
+static void rd_floats(const uint8_t *p, float *out, int n)
+{
+    for (int i = 0; i < n; i++) out[i] = bk_rd_f32be(p + 4 * i);
+}
+
+/* A name field: copy it, warn when it has no terminating NUL. */
+static void load_name(bk_ctx *ctx, char *dst, const uint8_t *src, const char *lump, int64_t idx, uint64_t ofs,
+                      const char *what)
+{
+    bk_copy_name(dst, BK_DPM_NAME_LEN + 1, src, BK_DPM_NAME_LEN);
+    if (!memchr(src, 0, BK_DPM_NAME_LEN))
+        BK_WARN(ctx, BK_EFORMAT, lump, idx, ofs, "%s is not NUL-terminated within 32 bytes", what);
+}
+
+static bk_result check_table(bk_ctx *ctx, const char *lump, uint64_t ofs, uint64_t count, uint64_t entry, size_t size)
+{
+    uint64_t len = count * entry; /* count < 2^32, entry < 2^7: no overflow in 64 bits */
+    if (!bk_span_ok(ofs, len, size)) {
+        BK_ERR(ctx, BK_ELUMP_RANGE, lump, BK_NO_INDEX, ofs,
+               "%llu entries of %llu bytes at offset %llu run past the end of the file (%zu bytes)",
+               (unsigned long long)count, (unsigned long long)entry, (unsigned long long)ofs, size);
+        return BK_ELUMP_RANGE; /* validate mode: the table cannot be read at all */
+    }
+    return BK_OK;
+}
+
+static bk_result load_bones(bk_file *f, bk_ctx *ctx, dpm_impl *im, uint32_t ofs)
+{
+    bk_dpm_model *m = &im->m;
+    bk_result r;
+    m->bones = bk_alloc_array(ctx, m->bone_count, sizeof(bk_dpm_bone), &r);
+    if (!m->bones) BK_ERR(ctx, r, "bones", BK_NO_INDEX, ofs, "cannot allocate %u bones", m->bone_count);
+    if (!m->bones) return r;
+    for (uint32_t i = 0; i < m->bone_count; i++) {
+        uint64_t at = (uint64_t)ofs + (uint64_t)i * DPM_BONE_SIZE;
+        const uint8_t *p = f->data + at;
+        bk_dpm_bone *b = &m->bones[i];
+        load_name(ctx, b->name, p, "bones", i, at, "bone name");
+        if (!b->name[0]) BK_WARN(ctx, BK_EFORMAT, "bones", i, at, "bone has an empty name");
+        int32_t parent = bk_rd_i32be(p + 32);
+        b->flags = bk_rd_u32be(p + 36);
+        b->parent = parent;
+        if (parent < -1 || parent >= (int32_t)i) {
+            b->parent = -1;
+            BK_ERR(ctx, BK_EINDEX, "bones", i, at + 32,
+                   "parent %d must be -1 or lower than the bone's own index %u (forward or cyclic hierarchy)",
+                   parent, i);
+        }
+        if (b->flags & ~BK_DPM_BONEFLAG_ATTACHMENT)
+            BK_WARN(ctx, BK_EFORMAT, "bones", i, at + 36, "unknown flag bits 0x%x", b->flags);
+        for (uint32_t j = 0; j < i && b->name[0]; j++)
+            if (strcmp(m->bones[j].name, b->name) == 0) {
+                BK_WARN(ctx, BK_EFORMAT, "bones", i, at, "bone name '%s' is also bone %u's (lookups by name find the first)",
+                        b->name, j);
+                break;
+            }
+    }
+    return BK_OK;
+}
+
+static bk_result load_frames(bk_file *f, bk_ctx *ctx, dpm_impl *im, uint32_t ofs)
+{
+    bk_dpm_model *m = &im->m;
+    bk_result r;
+    m->frames = bk_alloc_array(ctx, m->frame_count, sizeof(bk_dpm_frame), &r);
+    if (!m->frames) BK_ERR(ctx, r, "frames", BK_NO_INDEX, ofs, "cannot allocate %u frames", m->frame_count);
+    if (!m->frames) return r;
+    size_t per;
+    if (!bk_mul_ok(m->bone_count, 12, &per) || !bk_mul_ok(per, m->frame_count, &per)) per = SIZE_MAX;
+    im->pose_data = per == SIZE_MAX ? NULL : bk_alloc_array(ctx, per, sizeof(float), &r);
+    if (!im->pose_data) {
+        if (per == SIZE_MAX) r = BK_EOVERFLOW;
+        BK_ERR(ctx, r, "frames", BK_NO_INDEX, ofs, "%u frames x %u bones of poses is over the allocation limit",
+               m->frame_count, m->bone_count);
+        return r;
+    }
+    for (uint32_t i = 0; i < m->frame_count; i++) {
+        uint64_t at = (uint64_t)ofs + (uint64_t)i * DPM_FRAME_SIZE;
+        const uint8_t *p = f->data + at;
+        bk_dpm_frame *fr = &m->frames[i];
+        fr->pose = im->pose_data + (size_t)i * m->bone_count * 12;
+        load_name(ctx, fr->name, p, "frames", i, at, "frame name");
+        rd_floats(p + 32, fr->mins, 3);
+        rd_floats(p + 44, fr->maxs, 3);
+        fr->yawradius = bk_rd_f32be(p + 56);
+        fr->allradius = bk_rd_f32be(p + 60);
+        if (!finite_n(fr->mins, 3) || !finite_n(fr->maxs, 3) || !isfinite(fr->yawradius) || !isfinite(fr->allradius))
+            BK_ERR(ctx, BK_EFORMAT, "frames", i, at + 32, "frame bounds are not finite numbers");
+        else if (fr->mins[0] > fr->maxs[0] || fr->mins[1] > fr->maxs[1] || fr->mins[2] > fr->maxs[2])
+            BK_WARN(ctx, BK_EFORMAT, "frames", i, at + 32, "frame mins are above its maxs");
+        int32_t po = bk_rd_i32be(p + 64);
+        uint64_t plen = (uint64_t)m->bone_count * DPM_POSE_SIZE;
+        bool ok = po >= 0 && bk_span_ok((uint64_t)po, plen, f->size);
+        for (uint32_t b = 0; b < m->bone_count; b++) { /* identity until read */
+            float *mat = fr->pose + (size_t)b * 12;
+            mat[0] = mat[5] = mat[10] = 1.0f;
+        }
+        if (!ok) {
+            BK_ERR(ctx, BK_ELUMP_RANGE, "frames", i, at + 64,
+                   "bone poses at offset %d (%u x 48 bytes) lie outside the file (%zu bytes)", po, m->bone_count,
+                   f->size);
+            continue;
+        }
+        for (uint32_t b = 0; b < m->bone_count; b++) {
+            uint64_t pa = (uint64_t)po + (uint64_t)b * DPM_POSE_SIZE;
+            float *mat = fr->pose + (size_t)b * 12;
+            rd_floats(f->data + pa, mat, 12);
+            if (!finite_n(mat, 12)) {
+                BK_ERR(ctx, BK_EFORMAT, "frames", i, pa, "pose of bone %u is not finite", b);
+                memset(mat, 0, 12 * sizeof(float));
+                mat[0] = mat[5] = mat[10] = 1.0f;
+            }
+        }
+    }
+    return BK_OK;
+}
+
+/* One mesh: header fields, spans, the vertex walk, texcoords, triangles, group ids. */
+static bk_result load_mesh(bk_file *f, bk_ctx *ctx, dpm_impl *im, uint32_t mi, uint64_t at)
+{
+    bk_dpm_model *m = &im->m;
+    bk_dpm_mesh *me = &m->meshes[mi];
+    const uint8_t *p = f->data + at;
+    const size_t size = f->size;
+    bk_result r;
+    load_name(ctx, me->shader, p, "meshes", mi, at, "shader name");
+    if (!me->shader[0]) BK_WARN(ctx, BK_EFORMAT, "meshes", mi, at, "mesh has an empty shader name");
+    uint32_t nv = bk_rd_u32be(p + 32), nt = bk_rd_u32be(p + 36);
+    uint32_t ov = bk_rd_u32be(p + 40), ot = bk_rd_u32be(p + 44), oi = bk_rd_u32be(p + 48),
+             og = bk_rd_u32be(p + 52);
+    /* every vertex takes at least 4 + 32 bytes, every triangle 12 (+4 group id) */
+    if (!bk_span_ok(ov, (uint64_t)nv * (4 + DPM_BONEVERT_SIZE), size)) {
+        BK_ERR(ctx, BK_ELUMP_RANGE, "meshes", mi, at + 40,
+               "%u vertices (at least 36 bytes each) at offset %u run past the end of the file (%zu bytes)", nv, ov,
+               size);
+        return BK_OK;
+    }
+    if (!bk_span_ok(ot, (uint64_t)nv * 8, size)) {
+        BK_ERR(ctx, BK_ELUMP_RANGE, "meshes", mi, at + 44,
+               "%u texcoords at offset %u run past the end of the file (%zu bytes)", nv, ot, size);
+        return BK_OK;
+    }
+    if (!bk_span_ok(oi, (uint64_t)nt * 12, size)) {
+        BK_ERR(ctx, BK_ELUMP_RANGE, "meshes", mi, at + 48,
+               "%u triangles at offset %u run past the end of the file (%zu bytes)", nt, oi, size);
+        return BK_OK;
+    }
+    if (!bk_span_ok(og, (uint64_t)nt * 4, size)) {
+        BK_ERR(ctx, BK_ELUMP_RANGE, "meshes", mi, at + 52,
+               "%u group ids at offset %u run past the end of the file (%zu bytes)", nt, og, size);
+        return BK_OK;
+    }
+    if (nv == 0 || nt == 0) BK_WARN(ctx, BK_EFORMAT, "meshes", mi, at + 32, "mesh has %u vertices and %u triangles", nv, nt);
+
+    /* pass 1: walk the variable-length vertices, count influences */
+    uint64_t pos = ov, total = 0;
+    for (uint32_t v = 0; v < nv; v++) {
+        if (!bk_span_ok(pos, 4, size)) {
+            BK_ERR(ctx, BK_ETRUNCATED, "vertices", v, pos, "mesh %u: vertex %u starts past the end of the file", mi, v);
+            return BK_OK;
+        }
+        uint32_t k = bk_rd_u32be(f->data + pos);
+        if (k == 0) {
+            BK_ERR(ctx, BK_EFORMAT, "vertices", v, pos, "mesh %u: vertex %u has no bone influences", mi, v);
+        }
+        if (!bk_span_ok(pos + 4, (uint64_t)k * DPM_BONEVERT_SIZE, size)) {
+            BK_ERR(ctx, BK_ETRUNCATED, "vertices", v, pos,
+                   "mesh %u: vertex %u claims %u influences (32 bytes each), past the end of the file", mi, v, k);
+            return BK_OK;
+        }
+        pos += 4 + (uint64_t)k * DPM_BONEVERT_SIZE;
+        total += k;
+    }
+    if (total > ctx->opt.limits.max_elements || total > UINT32_MAX) {
+        BK_ERR(ctx, BK_ELIMIT, "vertices", BK_NO_INDEX, ov, "mesh %u has %llu influences, over the limit", mi,
+               (unsigned long long)total);
+        return BK_OK;
+    }
+    me->first_influence = bk_alloc_array(ctx, (size_t)nv + 1, sizeof(uint32_t), &r);
+    me->influences = bk_alloc_array(ctx, (size_t)total, sizeof(bk_dpm_influence), &r);
+    me->texcoords = bk_alloc_array(ctx, (size_t)nv, 2 * sizeof(float), &r);
+    me->indices = bk_alloc_array(ctx, (size_t)nt, 3 * sizeof(uint32_t), &r);
+    me->groupids = bk_alloc_array(ctx, (size_t)nt, sizeof(uint32_t), &r);
+    if (!me->first_influence || !me->influences || !me->texcoords || !me->indices || !me->groupids) {
+        BK_ERR(ctx, r, "meshes", mi, at, "cannot allocate mesh %u", mi);
+        return r;
+    }
+    me->vertex_count = nv;
+    me->triangle_count = nt;
+    me->influence_count = (uint32_t)total;
+
+    /* pass 2: decode and check every influence */
+    pos = ov;
+    uint32_t n = 0, bad_sum = 0, first_bad_sum = 0;
+    for (uint32_t v = 0; v < nv; v++) {
+        uint32_t k = bk_rd_u32be(f->data + pos);
+        uint64_t vat = pos;
+        pos += 4;
+        me->first_influence[v] = n;
+        if (k > m->max_influences) m->max_influences = k;
+        float sum = 0;
+        for (uint32_t j = 0; j < k; j++, n++, pos += DPM_BONEVERT_SIZE) {
+            bk_dpm_influence *in = &me->influences[n];
+            const uint8_t *q = f->data + pos;
+            rd_floats(q, in->origin, 3);
+            in->influence = bk_rd_f32be(q + 12);
+            rd_floats(q + 16, in->normal, 3);
+            in->bone = bk_rd_u32be(q + 28);
+            if (in->bone >= m->bone_count) {
+                BK_ERR(ctx, BK_EINDEX, "vertices", v, pos + 28, "mesh %u: vertex %u influence %u names bone %u of %u",
+                       mi, v, j, in->bone, m->bone_count);
+                in->bone = 0;
+            }
+            if (!finite_n(in->origin, 3) || !finite_n(in->normal, 3) || !isfinite(in->influence)) {
+                BK_ERR(ctx, BK_EFORMAT, "vertices", v, pos, "mesh %u: vertex %u influence %u is not finite", mi, v, j);
+                memset(in, 0, sizeof *in);
+            }
+            if (in->influence < 0.0f)
+                BK_WARN(ctx, BK_EFORMAT, "vertices", v, pos + 12, "mesh %u: vertex %u has a negative influence %g", mi,
+                        v, (double)in->influence);
+            sum += in->influence;
+        }
+        if (!(fabsf(sum - 1.0f) <= 0.01f)) {
+            if (!bad_sum) first_bad_sum = v;
+            if (bad_sum < 3)
+                BK_WARN(ctx, BK_EFORMAT, "vertices", v, vat, "mesh %u: vertex %u influences add up to %g, not 1", mi, v,
+                        (double)sum);
+            bad_sum++;
+        }
+    }
+    me->first_influence[nv] = n;
+    if (bad_sum > 3)
+        BK_WARN(ctx, BK_EFORMAT, "vertices", first_bad_sum, ov, "mesh %u: %u vertices in all have influences not adding up to 1",
+                mi, bad_sum);
+
+    uint32_t bad_uv = 0;
+    for (uint32_t v = 0; v < nv; v++) {
+        rd_floats(f->data + ot + (size_t)v * 8, me->texcoords + (size_t)v * 2, 2);
+        if (!finite_n(me->texcoords + (size_t)v * 2, 2)) {
+            if (!bad_uv++) BK_WARN(ctx, BK_EFORMAT, "texcoords", v, ot + (uint64_t)v * 8, "mesh %u: texcoord of vertex %u is not finite", mi, v);
+            me->texcoords[v * 2] = me->texcoords[v * 2 + 1] = 0;
+        }
+    }
+    uint32_t degenerate = 0;
+    for (uint32_t t = 0; t < nt; t++) {
+        uint32_t *tri = me->indices + (size_t)t * 3;
+        for (int c = 0; c < 3; c++) {
+            uint64_t ia = oi + (uint64_t)t * 12 + (uint64_t)c * 4;
+            tri[c] = bk_rd_u32be(f->data + ia);
+            if (tri[c] >= nv) {
+                BK_ERR(ctx, BK_EINDEX, "triangles", t, ia, "mesh %u: triangle %u uses vertex %u of %u", mi, t, tri[c], nv);
+                tri[c] = 0;
+            }
+        }
+        if (tri[0] == tri[1] || tri[1] == tri[2] || tri[0] == tri[2]) degenerate++;
+        me->groupids[t] = bk_rd_u32be(f->data + og + (size_t)t * 4);
+    }
+    if (degenerate)
+        BK_WARN(ctx, BK_EFORMAT, "triangles", BK_NO_INDEX, oi, "mesh %u: %u degenerate triangles (a vertex used twice)", mi,
+                degenerate);
+    return BK_OK;
+}
+
+/* Validate mode only: skin every frame and check it against the frame's stored bounds. */
+static void check_bounds(bk_ctx *ctx, const bk_dpm_model *m, uint64_t ofs_frames)
+{
+    size_t nb = (size_t)m->bone_count * 12, maxv = 0;
+    for (uint32_t i = 0; i < m->mesh_count; i++)
+        if (m->meshes[i].vertex_count > maxv) maxv = m->meshes[i].vertex_count;
+    if ((uint64_t)maxv * m->frame_count > 50000000u) return; /* keep validation fast */
+    bk_result r;
+    float *bones = bk_alloc_array(ctx, nb, sizeof(float), &r);
+    float *pos = bk_alloc_array(ctx, maxv, 3 * sizeof(float), &r);
+    uint32_t outside = 0, first = 0;
+    float worst = 0;
+    for (uint32_t fi = 0; bones && pos && fi < m->frame_count; fi++) {
+        const bk_dpm_frame *fr = &m->frames[fi];
+        bk_dpm_pose(m, fi, fi, 0, BK_DPM_LERP_MATRIX, bones);
+        float tol = 1.0f;
+        for (int c = 0; c < 3; c++) tol = fmaxf(tol, 0.01f * (fr->maxs[c] - fr->mins[c]));
+        bool out = false;
+        for (uint32_t mi = 0; mi < m->mesh_count; mi++) {
+            const bk_dpm_mesh *me = &m->meshes[mi];
+            if (!me->influences) continue;
+            bk_dpm_skin(m, mi, bones, pos, NULL);
+            for (uint32_t v = 0; v < me->vertex_count; v++)
+                for (int c = 0; c < 3; c++) {
+                    float x = pos[(size_t)v * 3 + c];
+                    float d = fmaxf(fr->mins[c] - x, x - fr->maxs[c]);
+                    if (d > tol) {
+                        out = true;
+                        if (d > worst) worst = d;
+                    }
+                }
+        }
+        if (out && !outside++) first = fi;
+    }
+    if (outside)
+        BK_WARN(ctx, BK_EFORMAT, "frames", first, ofs_frames + (uint64_t)first * DPM_FRAME_SIZE,
+                "%u frames have skinned vertices outside their stored bounds (by up to %g units)", outside,
+                (double)worst);
+    free(bones);
+    free(pos);
 }
 
 static bk_result dpm_load(bk_file *f, bk_ctx *ctx)
 {
-    (void)f;
-    BK_ERR(ctx, BK_EUNSUPPORTED, "header", BK_NO_INDEX, 0, "DPM models are not supported yet");
-    return BK_EUNSUPPORTED;
+    const uint8_t *d = f->data;
+    const size_t size = f->size;
+    if (size < DPM_HEADER_SIZE) {
+        BK_ERR(ctx, BK_ETRUNCATED, "header", BK_NO_INDEX, 0, "file is %zu bytes, a DPM header takes %u", size,
+               DPM_HEADER_SIZE);
+        return BK_ETRUNCATED;
+    }
+    uint32_t type = bk_rd_u32be(d + 16);
+    f->info.version = (int32_t)type;
+    if (type != DPM_TYPE) {
+        BK_ERR(ctx, BK_EVERSION, "header", BK_NO_INDEX, 16, "model type %u; only type 2 (hierarchical skeletal) exists",
+               type);
+        return BK_EVERSION;
+    }
+    uint32_t filesize = bk_rd_u32be(d + 20);
+    if (filesize > size)
+        BK_ERR(ctx, BK_ETRUNCATED, "header", BK_NO_INDEX, 20, "header says the file is %u bytes but it has %zu (truncated)",
+               filesize, size);
+    else if (filesize < size)
+        BK_WARN(ctx, BK_EFORMAT, "header", BK_NO_INDEX, 20, "header says the file is %u bytes; %zu trailing bytes ignored",
+                filesize, size - filesize);
+
+    bk_result r;
+    dpm_impl *im = bk_alloc_array(ctx, 1, sizeof *im, &r);
+    if (!im) return r;
+    f->impl = im;
+    bk_dpm_model *m = &im->m;
+    rd_floats(d + 24, m->mins, 3);
+    rd_floats(d + 36, m->maxs, 3);
+    m->yawradius = bk_rd_f32be(d + 48);
+    m->allradius = bk_rd_f32be(d + 52);
+    if (!finite_n(m->mins, 3) || !finite_n(m->maxs, 3) || !isfinite(m->yawradius) || !isfinite(m->allradius))
+        BK_ERR(ctx, BK_EFORMAT, "header", BK_NO_INDEX, 24, "model bounds are not finite numbers");
+    else if (m->mins[0] > m->maxs[0] || m->mins[1] > m->maxs[1] || m->mins[2] > m->maxs[2])
+        BK_WARN(ctx, BK_EFORMAT, "header", BK_NO_INDEX, 24, "model mins are above its maxs");
+
+    uint32_t nb = bk_rd_u32be(d + 56), nm = bk_rd_u32be(d + 60), nf = bk_rd_u32be(d + 64);
+    uint32_t ob = bk_rd_u32be(d + 68), om = bk_rd_u32be(d + 72), of = bk_rd_u32be(d + 76);
+    if (nb == 0) BK_ERR(ctx, BK_EFORMAT, "header", BK_NO_INDEX, 56, "model has no bones");
+    if (nb > DPM_MAX_BONES) {
+        BK_ERR(ctx, BK_ELIMIT, "header", BK_NO_INDEX, 56, "%u bones, over the limit of %u", nb, DPM_MAX_BONES);
+        return BK_ELIMIT;
+    }
+    if (nf == 0) BK_ERR(ctx, BK_EFORMAT, "header", BK_NO_INDEX, 64, "model has no frames (frame 0 is the base pose)");
+    if (nm == 0) BK_WARN(ctx, BK_EFORMAT, "header", BK_NO_INDEX, 60, "model has no meshes");
+    if (check_table(ctx, "bones", ob, nb, DPM_BONE_SIZE, size) != BK_OK ||
+        check_table(ctx, "meshes", om, nm, DPM_MESH_SIZE, size) != BK_OK ||
+        check_table(ctx, "frames", of, nf, DPM_FRAME_SIZE, size) != BK_OK)
+        return BK_ELUMP_RANGE;
+    if (ob < DPM_HEADER_SIZE && nb)
+        BK_WARN(ctx, BK_EFORMAT, "bones", BK_NO_INDEX, ob, "bone table overlaps the header");
+
+    m->bone_count = nb;
+    m->frame_count = nf;
+    BK_TRY(load_bones(f, ctx, im, ob));
+    if (!m->bones) return ctx->first_error ? ctx->first_error : BK_ENOMEM;
+    BK_TRY(load_frames(f, ctx, im, of));
+    if (!m->frames || !im->pose_data) return ctx->first_error ? ctx->first_error : BK_ENOMEM;
+    m->meshes = bk_alloc_array(ctx, nm, sizeof(bk_dpm_mesh), &r);
+    if (!m->meshes) {
+        BK_ERR(ctx, r, "meshes", BK_NO_INDEX, om, "cannot allocate %u meshes", nm);
+        return r;
+    }
+    m->mesh_count = nm;
+    uint64_t verts = 0, tris = 0, infl = 0;
+    for (uint32_t i = 0; i < nm; i++) {
+        BK_TRY(load_mesh(f, ctx, im, i, (uint64_t)om + (uint64_t)i * DPM_MESH_SIZE));
+        if (ctx->errors && !ctx->keep_going) return ctx->first_error;
+        verts += m->meshes[i].vertex_count;
+        tris += m->meshes[i].triangle_count;
+        infl += m->meshes[i].influence_count;
+    }
+
+    if (ctx->keep_going && !ctx->errors) check_bounds(ctx, m, of);
+
+    /* report: lumps and counts */
+    uint32_t per_mesh = nm <= 64 ? nm : 0;
+    if (bk_info_set_lumps(&f->info, 4 + 4 * per_mesh) == BK_OK) {
+        bk_lump_info *l = f->info.lumps;
+        snprintf(l[0].name, sizeof l[0].name, "header");
+        l[0].length = l[0].uncompressed = DPM_HEADER_SIZE;
+        l[0].count = -1;
+        const char *names[3] = {"bones", "meshes", "frames"};
+        uint32_t ofs[3] = {ob, om, of}, cnt[3] = {nb, nm, nf}, es[3] = {DPM_BONE_SIZE, DPM_MESH_SIZE, DPM_FRAME_SIZE};
+        for (int i = 0; i < 3; i++) {
+            snprintf(l[1 + i].name, sizeof l[1 + i].name, "%s", names[i]);
+            l[1 + i].offset = ofs[i];
+            l[1 + i].length = l[1 + i].uncompressed = (uint64_t)cnt[i] * es[i];
+            l[1 + i].count = cnt[i];
+        }
+        for (uint32_t i = 0; i < per_mesh; i++) {
+            const uint8_t *p = d + om + (size_t)i * DPM_MESH_SIZE;
+            const bk_dpm_mesh *me = &m->meshes[i];
+            bk_lump_info *x = l + 4 + i * 4;
+            snprintf(x[0].name, sizeof x[0].name, "mesh%u.vertices", i);
+            x[0].offset = bk_rd_u32be(p + 40);
+            x[0].length = (uint64_t)me->vertex_count * 4 + (uint64_t)me->influence_count * DPM_BONEVERT_SIZE;
+            x[0].count = me->vertex_count;
+            snprintf(x[1].name, sizeof x[1].name, "mesh%u.texcoords", i);
+            x[1].offset = bk_rd_u32be(p + 44);
+            x[1].length = (uint64_t)me->vertex_count * 8;
+            x[1].count = me->vertex_count;
+            snprintf(x[2].name, sizeof x[2].name, "mesh%u.indices", i);
+            x[2].offset = bk_rd_u32be(p + 48);
+            x[2].length = (uint64_t)me->triangle_count * 12;
+            x[2].count = me->triangle_count;
+            snprintf(x[3].name, sizeof x[3].name, "mesh%u.groupids", i);
+            x[3].offset = bk_rd_u32be(p + 52);
+            x[3].length = (uint64_t)me->triangle_count * 4;
+            x[3].count = me->triangle_count;
+            for (int k = 0; k < 4; k++) x[k].uncompressed = x[k].length;
+        }
+    }
+    bk_info_count(&f->info, "bones", nb);
+    bk_info_count(&f->info, "meshes", nm);
+    bk_info_count(&f->info, "frames", nf);
+    bk_info_count(&f->info, "vertices", verts);
+    bk_info_count(&f->info, "triangles", tris);
+    bk_info_count(&f->info, "influences", infl);
+    bk_info_count(&f->info, "max_influences", m->max_influences);
+    bk_info_count(&f->info, "entities", 0);
+    f->info.has_bounds = 1;
+    memcpy(f->info.mins, m->mins, sizeof m->mins);
+    memcpy(f->info.maxs, m->maxs, sizeof m->maxs);
+    return ctx->errors ? ctx->first_error : BK_OK;
 }
 
-const bk_format_ops bk_ops_dpm = {BK_FORMAT_DPM, dpm_probe, dpm_load, NULL, NULL, NULL, NULL};
+const bk_format_ops bk_ops_dpm = {BK_FORMAT_DPM, dpm_probe, dpm_load, dpm_destroy, dpm_build_scene, NULL, dpm_write};

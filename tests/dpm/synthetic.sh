@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# DPM behaviour on a model made by the independent Python writer (no corpus needed): validate,
+# info counts, skinning vs Python, glTF export, the optimising saver, hostile variants.
+# args: CLI SHARED FETCHED WORK
+source "$BK_TESTS/lib.sh"
+bk_init "$@"
+REF="python3 $BK_TESTS/dpm/dpmref.py"
+M=$WORK/synth.dpm
+$REF synth "$M"
+
+expect_exit 0 "$CLI" validate "$M"
+expect_stdout_has "ok (dpm)" "$CLI" validate "$M"
+# info --json counts agree with the Python reader's
+"$CLI" info --json "$M" > "$WORK/info.json"
+want=$($REF counts "$M")
+check "info counts match the Python reader" python3 - "$WORK/info.json" "$want" <<'PY'
+import json, sys
+got = json.load(open(sys.argv[1]))
+want = json.loads(sys.argv[2])
+c = got['counts']
+sys.exit(0 if got['format'] == 'dpm' and all(c[k] == v for k, v in want.items()) and 'bounds' in got else 1)
+PY
+# dispatch on the magic, not the extension
+cp "$M" "$WORK/model.bin"
+expect_stdout_has "format:  dpm" "$CLI" info "$WORK/model.bin"
+
+# skinned positions: every frame and two blends against the Python skinning
+"$DPM_DUMP" "$M" 0:0:0 1:1:0 2:2:0 0:2:0.25 1:2:0.5 > "$WORK/dump.txt"
+check "skinning agrees with dpmref.py" $REF skin "$M" "$WORK/dump.txt"
+
+# glTF: validator-clean, with skin and animations (frames walk_0, walk_1 form one animation)
+expect_exit 0 "$CLI" convert "$M" -o "$WORK/synth.glb"
+expect_stdout_has "1 skins, 2 animations" "$CLI" convert "$M" -o "$WORK/synth.glb"
+check "glb passes the validator with skin and animation" gltf_validate --require-skin --require-animation "$WORK/synth.glb"
+expect_exit 0 "$CLI" convert "$M" -o "$WORK/synth.obj"
+check "obj has the base pose" grep -q '^v ' "$WORK/synth.obj"
+
+# framegroups beside the model, with names from comments; a range past the end is cut with a warning
+printf '1 2 15 1 // walk\n0 1 10 0\n2 9 10 0 // tail\n' > "$M.framegroups"
+expect_stdout_has "3 animations" "$CLI" convert "$M" -o "$WORK/fg.glb"
+expect_stderr_has "runs past the last frame" "$CLI" convert "$M" -o "$WORK/fg.glb"
+check "framegroups glb valid" gltf_validate --require-skin --require-animation "$WORK/fg.glb"
+printf '1 2 x\n' > "$WORK/bad.framegroups"
+expect_exit 1 "$CLI" convert "$M" --framegroups "$WORK/bad.framegroups" -o "$WORK/bad.glb"
+expect_stderr_has "bad.framegroups: line[1]" "$CLI" convert "$M" --framegroups "$WORK/bad.framegroups" -o "$WORK/bad.glb"
+rm -f "$M.framegroups"
+
+# the saver: drops the unused vertex and the unflagged unused bone, keeps tag/attachment bones
+expect_exit 0 "$CLI" convert "$M" -o "$WORK/saved.dpm"
+expect_stderr_has "bones 4 -> 3, vertices 8 -> 7" "$CLI" convert "$M" -o "$WORK/saved.dpm"
+expect_exit 0 "$CLI" validate "$WORK/saved.dpm"
+"$DPM_DUMP" "$WORK/saved.dpm" 0:0:0 1:1:0 2:2:0 > "$WORK/dump2.txt"
+check "saved model skins like dpmref.py" $REF skin "$WORK/saved.dpm" "$WORK/dump2.txt"
+
+# hostile variants: each fails cleanly (exit 1, located message), never crashes
+mkdir -p "$WORK/hostile"
+n=$($REF hostile "$M" "$WORK/hostile")
+check "hostile cases generated" test "$n" -ge 25
+for h in "$WORK"/hostile/*.dpm; do
+    expect_exit 1 "$CLI" validate "$h"
+    "$CLI" validate "$h" > "$WORK/.v" 2>&1
+    check "located message for $(basename "$h")" grep -qE "^$h: [a-z0-9.]+(\[[0-9]+\])? @[0-9]+: error: " "$WORK/.v"
+    expect_exit 1 "$CLI" convert "$h" -o "$WORK/h.glb"
+    [[ ! -e "$WORK/h.glb" ]] || fail "output written for hostile $h"
+    expect_exit 1 "$CLI" convert "$h" -o "$WORK/h.dpm"
+done
+bk_done
