@@ -33,6 +33,8 @@ demo: build
 	$(BUILD)/bspkit convert $(SAMPLE) -o $(BUILD)/demo/sample.glb
 	$(BUILD)/bspkit convert $(SAMPLE) -o $(BUILD)/demo/sample.obj
 	@node tests/tools/validate-gltf.mjs $(BUILD)/demo/sample.glb
+	@node tests/tools/render.mjs --out $(BUILD)/demo $(BUILD)/demo/sample.glb >/dev/null && \
+		echo "preview (three.js in headless Chromium): $(BUILD)/demo/sample.png"
 	@echo "demo: open $(BUILD)/demo/sample.glb in Blender or any glTF viewer"
 
 asan: corpus
