@@ -5,6 +5,7 @@ ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 JOBS       ?= 2
 SAMPLE     ?= samples/ericw_q1_detail_fence2.bsp
+SAMPLE2    ?= samples/bsp_tool_quake_mp_lobby.bsp
 CMAKE_FLAGS ?=
 
 .PHONY: all deps build test demo asan fuzz bench corpus install clean
@@ -32,10 +33,11 @@ demo: build
 	$(BUILD)/bspkit info $(SAMPLE)
 	$(BUILD)/bspkit convert $(SAMPLE) -o $(BUILD)/demo/sample.glb
 	$(BUILD)/bspkit convert $(SAMPLE) -o $(BUILD)/demo/sample.obj
-	@node tests/tools/validate-gltf.mjs $(BUILD)/demo/sample.glb
-	@node tests/tools/render.mjs --out $(BUILD)/demo $(BUILD)/demo/sample.glb >/dev/null && \
-		echo "preview (three.js in headless Chromium): $(BUILD)/demo/sample.png"
-	@echo "demo: open $(BUILD)/demo/sample.glb in Blender or any glTF viewer"
+	$(BUILD)/bspkit convert $(SAMPLE2) -o $(BUILD)/demo/lobby.glb
+	@node tests/tools/validate-gltf.mjs $(BUILD)/demo/sample.glb $(BUILD)/demo/lobby.glb
+	@node tests/tools/render.mjs --out $(BUILD)/demo $(BUILD)/demo/sample.glb $(BUILD)/demo/lobby.glb >/dev/null && \
+		echo "previews (three.js in headless Chromium): $(BUILD)/demo/sample.png $(BUILD)/demo/lobby.png"
+	@echo "demo: open $(BUILD)/demo/sample.glb or lobby.glb in Blender or any glTF viewer"
 
 asan: corpus
 	@scripts/install-deps --test
