@@ -32,6 +32,8 @@ check "skinning agrees with dpmref.py" $REF skin "$M" "$WORK/dump.txt"
 expect_exit 0 "$CLI" convert "$M" -o "$WORK/synth.glb"
 expect_stdout_has "1 skins, 2 animations" "$CLI" convert "$M" -o "$WORK/synth.glb"
 check "glb passes the validator with skin and animation" gltf_validate --require-skin --require-animation "$WORK/synth.glb"
+"$DPM_DUMP" "$M" 2:2:0 > "$WORK/f2.dump"
+check "glTF walk key 1 skins like frame 2" python3 "$BK_TESTS/dpm/gltf_skin_check.py" "$WORK/synth.glb" 1 1 "$WORK/f2.dump"
 expect_exit 0 "$CLI" convert "$M" -o "$WORK/synth.obj"
 check "obj has the base pose" grep -q '^v ' "$WORK/synth.obj"
 
@@ -63,5 +65,6 @@ for h in "$WORK"/hostile/*.dpm; do
     expect_exit 1 "$CLI" convert "$h" -o "$WORK/h.glb"
     [[ ! -e "$WORK/h.glb" ]] || fail "output written for hostile $h"
     expect_exit 1 "$CLI" convert "$h" -o "$WORK/h.dpm"
+    check "no sanitizer report for $(basename "$h")" bash -c "! grep -qE 'Sanitizer|runtime error' '$WORK/.err'"
 done
 bk_done
