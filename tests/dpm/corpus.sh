@@ -42,4 +42,9 @@ check "spiderbot_top top_anim key 4 = frame 5" $GSC "$WORK/spiderbot_top.glb" 1 
 check "h_uzi reload key 15 = frame 230" $GSC "$WORK/h_uzi.glb" 3 15 "$WORK/uzi.dump"
 # framegroups: spiderbot has 6 named groups
 expect_stdout_has "6 animations" "$CLI" convert "$D/spiderbot.dpm" -o "$WORK/sb.glb"
+# a model inside a .pk3: its framegroups are found in the archive too
+PK3=$FETCHED/pk3/nexuiz-data.pk3
+if [[ -f $PK3 ]]; then
+    expect_stdout_has "6 animations" "$CLI" convert "$PK3:models/spiderbot/spiderbot.dpm" -o "$WORK/pk3.glb"
+fi
 bk_done

@@ -37,6 +37,14 @@ check "glTF walk key 1 skins like frame 2" python3 "$BK_TESTS/dpm/gltf_skin_chec
 expect_exit 0 "$CLI" convert "$M" -o "$WORK/synth.obj"
 check "obj has the base pose" grep -q '^v ' "$WORK/synth.obj"
 
+# textures: the shader name is looked up in the game folders (.tga/.png/.jpg); the other is a placeholder
+mkdir -p "$WORK/game/models/test"
+python3 -c 'import struct,sys; open(sys.argv[1],"wb").write(struct.pack("<BBBHHBHHHHBB",0,0,2,0,0,0,0,0,2,2,32,0x28)+bytes([0,0,255,255]*4))' "$WORK/game/models/test/skin.tga"
+expect_stdout_has "2 materials, 1 images" "$CLI" convert "$M" --game-dir "$WORK/game" -o "$WORK/tex.glb"
+check "textured glb valid" gltf_validate --require-skin "$WORK/tex.glb"
+expect_stdout_has "2 materials, 0 images" "$CLI" convert "$M" --game-dir "$WORK/game" --no-textures -o "$WORK/notex.glb"
+expect_stdout_has "0 animations" "$CLI" convert "$M" --no-animations -o "$WORK/noanim.glb"
+
 # framegroups beside the model, with names from comments; a range past the end is cut with a warning
 printf '1 2 15 1 // walk\n0 1 10 0\n2 9 10 0 // tail\n' > "$M.framegroups"
 expect_stdout_has "3 animations" "$CLI" convert "$M" -o "$WORK/fg.glb"
