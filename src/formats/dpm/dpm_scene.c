@@ -68,7 +68,7 @@ bk_result bk_dpm_framegroups_parse(const char *text, size_t len, uint32_t frame_
         memset(&fg, 0, sizeof fg);
         fg.first = (uint32_t)v[0];
         fg.count = (uint32_t)v[1];
-        fg.fps = v[2] > 0 && v[2] < 1e6 ? (float)v[2] : DEFAULT_FPS;
+        fg.fps = v[2] >= 0.001 && v[2] <= 1e6 ? (float)v[2] : DEFAULT_FPS; /* keeps key times finite */
         fg.loop = v[3] != 0;
         fg.line = line;
         if (name[0]) memcpy(fg.name, name, sizeof name);
