@@ -62,6 +62,22 @@ expect_exit 0 "$CLI" validate "$WORK/saved.dpm"
 "$DPM_DUMP" "$WORK/saved.dpm" 0:0:0 1:1:0 2:2:0 > "$WORK/dump2.txt"
 check "saved model skins like dpmref.py" $REF skin "$WORK/saved.dpm" "$WORK/dump2.txt"
 
+# odd but valid: a mesh with vertices and no triangles (a warning), converted and re-saved
+python3 - "$M" "$WORK/notris.dpm" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+om, = struct.unpack_from('>I', b, 72)
+struct.pack_into('>I', b, om + 56 + 36, 0)   # mesh 1: no triangles
+open(sys.argv[2], 'wb').write(b)
+PY
+expect_exit 0 "$CLI" validate "$WORK/notris.dpm"
+expect_stdout_has "warning" "$CLI" validate "$WORK/notris.dpm"
+expect_exit 0 "$CLI" convert "$WORK/notris.dpm" -o "$WORK/notris.glb"
+check "no sanitizer report (no triangles)" bash -c "! grep -qE 'Sanitizer|runtime error' '$WORK/.err'"
+check "glb of a mesh without triangles is valid" gltf_validate --require-skin "$WORK/notris.glb"
+expect_exit 0 "$CLI" convert "$WORK/notris.dpm" -o "$WORK/notris2.dpm"
+expect_exit 0 "$CLI" validate "$WORK/notris2.dpm"
+
 # hostile variants: each fails cleanly (exit 1, located message), never crashes
 mkdir -p "$WORK/hostile"
 n=$($REF hostile "$M" "$WORK/hostile")

@@ -356,7 +356,7 @@ static bk_result build_meshes(const bk_dpm_model *m, const bk_options *opt, bk_s
             }
             if (!(sum > 0)) p->weights[(size_t)v * 4] = 1.0f;
         }
-        if ((r = bk_prim_add_indices(p, me->indices, me->triangle_count * 3)) != BK_OK) break;
+        if (me->triangle_count && (r = bk_prim_add_indices(p, me->indices, me->triangle_count * 3)) != BK_OK) break;
     }
     bk_vfs_free(vfs);
     return r;
