@@ -321,9 +321,12 @@ static bk_result load_mesh(bk_file *f, bk_ctx *ctx, dpm_impl *im, uint32_t mi, u
 static void check_bounds(bk_ctx *ctx, const bk_dpm_model *m, uint64_t ofs_frames)
 {
     size_t nb = (size_t)m->bone_count * 12, maxv = 0;
-    for (uint32_t i = 0; i < m->mesh_count; i++)
+    uint64_t work = 0;
+    for (uint32_t i = 0; i < m->mesh_count; i++) {
         if (m->meshes[i].vertex_count > maxv) maxv = m->meshes[i].vertex_count;
-    if ((uint64_t)maxv * m->frame_count > 50000000u) return; /* keep validation fast */
+        work += m->meshes[i].influence_count;
+    }
+    if ((work + nb) * m->frame_count > 50000000u) return; /* keep validation fast */
     bk_result r;
     float *bones = bk_alloc_array(ctx, nb, sizeof(float), &r);
     float *pos = bk_alloc_array(ctx, maxv, 3 * sizeof(float), &r);
