@@ -180,7 +180,9 @@ def synth():
         [((9.0, 9.0, 9.0), 1.0, up, 1)],  # used by no triangle
     ]
     tris = [(0, 1, 2), (2, 3, 0)]
-    verts2 = [[((0.0, 0, 2.0), 1.0, up, 1)], [((1.0, 0, 2.0), 1.0, up, 1)], [((0.0, 1.0, 2.0), 1.0, up, 0)]]
+    # five influences (bones 1 and 2 always move together, so keeping 4 changes nothing)
+    five = [((0.0, 0, 0.4), 0.2, (0, 0, 0.2), 1 + k % 2) for k in range(5)]
+    verts2 = [five, [((1.0, 0, 2.0), 1.0, up, 1)], [((0.0, 1.0, 2.0), 1.0, up, 0)]]
     frames = [(b'base', [ident, ident, ident, ident]), (b'walk_0', [ident, rot, ident, ident]),
               (b'walk_1', [rot, rot, ident, ident])]
     return build(bones, [(b'models/test/skin', verts, tris), (b'second', verts2, [(0, 1, 2)])], frames)
