@@ -124,7 +124,7 @@ def cmd_skin(path, dump):
     sys.exit(0 if ok else 1)
 
 
-def build(bones, meshes, frames, mins=(-8, -8, -8), maxs=(8, 8, 8)):
+def build(bones, meshes, frames, mins=(-16, -16, -16), maxs=(16, 16, 16)):
     """bones: [(name, parent, flags)]; meshes: [(shader, verts, tris)] with verts = [[(o3, f, n3, bone)]];
     frames: [(name, [12 floats per bone])]"""
     nb, nm, nf = len(bones), len(meshes), len(frames)

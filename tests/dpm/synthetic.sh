@@ -9,7 +9,8 @@ M=$WORK/synth.dpm
 $REF synth "$M"
 
 expect_exit 0 "$CLI" validate "$M"
-expect_stdout_has "ok (dpm)" "$CLI" validate "$M"
+expect_stdout_has "ok (dpm), 0 warnings" "$CLI" validate "$M"
+expect_stdout_has "info: 4 bones, 2 meshes, 3 frames, 8 vertices, 3 triangles" "$CLI" validate "$M"
 # info --json counts agree with the Python reader's
 "$CLI" info --json "$M" > "$WORK/info.json"
 want=$($REF counts "$M")
@@ -78,6 +79,17 @@ check "no sanitizer report (no triangles)" bash -c "! grep -qE 'Sanitizer|runtim
 check "glb of a mesh without triangles is valid" gltf_validate --require-skin "$WORK/notris.glb"
 expect_exit 0 "$CLI" convert "$WORK/notris.dpm" -o "$WORK/notris2.dpm"
 expect_exit 0 "$CLI" validate "$WORK/notris2.dpm"
+
+# stored frame bounds too small: validate skins every frame and warns
+python3 - "$M" "$WORK/smallbounds.dpm" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+of, = struct.unpack_from('>I', b, 76)
+struct.pack_into('>6f', b, of + 68 + 32, -0.1, -0.1, -0.1, 0.1, 0.1, 0.1)   # frame 1 mins/maxs
+open(sys.argv[2], 'wb').write(b)
+PY
+expect_exit 0 "$CLI" validate "$WORK/smallbounds.dpm"
+expect_stdout_has "frames[1] @420: warning: 1 frames have skinned vertices outside their stored bounds" "$CLI" validate "$WORK/smallbounds.dpm"
 
 # hostile variants: each fails cleanly (exit 1, located message), never crashes
 mkdir -p "$WORK/hostile"

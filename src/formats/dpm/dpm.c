@@ -488,6 +488,13 @@ static bk_result dpm_load(bk_file *f, bk_ctx *ctx)
     f->info.has_bounds = 1;
     memcpy(f->info.mins, m->mins, sizeof m->mins);
     memcpy(f->info.maxs, m->maxs, sizeof m->maxs);
+    if (ctx->keep_going)
+        bk_report(ctx, BK_SEV_INFO, BK_OK, NULL, BK_NO_INDEX, BK_NO_OFFSET,
+                  "%u bones, %u meshes, %u frames, %llu vertices, %llu triangles, %llu influences (at most %u per vertex), "
+                  "bounds (%g %g %g) .. (%g %g %g)",
+                  nb, nm, nf, (unsigned long long)verts, (unsigned long long)tris, (unsigned long long)infl,
+                  m->max_influences, (double)m->mins[0], (double)m->mins[1], (double)m->mins[2], (double)m->maxs[0],
+                  (double)m->maxs[1], (double)m->maxs[2]);
     return ctx->errors ? ctx->first_error : BK_OK;
 }
 
