@@ -261,6 +261,7 @@ bk_result bk_prim_add_vertices(bk_primitive *p, uint32_t n, uint32_t *first)
 
 bk_result bk_prim_add_indices(bk_primitive *p, const uint32_t *idx, uint32_t n)
 {
+    if (n == 0) return BK_OK; /* memcpy from/to NULL is undefined even for 0 bytes */
     if (n > UINT32_MAX - p->index_count) return BK_ELIMIT;
     BK_TRY(bk_grow((void **)&p->indices, &p->icap_, p->index_count + n, sizeof(uint32_t)));
     memcpy(p->indices + p->index_count, idx, (size_t)n * sizeof(uint32_t));

@@ -29,6 +29,22 @@ done
 check "all glTF files valid, with skins and animations" gltf_validate --require-skin --require-animation "${glbs[@]}"
 expect_exit 0 "$CLI" convert "$D/spiderbot.dpm" -o "$WORK/spiderbot.obj"
 check "obj base pose has every vertex" test "$(grep -c '^v ' "$WORK/spiderbot.obj")" -eq "$($REF counts "$D/spiderbot.dpm" | python3 -c 'import json,sys; print(json.load(sys.stdin)["vertices"])')"
+# the glTF animation, evaluated like a viewer does, reproduces the DPM skinning of the frame each key
+# shows (framegroups: spiderbot forward = frames 1.., h_uzi reload = 215..; names: top_anim = 1..)
+GSC="python3 $BK_TESTS/dpm/gltf_skin_check.py"
+"$DPM_DUMP" "$D/spiderbot.dpm" 11:11:0 > "$WORK/sb11.dump"
+check "spiderbot forward key 10 = frame 11" $GSC "$WORK/spiderbot.glb" 0 10 "$WORK/sb11.dump"
+"$DPM_DUMP" "$D/spiderbot.dpm" 10:10:0 > "$WORK/sb10.dump"
+check "negative control: key 10 is not frame 10" bash -c "! $GSC '$WORK/spiderbot.glb' 0 10 '$WORK/sb10.dump'"
+"$DPM_DUMP" "$D/spiderbot_top.dpm" 5:5:0 > "$WORK/st5.dump"
+check "spiderbot_top top_anim key 4 = frame 5" $GSC "$WORK/spiderbot_top.glb" 1 4 "$WORK/st5.dump"
+"$DPM_DUMP" "$D/h_uzi.dpm" 230:230:0 > "$WORK/uzi.dump"
+check "h_uzi reload key 15 = frame 230" $GSC "$WORK/h_uzi.glb" 3 15 "$WORK/uzi.dump"
 # framegroups: spiderbot has 6 named groups
 expect_stdout_has "6 animations" "$CLI" convert "$D/spiderbot.dpm" -o "$WORK/sb.glb"
+# a model inside a .pk3: its framegroups are found in the archive too
+PK3=$FETCHED/pk3/nexuiz-data.pk3
+if [[ -f $PK3 ]]; then
+    expect_stdout_has "6 animations" "$CLI" convert "$PK3:models/spiderbot/spiderbot.dpm" -o "$WORK/pk3.glb"
+fi
 bk_done

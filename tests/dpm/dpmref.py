@@ -124,7 +124,7 @@ def cmd_skin(path, dump):
     sys.exit(0 if ok else 1)
 
 
-def build(bones, meshes, frames, mins=(-8, -8, -8), maxs=(8, 8, 8)):
+def build(bones, meshes, frames, mins=(-16, -16, -16), maxs=(16, 16, 16)):
     """bones: [(name, parent, flags)]; meshes: [(shader, verts, tris)] with verts = [[(o3, f, n3, bone)]];
     frames: [(name, [12 floats per bone])]"""
     nb, nm, nf = len(bones), len(meshes), len(frames)
@@ -175,12 +175,14 @@ def synth():
     verts = [
         [((1.0, 0, 0), 1.0, up, 0)],
         [((0, 1.0, 0), 1.0, up, 0)],
-        [((0.5, 0.5, 0), 0.5, (0, 0, 0.5), 0), ((0.5, 0, 0), 0.5, (0, 0, 0.5), 1)],
+        [((0.5, 0.5, 0), 0.5, (0, 0, 0.5), 0), ((0.5, 0.5, 0), 0.5, (0, 0, 0.5), 1)],
         [((1.0, 1.0, 0), 1.0, up, 1)],
         [((9.0, 9.0, 9.0), 1.0, up, 1)],  # used by no triangle
     ]
     tris = [(0, 1, 2), (2, 3, 0)]
-    verts2 = [[((0.0, 0, 2.0), 1.0, up, 1)], [((1.0, 0, 2.0), 1.0, up, 1)], [((0.0, 1.0, 2.0), 1.0, up, 0)]]
+    # five influences (bones 1 and 2 always move together, so keeping 4 changes nothing)
+    five = [((0.0, 0, 0.4), 0.2, (0, 0, 0.2), 1 + k % 2) for k in range(5)]
+    verts2 = [five, [((1.0, 0, 2.0), 1.0, up, 1)], [((0.0, 1.0, 2.0), 1.0, up, 0)]]
     frames = [(b'base', [ident, ident, ident, ident]), (b'walk_0', [ident, rot, ident, ident]),
               (b'walk_1', [rot, rot, ident, ident])]
     return build(bones, [(b'models/test/skin', verts, tris), (b'second', verts2, [(0, 1, 2)])], frames)

@@ -81,6 +81,8 @@ static tri *tri_set(const bk_dpm_model *m, uint32_t mi, const float *pos)
 static double g_worst, g_acmr_b, g_acmr_a;
 static uint64_t g_tris;
 
+static void round_trip_file(const char *path, bk_file *f);
+
 static void round_trip(const char *path)
 {
     bk_file *f;
@@ -88,6 +90,11 @@ static void round_trip(const char *path)
         CHECK(!"corpus model loads");
         return;
     }
+    round_trip_file(path, f);
+}
+
+static void round_trip_file(const char *path, bk_file *f)
+{
     const bk_dpm_model *m = bk_dpm_get(f);
     CHECK(m != NULL);
     uint8_t *bytes;
@@ -172,8 +179,101 @@ out:
     bk_file_free(f);
 }
 
+/* ---- a model built here: degenerate and duplicate triangles, unused vertices and bones ---- */
+typedef struct wb { uint8_t d[4096]; size_t n; } wb;
+static void u32(wb *b, uint32_t v)
+{
+    b->d[b->n++] = (uint8_t)(v >> 24), b->d[b->n++] = (uint8_t)(v >> 16), b->d[b->n++] = (uint8_t)(v >> 8),
+    b->d[b->n++] = (uint8_t)v;
+}
+static void f32(wb *b, float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    u32(b, u);
+}
+static void name(wb *b, const char *s)
+{
+    memset(b->d + b->n, 0, 32);
+    memcpy(b->d + b->n, s, strlen(s));
+    b->n += 32;
+}
+
+static void test_saver_synthetic(void)
+{
+    /* 3 bones (root, used child, unused leaf), 1 mesh of 7 vertices (5 and 6 unused) and 6
+     * triangles (one degenerate, one repeated), 2 frames */
+    enum { NB = 3, NV = 7, NT = 6, NF = 2 };
+    const uint32_t tris[NT][3] = {{0, 1, 2}, {2, 1, 3}, {3, 3, 4}, {0, 1, 2}, {4, 2, 3}, {1, 0, 4}};
+    wb b = {{0}, 0};
+    size_t ob = 80, om = ob + 40 * NB, of = om + 56, op = of + 68 * NF, ov = op + 48 * NB * NF;
+    size_t ot = ov + NV * 36 + 32, oi = ot + NV * 8, og = oi + NT * 12, end = og + NT * 4;
+    memcpy(b.d, "DARKPLACESMODEL", 16);
+    b.n = 16;
+    u32(&b, 2);
+    u32(&b, (uint32_t)end);
+    for (int i = 0; i < 3; i++) f32(&b, -10);
+    for (int i = 0; i < 3; i++) f32(&b, 10);
+    f32(&b, 10), f32(&b, 10);
+    u32(&b, NB), u32(&b, 1), u32(&b, NF), u32(&b, (uint32_t)ob), u32(&b, (uint32_t)om), u32(&b, (uint32_t)of);
+    const char *bn[NB] = {"root", "arm", "leaf"};
+    for (int i = 0; i < NB; i++) name(&b, bn[i]), u32(&b, (uint32_t)(i - 1)), u32(&b, 0);
+    name(&b, "skin");
+    u32(&b, NV), u32(&b, NT), u32(&b, (uint32_t)ov), u32(&b, (uint32_t)ot), u32(&b, (uint32_t)oi), u32(&b, (uint32_t)og);
+    for (int fr = 0; fr < NF; fr++) {
+        name(&b, fr ? "move_1" : "move_0");
+        for (int i = 0; i < 8; i++) f32(&b, i < 3 ? -10 : 10);
+        u32(&b, (uint32_t)(op + 48 * NB * fr));
+    }
+    for (int fr = 0; fr < NF; fr++)
+        for (int i = 0; i < NB; i++) {
+            float m[12] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0};
+            if (fr && i == 1) m[0] = 0, m[1] = -1, m[4] = 1, m[5] = 0, m[3] = 2; /* arm turns and moves */
+            for (int k = 0; k < 12; k++) f32(&b, m[k]);
+        }
+    for (int v = 0; v < NV; v++) {
+        bool two = v == 2; /* a vertex shared by root and arm, plus a zero influence on leaf */
+        u32(&b, two ? 2 : 1);
+        f32(&b, (float)v * (two ? 0.5f : 1)), f32(&b, (float)(v % 3) * (two ? 0.5f : 1)), f32(&b, 0);
+        f32(&b, two ? 0.5f : 1);
+        f32(&b, 0), f32(&b, 0), f32(&b, two ? 0.5f : 1);
+        u32(&b, v == 0 ? 0 : 1);
+        if (two) {
+            f32(&b, (float)v * 0.5f), f32(&b, (float)(v % 3) * 0.5f), f32(&b, 0), f32(&b, 0.5f);
+            f32(&b, 0), f32(&b, 0), f32(&b, 0.5f), u32(&b, 0);
+        }
+    }
+    /* pad: the vertex block was sized for one extra influence */
+    while (b.n < ot) b.d[b.n++] = 0;
+    for (int v = 0; v < NV; v++) f32(&b, (float)v / NV), f32(&b, 0.5f);
+    for (int t = 0; t < NT; t++)
+        for (int c = 0; c < 3; c++) u32(&b, tris[t][c]);
+    for (int t = 0; t < NT; t++) u32(&b, (uint32_t)t);
+    CHECK(b.n == end);
+    bk_file *f;
+    bk_options opt = {0};
+    opt.name = "built";
+    CHECK(bk_file_load_memory(b.d, b.n, &opt, &f) == BK_OK);
+    if (!f) return;
+    uint8_t *bytes;
+    size_t size;
+    bk_dpm_save_stats st;
+    CHECK(bk_dpm_save_memory(bk_dpm_get(f), 0, &bytes, &size, &st) == BK_OK);
+    CHECK(st.vertices_in == NV && st.vertices_out == 5);
+    CHECK(st.bones_in == NB && st.bones_out == 2 && strcmp(st.dropped_bones, "leaf") == 0);
+    free(bytes);
+    CHECK(bk_dpm_save_memory(bk_dpm_get(f), BK_DPM_SAVE_KEEP_ALL_BONES, &bytes, &size, &st) == BK_OK);
+    CHECK(st.bones_out == NB);
+    free(bytes);
+    round_trip_file("built", f);
+}
+
 int main(int argc, char **argv)
 {
+    test_saver_synthetic();
+    CHECK(g_worst == 0);
+    g_acmr_a = g_acmr_b = 0;
+    g_tris = 0;
     test_framegroups();
     test_decompose();
     CHECK(bk_dpm_get(NULL) == NULL);

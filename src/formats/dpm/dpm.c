@@ -321,9 +321,12 @@ static bk_result load_mesh(bk_file *f, bk_ctx *ctx, dpm_impl *im, uint32_t mi, u
 static void check_bounds(bk_ctx *ctx, const bk_dpm_model *m, uint64_t ofs_frames)
 {
     size_t nb = (size_t)m->bone_count * 12, maxv = 0;
-    for (uint32_t i = 0; i < m->mesh_count; i++)
+    uint64_t work = 0;
+    for (uint32_t i = 0; i < m->mesh_count; i++) {
         if (m->meshes[i].vertex_count > maxv) maxv = m->meshes[i].vertex_count;
-    if ((uint64_t)maxv * m->frame_count > 50000000u) return; /* keep validation fast */
+        work += m->meshes[i].influence_count;
+    }
+    if ((work + nb) * m->frame_count > 50000000u) return; /* keep validation fast */
     bk_result r;
     float *bones = bk_alloc_array(ctx, nb, sizeof(float), &r);
     float *pos = bk_alloc_array(ctx, maxv, 3 * sizeof(float), &r);
@@ -485,6 +488,13 @@ static bk_result dpm_load(bk_file *f, bk_ctx *ctx)
     f->info.has_bounds = 1;
     memcpy(f->info.mins, m->mins, sizeof m->mins);
     memcpy(f->info.maxs, m->maxs, sizeof m->maxs);
+    if (ctx->keep_going)
+        bk_report(ctx, BK_SEV_INFO, BK_OK, NULL, BK_NO_INDEX, BK_NO_OFFSET,
+                  "%u bones, %u meshes, %u frames, %llu vertices, %llu triangles, %llu influences (at most %u per vertex), "
+                  "bounds (%g %g %g) .. (%g %g %g)",
+                  nb, nm, nf, (unsigned long long)verts, (unsigned long long)tris, (unsigned long long)infl,
+                  m->max_influences, (double)m->mins[0], (double)m->mins[1], (double)m->mins[2], (double)m->maxs[0],
+                  (double)m->maxs[1], (double)m->maxs[2]);
     return ctx->errors ? ctx->first_error : BK_OK;
 }
 

@@ -159,15 +159,38 @@ bk_result bk_dpm_pose(const bk_dpm_model *m, uint32_t fa, uint32_t fb, float t, 
     return BK_OK;
 }
 
-bk_result bk_dpm_skin(const bk_dpm_model *m, uint32_t mesh, const float *bones, float *out_pos, float *out_nrm)
+/* Positions (and normals) of vertices [0, n): the hot loop, kept free of branches on options. */
+static void skin_pn(const bk_dpm_influence *restrict in, const uint32_t *restrict fi, uint32_t n,
+                    const float *restrict bones, float *restrict out_pos, float *restrict out_nrm)
 {
-    if (!m || !bones || !out_pos || mesh >= m->mesh_count) return BK_EARG;
-    const bk_dpm_mesh *me = &m->meshes[mesh];
-    if (!me->influences || !me->first_influence) return BK_OK;
-    const bk_dpm_influence *in = me->influences;
-    const uint32_t *fi = me->first_influence;
-    for (uint32_t v = 0; v < me->vertex_count; v++) {
+    for (uint32_t v = 0; v < n; v++) {
         float px = 0, py = 0, pz = 0, nx = 0, ny = 0, nz = 0;
+        for (uint32_t j = fi[v], e = fi[v + 1]; j < e; j++) {
+            const bk_dpm_influence *x = &in[j];
+            const float *b = bones + (size_t)x->bone * 12;
+            float ox = x->origin[0], oy = x->origin[1], oz = x->origin[2], f = x->influence;
+            float qx = x->normal[0], qy = x->normal[1], qz = x->normal[2];
+            px += b[0] * ox + b[1] * oy + b[2] * oz + b[3] * f;
+            py += b[4] * ox + b[5] * oy + b[6] * oz + b[7] * f;
+            pz += b[8] * ox + b[9] * oy + b[10] * oz + b[11] * f;
+            nx += b[0] * qx + b[1] * qy + b[2] * qz;
+            ny += b[4] * qx + b[5] * qy + b[6] * qz;
+            nz += b[8] * qx + b[9] * qy + b[10] * qz;
+        }
+        float *o = out_pos + (size_t)v * 3;
+        o[0] = px, o[1] = py, o[2] = pz;
+        float l2 = nx * nx + ny * ny + nz * nz;
+        float s = l2 > 1e-24f ? 1.0f / sqrtf(l2) : 0.0f;
+        float *q = out_nrm + (size_t)v * 3;
+        q[0] = nx * s, q[1] = ny * s, q[2] = nz * s;
+    }
+}
+
+static void skin_p(const bk_dpm_influence *restrict in, const uint32_t *restrict fi, uint32_t n,
+                   const float *restrict bones, float *restrict out_pos)
+{
+    for (uint32_t v = 0; v < n; v++) {
+        float px = 0, py = 0, pz = 0;
         for (uint32_t j = fi[v], e = fi[v + 1]; j < e; j++) {
             const bk_dpm_influence *x = &in[j];
             const float *b = bones + (size_t)x->bone * 12;
@@ -175,21 +198,18 @@ bk_result bk_dpm_skin(const bk_dpm_model *m, uint32_t mesh, const float *bones, 
             px += b[0] * ox + b[1] * oy + b[2] * oz + b[3] * f;
             py += b[4] * ox + b[5] * oy + b[6] * oz + b[7] * f;
             pz += b[8] * ox + b[9] * oy + b[10] * oz + b[11] * f;
-            if (out_nrm) {
-                float qx = x->normal[0], qy = x->normal[1], qz = x->normal[2];
-                nx += b[0] * qx + b[1] * qy + b[2] * qz;
-                ny += b[4] * qx + b[5] * qy + b[6] * qz;
-                nz += b[8] * qx + b[9] * qy + b[10] * qz;
-            }
         }
         float *o = out_pos + (size_t)v * 3;
         o[0] = px, o[1] = py, o[2] = pz;
-        if (out_nrm) {
-            float l2 = nx * nx + ny * ny + nz * nz;
-            float s = l2 > 1e-24f ? 1.0f / sqrtf(l2) : 0.0f;
-            float *n = out_nrm + (size_t)v * 3;
-            n[0] = nx * s, n[1] = ny * s, n[2] = nz * s;
-        }
     }
+}
+
+bk_result bk_dpm_skin(const bk_dpm_model *m, uint32_t mesh, const float *bones, float *out_pos, float *out_nrm)
+{
+    if (!m || !bones || !out_pos || mesh >= m->mesh_count) return BK_EARG;
+    const bk_dpm_mesh *me = &m->meshes[mesh];
+    if (!me->influences || !me->first_influence) return BK_OK;
+    if (out_nrm) skin_pn(me->influences, me->first_influence, me->vertex_count, bones, out_pos, out_nrm);
+    else skin_p(me->influences, me->first_influence, me->vertex_count, bones, out_pos);
     return BK_OK;
 }

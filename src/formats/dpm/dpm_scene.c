@@ -68,7 +68,7 @@ bk_result bk_dpm_framegroups_parse(const char *text, size_t len, uint32_t frame_
         memset(&fg, 0, sizeof fg);
         fg.first = (uint32_t)v[0];
         fg.count = (uint32_t)v[1];
-        fg.fps = v[2] > 0 && v[2] < 1e6 ? (float)v[2] : DEFAULT_FPS;
+        fg.fps = v[2] >= 0.001 && v[2] <= 1e6 ? (float)v[2] : DEFAULT_FPS; /* keeps key times finite */
         fg.loop = v[3] != 0;
         fg.line = line;
         if (name[0]) memcpy(fg.name, name, sizeof name);
@@ -292,7 +292,7 @@ static bool inverse_to_mat4(const float *m, float *o)
 /* ---- the scene ------------------------------------------------------------------------------ */
 
 static bk_result build_meshes(const bk_dpm_model *m, const bk_options *opt, bk_scene *s, const float *bones,
-                              uint64_t *over4)
+                              uint64_t *over4, uint64_t *disagree)
 {
     bk_vfs *vfs = (opt->flags & BK_OPT_NO_TEXTURES) ? NULL : bk_vfs_new(opt);
     bk_result r = BK_OK;
@@ -331,6 +331,23 @@ static bk_result build_meshes(const bk_dpm_model *m, const bk_options *opt, bk_s
                     }
             }
             if (nonzero > 4) (*over4)++;
+            /* glTF skins one bind position; DPM keeps a bone-local origin per influence. They agree
+             * when every influence puts the vertex at the same place in frame 0. */
+            for (uint32_t j = me->first_influence[v]; nonzero > 1 && j < me->first_influence[v + 1]; j++) {
+                const bk_dpm_influence *x = &me->influences[j];
+                if (!(x->influence > 1e-4f)) continue;
+                const float *b = bones + (size_t)x->bone * 12;
+                float d = 0;
+                for (int c = 0; c < 3; c++) {
+                    float w = (b[c * 4] * x->origin[0] + b[c * 4 + 1] * x->origin[1] + b[c * 4 + 2] * x->origin[2]) /
+                                  x->influence + b[c * 4 + 3];
+                    d = fmaxf(d, fabsf(w - p->position[(size_t)v * 3 + c]));
+                }
+                if (d > 0.01f) {
+                    (*disagree)++;
+                    break;
+                }
+            }
             float sum = 0;
             for (int k = 0; k < 4; k++) sum += bw[k] > 0 ? bw[k] : 0;
             for (int k = 0; k < 4; k++) {
@@ -339,7 +356,7 @@ static bk_result build_meshes(const bk_dpm_model *m, const bk_options *opt, bk_s
             }
             if (!(sum > 0)) p->weights[(size_t)v * 4] = 1.0f;
         }
-        if ((r = bk_prim_add_indices(p, me->indices, me->triangle_count * 3)) != BK_OK) break;
+        if (me->triangle_count && (r = bk_prim_add_indices(p, me->indices, me->triangle_count * 3)) != BK_OK) break;
     }
     bk_vfs_free(vfs);
     return r;
@@ -413,8 +430,8 @@ bk_result dpm_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s)
         return BK_ENOMEM;
     }
     bk_dpm_pose(m, 0, 0, 0, BK_DPM_LERP_MATRIX, bones);
-    uint64_t over4 = 0;
-    bk_result r = build_meshes(m, opt, s, bones, &over4);
+    uint64_t over4 = 0, disagree = 0;
+    bk_result r = build_meshes(m, opt, s, bones, &over4, &disagree);
     /* node 0: the armature (a common root for the joints, as glTF wants); then one joint node per
      * bone, same order, parents shifted by one */
     int32_t arm = -1;
@@ -450,6 +467,13 @@ bk_result dpm_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s)
         fg_diag(opt, BK_SEV_WARNING, BK_ELIMIT, opt->name, -1,
                 "%llu vertices have more than 4 bone influences; glTF keeps the strongest 4, renormalised",
                 (unsigned long long)over4);
+    }
+    if (r == BK_OK && disagree) {
+        s->warning_count++;
+        fg_diag(opt, BK_SEV_WARNING, BK_EFORMAT, opt->name, -1,
+                "%llu vertices have influences that disagree on the frame-0 position; glTF skins them from the "
+                "blended position, so their animation differs from the engine's",
+                (unsigned long long)disagree);
     }
     if (r == BK_OK && singular) {
         s->warning_count++;

@@ -313,7 +313,7 @@ bk_result bk_dpm_save_memory(const bk_dpm_model *m, uint32_t flags, uint8_t **ou
     for (uint32_t mi = 0; mi < nm; mi++)
         size += (uint64_t)wm[mi].nv * 4 + (uint64_t)wm[mi].ninf * DPM_BONEVERT_SIZE + (uint64_t)wm[mi].nv * 8 +
                 (uint64_t)wm[mi].nt * 16;
-    if (size > UINT32_MAX || size > SIZE_MAX) {
+    if (size > INT32_MAX || size > SIZE_MAX) { /* frame pose offsets are signed */
         r = BK_ELIMIT;
         goto end;
     }
