@@ -44,7 +44,9 @@ static const cli_cmd k_cmds[] = {
      "  --overbright N     Quake 3 lightmap brightness shift in bits (default 1; 0 = none)\n"
      "  --no-props         Source: no static-prop nodes\n"
      "  --framegroups FILE DPM: animation ranges (default MODEL.dpm.framegroups beside it)\n"
-     "  --no-animations    DPM: skeleton and bind pose only\n",
+     "  --no-animations    DPM: skeleton and bind pose only\n"
+     "  --keep-all-bones   DPM writer: keep bones no vertex uses (attachment points such as\n"
+     "                     'shot' that gamecode finds by name without an attachment flag)\n",
      cmd_convert},
     {"props", "Source static and detail props",
      "usage: bspkit props FILE [--json]\n"
@@ -143,6 +145,8 @@ int cli_parse(int argc, char **argv, cli_opts *o, bool *help)
             o->opt.flags |= BK_OPT_NO_PROPS;
         } else if (strcmp(a, "--no-animations") == 0) {
             o->opt.flags |= BK_OPT_NO_ANIMATIONS;
+        } else if (strcmp(a, "--keep-all-bones") == 0) {
+            o->opt.flags |= BK_OPT_KEEP_ALL_BONES;
         } else if (strcmp(a, "--patch-level") == 0) {
             if (need_value(argc, argv, i) < 0) return -1;
             char *end;

@@ -86,7 +86,8 @@ enum {
     BK_OPT_SKIP_FLARES = 1u << 2,  /* Quake 3: drop flare surfaces (default keeps them as points) */
     BK_OPT_NO_PROPS = 1u << 3,     /* Source: no static-prop nodes */
     BK_OPT_NO_ENTITIES = 1u << 4,  /* do not keep entity key/values in node extras */
-    BK_OPT_NO_ANIMATIONS = 1u << 5 /* DPM: skeleton only */
+    BK_OPT_NO_ANIMATIONS = 1u << 5, /* DPM: skeleton only */
+    BK_OPT_KEEP_ALL_BONES = 1u << 6 /* DPM writer: keep unreferenced, unflagged bones (tags found by name) */
 };
 
 typedef struct bk_options {

@@ -47,4 +47,12 @@ PK3=$FETCHED/pk3/nexuiz-data.pk3
 if [[ -f $PK3 ]]; then
     expect_stdout_has "6 animations" "$CLI" convert "$PK3:models/spiderbot/spiderbot.dpm" -o "$WORK/pk3.glb"
 fi
+# --keep-all-bones keeps attachment bones no vertex uses ("shot", "shell" on the h_* weapons)
+bones() { "$CLI" info --json "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["counts"]["bones"])'; }
+for m in "$D"/h_*.dpm; do
+    "$CLI" convert "$m" -o "$WORK/keep.dpm" --keep-all-bones >/dev/null 2>&1 || { fail "--keep-all-bones $m"; continue; }
+    "$CLI" convert "$m" -o "$WORK/drop.dpm" >/dev/null 2>&1 || { fail "resave $m"; continue; }
+    check "$m keeps every bone" test "$(bones "$WORK/keep.dpm")" -eq "$(bones "$m")"
+    check "$m drops unused bones by default" test "$(bones "$WORK/drop.dpm")" -le "$(bones "$m")"
+done
 bk_done

@@ -446,7 +446,7 @@ bk_result dpm_write(const bk_file *f, const bk_options *opt, const char *path)
     const bk_dpm_model *m = bk_dpm_get(f);
     if (!m) return BK_EARG;
     bk_dpm_save_stats st;
-    bk_result r = bk_dpm_save(m, 0, path, &st);
+    bk_result r = bk_dpm_save(m, (opt->flags & BK_OPT_KEEP_ALL_BONES) ? BK_DPM_SAVE_KEEP_ALL_BONES : 0, path, &st);
     if (r == BK_OK && opt->diag) {
         bk_diag d;
         memset(&d, 0, sizeof d);
