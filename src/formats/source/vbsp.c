@@ -875,6 +875,7 @@ static bk_result load_sprp(ld *L, const bk_source_game_lump *g)
     char *block;
     ALLOC_N(block, (size_t)nd * 129 + 1);
     L->prop_name_block = block;
+    ((vbsp_impl_full *)L->m)->extra.prop_name_block = block; /* owned by the map from here on */
     ALLOC_N(p->static_prop_names, (size_t)nd + 1);
     for (int32_t i = 0; i < nd; i++) {
         const uint8_t *s = bk_cur_take(&c, 128);
@@ -1161,7 +1162,6 @@ static bk_result vbsp_load(bk_file *f, bk_ctx *ctx)
     BK_TRY(check_displacements(&L));
     BK_TRY(load_tree(&L));
     BK_TRY(load_game_lumps(&L));
-    F->extra.prop_name_block = L.prop_name_block;
 
     const bk_source_lump *pak = &p->lumps[BK_SRC_LUMP_PAKFILE];
     p->pakfile = pak->data;
