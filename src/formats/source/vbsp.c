@@ -147,6 +147,7 @@ static bk_result load_directory(ld *L)
         if (l4_ok || l4_score > std_score) p->l4d2_layout = 1;
     }
     if (p->l4d2_layout) snprintf(L->f->info.variant, sizeof L->f->info.variant, "l4d2");
+    else if (p->version == 17) snprintf(L->f->info.variant, sizeof L->f->info.variant, "vtmb");
     BK_TRY(bk_info_set_lumps(&L->f->info, BK_SRC_LUMP_COUNT));
     uint64_t max_out = ctx->opt.limits.max_alloc_bytes;
     for (int i = 0; i < BK_SRC_LUMP_COUNT; i++) {
@@ -480,6 +481,9 @@ static bk_result check_faces(ld *L, int idx, bk_source_face *fa, uint32_t n, con
         if (f->dispinfo < -1 || f->dispinfo >= (int32_t)p->dispinfo_count) {
             BK_ERR(L->ctx, BK_EINDEX, ln, i, o, "dispinfo %d out of range (%u dispinfo)", f->dispinfo,
                    p->dispinfo_count);
+            f->dispinfo = -1;
+        } else if (f->dispinfo >= 0 && f->numedges != 4 && idx != BK_SRC_LUMP_ORIGINALFACES) {
+            BK_ERR(L->ctx, BK_EFORMAT, ln, i, o, "displacement face has %d corners, not 4", f->numedges);
             f->dispinfo = -1;
         }
         if (idx == BK_SRC_LUMP_FACES && p->orig_face_count &&
