@@ -868,7 +868,7 @@ static bk_result load_sprp(ld *L, const bk_source_game_lump *g)
     bk_ctx *ctx = L->ctx;
     const char *ln = "game_lump:sprp";
     bk_cursor c = bk_cursor_make(g->data, g->size);
-    uint64_t o = g->compressed ? g->offset : g->offset;
+    uint64_t o = g->offset;
     p->sprp_version = g->version;
     int32_t nd = bk_cur_i32le(&c);
     if (c.bad || nd < 0 || (uint64_t)nd * 128 > c.size - c.pos) {
