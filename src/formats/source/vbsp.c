@@ -1210,7 +1210,9 @@ static bk_result vbsp_load(bk_file *f, bk_ctx *ctx)
     bk_info_count(in, "disp_tris", p->disptri_count);
     bk_info_count(in, "cubemaps", p->cubemap_count);
     bk_info_count(in, "overlays", p->overlay_count);
-    bk_info_count(in, "game_lumps", p->game_lump_count);
+    uint32_t real_gl = 0; /* not counting an id-0 terminator */
+    for (uint32_t i = 0; i < p->game_lump_count; i++) real_gl += p->game_lumps[i].id != 0;
+    bk_info_count(in, "game_lumps", real_gl);
     bk_info_count(in, "static_props", p->static_prop_count);
     bk_info_count(in, "static_prop_models", p->static_prop_name_count);
     bk_info_count(in, "detail_props", p->detail_prop_count);
