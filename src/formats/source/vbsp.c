@@ -645,6 +645,13 @@ static bk_result load_tree(ld *L)
      * version 1 and Bloodlines' v17 leafs are 32 bytes */
     int32_t lv = p->lumps[BK_SRC_LUMP_LEAFS].version;
     size_t les = (lv == 0 && p->version != 17) ? 56 : 32;
+    size_t lsz = p->lumps[BK_SRC_LUMP_LEAFS].size, other = les == 56 ? 32 : 56;
+    if (lsz % les && lsz % other == 0) {
+        BK_WARN(ctx, BK_EFORMAT, "leafs", BK_NO_INDEX, p->lumps[BK_SRC_LUMP_LEAFS].offset,
+                "lump version %d suggests %zu-byte leafs but the size fits %zu-byte ones: read as those", lv, les,
+                other);
+        les = other;
+    }
     p->leaf_version = les == 56 ? 0 : 1;
     BK_TRY(lump_count(L, BK_SRC_LUMP_LEAFS, les, &n));
     ALLOC_N(p->leafs, n);
@@ -1086,12 +1093,20 @@ static bk_result load_game_lumps(ld *L)
                 BK_WARN(ctx, BK_EFORMAT, "game_lump", i, eo, "'%s' decodes to %zu bytes, the directory says %d", nm,
                         out_size, len);
         } else {
-            if (!bk_span_ok((uint64_t)ofs, (uint64_t)len, L->f->size)) {
+            uint64_t at = (uint64_t)ofs;
+            if (!bk_span_ok(at, (uint64_t)len, L->f->size) && !gl->compressed &&
+                bk_span_ok(gl->offset + at, (uint64_t)len, L->f->size)) {
+                /* console builds store offsets relative to the game lump */
+                at = gl->offset + at;
+                BK_WARN(ctx, BK_EFORMAT, "game_lump", i, eo, "'%s' offset %d read relative to the game lump", nm, ofs);
+            }
+            if (!bk_span_ok(at, (uint64_t)len, L->f->size)) {
                 BK_ERR(ctx, BK_ELUMP_RANGE, "game_lump", i, eo, "'%s' at %d with %d bytes runs past the end of the file",
                        nm, ofs, len);
                 continue;
             }
-            g->data = L->f->data + ofs;
+            g->offset = at;
+            g->data = L->f->data + at;
             g->size = (size_t)len;
         }
         if (g->id == SPRP_ID && p->sprp_version < 0) BK_TRY(load_sprp(L, g));
