@@ -51,7 +51,7 @@ static void test_cursor(void)
 static void test_atlas(void)
 {
     bk_atlas *a = bk_atlas_new(64, 1);
-    uint8_t px[4 * 10 * 10];
+    uint8_t px[4 * 15 * 15];
     memset(px, 200, sizeof px);
     uint32_t ids[5];
     for (int i = 0; i < 5; i++) CHECK(bk_atlas_add(a, 10, (uint32_t)(2 + i), px, &ids[i]) == BK_OK);
