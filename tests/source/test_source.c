@@ -247,6 +247,29 @@ static void test_truncated(const char *path)
     free(d);
 }
 
+/* the decoded LZMA lumps of a file share one budget (max_alloc_bytes): a file whose lumps are
+ * each small but together large fails cleanly with BK_ELIMIT */
+static void test_lzma_budget(const char *dir)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tf2c_v20_lzma_3vipr_aspen_a03.bsp", dir);
+    bk_file *f = NULL;
+    bk_options opt = {0};
+    if (bk_file_open(path, &opt, &f) != BK_OK) return;
+    const bk_source_map *m = bk_source_map_of(f);
+    uint64_t total = 0, largest = 0;
+    for (int i = 0; i < BK_SRC_LUMP_COUNT; i++)
+        if (m->lumps[i].compressed) {
+            total += m->lumps[i].size;
+            if (m->lumps[i].size > largest) largest = m->lumps[i].size;
+        }
+    bk_file_free(f);
+    CHECK(total > largest);
+    opt.limits.max_alloc_bytes = (largest + total) / 2 > largest ? (largest + total) / 2 : largest + 1;
+    CHECK(bk_file_open(path, &opt, &f) == BK_ELIMIT);
+    bk_file_free(f);
+}
+
 static void test_names(void)
 {
     CHECK(bk_source_pak_name_safe("materials/maps/x/c.vtf") == 1);
@@ -292,6 +315,7 @@ int main(int argc, char **argv)
     snprintf(small, sizeof small, "%s/tf2_v20_bsp_tool_test_physcollide.bsp", dir);
     test_truncated(small);
     check_terrain_up(dir);
+    test_lzma_budget(dir);
     printf("%u maps, seams %u/%u\n", maps, g_seam_matched, g_seam_checked);
     return CHECK_DONE();
 }

@@ -30,6 +30,7 @@ typedef struct ld {
     bk_source_map *p;
     uint8_t **gl_owned;       /* decoded compressed game lumps */
     char *prop_name_block;
+    uint64_t lzma_budget;     /* decoded LZMA bytes left for the whole file (max_alloc_bytes) */
 } ld;
 
 /* owned extras that destroy() must free, stored after the public game lump array */
@@ -197,12 +198,14 @@ static bk_result load_directory(ld *L)
             uint8_t *out;
             size_t out_size, used;
             const char *why;
-            bk_result r = vbsp_lzma_block(src, l->length, max_out, &out, &out_size, &used, &why);
+            bk_result r = vbsp_lzma_block(src, l->length, L->lzma_budget, &out, &out_size, &used, &why);
             if (r == BK_ENOMEM) return r;
             if (r != BK_OK) {
-                BK_ERR(ctx, r, k_lump_names[i], BK_NO_INDEX, l->offset, "LZMA lump: %s", why);
+                BK_ERR(ctx, r, k_lump_names[i], BK_NO_INDEX, l->offset, "LZMA lump: %s%s", why,
+                       r == BK_ELIMIT && L->lzma_budget < max_out ? " (with the lumps decoded before it)" : "");
                 continue;
             }
+            L->lzma_budget -= out_size;
             if (l->fourcc && l->fourcc != out_size)
                 BK_WARN(ctx, BK_EFORMAT, k_lump_names[i], BK_NO_INDEX, hofs + 12,
                         "fourCC says %u uncompressed bytes, the LZMA header %zu", l->fourcc, out_size);
@@ -218,6 +221,21 @@ static bk_result load_directory(ld *L)
         }
     }
     return BK_OK;
+}
+
+/* lumps sharing bytes: the engine does not forbid it, no compiler writes it (a warning) */
+static void check_overlaps(ld *L)
+{
+    const bk_source_lump *lu = L->p->lumps;
+    for (int i = 0; i < BK_SRC_LUMP_COUNT; i++) {
+        if (!lu[i].length || !lu[i].data) continue;
+        for (int j = i + 1; j < BK_SRC_LUMP_COUNT; j++) {
+            if (!lu[j].length || !lu[j].data) continue;
+            if (lu[i].offset < lu[j].offset + lu[j].length && lu[j].offset < lu[i].offset + lu[i].length)
+                BK_WARN(L->ctx, BK_EFORMAT, k_lump_names[i], BK_NO_INDEX, lu[i].offset, "overlaps the %s lump",
+                        k_lump_names[j]);
+        }
+    }
 }
 
 /* entry count of an array lump (a bad size reports and counts as empty in validate mode) */
@@ -1048,7 +1066,6 @@ static bk_result load_game_lumps(ld *L)
     F->extra.gl_owned = L->gl_owned;
     F->extra.gl_count = (uint32_t)n;
     p->game_lump_count = (uint32_t)n;
-    uint64_t max_out = ctx->opt.limits.max_alloc_bytes;
     for (int32_t i = 0; i < n; i++) {
         const uint8_t *e = gl->data + 4 + 16 * (size_t)i;
         bk_source_game_lump *g = &p->game_lumps[i];
@@ -1079,12 +1096,14 @@ static bk_result load_game_lumps(ld *L)
             uint8_t *out;
             size_t out_size, used;
             const char *why;
-            bk_result r = vbsp_lzma_block(L->f->data + ofs, L->f->size - (size_t)ofs, max_out, &out, &out_size, &used, &why);
+            bk_result r = vbsp_lzma_block(L->f->data + ofs, L->f->size - (size_t)ofs, L->lzma_budget, &out, &out_size,
+                                          &used, &why);
             if (r == BK_ENOMEM) return r;
             if (r != BK_OK) {
                 BK_ERR(ctx, r, "game_lump", i, (uint64_t)ofs, "'%s' LZMA: %s", nm, why);
                 continue;
             }
+            L->lzma_budget -= out_size;
             L->gl_owned[i] = out;
             g->data = out;
             g->size = out_size;
@@ -1150,12 +1169,13 @@ static bk_result vbsp_load(bk_file *f, bk_ctx *ctx)
     vbsp_impl_full *F = calloc(1, sizeof *F);
     if (!F) return BK_ENOMEM;
     f->impl = F;
-    ld L = {f, ctx, &F->base, &F->base.pub, NULL, NULL};
+    ld L = {f, ctx, &F->base, &F->base.pub, NULL, NULL, ctx->opt.limits.max_alloc_bytes};
     bk_source_map *p = L.p;
     p->version = version;
     p->map_revision = bk_rd_i32le(d + 8 + 16 * BK_SRC_LUMP_COUNT);
     p->pakfile_entries = -1;
     BK_TRY(load_directory(&L));
+    check_overlaps(&L);
 
     /* lump 37 primitives (10 bytes each) and other counted-only lumps */
     const bk_source_lump *pr = &p->lumps[BK_SRC_LUMP_PRIMITIVES];
