@@ -31,7 +31,7 @@ def main():
             ("prop models", len(props["models"]), r["static_prop_dict"] or 0),
             ("format", info.get("format"), "source"),
             ("version", info.get("version"), r["version"]),
-            ("layout", info.get("variant", "standard"), "l4d2" if r["layout"] == "l4d2" else "standard"),
+            ("layout", "l4d2" if info.get("variant") == "l4d2" else "standard", r["layout"]),
         ]
         if r.get("pak_entries") is not None:
             checks.append(("pakfile entries", pak["count"], r["pak_entries"]))

@@ -195,6 +195,30 @@ static void check_seams(const char *path)
     bk_file_free(f);
 }
 
+/* the SDK's vehicle map is mostly terrain: displacement normals must point up on average
+ * (a reversed winding would make them point down) */
+static void check_terrain_up(const char *dir)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/hl2sdk_v19_sdk_vehicles.bsp", dir);
+    bk_file *f = NULL;
+    bk_options opt = {0};
+    if (bk_file_open(path, &opt, &f) != BK_OK) return;
+    bk_scene *s = NULL;
+    CHECK(bk_file_build_scene(f, &opt, &s) == BK_OK);
+    double z = 0;
+    long n = 0;
+    for (uint32_t k = 0; s && k < s->mesh_count; k++)
+        for (uint32_t j = 0; j < s->meshes[k].prim_count; j++) {
+            const bk_primitive *p = &s->meshes[k].prims[j];
+            if (!(p->attrs & BK_ATTR_COLOR)) continue;
+            for (uint32_t i = 0; i < p->vertex_count; i++, n++) z += p->normal[i * 3 + 2];
+        }
+    CHECK(n > 0 && z / (double)n > 0.5);
+    bk_scene_free(s);
+    bk_file_free(f);
+}
+
 static void test_truncated(const char *path)
 {
     FILE *fp = fopen(path, "rb");
@@ -221,6 +245,29 @@ static void test_truncated(const char *path)
     }
     CHECK(failed == tries); /* every strict prefix cuts a lump */
     free(d);
+}
+
+/* the decoded LZMA lumps of a file share one budget (max_alloc_bytes): a file whose lumps are
+ * each small but together large fails cleanly with BK_ELIMIT */
+static void test_lzma_budget(const char *dir)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tf2c_v20_lzma_3vipr_aspen_a03.bsp", dir);
+    bk_file *f = NULL;
+    bk_options opt = {0};
+    if (bk_file_open(path, &opt, &f) != BK_OK) return;
+    const bk_source_map *m = bk_source_map_of(f);
+    uint64_t total = 0, largest = 0;
+    for (int i = 0; i < BK_SRC_LUMP_COUNT; i++)
+        if (m->lumps[i].compressed) {
+            total += m->lumps[i].size;
+            if (m->lumps[i].size > largest) largest = m->lumps[i].size;
+        }
+    bk_file_free(f);
+    CHECK(total > largest);
+    opt.limits.max_alloc_bytes = (largest + total) / 2 > largest ? (largest + total) / 2 : largest + 1;
+    CHECK(bk_file_open(path, &opt, &f) == BK_ELIMIT);
+    bk_file_free(f);
 }
 
 static void test_names(void)
@@ -267,6 +314,8 @@ int main(int argc, char **argv)
     char small[4096];
     snprintf(small, sizeof small, "%s/tf2_v20_bsp_tool_test_physcollide.bsp", dir);
     test_truncated(small);
+    check_terrain_up(dir);
+    test_lzma_budget(dir);
     printf("%u maps, seams %u/%u\n", maps, g_seam_matched, g_seam_checked);
     return CHECK_DONE();
 }

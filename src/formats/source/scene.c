@@ -19,7 +19,11 @@ typedef struct sb {
     uint32_t *face_rect;           /* face -> atlas rect + 1 (0: none) */
     int32_t lm_image;
     uint32_t atlas_w, atlas_h;
+    uint64_t vertex_budget;        /* scene vertices left before BK_ELIMIT */
 } sb;
+
+/* hostile maps can make faces share huge lightmaps or surfedge runs: bound what the scene holds */
+#define SRC_MAX_LUXELS ((uint64_t)16 << 20)
 
 static bool face_drawn(const bk_source_map *p, const bk_source_face *f)
 {
@@ -29,7 +33,9 @@ static bool face_drawn(const bk_source_map *p, const bk_source_face *f)
     if (fl & (BK_SRC_SURF_NODRAW | BK_SRC_SURF_HINT | BK_SRC_SURF_SKIP | BK_SRC_SURF_SKY | BK_SRC_SURF_SKY2D |
               BK_SRC_SURF_TRIGGER))
         return false;
-    if (f->dispinfo >= 0) return (uint32_t)f->dispinfo < p->dispinfo_count && p->dispinfo[f->dispinfo].power >= 2;
+    if (f->dispinfo >= 0)
+        return (uint32_t)f->dispinfo < p->dispinfo_count && p->dispinfo[f->dispinfo].power >= 2 &&
+               p->dispinfo[f->dispinfo].power <= 4 && f->numedges == 4;
     return f->numedges >= 3;
 }
 
@@ -67,6 +73,7 @@ static bk_result build_lightmaps(sb *b)
     if (!b->face_rect || !b->atlas) return BK_ENOMEM;
     uint8_t *tmp = NULL;
     size_t tmp_cap = 0;
+    uint64_t luxels = 0;
     for (uint32_t i = 0; i < p->face_count; i++) {
         const bk_source_face *f = &b->faces[i];
         if (!face_drawn(p, &p->faces[i]) || f->lightofs < 0 || f->styles[0] == 255) continue;
@@ -74,6 +81,14 @@ static bk_result build_lightmaps(sb *b)
         uint32_t w = (uint32_t)f->lm_size[0] + 1, h = (uint32_t)f->lm_size[1] + 1;
         size_t n = (size_t)w * h;
         if (!bk_range_ok((uint64_t)f->lightofs, (uint64_t)n * 4, b->light->size)) continue;
+        luxels += n;
+        if (luxels > SRC_MAX_LUXELS) {
+            /* more lighting than any real map has: keep the geometry, drop the lightmaps */
+            b->s->warning_count++;
+            free(tmp);
+            memset(b->face_rect, 0, p->face_count * sizeof *b->face_rect);
+            return BK_OK;
+        }
         if (n * 4 > tmp_cap) {
             uint8_t *t = realloc(tmp, n * 4);
             if (!t) {
@@ -358,6 +373,13 @@ static bk_result build_model(sb *b, uint32_t mi, int32_t *out_mesh)
             prim_of[slot] = (int32_t)(m->prim_count - 1);
         }
         bk_primitive *pr = &m->prims[prim_of[slot]];
+        uint64_t nv = disp ? (uint64_t)((1u << p->dispinfo[f->dispinfo].power) + 1) * ((1u << p->dispinfo[f->dispinfo].power) + 1)
+                           : (uint64_t)f->numedges;
+        if (nv > b->vertex_budget) {
+            r = BK_ELIMIT;
+            break;
+        }
+        b->vertex_budget -= nv;
         r = disp ? emit_disp(b, pr, fi) : emit_face(b, pr, fi);
     }
     free(prim_of);
@@ -464,7 +486,10 @@ bk_result vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s)
 {
     const vbsp_impl *m = f->impl;
     const bk_source_map *p = &m->pub;
-    sb b = {p, opt, s, p->faces, NULL, NULL, NULL, NULL, -1, 0, 0};
+    sb b = {p, opt, s, p->faces, NULL, NULL, NULL, NULL, -1, 0, 0, 0};
+    /* about 64 bytes of attributes per vertex: keep the whole scene within the allocation limit */
+    uint64_t max_alloc = opt->limits.max_alloc_bytes ? opt->limits.max_alloc_bytes : ((uint64_t)1 << 30);
+    b.vertex_budget = max_alloc / 64;
     const bk_source_lump *ldr = &p->lumps[BK_SRC_LUMP_LIGHTING], *hdr = &p->lumps[BK_SRC_LUMP_LIGHTING_HDR];
     if (ldr->size) {
         b.light = ldr;

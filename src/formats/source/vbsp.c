@@ -30,6 +30,7 @@ typedef struct ld {
     bk_source_map *p;
     uint8_t **gl_owned;       /* decoded compressed game lumps */
     char *prop_name_block;
+    uint64_t lzma_budget;     /* decoded LZMA bytes left for the whole file (max_alloc_bytes) */
 } ld;
 
 /* owned extras that destroy() must free, stored after the public game lump array */
@@ -147,6 +148,7 @@ static bk_result load_directory(ld *L)
         if (l4_ok || l4_score > std_score) p->l4d2_layout = 1;
     }
     if (p->l4d2_layout) snprintf(L->f->info.variant, sizeof L->f->info.variant, "l4d2");
+    else if (p->version == 17) snprintf(L->f->info.variant, sizeof L->f->info.variant, "vtmb");
     BK_TRY(bk_info_set_lumps(&L->f->info, BK_SRC_LUMP_COUNT));
     uint64_t max_out = ctx->opt.limits.max_alloc_bytes;
     for (int i = 0; i < BK_SRC_LUMP_COUNT; i++) {
@@ -196,12 +198,14 @@ static bk_result load_directory(ld *L)
             uint8_t *out;
             size_t out_size, used;
             const char *why;
-            bk_result r = vbsp_lzma_block(src, l->length, max_out, &out, &out_size, &used, &why);
+            bk_result r = vbsp_lzma_block(src, l->length, L->lzma_budget, &out, &out_size, &used, &why);
             if (r == BK_ENOMEM) return r;
             if (r != BK_OK) {
-                BK_ERR(ctx, r, k_lump_names[i], BK_NO_INDEX, l->offset, "LZMA lump: %s", why);
+                BK_ERR(ctx, r, k_lump_names[i], BK_NO_INDEX, l->offset, "LZMA lump: %s%s", why,
+                       r == BK_ELIMIT && L->lzma_budget < max_out ? " (with the lumps decoded before it)" : "");
                 continue;
             }
+            L->lzma_budget -= out_size;
             if (l->fourcc && l->fourcc != out_size)
                 BK_WARN(ctx, BK_EFORMAT, k_lump_names[i], BK_NO_INDEX, hofs + 12,
                         "fourCC says %u uncompressed bytes, the LZMA header %zu", l->fourcc, out_size);
@@ -217,6 +221,21 @@ static bk_result load_directory(ld *L)
         }
     }
     return BK_OK;
+}
+
+/* lumps sharing bytes: the engine does not forbid it, no compiler writes it (a warning) */
+static void check_overlaps(ld *L)
+{
+    const bk_source_lump *lu = L->p->lumps;
+    for (int i = 0; i < BK_SRC_LUMP_COUNT; i++) {
+        if (!lu[i].length || !lu[i].data) continue;
+        for (int j = i + 1; j < BK_SRC_LUMP_COUNT; j++) {
+            if (!lu[j].length || !lu[j].data) continue;
+            if (lu[i].offset < lu[j].offset + lu[j].length && lu[j].offset < lu[i].offset + lu[i].length)
+                BK_WARN(L->ctx, BK_EFORMAT, k_lump_names[i], BK_NO_INDEX, lu[i].offset, "overlaps the %s lump",
+                        k_lump_names[j]);
+        }
+    }
 }
 
 /* entry count of an array lump (a bad size reports and counts as empty in validate mode) */
@@ -481,6 +500,9 @@ static bk_result check_faces(ld *L, int idx, bk_source_face *fa, uint32_t n, con
             BK_ERR(L->ctx, BK_EINDEX, ln, i, o, "dispinfo %d out of range (%u dispinfo)", f->dispinfo,
                    p->dispinfo_count);
             f->dispinfo = -1;
+        } else if (f->dispinfo >= 0 && f->numedges != 4 && idx != BK_SRC_LUMP_ORIGINALFACES) {
+            BK_ERR(L->ctx, BK_EFORMAT, ln, i, o, "displacement face has %d corners, not 4", f->numedges);
+            f->dispinfo = -1;
         }
         if (idx == BK_SRC_LUMP_FACES && p->orig_face_count &&
             (f->orig_face < -1 || f->orig_face >= (int32_t)p->orig_face_count)) {
@@ -641,6 +663,13 @@ static bk_result load_tree(ld *L)
      * version 1 and Bloodlines' v17 leafs are 32 bytes */
     int32_t lv = p->lumps[BK_SRC_LUMP_LEAFS].version;
     size_t les = (lv == 0 && p->version != 17) ? 56 : 32;
+    size_t lsz = p->lumps[BK_SRC_LUMP_LEAFS].size, other = les == 56 ? 32 : 56;
+    if (lsz % les && lsz % other == 0) {
+        BK_WARN(ctx, BK_EFORMAT, "leafs", BK_NO_INDEX, p->lumps[BK_SRC_LUMP_LEAFS].offset,
+                "lump version %d suggests %zu-byte leafs but the size fits %zu-byte ones: read as those", lv, les,
+                other);
+        les = other;
+    }
     p->leaf_version = les == 56 ? 0 : 1;
     BK_TRY(lump_count(L, BK_SRC_LUMP_LEAFS, les, &n));
     ALLOC_N(p->leafs, n);
@@ -864,7 +893,7 @@ static bk_result load_sprp(ld *L, const bk_source_game_lump *g)
     bk_ctx *ctx = L->ctx;
     const char *ln = "game_lump:sprp";
     bk_cursor c = bk_cursor_make(g->data, g->size);
-    uint64_t o = g->compressed ? g->offset : g->offset;
+    uint64_t o = g->offset;
     p->sprp_version = g->version;
     int32_t nd = bk_cur_i32le(&c);
     if (c.bad || nd < 0 || (uint64_t)nd * 128 > c.size - c.pos) {
@@ -875,6 +904,7 @@ static bk_result load_sprp(ld *L, const bk_source_game_lump *g)
     char *block;
     ALLOC_N(block, (size_t)nd * 129 + 1);
     L->prop_name_block = block;
+    ((vbsp_impl_full *)L->m)->extra.prop_name_block = block; /* owned by the map from here on */
     ALLOC_N(p->static_prop_names, (size_t)nd + 1);
     for (int32_t i = 0; i < nd; i++) {
         const uint8_t *s = bk_cur_take(&c, 128);
@@ -1036,7 +1066,6 @@ static bk_result load_game_lumps(ld *L)
     F->extra.gl_owned = L->gl_owned;
     F->extra.gl_count = (uint32_t)n;
     p->game_lump_count = (uint32_t)n;
-    uint64_t max_out = ctx->opt.limits.max_alloc_bytes;
     for (int32_t i = 0; i < n; i++) {
         const uint8_t *e = gl->data + 4 + 16 * (size_t)i;
         bk_source_game_lump *g = &p->game_lumps[i];
@@ -1067,12 +1096,14 @@ static bk_result load_game_lumps(ld *L)
             uint8_t *out;
             size_t out_size, used;
             const char *why;
-            bk_result r = vbsp_lzma_block(L->f->data + ofs, L->f->size - (size_t)ofs, max_out, &out, &out_size, &used, &why);
+            bk_result r = vbsp_lzma_block(L->f->data + ofs, L->f->size - (size_t)ofs, L->lzma_budget, &out, &out_size,
+                                          &used, &why);
             if (r == BK_ENOMEM) return r;
             if (r != BK_OK) {
                 BK_ERR(ctx, r, "game_lump", i, (uint64_t)ofs, "'%s' LZMA: %s", nm, why);
                 continue;
             }
+            L->lzma_budget -= out_size;
             L->gl_owned[i] = out;
             g->data = out;
             g->size = out_size;
@@ -1081,12 +1112,20 @@ static bk_result load_game_lumps(ld *L)
                 BK_WARN(ctx, BK_EFORMAT, "game_lump", i, eo, "'%s' decodes to %zu bytes, the directory says %d", nm,
                         out_size, len);
         } else {
-            if (!bk_span_ok((uint64_t)ofs, (uint64_t)len, L->f->size)) {
+            uint64_t at = (uint64_t)ofs;
+            if (!bk_span_ok(at, (uint64_t)len, L->f->size) && !gl->compressed &&
+                bk_span_ok(gl->offset + at, (uint64_t)len, L->f->size)) {
+                /* console builds store offsets relative to the game lump */
+                at = gl->offset + at;
+                BK_WARN(ctx, BK_EFORMAT, "game_lump", i, eo, "'%s' offset %d read relative to the game lump", nm, ofs);
+            }
+            if (!bk_span_ok(at, (uint64_t)len, L->f->size)) {
                 BK_ERR(ctx, BK_ELUMP_RANGE, "game_lump", i, eo, "'%s' at %d with %d bytes runs past the end of the file",
                        nm, ofs, len);
                 continue;
             }
-            g->data = L->f->data + ofs;
+            g->offset = at;
+            g->data = L->f->data + at;
             g->size = (size_t)len;
         }
         if (g->id == SPRP_ID && p->sprp_version < 0) BK_TRY(load_sprp(L, g));
@@ -1130,12 +1169,13 @@ static bk_result vbsp_load(bk_file *f, bk_ctx *ctx)
     vbsp_impl_full *F = calloc(1, sizeof *F);
     if (!F) return BK_ENOMEM;
     f->impl = F;
-    ld L = {f, ctx, &F->base, &F->base.pub, NULL, NULL};
+    ld L = {f, ctx, &F->base, &F->base.pub, NULL, NULL, ctx->opt.limits.max_alloc_bytes};
     bk_source_map *p = L.p;
     p->version = version;
     p->map_revision = bk_rd_i32le(d + 8 + 16 * BK_SRC_LUMP_COUNT);
     p->pakfile_entries = -1;
     BK_TRY(load_directory(&L));
+    check_overlaps(&L);
 
     /* lump 37 primitives (10 bytes each) and other counted-only lumps */
     const bk_source_lump *pr = &p->lumps[BK_SRC_LUMP_PRIMITIVES];
@@ -1161,7 +1201,6 @@ static bk_result vbsp_load(bk_file *f, bk_ctx *ctx)
     BK_TRY(check_displacements(&L));
     BK_TRY(load_tree(&L));
     BK_TRY(load_game_lumps(&L));
-    F->extra.prop_name_block = L.prop_name_block;
 
     const bk_source_lump *pak = &p->lumps[BK_SRC_LUMP_PAKFILE];
     p->pakfile = pak->data;
@@ -1206,7 +1245,9 @@ static bk_result vbsp_load(bk_file *f, bk_ctx *ctx)
     bk_info_count(in, "disp_tris", p->disptri_count);
     bk_info_count(in, "cubemaps", p->cubemap_count);
     bk_info_count(in, "overlays", p->overlay_count);
-    bk_info_count(in, "game_lumps", p->game_lump_count);
+    uint32_t real_gl = 0; /* not counting an id-0 terminator */
+    for (uint32_t i = 0; i < p->game_lump_count; i++) real_gl += p->game_lumps[i].id != 0;
+    bk_info_count(in, "game_lumps", real_gl);
     bk_info_count(in, "static_props", p->static_prop_count);
     bk_info_count(in, "static_prop_models", p->static_prop_name_count);
     bk_info_count(in, "detail_props", p->detail_prop_count);
