@@ -99,8 +99,21 @@ static bk_result build_lightmaps(q3_builder *b)
     }
     char mname[128];
     map_name(b->opt->name, mname, sizeof mname);
+    /* only pages some surface uses: deluxe maps (q3map2 -deluxe interleaves light direction pages
+     * at odd numbers) and unused pages stay out of the atlas */
+    uint8_t *used = calloc(n, 1);
+    if (!used) {
+        free(ids);
+        bk_atlas_free(a);
+        return BK_ENOMEM;
+    }
+    for (uint32_t i = 0; i < m->surface_count; i++) {
+        int32_t lm = m->surfaces[i].lightmap;
+        if (lm >= 0 && (uint32_t)lm < n && m->surfaces[i].type != BK_Q3_MST_FLARE) used[lm] = 1;
+    }
     uint32_t added = 0, missing_run = 0;
     for (uint32_t i = 0; i < n && r == BK_OK; i++) {
+        if (!used[i]) continue;
         /* external pages: give up after a long run of missing files (a map without its lightmaps) */
         if (missing_run >= 16) break;
         uint32_t w = 128, h = 128;
@@ -172,6 +185,7 @@ static bk_result build_lightmaps(q3_builder *b)
             r = bk_atlas_to_image(a, b->s, "lightmap_atlas", &b->atlas_image);
         }
     }
+    free(used);
     free(ids);
     bk_atlas_free(a);
     return r;
