@@ -252,6 +252,10 @@ static void test_broken(void)
     build(&b);
     b.len[BK_Q3_LUMP_MODELS] -= 4;
     CHECK(load_expect(&b) == BK_ELUMP_SIZE);
+    /* surface type 5 is ET's foliage: unknown in v46 */
+    build(&b);
+    bk_wr_u32le(b.lump[BK_Q3_LUMP_SURFACES] + 8, 5);
+    CHECK(load_expect(&b) == BK_EFORMAT);
     /* leaf brush range */
     build(&b);
     bk_wr_u32le(b.lump[BK_Q3_LUMP_LEAFS] + 44, 2);

@@ -459,6 +459,10 @@ static bk_result build_model(q3_builder *b, uint32_t mi, int32_t *out_mesh)
     for (int32_t k = 0; k < md->num_surfaces && r == BK_OK; k++) {
         const bk_q3_surface *s = &m->surfaces[md->first_surface + k];
         if (s->type == BK_Q3_MST_FLARE && (b->opt->flags & BK_OPT_SKIP_FLARES)) continue;
+        if (s->type == BK_Q3_MST_FOLIAGE) {
+            warn(b); /* ET foliage instances are not placed */
+            continue;
+        }
         if (s->type != BK_Q3_MST_FLARE && (s->num_verts == 0 || (s->type != BK_Q3_MST_PATCH && s->num_indexes < 3)))
             continue;
         const page_rect *pg = NULL;
