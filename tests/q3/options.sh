@@ -68,6 +68,17 @@ check "--skip-flares drops them" test "$($GLB "$WORK/nofl.glb" | field points)" 
 # lightmaps: an atlas image by default, none with --no-lightmaps
 expect_stdout_has "1 images" "$CLI" convert "$M" -o "$WORK/lm.glb" --no-textures
 expect_stdout_has "0 images" "$CLI" convert "$M" -o "$WORK/nolm.glb" --no-textures --no-lightmaps
+check "lightmap UVs (TEXCOORD_1) land inside the atlas" python3 -c "
+import sys; sys.path.insert(0,'$BK_TESTS/q3'); import glbstat
+j,b = glbstat.load('$WORK/lm.glb')
+uv = [t for me in j['meshes'] for p in me['primitives'] if 'TEXCOORD_1' in p['attributes']
+      for t in glbstat.accessor(j, b, p['attributes']['TEXCOORD_1'])]
+assert uv and all(-1e-4 <= c <= 1 + 1e-4 for t in uv for c in t), len(uv)
+assert max(c for t in uv for c in t) > 0.05"
+check "no TEXCOORD_1 without lightmaps" python3 -c "
+import sys; sys.path.insert(0,'$BK_TESTS/q3'); import glbstat
+j,b = glbstat.load('$WORK/nolm.glb')
+assert not any('TEXCOORD_1' in p['attributes'] for me in j['meshes'] for p in me['primitives'])"
 expect_exit 0 "$CLI" convert "$M" -o "$WORK/ob0.glb" --no-textures --overbright 0
 expect_exit 0 "$CLI" convert "$M" -o "$WORK/ob2.glb" --no-textures --overbright 2
 check "overbright changes the lightmap" bash -c "! cmp -s '$WORK/ob0.glb' '$WORK/ob2.glb'"
