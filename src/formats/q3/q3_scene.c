@@ -611,7 +611,10 @@ bk_result q3_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s)
     if (b.overbright > 8) b.overbright = 8;
     bk_ctx tmp;
     bk_ctx_init(&tmp, opt, false);
+    /* every output vertex costs ~56 bytes of attributes plus its share of indices: bound the
+     * whole scene by the single-allocation limit, so a hostile patch cannot ask for gigabytes */
     b.vert_budget = tmp.opt.limits.max_elements;
+    if (b.vert_budget > tmp.opt.limits.max_alloc_bytes / 64) b.vert_budget = tmp.opt.limits.max_alloc_bytes / 64;
     b.flip = planar_is_clockwise(m);
     bk_result r = BK_OK;
     bool need_vfs = !(opt->flags & BK_OPT_NO_TEXTURES) ||
