@@ -289,7 +289,7 @@ static void test_shaders(void)
     q3_shader_lib lib = {0};
     CHECK(q3_shaders_parse(&lib, txt, sizeof txt - 1) == BK_OK);
     const q3_shader_def *d = q3_shaders_find(&lib, "TEXTURES/A/SKY");
-    CHECK(d && d->sky && d->unlit && !d->image);
+    CHECK(d && d->sky && d->unlit && d->image && strcmp(d->image, "env/x_ft") == 0);
     d = q3_shaders_find(&lib, "textures/a/grate");
     CHECK(d && d->two_sided && d->alpha_test && d->image && strcmp(d->image, "textures/a/grate.tga") == 0);
     d = q3_shaders_find(&lib, "textures/a/anim");
@@ -301,6 +301,26 @@ static void test_shaders(void)
     /* garbage never fails */
     const char junk[] = "}}}{{{ \" unterminated\n /* open comment";
     CHECK(q3_shaders_parse(&lib, junk, sizeof junk - 1) == BK_OK);
+    q3_shaders_free(&lib);
+}
+
+/* the sample script in tests/q3/data (also a fuzz seed) */
+static void test_sample_script(void)
+{
+    FILE *fp = fopen(BK_Q3_DATA "/sample.shader", "rb");
+    CHECK(fp != NULL);
+    if (!fp) return;
+    char buf[4096];
+    size_t n = fread(buf, 1, sizeof buf, fp);
+    fclose(fp);
+    q3_shader_lib lib = {0};
+    CHECK(q3_shaders_parse(&lib, buf, n) == BK_OK && lib.count == 3);
+    const q3_shader_def *d = q3_shaders_find(&lib, "textures/bk/sky");
+    CHECK(d && d->sky && d->image && strcmp(d->image, "textures/bk/clouds.tga") == 0);
+    d = q3_shaders_find(&lib, "textures/bk/grate");
+    CHECK(d && d->two_sided && d->alpha_test && !d->blend && strcmp(d->image, "textures/bk/grate.tga") == 0);
+    d = q3_shaders_find(&lib, "textures/bk/glass");
+    CHECK(d && d->blend && strcmp(d->image, "textures/bk/glass1.jpg") == 0);
     q3_shaders_free(&lib);
 }
 
@@ -341,6 +361,7 @@ int main(int argc, char **argv)
     test_synthetic(argc > 3 ? argv[3] : NULL);
     test_broken();
     test_shaders();
+    test_sample_script();
     if (argc > 2) test_real(argv[2]);
     return CHECK_DONE();
 }
