@@ -122,6 +122,40 @@ if [[ -f $PK3/oa-pak4-textures.pk3 ]]; then
 else
     echo "note: OpenArena texture archives absent (FETCH_TEXTURES=1 fetch-corpus); real-texture checks skipped"
 fi
+# a game folder: a shader script maps the first shader to an image, the second shader is found by
+# its own name as .tga (the folder is listed for scripts/*.shader, case-insensitively)
+python3 - "$M" "$WORK/gamedir" <<'PYEOF'
+import os, struct, sys
+d = open(sys.argv[1], 'rb').read()
+o, l = struct.unpack_from('<ii', d, 8 + 8)
+names = [d[o + 72 * i:o + 72 * i + 64].split(b'\0')[0].decode() for i in range(l // 72)]
+names = [n for n in names if n.startswith('textures/')][:2]
+g = sys.argv[2]
+def tga(path, rgb):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    hdr = struct.pack('<BBBHHBHHHHBB', 0, 0, 2, 0, 0, 0, 0, 0, 2, 2, 24, 0)
+    open(path, 'wb').write(hdr + bytes(rgb[::-1]) * 4)
+os.makedirs(f'{g}/Scripts', exist_ok=True)
+open(f'{g}/Scripts/bktest.SHADER', 'w').write(
+    f'// test\n{names[0]}\n{{\n\t{{\n\t\tmap $lightmap\n\t}}\n\t{{\n\t\tmap textures/bktest/red.tga\n\t}}\n}}\n')
+tga(f'{g}/textures/bktest/red.tga', (255, 0, 0))
+tga(f'{g}/{names[1]}.tga', (0, 255, 0))
+open(f'{g}/names.txt', 'w').write('\n'.join(names))
+PYEOF
+"$CLI" convert "$M" -o "$WORK/gd.glb" --game-dir "$WORK/gamedir" >/dev/null 2>&1
+check "textures from a game folder: shader script stage image and direct .tga" python3 -c "
+import sys; sys.path.insert(0,'$BK_TESTS/q3'); import glbstat
+j,_ = glbstat.load('$WORK/gd.glb')
+n0, n1 = open('$WORK/gamedir/names.txt').read().split('\n')
+by = {m['name']: m for m in j['materials']}
+for n in (n0, n1):
+    m = by[n]
+    assert 'missing' not in m.get('extras', {}) and 'baseColorTexture' in m['pbrMetallicRoughness'], (n, m)
+names = [im.get('name') for im in j['images']]
+assert 'textures/bktest/red.tga' in names and n1 in names, names"
+gltf_validate "$WORK/gd.glb" >/dev/null
+check "game-folder glb valid" test $? = 0
+
 # without any game data textures are placeholders with their names and "missing"
 "$CLI" convert "$M" -o "$WORK/miss.glb" >/dev/null 2>&1
 check "missing textures: placeholders named after the shader, marked missing" python3 -c "
