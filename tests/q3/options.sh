@@ -92,6 +92,18 @@ n = glbstat.stats('$WORK/bm.glb', False)['nodes']
 assert n[0] == 'world' and any(x.endswith(' *1') for x in n), n[:10]"
 fi
 
+# entities: point entities as placed nodes with their key/values; --no-entities drops them
+"$CLI" convert "$M" -o "$WORK/ent.glb" --no-textures >/dev/null 2>&1
+"$CLI" convert "$M" -o "$WORK/noent.glb" --no-textures --no-entities >/dev/null 2>&1
+check "entity nodes and extras, none with --no-entities" python3 -c "
+import sys; sys.path.insert(0,'$BK_TESTS/q3'); import glbstat
+j,_ = glbstat.load('$WORK/ent.glb'); k,_ = glbstat.load('$WORK/noent.glb')
+ents = [n for n in j['nodes'] if 'classname' in n.get('extras', {})]
+assert len(ents) == $n_ent, (len(ents), $n_ent)
+placed = [n for n in ents if 'origin' in n['extras'] and 'translation' in n]
+assert placed
+assert not any(n.get('extras') for n in k['nodes']) and len(k['nodes']) < len(j['nodes'])"
+
 # external lightmaps (Nexuiz: maps/NAME/lm_NNNN.tga in the game archive)
 NX=$FETCHED/q3/nexuiz/aneurysm.bsp
 if [[ -f $NX && -f $PK3/nexuiz-data.pk3 ]]; then
