@@ -129,6 +129,17 @@ if [[ -f $PK3/oa-pak4-textures.pk3 ]]; then
         nimg=$(sed -n 's/.*materials, \([0-9]*\) images.*/\1/p' "$WORK/tex.out")
         check "$name: real textures embedded ($nimg images)" test "${nimg:-0}" -gt 5
     done
+    # a game folder (as installed: baseoa/*.pk3 + baseoa/maps/NAME.bsp): its archives are searched,
+    # whether given with --game-dir or found as the map's maps/ folder's parent
+    mkdir -p "$WORK/baseoa/maps"
+    for a in "$PK3"/oa-pak*.pk3; do ln -sf "$a" "$WORK/baseoa/$(basename "$a" | sed 's/^oa-//')"; done
+    cp "$FETCHED/q3/oa081/dm6ish.bsp" "$WORK/baseoa/maps/"
+    "$CLI" convert "$WORK/baseoa/maps/dm6ish.bsp" -o "$WORK/tex-gamefolder.glb" >"$WORK/tex.out" 2>/dev/null
+    nimg=$(sed -n 's/.*materials, \([0-9]*\) images.*/\1/p' "$WORK/tex.out")
+    check "map in a game's maps/ folder finds the game's archives ($nimg images)" test "${nimg:-0}" -gt 5
+    "$CLI" convert "$FETCHED/q3/oa081/dm6ish.bsp" -o "$WORK/tex-gamedir.glb" --game-dir "$WORK/baseoa" >"$WORK/tex.out" 2>/dev/null
+    nimg2=$(sed -n 's/.*materials, \([0-9]*\) images.*/\1/p' "$WORK/tex.out")
+    check "--game-dir FOLDER searches the .pk3s inside it ($nimg2 images)" test "${nimg2:-0}" = "${nimg:-0}"
     gltf_validate "$WORK"/tex-*.glb >"$WORK/texv.txt"
     check "textured glbs valid" test $? = 0
 else
