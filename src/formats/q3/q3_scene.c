@@ -599,13 +599,16 @@ static bool is_dir(const char *p)
     return p && stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* A folder, then the .pk3 archives inside it, later names first (the engine lets pak8 override
- * pak0): a game folder given as --game-dir serves its archives, as it does for the engine. */
+/* The .pk3 archives inside a folder, later names first (the engine lets pak8 override pak0),
+ * then the folder's loose files, in Quake 3's search order: a game folder given as --game-dir
+ * serves its archives, as it does for the engine. */
 static void pl_add_game_dir(path_list *pl, const char *dir)
 {
-    pl_add(pl, dir, NULL);
     DIR *d = opendir(dir);
-    if (!d) return;
+    if (!d) {
+        pl_add(pl, dir, NULL);
+        return;
+    }
     char **names = NULL;
     uint32_t n = 0, cap = 0;
     struct dirent *de;
@@ -623,6 +626,7 @@ static void pl_add_game_dir(path_list *pl, const char *dir)
         free(names[i]);
     }
     free(names);
+    pl_add(pl, dir, NULL);
 }
 
 /* The search roots: every given path (folders with their .pk3s), then, when the map sits in a
