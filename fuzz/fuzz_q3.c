@@ -1,15 +1,23 @@
 /* Fuzz the Quake 3 decoder: load and validate, build the scene (patches, lightmaps, flares) at a
  * low patch level, query the light grid and visibility API, free. Inputs that are not IBSP are
- * given an IBSP v46 header so the fuzzer spends its time inside the Quake 3 code. */
+ * given an IBSP v46 header so the fuzzer spends its time inside the Quake 3 code. The bytes are
+ * also parsed as a shader script. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bspkit/q3.h"
 #include "bspkit/scene.h"
+#include "formats/q3/q3_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    /* the same bytes as a shader script */
+    q3_shader_lib lib = {0};
+    q3_shaders_parse(&lib, (const char *)data, size);
+    for (uint32_t i = 0; i < lib.count; i++) q3_shaders_find(&lib, lib.defs[i].name);
+    q3_shaders_free(&lib);
+
     uint8_t *buf = malloc(size + 8);
     if (!buf) return 0;
     size_t n = size;

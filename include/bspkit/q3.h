@@ -29,7 +29,8 @@ enum {
 };
 
 /* surface types (mapSurfaceType_t) */
-enum { BK_Q3_MST_BAD = 0, BK_Q3_MST_PLANAR = 1, BK_Q3_MST_PATCH = 2, BK_Q3_MST_TRIANGLE_SOUP = 3, BK_Q3_MST_FLARE = 4 };
+enum { BK_Q3_MST_BAD = 0, BK_Q3_MST_PLANAR = 1, BK_Q3_MST_PATCH = 2, BK_Q3_MST_TRIANGLE_SOUP = 3, BK_Q3_MST_FLARE = 4,
+       BK_Q3_MST_FOLIAGE = 5 /* Wolfenstein: ET (v47) only: checked, not drawn */ };
 
 #define BK_Q3_LIGHTMAP_SIZE 128   /* lightmap pages in the lump are 128 x 128 RGB */
 
@@ -127,7 +128,7 @@ typedef struct bk_q3_map {
     /* the lump is empty but surfaces use pages 0..external_lightmaps-1: the map was built with
      * external lightmaps (maps/NAME/lm_NNNN.tga), as many Nexuiz maps are */
     uint32_t external_lightmaps;
-    uint32_t patch_count, flare_count;
+    uint32_t patch_count, flare_count, foliage_count;
     bk_q3_lightgrid grid;
     /* visibility: cluster_count clusters, bytes_per_cluster bytes of PVS bits each */
     int32_t cluster_count, bytes_per_cluster;

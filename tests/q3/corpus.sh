@@ -73,10 +73,14 @@ PYEOF
 check "triangles = planar+soup + tessellated patches; flares = points" test $? = 0
 tail -3 "$WORK/tris.txt" >&2
 
-# winding agrees with the normals (front faces counter-clockwise) on a few maps
-python3 "$BK_TESTS/q3/glbstat.py" $(ls "$WORK"/glb/*.glb | head -4) >"$WORK/wind.txt"
+# winding agrees with the normals (front faces counter-clockwise) on every 4th map; a few model
+# surfaces (misc_model soups) carry normals against their own winding, hence 95%, not 100%
+python3 "$BK_TESTS/q3/glbstat.py" $(ls "$WORK"/glb/*.glb | awk 'NR % 4 == 1') >"$WORK/wind.txt"
 check "winding follows normals" python3 -c "
-import json,sys
-sys.exit(0 if all(json.loads(l)['winding_agree'] > 0.99 for l in open('$WORK/wind.txt')) else 1)"
+import json, sys
+bad = [d['file'] for d in map(json.loads, open('$WORK/wind.txt'))
+       if d['triangles'] >= 100 and (d['winding_judged'] < d['triangles'] // 2 or d['winding_agree'] < 0.95)]
+print('winding off in', bad) if bad else None
+sys.exit(1 if bad else 0)"
 
 bk_done

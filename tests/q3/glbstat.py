@@ -51,7 +51,7 @@ def stats(path, winding=True):
                 continue
             n = j['accessors'][p['indices']]['count'] if 'indices' in p else cnt
             tris += n // 3
-            if winding and 'NORMAL' in p and 'indices' in p:
+            if winding and 'NORMAL' in p['attributes'] and 'indices' in p:
                 P = accessor(j, b, p['attributes']['POSITION'])
                 N = accessor(j, b, p['attributes']['NORMAL'])
                 I = [x[0] for x in accessor(j, b, p['indices'])]
@@ -67,7 +67,7 @@ def stats(path, winding=True):
                         agree += dot > 0
     return {'file': path, 'triangles': tris, 'points': pts, 'vertices': verts,
             'nodes': [n.get('name', '') for n in j.get('nodes', [])],
-            'winding_agree': (agree / judged) if judged else 1.0}
+            'winding_agree': (agree / judged) if judged else 1.0, 'winding_judged': judged}
 
 
 if __name__ == '__main__':

@@ -68,6 +68,17 @@ check "--skip-flares drops them" test "$($GLB "$WORK/nofl.glb" | field points)" 
 # lightmaps: an atlas image by default, none with --no-lightmaps
 expect_stdout_has "1 images" "$CLI" convert "$M" -o "$WORK/lm.glb" --no-textures
 expect_stdout_has "0 images" "$CLI" convert "$M" -o "$WORK/nolm.glb" --no-textures --no-lightmaps
+check "lightmap UVs (TEXCOORD_1) land inside the atlas" python3 -c "
+import sys; sys.path.insert(0,'$BK_TESTS/q3'); import glbstat
+j,b = glbstat.load('$WORK/lm.glb')
+uv = [t for me in j['meshes'] for p in me['primitives'] if 'TEXCOORD_1' in p['attributes']
+      for t in glbstat.accessor(j, b, p['attributes']['TEXCOORD_1'])]
+assert uv and all(-1e-4 <= c <= 1 + 1e-4 for t in uv for c in t), len(uv)
+assert max(c for t in uv for c in t) > 0.05"
+check "no TEXCOORD_1 without lightmaps" python3 -c "
+import sys; sys.path.insert(0,'$BK_TESTS/q3'); import glbstat
+j,b = glbstat.load('$WORK/nolm.glb')
+assert not any('TEXCOORD_1' in p['attributes'] for me in j['meshes'] for p in me['primitives'])"
 expect_exit 0 "$CLI" convert "$M" -o "$WORK/ob0.glb" --no-textures --overbright 0
 expect_exit 0 "$CLI" convert "$M" -o "$WORK/ob2.glb" --no-textures --overbright 2
 check "overbright changes the lightmap" bash -c "! cmp -s '$WORK/ob0.glb' '$WORK/ob2.glb'"
@@ -80,6 +91,18 @@ import json,sys; sys.path.insert(0,'$BK_TESTS/q3'); import glbstat
 n = glbstat.stats('$WORK/bm.glb', False)['nodes']
 assert n[0] == 'world' and any(x.endswith(' *1') for x in n), n[:10]"
 fi
+
+# entities: point entities as placed nodes with their key/values; --no-entities drops them
+"$CLI" convert "$M" -o "$WORK/ent.glb" --no-textures >/dev/null 2>&1
+"$CLI" convert "$M" -o "$WORK/noent.glb" --no-textures --no-entities >/dev/null 2>&1
+check "entity nodes and extras, none with --no-entities" python3 -c "
+import sys; sys.path.insert(0,'$BK_TESTS/q3'); import glbstat
+j,_ = glbstat.load('$WORK/ent.glb'); k,_ = glbstat.load('$WORK/noent.glb')
+ents = [n for n in j['nodes'] if 'classname' in n.get('extras', {})]
+assert len(ents) == $n_ent, (len(ents), $n_ent)
+placed = [n for n in ents if 'origin' in n['extras'] and 'translation' in n]
+assert placed
+assert not any(n.get('extras') for n in k['nodes']) and len(k['nodes']) < len(j['nodes'])"
 
 # external lightmaps (Nexuiz: maps/NAME/lm_NNNN.tga in the game archive)
 NX=$FETCHED/q3/nexuiz/aneurysm.bsp
@@ -106,11 +129,56 @@ if [[ -f $PK3/oa-pak4-textures.pk3 ]]; then
         nimg=$(sed -n 's/.*materials, \([0-9]*\) images.*/\1/p' "$WORK/tex.out")
         check "$name: real textures embedded ($nimg images)" test "${nimg:-0}" -gt 5
     done
+    # a game folder (as installed: baseoa/*.pk3 + baseoa/maps/NAME.bsp): its archives are searched,
+    # whether given with --game-dir or found as the map's maps/ folder's parent
+    mkdir -p "$WORK/baseoa/maps"
+    for a in "$PK3"/oa-pak*.pk3; do ln -sf "$a" "$WORK/baseoa/$(basename "$a" | sed 's/^oa-//')"; done
+    cp "$FETCHED/q3/oa081/dm6ish.bsp" "$WORK/baseoa/maps/"
+    "$CLI" convert "$WORK/baseoa/maps/dm6ish.bsp" -o "$WORK/tex-gamefolder.glb" >"$WORK/tex.out" 2>/dev/null
+    nimg=$(sed -n 's/.*materials, \([0-9]*\) images.*/\1/p' "$WORK/tex.out")
+    check "map in a game's maps/ folder finds the game's archives ($nimg images)" test "${nimg:-0}" -gt 5
+    "$CLI" convert "$FETCHED/q3/oa081/dm6ish.bsp" -o "$WORK/tex-gamedir.glb" --game-dir "$WORK/baseoa" >"$WORK/tex.out" 2>/dev/null
+    nimg2=$(sed -n 's/.*materials, \([0-9]*\) images.*/\1/p' "$WORK/tex.out")
+    check "--game-dir FOLDER searches the .pk3s inside it ($nimg2 images)" test "${nimg2:-0}" = "${nimg:-0}"
     gltf_validate "$WORK"/tex-*.glb >"$WORK/texv.txt"
     check "textured glbs valid" test $? = 0
 else
     echo "note: OpenArena texture archives absent (FETCH_TEXTURES=1 fetch-corpus); real-texture checks skipped"
 fi
+# a game folder: a shader script maps the first shader to an image, the second shader is found by
+# its own name as .tga (the folder is listed for scripts/*.shader, case-insensitively)
+python3 - "$M" "$WORK/gamedir" <<'PYEOF'
+import os, struct, sys
+d = open(sys.argv[1], 'rb').read()
+o, l = struct.unpack_from('<ii', d, 8 + 8)
+names = [d[o + 72 * i:o + 72 * i + 64].split(b'\0')[0].decode() for i in range(l // 72)]
+names = [n for n in names if n.startswith('textures/')][:2]
+g = sys.argv[2]
+def tga(path, rgb):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    hdr = struct.pack('<BBBHHBHHHHBB', 0, 0, 2, 0, 0, 0, 0, 0, 2, 2, 24, 0)
+    open(path, 'wb').write(hdr + bytes(rgb[::-1]) * 4)
+os.makedirs(f'{g}/Scripts', exist_ok=True)
+open(f'{g}/Scripts/bktest.SHADER', 'w').write(
+    f'// test\n{names[0]}\n{{\n\t{{\n\t\tmap $lightmap\n\t}}\n\t{{\n\t\tmap textures/bktest/red.tga\n\t}}\n}}\n')
+tga(f'{g}/textures/bktest/red.tga', (255, 0, 0))
+tga(f'{g}/{names[1]}.tga', (0, 255, 0))
+open(f'{g}/names.txt', 'w').write('\n'.join(names))
+PYEOF
+"$CLI" convert "$M" -o "$WORK/gd.glb" --game-dir "$WORK/gamedir" >/dev/null 2>&1
+check "textures from a game folder: shader script stage image and direct .tga" python3 -c "
+import sys; sys.path.insert(0,'$BK_TESTS/q3'); import glbstat
+j,_ = glbstat.load('$WORK/gd.glb')
+n0, n1 = open('$WORK/gamedir/names.txt').read().split('\n')
+by = {m['name']: m for m in j['materials']}
+for n in (n0, n1):
+    m = by[n]
+    assert 'missing' not in m.get('extras', {}) and 'baseColorTexture' in m['pbrMetallicRoughness'], (n, m)
+names = [im.get('name') for im in j['images']]
+assert 'textures/bktest/red.tga' in names and n1 in names, names"
+gltf_validate "$WORK/gd.glb" >/dev/null
+check "game-folder glb valid" test $? = 0
+
 # without any game data textures are placeholders with their names and "missing"
 "$CLI" convert "$M" -o "$WORK/miss.glb" >/dev/null 2>&1
 check "missing textures: placeholders named after the shader, marked missing" python3 -c "

@@ -252,6 +252,10 @@ static void test_broken(void)
     build(&b);
     b.len[BK_Q3_LUMP_MODELS] -= 4;
     CHECK(load_expect(&b) == BK_ELUMP_SIZE);
+    /* surface type 5 is ET's foliage: unknown in v46 */
+    build(&b);
+    bk_wr_u32le(b.lump[BK_Q3_LUMP_SURFACES] + 8, 5);
+    CHECK(load_expect(&b) == BK_EFORMAT);
     /* leaf brush range */
     build(&b);
     bk_wr_u32le(b.lump[BK_Q3_LUMP_LEAFS] + 44, 2);
@@ -285,7 +289,7 @@ static void test_shaders(void)
     q3_shader_lib lib = {0};
     CHECK(q3_shaders_parse(&lib, txt, sizeof txt - 1) == BK_OK);
     const q3_shader_def *d = q3_shaders_find(&lib, "TEXTURES/A/SKY");
-    CHECK(d && d->sky && d->unlit && !d->image);
+    CHECK(d && d->sky && d->unlit && d->image && strcmp(d->image, "env/x_ft") == 0);
     d = q3_shaders_find(&lib, "textures/a/grate");
     CHECK(d && d->two_sided && d->alpha_test && d->image && strcmp(d->image, "textures/a/grate.tga") == 0);
     d = q3_shaders_find(&lib, "textures/a/anim");
@@ -297,6 +301,26 @@ static void test_shaders(void)
     /* garbage never fails */
     const char junk[] = "}}}{{{ \" unterminated\n /* open comment";
     CHECK(q3_shaders_parse(&lib, junk, sizeof junk - 1) == BK_OK);
+    q3_shaders_free(&lib);
+}
+
+/* the sample script in tests/q3/data (also a fuzz seed) */
+static void test_sample_script(void)
+{
+    FILE *fp = fopen(BK_Q3_DATA "/sample.shader", "rb");
+    CHECK(fp != NULL);
+    if (!fp) return;
+    char buf[4096];
+    size_t n = fread(buf, 1, sizeof buf, fp);
+    fclose(fp);
+    q3_shader_lib lib = {0};
+    CHECK(q3_shaders_parse(&lib, buf, n) == BK_OK && lib.count == 3);
+    const q3_shader_def *d = q3_shaders_find(&lib, "textures/bk/sky");
+    CHECK(d && d->sky && d->image && strcmp(d->image, "textures/bk/clouds.tga") == 0);
+    d = q3_shaders_find(&lib, "textures/bk/grate");
+    CHECK(d && d->two_sided && d->alpha_test && !d->blend && strcmp(d->image, "textures/bk/grate.tga") == 0);
+    d = q3_shaders_find(&lib, "textures/bk/glass");
+    CHECK(d && d->blend && strcmp(d->image, "textures/bk/glass1.jpg") == 0);
     q3_shaders_free(&lib);
 }
 
@@ -337,6 +361,7 @@ int main(int argc, char **argv)
     test_synthetic(argc > 3 ? argv[3] : NULL);
     test_broken();
     test_shaders();
+    test_sample_script();
     if (argc > 2) test_real(argv[2]);
     return CHECK_DONE();
 }

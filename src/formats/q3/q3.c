@@ -432,7 +432,10 @@ static bk_result check_refs(q3_loader *L)
         if (s->fog != -1 && (s->fog < 0 || (uint32_t)s->fog >= m->fog_count)) {
             if (bad_fogs++ == 0) first_bad_fog = i;
         }
-        if (s->type < BK_Q3_MST_PLANAR || s->type > BK_Q3_MST_FLARE) {
+        if (s->type == BK_Q3_MST_FOLIAGE && m->version == 47) {
+            /* ET foliage: a small mesh instanced over a surface; its mesh is checked like a soup */
+            m->foliage_count++;
+        } else if (s->type < BK_Q3_MST_PLANAR || s->type > BK_Q3_MST_FLARE) {
             BK_ERR(ctx, BK_EFORMAT, LN(lu), i, EOFS(L, lu, i), "unknown surface type %d", (int)s->type);
             continue;
         }
@@ -451,7 +454,7 @@ static bk_result check_refs(q3_loader *L)
         }
         CHECK_RANGE(lu, i, s->first_vert, s->num_verts, m->vert_count, "vertex");
         bool vrange = ok;
-        if (s->type == BK_Q3_MST_PLANAR || s->type == BK_Q3_MST_TRIANGLE_SOUP) {
+        if (s->type == BK_Q3_MST_PLANAR || s->type == BK_Q3_MST_TRIANGLE_SOUP || s->type == BK_Q3_MST_FOLIAGE) {
             bool irange = true;
             ok = true;
             CHECK_RANGE(lu, i, s->first_index, s->num_indexes, m->index_count, "index");
@@ -619,6 +622,7 @@ static bk_result q3_load(bk_file *f, bk_ctx *ctx)
     bk_info_count(in, "external_lightmaps", m->external_lightmaps);
     bk_info_count(in, "patches", m->patch_count);
     bk_info_count(in, "flares", m->flare_count);
+    if (m->foliage_count) bk_info_count(in, "foliage", m->foliage_count);
     bk_info_count(in, "lightgrid_cells", m->grid.cell_count);
     bk_info_count(in, "vis_clusters", (uint64_t)m->cluster_count);
     return BK_OK;

@@ -108,7 +108,7 @@ bk_result q3_shaders_parse(q3_shader_lib *lib, const char *text, size_t len)
         }
         q3_shader_def d;
         memset(&d, 0, sizeof d);
-        char editor[256] = {0}, stage_img[256] = {0}, first_img[256] = {0};
+        char editor[256] = {0}, stage_img[256] = {0}, first_img[256] = {0}, farbox[256] = {0};
         bool have_first = false, stage_blend = false, stage_alpha = false;
         int depth = 1, stage = 0;
         while (depth > 0 && next_token(&t, tok, sizeof tok)) {
@@ -143,6 +143,9 @@ bk_result q3_shaders_parse(q3_shader_lib *lib, const char *text, size_t len)
                     snprintf(editor, sizeof editor, "%s", arg);
                 } else if (bk_strcasecmp(tok, "skyparms") == 0) {
                     d.sky = 1;
+                    /* the far box's front face stands in for a sky without an image stage */
+                    if (line_arg(&t, arg, sizeof arg) && strcmp(arg, "-") != 0 && !farbox[0])
+                        snprintf(farbox, sizeof farbox, "%.240s_ft", arg);
                 }
             } else if (depth == 2) {
                 if ((bk_strcasecmp(tok, "map") == 0 || bk_strcasecmp(tok, "clampmap") == 0) &&
@@ -163,7 +166,8 @@ bk_result q3_shaders_parse(q3_shader_lib *lib, const char *text, size_t len)
             }
             skip_line(&t);
         }
-        if (!have_first && editor[0]) snprintf(first_img, sizeof first_img, "%s", editor);
+        if (!have_first && farbox[0]) snprintf(first_img, sizeof first_img, "%s", farbox);
+        else if (!have_first && editor[0]) snprintf(first_img, sizeof first_img, "%s", editor);
         if (d.sky) d.unlit = 1;
         d.name = bk_strdup(name);
         d.image = first_img[0] ? bk_strdup(first_img) : NULL;
