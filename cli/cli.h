@@ -44,6 +44,11 @@ int cli_parse(int argc, char **argv, cli_opts *o, bool *help);
 int cli_load(const char *path, cli_opts *o, bk_file **out, void **owned_bytes);
 void cli_diag_print(void *user, const bk_diag *d);
 int cli_usage_error(const cli_cmd *cmd, const char *fmt, const char *arg);
+/* The start every command shares: parse the options, answer --help, check that between
+ * min_files and max_files (-1: no upper bound) positional arguments were given. Returns
+ * CLI_CONTINUE to go on, else the exit code to return. */
+#define CLI_CONTINUE (-1)
+int cli_begin(const cli_cmd *me, int argc, char **argv, int min_files, int max_files, cli_opts *o);
 const cli_cmd *cli_find(const char *name);
 
 int cmd_info(int argc, char **argv);

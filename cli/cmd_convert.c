@@ -22,13 +22,8 @@ int cmd_convert(int argc, char **argv)
 {
     const cli_cmd *me = cli_find("convert");
     cli_opts o;
-    bool help;
-    if (cli_parse(argc, argv, &o, &help) < 0) return cli_usage_error(me, "bad arguments%s", "");
-    if (help) {
-        fputs(me->usage, stdout);
-        return EXIT_OK;
-    }
-    if (o.positional_count != 1) return cli_usage_error(me, "expected one FILE%s", "");
+    int rc = cli_begin(me, argc, argv, 1, 1, &o);
+    if (rc != CLI_CONTINUE) return rc;
     if (!o.output) return cli_usage_error(me, "missing -o OUT%s", "");
     const char *out = o.output;
     bool gltf = has_ext(out, ".glb") || has_ext(out, ".gltf"), obj = has_ext(out, ".obj"), dpm = has_ext(out, ".dpm");
@@ -36,7 +31,7 @@ int cmd_convert(int argc, char **argv)
         return cli_usage_error(me, "output '%s' must end in .glb, .gltf, .obj or .dpm", out);
     bk_file *f;
     void *owned;
-    int rc = cli_load(o.positional[0], &o, &f, &owned);
+    rc = cli_load(o.positional[0], &o, &f, &owned);
     if (rc) return rc;
     bk_result r;
     if (dpm) {
@@ -96,17 +91,12 @@ int cmd_textures(int argc, char **argv)
 {
     const cli_cmd *me = cli_find("textures");
     cli_opts o;
-    bool help;
-    if (cli_parse(argc, argv, &o, &help) < 0) return cli_usage_error(me, "bad arguments%s", "");
-    if (help) {
-        fputs(me->usage, stdout);
-        return EXIT_OK;
-    }
-    if (o.positional_count != 1) return cli_usage_error(me, "expected one FILE%s", "");
+    int rc = cli_begin(me, argc, argv, 1, 1, &o);
+    if (rc != CLI_CONTINUE) return rc;
     if (!o.output) return cli_usage_error(me, "missing -o DIR%s", "");
     bk_file *f;
     void *owned;
-    int rc = cli_load(o.positional[0], &o, &f, &owned);
+    rc = cli_load(o.positional[0], &o, &f, &owned);
     if (rc) return rc;
     bk_scene *s = NULL;
     bk_result r = bk_file_extract_images(f, &o.opt, &s);

@@ -58,16 +58,11 @@ int cmd_info(int argc, char **argv)
 {
     const cli_cmd *me = cli_find("info");
     cli_opts o;
-    bool help;
-    if (cli_parse(argc, argv, &o, &help) < 0) return cli_usage_error(me, "bad arguments%s", "");
-    if (help) {
-        fputs(me->usage, stdout);
-        return EXIT_OK;
-    }
-    if (o.positional_count != 1) return cli_usage_error(me, "expected one FILE%s", "");
+    int rc = cli_begin(me, argc, argv, 1, 1, &o);
+    if (rc != CLI_CONTINUE) return rc;
     bk_file *f;
     void *owned;
-    int rc = cli_load(o.positional[0], &o, &f, &owned);
+    rc = cli_load(o.positional[0], &o, &f, &owned);
     if (rc) return rc;
     if (o.json) {
         cJSON *j = info_json(o.positional[0], f);
@@ -127,14 +122,9 @@ int cmd_validate(int argc, char **argv)
 {
     const cli_cmd *me = cli_find("validate");
     cli_opts o;
-    bool help;
-    if (cli_parse(argc, argv, &o, &help) < 0) return cli_usage_error(me, "bad arguments%s", "");
-    if (help) {
-        fputs(me->usage, stdout);
-        return EXIT_OK;
-    }
-    if (o.positional_count < 1) return cli_usage_error(me, "expected at least one FILE%s", "");
-    int rc = EXIT_OK;
+    int rc = cli_begin(me, argc, argv, 1, -1, &o);
+    if (rc != CLI_CONTINUE) return rc;
+    rc = EXIT_OK;
     cJSON *all = o.json ? cJSON_CreateArray() : NULL;
     for (int i = 0; i < o.positional_count; i++) {
         const char *path = o.positional[i];
@@ -197,16 +187,11 @@ int cmd_entities(int argc, char **argv)
 {
     const cli_cmd *me = cli_find("entities");
     cli_opts o;
-    bool help;
-    if (cli_parse(argc, argv, &o, &help) < 0) return cli_usage_error(me, "bad arguments%s", "");
-    if (help) {
-        fputs(me->usage, stdout);
-        return EXIT_OK;
-    }
-    if (o.positional_count != 1) return cli_usage_error(me, "expected one FILE%s", "");
+    int rc = cli_begin(me, argc, argv, 1, 1, &o);
+    if (rc != CLI_CONTINUE) return rc;
     bk_file *f;
     void *owned;
-    int rc = cli_load(o.positional[0], &o, &f, &owned);
+    rc = cli_load(o.positional[0], &o, &f, &owned);
     if (rc) return rc;
     const bk_entities *es = bk_file_entities(f);
     if (o.json) {

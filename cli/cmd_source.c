@@ -45,17 +45,12 @@ int cmd_props(int argc, char **argv)
 {
     const cli_cmd *me = cli_find("props");
     cli_opts o;
-    bool help;
-    if (cli_parse(argc, argv, &o, &help) < 0) return cli_usage_error(me, "bad arguments%s", "");
-    if (help) {
-        fputs(me->usage, stdout);
-        return EXIT_OK;
-    }
-    if (o.positional_count != 1) return cli_usage_error(me, "expected one FILE%s", "");
+    int rc = cli_begin(me, argc, argv, 1, 1, &o);
+    if (rc != CLI_CONTINUE) return rc;
     bk_file *f;
     void *owned;
     const bk_source_map *m;
-    int rc = load_source(me, &o, &f, &owned, &m);
+    rc = load_source(me, &o, &f, &owned, &m);
     if (rc) return rc;
     if (o.json) {
         cJSON *root = cJSON_CreateObject();
@@ -194,13 +189,8 @@ int cmd_pak(int argc, char **argv)
 {
     const cli_cmd *me = cli_find("pak");
     cli_opts o;
-    bool help;
-    if (cli_parse(argc, argv, &o, &help) < 0) return cli_usage_error(me, "bad arguments%s", "");
-    if (help) {
-        fputs(me->usage, stdout);
-        return EXIT_OK;
-    }
-    if (o.positional_count != 2) return cli_usage_error(me, "expected FILE and 'list' or 'extract'%s", "");
+    int rc = cli_begin(me, argc, argv, 2, 2, &o);
+    if (rc != CLI_CONTINUE) return rc;
     const char *action = o.positional[1];
     bool list = strcmp(action, "list") == 0, extract = strcmp(action, "extract") == 0;
     if (!list && !extract) return cli_usage_error(me, "unknown action '%s' (use list or extract)", action);
@@ -208,7 +198,7 @@ int cmd_pak(int argc, char **argv)
     bk_file *f;
     void *owned;
     const bk_source_map *m;
-    int rc = load_source(me, &o, &f, &owned, &m);
+    rc = load_source(me, &o, &f, &owned, &m);
     if (rc) return rc;
     bk_source_pak *pak = NULL;
     bk_result r = bk_source_pak_open(f, &o.opt, &pak);

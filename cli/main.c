@@ -91,6 +91,22 @@ void cli_diag_print(void *user, const bk_diag *d)
     fprintf(fp, "%s\n", line);
 }
 
+int cli_begin(const cli_cmd *me, int argc, char **argv, int min_files, int max_files, cli_opts *o)
+{
+    bool help;
+    if (cli_parse(argc, argv, o, &help) < 0) return cli_usage_error(me, "bad arguments%s", "");
+    if (help) {
+        fputs(me->usage, stdout);
+        return EXIT_OK;
+    }
+    if (o->positional_count < min_files || (max_files >= 0 && o->positional_count > max_files)) {
+        if (max_files == 1) return cli_usage_error(me, "expected one FILE%s", "");
+        if (max_files < 0) return cli_usage_error(me, "expected at least one FILE%s", "");
+        return cli_usage_error(me, "wrong number of arguments%s", "");
+    }
+    return CLI_CONTINUE;
+}
+
 static int need_value(int argc, char **argv, int i)
 {
     if (i + 1 >= argc) {
