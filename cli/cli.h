@@ -43,6 +43,9 @@ int cli_parse(int argc, char **argv, cli_opts *o, bool *help);
 /* Load FILE (or ARCHIVE.pk3:member) with o->opt, printing a located error on failure. */
 int cli_load(const char *path, cli_opts *o, bk_file **out, void **owned_bytes);
 void cli_diag_print(void *user, const bk_diag *d);
+/* Print a cJSON value (cJSON *) indented, with a newline, to stdout. */
+struct cJSON;
+void cli_print_json(struct cJSON *j);
 int cli_usage_error(const cli_cmd *cmd, const char *fmt, const char *arg);
 /* The start every command shares: parse the options, answer --help, check that between
  * min_files and max_files (-1: no upper bound) positional arguments were given. Returns

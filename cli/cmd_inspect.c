@@ -5,16 +5,6 @@
 
 #include "cli.h"
 
-static void print_json(cJSON *j)
-{
-    char *s = cJSON_Print(j);
-    if (s) {
-        fputs(s, stdout);
-        fputc('\n', stdout);
-        cJSON_free(s);
-    }
-}
-
 static cJSON *info_json(const char *path, bk_file *f)
 {
     const bk_info *in = bk_file_info(f);
@@ -66,7 +56,7 @@ int cmd_info(int argc, char **argv)
     if (rc) return rc;
     if (o.json) {
         cJSON *j = info_json(o.positional[0], f);
-        print_json(j);
+        cli_print_json(j);
         cJSON_Delete(j);
     } else {
         const bk_info *in = bk_file_info(f);
@@ -177,7 +167,7 @@ int cmd_validate(int argc, char **argv)
         free(data);
     }
     if (all) {
-        print_json(all);
+        cli_print_json(all);
         cJSON_Delete(all);
     }
     return rc;
@@ -205,7 +195,7 @@ int cmd_entities(int argc, char **argv)
             }
             cJSON_AddItemToArray(arr, e);
         }
-        print_json(arr);
+        cli_print_json(arr);
         cJSON_Delete(arr);
     } else {
         for (uint32_t i = 0; i < es->count; i++) {

@@ -9,16 +9,6 @@
 #include "bspkit/source.h"
 #include "cli.h"
 
-static void print_json(cJSON *j)
-{
-    char *s = cJSON_Print(j);
-    if (s) {
-        fputs(s, stdout);
-        fputc('\n', stdout);
-        cJSON_free(s);
-    }
-}
-
 static cJSON *vec3(const float *v)
 {
     double d[3] = {v[0], v[1], v[2]};
@@ -108,7 +98,7 @@ int cmd_props(int argc, char **argv)
         cJSON_AddNumberToObject(dp, "models", m->detail_model_count);
         cJSON_AddNumberToObject(dp, "sprites", m->detail_sprite_count);
         cJSON_AddNumberToObject(dp, "props", m->detail_prop_count);
-        print_json(root);
+        cli_print_json(root);
         cJSON_Delete(root);
     } else {
         if (m->sprp_version >= 0)
@@ -227,7 +217,7 @@ int cmd_pak(int argc, char **argv)
                 cJSON_AddStringToObject(j, "method", method_name(e->method));
                 cJSON_AddItemToArray(arr, j);
             }
-            print_json(root);
+            cli_print_json(root);
             cJSON_Delete(root);
         } else {
             uint64_t total = 0;

@@ -4,6 +4,8 @@
 #include <string.h>
 #include <zip.h>
 
+#include <cjson/cJSON.h>
+
 #include "cli.h"
 
 static const cli_cmd k_cmds[] = {
@@ -89,6 +91,16 @@ void cli_diag_print(void *user, const bk_diag *d)
     char line[512];
     bk_diag_format(d, line, sizeof line);
     fprintf(fp, "%s\n", line);
+}
+
+void cli_print_json(cJSON *j)
+{
+    char *s = cJSON_Print(j);
+    if (s) {
+        fputs(s, stdout);
+        fputc('\n', stdout);
+        cJSON_free(s);
+    }
 }
 
 int cli_begin(const cli_cmd *me, int argc, char **argv, int min_files, int max_files, cli_opts *o)
