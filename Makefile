@@ -19,9 +19,13 @@ build: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD) -j$(JOBS)
 
-# the Quake 3 maps and DPM models tests use (Debian packages; cached in ~/.cache/bspkit-corpus)
+# the Quake 3 maps, OpenArena textures and DPM models the tests use (Debian packages; cached in
+# $$BSPKIT_CORPUS or ~/.cache/bspkit-corpus, fetched once)
+CORPUS_DIR ?= $(or $(BSPKIT_CORPUS),$(HOME)/.cache/bspkit-corpus)
 corpus:
-	@bash ../shared/scripts/fetch-corpus >/dev/null 2>&1 || echo "note: fetch-corpus failed; Quake 3 / DPM tests will be skipped"
+	@if ! ls $(CORPUS_DIR)/pk3/oa-pak*-textures.pk3 >/dev/null 2>&1 || [ ! -f $(CORPUS_DIR)/MANIFEST.tsv ]; then \
+		FETCH_TEXTURES=1 bash ../shared/scripts/fetch-corpus $(CORPUS_DIR) >/dev/null 2>&1 || \
+		echo "note: fetch-corpus failed; Quake 3 / DPM tests will be skipped"; fi
 
 test: build corpus
 	@scripts/install-deps --test
