@@ -199,7 +199,7 @@ bk_result bk_wad3_parse(const uint8_t *d, size_t n, bk_ctx *ctx, bk_wad3 *out)
         e.compression = p[13];
         bk_copy_name(e.name, sizeof e.name, p + 16, 16);
         if (fp < 0 || ds < 0 || sz < 0 || !bk_span_ok((uint64_t)fp, (uint64_t)ds, n)) {
-            if (!ctx) { bk_wad3_clear(out); return BK_ELUMP_RANGE; }
+            if (!ctx) continue; /* silent lookups skip what they cannot use */
             r = bk_report(ctx, BK_SEV_ERROR, BK_ELUMP_RANGE, "directory", i, at,
                           "entry '%s' (offset %d, %d bytes) lies outside the %zu-byte file", e.name, fp, ds, n);
             if (r != BK_OK) { bk_wad3_clear(out); return r; }
@@ -222,7 +222,8 @@ bk_result bk_wad3_parse(const uint8_t *d, size_t n, bk_ctx *ctx, bk_wad3 *out)
                     e.size, e.disksize);
         r = check_entry(d, n, ctx, i, &e);
         if (r != BK_OK) {
-            if (!ctx || (ctx && !ctx->keep_going)) { bk_wad3_clear(out); return r; }
+            if (!ctx) continue;
+            if (!ctx->keep_going) { bk_wad3_clear(out); return r; }
             if (!first) first = r;
             continue; /* validate mode: reported, skip */
         }
