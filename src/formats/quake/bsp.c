@@ -110,6 +110,12 @@ static bk_result read_header(loader *L)
     for (int i = 0; i < BK_Q1_LUMP_COUNT; i++) {
         L->slot[i] = (uint32_t)i;
         int32_t o = bk_rd_i32le(L->d + 4 + 8 * i), l = bk_rd_i32le(L->d + 8 + 8 * i);
+        if (l == 0) {
+            /* an empty lump's offset does not matter; keep it for info when it is plausible */
+            L->ofs[i] = (o >= 0 && (uint64_t)o <= L->n) ? (uint64_t)o : 0;
+            L->len[i] = 0;
+            continue;
+        }
         if (o < 0 || l < 0 || !bk_span_ok((uint64_t)o, (uint64_t)l, L->n)) {
             L->ofs[i] = 0;
             L->len[i] = 0;
@@ -666,11 +672,14 @@ static bk_result check_refs(loader *L)
             fc->plane = 0;
             ok = false;
         }
-        if (fc->edge_count < 3 || !bk_range_ok(fc->first_edge, fc->edge_count, q->surfedge_count)) {
-            BK_ERR(ctx, BK_EINDEX, "faces", i, at, "surfedges %u..+%u out of range (%u surfedges, at least 3 needed)",
-                   fc->first_edge, fc->edge_count, q->surfedge_count);
+        if (!bk_range_ok(fc->first_edge, fc->edge_count, q->surfedge_count)) {
+            BK_ERR(ctx, BK_EINDEX, "faces", i, at, "surfedges %u..+%u out of range (%u surfedges)", fc->first_edge,
+                   fc->edge_count, q->surfedge_count);
             fc->first_edge = 0;
             fc->edge_count = 0;
+            ok = false;
+        } else if (fc->edge_count < 3) {
+            BK_WARN(ctx, BK_EFORMAT, "faces", i, at, "face has %u edges; it is not drawn", fc->edge_count);
             ok = false;
         }
         if (fc->texinfo >= q->texinfo_count) {
@@ -695,10 +704,17 @@ static bk_result check_refs(loader *L)
         if (special) continue;
         uint64_t need = (uint64_t)fc->lm_size[0] * fc->lm_size[1] * fc->lm_styles * q->lighting_bpp;
         uint64_t lo = (uint64_t)(int64_t)fc->light_ofs * (q->lighting_bpp == 3 && !gold ? 3 : 1);
-        if (fc->light_ofs < 0 || fc->lm_size[0] == 0 || !bk_span_ok(lo, need, q->lighting_size)) {
+        if (fc->light_ofs < 0 || lo >= q->lighting_size) {
             BK_ERR(ctx, BK_EINDEX, "faces", i, at + (L->var == V_29 ? 16 : 24),
-                   "lightmap offset %d (%ux%u luxels, %u styles) runs outside the %zu-byte lighting lump", fc->light_ofs,
-                   fc->lm_size[0], fc->lm_size[1], fc->lm_styles, q->lighting_size);
+                   "lightmap offset %d lies outside the %zu-byte lighting lump", fc->light_ofs, q->lighting_size);
+            fc->light_ofs = -1;
+        } else if (fc->lm_size[0] == 0 || !bk_span_ok(lo, need, q->lighting_size)) {
+            /* the start is fine, the extents rule says it runs past the end: engines would read
+             * beyond the lump; keep the map, drop this face's lightmap */
+            BK_WARN(ctx, BK_ELUMP_RANGE, "faces", i, at + (L->var == V_29 ? 16 : 24),
+                    "lightmap at offset %d (%ux%u luxels, %u styles) runs past the end of the %zu-byte lighting "
+                    "lump; the face is left unlit", fc->light_ofs, fc->lm_size[0], fc->lm_size[1], fc->lm_styles,
+                    q->lighting_size);
             fc->light_ofs = -1;
         }
     }
