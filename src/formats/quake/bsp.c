@@ -663,6 +663,10 @@ static bk_result check_refs(loader *L)
         }
     }
     bool gold = q->format == BK_FORMAT_GOLDSRC;
+    /* compilers give each face its own surfedges; hostile files can point every face at the same
+     * long range, so the edges walked over all faces are bounded */
+    uint64_t edge_budget = (uint64_t)q->surfedge_count * 4 + 65536, edges_walked = 0;
+    bool over_budget = false;
     for (uint32_t i = 0; i < q->face_count; i++) {
         bk_q1_face *fc = &q->faces[i];
         uint64_t at = elem_at(L, BK_Q1_LUMP_FACES, i);
@@ -695,6 +699,16 @@ static bk_result check_refs(loader *L)
             else fc->lm_shift = sh;
         }
         if (!ok || q->texinfo_count == 0) continue;
+        edges_walked += fc->edge_count;
+        if (edges_walked > edge_budget) {
+            if (!over_budget)
+                BK_ERR(ctx, BK_ELIMIT, "faces", i, at,
+                       "faces use %llu surfedges in all, far more than the %u there are (overlapping ranges)",
+                       (unsigned long long)edges_walked, q->surfedge_count);
+            over_budget = true;
+            fc->edge_count = 0;
+            continue;
+        }
         face_extents(L, i);
         if (fc->light_ofs == -1 || q->lighting_size == 0 || fc->lm_styles == 0) continue;
         const bk_q1_texinfo *ti = &q->texinfo[fc->texinfo];
@@ -725,7 +739,7 @@ static bk_result check_refs(loader *L)
             q->marksurfaces[i] = 0;
         }
     /* vis rows are as long as the world's visleafs need */
-    uint64_t rowbytes = 0;
+    uint64_t rowbytes = 0, vis_budget = (uint64_t)1 << 26;
     if (q->model_count && q->models[0].visleafs > 0) rowbytes = ((uint64_t)q->models[0].visleafs + 7) / 8;
     for (uint32_t i = 0; i < q->leaf_count; i++) {
         bk_q1_leaf *lf = &q->leafs[i];
@@ -741,10 +755,16 @@ static bk_result check_refs(loader *L)
             BK_ERR(ctx, BK_EINDEX, "leafs", i, at + 4, "visibility offset %d outside the %zu-byte visibility lump",
                    lf->vis_ofs, q->visibility_size);
             lf->vis_ofs = -1;
-        } else if (lf->vis_ofs >= 0 && rowbytes) {
-            /* walk the zero-run-length row */
+        } else if (lf->vis_ofs >= 0 && rowbytes && vis_budget) {
+            /* walk the zero-run-length row (within a total work budget: rows are walked per leaf) */
             uint64_t p = (uint64_t)lf->vis_ofs, out = 0;
             while (out < rowbytes && p < q->visibility_size) {
+                if (vis_budget == 0) {
+                    BK_WARN(ctx, BK_ELIMIT, "leafs", i, at + 4, "PVS rows from here on are not checked (work limit)");
+                    out = rowbytes;
+                    break;
+                }
+                vis_budget--;
                 if (q->visibility[p]) {
                     out++;
                     p++;
@@ -957,6 +977,7 @@ typedef struct builder {
     wad_src *wads;
     uint32_t wad_count, wad_cap;
     bool wads_loaded;
+    uint64_t pixel_budget;         /* RGBA bytes textures may still decode to */
     int32_t *mat_of;               /* 2 per miptex slot (+2 for "no texture"): [lit] */
     int32_t lightmap_image;
 } builder;
@@ -1062,6 +1083,10 @@ static bk_result texture_pixels(builder *B, const bk_q1_miptex *m, uint8_t **rgb
 {
     *rgba = NULL;
     int mode = m->name[0] == '{' ? BK_PAL_MASK255 : BK_PAL_OPAQUE;
+    /* miptex entries may share pixels in hostile files: bound what all textures decode to */
+    uint64_t cost = (uint64_t)m->width * m->height * 4;
+    if (cost > B->pixel_budget) return BK_ELIMIT;
+    B->pixel_budget -= cost;
     if (m->embedded) {
         size_t npx = (size_t)m->width * m->height;
         uint8_t *px = malloc(npx * 4);
@@ -1198,6 +1223,7 @@ static bk_result build_lightmaps(builder *B, lm_state *lm)
     uint8_t *buf = NULL;
     size_t bufcap = 0;
     bool gold = B->gold;
+    uint64_t luxel_budget = (uint64_t)q->lighting_size * 2 + (1u << 20);
     for (uint32_t i = 0; i < q->face_count; i++) {
         const bk_q1_face *fc = &q->faces[i];
         if (fc->edge_count < 3 || face_special(B, fc)) continue;
@@ -1213,6 +1239,12 @@ static bk_result build_lightmaps(builder *B, lm_state *lm)
         }
         uint32_t w = fc->lm_size[0], h = fc->lm_size[1];
         size_t npx = (size_t)w * h;
+        /* faces may share lightmap data in hostile files: bound the atlas by the lump's size */
+        if (npx > luxel_budget) {
+            r = BK_ELIMIT;
+            break;
+        }
+        luxel_budget -= npx;
         if (npx * 4 > bufcap) {
             free(buf);
             bufcap = npx * 4;
@@ -1400,6 +1432,7 @@ static bk_result q_build_scene(const bk_file *f, const bk_options *opt, bk_scene
     B.opt = opt;
     B.s = s;
     B.gold = q->format == BK_FORMAT_GOLDSRC;
+    B.pixel_budget = (uint64_t)f->size * 8 + (64u << 20);
     B.lightmap_image = -1;
     B.lit = !(opt->flags & BK_OPT_NO_LIGHTMAPS) && q->lighting_size > 0;
     bk_result r = BK_OK;
@@ -1498,6 +1531,7 @@ static bk_result q_extract_images(const bk_file *f, const bk_options *opt, bk_sc
     B.opt = opt;
     B.s = s;
     B.gold = q->format == BK_FORMAT_GOLDSRC;
+    B.pixel_budget = (uint64_t)f->size * 8 + (64u << 20);
     for (uint32_t i = 0; i < q->miptex_count; i++) {
         const bk_q1_miptex *m = &q->miptex[i];
         if (m->dir_offset < 0) continue;

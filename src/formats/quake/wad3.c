@@ -319,10 +319,15 @@ static bk_result wad_extract(const bk_file *f, const bk_options *opt, bk_scene *
 {
     (void)opt;
     const bk_wad3 *w = f->impl;
+    /* directory entries may share one payload in hostile files: bound the decoded total */
+    uint64_t budget = (uint64_t)f->size * 8 + (64u << 20);
     for (uint32_t i = 0; i < w->count; i++) {
         const bk_wad3_entry *e = &w->entries[i];
         uint8_t *px = NULL;
         uint32_t W = 0, H = 0;
+        uint64_t cost = (uint64_t)e->width * e->height * 4;
+        if (cost > budget) return BK_ELIMIT;
+        budget -= cost;
         bk_result r = entry_rgba(f->data, e, &px, &W, &H);
         if (r == BK_ENOMEM) return r;
         int32_t idx;
@@ -337,11 +342,6 @@ static bk_result wad_extract(const bk_file *f, const bk_options *opt, bk_scene *
             free(px);
             return r;
         }
-        for (size_t k = 0; k < (size_t)W * H; k++)
-            if (px[k * 4 + 3] != 255) {
-                out->images[idx].has_alpha = 1;
-                break;
-            }
     }
     return BK_OK;
 }
