@@ -291,6 +291,14 @@ static bk_result entry_rgba(const uint8_t *d, const bk_wad3_entry *e, uint8_t **
     size_t len = e->disksize;
     if (e->type == BK_WAD_TYPE_MIPTEX || e->type == BK_WAD_TYPE_DECAL) {
         int mode = e->type == BK_WAD_TYPE_DECAL ? BK_PAL_DECAL : (e->name[0] == '{' ? BK_PAL_MASK255 : BK_PAL_OPAQUE);
+        if (mode == BK_PAL_DECAL && len >= MIPTEX_HDR) {
+            /* a full-colour spray keeps pure blue as its last colour: index 255 is then a hole, not a tint */
+            uint32_t mw = bk_rd_u32le(p + 16), mh = bk_rd_u32le(p + 20);
+            uint64_t pofs = (uint64_t)bk_rd_u32le(p + 36) + (uint64_t)(mw / 8) * (mh / 8);
+            if (bk_span_ok(pofs + 2 + 255 * 3, 3, len) && bk_rd_u16le(p + pofs) == 256 && p[pofs + 2 + 765] == 0 &&
+                p[pofs + 2 + 766] == 0 && p[pofs + 2 + 767] == 255)
+                mode = BK_PAL_MASK255;
+        }
         return bk_miptex_to_rgba(p, len, NULL, mode, rgba, w, h);
     }
     if (e->type == BK_WAD_TYPE_QPIC || e->type == BK_WAD_TYPE_FONT) {
