@@ -83,6 +83,19 @@ check "Quake textures use the Quake palette" test "$(ls "$WORK/fence_tex"/*.png 
 expect_exit 0 "$CLI" textures "$CORPUS/goldsrc/cs16_aim_map.bsp" -o "$WORK/aim_tex"
 check "external-only map: nothing embedded, says so" grep -q "external ones skipped" "$WORK/.out"
 
+# ---- 8-bit entity text (Windows code pages) still gives valid UTF-8 glTF ---------------------
+python3 - "$GS" "$WORK/latin1.bsp" <<'PY'
+import sys
+d = open(sys.argv[1], "rb").read()
+i = d.index(b'"mapversion" "220"')
+d = d[:i] + b'"mapversion" "2\xe90"' + d[i + 18:]   # same length, one Latin-1 byte (and CP1251 alike)
+j = d.index(b'"classname" "info_player_start"')
+d = d[:j] + b'"classname" "info_player_sta\xc0\xff"' + d[j + 31:]
+open(sys.argv[2], "wb").write(d)
+PY
+expect_exit 0 "$CLI" convert "$WORK/latin1.bsp" -o "$WORK/latin1.glb"
+if gltf_validate "$WORK/latin1.glb" >"$WORK/latin1.txt" 2>&1; then ok; else fail "8-bit entity text breaks the glTF"; head -5 "$WORK/latin1.txt" >&2; fi
+
 # ---- options --------------------------------------------------------------------------------
 M="$CORPUS/goldsrc/cs16_awp_india.bsp"
 expect_exit 0 "$CLI" convert "$M" -o "$WORK/a.gltf"
