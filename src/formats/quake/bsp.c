@@ -594,8 +594,13 @@ static bk_result face_extents(loader *L, uint32_t fi)
         if (vi >= q->vertex_count) return BK_OK;
         const float *v = q->vertices + (size_t)vi * 3;
         for (int j = 0; j < 2; j++) {
-            float val = (float)((double)v[0] * (double)ti->vecs[j][0] + (double)v[1] * (double)ti->vecs[j][1] +
-                                (double)v[2] * (double)ti->vecs[j][2] + (double)ti->vecs[j][3]);
+            double dv = (double)v[0] * (double)ti->vecs[j][0] + (double)v[1] * (double)ti->vecs[j][1] +
+                        (double)v[2] * (double)ti->vecs[j][2] + (double)ti->vecs[j][3];
+            if (!(fabs(dv) < 1e30)) { /* no lightmap can be that large; keeps the float cast defined */
+                fc->lm_size[0] = fc->lm_size[1] = 0;
+                return BK_OK;
+            }
+            float val = (float)dv;
             if (val < mins[j]) mins[j] = val;
             if (val > maxs[j]) maxs[j] = val;
         }
@@ -604,7 +609,7 @@ static bk_result face_extents(loader *L, uint32_t fi)
     for (int j = 0; j < 2; j++) {
         double bmin = floor(mins[j] / scale), bmax = ceil(maxs[j] / scale);
         double size = bmax - bmin + 1;
-        if (!(bmin > -1e8 && bmax < 1e8) || size < 1 || size > 100000) {
+        if (!(bmin > -1e6 && bmax < 1e6) || size < 1 || size > 100000) {
             fc->lm_size[0] = fc->lm_size[1] = 0;
             return BK_OK;
         }
@@ -1291,6 +1296,15 @@ static int cmp_face_ref(const void *a, const void *b)
     return x->face < y->face ? -1 : (x->face > y->face);
 }
 
+/* double -> float without undefined behaviour for values beyond float's range */
+static float to_float(double d)
+{
+    if (!(d == d)) return 0.0f;
+    if (d > 3.0e38) return 3.0e38f;
+    if (d < -3.0e38) return -3.0e38f;
+    return (float)d;
+}
+
 static bk_result emit_face(builder *B, const lm_state *lm, bk_primitive *p, uint32_t fi, uint32_t aw, uint32_t ah)
 {
     const bk_quake_bsp *q = B->q;
@@ -1323,8 +1337,8 @@ static bk_result emit_face(builder *B, const lm_state *lm, bk_primitive *p, uint
                    ti->vecs[0][3];
         double t = (double)v[0] * ti->vecs[1][0] + (double)v[1] * ti->vecs[1][1] + (double)v[2] * ti->vecs[1][2] +
                    ti->vecs[1][3];
-        p->uv0[o * 2] = (float)(s / tw);
-        p->uv0[o * 2 + 1] = (float)(t / th);
+        p->uv0[o * 2] = to_float(s / tw);
+        p->uv0[o * 2 + 1] = to_float(t / th);
         if (p->uv1) {
             double lu, lv;
             if (black || !rid) {
@@ -1335,8 +1349,8 @@ static bk_result emit_face(builder *B, const lm_state *lm, bk_primitive *p, uint
                 lu = rx + (s - fc->tex_mins[0]) / sc + 0.5;
                 lv = ry + (t - fc->tex_mins[1]) / sc + 0.5;
             }
-            p->uv1[o * 2] = (float)(lu / aw);
-            p->uv1[o * 2 + 1] = (float)(lv / ah);
+            p->uv1[o * 2] = to_float(lu / aw);
+            p->uv1[o * 2 + 1] = to_float(lv / ah);
         }
         const float *a = v;
         int32_t se2 = q->surfedges[fc->first_edge + (k + 1) % n];
@@ -1418,7 +1432,7 @@ static bool parse_vec3(const char *s, float *out)
         if (end == s || !isfinite(v[i])) return false;
         s = end;
     }
-    for (int i = 0; i < 3; i++) out[i] = (float)v[i];
+    for (int i = 0; i < 3; i++) out[i] = to_float(v[i]);
     return true;
 }
 
