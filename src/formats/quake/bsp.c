@@ -1492,6 +1492,33 @@ static bk_result scene_fix_utf8(bk_scene *s)
     return ok ? BK_OK : BK_ENOMEM;
 }
 
+/* A point entity's facing: "angles" (pitch yaw roll, degrees) or "angle" (yaw; -1 up, -2 down),
+ * as the engines' AngleVectors read them: yaw about Z, then pitch about Y (positive looks down),
+ * then roll about X. Written as a quaternion (x, y, z, w) in engine axes. */
+static void entity_rotation(const bk_entity *e, float *q)
+{
+    float a[3] = {0, 0, 0};
+    const char *v = bk_entity_get(e, "angles");
+    if (!parse_vec3(v, a)) {
+        const char *y = bk_entity_get(e, "angle");
+        if (!y) return;
+        char *end;
+        double d = strtod(y, &end);
+        if (end == y || !isfinite(d)) return;
+        if (d == -1) a[0] = -90;
+        else if (d == -2) a[0] = 90;
+        else a[1] = (float)fmod(d, 360.0);
+    }
+    double p = fmod(a[0], 360.0) * 3.14159265358979323846 / 360.0, yw = fmod(a[1], 360.0) * 3.14159265358979323846 / 360.0,
+           r = fmod(a[2], 360.0) * 3.14159265358979323846 / 360.0;
+    double cp = cos(p), sp = sin(p), cy = cos(yw), sy = sin(yw), cr = cos(r), sr = sin(r);
+    /* qz(yaw) * qy(pitch) * qx(roll) */
+    q[0] = (float)(cy * cp * sr - sy * sp * cr);
+    q[1] = (float)(cy * sp * cr + sy * cp * sr);
+    q[2] = (float)(sy * cp * cr - cy * sp * sr);
+    q[3] = (float)(cy * cp * cr + sy * sp * sr);
+}
+
 static bk_result q_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s)
 {
     const bk_quake_bsp *q = f->impl;
@@ -1579,6 +1606,7 @@ static bk_result q_build_scene(const bk_file *f, const bk_options *opt, bk_scene
             if (r != BK_OK) break;
             float org[3];
             if (parse_vec3(bk_entity_get(en, "origin"), org)) memcpy(s->nodes[node].translation, org, 12);
+            entity_rotation(en, s->nodes[node].rotation);
             r = add_entity_extras(&B, node, en);
         }
     }
