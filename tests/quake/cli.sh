@@ -109,9 +109,14 @@ print("uv1", uv1(a), uv1(b)); print("ents", ents(a) > 0, ents(b)); print("images
 names = [n.get("name") for n in a["nodes"]]
 print("world", "worldspawn" in names)
 print("brush", any(n.startswith("func_") or "*" in n for n in names if n))
+# "angles" "0 90 0": a quarter turn about engine Z, which is glTF's Y
+st = [n for n in a["nodes"] if (n.get("extras") or {}).get("classname") == "info_player_start"]
+print("rot", bool(st) and abs(st[0].get("rotation", [0, 0, 0, 1])[1] - 0.70710678) < 1e-5)
 PY
 check "lightmap UVs by default, none with --no-lightmaps" grep -q "uv1 True False" "$WORK/opts.txt"
 check "entity extras by default, none with --no-entities" grep -q "ents True 0" "$WORK/opts.txt"
 check "images by default, none with --no-textures" grep -q "images True 0" "$WORK/opts.txt"
 check "world node named worldspawn" grep -q "world True" "$WORK/opts.txt"
+check "brush models are nodes" grep -q "brush True" "$WORK/opts.txt"
+check "player start faces its angles" grep -q "rot True" "$WORK/opts.txt"
 bk_done
