@@ -1152,7 +1152,9 @@ static bk_result get_material(builder *B, int32_t miptex, bool lit, int32_t *out
     if (!m || m->dir_offset < 0) snprintf(name, sizeof name, "missing_%d", miptex);
     else snprintf(name, sizeof name, "%s", m->name[0] ? m->name : "unnamed");
     char mname[80];
-    snprintf(mname, sizeof mname, "%s%s", name, lit || !B->lit ? "" : "#nolightmap");
+    /* sky and liquids are never lit; another texture drawn without its lightmap gets a suffix */
+    bool plain = lit || !B->lit || (m && m->dir_offset >= 0 && is_special_name(m->name, B->gold));
+    snprintf(mname, sizeof mname, "%s%s", name, plain ? "" : "#nolightmap");
     int32_t mi;
     BK_TRY(bk_scene_add_material(B->s, mname, &mi));
     bk_material *mat = &B->s->materials[mi];
