@@ -1231,6 +1231,12 @@ static bk_result build_lightmaps(builder *B, lm_state *lm)
     size_t bufcap = 0;
     bool gold = B->gold;
     uint64_t luxel_budget = (uint64_t)q->lighting_size * 2 + (1u << 20);
+    /* Quake's renderers treat 128 as full brightness ("overbright"): by default Quake lightmaps are
+     * doubled (clamped), GoldSrc ones kept; opt->overbright sets the shift in bits (<0: none). */
+    float shift = B->opt->overbright;
+    if (shift == 0.0f) shift = gold ? 0.0f : 1.0f;
+    if (!(shift > 0.0f) || shift > 4.0f) shift = shift > 4.0f ? 4.0f : 0.0f;
+    float gain = powf(2.0f, shift);
     for (uint32_t i = 0; i < q->face_count; i++) {
         const bk_q1_face *fc = &q->faces[i];
         if (fc->edge_count < 3 || face_special(B, fc)) continue;
@@ -1273,6 +1279,11 @@ static bk_result build_lightmaps(builder *B, lm_state *lm)
             } else {
                 o[0] = o[1] = o[2] = src[k];
             }
+            if (gain != 1.0f)
+                for (int c = 0; c < 3; c++) {
+                    float v = o[c] * gain;
+                    o[c] = (uint8_t)(v > 255.0f ? 255 : v + 0.5f);
+                }
             o[3] = 255;
         }
         uint32_t id;
