@@ -83,6 +83,19 @@ check "Quake textures use the Quake palette" test "$(ls "$WORK/fence_tex"/*.png 
 expect_exit 0 "$CLI" textures "$CORPUS/goldsrc/cs16_aim_map.bsp" -o "$WORK/aim_tex"
 check "external-only map: nothing embedded, says so" grep -q "external ones skipped" "$WORK/.out"
 
+# ---- 8-bit entity text (Windows code pages) still gives valid UTF-8 glTF ---------------------
+python3 - "$GS" "$WORK/latin1.bsp" <<'PY'
+import sys
+d = open(sys.argv[1], "rb").read()
+i = d.index(b'"mapversion" "220"')
+d = d[:i] + b'"mapversion" "2\xe90"' + d[i + 18:]   # same length, one Latin-1 byte (and CP1251 alike)
+j = d.index(b'"classname" "info_player_start"')
+d = d[:j] + b'"classname" "info_player_sta\xc0\xff"' + d[j + 31:]
+open(sys.argv[2], "wb").write(d)
+PY
+expect_exit 0 "$CLI" convert "$WORK/latin1.bsp" -o "$WORK/latin1.glb"
+if gltf_validate "$WORK/latin1.glb" >"$WORK/latin1.txt" 2>&1; then ok; else fail "8-bit entity text breaks the glTF"; head -5 "$WORK/latin1.txt" >&2; fi
+
 # ---- options --------------------------------------------------------------------------------
 M="$CORPUS/goldsrc/cs16_awp_india.bsp"
 expect_exit 0 "$CLI" convert "$M" -o "$WORK/a.gltf"
@@ -96,9 +109,14 @@ print("uv1", uv1(a), uv1(b)); print("ents", ents(a) > 0, ents(b)); print("images
 names = [n.get("name") for n in a["nodes"]]
 print("world", "worldspawn" in names)
 print("brush", any(n.startswith("func_") or "*" in n for n in names if n))
+# "angles" "0 90 0": a quarter turn about engine Z, which is glTF's Y
+st = [n for n in a["nodes"] if (n.get("extras") or {}).get("classname") == "info_player_start"]
+print("rot", bool(st) and abs(st[0].get("rotation", [0, 0, 0, 1])[1] - 0.70710678) < 1e-5)
 PY
 check "lightmap UVs by default, none with --no-lightmaps" grep -q "uv1 True False" "$WORK/opts.txt"
 check "entity extras by default, none with --no-entities" grep -q "ents True 0" "$WORK/opts.txt"
 check "images by default, none with --no-textures" grep -q "images True 0" "$WORK/opts.txt"
 check "world node named worldspawn" grep -q "world True" "$WORK/opts.txt"
+check "brush models are nodes" grep -q "brush True" "$WORK/opts.txt"
+check "player start faces its angles" grep -q "rot True" "$WORK/opts.txt"
 bk_done

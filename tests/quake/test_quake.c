@@ -271,6 +271,46 @@ static void test_2psb(void)
     free(d);
 }
 
+/* Quake lightmaps are doubled by default (overbright), kept as stored with overbright < 0. */
+static const bk_image *find_lightmap(const bk_scene *s)
+{
+    for (uint32_t i = 0; s && i < s->image_count; i++)
+        if (s->images[i].is_lightmap) return &s->images[i];
+    return NULL;
+}
+
+static void test_overbright(void)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/corpus/quake1/progs_dump_pd_heal.bsp", g_shared);
+    bk_file *f = NULL;
+    if (bk_file_open(path, NULL, &f) != BK_OK) {
+        CHECK(!"pd_heal loads");
+        return;
+    }
+    bk_options o = {0};
+    o.flags = BK_OPT_NO_TEXTURES;
+    bk_scene *a = NULL, *b = NULL;
+    CHECK(bk_file_build_scene(f, &o, &a) == BK_OK);
+    o.overbright = -1.0f;
+    CHECK(bk_file_build_scene(f, &o, &b) == BK_OK);
+    const bk_image *la = find_lightmap(a), *lb = find_lightmap(b);
+    CHECK(la && lb && la->width == lb->width && la->height == lb->height);
+    if (la && lb && la->width == lb->width && la->height == lb->height) {
+        size_t n = (size_t)la->width * la->height * 4, bad = 0, brighter = 0;
+        for (size_t i = 0; i < n; i++) {
+            unsigned want = (i % 4 == 3) ? lb->rgba[i] : (lb->rgba[i] * 2u > 255u ? 255u : lb->rgba[i] * 2u);
+            if (la->rgba[i] != want) bad++;
+            if (la->rgba[i] > lb->rgba[i]) brighter++;
+        }
+        CHECK(bad == 0);
+        CHECK(brighter > 0);
+    }
+    bk_scene_free(a);
+    bk_scene_free(b);
+    bk_file_free(f);
+}
+
 /* ---- hostile variants ------------------------------------------------------------------------ */
 
 static uint32_t lump_ofs(const uint8_t *d, int i) { return bk_rd_u32le(d + 4 + 8 * i); }
@@ -465,6 +505,7 @@ int main(int argc, char **argv)
     test_corpus_dir("quake1");
     test_bsp2_matches_bsp29();
     test_bshift();
+    test_overbright();
     test_2psb();
     test_hostile();
     test_wad();

@@ -110,6 +110,12 @@ static bk_result read_header(loader *L)
     for (int i = 0; i < BK_Q1_LUMP_COUNT; i++) {
         L->slot[i] = (uint32_t)i;
         int32_t o = bk_rd_i32le(L->d + 4 + 8 * i), l = bk_rd_i32le(L->d + 8 + 8 * i);
+        if (l == 0) {
+            /* an empty lump's offset does not matter; keep it for info when it is plausible */
+            L->ofs[i] = (o >= 0 && (uint64_t)o <= L->n) ? (uint64_t)o : 0;
+            L->len[i] = 0;
+            continue;
+        }
         if (o < 0 || l < 0 || !bk_span_ok((uint64_t)o, (uint64_t)l, L->n)) {
             L->ofs[i] = 0;
             L->len[i] = 0;
@@ -588,8 +594,13 @@ static bk_result face_extents(loader *L, uint32_t fi)
         if (vi >= q->vertex_count) return BK_OK;
         const float *v = q->vertices + (size_t)vi * 3;
         for (int j = 0; j < 2; j++) {
-            float val = (float)((double)v[0] * (double)ti->vecs[j][0] + (double)v[1] * (double)ti->vecs[j][1] +
-                                (double)v[2] * (double)ti->vecs[j][2] + (double)ti->vecs[j][3]);
+            double dv = (double)v[0] * (double)ti->vecs[j][0] + (double)v[1] * (double)ti->vecs[j][1] +
+                        (double)v[2] * (double)ti->vecs[j][2] + (double)ti->vecs[j][3];
+            if (!(fabs(dv) < 1e30)) { /* no lightmap can be that large; keeps the float cast defined */
+                fc->lm_size[0] = fc->lm_size[1] = 0;
+                return BK_OK;
+            }
+            float val = (float)dv;
             if (val < mins[j]) mins[j] = val;
             if (val > maxs[j]) maxs[j] = val;
         }
@@ -598,7 +609,7 @@ static bk_result face_extents(loader *L, uint32_t fi)
     for (int j = 0; j < 2; j++) {
         double bmin = floor(mins[j] / scale), bmax = ceil(maxs[j] / scale);
         double size = bmax - bmin + 1;
-        if (!(bmin > -1e8 && bmax < 1e8) || size < 1 || size > 100000) {
+        if (!(bmin > -1e6 && bmax < 1e6) || size < 1 || size > 100000) {
             fc->lm_size[0] = fc->lm_size[1] = 0;
             return BK_OK;
         }
@@ -657,6 +668,10 @@ static bk_result check_refs(loader *L)
         }
     }
     bool gold = q->format == BK_FORMAT_GOLDSRC;
+    /* compilers give each face its own surfedges; hostile files can point every face at the same
+     * long range, so the edges walked over all faces are bounded */
+    uint64_t edge_budget = (uint64_t)q->surfedge_count * 4 + 65536, edges_walked = 0;
+    bool over_budget = false;
     for (uint32_t i = 0; i < q->face_count; i++) {
         bk_q1_face *fc = &q->faces[i];
         uint64_t at = elem_at(L, BK_Q1_LUMP_FACES, i);
@@ -666,11 +681,14 @@ static bk_result check_refs(loader *L)
             fc->plane = 0;
             ok = false;
         }
-        if (fc->edge_count < 3 || !bk_range_ok(fc->first_edge, fc->edge_count, q->surfedge_count)) {
-            BK_ERR(ctx, BK_EINDEX, "faces", i, at, "surfedges %u..+%u out of range (%u surfedges, at least 3 needed)",
-                   fc->first_edge, fc->edge_count, q->surfedge_count);
+        if (!bk_range_ok(fc->first_edge, fc->edge_count, q->surfedge_count)) {
+            BK_ERR(ctx, BK_EINDEX, "faces", i, at, "surfedges %u..+%u out of range (%u surfedges)", fc->first_edge,
+                   fc->edge_count, q->surfedge_count);
             fc->first_edge = 0;
             fc->edge_count = 0;
+            ok = false;
+        } else if (fc->edge_count < 3) {
+            BK_WARN(ctx, BK_EFORMAT, "faces", i, at, "face has %u edges; it is not drawn", fc->edge_count);
             ok = false;
         }
         if (fc->texinfo >= q->texinfo_count) {
@@ -686,6 +704,16 @@ static bk_result check_refs(loader *L)
             else fc->lm_shift = sh;
         }
         if (!ok || q->texinfo_count == 0) continue;
+        edges_walked += fc->edge_count;
+        if (edges_walked > edge_budget) {
+            if (!over_budget)
+                BK_ERR(ctx, BK_ELIMIT, "faces", i, at,
+                       "faces use %llu surfedges in all, far more than the %u there are (overlapping ranges)",
+                       (unsigned long long)edges_walked, q->surfedge_count);
+            over_budget = true;
+            fc->edge_count = 0;
+            continue;
+        }
         face_extents(L, i);
         if (fc->light_ofs == -1 || q->lighting_size == 0 || fc->lm_styles == 0) continue;
         const bk_q1_texinfo *ti = &q->texinfo[fc->texinfo];
@@ -695,10 +723,17 @@ static bk_result check_refs(loader *L)
         if (special) continue;
         uint64_t need = (uint64_t)fc->lm_size[0] * fc->lm_size[1] * fc->lm_styles * q->lighting_bpp;
         uint64_t lo = (uint64_t)(int64_t)fc->light_ofs * (q->lighting_bpp == 3 && !gold ? 3 : 1);
-        if (fc->light_ofs < 0 || fc->lm_size[0] == 0 || !bk_span_ok(lo, need, q->lighting_size)) {
+        if (fc->light_ofs < 0 || lo >= q->lighting_size) {
             BK_ERR(ctx, BK_EINDEX, "faces", i, at + (L->var == V_29 ? 16 : 24),
-                   "lightmap offset %d (%ux%u luxels, %u styles) runs outside the %zu-byte lighting lump", fc->light_ofs,
-                   fc->lm_size[0], fc->lm_size[1], fc->lm_styles, q->lighting_size);
+                   "lightmap offset %d lies outside the %zu-byte lighting lump", fc->light_ofs, q->lighting_size);
+            fc->light_ofs = -1;
+        } else if (fc->lm_size[0] == 0 || !bk_span_ok(lo, need, q->lighting_size)) {
+            /* the start is fine, the extents rule says it runs past the end: engines would read
+             * beyond the lump; keep the map, drop this face's lightmap */
+            BK_WARN(ctx, BK_ELUMP_RANGE, "faces", i, at + (L->var == V_29 ? 16 : 24),
+                    "lightmap at offset %d (%ux%u luxels, %u styles) runs past the end of the %zu-byte lighting "
+                    "lump; the face is left unlit", fc->light_ofs, fc->lm_size[0], fc->lm_size[1], fc->lm_styles,
+                    q->lighting_size);
             fc->light_ofs = -1;
         }
     }
@@ -709,7 +744,7 @@ static bk_result check_refs(loader *L)
             q->marksurfaces[i] = 0;
         }
     /* vis rows are as long as the world's visleafs need */
-    uint64_t rowbytes = 0;
+    uint64_t rowbytes = 0, vis_budget = (uint64_t)1 << 26;
     if (q->model_count && q->models[0].visleafs > 0) rowbytes = ((uint64_t)q->models[0].visleafs + 7) / 8;
     for (uint32_t i = 0; i < q->leaf_count; i++) {
         bk_q1_leaf *lf = &q->leafs[i];
@@ -725,10 +760,16 @@ static bk_result check_refs(loader *L)
             BK_ERR(ctx, BK_EINDEX, "leafs", i, at + 4, "visibility offset %d outside the %zu-byte visibility lump",
                    lf->vis_ofs, q->visibility_size);
             lf->vis_ofs = -1;
-        } else if (lf->vis_ofs >= 0 && rowbytes) {
-            /* walk the zero-run-length row */
+        } else if (lf->vis_ofs >= 0 && rowbytes && vis_budget) {
+            /* walk the zero-run-length row (within a total work budget: rows are walked per leaf) */
             uint64_t p = (uint64_t)lf->vis_ofs, out = 0;
             while (out < rowbytes && p < q->visibility_size) {
+                if (vis_budget == 0) {
+                    BK_WARN(ctx, BK_ELIMIT, "leafs", i, at + 4, "PVS rows from here on are not checked (work limit)");
+                    out = rowbytes;
+                    break;
+                }
+                vis_budget--;
                 if (q->visibility[p]) {
                     out++;
                     p++;
@@ -941,6 +982,7 @@ typedef struct builder {
     wad_src *wads;
     uint32_t wad_count, wad_cap;
     bool wads_loaded;
+    uint64_t pixel_budget;         /* RGBA bytes textures may still decode to */
     int32_t *mat_of;               /* 2 per miptex slot (+2 for "no texture"): [lit] */
     int32_t lightmap_image;
 } builder;
@@ -1046,6 +1088,10 @@ static bk_result texture_pixels(builder *B, const bk_q1_miptex *m, uint8_t **rgb
 {
     *rgba = NULL;
     int mode = m->name[0] == '{' ? BK_PAL_MASK255 : BK_PAL_OPAQUE;
+    /* miptex entries may share pixels in hostile files: bound what all textures decode to */
+    uint64_t cost = (uint64_t)m->width * m->height * 4;
+    if (cost > B->pixel_budget) return BK_ELIMIT;
+    B->pixel_budget -= cost;
     if (m->embedded) {
         size_t npx = (size_t)m->width * m->height;
         uint8_t *px = malloc(npx * 4);
@@ -1106,7 +1152,9 @@ static bk_result get_material(builder *B, int32_t miptex, bool lit, int32_t *out
     if (!m || m->dir_offset < 0) snprintf(name, sizeof name, "missing_%d", miptex);
     else snprintf(name, sizeof name, "%s", m->name[0] ? m->name : "unnamed");
     char mname[80];
-    snprintf(mname, sizeof mname, "%s%s", name, lit || !B->lit ? "" : "#nolightmap");
+    /* sky and liquids are never lit; another texture drawn without its lightmap gets a suffix */
+    bool plain = lit || !B->lit || (m && m->dir_offset >= 0 && is_special_name(m->name, B->gold));
+    snprintf(mname, sizeof mname, "%s%s", name, plain ? "" : "#nolightmap");
     int32_t mi;
     BK_TRY(bk_scene_add_material(B->s, mname, &mi));
     bk_material *mat = &B->s->materials[mi];
@@ -1182,6 +1230,13 @@ static bk_result build_lightmaps(builder *B, lm_state *lm)
     uint8_t *buf = NULL;
     size_t bufcap = 0;
     bool gold = B->gold;
+    uint64_t luxel_budget = (uint64_t)q->lighting_size * 2 + (1u << 20);
+    /* Quake's renderers treat 128 as full brightness ("overbright"): by default Quake lightmaps are
+     * doubled (clamped), GoldSrc ones kept; opt->overbright sets the shift in bits (<0: none). */
+    float shift = B->opt->overbright;
+    if (shift == 0.0f) shift = gold ? 0.0f : 1.0f;
+    if (!(shift > 0.0f) || shift > 4.0f) shift = shift > 4.0f ? 4.0f : 0.0f;
+    float gain = powf(2.0f, shift);
     for (uint32_t i = 0; i < q->face_count; i++) {
         const bk_q1_face *fc = &q->faces[i];
         if (fc->edge_count < 3 || face_special(B, fc)) continue;
@@ -1197,6 +1252,12 @@ static bk_result build_lightmaps(builder *B, lm_state *lm)
         }
         uint32_t w = fc->lm_size[0], h = fc->lm_size[1];
         size_t npx = (size_t)w * h;
+        /* faces may share lightmap data in hostile files: bound the atlas by the lump's size */
+        if (npx > luxel_budget) {
+            r = BK_ELIMIT;
+            break;
+        }
+        luxel_budget -= npx;
         if (npx * 4 > bufcap) {
             free(buf);
             bufcap = npx * 4;
@@ -1218,6 +1279,11 @@ static bk_result build_lightmaps(builder *B, lm_state *lm)
             } else {
                 o[0] = o[1] = o[2] = src[k];
             }
+            if (gain != 1.0f)
+                for (int c = 0; c < 3; c++) {
+                    float v = o[c] * gain;
+                    o[c] = (uint8_t)(v > 255.0f ? 255 : v + 0.5f);
+                }
             o[3] = 255;
         }
         uint32_t id;
@@ -1241,6 +1307,15 @@ static int cmp_face_ref(const void *a, const void *b)
     const face_ref *x = a, *y = b;
     if (x->mat != y->mat) return x->mat < y->mat ? -1 : 1;
     return x->face < y->face ? -1 : (x->face > y->face);
+}
+
+/* double -> float without undefined behaviour for values beyond float's range */
+static float to_float(double d)
+{
+    if (!(d == d)) return 0.0f;
+    if (d > 3.0e38) return 3.0e38f;
+    if (d < -3.0e38) return -3.0e38f;
+    return (float)d;
 }
 
 static bk_result emit_face(builder *B, const lm_state *lm, bk_primitive *p, uint32_t fi, uint32_t aw, uint32_t ah)
@@ -1275,8 +1350,8 @@ static bk_result emit_face(builder *B, const lm_state *lm, bk_primitive *p, uint
                    ti->vecs[0][3];
         double t = (double)v[0] * ti->vecs[1][0] + (double)v[1] * ti->vecs[1][1] + (double)v[2] * ti->vecs[1][2] +
                    ti->vecs[1][3];
-        p->uv0[o * 2] = (float)(s / tw);
-        p->uv0[o * 2 + 1] = (float)(t / th);
+        p->uv0[o * 2] = to_float(s / tw);
+        p->uv0[o * 2 + 1] = to_float(t / th);
         if (p->uv1) {
             double lu, lv;
             if (black || !rid) {
@@ -1287,8 +1362,8 @@ static bk_result emit_face(builder *B, const lm_state *lm, bk_primitive *p, uint
                 lu = rx + (s - fc->tex_mins[0]) / sc + 0.5;
                 lv = ry + (t - fc->tex_mins[1]) / sc + 0.5;
             }
-            p->uv1[o * 2] = (float)(lu / aw);
-            p->uv1[o * 2 + 1] = (float)(lv / ah);
+            p->uv1[o * 2] = to_float(lu / aw);
+            p->uv1[o * 2 + 1] = to_float(lv / ah);
         }
         const float *a = v;
         int32_t se2 = q->surfedges[fc->first_edge + (k + 1) % n];
@@ -1370,8 +1445,91 @@ static bool parse_vec3(const char *s, float *out)
         if (end == s || !isfinite(v[i])) return false;
         s = end;
     }
-    for (int i = 0; i < 3; i++) out[i] = (float)v[i];
+    for (int i = 0; i < 3; i++) out[i] = to_float(v[i]);
     return true;
+}
+
+/* Map text is 8-bit (Windows code pages); glTF JSON must be UTF-8. A string that is not valid
+ * UTF-8 is re-encoded reading each byte >= 0x80 as Latin-1. Returns false on allocation failure. */
+static bool utf8_valid(const unsigned char *p)
+{
+    while (*p) {
+        if (p[0] < 0x80) {
+            p++;
+            continue;
+        }
+        int n = (p[0] & 0xE0) == 0xC0 ? 1 : (p[0] & 0xF0) == 0xE0 ? 2 : (p[0] & 0xF8) == 0xF0 ? 3 : -1;
+        if (n < 0 || (p[0] == 0xC0 || p[0] == 0xC1 || p[0] > 0xF4)) return false;
+        for (int k = 1; k <= n; k++)
+            if ((p[k] & 0xC0) != 0x80) return false;
+        p += n + 1;
+    }
+    return true;
+}
+
+static bool fix_utf8(char **str)
+{
+    if (!*str || utf8_valid((const unsigned char *)*str)) return true;
+    size_t n = strlen(*str);
+    char *o = malloc(n * 2 + 1);
+    if (!o) return false;
+    size_t j = 0;
+    for (const unsigned char *p = (const unsigned char *)*str; *p; p++) {
+        if (*p < 0x80) o[j++] = (char)*p;
+        else {
+            o[j++] = (char)(0xC0 | (*p >> 6));
+            o[j++] = (char)(0x80 | (*p & 0x3F));
+        }
+    }
+    o[j] = 0;
+    free(*str);
+    *str = o;
+    return true;
+}
+
+static bk_result scene_fix_utf8(bk_scene *s)
+{
+    bool ok = fix_utf8(&s->name);
+    for (uint32_t i = 0; i < s->image_count; i++) ok = fix_utf8(&s->images[i].name) && ok;
+    for (uint32_t i = 0; i < s->mesh_count; i++) ok = fix_utf8(&s->meshes[i].name) && ok;
+    for (uint32_t i = 0; i < s->material_count; i++) {
+        ok = fix_utf8(&s->materials[i].name) && ok;
+        for (uint32_t k = 0; k < s->materials[i].extra_count; k++)
+            ok = fix_utf8(&s->materials[i].extras[k].key) && fix_utf8(&s->materials[i].extras[k].value) && ok;
+    }
+    for (uint32_t i = 0; i < s->node_count; i++) {
+        ok = fix_utf8(&s->nodes[i].name) && ok;
+        for (uint32_t k = 0; k < s->nodes[i].extra_count; k++)
+            ok = fix_utf8(&s->nodes[i].extras[k].key) && fix_utf8(&s->nodes[i].extras[k].value) && ok;
+    }
+    return ok ? BK_OK : BK_ENOMEM;
+}
+
+/* A point entity's facing: "angles" (pitch yaw roll, degrees) or "angle" (yaw; -1 up, -2 down),
+ * as the engines' AngleVectors read them: yaw about Z, then pitch about Y (positive looks down),
+ * then roll about X. Written as a quaternion (x, y, z, w) in engine axes. */
+static void entity_rotation(const bk_entity *e, float *q)
+{
+    float a[3] = {0, 0, 0};
+    const char *v = bk_entity_get(e, "angles");
+    if (!parse_vec3(v, a)) {
+        const char *y = bk_entity_get(e, "angle");
+        if (!y) return;
+        char *end;
+        double d = strtod(y, &end);
+        if (end == y || !isfinite(d)) return;
+        if (d == -1) a[0] = -90;
+        else if (d == -2) a[0] = 90;
+        else a[1] = (float)fmod(d, 360.0);
+    }
+    double p = fmod(a[0], 360.0) * 3.14159265358979323846 / 360.0, yw = fmod(a[1], 360.0) * 3.14159265358979323846 / 360.0,
+           r = fmod(a[2], 360.0) * 3.14159265358979323846 / 360.0;
+    double cp = cos(p), sp = sin(p), cy = cos(yw), sy = sin(yw), cr = cos(r), sr = sin(r);
+    /* qz(yaw) * qy(pitch) * qx(roll) */
+    q[0] = (float)(cy * cp * sr - sy * sp * cr);
+    q[1] = (float)(cy * sp * cr + sy * cp * sr);
+    q[2] = (float)(sy * cp * cr - cy * sp * sr);
+    q[3] = (float)(cy * cp * cr + sy * sp * sr);
 }
 
 static bk_result q_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s)
@@ -1384,6 +1542,7 @@ static bk_result q_build_scene(const bk_file *f, const bk_options *opt, bk_scene
     B.opt = opt;
     B.s = s;
     B.gold = q->format == BK_FORMAT_GOLDSRC;
+    B.pixel_budget = (uint64_t)f->size * 8 + (64u << 20);
     B.lightmap_image = -1;
     B.lit = !(opt->flags & BK_OPT_NO_LIGHTMAPS) && q->lighting_size > 0;
     bk_result r = BK_OK;
@@ -1460,9 +1619,11 @@ static bk_result q_build_scene(const bk_file *f, const bk_options *opt, bk_scene
             if (r != BK_OK) break;
             float org[3];
             if (parse_vec3(bk_entity_get(en, "origin"), org)) memcpy(s->nodes[node].translation, org, 12);
+            entity_rotation(en, s->nodes[node].rotation);
             r = add_entity_extras(&B, node, en);
         }
     }
+    if (r == BK_OK) r = scene_fix_utf8(s);
     free(ent_of);
     bk_atlas_free(lm.atlas);
     free(lm.rect_of);
@@ -1482,6 +1643,7 @@ static bk_result q_extract_images(const bk_file *f, const bk_options *opt, bk_sc
     B.opt = opt;
     B.s = s;
     B.gold = q->format == BK_FORMAT_GOLDSRC;
+    B.pixel_budget = (uint64_t)f->size * 8 + (64u << 20);
     for (uint32_t i = 0; i < q->miptex_count; i++) {
         const bk_q1_miptex *m = &q->miptex[i];
         if (m->dir_offset < 0) continue;
@@ -1500,7 +1662,7 @@ static bk_result q_extract_images(const bk_file *f, const bk_options *opt, bk_sc
             return r;
         }
     }
-    return BK_OK;
+    return scene_fix_utf8(s);
 }
 
 const bk_format_ops bk_ops_quake = {BK_FORMAT_GOLDSRC, q_probe, q_load, q_destroy, q_build_scene, q_extract_images,

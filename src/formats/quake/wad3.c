@@ -199,7 +199,7 @@ bk_result bk_wad3_parse(const uint8_t *d, size_t n, bk_ctx *ctx, bk_wad3 *out)
         e.compression = p[13];
         bk_copy_name(e.name, sizeof e.name, p + 16, 16);
         if (fp < 0 || ds < 0 || sz < 0 || !bk_span_ok((uint64_t)fp, (uint64_t)ds, n)) {
-            if (!ctx) { bk_wad3_clear(out); return BK_ELUMP_RANGE; }
+            if (!ctx) continue; /* silent lookups skip what they cannot use */
             r = bk_report(ctx, BK_SEV_ERROR, BK_ELUMP_RANGE, "directory", i, at,
                           "entry '%s' (offset %d, %d bytes) lies outside the %zu-byte file", e.name, fp, ds, n);
             if (r != BK_OK) { bk_wad3_clear(out); return r; }
@@ -222,7 +222,8 @@ bk_result bk_wad3_parse(const uint8_t *d, size_t n, bk_ctx *ctx, bk_wad3 *out)
                     e.size, e.disksize);
         r = check_entry(d, n, ctx, i, &e);
         if (r != BK_OK) {
-            if (!ctx || (ctx && !ctx->keep_going)) { bk_wad3_clear(out); return r; }
+            if (!ctx) continue;
+            if (!ctx->keep_going) { bk_wad3_clear(out); return r; }
             if (!first) first = r;
             continue; /* validate mode: reported, skip */
         }
@@ -290,6 +291,14 @@ static bk_result entry_rgba(const uint8_t *d, const bk_wad3_entry *e, uint8_t **
     size_t len = e->disksize;
     if (e->type == BK_WAD_TYPE_MIPTEX || e->type == BK_WAD_TYPE_DECAL) {
         int mode = e->type == BK_WAD_TYPE_DECAL ? BK_PAL_DECAL : (e->name[0] == '{' ? BK_PAL_MASK255 : BK_PAL_OPAQUE);
+        if (mode == BK_PAL_DECAL && len >= MIPTEX_HDR) {
+            /* a full-colour spray keeps pure blue as its last colour: index 255 is then a hole, not a tint */
+            uint32_t mw = bk_rd_u32le(p + 16), mh = bk_rd_u32le(p + 20);
+            uint64_t pofs = (uint64_t)bk_rd_u32le(p + 36) + (uint64_t)(mw / 8) * (mh / 8);
+            if (bk_span_ok(pofs + 2 + 255 * 3, 3, len) && bk_rd_u16le(p + pofs) == 256 && p[pofs + 2 + 765] == 0 &&
+                p[pofs + 2 + 766] == 0 && p[pofs + 2 + 767] == 255)
+                mode = BK_PAL_MASK255;
+        }
         return bk_miptex_to_rgba(p, len, NULL, mode, rgba, w, h);
     }
     if (e->type == BK_WAD_TYPE_QPIC || e->type == BK_WAD_TYPE_FONT) {
@@ -318,10 +327,15 @@ static bk_result wad_extract(const bk_file *f, const bk_options *opt, bk_scene *
 {
     (void)opt;
     const bk_wad3 *w = f->impl;
+    /* directory entries may share one payload in hostile files: bound the decoded total */
+    uint64_t budget = (uint64_t)f->size * 8 + (64u << 20);
     for (uint32_t i = 0; i < w->count; i++) {
         const bk_wad3_entry *e = &w->entries[i];
         uint8_t *px = NULL;
         uint32_t W = 0, H = 0;
+        uint64_t cost = (uint64_t)e->width * e->height * 4;
+        if (cost > budget) return BK_ELIMIT;
+        budget -= cost;
         bk_result r = entry_rgba(f->data, e, &px, &W, &H);
         if (r == BK_ENOMEM) return r;
         int32_t idx;
@@ -336,11 +350,6 @@ static bk_result wad_extract(const bk_file *f, const bk_options *opt, bk_scene *
             free(px);
             return r;
         }
-        for (size_t k = 0; k < (size_t)W * H; k++)
-            if (px[k * 4 + 3] != 255) {
-                out->images[idx].has_alpha = 1;
-                break;
-            }
     }
     return BK_OK;
 }
