@@ -53,6 +53,8 @@ int cli_usage_error(const cli_cmd *cmd, const char *fmt, const char *arg);
 #define CLI_CONTINUE (-1)
 int cli_begin(const cli_cmd *me, int argc, char **argv, int min_files, int max_files, cli_opts *o);
 const cli_cmd *cli_find(const char *name);
+/* mkdir -p: 0 when dir exists as a folder afterwards */
+int cli_mkdir_p(const char *dir);
 
 int cmd_info(int argc, char **argv);
 int cmd_validate(int argc, char **argv);

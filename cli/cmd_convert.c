@@ -106,7 +106,7 @@ int cmd_textures(int argc, char **argv)
         free(owned);
         return EXIT_BAD_INPUT;
     }
-    if (mkdir(o.output, 0777) != 0 && errno != EEXIST) {
+    if (cli_mkdir_p(o.output) != 0) {
         fprintf(stderr, "bspkit textures: cannot create folder %s\n", o.output);
         rc = EXIT_BAD_INPUT;
     }

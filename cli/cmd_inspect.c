@@ -101,7 +101,9 @@ static void vdiag(void *user, const bk_diag *d)
         if (d->lump) cJSON_AddStringToObject(o, "lump", d->lump);
         if (d->index != BK_NO_INDEX) cJSON_AddNumberToObject(o, "index", (double)d->index);
         if (d->offset != BK_NO_OFFSET) cJSON_AddNumberToObject(o, "offset", (double)d->offset);
-        cJSON_AddStringToObject(o, "message", d->message);
+        char *msg = bk_utf8_from_8bit(d->message);
+        cJSON_AddStringToObject(o, "message", msg ? msg : "");
+        free(msg);
         cJSON_AddItemToArray(v->list, o);
     } else if (!v->quiet) {
         cli_diag_print(stdout, d);
@@ -190,8 +192,14 @@ int cmd_entities(int argc, char **argv)
             cJSON *e = cJSON_CreateObject();
             for (uint32_t k = 0; k < es->items[i].pair_count; k++) {
                 const bk_kv *kv = &es->items[i].pairs[k];
-                if (cJSON_HasObjectItem(e, kv->key)) cJSON_DeleteItemFromObjectCaseSensitive(e, kv->key);
-                cJSON_AddStringToObject(e, kv->key, kv->value);
+                /* JSON is UTF-8; map text is 8-bit */
+                char *ku = bk_utf8_from_8bit(kv->key), *vu = bk_utf8_from_8bit(kv->value);
+                if (ku && vu) {
+                    if (cJSON_HasObjectItem(e, ku)) cJSON_DeleteItemFromObjectCaseSensitive(e, ku);
+                    cJSON_AddStringToObject(e, ku, vu);
+                }
+                free(ku);
+                free(vu);
             }
             cJSON_AddItemToArray(arr, e);
         }

@@ -238,7 +238,7 @@ int cmd_pak(int argc, char **argv)
                 rc = EXIT_BAD_INPUT;
             }
         }
-        if (rc == EXIT_OK && mkdir(o.output, 0777) != 0 && errno != EEXIST) {
+        if (rc == EXIT_OK && cli_mkdir_p(o.output) != 0) {
             fprintf(stderr, "bspkit pak: cannot create folder %s\n", o.output);
             rc = EXIT_BAD_INPUT;
         }

@@ -5,6 +5,7 @@
 #include <zip.h>
 
 #include <cjson/cJSON.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 
@@ -101,6 +102,23 @@ void cli_print_json(cJSON *j)
         fputc('\n', stdout);
         cJSON_free(s);
     }
+}
+
+int cli_mkdir_p(const char *dir)
+{
+    char tmp[4096];
+    size_t n = strlen(dir);
+    if (n == 0 || n >= sizeof tmp) return -1;
+    memcpy(tmp, dir, n + 1);
+    for (size_t i = 1; i <= n; i++) {
+        if (tmp[i] != '/' && tmp[i] != 0) continue;
+        char c = tmp[i];
+        tmp[i] = 0;
+        if (mkdir(tmp, 0777) != 0 && errno != EEXIST) return -1;
+        tmp[i] = c;
+    }
+    struct stat st;
+    return stat(dir, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
 }
 
 int cli_begin(const cli_cmd *me, int argc, char **argv, int min_files, int max_files, cli_opts *o)

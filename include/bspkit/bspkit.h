@@ -198,6 +198,12 @@ const void *bk_file_impl(const bk_file *f, bk_format expect);
  * file renamed over path. BK_EUNSUPPORTED where the format has no writer. */
 bk_result bk_file_write(const bk_file *f, const bk_options *opt, const char *path);
 
+/* ---- text encoding ------------------------------------------------------------------ */
+/* Map text is 8-bit (Windows code pages). true if s is valid UTF-8. */
+int bk_utf8_valid(const char *s);
+/* A malloc'd UTF-8 copy of s: s itself when valid, else every byte >= 0x80 read as Latin-1. */
+char *bk_utf8_from_8bit(const char *s);
+
 /* ---- entity text (shared by every BSP family) ------------------------------------------ */
 bk_result bk_entities_parse(const char *text, size_t len, bk_entities *out, uint64_t *err_offset);
 void bk_entities_free(bk_entities *e);

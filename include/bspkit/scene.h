@@ -128,6 +128,9 @@ bk_result bk_file_build_scene(const bk_file *f, const bk_options *opt, bk_scene 
 bk_result bk_file_extract_images(const bk_file *f, const bk_options *opt, bk_scene **out);
 
 void bk_scene_free(bk_scene *s);
+/* Re-encode every name and extra that is not valid UTF-8 (bytes >= 0x80 as Latin-1); the
+ * scenes bk_file_build_scene / bk_file_extract_images return are already clean. */
+bk_result bk_scene_fix_utf8(bk_scene *s);
 
 /* ---- building (used by decoders; also public for tools that make scenes) --------------- */
 bk_scene *bk_scene_new(void);

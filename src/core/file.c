@@ -186,6 +186,7 @@ bk_result bk_file_build_scene(const bk_file *f, const bk_options *opt, bk_scene 
     if (opt) o = *opt;
     if (!o.name) o.name = f->name;
     bk_result r = f->ops->build_scene(f, &o, s);
+    if (r == BK_OK) r = bk_scene_fix_utf8(s);
     if (r != BK_OK) {
         bk_scene_free(s);
         return r;
@@ -208,6 +209,7 @@ bk_result bk_file_extract_images(const bk_file *f, const bk_options *opt, bk_sce
     bk_options o = {0};
     if (opt) o = *opt;
     bk_result r = f->ops->extract_images(f, &o, s);
+    if (r == BK_OK) r = bk_scene_fix_utf8(s);
     if (r != BK_OK) {
         bk_scene_free(s);
         return r;

@@ -149,6 +149,27 @@ static void test_export(const char *work)
     bk_scene_free(s);
 }
 
+static void test_utf8(void)
+{
+    CHECK(bk_utf8_valid("plain") && bk_utf8_valid("caf\xc3\xa9") && !bk_utf8_valid("caf\xe9"));
+    CHECK(!bk_utf8_valid("\xc0\x80") && !bk_utf8_valid("\xe2\x82"));
+    char *u = bk_utf8_from_8bit("caf\xe9!");
+    CHECK(u && strcmp(u, "caf\xc3\xa9!") == 0);
+    free(u);
+    u = bk_utf8_from_8bit("caf\xc3\xa9");
+    CHECK(u && strcmp(u, "caf\xc3\xa9") == 0); /* valid text is kept as it is */
+    free(u);
+    bk_scene *s = bk_scene_new();
+    int32_t n;
+    CHECK(bk_scene_add_node(s, "n\xff", -1, -1, &n) == BK_OK);
+    CHECK(bk_kv_append(&s->nodes[n].extras, &s->nodes[n].extra_count, "k\xe4", "v\xf6") == BK_OK);
+    CHECK(bk_scene_fix_utf8(s) == BK_OK);
+    CHECK(bk_utf8_valid(s->nodes[n].name) && bk_utf8_valid(s->nodes[n].extras[0].key) &&
+          bk_utf8_valid(s->nodes[n].extras[0].value));
+    CHECK(strcmp(s->nodes[n].extras[0].value, "v\xc3\xb6") == 0);
+    bk_scene_free(s);
+}
+
 static void test_detect(void)
 {
     CHECK(bk_detect("xx", 2) == BK_FORMAT_UNKNOWN);
@@ -168,5 +189,6 @@ int main(int argc, char **argv)
     test_xform();
     test_export(work);
     test_detect();
+    test_utf8();
     return CHECK_DONE();
 }

@@ -1449,62 +1449,6 @@ static bool parse_vec3(const char *s, float *out)
     return true;
 }
 
-/* Map text is 8-bit (Windows code pages); glTF JSON must be UTF-8. A string that is not valid
- * UTF-8 is re-encoded reading each byte >= 0x80 as Latin-1. Returns false on allocation failure. */
-static bool utf8_valid(const unsigned char *p)
-{
-    while (*p) {
-        if (p[0] < 0x80) {
-            p++;
-            continue;
-        }
-        int n = (p[0] & 0xE0) == 0xC0 ? 1 : (p[0] & 0xF0) == 0xE0 ? 2 : (p[0] & 0xF8) == 0xF0 ? 3 : -1;
-        if (n < 0 || (p[0] == 0xC0 || p[0] == 0xC1 || p[0] > 0xF4)) return false;
-        for (int k = 1; k <= n; k++)
-            if ((p[k] & 0xC0) != 0x80) return false;
-        p += n + 1;
-    }
-    return true;
-}
-
-static bool fix_utf8(char **str)
-{
-    if (!*str || utf8_valid((const unsigned char *)*str)) return true;
-    size_t n = strlen(*str);
-    char *o = malloc(n * 2 + 1);
-    if (!o) return false;
-    size_t j = 0;
-    for (const unsigned char *p = (const unsigned char *)*str; *p; p++) {
-        if (*p < 0x80) o[j++] = (char)*p;
-        else {
-            o[j++] = (char)(0xC0 | (*p >> 6));
-            o[j++] = (char)(0x80 | (*p & 0x3F));
-        }
-    }
-    o[j] = 0;
-    free(*str);
-    *str = o;
-    return true;
-}
-
-static bk_result scene_fix_utf8(bk_scene *s)
-{
-    bool ok = fix_utf8(&s->name);
-    for (uint32_t i = 0; i < s->image_count; i++) ok = fix_utf8(&s->images[i].name) && ok;
-    for (uint32_t i = 0; i < s->mesh_count; i++) ok = fix_utf8(&s->meshes[i].name) && ok;
-    for (uint32_t i = 0; i < s->material_count; i++) {
-        ok = fix_utf8(&s->materials[i].name) && ok;
-        for (uint32_t k = 0; k < s->materials[i].extra_count; k++)
-            ok = fix_utf8(&s->materials[i].extras[k].key) && fix_utf8(&s->materials[i].extras[k].value) && ok;
-    }
-    for (uint32_t i = 0; i < s->node_count; i++) {
-        ok = fix_utf8(&s->nodes[i].name) && ok;
-        for (uint32_t k = 0; k < s->nodes[i].extra_count; k++)
-            ok = fix_utf8(&s->nodes[i].extras[k].key) && fix_utf8(&s->nodes[i].extras[k].value) && ok;
-    }
-    return ok ? BK_OK : BK_ENOMEM;
-}
-
 /* A point entity's facing: "angles" (pitch yaw roll, degrees) or "angle" (yaw; -1 up, -2 down),
  * as the engines' AngleVectors read them: yaw about Z, then pitch about Y (positive looks down),
  * then roll about X. Written as a quaternion (x, y, z, w) in engine axes. */
@@ -1623,7 +1567,6 @@ static bk_result q_build_scene(const bk_file *f, const bk_options *opt, bk_scene
             r = add_entity_extras(&B, node, en);
         }
     }
-    if (r == BK_OK) r = scene_fix_utf8(s);
     free(ent_of);
     bk_atlas_free(lm.atlas);
     free(lm.rect_of);
@@ -1662,7 +1605,7 @@ static bk_result q_extract_images(const bk_file *f, const bk_options *opt, bk_sc
             return r;
         }
     }
-    return scene_fix_utf8(s);
+    return BK_OK;
 }
 
 const bk_format_ops bk_ops_quake = {BK_FORMAT_GOLDSRC, q_probe, q_load, q_destroy, q_build_scene, q_extract_images,

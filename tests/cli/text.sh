@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Map text is 8-bit: entity values in a Windows code page must come out of --json and glTF as
+# valid UTF-8 (read as Latin-1), while the text output keeps the bytes as they are. Output
+# folders are created with their parents.
+source "$BK_TESTS/lib.sh"
+bk_init "$@"
+SRC=$BK_TESTS/../samples/bsp_tool_quake_mp_lobby.bsp
+# same length, so no offset moves: "builtin:Quake.fgd" -> "builtin:Qu\xe4ke.fgd"
+python3 - "$SRC" "$WORK/latin1.bsp" <<'PY'
+import sys
+d = open(sys.argv[1], 'rb').read()
+assert d.count(b'builtin:Quake.fgd') == 1
+open(sys.argv[2], 'wb').write(d.replace(b'builtin:Quake.fgd', b'builtin:Qu\xe4ke.fgd'))
+PY
+expect_exit 0 "$CLI" validate "$WORK/latin1.bsp"
+"$CLI" entities --json "$WORK/latin1.bsp" > "$WORK/e.json"
+check "entities --json is UTF-8 JSON with the value read as Latin-1" python3 -c '
+import json, sys
+e = json.load(open(sys.argv[1], encoding="utf-8"))
+assert e[0]["_tb_def"] == "builtin:Qu\u00e4ke.fgd", e[0]["_tb_def"]' "$WORK/e.json"
+"$CLI" entities "$WORK/latin1.bsp" > "$WORK/e.txt"
+check "text output keeps the original byte" grep -q $'Qu\xe4ke' "$WORK/e.txt"
+expect_exit 0 "$CLI" convert "$WORK/latin1.bsp" -o "$WORK/latin1.glb"
+check "glTF with 8-bit entity text passes the validator" gltf_validate "$WORK/latin1.glb"
+check "the glTF carries the value as UTF-8" python3 -c '
+import json, struct, sys
+b = open(sys.argv[1], "rb").read()
+n = struct.unpack("<I", b[12:16])[0]
+assert "Qu\u00e4ke" in b[20:20 + n].decode("utf-8")' "$WORK/latin1.glb"
+expect_exit 0 "$CLI" textures "$SRC" -o "$WORK/deep/er/folder"
+check "textures creates parent folders" test -n "$(ls "$WORK/deep/er/folder"/*.png 2>/dev/null)"
+bk_done
