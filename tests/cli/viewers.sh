@@ -27,6 +27,10 @@ if command -v chromium >/dev/null; then
     else fail "three.js render"; grep '"pass":false' "$WORK/render.log" >&2; fi
     n=$(grep -c '"pass":true' "$WORK/render.log")
     check "every file rendered ($n)" test "$n" -eq $(( ${#maps[@]} + (${dpm:+1}+0) ))
+    # from the player start, texture x lightmap as the engine draws it: the frame must be covered
+    if node "$BK_TESTS/tools/render.mjs" --out "$WORK/start" --mode full --view start --min-coverage 0.9 \
+        "$WORK/goldsrc.glb" "$WORK/quake1.glb" > "$WORK/start.log"; then ok; else fail "player-start render"; cat "$WORK/start.log" >&2; fi
+    check "the player start was found" test "$(grep -c '"start":true' "$WORK/start.log")" -eq 2
     [[ -z $dpm ]] || check "three.js sees a skinned mesh and animations in the DPM" \
         grep -q '"file":"[^"]*dpm.glb".*"skinned":[1-9].*"animations":[1-9]' "$WORK/render.log"
 else

@@ -1,5 +1,7 @@
 // Render glTF files with three.js in headless Chromium and save PNG previews.
-// usage: node render.mjs [--out DIR] [--min-coverage F] FILE.glb...
+// usage: node render.mjs [--out DIR] [--min-coverage F] [--mode pbr|full|lightmap|texture]
+//                        [--view outside|start] [--yaw DEG] FILE.glb...
+// (modes and views: see render.html)
 // Prints one JSON line per file; exits 1 if a file fails to load or covers less than
 // --min-coverage of the frame (default 0.05).
 import http from 'http';
@@ -11,10 +13,12 @@ import { chromium } from 'playwright-core';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
 let out = null, minCov = 0.05;
+const view = new URLSearchParams();
 const files = [];
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '--out') out = args[++i];
   else if (args[i] === '--min-coverage') minCov = +args[++i];
+  else if (['--mode', '--view', '--yaw'].includes(args[i])) view.set(args[i].slice(2), args[++i]);
   else files.push(args[i]);
 }
 if (out) mkdirSync(out, { recursive: true });
@@ -46,7 +50,7 @@ for (let i = 0; i < files.length; i++) {
   const name = path.basename(files[i]);
   let result;
   try {
-    await page.goto(`http://127.0.0.1:${port}/tools/render.html?src=/file/${i}/${encodeURIComponent(name)}`);
+    await page.goto(`http://127.0.0.1:${port}/tools/render.html?src=/file/${i}/${encodeURIComponent(name)}&${view}`);
     await page.waitForFunction(() => window.__result, null, { timeout: 120000 });
     result = await page.evaluate(() => window.__result);
     if (out) await page.screenshot({ path: path.join(out, name.replace(/\.(glb|gltf)$/, '') + '.png') });
