@@ -1476,17 +1476,22 @@ static void entity_rotation(const bk_entity *e, float *q)
     q[3] = (float)(cy * cp * cr + sy * sp * sr);
 }
 
+static void builder_init(builder *B, const bk_file *f, const bk_options *opt, bk_scene *s)
+{
+    memset(B, 0, sizeof *B);
+    B->f = f;
+    B->q = f->impl;
+    B->opt = opt;
+    B->s = s;
+    B->gold = B->q->format == BK_FORMAT_GOLDSRC;
+    B->pixel_budget = (uint64_t)f->size * 8 + (64u << 20); /* decoded texture pixels: bounded by the file */
+}
+
 static bk_result q_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s)
 {
     const bk_quake_bsp *q = f->impl;
     builder B;
-    memset(&B, 0, sizeof B);
-    B.f = f;
-    B.q = q;
-    B.opt = opt;
-    B.s = s;
-    B.gold = q->format == BK_FORMAT_GOLDSRC;
-    B.pixel_budget = (uint64_t)f->size * 8 + (64u << 20);
+    builder_init(&B, f, opt, s);
     B.lightmap_image = -1;
     B.lit = !(opt->flags & BK_OPT_NO_LIGHTMAPS) && q->lighting_size > 0;
     bk_result r = BK_OK;
@@ -1580,13 +1585,7 @@ static bk_result q_extract_images(const bk_file *f, const bk_options *opt, bk_sc
 {
     const bk_quake_bsp *q = f->impl;
     builder B;
-    memset(&B, 0, sizeof B);
-    B.f = f;
-    B.q = q;
-    B.opt = opt;
-    B.s = s;
-    B.gold = q->format == BK_FORMAT_GOLDSRC;
-    B.pixel_budget = (uint64_t)f->size * 8 + (64u << 20);
+    builder_init(&B, f, opt, s);
     for (uint32_t i = 0; i < q->miptex_count; i++) {
         const bk_q1_miptex *m = &q->miptex[i];
         if (m->dir_offset < 0) continue;
