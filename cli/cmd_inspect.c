@@ -161,7 +161,8 @@ int cmd_validate(int argc, char **argv)
             cJSON_AddItemToObject(fo, "diagnostics", v.list);
             cJSON_AddItemToArray(all, fo);
         } else if (errors) {
-            printf("%s: INVALID (%s): %u error%s, %u warning%s\n", path, bk_format_name(fmt), errors,
+            printf("%s: INVALID (%s): %u error%s, %u warning%s\n", path,
+                   fmt == BK_FORMAT_UNKNOWN ? "not a supported format" : bk_format_name(fmt), errors,
                    errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s");
         } else {
             printf("%s: ok (%s), %u warning%s\n", path, bk_format_name(fmt), warnings, warnings == 1 ? "" : "s");
