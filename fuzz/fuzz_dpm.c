@@ -6,16 +6,13 @@
 
 #include "bspkit/dpm.h"
 #include "bspkit/scene.h"
+#include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    bk_options opt = {0};
-    opt.limits.max_alloc_bytes = 256u << 20;
-    opt.limits.max_elements = 8u << 20;
-    uint32_t e, w;
-    bk_validate_memory(data, size, &opt, &e, &w);
-    bk_file *f = NULL;
-    if (bk_file_load_memory(data, size, &opt, &f) != BK_OK) return 0;
+    bk_options opt;
+    bk_file *f = fuzz_load(data, size, &opt);
+    if (!f) return 0;
     const bk_dpm_model *m = bk_dpm_get(f);
     if (m) {
         bk_scene *s = NULL;

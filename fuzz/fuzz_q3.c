@@ -8,6 +8,7 @@
 
 #include "bspkit/q3.h"
 #include "bspkit/scene.h"
+#include "fuzz_common.h"
 #include "formats/q3/q3_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -28,13 +29,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
         memcpy(buf, data, size);
     }
-    bk_options opt = {0};
-    opt.limits.max_alloc_bytes = 256u << 20;
-    opt.limits.max_elements = 4u << 20;
-    uint32_t e, w;
-    bk_validate_memory(buf, n, &opt, &e, &w);
-    bk_file *f = NULL;
-    if (bk_file_load_memory(buf, n, &opt, &f) == BK_OK) {
+    bk_options opt;
+    bk_file *f = fuzz_load(buf, n, &opt);
+    if (f) {
         const bk_q3_map *m = bk_q3_map_get(f);
         if (m) {
             float p[3] = {0, 0, 0};

@@ -6,17 +6,13 @@
 
 #include "bspkit/quake.h"
 #include "bspkit/scene.h"
+#include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     bk_options opt;
-    memset(&opt, 0, sizeof opt);
-    opt.limits.max_alloc_bytes = 256u << 20;
-    opt.limits.max_elements = 8u << 20;
-    uint32_t e, w;
-    bk_validate_memory(data, size, &opt, &e, &w);
-    bk_file *f = NULL;
-    if (bk_file_load_memory(data, size, &opt, &f) == BK_OK) {
+    bk_file *f = fuzz_load(data, size, &opt);
+    if (f) {
         bk_scene *s = NULL;
         if (bk_file_build_scene(f, &opt, &s) == BK_OK) bk_scene_free(s);
         s = NULL;
