@@ -10,6 +10,7 @@
 
 #include "bspkit/q3.h"
 #include "bspkit/scene.h"
+#include "common/bk_internal.h"
 
 static double now(void)
 {
@@ -18,21 +19,12 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* the whole file in memory (the library's bounded reader), or NULL */
 static unsigned char *slurp(const char *path, size_t *n)
 {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return NULL;
-    fseek(fp, 0, SEEK_END);
-    long sz = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    unsigned char *b = sz > 0 ? malloc((size_t)sz) : NULL;
-    if (b && fread(b, 1, (size_t)sz, fp) != (size_t)sz) {
-        free(b);
-        b = NULL;
-    }
-    fclose(fp);
-    *n = b ? (size_t)sz : 0;
-    return b;
+    uint8_t *d = NULL;
+    if (bk_read_file(path, (uint64_t)1 << 31, &d, n) != BK_OK) return NULL;
+    return d;
 }
 
 int main(int argc, char **argv)

@@ -8,6 +8,7 @@
 
 #include "bspkit/scene.h"
 #include "bspkit/source.h"
+#include "common/bk_internal.h"
 
 static double now(void)
 {
@@ -16,20 +17,11 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* the whole file in memory (the library's bounded reader), or NULL */
 static uint8_t *slurp(const char *path, size_t *n)
 {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return NULL;
-    fseek(fp, 0, SEEK_END);
-    long len = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    uint8_t *d = len > 0 ? malloc((size_t)len) : NULL;
-    if (d && fread(d, 1, (size_t)len, fp) != (size_t)len) {
-        free(d);
-        d = NULL;
-    }
-    fclose(fp);
-    *n = d ? (size_t)len : 0;
+    uint8_t *d = NULL;
+    if (bk_read_file(path, (uint64_t)1 << 31, &d, n) != BK_OK) return NULL;
     return d;
 }
 
