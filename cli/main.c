@@ -42,7 +42,7 @@ static const cli_cmd k_cmds[] = {
      "  --no-lightmaps     no lightmap atlas or lightmap UVs\n"
      "  --no-textures      no texture pixels (materials keep their names)\n"
      "  --no-entities      no entity key/values in node extras\n"
-     "  --patch-level N    Quake 3 bezier subdivision per piece edge (default 8)\n"
+     "  --patch-level N    Quake 3 bezier subdivision per piece edge (default 4)\n"
      "  --skip-flares      Quake 3: drop flare surfaces\n"
      "  --overbright N     Quake 3 lightmap brightness shift in bits (default 1; 0 = none)\n"
      "  --no-props         Source: no static-prop nodes\n"

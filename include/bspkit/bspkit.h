@@ -100,7 +100,7 @@ typedef struct bk_options {
     const char *const *search_paths;
     uint32_t search_path_count;
     const char *base_dir;           /* the input file's own folder (lm_*.tga, .framegroups, wads) */
-    int32_t patch_level;            /* Quake 3 patch subdivision per 3x3 piece edge; 0 = default (8) */
+    int32_t patch_level;            /* Quake 3 patch subdivision per 3x3 piece edge; 0 = default (4) */
     float overbright;               /* Quake 3 lightmap brightness shift in bits; 0 = default (1), <0 = none */
     const char *framegroups_path;   /* DPM: explicit .framegroups file (default: MODEL.framegroups) */
 } bk_options;

@@ -55,11 +55,13 @@ fi
 
 # patch level: more subdivision, more triangles; flares as points or skipped
 "$CLI" convert "$P" -o "$WORK/l2.glb" --no-textures --patch-level 2 >/dev/null
-"$CLI" convert "$P" -o "$WORK/l8.glb" --no-textures >/dev/null
+"$CLI" convert "$P" -o "$WORK/l4.glb" --no-textures >/dev/null   # the default level, 4
+"$CLI" convert "$P" -o "$WORK/l4x.glb" --no-textures --patch-level 4 >/dev/null
 "$CLI" convert "$P" -o "$WORK/l16.glb" --no-textures --patch-level 16 >/dev/null
-t2=$($GLB "$WORK/l2.glb" | field triangles); t8=$($GLB "$WORK/l8.glb" | field triangles)
+t2=$($GLB "$WORK/l2.glb" | field triangles); t4=$($GLB "$WORK/l4.glb" | field triangles)
 t16=$($GLB "$WORK/l16.glb" | field triangles)
-check "patch level 2 < 8 < 16 triangles ($t2 $t8 $t16)" test "$t2" -lt "$t8" -a "$t8" -lt "$t16"
+check "patch level 2 < 4 (default) < 16 triangles ($t2 $t4 $t16)" test "$t2" -lt "$t4" -a "$t4" -lt "$t16"
+check "the default is level 4" test "$t4" = "$($GLB "$WORK/l4x.glb" | field triangles)"
 "$CLI" convert "$M" -o "$WORK/fl.glb" --no-textures >/dev/null
 "$CLI" convert "$M" -o "$WORK/nofl.glb" --no-textures --skip-flares >/dev/null
 nfl=$(python3 "$BK_TESTS/q3/q3read.py" counts "$M" | field flares)

@@ -26,7 +26,7 @@ def entity_count(text):
     return n
 
 
-def read(path, level=8):
+def read(path, level=4):
     d = open(path, 'rb').read()
     if d[:4] != b'IBSP':
         raise ValueError('not IBSP')
