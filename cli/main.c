@@ -63,7 +63,7 @@ static const cli_cmd k_cmds[] = {
     {"query", "point location, PVS / PAS rows and line of sight (BSP maps)",
      "usage: bspkit query FILE --point X Y Z [--model N] [--visible-faces] [--json]\n"
      "       bspkit query FILE --see X1 Y1 Z1 X2 Y2 Z2 [--json]\n"
-     "       bspkit query FILE --pvs CLUSTER | --pas CLUSTER [--json]\n"
+     "       bspkit query FILE --pvs CLUSTER|all | --pas CLUSTER|all [--json]\n"
      "       bspkit query FILE --batch [--model N] < points.txt\n"
      "  --point      the leaf holding the point: contents, cluster, area, leaf bounds and how\n"
      "               many leaves / clusters its PVS holds (engine units, Z up)\n"
