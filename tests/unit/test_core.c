@@ -153,6 +153,13 @@ static void test_utf8(void)
 {
     CHECK(bk_utf8_valid("plain") && bk_utf8_valid("caf\xc3\xa9") && !bk_utf8_valid("caf\xe9"));
     CHECK(!bk_utf8_valid("\xc0\x80") && !bk_utf8_valid("\xe2\x82"));
+    /* surrogates, overlong three- and four-byte forms and values past U+10FFFF are not UTF-8 */
+    CHECK(!bk_utf8_valid("\xed\xa0\x80") && !bk_utf8_valid("\xed\xbf\xbf"));
+    CHECK(!bk_utf8_valid("\xe0\x80\x80") && !bk_utf8_valid("\xe0\x9f\xbf"));
+    CHECK(!bk_utf8_valid("\xf0\x80\x80\x80") && !bk_utf8_valid("\xf0\x8f\xbf\xbf"));
+    CHECK(!bk_utf8_valid("\xf4\x90\x80\x80"));
+    CHECK(bk_utf8_valid("\xed\x9f\xbf") && bk_utf8_valid("\xee\x80\x80") && bk_utf8_valid("\xe0\xa0\x80"));
+    CHECK(bk_utf8_valid("\xf0\x90\x80\x80") && bk_utf8_valid("\xf4\x8f\xbf\xbf"));
     char *u = bk_utf8_from_8bit("caf\xe9!");
     CHECK(u && strcmp(u, "caf\xc3\xa9!") == 0);
     free(u);
