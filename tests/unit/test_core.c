@@ -149,6 +149,16 @@ static void test_export(const char *work)
     bk_scene_free(s);
 }
 
+static void test_null_file(void)
+{
+    /* the accessors answer for a file that failed to load instead of dereferencing NULL */
+    size_t n = 123;
+    CHECK(bk_file_entities(NULL) != NULL && bk_file_entities(NULL)->count == 0);
+    CHECK(bk_file_data(NULL, &n) == NULL && n == 0);
+    CHECK(bk_file_info(NULL) == NULL || bk_file_info(NULL)->lump_count == 0);
+    CHECK(bk_file_impl(NULL, BK_FORMAT_QUAKE3) == NULL);
+}
+
 static void test_utf8(void)
 {
     CHECK(bk_utf8_valid("plain") && bk_utf8_valid("caf\xc3\xa9") && !bk_utf8_valid("caf\xe9"));
@@ -197,5 +207,6 @@ int main(int argc, char **argv)
     test_export(work);
     test_detect();
     test_utf8();
+    test_null_file();
     return CHECK_DONE();
 }
