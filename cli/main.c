@@ -45,6 +45,8 @@ static const cli_cmd k_cmds[] = {
      "  --game-dir DIR     a game folder or .pk3 searched for wads, textures, shaders (repeatable)\n"
      "  --scale F          metres per engine unit (default 0.0254: 1 unit = 1 inch)\n"
      "  --keep-z-up        keep engine axes (default converts Z-up to glTF's Y-up)\n"
+     "  -v, --verbose      every located warning, and every missing texture by name\n"
+     "  -q, --quiet        nothing but errors\n"
      "  --png-level N      PNG deflate effort, 1 fastest .. 12 smallest (default 3)\n"
      "  --no-lightmaps     no lightmap atlas or lightmap UVs\n"
      "  --no-textures      no texture pixels (materials keep their names)\n"
@@ -195,6 +197,8 @@ int cli_parse(int argc, char **argv, cli_opts *o, bool *help)
             *help = true;
         } else if (strcmp(a, "--json") == 0) {
             o->json = true;
+        } else if (strcmp(a, "--verbose") == 0 || strcmp(a, "-v") == 0) {
+            o->verbose = true;
         } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
             o->quiet = true;
         } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
