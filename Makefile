@@ -1,5 +1,7 @@
 # bspkit: `make` builds build/bspkit, `make demo` converts the shipped sample, `make test` runs
-# every test. Each installs missing Debian build dependencies first (scripts/install-deps).
+# every test. `make demo` and `make test` (the README's two commands) install missing Debian
+# packages first (scripts/install-deps); plain `make` and `make install` install nothing and say
+# what is missing (`make deps` installs it).
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
@@ -15,7 +17,10 @@ all: build
 deps:
 	@scripts/install-deps
 
-build: deps
+BUILD_PKGS = zlib liblzma libdeflate libcjson libzip
+build:
+	@pkg-config --exists $(BUILD_PKGS) 2>/dev/null && [ -f /usr/include/stb/stb_image.h ] || { \
+		echo "bspkit: build dependencies missing ($(BUILD_PKGS), stb): run 'make deps', or 'make demo' / 'make test' which install them" >&2; exit 1; }
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD) -j$(JOBS)
 
@@ -27,11 +32,13 @@ corpus:
 		FETCH_TEXTURES=1 bash ../shared/scripts/fetch-corpus $(CORPUS_DIR) >/dev/null 2>&1 || \
 		echo "note: fetch-corpus failed; Quake 3 / DPM tests will be skipped"; fi
 
-test: build corpus
+test: deps
+	@$(MAKE) --no-print-directory build corpus
 	@scripts/install-deps --test
 	@cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
 
-demo: build
+demo: deps
+	@$(MAKE) --no-print-directory build
 	@scripts/install-deps --test
 	@mkdir -p $(BUILD)/demo
 	$(BUILD)/bspkit info $(SAMPLE)
@@ -43,7 +50,7 @@ demo: build
 		echo "previews (three.js in headless Chromium): $(BUILD)/demo/sample.png $(BUILD)/demo/lobby.png"
 	@echo "demo: open $(BUILD)/demo/sample.glb or lobby.glb in Blender or any glTF viewer"
 
-asan: corpus
+asan: deps corpus
 	@scripts/install-deps --test
 	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DBSPKIT_SANITIZE=ON >/dev/null
 	@cmake --build $(ASAN_BUILD) -j$(JOBS)
@@ -58,7 +65,8 @@ fuzz:
 	@cmake --build $(FUZZ_BUILD) -j$(JOBS)
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) bash fuzz/run.sh $(FUZZ_BUILD)
 
-bench: build corpus
+bench: deps
+	@$(MAKE) --no-print-directory build corpus
 	@$(BUILD)/bench/bench_load ../shared/corpus $${BSPKIT_CORPUS:-$$HOME/.cache/bspkit-corpus} --scene
 	@for b in $(BUILD)/bench/bench_*; do case $$b in */bench_load) ;; *) [ -x $$b ] && $$b;; esac; done
 

@@ -45,6 +45,10 @@ typedef enum bk_result {
     BK_RESULT_COUNT_
 } bk_result;
 
+/* The library's version as "MAJOR.MINOR.PATCH" (that of the library linked, which may differ from
+ * BK_VERSION_STRING of the headers compiled against). */
+const char *bk_version(void);
+
 const char *bk_strerror(bk_result r);
 /* Short stable identifier of a result ("truncated", "bad-index", ...), for JSON output. */
 const char *bk_result_name(bk_result r);

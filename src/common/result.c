@@ -178,3 +178,5 @@ int bk_strcasecmp(const char *a, const char *b)
         if (ca != cb || !ca) return ca - cb;
     }
 }
+
+const char *bk_version(void) { return BK_VERSION_STRING; }

@@ -43,4 +43,25 @@ if cmake -S "$WORK/consumer" -B "$WORK/consumer/build" -DCMAKE_PREFIX_PATH="$PRE
    cmake --build "$WORK/consumer/build" >/dev/null 2>>"$WORK/.err"; then
     ok; check "CMake consumer runs" "$WORK/consumer/build/consumer"
 else fail "CMake consumer does not build"; tail "$WORK/.err" >&2; fi
+# the installed package names no absolute path of this machine's libraries
+no_abs_paths() { ! grep -qE '"/(usr|lib)[^"]*[.](so|a)' "$@"; }
+check "the CMake package names no absolute library path" no_abs_paths $(find "$PREFIX" -name 'bspkitTargets*.cmake')
+check "bk_version() answers" bash -c "cc -x c - -o '$WORK/v' -I'$PREFIX/include' <<< '#include <bspkit/bspkit.h>
+#include <string.h>
+int main(void){return strcmp(bk_version(), BK_VERSION_STRING) != 0;}' $(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --libs --static bspkit) $SANFLAGS && '$WORK/v'"
+# a shared build exports exactly what include/bspkit/ declares, with a SONAME (skipped under ASan)
+if [[ $SAN != ON ]] && command -v nm >/dev/null; then
+    SRC=$(cd "$BK_TESTS/.." && pwd)
+    if cmake -S "$SRC" -B "$WORK/shared" -DBUILD_SHARED_LIBS=ON -DBSPKIT_TESTS=OFF -DCMAKE_BUILD_TYPE=Release >/dev/null 2>"$WORK/.err" &&
+       cmake --build "$WORK/shared" -j2 >/dev/null 2>>"$WORK/.err"; then
+        ok
+        so=$(ls "$WORK"/shared/libbspkit.so.* | head -1)
+        check "the shared library has a SONAME" bash -c "objdump -p '$so' | grep -q 'SONAME.*libbspkit.so.0'"
+        nm -D --defined-only "$so" | awk '$2 == "T" {print $3}' | sed 's/@.*//' | sort -u > "$WORK/exported"
+        cat "$SRC"/include/bspkit/*.h | grep -oE 'bk_[a-z0-9_]+[[:space:]]*\(' | sed 's/[[:space:]]*($//' | sort -u > "$WORK/declared"
+        check "every exported function is declared in include/bspkit/" bash -c "comm -23 '$WORK/exported' '$WORK/declared' | (! grep .)"
+        check "nothing internal is exported (bk_report, bk_alloc_array, bk_cm_trace)" bash -c "! grep -qxE 'bk_report|bk_alloc_array|bk_cm_trace' '$WORK/exported'"
+        check "the CLI runs on the shared library" "$WORK/shared/bspkit" info "$SRC/samples/ericw_q1_detail_fence2.bsp"
+    else fail "shared build"; tail -5 "$WORK/.err" >&2; fi
+fi
 bk_done
