@@ -120,10 +120,11 @@ typedef enum bk_format {
     BK_FORMAT_QUAKE3,   /* IBSP v46 / v47 */
     BK_FORMAT_SOURCE,   /* VBSP v17-v21 */
     BK_FORMAT_DPM,      /* DarkPlaces skeletal model */
+    BK_FORMAT_VTF,      /* Valve Texture Format 7.0-7.5 */
     BK_FORMAT_COUNT_
 } bk_format;
 
-/* "quake1", "bsp2", "goldsrc", "wad3", "quake3", "source", "dpm" */
+/* "quake1", "bsp2", "goldsrc", "wad3", "quake3", "source", "dpm", "vtf" */
 const char *bk_format_name(bk_format f);
 
 /* ---- loaded files ------------------------------------------------------------------- */

@@ -234,6 +234,32 @@ void bk_source_pak_close(bk_source_pak *p);
  * no backslash, no empty or control characters), else 0. */
 int bk_source_pak_name_safe(const char *name);
 
+/* ---- VTF textures (Valve Texture Format 7.0-7.5) ------------------------------------------ */
+typedef struct bk_vtf {
+    uint32_t version_major, version_minor;
+    uint32_t header_size;
+    uint32_t width, height, depth;
+    uint32_t flags;            /* TEXTUREFLAGS_* (0x4000: cube map) */
+    uint32_t frames, first_frame, faces, mip_count;
+    float reflectivity[3];     /* vtex's average linear colour of the image */
+    float bumpmap_scale;
+    int32_t format, lowres_format;
+    uint32_t lowres_width, lowres_height;
+    uint32_t resource_count;   /* 7.3+ */
+    uint64_t image_offset;     /* the largest mip of frame 0, face 0 */
+    uint64_t image_bytes;      /* bytes of one face of it */
+    uint64_t lowres_offset;    /* the thumbnail, or 0 */
+} bk_vtf;
+
+/* Parse and check a VTF header against its n bytes (every offset and size computed from it). */
+bk_result bk_vtf_parse(const uint8_t *data, size_t n, const bk_options *opt, bk_vtf *out);
+/* The largest mip of frame 0 of one face into rgba (width * height * 4 bytes, RGBA8). */
+bk_result bk_vtf_decode(const uint8_t *data, size_t n, const bk_vtf *v, uint32_t face, uint8_t *rgba);
+/* The low-resolution thumbnail (lowres_width * lowres_height * 4 bytes); BK_ENOTFOUND if none. */
+bk_result bk_vtf_decode_thumbnail(const uint8_t *data, size_t n, const bk_vtf *v, uint8_t *rgba);
+/* "DXT1", "BGR888", ... */
+const char *bk_vtf_format_name(int32_t format);
+
 #ifdef __cplusplus
 }
 #endif

@@ -6,7 +6,7 @@
 static const char *const k_format_names[BK_FORMAT_COUNT_] = {
     [BK_FORMAT_UNKNOWN] = "unknown", [BK_FORMAT_QUAKE1] = "quake1", [BK_FORMAT_BSP2] = "bsp2",
     [BK_FORMAT_GOLDSRC] = "goldsrc", [BK_FORMAT_WAD3] = "wad3",     [BK_FORMAT_QUAKE3] = "quake3",
-    [BK_FORMAT_SOURCE] = "source",   [BK_FORMAT_DPM] = "dpm",
+    [BK_FORMAT_SOURCE] = "source",   [BK_FORMAT_DPM] = "dpm", [BK_FORMAT_VTF] = "vtf",
 };
 
 const char *bk_format_name(bk_format f)

@@ -39,6 +39,7 @@ extern const bk_format_ops bk_ops_wad3;
 extern const bk_format_ops bk_ops_q3;
 extern const bk_format_ops bk_ops_source;
 extern const bk_format_ops bk_ops_dpm;
+extern const bk_format_ops bk_ops_vtf;
 
 /* Every decoder, in probe order. */
 const bk_format_ops *const *bk_format_table(size_t *count);
