@@ -63,5 +63,7 @@ int cmd_textures(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_props(int argc, char **argv);
 int cmd_pak(int argc, char **argv);
+int cmd_query(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
 
 #endif

@@ -60,6 +60,34 @@ static const cli_cmd k_cmds[] = {
      "       bspkit pak FILE extract -o DIR\n"
      "  List or extract the zip archive embedded in a Source map (lump 40).\n",
      cmd_pak},
+    {"query", "point location, PVS / PAS rows, line of sight, visible faces",
+     "usage: bspkit query FILE --point X Y Z [--model N] [--json]\n"
+     "       bspkit query FILE --see X1 Y1 Z1 X2 Y2 Z2 [--json]\n"
+     "       bspkit query FILE --pvs CLUSTER | --pas CLUSTER [--json]\n"
+     "       bspkit query FILE --visible-faces X Y Z [--json]\n"
+     "       bspkit query FILE --batch [--model N] < points.txt\n"
+     "  --point          the leaf holding the point: contents, cluster, area, leaf bounds and how many\n"
+     "                   leaves / clusters its PVS holds (--model N: a brush model's own tree)\n"
+     "  --see            can the first point's leaf see the second's (PVS), and is the segment\n"
+     "                   between them clear of solid (a point trace)\n"
+     "  --pvs, --pas     the clusters in a cluster's potentially visible / audible set (GoldSrc and\n"
+     "                   Quake 1: cluster = leaf - 1; the PAS is computed as the engines do)\n"
+     "  --visible-faces  the faces in every leaf of the PVS of the point's leaf\n"
+     "  --batch          read 'X Y Z' lines from standard input, write one JSON object per line\n",
+     cmd_query},
+    {"trace", "sweep a point or a box through the map's collision",
+     "usage: bspkit trace FILE --from X Y Z --to X Y Z [--hull N | --mins X Y Z --maxs X Y Z]\n"
+     "                    [--model N] [--mask NAMES] [--json]\n"
+     "       bspkit trace FILE --batch [options] < segments.txt\n"
+     "  Prints fraction, endpos, the plane hit, its contents, startsolid and allsolid.\n"
+     "  --hull N         GoldSrc / Quake clip hull: 0 point, 1 standing, 2 large, 3 crouching\n"
+     "                   (GoldSrc; Quake 1 has 0..2)\n"
+     "  --mins/--maxs    a box: GoldSrc / Quake pick the hull the engine picks for that size and\n"
+     "                   shift by its offset; Quake 3 / Source sweep the box itself\n"
+     "  --mask NAMES     contents that stop the trace, e.g. solid|playerclip|water\n"
+     "                   (default solid|window|grate|playerclip|moveable|body)\n"
+     "  --batch          read 'X1 Y1 Z1 X2 Y2 Z2' lines, write one JSON object per line\n",
+     cmd_trace},
 };
 
 const cli_cmd *cli_find(const char *name)
