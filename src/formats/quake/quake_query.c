@@ -116,8 +116,8 @@ static int q1_check_tree(const q1_cnode *nodes, uint32_t count, const int32_t *r
 {
     for (uint32_t r = 0; r < nroots; r++) {
         int32_t root = roots[r];
-        if (root < 0) continue;
-        if ((uint32_t)root >= count) return 0;
+        if (root < 0 || (uint32_t)root == count) continue;   /* a leaf / an empty hull */
+        if ((uint32_t)root > count) return 0;
         if (colour[root] == 2) continue;
         uint32_t sp = 0;
         stack_node[0] = root;
@@ -301,10 +301,7 @@ static bk_result q1_point(const void *state, uint32_t model, const float pos[3],
     if (model >= b->model_count) return BK_EINDEX;
     if (!s->hulls[0].usable) return BK_EFORMAT;
     int32_t num = b->models[model].headnode[0];
-    if (num < 0) {
-        /* a model whose tree is a single leaf */
-        if ((uint32_t)~num >= b->leaf_count) return BK_EINDEX;
-    }
+    if (num < 0 ? (uint32_t)~num >= b->leaf_count : (uint32_t)num >= b->node_count) return BK_EINDEX;
     while (num >= 0) {
         const bk_q1_node *n = &b->nodes[num];
         num = n->children[q1_plane_dist(&b->planes[n->plane], pos) < 0];
@@ -317,7 +314,7 @@ static bk_result q1_point(const void *state, uint32_t model, const float pos[3],
     memcpy(out->leaf_mins, l->mins, sizeof out->leaf_mins);
     memcpy(out->leaf_maxs, l->maxs, sizeof out->leaf_maxs);
     if (leaf >= 1 && leaf <= s->visleafs) out->cluster = (int32_t)leaf - 1;
-    if (out->cluster >= 0 || s->visleafs == 0) {
+    if (out->cluster >= 0 || (s->visleafs == 0 && leaf != 0)) {
         out->visible_leaves = s->row_bits[leaf];
         out->visible_clusters = s->visleafs ? s->row_bits[leaf] : 0;
     }
@@ -500,7 +497,12 @@ static bk_result q1_trace_fn(const void *state, const bk_trace_params *p, const 
     const q1_hull *h = &s->hulls[hull ? 1 : 0];
     if (!h->usable) return BK_EFORMAT;
     int32_t head = b->models[p->model].headnode[hull];
-    if (head >= 0 && (uint32_t)head >= h->count) return BK_EINDEX;
+    if (head >= 0 && (uint32_t)head > h->count) return BK_EINDEX;
+    if (head >= 0 && (uint32_t)head == h->count) {
+        /* the compilers' empty hull (non-solid model): nothing to hit */
+        out->native_contents = Q1_EMPTY;
+        return BK_OK;
+    }
     if (head < 0 && hull == 0) {
         /* a single-leaf model: its leaf's contents */
         uint32_t leaf = (uint32_t)~head;
