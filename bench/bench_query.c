@@ -249,7 +249,7 @@ static void bench_map(const char *family, const char *path)
         sink += (int64_t)(tr.fraction * 100);
     }
     double t_tr = now() - t0;
-    tp.hull = 1;
+    tp.hull = -1;   /* GoldSrc / Quake: the hull the engine picks for the box */
     tp.mins[0] = tp.mins[1] = -16, tp.mins[2] = -24;   /* a player-sized box (hull 1 on GoldSrc / Quake) */
     tp.maxs[0] = tp.maxs[1] = 16, tp.maxs[2] = 32;
     t0 = now();

@@ -60,33 +60,31 @@ static const cli_cmd k_cmds[] = {
      "       bspkit pak FILE extract -o DIR\n"
      "  List or extract the zip archive embedded in a Source map (lump 40).\n",
      cmd_pak},
-    {"query", "point location, PVS / PAS rows, line of sight, visible faces",
-     "usage: bspkit query FILE --point X Y Z [--model N] [--json]\n"
+    {"query", "point location, PVS / PAS rows and line of sight (BSP maps)",
+     "usage: bspkit query FILE --point X Y Z [--model N] [--visible-faces] [--json]\n"
      "       bspkit query FILE --see X1 Y1 Z1 X2 Y2 Z2 [--json]\n"
      "       bspkit query FILE --pvs CLUSTER | --pas CLUSTER [--json]\n"
-     "       bspkit query FILE --visible-faces X Y Z [--json]\n"
      "       bspkit query FILE --batch [--model N] < points.txt\n"
-     "  --point          the leaf holding the point: contents, cluster, area, leaf bounds and how many\n"
-     "                   leaves / clusters its PVS holds (--model N: a brush model's own tree)\n"
-     "  --see            can the first point's leaf see the second's (PVS), and is the segment\n"
-     "                   between them clear of solid (a point trace)\n"
-     "  --pvs, --pas     the clusters in a cluster's potentially visible / audible set (GoldSrc and\n"
-     "                   Quake 1: cluster = leaf - 1; the PAS is computed as the engines do)\n"
-     "  --visible-faces  the faces in every leaf of the PVS of the point's leaf\n"
-     "  --batch          read 'X Y Z' lines from standard input, write one JSON object per line\n",
+     "  --point      the leaf holding the point: contents, cluster, area, leaf bounds and how\n"
+     "               many leaves / clusters its PVS holds (engine units, Z up)\n"
+     "  --model N    search brush model N's tree instead of the world's (0)\n"
+     "  --visible-faces  also count the faces potentially visible from the point\n"
+     "  --see        whether the second point's leaf is in the first one's PVS\n"
+     "  --pvs/--pas  the decoded row of a cluster (GoldSrc / Quake: cluster = leaf - 1)\n"
+     "  --batch      one query per line on standard input: 'X Y Z' (a point) or\n"
+     "               'X1 Y1 Z1 X2 Y2 Z2' (line of sight); one JSON object per line out\n",
      cmd_query},
-    {"trace", "sweep a point or a box through the map's collision",
+    {"trace", "sweep a point or a box through a map's collision (BSP maps)",
      "usage: bspkit trace FILE --from X Y Z --to X Y Z [--hull N | --mins X Y Z --maxs X Y Z]\n"
      "                    [--model N] [--mask NAMES] [--json]\n"
      "       bspkit trace FILE --batch [options] < segments.txt\n"
-     "  Prints fraction, endpos, the plane hit, its contents, startsolid and allsolid.\n"
-     "  --hull N         GoldSrc / Quake clip hull: 0 point, 1 standing, 2 large, 3 crouching\n"
-     "                   (GoldSrc; Quake 1 has 0..2)\n"
-     "  --mins/--maxs    a box: GoldSrc / Quake pick the hull the engine picks for that size and\n"
-     "                   shift by its offset; Quake 3 / Source sweep the box itself\n"
-     "  --mask NAMES     contents that stop the trace, e.g. solid|playerclip|water\n"
-     "                   (default solid|window|grate|playerclip|moveable|body)\n"
-     "  --batch          read 'X1 Y1 Z1 X2 Y2 Z2' lines, write one JSON object per line\n",
+     "  fraction, endpos, the plane hit, its contents, startsolid and allsolid.\n"
+     "  --hull N     GoldSrc / Quake clip hull: 0 point, 1 standing, 2 large, 3 crouching\n"
+     "  --mins/--maxs  the swept box (Quake 3 / Source: traced against brushes; GoldSrc /\n"
+     "               Quake: the hull the engine picks for that box)\n"
+     "  --mask NAMES contents that stop the move, e.g. solid|playerclip (default: what\n"
+     "               stops a player: solid, window, grate, playerclip, moveable, body)\n"
+     "  --batch      one 'X1 Y1 Z1 X2 Y2 Z2' per line on standard input, JSON lines out\n",
      cmd_trace},
 };
 

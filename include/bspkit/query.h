@@ -87,18 +87,22 @@ void bk_query_get_info(const bk_query *q, bk_query_info *out);
 typedef struct bk_point_info {
     int32_t leaf;              /* index into the leaves lump */
     uint32_t contents;         /* BK_CONTENTS_* */
-    int32_t native_contents;   /* the family's own value (GoldSrc CONTENTS_* negative numbers,
-                                * Quake 3 / Source bit flags) */
+    int32_t native_contents;   /* the family's own value (GoldSrc / Quake CONTENTS_* negative
+                                * numbers, Quake 3 / Source bit flags) */
     int32_t cluster;           /* -1: none (solid / outside / no vis) */
     int32_t area;              /* Quake 3 / Source area, -1 elsewhere */
     float leaf_mins[3], leaf_maxs[3];  /* the leaf's stored bounds */
-    uint32_t visible_leaves;   /* leaves whose cluster is in this leaf's PVS (GoldSrc: set bits of
-                                * the leaf's own row over the world's vis leaves) */
-    uint32_t visible_clusters; /* set bits of the cluster's PVS row */
 } bk_point_info;
 
-/* The leaf holding pos in model's tree (0 = world). BK_EINDEX for a model out of range. */
+/* The leaf holding pos in model's tree (0 = world). Fast: a walk down the tree, no allocation.
+ * BK_EINDEX for a model out of range. */
 bk_result bk_query_point(const bk_query *q, uint32_t model, const float pos[3], bk_point_info *out);
+
+/* What the PVS row of a cluster holds: visible_clusters = its set bits; visible_leaves = the
+ * leaves whose cluster is among them (GoldSrc / Quake: the set bits of the leaf's own row over
+ * the world's vis leaves). With no visibility data, everything. cluster -1: 0 and 0. */
+bk_result bk_query_cluster_counts(const bk_query *q, int32_t cluster, uint32_t *visible_leaves,
+                                  uint32_t *visible_clusters);
 
 typedef enum bk_vis_kind { BK_VIS_PVS = 0, BK_VIS_PAS = 1 } bk_vis_kind;
 
@@ -123,7 +127,9 @@ bk_result bk_query_visible_faces(const bk_query *q, const float pos[3], uint32_t
 typedef struct bk_trace_params {
     uint32_t model;            /* 0 = world */
     int32_t hull;              /* GoldSrc / Quake: clip hull 0 point, 1 standing, 2 large,
-                                * 3 crouching (Quake 1: 0..2); ignored by box families */
+                                * 3 crouching (Quake 1: 0..2); -1: the hull the engine picks for
+                                * the box mins/maxs (the move is then offset as the engine does);
+                                * ignored by the box families */
     float mins[3], maxs[3];    /* Quake 3 / Source: the swept box (all zero = a point / ray) */
     uint32_t mask;             /* BK_CONTENTS_* to stop at; 0 = BK_MASK_PLAYERSOLID */
 } bk_trace_params;

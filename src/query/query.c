@@ -1,44 +1,50 @@
-/* The query front door: opens the family backend that matches a loaded file, checks the
- * caller's arguments, and answers the format-neutral questions (contents names, "can A see B",
- * the faces visible from a point) from the backend's rows and leaves. */
+/* The query front door: one interface over every BSP family's trees (see bspkit/query.h).
+ * Argument checks, contents names and everything that is the same for every family (counting
+ * a PVS row, the faces visible from a point) live here; the tree walks and traces live in each
+ * family's <family>_query.c. */
 #include <math.h>
-#include <stdlib.h>
-#include <string.h>
+#include <stdio.h>
 
-#include "query_families.h"
 #include "query_internal.h"
 
-static const char *const k_contents_names[32] = {
-    "solid", "window", "grate", "water", "slime", "lava", "sky", "playerclip", "monsterclip", "fog",
-    "ladder", "translucent", "current", "origin", "trigger", "detail", "areaportal", "opaque",
-    "moveable", "debris", "body", "nodrop", "teleporter", NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-    NULL, "other"};
+static const struct { uint32_t bit; const char *name; } k_contents[] = {
+    {BK_CONTENTS_SOLID, "solid"}, {BK_CONTENTS_WINDOW, "window"}, {BK_CONTENTS_GRATE, "grate"},
+    {BK_CONTENTS_WATER, "water"}, {BK_CONTENTS_SLIME, "slime"}, {BK_CONTENTS_LAVA, "lava"},
+    {BK_CONTENTS_SKY, "sky"}, {BK_CONTENTS_PLAYERCLIP, "playerclip"},
+    {BK_CONTENTS_MONSTERCLIP, "monsterclip"}, {BK_CONTENTS_FOG, "fog"},
+    {BK_CONTENTS_LADDER, "ladder"}, {BK_CONTENTS_TRANSLUCENT, "translucent"},
+    {BK_CONTENTS_CURRENT, "current"}, {BK_CONTENTS_ORIGIN, "origin"},
+    {BK_CONTENTS_TRIGGER, "trigger"}, {BK_CONTENTS_DETAIL, "detail"},
+    {BK_CONTENTS_AREAPORTAL, "areaportal"}, {BK_CONTENTS_OPAQUE, "opaque"},
+    {BK_CONTENTS_MOVEABLE, "moveable"}, {BK_CONTENTS_DEBRIS, "debris"}, {BK_CONTENTS_BODY, "body"},
+    {BK_CONTENTS_NODROP, "nodrop"}, {BK_CONTENTS_TELEPORTER, "teleporter"},
+    {BK_CONTENTS_OTHER, "other"},
+};
 
 const char *bk_contents_name(uint32_t bit)
 {
-    if (bit == 0 || (bit & (bit - 1))) return NULL;
-    return k_contents_names[__builtin_ctz(bit)];
+    for (size_t i = 0; i < BK_ARRAY_LEN(k_contents); i++)
+        if (k_contents[i].bit == bit) return k_contents[i].name;
+    return NULL;
 }
 
 size_t bk_contents_format(uint32_t contents, char *buf, size_t cap)
 {
-    size_t n = 0;
     if (!buf || cap == 0) return 0;
     buf[0] = 0;
+    size_t n = 0;
     if (contents == 0) {
-        strncpy(buf, "empty", cap - 1);
-        buf[cap - 1] = 0;
+        snprintf(buf, cap, "empty");
         return strlen(buf);
     }
-    for (int i = 0; i < 32; i++) {
-        if (!(contents & (1u << i))) continue;
-        const char *name = k_contents_names[i] ? k_contents_names[i] : "other";
-        size_t len = strlen(name) + (n ? 1 : 0);
-        if (n + len >= cap) break;
-        if (n) buf[n++] = '|';
-        memcpy(buf + n, name, strlen(name));
-        n += strlen(name);
-        buf[n] = 0;
+    for (size_t i = 0; i < BK_ARRAY_LEN(k_contents); i++) {
+        if (!(contents & k_contents[i].bit)) continue;
+        int w = snprintf(buf + n, cap - n, "%s%s", n ? "|" : "", k_contents[i].name);
+        if (w < 0 || (size_t)w >= cap - n) {
+            buf[cap - 1] = 0;
+            return strlen(buf);
+        }
+        n += (size_t)w;
     }
     return n;
 }
@@ -52,16 +58,20 @@ bk_result bk_contents_parse(const char *text, uint32_t *out)
         const char *e = p;
         while (*e && *e != '|' && *e != ',') e++;
         size_t len = (size_t)(e - p);
-        int found = 0;
-        if (len == 5 && strncmp(p, "empty", 5) == 0) found = 1;
-        for (int i = 0; i < 32 && !found; i++) {
-            const char *name = k_contents_names[i];
-            if (name && strlen(name) == len && strncmp(p, name, len) == 0) {
-                bits |= 1u << i;
-                found = 1;
+        bool found = false;
+        if (len == 3 && strncmp(p, "all", 3) == 0) {
+            bits = UINT32_MAX;
+            found = true;
+        } else if (len == 5 && strncmp(p, "empty", 5) == 0) {
+            found = true;
+        }
+        for (size_t i = 0; !found && i < BK_ARRAY_LEN(k_contents); i++) {
+            if (strlen(k_contents[i].name) == len && strncmp(p, k_contents[i].name, len) == 0) {
+                bits |= k_contents[i].bit;
+                found = true;
             }
         }
-        if (!found) return BK_EARG;
+        if (!found && len) return BK_EARG;
         p = *e ? e + 1 : e;
     }
     *out = bits;
@@ -71,43 +81,44 @@ bk_result bk_contents_parse(const char *text, uint32_t *out)
 static const bk_query_ops *ops_for(bk_format f)
 {
     switch (f) {
-    case BK_FORMAT_QUAKE1:
-    case BK_FORMAT_BSP2:
-    case BK_FORMAT_GOLDSRC: return &bk_query_ops_quake;
-#ifdef BK_HAVE_Q3_QUERY
+    case BK_FORMAT_QUAKE1: case BK_FORMAT_BSP2: case BK_FORMAT_GOLDSRC: return &bk_query_ops_quake;
     case BK_FORMAT_QUAKE3: return &bk_query_ops_q3;
-#endif
-#ifdef BK_HAVE_SOURCE_QUERY
     case BK_FORMAT_SOURCE: return &bk_query_ops_source;
-#endif
     default: return NULL;
     }
 }
 
 bk_result bk_query_open(const bk_file *f, const bk_options *opt, bk_query **out)
 {
-    if (!out) return BK_EARG;
+    if (!f || !out) return BK_EARG;
     *out = NULL;
     bk_ctx ctx;
-    bk_ctx_init(&ctx, opt, false);
-    if (!f) return BK_EARG;
-    if (!ctx.file && f->name) ctx.file = f->name;
+    bk_ctx_init(&ctx, opt, true);
+    if (!ctx.file) ctx.file = f->name;
     const bk_query_ops *ops = ops_for(f->format);
     if (!ops) {
         bk_report(&ctx, BK_SEV_ERROR, BK_EUNSUPPORTED, NULL, BK_NO_INDEX, BK_NO_OFFSET,
-                  "%s files have no %s to query",
-                  bk_format_name(f->format),
-                  f->format == BK_FORMAT_WAD3 || f->format == BK_FORMAT_DPM ? "BSP tree"
-                                                                             : "query backend in this build");
+                  "queries are not supported for %s files (only BSP maps have trees)",
+                  bk_format_name(f->format));
         return BK_EUNSUPPORTED;
     }
     bk_query *q = calloc(1, sizeof *q);
     if (!q) return BK_ENOMEM;
     q->file = f;
     q->ops = ops;
+    q->info.format = f->format;
     bk_result r = ops->open(f, &ctx, &q->state, &q->info);
+    if (r == BK_OK && q->info.cluster_count) {
+        q->cluster_leaves = bk_alloc_array(&ctx, q->info.cluster_count, sizeof(uint32_t), &r);
+        if (q->cluster_leaves) {
+            for (uint32_t l = 0; l < q->info.leaf_count; l++) {
+                int32_t c = ops->leaf_cluster(q->state, (int32_t)l);
+                if (c >= 0 && (uint32_t)c < q->info.cluster_count) q->cluster_leaves[c]++;
+            }
+        }
+    }
     if (r != BK_OK) {
-        free(q);
+        bk_query_free(q);
         return r;
     }
     *out = q;
@@ -117,25 +128,21 @@ bk_result bk_query_open(const bk_file *f, const bk_options *opt, bk_query **out)
 void bk_query_free(bk_query *q)
 {
     if (!q) return;
-    if (q->ops && q->ops->destroy) q->ops->destroy(q->state);
+    if (q->state && q->ops->destroy) q->ops->destroy(q->state);
+    free(q->cluster_leaves);
     free(q);
 }
 
 void bk_query_get_info(const bk_query *q, bk_query_info *out)
 {
-    if (!out) return;
-    if (!q) {
-        memset(out, 0, sizeof *out);
-        return;
-    }
-    *out = q->info;
+    if (q && out) *out = q->info;
 }
 
 bk_result bk_query_point(const bk_query *q, uint32_t model, const float pos[3], bk_point_info *out)
 {
     if (!q || !pos || !out) return BK_EARG;
-    if (!bk_finite3(pos)) return BK_EARG;
     if (model >= q->info.model_count) return BK_EINDEX;
+    if (!bk_finite3(pos)) return BK_EARG;
     return q->ops->point(q->state, model, pos, out);
 }
 
@@ -146,33 +153,79 @@ size_t bk_query_row_bytes(const bk_query *q)
 
 bk_result bk_query_vis_row(const bk_query *q, bk_vis_kind kind, int32_t cluster, uint8_t *row)
 {
-    if (!q || !row || (kind != BK_VIS_PVS && kind != BK_VIS_PAS)) return BK_EARG;
-    if (q->info.cluster_count == 0) return kind == BK_VIS_PAS ? BK_EUNSUPPORTED : BK_OK;
+    if (!q || !row) return BK_EARG;
+    if (kind != BK_VIS_PVS && kind != BK_VIS_PAS) return BK_EARG;
     if (cluster < 0 || (uint32_t)cluster >= q->info.cluster_count) return BK_EINDEX;
     if (kind == BK_VIS_PAS && !q->info.has_pas) return BK_EUNSUPPORTED;
+    memset(row, 0, bk_query_row_bytes(q));
     return q->ops->vis_row(q->state, kind, cluster, row);
+}
+
+/* A row on the stack when it fits (the common case), else on the heap. */
+#define ROW_STACK 8192
+typedef struct row_buf {
+    uint8_t stack[ROW_STACK];
+    uint8_t *p;
+} row_buf;
+
+static bk_result row_get(const bk_query *q, int32_t cluster, row_buf *rb)
+{
+    size_t n = bk_query_row_bytes(q);
+    rb->p = n <= ROW_STACK ? rb->stack : malloc(n);
+    if (!rb->p) return BK_ENOMEM;
+    return bk_query_vis_row(q, BK_VIS_PVS, cluster, rb->p);
+}
+static void row_done(row_buf *rb)
+{
+    if (rb->p && rb->p != rb->stack) free(rb->p);
+    rb->p = NULL;
+}
+
+static inline bool bit(const uint8_t *row, uint32_t c) { return (row[c >> 3] >> (c & 7)) & 1; }
+
+bk_result bk_query_cluster_counts(const bk_query *q, int32_t cluster, uint32_t *visible_leaves,
+                                  uint32_t *visible_clusters)
+{
+    if (!q) return BK_EARG;
+    uint32_t vl = 0, vc = 0;
+    if (q->info.cluster_count == 0) {
+        vl = q->info.leaf_count;
+    } else if (cluster >= 0) {
+        if ((uint32_t)cluster >= q->info.cluster_count) return BK_EINDEX;
+        row_buf rb;
+        bk_result r = row_get(q, cluster, &rb);
+        if (r != BK_OK) {
+            row_done(&rb);
+            return r;
+        }
+        for (uint32_t c = 0; c < q->info.cluster_count; c++) {
+            if (!bit(rb.p, c)) continue;
+            vc++;
+            vl += q->cluster_leaves[c];
+        }
+        row_done(&rb);
+    }
+    if (visible_leaves) *visible_leaves = vl;
+    if (visible_clusters) *visible_clusters = vc;
+    return BK_OK;
 }
 
 int bk_query_cluster_visible(const bk_query *q, int32_t a, int32_t b)
 {
-    if (!q) return 0;
-    if (a < 0 || b < 0 || q->info.cluster_count == 0) return 1;
+    if (!q || a < 0 || b < 0 || q->info.cluster_count == 0) return 1;
     if ((uint32_t)a >= q->info.cluster_count || (uint32_t)b >= q->info.cluster_count) return 1;
-    size_t rb = bk_query_row_bytes(q);
-    uint8_t stack[4096];
-    uint8_t *row = rb <= sizeof stack ? stack : malloc(rb);
-    if (!row) return 1;
+    row_buf rb;
     int vis = 1;
-    if (q->ops->vis_row(q->state, BK_VIS_PVS, a, row) == BK_OK) vis = (row[b >> 3] >> (b & 7)) & 1;
-    if (row != stack) free(row);
+    if (row_get(q, a, &rb) == BK_OK) vis = bit(rb.p, (uint32_t)b);
+    row_done(&rb);
     return vis;
 }
 
 int bk_query_points_visible(const bk_query *q, const float a[3], const float b[3])
 {
     bk_point_info pa, pb;
-    if (!q || !a || !b) return 0;
     if (bk_query_point(q, 0, a, &pa) != BK_OK || bk_query_point(q, 0, b, &pb) != BK_OK) return 0;
+    if (pa.cluster < 0 || pb.cluster < 0) return q->info.cluster_count == 0;
     return bk_query_cluster_visible(q, pa.cluster, pb.cluster);
 }
 
@@ -183,51 +236,52 @@ bk_result bk_query_visible_faces(const bk_query *q, const float pos[3], uint32_t
     *count = 0;
     bk_point_info pi;
     BK_TRY(bk_query_point(q, 0, pos, &pi));
-    size_t rb = bk_query_row_bytes(q);
-    uint8_t *row = rb ? malloc(rb) : NULL;
-    uint8_t *seen = calloc((q->info.face_count + 7) / 8 + 1, 1);
-    if ((rb && !row) || !seen) {
-        free(row);
-        free(seen);
-        return BK_ENOMEM;
-    }
-    /* no vis data: everything; solid / outside the vis leaves: nothing */
-    int all = rb == 0;
-    if (!all && pi.cluster >= 0 && q->ops->vis_row(q->state, BK_VIS_PVS, pi.cluster, row) != BK_OK) all = 1;
-    for (uint32_t leaf = 0; leaf < q->info.leaf_count; leaf++) {
-        int32_t c = q->ops->leaf_cluster(q->state, (int32_t)leaf);
-        if (c < 0) continue;
-        if (!all && (pi.cluster < 0 || !((row[c >> 3] >> (c & 7)) & 1))) continue;
-        uint32_t n = q->ops->leaf_face_count(q->state, (int32_t)leaf);
+    if (q->info.cluster_count && pi.cluster < 0) return BK_OK;   /* in solid / outside: nothing */
+    uint8_t *seen = calloc(((size_t)q->info.face_count + 7) / 8 + 1, 1);
+    if (!seen) return BK_ENOMEM;
+    row_buf rb = {.p = NULL};
+    bk_result r = BK_OK;
+    if (q->info.cluster_count) r = row_get(q, pi.cluster, &rb);
+    for (uint32_t l = 0; r == BK_OK && l < q->info.leaf_count; l++) {
+        if (q->info.cluster_count) {
+            int32_t c = q->ops->leaf_cluster(q->state, (int32_t)l);
+            if (c < 0 || (uint32_t)c >= q->info.cluster_count || !bit(rb.p, (uint32_t)c)) continue;
+        }
+        uint32_t n = q->ops->leaf_face_count(q->state, (int32_t)l);
         for (uint32_t i = 0; i < n; i++) {
-            uint32_t fi = q->ops->leaf_face(q->state, (int32_t)leaf, i);
+            uint32_t fi = q->ops->leaf_face(q->state, (int32_t)l, i);
             if (fi < q->info.face_count) seen[fi >> 3] |= (uint8_t)(1u << (fi & 7));
         }
     }
+    row_done(&rb);
     uint32_t total = 0;
-    for (uint32_t fi = 0; fi < q->info.face_count; fi++) {
-        if (!((seen[fi >> 3] >> (fi & 7)) & 1)) continue;
+    for (uint32_t fi = 0; r == BK_OK && fi < q->info.face_count; fi++) {
+        if (!bit(seen, fi)) continue;
         if (faces && total < cap) faces[total] = fi;
         total++;
     }
-    *count = total;
-    free(row);
     free(seen);
-    return BK_OK;
+    *count = total;
+    return r;
 }
 
 bk_result bk_query_trace(const bk_query *q, const bk_trace_params *p, const float start[3],
                          const float end[3], bk_trace_result *out)
 {
     if (!q || !start || !end || !out) return BK_EARG;
-    bk_trace_params def;
-    if (!p) {
-        memset(&def, 0, sizeof def);
-        p = &def;
-    }
-    if (!bk_finite3(start) || !bk_finite3(end) || !bk_finite3(p->mins) || !bk_finite3(p->maxs)) return BK_EARG;
+    bk_trace_params tp;
+    if (p) tp = *p;
+    else memset(&tp, 0, sizeof tp);
+    if (tp.model >= q->info.model_count) return BK_EINDEX;
+    if (!bk_finite3(start) || !bk_finite3(end) || !bk_finite3(tp.mins) || !bk_finite3(tp.maxs)) return BK_EARG;
     for (int i = 0; i < 3; i++)
-        if (p->mins[i] > p->maxs[i]) return BK_EARG;
-    if (p->model >= q->info.model_count) return BK_EINDEX;
-    return q->ops->trace(q->state, p, start, end, out);
+        if (tp.mins[i] > tp.maxs[i]) return BK_EARG;
+    if (q->info.hull_count && (tp.hull < -1 || (tp.hull >= 0 && (uint32_t)tp.hull >= q->info.hull_count)))
+        return BK_EINDEX;
+    if (tp.mask == 0) tp.mask = BK_MASK_PLAYERSOLID;
+    memset(out, 0, sizeof *out);
+    out->fraction = 1.0f;
+    out->surface = -1;
+    memcpy(out->endpos, end, sizeof out->endpos);
+    return q->ops->trace(q->state, &tp, start, end, out);
 }

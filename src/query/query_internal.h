@@ -1,5 +1,7 @@
 /* The contract between the query front door (src/query/query.c) and each family's query code
- * (src/formats/<family>/<family>_query.c). A family fills one bk_query_ops table. */
+ * (src/formats/<family>/<family>_query.c). A family fills one bk_query_ops table; the front door
+ * does the argument checks and everything that is the same for every family (contents names,
+ * PVS counting, visible faces, line of sight between points). */
 #ifndef BK_QUERY_INTERNAL_H
 #define BK_QUERY_INTERNAL_H
 
@@ -7,15 +9,19 @@
 #include "../formats/format.h"
 
 typedef struct bk_query_ops {
-    /* Build the family's view (f already loaded cleanly). Report bad visibility rows through ctx. */
+    /* Build the family's view (f already loaded cleanly) and fill info. Bad visibility rows are
+     * reported through ctx (warnings) and later decode as all-visible. */
     bk_result (*open)(const bk_file *f, bk_ctx *ctx, void **state, bk_query_info *info);
     void (*destroy)(void *state);
+    /* model < info.model_count, pos finite (checked by the front door) */
     bk_result (*point)(const void *state, uint32_t model, const float pos[3], bk_point_info *out);
+    /* cluster in [0, info.cluster_count); row has bk_query_row_bytes bytes, zeroed by the caller */
     bk_result (*vis_row)(const void *state, bk_vis_kind kind, int32_t cluster, uint8_t *row);
-    /* faces of one leaf: *first into a face-index list the family exposes through leaf_face */
-    uint32_t (*leaf_face_count)(const void *state, int32_t leaf);
-    uint32_t (*leaf_face)(const void *state, int32_t leaf, uint32_t i);
+    /* leaf in [0, info.leaf_count) */
     int32_t (*leaf_cluster)(const void *state, int32_t leaf);
+    uint32_t (*leaf_face_count)(const void *state, int32_t leaf);
+    uint32_t (*leaf_face)(const void *state, int32_t leaf, uint32_t i);   /* < info.face_count */
+    /* model, hull checked; mask already defaulted */
     bk_result (*trace)(const void *state, const bk_trace_params *p, const float start[3],
                        const float end[3], bk_trace_result *out);
 } bk_query_ops;
@@ -29,6 +35,11 @@ struct bk_query {
     const bk_query_ops *ops;
     void *state;
     bk_query_info info;
+    uint32_t *cluster_leaves;  /* leaves per cluster (info.cluster_count entries) */
 };
+
+/* Shared by the families' trace code: the engines' distance epsilon ("back off the hit by
+ * 1/32 unit") and the neutral-contents helpers. */
+#define BK_DIST_EPSILON 0.03125f
 
 #endif

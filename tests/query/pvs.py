@@ -57,8 +57,9 @@ def ask(kind, c):
     if r.returncode != 0:
         raise SystemExit("%s --%s %d failed: %s" % (path, kind, c, r.stderr))
     j = json.loads(r.stdout)
-    assert j["cluster_count"] == visleafs, (j["cluster_count"], visleafs)
-    return set(j["visible"])
+    got = set(j["visible"])
+    assert j["count"] == len(got) and all(0 <= c < visleafs for c in got), (j["count"], visleafs)
+    return got
 
 
 bad = 0

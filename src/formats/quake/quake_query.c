@@ -1,538 +1,515 @@
-/* Quake 1 / BSP2 / GoldSrc queries: point location in the node tree, the run-length PVS over
- * leaves, the PAS computed as the engines do (the union of the PVS rows of every leaf in a leaf's
- * PVS), and the clip-hull traces (hull 0 through the node tree with leaf contents, hulls 1-3
- * through the clipnodes from the model's headnode[hull]) with the engines' recursive hull check. */
+/* GoldSrc / Quake 1 / BSP2 queries: point location down the node tree, the run-length PVS over
+ * leaves (and the PAS the engines derive from it), and traces through the clip hulls.
+ *
+ * The hulls are the engines' own: hull 0 is the node tree with the leaves' contents, hulls 1..3
+ * are the clipnode trees the compiler built for boxes (expanded brushes), entered at the model's
+ * headnode[hull]. A box trace is a point trace through the hull built for that box. */
 #include <math.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "../../query/query_internal.h"
 #include "quake_internal.h"
+#include "bspkit/quake.h"
 
 /* the engines' contents values */
 enum {
-    Q1_EMPTY = -1, Q1_SOLID = -2, Q1_WATER = -3, Q1_SLIME = -4, Q1_LAVA = -5, Q1_SKY = -6,
-    Q1_ORIGIN = -7, Q1_CLIP = -8, Q1_CURRENT_0 = -9, Q1_CURRENT_DOWN = -14, Q1_TRANSLUCENT = -15,
-    Q1_LADDER = -16
+    Q1C_EMPTY = -1, Q1C_SOLID = -2, Q1C_WATER = -3, Q1C_SLIME = -4, Q1C_LAVA = -5, Q1C_SKY = -6,
+    Q1C_ORIGIN = -7, Q1C_CLIP = -8, Q1C_CURRENT_0 = -9, Q1C_CURRENT_DOWN = -14,
+    Q1C_TRANSLUCENT = -15, Q1C_LADDER = -16
 };
 
-#define Q1_DIST_EPSILON 0.03125f   /* the engines' 1/32 unit back-off from the hit plane */
-#define Q1_MAX_DEPTH 2048          /* deeper trees are refused (recursion bound) */
+typedef struct qstate {
+    const bk_quake_bsp *m;
+    uint32_t visleafs;         /* clusters: leaves 1..visleafs */
+    uint8_t *row_bad;          /* per cluster: 1 = offset or run-length data unusable */
+    uint32_t hulls;            /* 4 GoldSrc, 3 Quake */
+    int goldsrc;
+    int tree_ok[2];            /* [0] the node tree, [1] the clipnodes: acyclic, at most
+                                * Q_MAX_DEPTH deep (checked at open; else queries are refused) */
+} qstate;
 
-typedef struct q1_cnode {
-    int32_t plane;
-    int32_t children[2];           /* >= 0 node, < 0 contents */
-} q1_cnode;
+#define Q_MAX_DEPTH 2048       /* deeper trees are refused: it bounds the traces' recursion */
 
-typedef struct q1_hull {
-    const q1_cnode *nodes;
-    uint32_t count;
-    int usable;                    /* acyclic and shallow enough to trace */
-} q1_hull;
-
-typedef struct q1_state {
-    const bk_quake_bsp *b;
-    bk_format format;
-    uint32_t visleafs, row_bytes;
-    uint8_t *row_bad;              /* per vis leaf: 1 = offset out of range / truncated row */
-    uint32_t *row_bits;            /* per leaf: set bits of its PVS row */
-    q1_cnode *hull0;               /* the node tree with leaf contents in place of leaves */
-    q1_cnode *hullc;               /* the clipnodes */
-    q1_hull hulls[2];              /* [0] node tree, [1] clipnodes */
-    int tree_ok;                   /* node tree acyclic and bounded */
-    uint32_t hull_count;
-} q1_state;
-
-static uint32_t q1_to_neutral(int32_t c)
+static uint32_t neutral(int32_t c)
 {
     switch (c) {
-    case Q1_EMPTY: return BK_CONTENTS_EMPTY;
-    case Q1_SOLID: return BK_CONTENTS_SOLID;
-    case Q1_WATER: return BK_CONTENTS_WATER;
-    case Q1_SLIME: return BK_CONTENTS_SLIME;
-    case Q1_LAVA: return BK_CONTENTS_LAVA;
-    case Q1_SKY: return BK_CONTENTS_SKY;
-    case Q1_ORIGIN: return BK_CONTENTS_ORIGIN;
-    case Q1_CLIP: return BK_CONTENTS_PLAYERCLIP | BK_CONTENTS_MONSTERCLIP;
-    case Q1_TRANSLUCENT: return BK_CONTENTS_TRANSLUCENT;
-    case Q1_LADDER: return BK_CONTENTS_LADDER;
+    case Q1C_EMPTY: return BK_CONTENTS_EMPTY;
+    case Q1C_SOLID: return BK_CONTENTS_SOLID;
+    case Q1C_WATER: return BK_CONTENTS_WATER;
+    case Q1C_SLIME: return BK_CONTENTS_SLIME;
+    case Q1C_LAVA: return BK_CONTENTS_LAVA;
+    case Q1C_SKY: return BK_CONTENTS_SKY;
+    case Q1C_ORIGIN: return BK_CONTENTS_ORIGIN;
+    case Q1C_CLIP: return BK_CONTENTS_PLAYERCLIP | BK_CONTENTS_MONSTERCLIP;
+    case Q1C_TRANSLUCENT: return BK_CONTENTS_TRANSLUCENT;
+    case Q1C_LADDER: return BK_CONTENTS_LADDER;
     default:
-        if (c <= Q1_CURRENT_0 && c >= Q1_CURRENT_DOWN) return BK_CONTENTS_WATER | BK_CONTENTS_CURRENT;
+        if (c <= Q1C_CURRENT_0 && c >= Q1C_CURRENT_DOWN) return BK_CONTENTS_WATER | BK_CONTENTS_CURRENT;
         return BK_CONTENTS_OTHER;
     }
 }
 
-/* Decode (or OR into out) the run-length row at ofs. Returns 0 on success, 1 when the offset is out
- * of range, 2 when the data ends before the row does. A zero run past the row's end is clamped. */
-static int q1_decode_row(const q1_state *s, int32_t ofs, uint8_t *out, int or_into)
+/* ---- the PVS: run-length rows over leaves 1..visleafs ------------------------------------ */
+
+/* Decode one row into row (zeroed, (visleafs+7)/8 bytes). Returns false on truncated data. */
+static bool decode_row(const bk_quake_bsp *m, uint32_t visleafs, int32_t ofs, uint8_t *row)
 {
-    const uint8_t *v = s->b->visibility;
-    size_t n = s->b->visibility_size;
-    uint32_t rb = s->row_bytes;
-    if (ofs < 0 || (size_t)ofs >= n) return 1;
-    size_t i = (size_t)ofs;
-    uint32_t o = 0;
-    while (o < rb) {
-        if (i >= n) return 2;
-        uint8_t c = v[i++];
-        if (c) {
-            if (or_into) out[o] |= c;
-            else out[o] = c;
-            o++;
+    size_t nbytes = ((size_t)visleafs + 7) / 8;
+    if (ofs < 0 || (size_t)ofs >= m->visibility_size) return false;
+    const uint8_t *p = m->visibility + ofs, *end = m->visibility + m->visibility_size;
+    size_t out = 0;
+    while (out < nbytes) {
+        if (p >= end) return false;
+        if (*p) {
+            row[out++] = *p++;
             continue;
         }
-        if (i >= n) return 2;
-        uint32_t run = v[i++];
-        if (run > rb - o) run = rb - o;
-        if (!or_into) memset(out + o, 0, run);
-        o += run;
+        if (p + 1 >= end) return false;
+        size_t run = p[1];
+        p += 2;
+        if (run == 0) continue;   /* a zero run: the engines copy nothing and go on */
+        out += run;               /* zero bytes, already zeroed; a run past the end is clipped */
     }
-    return 0;
+    /* bits past visleafs are not leaves */
+    if (visleafs & 7) row[nbytes - 1] &= (uint8_t)((1u << (visleafs & 7)) - 1);
+    return true;
 }
 
-static uint32_t q1_popcount(const uint8_t *row, uint32_t n)
+/* Depth-first walk from every root: false if a child is out of range, a node is its own
+ * ancestor (a cycle, which the loader's range checks let through), or a path is deeper than
+ * Q_MAX_DEPTH. A root equal to count is the compilers' empty hull. colour: 0 new, 1 on the
+ * path, 2 done; stk / side: Q_MAX_DEPTH entries. Linear in the nodes. */
+static bool check_tree(const bk_quake_bsp *m, int clip, const int32_t *roots, uint32_t nroots, uint8_t *colour,
+                       int32_t *stk, uint8_t *side)
 {
-    uint32_t c = 0;
-    for (uint32_t i = 0; i < n; i++) c += (uint32_t)__builtin_popcount(row[i]);
-    return c;
-}
-
-/* Row of vis leaf L (1..visleafs): the stored row, or all-visible when it is absent or bad. */
-static void q1_leaf_row(const q1_state *s, uint32_t leaf, uint8_t *row, int or_into)
-{
-    const bk_q1_leaf *l = &s->b->leafs[leaf];
-    if (s->row_bad[leaf - 1] || l->vis_ofs < 0 || s->b->visibility_size == 0) {
-        memset(row, 0xff, s->row_bytes);
-        if (s->visleafs & 7) row[s->row_bytes - 1] = (uint8_t)((1u << (s->visleafs & 7)) - 1);
-        return;
-    }
-    q1_decode_row(s, l->vis_ofs, row, or_into);
-}
-
-/* Depth-first check that the tree under every root is acyclic and at most Q1_MAX_DEPTH deep.
- * colour: 0 unseen, 1 on the path, 2 done. */
-static int q1_check_tree(const q1_cnode *nodes, uint32_t count, const int32_t *roots, uint32_t nroots,
-                         uint8_t *colour, int32_t *stack_node, uint8_t *stack_side)
-{
+    uint32_t count = clip ? m->clipnode_count : m->node_count;
     for (uint32_t r = 0; r < nroots; r++) {
         int32_t root = roots[r];
-        if (root < 0 || (uint32_t)root == count) continue;   /* a leaf / an empty hull */
-        if ((uint32_t)root > count) return 0;
+        if (root < 0 || (uint32_t)root == count) continue;
+        if ((uint32_t)root > count) return false;
         if (colour[root] == 2) continue;
-        uint32_t sp = 0;
-        stack_node[0] = root;
-        stack_side[0] = 0;
+        uint32_t sp = 1;
+        stk[0] = root;
+        side[0] = 0;
         colour[root] = 1;
-        sp = 1;
         while (sp) {
-            int32_t n = stack_node[sp - 1];
-            uint8_t side = stack_side[sp - 1];
-            if (side == 2) {
+            int32_t n = stk[sp - 1];
+            if (side[sp - 1] == 2) {
                 colour[n] = 2;
                 sp--;
                 continue;
             }
-            stack_side[sp - 1] = (uint8_t)(side + 1);
-            int32_t c = nodes[n].children[side];
+            int k = side[sp - 1]++;
+            int32_t c = clip ? m->clipnodes[n].children[k] : m->nodes[n].children[k];
             if (c < 0) continue;
-            if ((uint32_t)c >= count || colour[c] == 1) return 0;
+            if ((uint32_t)c >= count || colour[c] == 1) return false;
             if (colour[c] == 2) continue;
-            if (sp >= Q1_MAX_DEPTH) return 0;
+            if (sp >= Q_MAX_DEPTH) return false;
             colour[c] = 1;
-            stack_node[sp] = c;
-            stack_side[sp] = 0;
+            stk[sp] = c;
+            side[sp] = 0;
             sp++;
         }
     }
-    return 1;
+    return true;
 }
 
-static void q1_destroy(void *state)
+static bk_result check_trees(const bk_quake_bsp *m, bk_ctx *ctx, qstate *s)
 {
-    q1_state *s = state;
-    if (!s) return;
-    free(s->row_bad);
-    free(s->row_bits);
-    free(s->hull0);
-    free(s->hullc);
-    free(s);
-}
-
-static bk_result q1_open(const bk_file *f, bk_ctx *ctx, void **state, bk_query_info *info)
-{
-    const bk_quake_bsp *b = f->impl;
     bk_result r = BK_OK;
-    if (!b || b->model_count == 0) {
-        BK_ERR(ctx, BK_EFORMAT, "models", BK_NO_INDEX, BK_NO_OFFSET, "the map has no world model");
+    size_t most = m->node_count > m->clipnode_count ? m->node_count : m->clipnode_count;
+    uint8_t *colour = bk_alloc_array(ctx, most, 1, &r);
+    int32_t *stk = bk_alloc_array(ctx, Q_MAX_DEPTH, sizeof *stk, &r);
+    uint8_t *side = bk_alloc_array(ctx, Q_MAX_DEPTH, 1, &r);
+    int32_t *roots = bk_alloc_array(ctx, (size_t)m->model_count * 3, sizeof *roots, &r);
+    if (colour && stk && side && roots) {
+        for (uint32_t i = 0; i < m->model_count; i++) roots[i] = m->models[i].headnode[0];
+        s->tree_ok[0] = check_tree(m, 0, roots, m->model_count, colour, stk, side);
+        if (!s->tree_ok[0])
+            BK_WARN(ctx, BK_EFORMAT, "nodes", BK_NO_INDEX, m->lump_offset[BK_Q1_LUMP_NODES],
+                    "the node tree has a cycle or is deeper than %d levels: point queries and hull 0 traces "
+                    "are refused", Q_MAX_DEPTH);
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < m->model_count; i++)
+            for (uint32_t h = 1; h < s->hulls; h++) roots[n++] = m->models[i].headnode[h];
+        memset(colour, 0, most);
+        s->tree_ok[1] = check_tree(m, 1, roots, n, colour, stk, side);
+        if (!s->tree_ok[1])
+            BK_WARN(ctx, BK_EFORMAT, "clipnodes", BK_NO_INDEX, m->lump_offset[BK_Q1_LUMP_CLIPNODES],
+                    "the clipnodes have a cycle, a head out of range or are deeper than %d levels: hull 1-%u "
+                    "traces are refused", Q_MAX_DEPTH, s->hulls - 1);
+    }
+    free(colour);
+    free(stk);
+    free(side);
+    free(roots);
+    return r;
+}
+
+static bk_result q_open(const bk_file *f, bk_ctx *ctx, void **state, bk_query_info *info)
+{
+    const bk_quake_bsp *m = bk_file_impl(f, f->format);
+    if (!m || m->model_count == 0 || m->leaf_count == 0) {
+        bk_report(ctx, BK_SEV_ERROR, BK_EFORMAT, "models", BK_NO_INDEX, BK_NO_OFFSET,
+                  "the map has no world model or no leaves to query");
         return BK_EFORMAT;
     }
-    q1_state *s = calloc(1, sizeof *s);
+    qstate *s = calloc(1, sizeof *s);
     if (!s) return BK_ENOMEM;
-    s->b = b;
-    s->format = f->format;
-    int32_t vl = b->models[0].visleafs;
-    if (vl < 0 || (uint32_t)vl >= b->leaf_count) {
-        BK_WARN(ctx, BK_EINDEX, "models", 0, b->lump_offset[BK_Q1_LUMP_MODELS],
-                "world visleafs %d outside 0..%u: visibility ignored", (int)vl, b->leaf_count ? b->leaf_count - 1 : 0);
-        vl = 0;
+    s->m = m;
+    s->goldsrc = m->format == BK_FORMAT_GOLDSRC;
+    s->hulls = s->goldsrc ? 4 : 3;
+    int32_t vl = m->models[0].visleafs;
+    if (vl < 0) vl = 0;
+    if ((uint32_t)vl > m->leaf_count - 1) {
+        BK_WARN(ctx, BK_EINDEX, "models", 0, BK_NO_OFFSET,
+                "world visleafs %d exceeds the %u leaves after leaf 0; clipped", vl, m->leaf_count - 1);
+        vl = (int32_t)(m->leaf_count - 1);
     }
-    s->visleafs = b->visibility_size ? (uint32_t)vl : 0;
-    s->row_bytes = (s->visleafs + 7) / 8;
-    s->row_bad = bk_alloc_array(ctx, s->visleafs, 1, &r);
-    s->row_bits = bk_alloc_array(ctx, b->leaf_count, sizeof(uint32_t), &r);
-    uint8_t *row = bk_alloc_array(ctx, s->row_bytes, 1, &r);
-    s->hull0 = bk_alloc_array(ctx, b->node_count, sizeof(q1_cnode), &r);
-    s->hullc = bk_alloc_array(ctx, b->clipnode_count, sizeof(q1_cnode), &r);
-    size_t most = b->node_count > b->clipnode_count ? b->node_count : b->clipnode_count;
-    uint8_t *colour = bk_alloc_array(ctx, most, 1, &r);
-    int32_t *stk = bk_alloc_array(ctx, Q1_MAX_DEPTH, sizeof(int32_t), &r);
-    uint8_t *stks = bk_alloc_array(ctx, Q1_MAX_DEPTH, 1, &r);
-    int32_t *roots = bk_alloc_array(ctx, (size_t)b->model_count * 3, sizeof(int32_t), &r);
-    if (!s->row_bad || !s->row_bits || !row || !s->hull0 || !s->hullc || !colour || !stk || !stks || !roots) {
-        free(row); free(colour); free(stk); free(stks); free(roots);
-        q1_destroy(s);
-        return r != BK_OK ? r : BK_ENOMEM;
-    }
-
-    /* visibility: check every vis leaf's row once, count its bits */
-    uint64_t vis_base = b->lump_offset[BK_Q1_LUMP_VISIBILITY];
-    uint32_t bad = 0;
-    for (uint32_t L = 1; L <= s->visleafs; L++) {
-        int32_t ofs = b->leafs[L].vis_ofs;
-        if (ofs >= 0) {
-            int e = q1_decode_row(s, ofs, row, 0);
-            if (e) {
-                s->row_bad[L - 1] = 1;
-                if (bad++ >= 20) {
-                } else if (e == 1) {
-                    BK_WARN(ctx, BK_ELUMP_RANGE, "visibility", L, BK_NO_OFFSET,
-                            "leaf %u: PVS offset %d outside the %zu-byte visibility lump; treated as all-visible",
-                            L, (int)ofs, b->visibility_size);
-                } else {
-                    BK_WARN(ctx, BK_ETRUNCATED, "visibility", L, vis_base + (uint64_t)ofs,
-                            "leaf %u: PVS row at offset %d ends before its %u bytes; treated as all-visible",
-                            L, (int)ofs, s->row_bytes);
-                }
+    s->visleafs = m->visibility_size ? (uint32_t)vl : 0;
+    if (s->visleafs) {
+        bk_result r = BK_OK;
+        s->row_bad = bk_alloc_array(ctx, s->visleafs, 1, &r);
+        size_t nbytes = ((size_t)s->visleafs + 7) / 8;
+        uint8_t *row = bk_alloc_array(ctx, nbytes, 1, &r);
+        if (!s->row_bad || !row) {
+            free(row);
+            free(s->row_bad);
+            free(s);
+            return r;
+        }
+        uint64_t vbase = m->lump_offset[BK_Q1_LUMP_VISIBILITY];
+        for (uint32_t c = 0; c < s->visleafs; c++) {
+            int32_t ofs = m->leafs[c + 1].vis_ofs;
+            if (ofs < 0) continue;                /* no row: everything visible */
+            memset(row, 0, nbytes);
+            if ((size_t)ofs >= m->visibility_size) {
+                s->row_bad[c] = 1;
+                BK_WARN(ctx, BK_ELUMP_RANGE, "leafs", c + 1, BK_NO_OFFSET,
+                        "PVS offset %d lies outside the %zu-byte visibility lump; treated as all visible",
+                        ofs, m->visibility_size);
+            } else if (!decode_row(m, s->visleafs, ofs, row)) {
+                s->row_bad[c] = 1;
+                BK_WARN(ctx, BK_ETRUNCATED, "visibility", c + 1, vbase + (uint64_t)ofs,
+                        "PVS row of leaf %u runs past the end of the lump; treated as all visible", c + 1);
             }
         }
-        q1_leaf_row(s, L, row, 0);
-        s->row_bits[L] = q1_popcount(row, s->row_bytes);
+        free(row);
     }
-    if (bad > 20)
-        BK_WARN(ctx, BK_ETRUNCATED, "visibility", BK_NO_INDEX, BK_NO_OFFSET, "%u bad PVS rows in all", bad);
-    if (s->visleafs == 0)
-        for (uint32_t L = 0; L < b->leaf_count; L++) s->row_bits[L] = b->leaf_count ? b->leaf_count - 1 : 0;
-    free(row);
-
-    /* hull 0: node children as clipnode children, leaves replaced by their contents */
-    for (uint32_t i = 0; i < b->node_count; i++) {
-        s->hull0[i].plane = b->nodes[i].plane;
-        for (int k = 0; k < 2; k++) {
-            int32_t c = b->nodes[i].children[k];
-            s->hull0[i].children[k] = c >= 0 ? c : b->leafs[~c].contents;
-            /* a leaf whose contents is not negative would read as a node: make it solid */
-            if (c < 0 && s->hull0[i].children[k] >= 0) s->hull0[i].children[k] = Q1_SOLID;
-        }
+    bk_result tr = check_trees(m, ctx, s);
+    if (tr != BK_OK) {
+        free(s->row_bad);
+        free(s);
+        return tr;
     }
-    for (uint32_t i = 0; i < b->clipnode_count; i++) {
-        s->hullc[i].plane = b->clipnodes[i].plane;
-        s->hullc[i].children[0] = b->clipnodes[i].children[0];
-        s->hullc[i].children[1] = b->clipnodes[i].children[1];
-    }
-    s->hull_count = f->format == BK_FORMAT_GOLDSRC ? 4 : 3;
-
-    for (uint32_t m = 0; m < b->model_count; m++) roots[m] = b->models[m].headnode[0];
-    s->hulls[0].nodes = s->hull0;
-    s->hulls[0].count = b->node_count;
-    s->hulls[0].usable = q1_check_tree(s->hull0, b->node_count, roots, b->model_count, colour, stk, stks);
-    if (!s->hulls[0].usable)
-        BK_WARN(ctx, BK_EFORMAT, "nodes", BK_NO_INDEX, b->lump_offset[BK_Q1_LUMP_NODES],
-                "the node tree has a cycle or is deeper than %d: point queries and hull 0 traces refused",
-                Q1_MAX_DEPTH);
-    uint32_t nr = 0;
-    for (uint32_t m = 0; m < b->model_count; m++)
-        for (uint32_t h = 1; h < s->hull_count; h++) roots[nr++] = b->models[m].headnode[h];
-    memset(colour, 0, most);
-    s->hulls[1].nodes = s->hullc;
-    s->hulls[1].count = b->clipnode_count;
-    s->hulls[1].usable = q1_check_tree(s->hullc, b->clipnode_count, roots, nr, colour, stk, stks);
-    if (!s->hulls[1].usable)
-        BK_WARN(ctx, BK_EFORMAT, "clipnodes", BK_NO_INDEX, b->lump_offset[BK_Q1_LUMP_CLIPNODES],
-                "a headnode is out of range, or the clipnodes have a cycle or are deeper than %d: "
-                "hull 1-%u traces refused", Q1_MAX_DEPTH, s->hull_count - 1);
-    free(colour); free(stk); free(stks); free(roots);
-
-    info->format = f->format;
-    info->model_count = b->model_count;
-    info->leaf_count = b->leaf_count;
+    info->model_count = m->model_count;
+    info->leaf_count = m->leaf_count;
     info->cluster_count = s->visleafs;
-    info->face_count = b->face_count;
-    info->hull_count = s->hull_count;
+    info->face_count = m->face_count;
+    info->hull_count = s->hulls;
     info->has_pas = s->visleafs ? 1 : 0;
     *state = s;
     return BK_OK;
 }
 
-static inline float q1_plane_dist(const bk_q1_plane *pl, const float p[3])
+static void q_destroy(void *state)
 {
+    qstate *s = state;
+    if (!s) return;
+    free(s->row_bad);
+    free(s);
+}
+
+static void pvs_row(const qstate *s, int32_t cluster, uint8_t *row)
+{
+    size_t nbytes = ((size_t)s->visleafs + 7) / 8;
+    int32_t ofs = s->m->leafs[cluster + 1].vis_ofs;
+    if (ofs < 0 || s->row_bad[cluster] || !decode_row(s->m, s->visleafs, ofs, row)) {
+        memset(row, 0xff, nbytes);
+        if (s->visleafs & 7) row[nbytes - 1] = (uint8_t)((1u << (s->visleafs & 7)) - 1);
+    }
+}
+
+static bk_result q_vis_row(const void *state, bk_vis_kind kind, int32_t cluster, uint8_t *row)
+{
+    const qstate *s = state;
+    pvs_row(s, cluster, row);
+    if (kind == BK_VIS_PVS) return BK_OK;
+    /* PAS as the engines build it at load: the union of the PVS rows of every leaf in this
+     * leaf's PVS (what can be heard is what is visible from anything visible). */
+    size_t nbytes = ((size_t)s->visleafs + 7) / 8;
+    uint8_t stack_a[4096], stack_b[4096];
+    uint8_t *own = nbytes <= sizeof stack_a ? stack_a : malloc(nbytes);
+    uint8_t *tmp = nbytes <= sizeof stack_b ? stack_b : malloc(nbytes);
+    if (!own || !tmp) {
+        if (own != stack_a) free(own);
+        if (tmp != stack_b) free(tmp);
+        return BK_ENOMEM;
+    }
+    memcpy(own, row, nbytes);
+    for (uint32_t c = 0; c < s->visleafs; c++) {
+        if (!((own[c >> 3] >> (c & 7)) & 1)) continue;
+        memset(tmp, 0, nbytes);
+        pvs_row(s, (int32_t)c, tmp);
+        for (size_t i = 0; i < nbytes; i++) row[i] |= tmp[i];
+    }
+    if (own != stack_a) free(own);
+    if (tmp != stack_b) free(tmp);
+    return BK_OK;
+}
+
+static int32_t q_leaf_cluster(const void *state, int32_t leaf)
+{
+    const qstate *s = state;
+    return leaf >= 1 && (uint32_t)leaf <= s->visleafs ? leaf - 1 : -1;
+}
+static uint32_t q_leaf_face_count(const void *state, int32_t leaf)
+{
+    const qstate *s = state;
+    return s->m->leafs[leaf].marksurface_count;
+}
+static uint32_t q_leaf_face(const void *state, int32_t leaf, uint32_t i)
+{
+    const qstate *s = state;
+    uint64_t k = (uint64_t)s->m->leafs[leaf].first_marksurface + i;
+    return k < s->m->marksurface_count ? s->m->marksurfaces[k] : UINT32_MAX;
+}
+
+/* ---- trees: hull 0 (nodes + leaves) and hulls 1..3 (clipnodes) ---------------------------- */
+
+static inline float plane_dist(const bk_q1_plane *pl, const float p[3])
+{
+    /* axial planes (type 0..2) test one coordinate, as the engines do */
     if (pl->type >= 0 && pl->type < 3) return p[pl->type] - pl->dist;
     return pl->normal[0] * p[0] + pl->normal[1] * p[1] + pl->normal[2] * p[2] - pl->dist;
 }
 
-/* contents at p in the (checked) hull tree from num */
-static int32_t q1_hull_contents(const q1_state *s, const q1_cnode *nodes, int32_t num, const float p[3])
+typedef struct hull_view {
+    const bk_quake_bsp *m;
+    int clip;                  /* 0: nodes/leaves, 1: clipnodes */
+} hull_view;
+
+/* Children are checked by the loader; a walk is still bounded by the node count so that a
+ * cycle (which the loader does not forbid) cannot hang a query. */
+static inline bool hv_node(const hull_view *h, int32_t num, const bk_q1_plane **pl, int32_t ch[2])
 {
-    const bk_q1_plane *planes = s->b->planes;
-    while (num >= 0) {
-        const q1_cnode *n = &nodes[num];
-        num = n->children[q1_plane_dist(&planes[n->plane], p) < 0];
+    if (h->clip) {
+        if ((uint32_t)num >= h->m->clipnode_count) return false;
+        const bk_q1_clipnode *n = &h->m->clipnodes[num];
+        if ((uint32_t)n->plane >= h->m->plane_count) return false;
+        *pl = &h->m->planes[n->plane];
+        ch[0] = n->children[0];
+        ch[1] = n->children[1];
+    } else {
+        if ((uint32_t)num >= h->m->node_count) return false;
+        const bk_q1_node *n = &h->m->nodes[num];
+        if ((uint32_t)n->plane >= h->m->plane_count) return false;
+        *pl = &h->m->planes[n->plane];
+        ch[0] = n->children[0];
+        ch[1] = n->children[1];
     }
-    return num;
+    return true;
 }
 
-static bk_result q1_point(const void *state, uint32_t model, const float pos[3], bk_point_info *out)
+/* contents of a negative child */
+static inline int32_t hv_contents(const hull_view *h, int32_t child)
 {
-    const q1_state *s = state;
-    const bk_quake_bsp *b = s->b;
+    if (h->clip) return child;
+    uint32_t leaf = (uint32_t)(-1 - child);
+    return leaf < h->m->leaf_count ? h->m->leafs[leaf].contents : Q1C_SOLID;
+}
+
+static int32_t hv_point_contents(const hull_view *h, int32_t num, const float p[3])
+{
+    uint32_t guard = (h->clip ? h->m->clipnode_count : h->m->node_count) + 1;
+    while (num >= 0) {
+        const bk_q1_plane *pl;
+        int32_t ch[2];
+        if (!guard-- || !hv_node(h, num, &pl, ch)) return Q1C_SOLID;
+        num = plane_dist(pl, p) < 0 ? ch[1] : ch[0];
+    }
+    return hv_contents(h, num);
+}
+
+static bk_result q_point(const void *state, uint32_t model, const float pos[3], bk_point_info *out)
+{
+    const qstate *s = state;
+    const bk_quake_bsp *m = s->m;
+    hull_view h = {m, 0};
+    if (!s->tree_ok[0]) return BK_EFORMAT;
+    int32_t num = m->models[model].headnode[0];
+    uint32_t guard = m->node_count + 1;
+    while (num >= 0) {
+        const bk_q1_plane *pl;
+        int32_t ch[2];
+        if (!guard-- || !hv_node(&h, num, &pl, ch)) return BK_EINDEX;
+        num = plane_dist(pl, pos) < 0 ? ch[1] : ch[0];
+    }
+    uint32_t leaf = (uint32_t)(-1 - num);
+    if (leaf >= m->leaf_count) return BK_EINDEX;
+    const bk_q1_leaf *lf = &m->leafs[leaf];
     memset(out, 0, sizeof *out);
-    out->leaf = -1;
-    out->cluster = -1;
-    out->area = -1;
-    if (model >= b->model_count) return BK_EINDEX;
-    if (!s->hulls[0].usable) return BK_EFORMAT;
-    int32_t num = b->models[model].headnode[0];
-    if (num < 0 ? (uint32_t)~num >= b->leaf_count : (uint32_t)num >= b->node_count) return BK_EINDEX;
-    while (num >= 0) {
-        const bk_q1_node *n = &b->nodes[num];
-        num = n->children[q1_plane_dist(&b->planes[n->plane], pos) < 0];
-    }
-    uint32_t leaf = (uint32_t)~num;
-    const bk_q1_leaf *l = &b->leafs[leaf];
     out->leaf = (int32_t)leaf;
-    out->native_contents = l->contents;
-    out->contents = q1_to_neutral(l->contents);
-    memcpy(out->leaf_mins, l->mins, sizeof out->leaf_mins);
-    memcpy(out->leaf_maxs, l->maxs, sizeof out->leaf_maxs);
-    if (leaf >= 1 && leaf <= s->visleafs) out->cluster = (int32_t)leaf - 1;
-    if (out->cluster >= 0 || (s->visleafs == 0 && leaf != 0)) {
-        out->visible_leaves = s->row_bits[leaf];
-        out->visible_clusters = s->visleafs ? s->row_bits[leaf] : 0;
-    }
+    out->native_contents = lf->contents;
+    out->contents = neutral(lf->contents);
+    out->cluster = q_leaf_cluster(s, (int32_t)leaf);
+    out->area = -1;
+    memcpy(out->leaf_mins, lf->mins, sizeof out->leaf_mins);
+    memcpy(out->leaf_maxs, lf->maxs, sizeof out->leaf_maxs);
     return BK_OK;
 }
 
-static bk_result q1_vis_row(const void *state, bk_vis_kind kind, int32_t cluster, uint8_t *row)
-{
-    const q1_state *s = state;
-    if (s->visleafs == 0) return kind == BK_VIS_PAS ? BK_EUNSUPPORTED : BK_OK;
-    if (cluster < 0 || (uint32_t)cluster >= s->visleafs) return BK_EINDEX;
-    q1_leaf_row(s, (uint32_t)cluster + 1, row, 0);
-    if (kind == BK_VIS_PVS) return BK_OK;
-    /* the engines' PHS: OR the PVS row of every leaf this leaf can see (bit k = leaf k + 1).
-     * The origin's bits are read again from its run-length data, so no scratch row is needed. */
-    uint32_t n = s->visleafs;
-    const bk_q1_leaf *origin = &s->b->leafs[cluster + 1];
-    int all = s->row_bad[cluster] || origin->vis_ofs < 0;
-    if (all) {
-        /* all-visible already */
-        return BK_OK;
-    }
-    /* walk the origin's run-length data again: each set bit names a leaf whose row is OR-ed */
-    const uint8_t *v = s->b->visibility;
-    size_t vn = s->b->visibility_size, i = (size_t)origin->vis_ofs;
-    uint32_t o = 0;
-    while (o < s->row_bytes && i < vn) {
-        uint8_t c = v[i++];
-        if (!c) {
-            if (i >= vn) break;
-            o += v[i++];
-            continue;
-        }
-        for (int k = 0; k < 8; k++) {
-            if (!(c & (1u << k))) continue;
-            uint32_t idx = o * 8 + (uint32_t)k + 1;
-            if (idx > n) continue;
-            q1_leaf_row(s, idx, row, 1);
-        }
-        o++;
-    }
-    return BK_OK;
-}
+/* ---- traces ------------------------------------------------------------------------------ */
 
-static uint32_t q1_leaf_face_count(const void *state, int32_t leaf)
-{
-    const q1_state *s = state;
-    if (leaf < 0 || (uint32_t)leaf >= s->b->leaf_count) return 0;
-    const bk_q1_leaf *l = &s->b->leafs[leaf];
-    if (!bk_range_ok(l->first_marksurface, l->marksurface_count, s->b->marksurface_count)) return 0;
-    return l->marksurface_count;
-}
-
-static uint32_t q1_leaf_face(const void *state, int32_t leaf, uint32_t i)
-{
-    const q1_state *s = state;
-    return s->b->marksurfaces[s->b->leafs[leaf].first_marksurface + i];
-}
-
-static int32_t q1_leaf_cluster(const void *state, int32_t leaf)
-{
-    const q1_state *s = state;
-    return leaf >= 1 && (uint32_t)leaf <= s->visleafs ? leaf - 1 : -1;
-}
-
-typedef struct q1_trace {
-    const q1_state *s;
-    const q1_cnode *nodes;
+typedef struct trace_work {
+    const hull_view *h;
     int32_t head;
     uint32_t mask;
-    uint32_t budget;               /* recursion steps left (bounds shared subtrees) */
     bk_trace_result *tr;
-    int inopen, inwater, aborted;
-} q1_trace;
+    bool allsolid, startsolid;
+    uint32_t depth_guard;
+    uint32_t budget;           /* recursion steps left: bounds a trace through shared subtrees */
+    bool aborted;
+} trace_work;
 
-static inline int q1_blocks(const q1_trace *t, int32_t c)
+static inline bool blocks(const trace_work *w, int32_t contents)
 {
-    return (q1_to_neutral(c) & t->mask) != 0;
+    return (neutral(contents) & w->mask) != 0;
 }
 
-/* The engines' recursive hull check, with "solid" meaning "a contents in the mask". Returns 1 when
- * the segment [p1f, p2f] got through, 0 when it stopped. */
-static int q1_hull_check(q1_trace *t, int32_t num, float p1f, float p2f, const float p1[3], const float p2[3])
+/* Returns false when the move is stopped (tr filled). The engines' recursive hull check:
+ * descend while both ends are on one side of a node's plane; where they straddle it, split
+ * at the crossing (kept DIST_EPSILON on the near side), go down the near side first, and if
+ * the far side is blocking at the split point, the split is the impact. */
+static bool rec_trace(trace_work *w, int32_t num, float p1f, float p2f, const float p1[3], const float p2[3],
+                      uint32_t depth)
 {
-    bk_trace_result *tr = t->tr;
-    if (t->budget == 0) {
-        t->aborted = 1;
-        return 0;
-    }
-    t->budget--;
     if (num < 0) {
-        if (!q1_blocks(t, num)) {
-            tr->allsolid = 0;
-            if (num == Q1_EMPTY) t->inopen = 1;
-            else t->inwater = 1;
+        int32_t c = hv_contents(w->h, num);
+        if (!blocks(w, c)) {
+            w->allsolid = false;
         } else {
-            tr->startsolid = 1;
-            tr->native_contents = num;
-            tr->contents = q1_to_neutral(num);
+            w->startsolid = true;
+            w->tr->native_contents = c;
+            w->tr->contents = neutral(c);
         }
-        return 1;
+        return true;
     }
-    const q1_cnode *node = &t->nodes[num];
-    const bk_q1_plane *pl = &t->s->b->planes[node->plane];
-    float t1 = q1_plane_dist(pl, p1), t2 = q1_plane_dist(pl, p2);
-    if (t1 >= 0 && t2 >= 0) return q1_hull_check(t, node->children[0], p1f, p2f, p1, p2);
-    if (t1 < 0 && t2 < 0) return q1_hull_check(t, node->children[1], p1f, p2f, p1, p2);
-    float frac = t1 < 0 ? (t1 + Q1_DIST_EPSILON) / (t1 - t2) : (t1 - Q1_DIST_EPSILON) / (t1 - t2);
+    if (depth > w->depth_guard) return true;   /* a cyclic tree: give up on this branch */
+    if (w->budget == 0) {
+        w->aborted = true;
+        return false;
+    }
+    w->budget--;
+    const bk_q1_plane *pl;
+    int32_t ch[2];
+    if (!hv_node(w->h, num, &pl, ch)) return true;
+    float t1 = plane_dist(pl, p1), t2 = plane_dist(pl, p2);
+    if (t1 >= 0 && t2 >= 0) return rec_trace(w, ch[0], p1f, p2f, p1, p2, depth + 1);
+    if (t1 < 0 && t2 < 0) return rec_trace(w, ch[1], p1f, p2f, p1, p2, depth + 1);
+
+    float frac = t1 < 0 ? (t1 + BK_DIST_EPSILON) / (t1 - t2) : (t1 - BK_DIST_EPSILON) / (t1 - t2);
     if (frac < 0) frac = 0;
     if (frac > 1) frac = 1;
     float midf = p1f + (p2f - p1f) * frac, mid[3];
     for (int i = 0; i < 3; i++) mid[i] = p1[i] + frac * (p2[i] - p1[i]);
     int side = t1 < 0;
-    if (!q1_hull_check(t, node->children[side], p1f, midf, p1, mid)) return 0;
-    int32_t other = q1_hull_contents(t->s, t->nodes, node->children[side ^ 1], mid);
-    if (!q1_blocks(t, other)) return q1_hull_check(t, node->children[side ^ 1], midf, p2f, mid, p2);
-    if (tr->allsolid) return 0;
-    if (!side) {
-        memcpy(tr->normal, pl->normal, sizeof tr->normal);
-        tr->dist = pl->dist;
-    } else {
-        for (int i = 0; i < 3; i++) tr->normal[i] = -pl->normal[i];
-        tr->dist = -pl->dist;
-    }
-    tr->native_contents = other;
-    tr->contents = q1_to_neutral(other);
-    /* the engines back off in tenths while the hit point still lies in solid */
-    while (q1_blocks(t, q1_hull_contents(t->s, t->nodes, t->head, mid))) {
+
+    if (!rec_trace(w, ch[side], p1f, midf, p1, mid, depth + 1)) return false;
+    int32_t far_c = hv_point_contents(w->h, ch[side ^ 1], mid);
+    if (!blocks(w, far_c)) return rec_trace(w, ch[side ^ 1], midf, p2f, mid, p2, depth + 1);
+    if (w->allsolid) return false;   /* never got out of the solid area */
+
+    /* the far side is blocking at mid: that is the impact, on this plane */
+    float sgn = side ? -1.0f : 1.0f;
+    for (int i = 0; i < 3; i++) w->tr->normal[i] = sgn * pl->normal[i];
+    w->tr->dist = sgn * pl->dist;
+    w->tr->native_contents = far_c;
+    w->tr->contents = neutral(far_c);
+    /* float error can leave mid inside the solid: back off until it is out, as the engines do */
+    int tries = 0;
+    while (blocks(w, hv_point_contents(w->h, w->head, mid))) {
         frac -= 0.1f;
-        if (frac < 0) {
-            tr->fraction = midf;
-            memcpy(tr->endpos, mid, sizeof mid);
-            return 0;
+        if (frac < 0 || ++tries > 10) {
+            w->tr->fraction = midf;
+            memcpy(w->tr->endpos, mid, sizeof mid);
+            return false;
         }
         midf = p1f + (p2f - p1f) * frac;
         for (int i = 0; i < 3; i++) mid[i] = p1[i] + frac * (p2[i] - p1[i]);
     }
-    tr->fraction = midf;
-    memcpy(tr->endpos, mid, sizeof mid);
-    return 0;
+    w->tr->fraction = midf;
+    memcpy(w->tr->endpos, mid, sizeof mid);
+    return false;
 }
 
-/* The hull the engines pick for a box, and the offset from the box's origin to the hull's. */
-static int q1_hull_for_box(const q1_state *s, const float mins[3], const float maxs[3], float offset[3])
+/* The engines' box sizes for hulls 1..3 (clip_mins), used to pick a hull for a box and to
+ * offset the move so that the box's mins land where the hull's do. */
+static const float k_hull_mins_gs[4][3] = {{0, 0, 0}, {-16, -16, -36}, {-32, -32, -32}, {-16, -16, -18}};
+static const float k_hull_mins_q1[4][3] = {{0, 0, 0}, {-16, -16, -24}, {-32, -32, -24}, {0, 0, 0}};
+
+static int pick_hull(const qstate *s, const float mins[3], const float maxs[3])
 {
-    static const float k_q1[3][3] = {{0, 0, 0}, {-16, -16, -24}, {-32, -32, -24}};
-    static const float k_hl[4][3] = {{0, 0, 0}, {-16, -16, -36}, {-32, -32, -32}, {-16, -16, -18}};
     float sx = maxs[0] - mins[0], sz = maxs[2] - mins[2];
-    int h;
-    if (s->format == BK_FORMAT_GOLDSRC) {
-        if (sx <= 8) h = 0;
-        else if (sx <= 36) h = sz <= 36 ? 3 : 1;
-        else h = 2;
-        for (int i = 0; i < 3; i++) offset[i] = h ? k_hl[h][i] - mins[i] : 0;
-    } else {
-        if (sx < 3) h = 0;
-        else if (sx <= 32) h = 1;
-        else h = 2;
-        for (int i = 0; i < 3; i++) offset[i] = h ? k_q1[h][i] - mins[i] : 0;
-    }
-    return h;
+    if (sx < 3) return 0;
+    if (sx <= 32) return s->goldsrc && sz < 54 ? 3 : 1;
+    return 2;
 }
 
-static bk_result q1_trace_fn(const void *state, const bk_trace_params *p, const float start[3],
-                             const float end[3], bk_trace_result *out)
+static bk_result q_trace(const void *state, const bk_trace_params *p, const float start[3], const float end[3],
+                         bk_trace_result *tr)
 {
-    const q1_state *s = state;
-    const bk_quake_bsp *b = s->b;
-    memset(out, 0, sizeof *out);
-    out->fraction = 1;
-    out->surface = -1;
-    memcpy(out->endpos, end, sizeof out->endpos);
-    if (p->model >= b->model_count) return BK_EINDEX;
-    float offset[3] = {0, 0, 0};
-    int hull = p->hull;
-    int boxed = 0;
-    for (int i = 0; i < 3; i++) boxed |= p->mins[i] != 0 || p->maxs[i] != 0;
-    if (boxed) hull = q1_hull_for_box(s, p->mins, p->maxs, offset);
-    if (hull < 0 || (uint32_t)hull >= s->hull_count) return BK_EINDEX;
-    const q1_hull *h = &s->hulls[hull ? 1 : 0];
-    if (!h->usable) return BK_EFORMAT;
-    int32_t head = b->models[p->model].headnode[hull];
-    if (head >= 0 && (uint32_t)head > h->count) return BK_EINDEX;
-    if (head >= 0 && (uint32_t)head == h->count) {
-        /* the compilers' empty hull (non-solid model): nothing to hit */
-        out->native_contents = Q1_EMPTY;
+    const qstate *s = state;
+    const bk_quake_bsp *m = s->m;
+    int hull = p->hull >= 0 ? p->hull : pick_hull(s, p->mins, p->maxs);
+    float off[3] = {0, 0, 0};
+    if (p->hull < 0 && hull > 0) {
+        const float *cm = s->goldsrc ? k_hull_mins_gs[hull] : k_hull_mins_q1[hull];
+        for (int i = 0; i < 3; i++) off[i] = cm[i] - p->mins[i];
+    }
+    float a[3], b[3];
+    for (int i = 0; i < 3; i++) {
+        a[i] = start[i] + off[i];
+        b[i] = end[i] + off[i];
+    }
+    hull_view h = {m, hull > 0};
+    int32_t head = m->models[p->model].headnode[hull];
+    if (hull > 0 && (head < 0 || (uint32_t)head >= m->clipnode_count)) {
+        /* an empty hull (a model compiled without it): nothing to hit */
+        memcpy(tr->endpos, end, sizeof tr->endpos);
         return BK_OK;
     }
-    if (head < 0 && hull == 0) {
-        /* a single-leaf model: its leaf's contents */
-        uint32_t leaf = (uint32_t)~head;
-        head = leaf < b->leaf_count ? b->leafs[leaf].contents : Q1_SOLID;
-        if (head >= 0) head = Q1_SOLID;
-    }
-    float a[3], z[3];
-    for (int i = 0; i < 3; i++) {
-        a[i] = start[i] + offset[i];
-        z[i] = end[i] + offset[i];
-    }
-    q1_trace t = {s, h->nodes, head, p->mask ? p->mask : BK_MASK_PLAYERSOLID, 0, out, 0, 0, 0};
-    t.budget = 4u * h->count + 4096u;
-    out->allsolid = 1;
-    memcpy(out->endpos, z, sizeof z);
-    q1_hull_check(&t, head, 0, 1, a, z);
-    if (t.aborted) {
-        memset(out, 0, sizeof *out);
-        out->fraction = 1;
-        out->surface = -1;
-        memcpy(out->endpos, end, sizeof out->endpos);
+    if (!s->tree_ok[hull > 0]) return BK_EFORMAT;
+    uint32_t count = hull ? m->clipnode_count : m->node_count;
+    trace_work w = {&h, head, p->mask, tr, true, false, Q_MAX_DEPTH, 4u * count + 4096u, false};
+    rec_trace(&w, head, 0.0f, 1.0f, a, b, 0);
+    if (w.aborted) {
+        /* more steps than a tree of this size can need: shared subtrees built to blow up */
+        memset(tr, 0, sizeof *tr);
+        tr->fraction = 1;
+        tr->surface = -1;
+        memcpy(tr->endpos, end, sizeof tr->endpos);
         return BK_ELIMIT;
     }
-    if (out->allsolid) out->startsolid = 1;
-    if (out->allsolid) out->fraction = 0;   /* the engines' callers treat allsolid as no movement */
-    for (int i = 0; i < 3; i++) out->endpos[i] -= offset[i];
-    if (out->allsolid) memcpy(out->endpos, start, sizeof out->endpos);
+    tr->startsolid = w.startsolid;
+    tr->allsolid = w.allsolid;
+    if (w.allsolid) {
+        tr->startsolid = 1;
+        tr->fraction = 0;
+        memcpy(tr->endpos, start, sizeof tr->endpos);
+        return BK_OK;
+    }
+    if (tr->fraction < 1) {
+        for (int i = 0; i < 3; i++) tr->endpos[i] -= off[i];
+    } else {
+        memcpy(tr->endpos, end, sizeof tr->endpos);
+        if (!w.startsolid) {
+            tr->contents = 0;
+            tr->native_contents = Q1C_EMPTY;
+        }
+    }
     return BK_OK;
 }
 
 const bk_query_ops bk_query_ops_quake = {
-    q1_open, q1_destroy, q1_point, q1_vis_row, q1_leaf_face_count, q1_leaf_face, q1_leaf_cluster, q1_trace_fn,
+    q_open, q_destroy, q_point, q_vis_row, q_leaf_cluster, q_leaf_face_count, q_leaf_face, q_trace,
 };

@@ -1,0 +1,304 @@
+/* Quake 3 queries: the leaf / cluster / area of a point and its contents (a Quake 3 leaf has no
+ * contents of its own: a point's contents are those of the brushes holding it), the bit-row
+ * PVS, and box traces through the brushes and patches (src/query/cm.c). Patches collide as a
+ * grid of triangles evaluated from their control points (4 segments per 3x3 piece). */
+#include <math.h>
+
+#include "../../query/cm.h"
+#include "q3_internal.h"
+
+/* Quake 3 contents bits (surfaceflags.h) */
+enum {
+    Q3C_SOLID = 1, Q3C_LAVA = 8, Q3C_SLIME = 16, Q3C_WATER = 32, Q3C_FOG = 64,
+    Q3C_AREAPORTAL = 0x8000, Q3C_PLAYERCLIP = 0x10000, Q3C_MONSTERCLIP = 0x20000,
+    Q3C_TELEPORTER = 0x40000, Q3C_JUMPPAD = 0x80000, Q3C_ORIGIN = 0x1000000, Q3C_BODY = 0x2000000,
+    Q3C_CORPSE = 0x4000000, Q3C_DETAIL = 0x8000000, Q3C_TRANSLUCENT = 0x20000000,
+    Q3C_TRIGGER = 0x40000000, Q3C_NODROP = (int32_t)0x80000000u
+};
+
+static uint32_t q3_neutral(int32_t c)
+{
+    uint32_t n = 0, u = (uint32_t)c;
+    if (u & Q3C_SOLID) n |= BK_CONTENTS_SOLID;
+    if (u & Q3C_LAVA) n |= BK_CONTENTS_LAVA;
+    if (u & Q3C_SLIME) n |= BK_CONTENTS_SLIME;
+    if (u & Q3C_WATER) n |= BK_CONTENTS_WATER;
+    if (u & Q3C_FOG) n |= BK_CONTENTS_FOG;
+    if (u & Q3C_AREAPORTAL) n |= BK_CONTENTS_AREAPORTAL;
+    if (u & Q3C_PLAYERCLIP) n |= BK_CONTENTS_PLAYERCLIP;
+    if (u & Q3C_MONSTERCLIP) n |= BK_CONTENTS_MONSTERCLIP;
+    if (u & (Q3C_TELEPORTER | Q3C_JUMPPAD)) n |= BK_CONTENTS_TELEPORTER;
+    if (u & Q3C_ORIGIN) n |= BK_CONTENTS_ORIGIN;
+    if (u & (Q3C_BODY | Q3C_CORPSE)) n |= BK_CONTENTS_BODY;
+    if (u & Q3C_DETAIL) n |= BK_CONTENTS_DETAIL;
+    if (u & Q3C_TRANSLUCENT) n |= BK_CONTENTS_TRANSLUCENT;
+    if (u & Q3C_TRIGGER) n |= BK_CONTENTS_TRIGGER;
+    if (u & (uint32_t)Q3C_NODROP) n |= BK_CONTENTS_NODROP;
+    uint32_t known = Q3C_SOLID | Q3C_LAVA | Q3C_SLIME | Q3C_WATER | Q3C_FOG | Q3C_AREAPORTAL | Q3C_PLAYERCLIP |
+                     Q3C_MONSTERCLIP | Q3C_TELEPORTER | Q3C_JUMPPAD | Q3C_ORIGIN | Q3C_BODY | Q3C_CORPSE |
+                     Q3C_DETAIL | Q3C_TRANSLUCENT | Q3C_TRIGGER | (uint32_t)Q3C_NODROP |
+                     0x10000000u /* structural */ | 0x100000u /* clusterportal */ | 0x200000u /* donotenter */ |
+                     0x80u | 0x100u | 0x200u | 0x400000u | 0x800000u /* team / bot / mover bits */;
+    if (u & ~known) n |= BK_CONTENTS_OTHER;
+    return n;
+}
+
+typedef struct q3state {
+    const bk_q3_map *m;
+    bk_cm cm;
+} q3state;
+
+#define PATCH_STEPS 4
+
+static void bez3(const float *a, const float *b, const float *c, float t, float *o)
+{
+    float s = 1 - t;
+    for (int k = 0; k < 3; k++) o[k] = s * s * a[k] + 2 * s * t * b[k] + t * t * c[k];
+}
+
+/* Triangles of a patch surface appended to cm->tris (capacity checked by the caller). */
+static uint32_t patch_tris(const bk_q3_map *m, const bk_q3_surface *s, bk_cm_tri *out)
+{
+    int32_t pw = (s->patch_w - 1) / 2, ph = (s->patch_h - 1) / 2;
+    uint32_t gw = (uint32_t)pw * PATCH_STEPS + 1, gh = (uint32_t)ph * PATCH_STEPS + 1;
+    uint32_t nt = 0;
+    /* one row of grid points at a time would do; the grid of one patch is small (bounded by the
+     * loader's patch size check), so evaluate points on the fly per quad */
+    for (uint32_t gy = 0; gy + 1 < gh; gy++)
+        for (uint32_t gx = 0; gx + 1 < gw; gx++) {
+            float q[4][3];
+            for (int c = 0; c < 4; c++) {
+                uint32_t x = gx + (c & 1), y = gy + (c >> 1);
+                uint32_t px = x / PATCH_STEPS, py = y / PATCH_STEPS;
+                float u = (float)(x % PATCH_STEPS) / PATCH_STEPS, v = (float)(y % PATCH_STEPS) / PATCH_STEPS;
+                if (px == (uint32_t)pw) px--, u = 1;
+                if (py == (uint32_t)ph) py--, v = 1;
+                float rows[3][3];
+                for (int r = 0; r < 3; r++) {
+                    const float *cp[3];
+                    for (int k = 0; k < 3; k++)
+                        cp[k] = m->verts[s->first_vert + (int32_t)((py * 2 + (uint32_t)r) * (uint32_t)s->patch_w + px * 2 + (uint32_t)k)].xyz;
+                    bez3(cp[0], cp[1], cp[2], u, rows[r]);
+                }
+                bez3(rows[0], rows[1], rows[2], v, q[c]);
+            }
+            static const int tri[2][3] = {{0, 2, 1}, {1, 2, 3}};
+            for (int t = 0; t < 2; t++) {
+                bk_cm_tri *T = &out[nt];
+                for (int k = 0; k < 3; k++) memcpy(T->v[k], q[tri[t][k]], sizeof T->v[k]);
+                float e1[3], e2[3];
+                for (int k = 0; k < 3; k++) e1[k] = T->v[1][k] - T->v[0][k], e2[k] = T->v[2][k] - T->v[0][k];
+                float n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
+                float len = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+                if (!(len > 1e-6f)) continue;   /* degenerate: collides with nothing */
+                for (int k = 0; k < 3; k++) T->n[k] = n[k] / len;
+                T->d = T->n[0] * T->v[0][0] + T->n[1] * T->v[0][1] + T->n[2] * T->v[0][2];
+                nt++;
+            }
+        }
+    return nt;
+}
+
+static bk_result q3_open(const bk_file *f, bk_ctx *ctx, void **state, bk_query_info *info)
+{
+    const bk_q3_map *m = bk_q3_map_get(f);
+    if (!m || m->model_count == 0 || m->leaf_count == 0 || m->node_count == 0) {
+        bk_report(ctx, BK_SEV_ERROR, BK_EFORMAT, "models", BK_NO_INDEX, BK_NO_OFFSET,
+                  "the map has no world model, nodes or leaves to query");
+        return BK_EFORMAT;
+    }
+    q3state *s = calloc(1, sizeof *s);
+    if (!s) return BK_ENOMEM;
+    s->m = m;
+    bk_cm *cm = &s->cm;
+    bk_result r = BK_OK;
+    cm->leaf_contents_from_brushes = 1;
+    cm->planes = bk_alloc_array(ctx, m->plane_count, sizeof *cm->planes, &r);
+    cm->nodes = bk_alloc_array(ctx, m->node_count, sizeof *cm->nodes, &r);
+    cm->leafs = bk_alloc_array(ctx, m->leaf_count, sizeof *cm->leafs, &r);
+    cm->leafbrushes = bk_alloc_array(ctx, m->leafbrush_count, sizeof *cm->leafbrushes, &r);
+    cm->sides = bk_alloc_array(ctx, m->brushside_count, sizeof *cm->sides, &r);
+    cm->brushes = bk_alloc_array(ctx, m->brush_count, sizeof *cm->brushes, &r);
+    cm->models = bk_alloc_array(ctx, m->model_count, sizeof *cm->models, &r);
+    /* patches: count triangles first */
+    uint64_t ntri = 0;
+    uint32_t nmesh = 0;
+    for (uint32_t i = 0; i < m->surface_count; i++) {
+        const bk_q3_surface *su = &m->surfaces[i];
+        if (su->type != BK_Q3_MST_PATCH || su->patch_w < 3 || su->patch_h < 3) continue;
+        nmesh++;
+        ntri += (uint64_t)((su->patch_w - 1) / 2) * PATCH_STEPS * (uint64_t)((su->patch_h - 1) / 2) * PATCH_STEPS * 2;
+    }
+    if (ntri > ctx->opt.limits.max_elements) {
+        bk_report(ctx, BK_SEV_ERROR, BK_ELIMIT, "surfaces", BK_NO_INDEX, BK_NO_OFFSET,
+                  "%llu patch collision triangles exceed the element limit", (unsigned long long)ntri);
+        r = BK_ELIMIT;
+    }
+    if (r == BK_OK) {
+        cm->tris = bk_alloc_array(ctx, (size_t)ntri, sizeof *cm->tris, &r);
+        cm->meshes = bk_alloc_array(ctx, nmesh, sizeof *cm->meshes, &r);
+    }
+    if (r != BK_OK) {
+        bk_cm_free(cm);
+        free(s);
+        return r;
+    }
+    cm->plane_count = m->plane_count;
+    for (uint32_t i = 0; i < m->plane_count; i++) {
+        memcpy(cm->planes[i].n, m->planes[i].normal, sizeof cm->planes[i].n);
+        cm->planes[i].d = m->planes[i].dist;
+    }
+    cm->node_count = m->node_count;
+    for (uint32_t i = 0; i < m->node_count; i++) {
+        cm->nodes[i].plane = (uint32_t)m->nodes[i].plane;
+        cm->nodes[i].children[0] = m->nodes[i].children[0];
+        cm->nodes[i].children[1] = m->nodes[i].children[1];
+    }
+    cm->leaf_count = m->leaf_count;
+    for (uint32_t i = 0; i < m->leaf_count; i++) {
+        cm->leafs[i].first_brush = (uint32_t)m->leafs[i].first_leafbrush;
+        cm->leafs[i].num_brushes = (uint32_t)m->leafs[i].num_leafbrushes;
+    }
+    cm->leafbrush_count = m->leafbrush_count;
+    for (uint32_t i = 0; i < m->leafbrush_count; i++) cm->leafbrushes[i] = (uint32_t)m->leafbrushes[i];
+    cm->side_count = m->brushside_count;
+    for (uint32_t i = 0; i < m->brushside_count; i++) {
+        cm->sides[i].plane = (uint32_t)m->brushsides[i].plane;
+        cm->sides[i].surface = m->brushsides[i].shader;
+    }
+    cm->brush_count = m->brush_count;
+    for (uint32_t i = 0; i < m->brush_count; i++) {
+        const bk_q3_brush *b = &m->brushes[i];
+        int32_t c = b->shader >= 0 && (uint32_t)b->shader < m->shader_count ? m->shaders[b->shader].content_flags : 0;
+        cm->brushes[i].first_side = (uint32_t)b->first_side;
+        cm->brushes[i].num_sides = (uint32_t)b->num_sides;
+        cm->brushes[i].native = c;
+        cm->brushes[i].contents = q3_neutral(c);
+    }
+    /* patch meshes, in surface order so that each model's patches are one run */
+    uint32_t *surf_mesh = bk_alloc_array(ctx, m->surface_count, sizeof *surf_mesh, &r);
+    if (!surf_mesh) {
+        bk_cm_free(cm);
+        free(s);
+        return r;
+    }
+    for (uint32_t i = 0; i < m->surface_count; i++) {
+        const bk_q3_surface *su = &m->surfaces[i];
+        surf_mesh[i] = cm->mesh_count;
+        if (su->type != BK_Q3_MST_PATCH || su->patch_w < 3 || su->patch_h < 3) continue;
+        bk_cm_mesh *me = &cm->meshes[cm->mesh_count++];
+        me->first_tri = cm->tri_count;
+        me->num_tris = patch_tris(m, su, cm->tris + cm->tri_count);
+        cm->tri_count += me->num_tris;
+        int32_t c = su->shader >= 0 && (uint32_t)su->shader < m->shader_count ? m->shaders[su->shader].content_flags : 0;
+        me->native = c;
+        me->contents = q3_neutral(c);
+        me->surface = su->shader;
+        for (int k = 0; k < 3; k++) me->mins[k] = INFINITY, me->maxs[k] = -INFINITY;
+        for (uint32_t t = 0; t < me->num_tris; t++)
+            for (int v = 0; v < 3; v++)
+                for (int k = 0; k < 3; k++) {
+                    float x = cm->tris[me->first_tri + t].v[v][k];
+                    if (x < me->mins[k]) me->mins[k] = x;
+                    if (x > me->maxs[k]) me->maxs[k] = x;
+                }
+    }
+    cm->model_count = m->model_count;
+    for (uint32_t i = 0; i < m->model_count; i++) {
+        const bk_q3_model *md = &m->models[i];
+        bk_cm_model *cmm = &cm->models[i];
+        cmm->headnode = i == 0 ? 0 : -1;
+        cmm->first_brush = (uint32_t)md->first_brush;
+        cmm->num_brushes = (uint32_t)md->num_brushes;
+        uint32_t a = (uint32_t)md->first_surface, b = a + (uint32_t)md->num_surfaces;
+        uint32_t ma = a < m->surface_count ? surf_mesh[a] : cm->mesh_count;
+        uint32_t mb = b < m->surface_count ? surf_mesh[b] : cm->mesh_count;
+        cmm->first_mesh = ma;
+        cmm->num_meshes = mb > ma ? mb - ma : 0;
+    }
+    free(surf_mesh);
+    bk_cm_finish(cm);
+    info->model_count = m->model_count;
+    info->leaf_count = m->leaf_count;
+    info->cluster_count = m->vis && m->cluster_count > 0 ? (uint32_t)m->cluster_count : 0;
+    info->face_count = m->surface_count;
+    info->hull_count = 0;
+    info->has_pas = 0;
+    *state = s;
+    return BK_OK;
+}
+
+static void q3_destroy(void *state)
+{
+    q3state *s = state;
+    if (!s) return;
+    bk_cm_free(&s->cm);
+    free(s);
+}
+
+static bk_result q3_point(const void *state, uint32_t model, const float pos[3], bk_point_info *out)
+{
+    const q3state *s = state;
+    const bk_q3_map *m = s->m;
+    memset(out, 0, sizeof *out);
+    out->native_contents = 0;
+    out->contents = bk_cm_point_contents(&s->cm, model, pos, &out->native_contents);
+    out->leaf = -1;
+    out->cluster = -1;
+    out->area = -1;
+    if (model == 0) {
+        int32_t l = bk_cm_point_leaf(&s->cm, 0, pos);
+        if (l < 0) return BK_EINDEX;
+        const bk_q3_leaf *lf = &m->leafs[l];
+        out->leaf = l;
+        out->cluster = lf->cluster;
+        out->area = lf->area;
+        for (int k = 0; k < 3; k++) out->leaf_mins[k] = (float)lf->mins[k], out->leaf_maxs[k] = (float)lf->maxs[k];
+    } else {
+        memcpy(out->leaf_mins, m->models[model].mins, sizeof out->leaf_mins);
+        memcpy(out->leaf_maxs, m->models[model].maxs, sizeof out->leaf_maxs);
+    }
+    return BK_OK;
+}
+
+static bk_result q3_vis_row(const void *state, bk_vis_kind kind, int32_t cluster, uint8_t *row)
+{
+    const q3state *s = state;
+    const bk_q3_map *m = s->m;
+    size_t nbytes = ((size_t)m->cluster_count + 7) / 8;
+    size_t take = nbytes < (size_t)m->bytes_per_cluster ? nbytes : (size_t)m->bytes_per_cluster;
+    (void)kind;
+    memcpy(row, m->vis + (size_t)cluster * (size_t)m->bytes_per_cluster, take);
+    if (m->cluster_count & 7) row[nbytes - 1] &= (uint8_t)((1u << (m->cluster_count & 7)) - 1);
+    return BK_OK;
+}
+
+static int32_t q3_leaf_cluster(const void *state, int32_t leaf)
+{
+    const q3state *s = state;
+    return s->m->leafs[leaf].cluster;
+}
+static uint32_t q3_leaf_face_count(const void *state, int32_t leaf)
+{
+    const q3state *s = state;
+    int32_t n = s->m->leafs[leaf].num_leafsurfaces;
+    return n > 0 ? (uint32_t)n : 0;
+}
+static uint32_t q3_leaf_face(const void *state, int32_t leaf, uint32_t i)
+{
+    const q3state *s = state;
+    uint64_t k = (uint64_t)(uint32_t)s->m->leafs[leaf].first_leafsurface + i;
+    return k < s->m->leafsurface_count ? (uint32_t)s->m->leafsurfaces[k] : UINT32_MAX;
+}
+
+static bk_result q3_trace(const void *state, const bk_trace_params *p, const float start[3], const float end[3],
+                          bk_trace_result *tr)
+{
+    const q3state *s = state;
+    bk_cm_trace(&s->cm, p, start, end, tr);
+    return BK_OK;
+}
+
+const bk_query_ops bk_query_ops_q3 = {
+    q3_open, q3_destroy, q3_point, q3_vis_row, q3_leaf_cluster, q3_leaf_face_count, q3_leaf_face, q3_trace,
+};

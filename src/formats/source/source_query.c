@@ -1,0 +1,347 @@
+/* Source queries: the leaf / cluster / area and contents of a point, the compressed PVS and PAS
+ * rows of the visibility lump, and box traces through the brushes (src/query/cm.c) and the
+ * displacements (their triangle meshes, as the engine collides with them). */
+#include <math.h>
+
+#include "../../query/cm.h"
+#include "vbsp_internal.h"
+
+/* Source contents bits (bspflags.h) */
+static uint32_t src_neutral(int32_t c)
+{
+    uint32_t u = (uint32_t)c, n = 0;
+    if (u & 0x1) n |= BK_CONTENTS_SOLID;
+    if (u & 0x2) n |= BK_CONTENTS_WINDOW;
+    if (u & 0x8) n |= BK_CONTENTS_GRATE;
+    if (u & 0x10) n |= BK_CONTENTS_SLIME;
+    if (u & 0x20) n |= BK_CONTENTS_WATER;
+    if (u & 0x80) n |= BK_CONTENTS_OPAQUE;
+    if (u & 0x4000) n |= BK_CONTENTS_MOVEABLE;
+    if (u & 0x8000) n |= BK_CONTENTS_AREAPORTAL;
+    if (u & 0x10000) n |= BK_CONTENTS_PLAYERCLIP;
+    if (u & 0x20000) n |= BK_CONTENTS_MONSTERCLIP;
+    if (u & 0xfc0000) n |= BK_CONTENTS_CURRENT;
+    if (u & 0x1000000) n |= BK_CONTENTS_ORIGIN;
+    if (u & 0x2000000) n |= BK_CONTENTS_BODY;
+    if (u & 0x4000000) n |= BK_CONTENTS_DEBRIS;
+    if (u & 0x8000000) n |= BK_CONTENTS_DETAIL;
+    if (u & 0x10000000) n |= BK_CONTENTS_TRANSLUCENT;
+    if (u & 0x20000000) n |= BK_CONTENTS_LADDER;
+    uint32_t known = 0x1 | 0x2 | 0x4 | 0x8 | 0x10 | 0x20 | 0x40 | 0x80 | 0x100 | 0x800 | 0x1000 | 0x2000 | 0x4000 |
+                     0x8000 | 0x10000 | 0x20000 | 0xfc0000 | 0x1000000 | 0x2000000 | 0x4000000 | 0x8000000 |
+                     0x10000000 | 0x20000000 | 0x40000000;
+    if (u & ~known) n |= BK_CONTENTS_OTHER;
+    return n;
+}
+
+typedef struct srcstate {
+    const bk_source_map *m;
+    bk_cm cm;
+    const uint8_t *vis;        /* the visibility lump */
+    size_t vis_size;
+    uint8_t *row_bad;          /* [cluster*2 + kind]: 1 = truncated, decoded as all visible */
+} srcstate;
+
+static void sv(float *d, const float *s) { d[0] = s[0], d[1] = s[1], d[2] = s[2]; }
+
+static const float *face_vertex(const bk_source_map *p, const bk_source_face *f, int32_t k)
+{
+    int32_t se = p->surfedges[f->firstedge + k];
+    uint32_t v = se >= 0 ? p->edges[(uint32_t)se * 2] : p->edges[(uint32_t)(-(int64_t)se) * 2 + 1];
+    return &p->vertices[(size_t)v * 3];
+}
+
+static bool disp_ok(const bk_source_map *p, uint32_t fi)
+{
+    const bk_source_face *f = &p->faces[fi];
+    return f->dispinfo >= 0 && (uint32_t)f->dispinfo < p->dispinfo_count && f->numedges == 4 &&
+           p->dispinfo[f->dispinfo].power >= 2 && p->dispinfo[f->dispinfo].power <= 4 &&
+           p->dispinfo[f->dispinfo].vert_start >= 0 &&
+           bk_range_ok((uint64_t)p->dispinfo[f->dispinfo].vert_start,
+                       (uint64_t)((1u << p->dispinfo[f->dispinfo].power) + 1) * ((1u << p->dispinfo[f->dispinfo].power) + 1),
+                       p->dispvert_count);
+}
+
+/* The displaced grid's triangles (same corner order and diagonal pattern as the renderer). */
+static uint32_t disp_tris(const bk_source_map *p, uint32_t fi, bk_cm_tri *out, float *grid)
+{
+    const bk_source_face *f = &p->faces[fi];
+    const bk_source_dispinfo *di = &p->dispinfo[f->dispinfo];
+    float c[4][3], q[4][3];
+    int best = 0;
+    float bestd = INFINITY;
+    for (int k = 0; k < 4; k++) {
+        sv(c[k], face_vertex(p, f, k));
+        float dx = c[k][0] - di->start[0], dy = c[k][1] - di->start[1], dz = c[k][2] - di->start[2];
+        float d2 = dx * dx + dy * dy + dz * dz;
+        if (d2 < bestd) bestd = d2, best = k;
+    }
+    for (int k = 0; k < 4; k++) sv(q[k], c[(best + k) % 4]);
+    uint32_t side = (1u << di->power) + 1;
+    float inv = 1.0f / (float)(side - 1);
+    for (uint32_t y = 0; y < side; y++) {
+        float t = (float)y * inv, l[3], r[3];
+        for (int k = 0; k < 3; k++) l[k] = q[0][k] + (q[1][k] - q[0][k]) * t, r[k] = q[3][k] + (q[2][k] - q[3][k]) * t;
+        for (uint32_t x = 0; x < side; x++) {
+            float u = (float)x * inv;
+            const bk_source_dispvert *dv = &p->dispverts[(uint32_t)di->vert_start + y * side + x];
+            for (int k = 0; k < 3; k++) grid[(y * side + x) * 3 + k] = l[k] + (r[k] - l[k]) * u + dv->vec[k] * dv->dist;
+        }
+    }
+    uint32_t nt = 0;
+    for (uint32_t y = 0; y + 1 < side; y++)
+        for (uint32_t x = 0; x + 1 < side; x++) {
+            uint32_t i0 = y * side + x, i1 = i0 + 1, i2 = i0 + side, i3 = i2 + 1;
+            uint32_t t[6];
+            if (((x + y) & 1) == 0) {
+                uint32_t tt[6] = {i0, i1, i3, i0, i3, i2};
+                memcpy(t, tt, sizeof t);
+            } else {
+                uint32_t tt[6] = {i0, i1, i2, i1, i3, i2};
+                memcpy(t, tt, sizeof t);
+            }
+            for (int h = 0; h < 6; h += 3) {
+                bk_cm_tri *T = &out[nt];
+                for (int k = 0; k < 3; k++) sv(T->v[k], &grid[t[h + k] * 3]);
+                float e1[3], e2[3];
+                for (int k = 0; k < 3; k++) e1[k] = T->v[1][k] - T->v[0][k], e2[k] = T->v[2][k] - T->v[0][k];
+                float n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
+                float len = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+                if (!(len > 1e-6f)) continue;
+                for (int k = 0; k < 3; k++) T->n[k] = n[k] / len;
+                T->d = T->n[0] * T->v[0][0] + T->n[1] * T->v[0][1] + T->n[2] * T->v[0][2];
+                nt++;
+            }
+        }
+    return nt;
+}
+
+/* Source's run-length rows: a zero byte is followed by a count of zero bytes. */
+static bool decode_row(const uint8_t *vis, size_t size, uint32_t ofs, uint32_t clusters, uint8_t *row)
+{
+    size_t nbytes = ((size_t)clusters + 7) / 8, out = 0;
+    if (ofs >= size) return false;
+    const uint8_t *p = vis + ofs, *end = vis + size;
+    while (out < nbytes) {
+        if (p >= end) return false;
+        if (*p) {
+            row[out++] = *p++;
+            continue;
+        }
+        if (p + 1 >= end) return false;
+        out += p[1];
+        p += 2;
+    }
+    if (clusters & 7) row[nbytes - 1] &= (uint8_t)((1u << (clusters & 7)) - 1);
+    return true;
+}
+
+static bk_result src_open(const bk_file *f, bk_ctx *ctx, void **state, bk_query_info *info)
+{
+    const bk_source_map *m = bk_source_map_of(f);
+    if (!m || m->model_count == 0 || m->leaf_count == 0 || m->node_count == 0) {
+        bk_report(ctx, BK_SEV_ERROR, BK_EFORMAT, "models", BK_NO_INDEX, BK_NO_OFFSET,
+                  "the map has no world model, nodes or leaves to query");
+        return BK_EFORMAT;
+    }
+    srcstate *s = calloc(1, sizeof *s);
+    if (!s) return BK_ENOMEM;
+    s->m = m;
+    s->vis = m->lumps[BK_SRC_LUMP_VISIBILITY].data;
+    s->vis_size = m->lumps[BK_SRC_LUMP_VISIBILITY].size;
+    bk_cm *cm = &s->cm;
+    bk_result r = BK_OK;
+    uint64_t ntri = 0;
+    uint32_t nmesh = 0;
+    for (uint32_t i = 0; i < m->face_count; i++)
+        if (disp_ok(m, i)) {
+            nmesh++;
+            uint32_t side = 1u << m->dispinfo[m->faces[i].dispinfo].power;
+            ntri += (uint64_t)side * side * 2;
+        }
+    if (ntri > ctx->opt.limits.max_elements) {
+        bk_report(ctx, BK_SEV_ERROR, BK_ELIMIT, "dispinfo", BK_NO_INDEX, BK_NO_OFFSET,
+                  "%llu displacement triangles exceed the element limit", (unsigned long long)ntri);
+        free(s);
+        return BK_ELIMIT;
+    }
+    cm->planes = bk_alloc_array(ctx, m->plane_count, sizeof *cm->planes, &r);
+    cm->nodes = bk_alloc_array(ctx, m->node_count, sizeof *cm->nodes, &r);
+    cm->leafs = bk_alloc_array(ctx, m->leaf_count, sizeof *cm->leafs, &r);
+    cm->leafbrushes = bk_alloc_array(ctx, m->leafbrush_count, sizeof *cm->leafbrushes, &r);
+    cm->sides = bk_alloc_array(ctx, m->brushside_count, sizeof *cm->sides, &r);
+    cm->brushes = bk_alloc_array(ctx, m->brush_count, sizeof *cm->brushes, &r);
+    cm->models = bk_alloc_array(ctx, m->model_count, sizeof *cm->models, &r);
+    cm->tris = bk_alloc_array(ctx, (size_t)ntri, sizeof *cm->tris, &r);
+    cm->meshes = bk_alloc_array(ctx, nmesh, sizeof *cm->meshes, &r);
+    if (s->vis && m->cluster_count) s->row_bad = bk_alloc_array(ctx, (size_t)m->cluster_count * 2, 1, &r);
+    float *grid = bk_alloc_array(ctx, 17 * 17 * 3, sizeof(float), &r);
+    if (r != BK_OK) {
+        free(grid);
+        free(s->row_bad);
+        bk_cm_free(cm);
+        free(s);
+        return r;
+    }
+    cm->plane_count = m->plane_count;
+    for (uint32_t i = 0; i < m->plane_count; i++) {
+        sv(cm->planes[i].n, m->planes[i].normal);
+        cm->planes[i].d = m->planes[i].dist;
+    }
+    cm->node_count = m->node_count;
+    for (uint32_t i = 0; i < m->node_count; i++) {
+        cm->nodes[i].plane = (uint32_t)m->nodes[i].planenum;
+        cm->nodes[i].children[0] = m->nodes[i].children[0];
+        cm->nodes[i].children[1] = m->nodes[i].children[1];
+    }
+    cm->leaf_count = m->leaf_count;
+    for (uint32_t i = 0; i < m->leaf_count; i++) {
+        cm->leafs[i].first_brush = m->leafs[i].firstleafbrush;
+        cm->leafs[i].num_brushes = m->leafs[i].numleafbrushes;
+        cm->leafs[i].native = m->leafs[i].contents;
+        cm->leafs[i].contents = src_neutral(m->leafs[i].contents);
+    }
+    cm->leafbrush_count = m->leafbrush_count;
+    for (uint32_t i = 0; i < m->leafbrush_count; i++) cm->leafbrushes[i] = m->leafbrushes[i];
+    cm->side_count = m->brushside_count;
+    for (uint32_t i = 0; i < m->brushside_count; i++) {
+        cm->sides[i].plane = m->brushsides[i].planenum;
+        cm->sides[i].surface = m->brushsides[i].texinfo;
+        cm->sides[i].bevel = (uint8_t)(m->brushsides[i].bevel != 0);
+    }
+    cm->brush_count = m->brush_count;
+    for (uint32_t i = 0; i < m->brush_count; i++) {
+        cm->brushes[i].first_side = (uint32_t)m->brushes[i].firstside;
+        cm->brushes[i].num_sides = (uint32_t)m->brushes[i].numsides;
+        cm->brushes[i].native = m->brushes[i].contents;
+        cm->brushes[i].contents = src_neutral(m->brushes[i].contents);
+    }
+    for (uint32_t i = 0; i < m->face_count; i++) {
+        if (!disp_ok(m, i)) continue;
+        const bk_source_dispinfo *di = &m->dispinfo[m->faces[i].dispinfo];
+        bk_cm_mesh *me = &cm->meshes[cm->mesh_count++];
+        me->first_tri = cm->tri_count;
+        me->num_tris = disp_tris(m, i, cm->tris + cm->tri_count, grid);
+        cm->tri_count += me->num_tris;
+        /* displacements are solid to everything unless their contents say otherwise */
+        int32_t c = di->contents ? di->contents : 1;
+        me->native = c;
+        me->contents = src_neutral(c) | BK_CONTENTS_SOLID;
+        me->surface = m->faces[i].texinfo;
+        for (int k = 0; k < 3; k++) me->mins[k] = INFINITY, me->maxs[k] = -INFINITY;
+        for (uint32_t t = 0; t < me->num_tris; t++)
+            for (int v = 0; v < 3; v++)
+                for (int k = 0; k < 3; k++) {
+                    float x = cm->tris[me->first_tri + t].v[v][k];
+                    if (x < me->mins[k]) me->mins[k] = x;
+                    if (x > me->maxs[k]) me->maxs[k] = x;
+                }
+    }
+    free(grid);
+    cm->model_count = m->model_count;
+    for (uint32_t i = 0; i < m->model_count; i++) {
+        cm->models[i].headnode = m->models[i].headnode;
+        if (i == 0) cm->models[i].num_meshes = cm->mesh_count;   /* displacements are the world's */
+    }
+    bk_cm_finish(cm);
+    /* check every row once, so bad ones are reported at open and never followed later */
+    if (s->row_bad) {
+        size_t nbytes = ((size_t)m->cluster_count + 7) / 8;
+        uint8_t *row = bk_alloc_array(ctx, nbytes, 1, &r);
+        if (!row) {
+            free(s->row_bad);
+            bk_cm_free(cm);
+            free(s);
+            return r;
+        }
+        for (uint32_t c = 0; c < m->cluster_count; c++)
+            for (int k = 0; k < 2; k++) {
+                uint32_t ofs = bk_rd_u32le(s->vis + 4 + 8 * (size_t)c + 4 * (size_t)k);
+                if (!decode_row(s->vis, s->vis_size, ofs, m->cluster_count, row)) {
+                    s->row_bad[c * 2 + (uint32_t)k] = 1;
+                    BK_WARN(ctx, BK_ETRUNCATED, "visibility", c, m->lumps[BK_SRC_LUMP_VISIBILITY].offset + ofs,
+                            "%s row of cluster %u runs past the end of the lump; treated as all visible",
+                            k ? "PAS" : "PVS", c);
+                }
+            }
+        free(row);
+    }
+    info->model_count = m->model_count;
+    info->leaf_count = m->leaf_count;
+    info->cluster_count = s->row_bad ? m->cluster_count : 0;
+    info->face_count = m->face_count;
+    info->hull_count = 0;
+    info->has_pas = s->row_bad ? 1 : 0;
+    *state = s;
+    return BK_OK;
+}
+
+static void src_destroy(void *state)
+{
+    srcstate *s = state;
+    if (!s) return;
+    free(s->row_bad);
+    bk_cm_free(&s->cm);
+    free(s);
+}
+
+static bk_result src_point(const void *state, uint32_t model, const float pos[3], bk_point_info *out)
+{
+    const srcstate *s = state;
+    const bk_source_map *m = s->m;
+    memset(out, 0, sizeof *out);
+    int32_t head = s->cm.models[model].headnode;
+    int32_t l = bk_cm_point_leaf(&s->cm, head, pos);
+    if (l < 0) return BK_EINDEX;
+    const bk_source_leaf *lf = &m->leafs[l];
+    out->leaf = l;
+    out->native_contents = lf->contents;
+    out->contents = src_neutral(lf->contents);
+    out->cluster = lf->cluster;
+    out->area = lf->area;
+    for (int k = 0; k < 3; k++) out->leaf_mins[k] = lf->mins[k], out->leaf_maxs[k] = lf->maxs[k];
+    return BK_OK;
+}
+
+static bk_result src_vis_row(const void *state, bk_vis_kind kind, int32_t cluster, uint8_t *row)
+{
+    const srcstate *s = state;
+    uint32_t n = s->m->cluster_count;
+    int k = kind == BK_VIS_PAS;
+    uint32_t ofs = bk_rd_u32le(s->vis + 4 + 8 * (size_t)cluster + 4 * (size_t)k);
+    if (s->row_bad[(uint32_t)cluster * 2 + (uint32_t)k] || !decode_row(s->vis, s->vis_size, ofs, n, row)) {
+        size_t nbytes = ((size_t)n + 7) / 8;
+        memset(row, 0xff, nbytes);
+        if (n & 7) row[nbytes - 1] = (uint8_t)((1u << (n & 7)) - 1);
+    }
+    return BK_OK;
+}
+
+static int32_t src_leaf_cluster(const void *state, int32_t leaf)
+{
+    const srcstate *s = state;
+    return s->m->leafs[leaf].cluster;
+}
+static uint32_t src_leaf_face_count(const void *state, int32_t leaf)
+{
+    const srcstate *s = state;
+    return s->m->leafs[leaf].numleaffaces;
+}
+static uint32_t src_leaf_face(const void *state, int32_t leaf, uint32_t i)
+{
+    const srcstate *s = state;
+    uint64_t k = (uint64_t)s->m->leafs[leaf].firstleafface + i;
+    return k < s->m->leafface_count ? s->m->leaffaces[k] : UINT32_MAX;
+}
+
+static bk_result src_trace(const void *state, const bk_trace_params *p, const float start[3], const float end[3],
+                           bk_trace_result *tr)
+{
+    const srcstate *s = state;
+    bk_cm_trace(&s->cm, p, start, end, tr);
+    return BK_OK;
+}
+
+const bk_query_ops bk_query_ops_source = {
+    src_open, src_destroy, src_point, src_vis_row, src_leaf_cluster, src_leaf_face_count, src_leaf_face, src_trace,
+};

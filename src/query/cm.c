@@ -1,0 +1,353 @@
+/* Box traces through a brush family's collision model (see cm.h).
+ *
+ * The box is first centred: a box [mins, maxs] moved from start is the same as a symmetric box
+ * of half-size ext moved from start + centre. A brush side's plane pushed out by that box moves
+ * by |n|.ext; a swept point then enters the brush at the last plane it crosses going in and
+ * leaves at the first it crosses going out. The tree walk splits the move at every node plane
+ * (widened by the box) and visits the leaves along it in order, so the first hit ends the
+ * walk early. Nothing is allocated and nothing shared is written: traces may run in parallel. */
+#include <math.h>
+
+#include "cm.h"
+
+void bk_cm_free(bk_cm *cm)
+{
+    if (!cm) return;
+    free(cm->planes);
+    free(cm->nodes);
+    free(cm->leafs);
+    free(cm->leafbrushes);
+    free(cm->leafmeshes);
+    free(cm->sides);
+    free(cm->brushes);
+    free(cm->tris);
+    free(cm->meshes);
+    free(cm->models);
+    memset(cm, 0, sizeof *cm);
+}
+
+void bk_cm_finish(bk_cm *cm)
+{
+    for (uint32_t i = 0; i < cm->plane_count; i++) {
+        bk_cm_plane *p = &cm->planes[i];
+        p->type = 3;
+        for (int k = 0; k < 3; k++)
+            if (p->n[k] == 1.0f && p->n[(k + 1) % 3] == 0.0f && p->n[(k + 2) % 3] == 0.0f) p->type = k;
+    }
+    for (uint32_t b = 0; b < cm->brush_count; b++) {
+        bk_cm_brush *br = &cm->brushes[b];
+        for (int k = 0; k < 3; k++) br->mins[k] = -INFINITY, br->maxs[k] = INFINITY;
+        for (uint32_t s = 0; s < br->num_sides; s++) {
+            const bk_cm_plane *p = &cm->planes[cm->sides[br->first_side + s].plane];
+            for (int k = 0; k < 3; k++) {
+                if (p->n[k] == 1.0f && p->n[(k + 1) % 3] == 0.0f && p->n[(k + 2) % 3] == 0.0f &&
+                    p->d < br->maxs[k])
+                    br->maxs[k] = p->d;
+                if (p->n[k] == -1.0f && p->n[(k + 1) % 3] == 0.0f && p->n[(k + 2) % 3] == 0.0f &&
+                    -p->d > br->mins[k])
+                    br->mins[k] = -p->d;
+            }
+        }
+    }
+}
+
+static inline float pdist(const bk_cm_plane *p, const float v[3])
+{
+    if (p->type < 3) return v[p->type] - p->d;
+    return p->n[0] * v[0] + p->n[1] * v[1] + p->n[2] * v[2] - p->d;
+}
+
+int32_t bk_cm_point_leaf(const bk_cm *cm, int32_t head, const float p[3])
+{
+    int32_t n = head;
+    for (uint32_t guard = 0; n >= 0; guard++) {
+        if ((uint32_t)n >= cm->node_count || guard > cm->node_count) return -1;
+        const bk_cm_node *nd = &cm->nodes[n];
+        n = nd->children[pdist(&cm->planes[nd->plane], p) >= 0 ? 0 : 1];
+    }
+    uint32_t leaf = (uint32_t)(-1 - n);
+    return leaf < cm->leaf_count ? (int32_t)leaf : -1;
+}
+
+static bool brush_holds(const bk_cm *cm, const bk_cm_brush *br, const float p[3])
+{
+    if (br->num_sides == 0) return false;
+    for (uint32_t s = 0; s < br->num_sides; s++)
+        if (pdist(&cm->planes[cm->sides[br->first_side + s].plane], p) > 0) return false;
+    return true;
+}
+
+uint32_t bk_cm_point_contents(const bk_cm *cm, uint32_t model, const float p[3], int32_t *native)
+{
+    uint32_t c = 0;
+    int32_t nat = 0;
+    const bk_cm_model *m = &cm->models[model];
+    if (m->headnode >= 0) {
+        int32_t l = bk_cm_point_leaf(cm, m->headnode, p);
+        if (l < 0) {
+            if (native) *native = 0;
+            return BK_CONTENTS_SOLID;
+        }
+        const bk_cm_leaf *lf = &cm->leafs[l];
+        c = lf->contents;
+        nat = lf->native;
+        if (cm->leaf_contents_from_brushes) {
+            for (uint32_t i = 0; i < lf->num_brushes; i++) {
+                const bk_cm_brush *br = &cm->brushes[cm->leafbrushes[lf->first_brush + i]];
+                if (brush_holds(cm, br, p)) c |= br->contents, nat |= br->native;
+            }
+        }
+    } else {
+        for (uint32_t i = 0; i < m->num_brushes; i++) {
+            const bk_cm_brush *br = &cm->brushes[m->first_brush + i];
+            if (brush_holds(cm, br, p)) c |= br->contents, nat |= br->native;
+        }
+    }
+    if (native) *native = nat;
+    return c;
+}
+
+/* ---- the sweep --------------------------------------------------------------------------- */
+
+#define CLIP_EPS 0.125f   /* the engines keep a stopped box this far off the surface it hit */
+
+typedef struct tw {
+    const bk_cm *cm;
+    float start[3], end[3];    /* centred */
+    float ext[3];              /* half-size of the box */
+    float smin[3], smax[3];    /* bounds of the whole sweep, box included */
+    uint32_t mask;
+    bool point;
+    bk_trace_result *tr;
+} tw;
+
+typedef struct cplane { float n[3]; float d; } cplane;
+
+/* Clip the move against one convex set of planes (a brush, or a triangle made solid). */
+static void clip_convex(tw *w, const cplane *pl, uint32_t n, const int32_t *surf, uint32_t contents,
+                        int32_t native, int32_t surface_default)
+{
+    float enter = -1, leave = 1;
+    int hit = -1;
+    bool startout = false, getout = false;
+    for (uint32_t i = 0; i < n; i++) {
+        const float *nn = pl[i].n;
+        float dist = pl[i].d + fabsf(nn[0]) * w->ext[0] + fabsf(nn[1]) * w->ext[1] + fabsf(nn[2]) * w->ext[2];
+        float d1 = nn[0] * w->start[0] + nn[1] * w->start[1] + nn[2] * w->start[2] - dist;
+        float d2 = nn[0] * w->end[0] + nn[1] * w->end[1] + nn[2] * w->end[2] - dist;
+        if (d2 > 0) getout = true;
+        if (d1 > 0) startout = true;
+        /* in front of this plane all the way (or leaving it no closer): misses the whole set */
+        if (d1 > 0 && (d2 >= CLIP_EPS || d2 >= d1)) return;
+        if (d1 <= 0 && d2 <= 0) continue;
+        if (d1 > d2) {          /* entering */
+            float f = (d1 - CLIP_EPS) / (d1 - d2);
+            if (f < 0) f = 0;
+            if (f > enter) enter = f, hit = (int)i;
+        } else {                /* leaving */
+            float f = (d1 + CLIP_EPS) / (d1 - d2);
+            if (f > 1) f = 1;
+            if (f < leave) leave = f;
+        }
+    }
+    bk_trace_result *tr = w->tr;
+    if (!startout) {
+        tr->startsolid = 1;
+        if (!getout) {
+            tr->allsolid = 1;
+            tr->fraction = 0;
+        }
+        tr->contents = contents;
+        tr->native_contents = native;
+        return;
+    }
+    if (enter < leave && enter > -1 && enter < tr->fraction && hit >= 0) {
+        if (enter < 0) enter = 0;
+        tr->fraction = enter;
+        memcpy(tr->normal, pl[hit].n, sizeof tr->normal);
+        tr->dist = pl[hit].d;
+        tr->contents = contents;
+        tr->native_contents = native;
+        tr->surface = surf ? surf[hit] : surface_default;
+    }
+}
+
+static void trace_brush(tw *w, const bk_cm_brush *br)
+{
+    if (!(br->contents & w->mask) || br->num_sides == 0) return;
+    for (int k = 0; k < 3; k++)
+        if (w->smin[k] > br->maxs[k] || w->smax[k] < br->mins[k]) return;
+    enum { MAXS = 128 };
+    cplane pl[MAXS];
+    int32_t surf[MAXS];
+    uint32_t n = br->num_sides < MAXS ? br->num_sides : MAXS;
+    for (uint32_t s = 0; s < n; s++) {
+        const bk_cm_side *sd = &w->cm->sides[br->first_side + s];
+        const bk_cm_plane *p = &w->cm->planes[sd->plane];
+        memcpy(pl[s].n, p->n, sizeof pl[s].n);
+        pl[s].d = p->d;
+        surf[s] = sd->surface;
+    }
+    clip_convex(w, pl, n, surf, br->contents, br->native, -1);
+}
+
+/* A triangle collides as a thin solid: its plane both ways, a plane through each edge, and the
+ * axial planes of its bounds (the bevels that keep a box from catching on an edge). */
+static void trace_tri(tw *w, const bk_cm_tri *t, const bk_cm_mesh *m)
+{
+    float tmin[3], tmax[3];
+    for (int k = 0; k < 3; k++) {
+        tmin[k] = fminf(t->v[0][k], fminf(t->v[1][k], t->v[2][k]));
+        tmax[k] = fmaxf(t->v[0][k], fmaxf(t->v[1][k], t->v[2][k]));
+        if (w->smin[k] > tmax[k] + 1 || w->smax[k] < tmin[k] - 1) return;
+    }
+    cplane pl[11];
+    uint32_t n = 0;
+    memcpy(pl[n].n, t->n, sizeof t->n);
+    pl[n++].d = t->d;
+    for (int k = 0; k < 3; k++) pl[n].n[k] = -t->n[k];
+    pl[n++].d = -t->d;
+    for (int e = 0; e < 3; e++) {
+        const float *a = t->v[e], *b = t->v[(e + 1) % 3];
+        float ed[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+        float en[3] = {ed[1] * t->n[2] - ed[2] * t->n[1], ed[2] * t->n[0] - ed[0] * t->n[2],
+                       ed[0] * t->n[1] - ed[1] * t->n[0]};
+        float len = sqrtf(en[0] * en[0] + en[1] * en[1] + en[2] * en[2]);
+        if (!(len > 1e-6f)) continue;
+        for (int k = 0; k < 3; k++) en[k] /= len;
+        /* outward: away from the opposite vertex */
+        const float *o = t->v[(e + 2) % 3];
+        float d = en[0] * a[0] + en[1] * a[1] + en[2] * a[2];
+        if (en[0] * o[0] + en[1] * o[1] + en[2] * o[2] > d) {
+            for (int k = 0; k < 3; k++) en[k] = -en[k];
+            d = -d;
+        }
+        memcpy(pl[n].n, en, sizeof en);
+        pl[n++].d = d;
+    }
+    for (int k = 0; k < 3; k++) {
+        memset(pl[n].n, 0, sizeof pl[n].n);
+        pl[n].n[k] = 1;
+        pl[n++].d = tmax[k];
+        memset(pl[n].n, 0, sizeof pl[n].n);
+        pl[n].n[k] = -1;
+        pl[n++].d = -tmin[k];
+    }
+    clip_convex(w, pl, n, NULL, m->contents, m->native, m->surface);
+}
+
+static void trace_mesh(tw *w, const bk_cm_mesh *m)
+{
+    if (!(m->contents & w->mask)) return;
+    for (int k = 0; k < 3; k++)
+        if (w->smin[k] > m->maxs[k] + 1 || w->smax[k] < m->mins[k] - 1) return;
+    for (uint32_t i = 0; i < m->num_tris && w->tr->fraction > 0; i++) trace_tri(w, &w->cm->tris[m->first_tri + i], m);
+}
+
+static void trace_leaf(tw *w, const bk_cm_leaf *lf)
+{
+    const bk_cm *cm = w->cm;
+    for (uint32_t i = 0; i < lf->num_brushes && !w->tr->allsolid; i++)
+        trace_brush(w, &cm->brushes[cm->leafbrushes[lf->first_brush + i]]);
+    for (uint32_t i = 0; i < lf->num_meshes && !w->tr->allsolid; i++)
+        trace_mesh(w, &cm->meshes[cm->leafmeshes[lf->first_mesh + i]]);
+}
+
+static void trace_tree(tw *w, int32_t num, float p1f, float p2f, const float p1[3], const float p2[3],
+                       uint32_t depth)
+{
+    const bk_cm *cm = w->cm;
+    if (w->tr->fraction <= p1f || w->tr->allsolid) return;   /* already hit something nearer */
+    if (num < 0) {
+        uint32_t l = (uint32_t)(-1 - num);
+        if (l < cm->leaf_count) trace_leaf(w, &cm->leafs[l]);
+        return;
+    }
+    if ((uint32_t)num >= cm->node_count || depth > cm->node_count) return;
+    const bk_cm_node *nd = &cm->nodes[num];
+    const bk_cm_plane *pl = &cm->planes[nd->plane];
+    float t1, t2, offset;
+    if (pl->type < 3) {
+        t1 = p1[pl->type] - pl->d;
+        t2 = p2[pl->type] - pl->d;
+        offset = w->ext[pl->type];
+    } else {
+        t1 = pl->n[0] * p1[0] + pl->n[1] * p1[1] + pl->n[2] * p1[2] - pl->d;
+        t2 = pl->n[0] * p2[0] + pl->n[1] * p2[1] + pl->n[2] * p2[2] - pl->d;
+        offset = w->point ? 0 : fabsf(pl->n[0]) * w->ext[0] + fabsf(pl->n[1]) * w->ext[1] + fabsf(pl->n[2]) * w->ext[2];
+    }
+    if (t1 >= offset + 1 && t2 >= offset + 1) {
+        trace_tree(w, nd->children[0], p1f, p2f, p1, p2, depth + 1);
+        return;
+    }
+    if (t1 < -offset - 1 && t2 < -offset - 1) {
+        trace_tree(w, nd->children[1], p1f, p2f, p1, p2, depth + 1);
+        return;
+    }
+    int side;
+    float frac, frac2;
+    if (t1 < t2) {
+        float idist = 1.0f / (t1 - t2);
+        side = 1;
+        frac2 = (t1 + offset + BK_DIST_EPSILON) * idist;
+        frac = (t1 - offset + BK_DIST_EPSILON) * idist;
+    } else if (t1 > t2) {
+        float idist = 1.0f / (t1 - t2);
+        side = 0;
+        frac2 = (t1 - offset - BK_DIST_EPSILON) * idist;
+        frac = (t1 + offset + BK_DIST_EPSILON) * idist;
+    } else {
+        side = 0;
+        frac = 1;
+        frac2 = 0;
+    }
+    float mid[3], midf;
+    if (frac < 0) frac = 0;
+    if (frac > 1) frac = 1;
+    midf = p1f + (p2f - p1f) * frac;
+    for (int k = 0; k < 3; k++) mid[k] = p1[k] + frac * (p2[k] - p1[k]);
+    trace_tree(w, nd->children[side], p1f, midf, p1, mid, depth + 1);
+    if (frac2 < 0) frac2 = 0;
+    if (frac2 > 1) frac2 = 1;
+    midf = p1f + (p2f - p1f) * frac2;
+    for (int k = 0; k < 3; k++) mid[k] = p1[k] + frac2 * (p2[k] - p1[k]);
+    trace_tree(w, nd->children[side ^ 1], midf, p2f, mid, p2, depth + 1);
+}
+
+void bk_cm_trace(const bk_cm *cm, const bk_trace_params *p, const float start[3], const float end[3],
+                 bk_trace_result *tr)
+{
+    tw w;
+    memset(&w, 0, sizeof w);
+    w.cm = cm;
+    w.mask = p->mask;
+    w.tr = tr;
+    float c[3];
+    for (int k = 0; k < 3; k++) {
+        c[k] = (p->mins[k] + p->maxs[k]) * 0.5f;
+        w.ext[k] = (p->maxs[k] - p->mins[k]) * 0.5f;
+        w.start[k] = start[k] + c[k];
+        w.end[k] = end[k] + c[k];
+        w.smin[k] = fminf(w.start[k], w.end[k]) - w.ext[k] - 1;
+        w.smax[k] = fmaxf(w.start[k], w.end[k]) + w.ext[k] + 1;
+    }
+    w.point = w.ext[0] == 0 && w.ext[1] == 0 && w.ext[2] == 0;
+    tr->fraction = 1;
+    const bk_cm_model *m = &cm->models[p->model];
+    if (m->headnode >= 0) {
+        trace_tree(&w, m->headnode, 0, 1, w.start, w.end, 0);
+    } else {
+        for (uint32_t i = 0; i < m->num_brushes && !tr->allsolid; i++) trace_brush(&w, &cm->brushes[m->first_brush + i]);
+    }
+    /* meshes (patches, displacements) belong to the model, each tested against its bounds */
+    for (uint32_t i = 0; i < m->num_meshes && !tr->allsolid; i++) trace_mesh(&w, &cm->meshes[m->first_mesh + i]);
+    if (tr->fraction >= 1) {
+        tr->fraction = 1;
+        memcpy(tr->endpos, end, sizeof tr->endpos);
+        if (!tr->startsolid) tr->contents = 0, tr->native_contents = 0;
+        memset(tr->normal, 0, sizeof tr->normal);
+        tr->dist = 0;
+    } else {
+        for (int k = 0; k < 3; k++) tr->endpos[k] = start[k] + tr->fraction * (end[k] - start[k]);
+    }
+}

@@ -1,0 +1,86 @@
+/* A collision model for the brush families (Quake 3, Source): the tree, convex brushes and
+ * triangle meshes (Quake 3 patches, Source displacements), in one neutral shape that the
+ * families fill at bk_query_open and one trace routine walks. The design follows the engines'
+ * own collision maps: a swept box is tested against every brush of every leaf it passes through,
+ * each brush by the planes of its sides pushed out by the box. */
+#ifndef BK_CM_H
+#define BK_CM_H
+
+#include "query_internal.h"
+
+typedef struct bk_cm_plane {
+    float n[3];
+    float d;
+    int type;                  /* 0..2 axial, 3 not */
+} bk_cm_plane;
+
+typedef struct bk_cm_node {
+    uint32_t plane;
+    int32_t children[2];       /* >= 0 node, < 0 leaf -1-child */
+} bk_cm_node;
+
+typedef struct bk_cm_leaf {
+    uint32_t first_brush, num_brushes;   /* into leafbrushes */
+    uint32_t first_mesh, num_meshes;     /* into leafmeshes */
+    uint32_t contents;         /* BK_CONTENTS_* of the leaf itself (Source); 0 for Quake 3 */
+    int32_t native;
+} bk_cm_leaf;
+
+typedef struct bk_cm_side {
+    uint32_t plane;
+    int32_t surface;           /* shader / texinfo, -1 none */
+    uint8_t bevel;
+} bk_cm_side;
+
+typedef struct bk_cm_brush {
+    uint32_t first_side, num_sides;
+    uint32_t contents;         /* BK_CONTENTS_* */
+    int32_t native;
+    float mins[3], maxs[3];    /* from the axial sides; +-inf when unknown */
+} bk_cm_brush;
+
+typedef struct bk_cm_tri {
+    float v[3][3];
+    float n[3], d;             /* unit normal and distance */
+} bk_cm_tri;
+
+typedef struct bk_cm_mesh {
+    uint32_t first_tri, num_tris;
+    float mins[3], maxs[3];
+    uint32_t contents;
+    int32_t native;
+    int32_t surface;
+} bk_cm_mesh;
+
+typedef struct bk_cm_model {
+    int32_t headnode;          /* -1: no tree (Quake 3 brush models): test its brushes directly */
+    uint32_t first_brush, num_brushes;   /* brushes (not leafbrushes) */
+    uint32_t first_mesh, num_meshes;
+} bk_cm_model;
+
+typedef struct bk_cm {
+    bk_cm_plane *planes;   uint32_t plane_count;
+    bk_cm_node *nodes;     uint32_t node_count;
+    bk_cm_leaf *leafs;     uint32_t leaf_count;
+    uint32_t *leafbrushes; uint32_t leafbrush_count;
+    uint32_t *leafmeshes;  uint32_t leafmesh_count;
+    bk_cm_side *sides;     uint32_t side_count;
+    bk_cm_brush *brushes;  uint32_t brush_count;
+    bk_cm_tri *tris;       uint32_t tri_count;
+    bk_cm_mesh *meshes;    uint32_t mesh_count;
+    bk_cm_model *models;   uint32_t model_count;
+    int leaf_contents_from_brushes;   /* Quake 3: a point's contents are its brushes' */
+} bk_cm;
+
+void bk_cm_free(bk_cm *cm);
+/* Fill plane type (axial or not) and each brush's bounds from its axial sides. */
+void bk_cm_finish(bk_cm *cm);
+/* The leaf holding p, walking from node `head` (>= 0), or -1 when the tree is broken. */
+int32_t bk_cm_point_leaf(const bk_cm *cm, int32_t head, const float p[3]);
+/* The contents at p (leaf contents | every brush of the leaf holding p that contains it) */
+uint32_t bk_cm_point_contents(const bk_cm *cm, uint32_t model, const float p[3], int32_t *native);
+/* Trace a box (mins/maxs) from start to end through model, stopping at contents in mask. */
+void bk_cm_trace(const bk_cm *cm, const bk_trace_params *p, const float start[3], const float end[3],
+                 bk_trace_result *tr);
+
+#endif
