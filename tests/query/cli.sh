@@ -74,6 +74,21 @@ expect_exit 2 "$CLI" trace "$M" --from 0 0 0 --to 0 0 1 --mask sollid
 expect_exit 2 "$CLI" query "$M" --point 0 0 nan
 expect_exit 1 "$CLI" query "$M" --point 0 0 0 --model 100000
 expect_exit 1 "$CLI" query "$M" --pvs 100000
+# a hostile copy: every node's first child pointed at the head node (cycles the loader's range
+# checks let through): a located warning when the query opens, refusals, no crash or hang
+python3 - "$M" "$WORK/cyclic.bsp" <<'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+ofs, ln = struct.unpack_from("<ii", d, 4 + 8 * 5)
+head = struct.unpack_from("<i", d, struct.unpack_from("<i", d, 4 + 8 * 14)[0] + 36)[0]
+for i in range(ln // 24):
+    struct.pack_into("<h", d, ofs + 24 * i + 4, head)
+open(sys.argv[2], "wb").write(d)
+PY
+expect_stderr_has "nodes @" "$CLI" query "$WORK/cyclic.bsp" --point 0 0 0
+expect_exit 1 "$CLI" query "$WORK/cyclic.bsp" --point 0 0 0
+expect_exit 1 "$CLI" trace "$WORK/cyclic.bsp" --from 0 0 0 --to 0 0 -512 --hull 0
+expect_exit 0 "$CLI" trace "$WORK/cyclic.bsp" --from $X $Y $Z --to $X $Y -4096 --hull 1
 for w in "$CORPUS"/wad3/*.wad; do
     expect_stderr_has "not supported" "$CLI" query "$w" --point 0 0 0
     break
