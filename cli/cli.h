@@ -64,6 +64,10 @@ int cmd_convert(int argc, char **argv);
 int cmd_props(int argc, char **argv);
 int cmd_pak(int argc, char **argv);
 int cmd_query(int argc, char **argv);
+/* writing maps back (cmd_write.c) */
+int cli_rewrite(cli_opts *o, bk_file *f);
+int cli_entities_import(cli_opts *o, bk_file *f, const char *ents_path);
+int cli_pak_edit(cli_opts *o, bk_file *f, bool add);
 int cmd_trace(int argc, char **argv);
 
 #endif

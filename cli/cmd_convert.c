@@ -27,13 +27,20 @@ int cmd_convert(int argc, char **argv)
     if (!o.output) return cli_usage_error(me, "missing -o OUT%s", "");
     const char *out = o.output;
     bool gltf = has_ext(out, ".glb") || has_ext(out, ".gltf"), obj = has_ext(out, ".obj"), dpm = has_ext(out, ".dpm");
-    if (!gltf && !obj && !dpm)
-        return cli_usage_error(me, "output '%s' must end in .glb, .gltf, .obj or .dpm", out);
+    bool bsp = has_ext(out, ".bsp");
+    if (!gltf && !obj && !dpm && !bsp)
+        return cli_usage_error(me, "output '%s' must end in .glb, .gltf, .obj, .bsp or .dpm", out);
     bk_file *f;
     void *owned;
     rc = cli_load(o.positional[0], &o, &f, &owned);
     if (rc) return rc;
     bk_result r;
+    if (bsp) {
+        rc = cli_rewrite(&o, f);
+        bk_file_free(f);
+        free(owned);
+        return rc;
+    }
     if (dpm) {
         r = bk_file_write(f, &o.opt, out);
         if (r == BK_OK) {

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bspkit/write.h"
 #include "cli.h"
 
 static cJSON *info_json(const char *path, bk_file *f)
@@ -26,6 +27,12 @@ static cJSON *info_json(const char *path, bk_file *f)
         cJSON_AddNumberToObject(lj, "length", (double)l->length);
         if (l->count >= 0) cJSON_AddNumberToObject(lj, "count", (double)l->count);
         if (l->version) cJSON_AddNumberToObject(lj, "version", l->version);
+        {
+            /* CRC-32 of the lump's bytes as stored, so users and tests see what an edit changed */
+            const uint8_t *fd = bk_file_data(f, &size);
+            if (fd && l->offset <= size && l->length <= size - l->offset)
+                cJSON_AddNumberToObject(lj, "crc32", (double)bk_crc32(fd + l->offset, (size_t)l->length));
+        }
         if (l->compressed) {
             cJSON_AddTrueToObject(lj, "compressed");
             cJSON_AddNumberToObject(lj, "uncompressed", (double)l->uncompressed);
@@ -180,12 +187,31 @@ int cmd_entities(int argc, char **argv)
 {
     const cli_cmd *me = cli_find("entities");
     cli_opts o;
-    int rc = cli_begin(me, argc, argv, 1, 1, &o);
+    /* --import ENTS is this command's own option */
+    const char *import = NULL;
+    char *rest[512];
+    int nrest = 0;
+    if (argc > 500) return cli_usage_error(me, "too many arguments%s", "");
+    for (int i = 0; i < argc; i++) {
+        if (i > 0 && strcmp(argv[i], "--import") == 0) {
+            if (i + 1 >= argc) return cli_usage_error(me, "--import needs a file%s", "");
+            import = argv[++i];
+        } else {
+            rest[nrest++] = argv[i];
+        }
+    }
+    int rc = cli_begin(me, nrest, rest, 1, 1, &o);
     if (rc != CLI_CONTINUE) return rc;
     bk_file *f;
     void *owned;
     rc = cli_load(o.positional[0], &o, &f, &owned);
     if (rc) return rc;
+    if (import) {
+        rc = cli_entities_import(&o, f, import);
+        bk_file_free(f);
+        free(owned);
+        return rc;
+    }
     const bk_entities *es = bk_file_entities(f);
     if (o.json) {
         cJSON *arr = cJSON_CreateArray();

@@ -86,12 +86,15 @@ static int parse_qargs(int argc, char **argv, qargs *q, char **rest, int *nrest)
         } else if (i > 0 && strcmp(a, "--model") == 0) {
             if (read_int(argc, argv, &i, 0, 1L << 30, &v, a)) return -1;
             q->model = (uint32_t)v;
-        } else if (i > 0 && strcmp(a, "--pvs") == 0) {
-            if (read_int(argc, argv, &i, 0, 1L << 30, &v, a)) return -1;
-            q->pvs = (int32_t)v;
-        } else if (i > 0 && strcmp(a, "--pas") == 0) {
-            if (read_int(argc, argv, &i, 0, 1L << 30, &v, a)) return -1;
-            q->pas = (int32_t)v;
+        } else if (i > 0 && (strcmp(a, "--pvs") == 0 || strcmp(a, "--pas") == 0)) {
+            int32_t *dst = a[3] == 'v' ? &q->pvs : &q->pas;
+            if (i + 1 < argc && strcmp(argv[i + 1], "all") == 0) {
+                *dst = -1;
+                i++;
+            } else {
+                if (read_int(argc, argv, &i, 0, 1L << 30, &v, a)) return -1;
+                *dst = (int32_t)v;
+            }
         } else if (i > 0 && strcmp(a, "--mask") == 0) {
             if (i + 1 >= argc || bk_contents_parse(argv[i + 1], &q->mask) != BK_OK) {
                 fprintf(stderr, "bspkit: --mask needs contents names joined by '|' (solid|playerclip|...)\n");
@@ -116,6 +119,26 @@ static int parse_qargs(int argc, char **argv, qargs *q, char **rest, int *nrest)
 static void json_vec(const char *key, const float *v)
 {
     printf("\"%s\":[%.9g,%.9g,%.9g]", key, (double)v[0], (double)v[1], (double)v[2]);
+}
+
+/* a JSON string (names are 8-bit map text: bytes >= 0x80 read as Latin-1) or null */
+static void json_str(const char *s)
+{
+    if (!s) {
+        printf("null");
+        return;
+    }
+    char *u = bk_utf8_from_8bit(s);
+    const char *p = u ? u : "";
+    putchar('"');
+    for (; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '"' || c == '\\') printf("\\%c", c);
+        else if (c < 0x20) printf("\\u%04x", c);
+        else putchar(c);
+    }
+    putchar('"');
+    free(u);
 }
 
 static int print_point(const bk_query *q, uint32_t model, const float p[3], int faces, int json)
@@ -175,8 +198,11 @@ static int print_row(const bk_query *q, bk_vis_kind kind, int32_t cluster, int j
     if (json) printf("{\"cluster\":%d,\"kind\":\"%s\",\"visible\":[", cluster, kind ? "pas" : "pvs");
     else printf("%s of cluster %d:", kind ? "PAS" : "PVS", cluster);
     uint32_t k = 0;
-    for (uint32_t c = 0; c < qi.cluster_count; c++)
-        if ((row[c >> 3] >> (c & 7)) & 1) printf(json ? "%s%u" : "%s%u", json ? (k++ ? "," : "") : " ", c), k += !json;
+    for (uint32_t c = 0; c < qi.cluster_count; c++) {
+        if (!((row[c >> 3] >> (c & 7)) & 1)) continue;
+        printf(json && k == 0 ? "%u" : json ? ",%u" : " %u", c);
+        k++;
+    }
     printf(json ? "],\"count\":%u}\n" : "\n(%u clusters)\n", k);
     free(row);
     return EXIT_OK;
@@ -193,6 +219,7 @@ static int do_trace(const bk_query *q, const bk_trace_params *tp, const float a[
     }
     char cn[256];
     bk_contents_format(tr.contents, cn, sizeof cn);
+    const char *sname = tr.fraction < 1 ? bk_query_surface_name(q, tr.surface) : NULL;
     if (json) {
         printf("{");
         json_vec("from", a);
@@ -203,15 +230,17 @@ static int do_trace(const bk_query *q, const bk_trace_params *tp, const float a[
         printf(",\"plane\":{");
         json_vec("normal", tr.normal);
         printf(",\"dist\":%.9g},\"contents\":\"%s\",\"native_contents\":%d,\"startsolid\":%s,\"allsolid\":%s,"
-               "\"surface\":%d}\n",
+               "\"surface\":%d,\"surface_name\":",
                (double)tr.dist, cn, tr.native_contents, tr.startsolid ? "true" : "false",
                tr.allsolid ? "true" : "false", tr.surface);
+        json_str(sname);
+        printf("}\n");
     } else {
         printf("fraction   %g\nendpos     %g %g %g\nplane      %g %g %g  dist %g\ncontents   %s (%d)\n"
-               "startsolid %d\nallsolid   %d\nsurface    %d\n",
+               "startsolid %d\nallsolid   %d\nsurface    %d %s\n",
                (double)tr.fraction, (double)tr.endpos[0], (double)tr.endpos[1], (double)tr.endpos[2],
                (double)tr.normal[0], (double)tr.normal[1], (double)tr.normal[2], (double)tr.dist, cn,
-               tr.native_contents, tr.startsolid, tr.allsolid, tr.surface);
+               tr.native_contents, tr.startsolid, tr.allsolid, tr.surface, sname ? sname : "");
     }
     return EXIT_OK;
 }
@@ -339,8 +368,18 @@ static int run(int argc, char **argv, int is_trace)
             printf("%s\n", vis ? "potentially visible" : "not visible");
         }
     }
-    if (qa.pvs >= 0) rc |= print_row(q, BK_VIS_PVS, qa.pvs, o.json);
-    if (qa.pas >= 0) rc |= print_row(q, BK_VIS_PAS, qa.pas, o.json);
+    for (int k = 0; k < 2; k++) {
+        int32_t c = k ? qa.pas : qa.pvs;
+        if (c < -1) continue;
+        if (c >= 0) {
+            rc |= print_row(q, k ? BK_VIS_PAS : BK_VIS_PVS, c, o.json);
+        } else if (qi.cluster_count == 0) {
+            fprintf(stderr, "%s: the map has no visibility data (everything is visible)\n", o.positional[0]);
+        } else {
+            for (uint32_t i = 0; i < qi.cluster_count && rc == EXIT_OK; i++)
+                rc |= print_row(q, k ? BK_VIS_PAS : BK_VIS_PVS, (int32_t)i, o.json);
+        }
+    }
 done:
     bk_query_free(q);
     bk_file_free(f);

@@ -179,11 +179,24 @@ int cmd_pak(int argc, char **argv)
 {
     const cli_cmd *me = cli_find("pak");
     cli_opts o;
-    int rc = cli_begin(me, argc, argv, 2, 2, &o);
+    int rc = cli_begin(me, argc, argv, 2, -1, &o);
     if (rc != CLI_CONTINUE) return rc;
     const char *action = o.positional[1];
     bool list = strcmp(action, "list") == 0, extract = strcmp(action, "extract") == 0;
-    if (!list && !extract) return cli_usage_error(me, "unknown action '%s' (use list or extract)", action);
+    bool add = strcmp(action, "add") == 0, remove = strcmp(action, "remove") == 0;
+    if (!list && !extract && !add && !remove)
+        return cli_usage_error(me, "unknown action '%s' (use list, extract, add or remove)", action);
+    if ((list || extract) && o.positional_count != 2) return cli_usage_error(me, "wrong number of arguments%s", "");
+    if (add || remove) {
+        bk_file *ef;
+        void *eowned;
+        rc = cli_load(o.positional[0], &o, &ef, &eowned);
+        if (rc) return rc;
+        rc = cli_pak_edit(&o, ef, add);
+        bk_file_free(ef);
+        free(eowned);
+        return rc;
+    }
     if (extract && !o.output) return cli_usage_error(me, "extract needs -o DIR%s", "");
     bk_file *f;
     void *owned;

@@ -23,17 +23,23 @@ static const cli_cmd k_cmds[] = {
      "  --json   one JSON object per file with its diagnostics\n"
      "  --quiet  only the summary lines\n",
      cmd_validate},
-    {"entities", "the entity lump as text or JSON",
+    {"entities", "the entity lump as text or JSON; --import writes it back",
      "usage: bspkit entities FILE [--json]\n"
+     "       bspkit entities MAP --import ENTS -o OUT.bsp\n"
      "  Print the entities (ripent-style text, every key in file order), or with --json an\n"
-     "  array of objects (a key given twice keeps its last value, as the engines do).\n",
+     "  array of objects (a key given twice keeps its last value, as the engines do).\n"
+     "  --import ENTS  replace the map's entities with ENTS (the text or the JSON this command\n"
+     "                 prints; '-' reads standard input) and write OUT.bsp: every other lump keeps\n"
+     "                 its bytes, the text keeps the map's encoding, the result is validated\n"
+     "                 before it replaces OUT.bsp\n",
      cmd_entities},
     {"textures", "embedded textures (or a whole WAD3) as PNG",
      "usage: bspkit textures FILE -o DIR\n"
      "  Write the textures embedded in a map, or every entry of a WAD3, as DIR/NAME.png.\n",
      cmd_textures},
     {"convert", "the main job: a glTF 2.0 scene (.glb/.gltf), OBJ, or a re-saved DPM",
-     "usage: bspkit convert FILE -o OUT.{glb,gltf,obj,dpm} [options]\n"
+     "usage: bspkit convert FILE -o OUT.{glb,gltf,obj,bsp,dpm} [options]\n"
+     "  OUT.bsp writes a map back in its own format (byte-identical when nothing changed).\n"
      "  FILE may be ARCHIVE.pk3:maps/NAME.bsp to read a map inside a Quake 3 archive.\n"
      "  --wad FILE         a WAD3 to take external textures from (repeatable)\n"
      "  --game-dir DIR     a game folder or .pk3 searched for wads, textures, shaders (repeatable)\n"
@@ -55,15 +61,20 @@ static const cli_cmd k_cmds[] = {
      "usage: bspkit props FILE [--json]\n"
      "  List the static props (model, origin, angles, skin, solidity, fade distances) and detail props.\n",
      cmd_props},
-    {"pak", "Source embedded pakfile: list or extract",
+    {"pak", "Source embedded pakfile: list, extract, add, remove",
      "usage: bspkit pak FILE list [--json]\n"
      "       bspkit pak FILE extract -o DIR\n"
-     "  List or extract the zip archive embedded in a Source map (lump 40).\n",
+     "       bspkit pak MAP add PATH_IN_PAK=FILE... -o OUT.bsp\n"
+     "       bspkit pak MAP remove GLOB... -o OUT.bsp\n"
+     "  List, extract or edit the zip archive embedded in a Source map (lump 40). Edits keep\n"
+     "  existing entries' bytes and compression, store new entries uncompressed, write the\n"
+     "  directory at the end, and validate the map before it replaces OUT.bsp. GLOB: '*' any run\n"
+     "  within a folder, '**' any run, '?' one character, case-insensitive.\n",
      cmd_pak},
     {"query", "point location, PVS / PAS rows and line of sight (BSP maps)",
      "usage: bspkit query FILE --point X Y Z [--model N] [--visible-faces] [--json]\n"
      "       bspkit query FILE --see X1 Y1 Z1 X2 Y2 Z2 [--json]\n"
-     "       bspkit query FILE --pvs CLUSTER | --pas CLUSTER [--json]\n"
+     "       bspkit query FILE --pvs CLUSTER|all | --pas CLUSTER|all [--json]\n"
      "       bspkit query FILE --batch [--model N] < points.txt\n"
      "  --point      the leaf holding the point: contents, cluster, area, leaf bounds and how\n"
      "               many leaves / clusters its PVS holds (engine units, Z up)\n"

@@ -146,6 +146,10 @@ typedef struct bk_trace_result {
     int32_t surface;           /* Quake 3 / Source: the brush side's texture / texinfo, or -1 */
 } bk_trace_result;
 
+/* The texture / shader name of a trace result's surface (Quake 3: the shader; Source: the
+ * material of the texinfo), or NULL (GoldSrc / Quake hulls carry none, or surface is -1). */
+const char *bk_query_surface_name(const bk_query *q, int32_t surface);
+
 /* Sweep from start to end. Never allocates. BK_EINDEX for a model or hull out of range. */
 bk_result bk_query_trace(const bk_query *q, const bk_trace_params *p, const float start[3],
                          const float end[3], bk_trace_result *out);

@@ -109,7 +109,8 @@ uint32_t bk_cm_point_contents(const bk_cm *cm, uint32_t model, const float p[3],
 
 /* ---- the sweep --------------------------------------------------------------------------- */
 
-#define CLIP_EPS 0.125f   /* the engines keep a stopped box this far off the surface it hit */
+#define CLIP_EPS 0.125f
+#define TRI_THICK 1.0f  /* depth of the solid slab a triangle is given (more than 2 * CLIP_EPS) */   /* the engines keep a stopped box this far off the surface it hit */
 
 typedef struct tw {
     const bk_cm *cm;
@@ -203,10 +204,14 @@ static void trace_tri(tw *w, const bk_cm_tri *t, const bk_cm_mesh *m)
     }
     cplane pl[11];
     uint32_t n = 0;
-    memcpy(pl[n].n, t->n, sizeof t->n);
-    pl[n++].d = t->d;
-    for (int k = 0; k < 3; k++) pl[n].n[k] = -t->n[k];
-    pl[n++].d = -t->d;
+    /* two-sided: a slab TRI_THICK deep behind the surface as seen from the start, so that a
+     * move from either side stops on the surface itself (a slab of no depth would be entered
+     * and left at the same fraction, and missed) */
+    float sgn = t->n[0] * w->start[0] + t->n[1] * w->start[1] + t->n[2] * w->start[2] - t->d >= 0 ? 1.0f : -1.0f;
+    for (int k = 0; k < 3; k++) pl[n].n[k] = sgn * t->n[k];
+    pl[n++].d = sgn * t->d;
+    for (int k = 0; k < 3; k++) pl[n].n[k] = -sgn * t->n[k];
+    pl[n++].d = -(sgn * t->d - TRI_THICK);
     for (int e = 0; e < 3; e++) {
         const float *a = t->v[e], *b = t->v[(e + 1) % 3];
         float ed[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
@@ -225,13 +230,15 @@ static void trace_tri(tw *w, const bk_cm_tri *t, const bk_cm_mesh *m)
         memcpy(pl[n].n, en, sizeof en);
         pl[n++].d = d;
     }
+    /* the bevels hold the slab too: widen them by its depth, or a flat triangle's bounds would
+     * have no thickness along its normal */
     for (int k = 0; k < 3; k++) {
         memset(pl[n].n, 0, sizeof pl[n].n);
         pl[n].n[k] = 1;
-        pl[n++].d = tmax[k];
+        pl[n++].d = tmax[k] + TRI_THICK;
         memset(pl[n].n, 0, sizeof pl[n].n);
         pl[n].n[k] = -1;
-        pl[n++].d = -tmin[k];
+        pl[n++].d = -(tmin[k] - TRI_THICK);
     }
     clip_convex(w, pl, n, NULL, m->contents, m->native, m->surface);
 }

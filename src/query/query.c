@@ -6,6 +6,8 @@
 #include <stdio.h>
 
 #include "query_internal.h"
+#include "bspkit/q3.h"
+#include "bspkit/source.h"
 
 static const struct { uint32_t bit; const char *name; } k_contents[] = {
     {BK_CONTENTS_SOLID, "solid"}, {BK_CONTENTS_WINDOW, "window"}, {BK_CONTENTS_GRATE, "grate"},
@@ -284,4 +286,20 @@ bk_result bk_query_trace(const bk_query *q, const bk_trace_params *p, const floa
     out->surface = -1;
     memcpy(out->endpos, end, sizeof out->endpos);
     return q->ops->trace(q->state, &tp, start, end, out);
+}
+
+const char *bk_query_surface_name(const bk_query *q, int32_t surface)
+{
+    if (!q || surface < 0) return NULL;
+    if (q->info.format == BK_FORMAT_QUAKE3) {
+        const bk_q3_map *m = bk_q3_map_get(q->file);
+        return m && (uint32_t)surface < m->shader_count ? m->shaders[surface].name : NULL;
+    }
+    if (q->info.format == BK_FORMAT_SOURCE) {
+        const bk_source_map *m = bk_source_map_of(q->file);
+        if (!m || (uint32_t)surface >= m->texinfo_count) return NULL;
+        int32_t td = m->texinfo[surface].texdata;
+        return td >= 0 && (uint32_t)td < m->texdata_count ? m->texdata[td].name : NULL;
+    }
+    return NULL;
 }

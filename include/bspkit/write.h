@@ -1,0 +1,65 @@
+/*
+ * bspkit/write.h — editing maps and writing them back: load -> edit -> save.
+ *
+ *     bk_edit *e;
+ *     bk_edit_begin(file, &opt, &e);                 // GoldSrc/Quake/BSP2/Blue Shift, Quake 3, Source
+ *     bk_edit_set_entities(e, &ents);                // or bk_edit_set_lump(e, index, bytes, size)
+ *     bk_edit_save(e, "out.bsp");                    // temporary file, validated, then renamed
+ *     bk_edit_free(e);
+ *
+ * Guarantees:
+ *  - lumps are written back in their original file order with the bytes between them (padding,
+ *    unknown data) kept, so a save with no edit is byte-identical to the input;
+ *  - an edited lump takes its new size; the lumps after it move (keeping the format's 4-byte
+ *    alignment) and the header follows; every other lump keeps its bytes. Quake BSPX offsets and
+ *    Source game-lump offsets (absolute file offsets) are rewritten; a Source map's revision is
+ *    incremented on any edit;
+ *  - the result is validated by the library's own validator before it is handed out or renamed
+ *    over the target; an edit that would make the map invalid is refused with a located error.
+ * The bk_file must outlive the edit (unedited lumps are copied from its bytes).
+ */
+#ifndef BSPKIT_WRITE_H
+#define BSPKIT_WRITE_H
+
+#include "bspkit.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct bk_edit bk_edit;
+
+/* BK_EUNSUPPORTED for files that are not BSP maps (WAD3, DPM: see bk_file_write). */
+bk_result bk_edit_begin(const bk_file *f, const bk_options *opt, bk_edit **out);
+void bk_edit_free(bk_edit *e);
+
+/* Replace lump `index` (header slot order, as `bspkit info` lists them) with size bytes, stored
+ * as given (not compressed). The bytes are copied. */
+bk_result bk_edit_set_lump(bk_edit *e, uint32_t index, const void *data, size_t size);
+
+/* Replace the entity lump with these entities, written in the engines' text form. Text is
+ * re-encoded as the map had it: when the map's entity text was not UTF-8 (8-bit code page),
+ * UTF-8 keys and values are written back as Latin-1 (BK_EFORMAT for a character Latin-1 lacks).
+ * Keys and values may not hold '"' or line breaks (BK_EFORMAT, located by entity and key).
+ * A Source entity lump stored LZMA-compressed is written back plain (uncompressed). */
+bk_result bk_edit_set_entities(bk_edit *e, const bk_entities *ents);
+
+/* Source: add (or replace) a file in the map's pakfile, stored uncompressed; remove every entry
+ * whose name matches a glob ('*' any run without '/', '**' any run, '?' one character, case-
+ * insensitive). Existing entries keep their bytes and compression; the central directory is
+ * written at the end of the pakfile. BK_EARG for a name that escapes the pakfile. */
+bk_result bk_edit_pak_add(bk_edit *e, const char *name, const void *data, size_t size);
+bk_result bk_edit_pak_remove(bk_edit *e, const char *glob, uint32_t *removed);
+
+/* Build the edited file in memory (malloc'd; the caller frees it), validated. */
+bk_result bk_edit_save_memory(bk_edit *e, uint8_t **out, size_t *size);
+/* Build, validate, write to a temporary file beside path and rename it over path. */
+bk_result bk_edit_save(bk_edit *e, const char *path);
+
+/* zlib CRC-32 of a byte range (as `bspkit info --json` reports per lump). */
+uint32_t bk_crc32(const void *data, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

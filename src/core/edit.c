@@ -1,0 +1,703 @@
+/* Editing maps and writing them back (bspkit/write.h).
+ *
+ * Every lump-based family describes its header directory in one row of k_layouts (where the
+ * directory starts, how many entries, the entry size and where the offset and length sit in an
+ * entry); one routine re-emits the lumps in their original file order from that description,
+ * keeping the bytes between lumps, so that a save with no edit reproduces the input byte for
+ * byte. What is particular to a family is a small fix-up after the move: Quake's BSPX directory
+ * and Source's game-lump directory hold absolute file offsets, and Source counts revisions. */
+#include <stdio.h>
+#include <zlib.h>
+
+#include "../formats/format.h"
+#include "bspkit/quake.h"
+#include "bspkit/source.h"
+#include "bspkit/write.h"
+
+typedef struct lumpdir_layout {
+    uint32_t dir_offset;       /* first directory entry */
+    uint32_t count;            /* entries */
+    uint32_t entry_size;
+    uint32_t ofs_field, len_field;   /* byte offsets inside an entry (32-bit little-endian) */
+    uint32_t header_size;      /* bytes before the first lump may start */
+    uint32_t align;            /* a moved lump starts on this boundary */
+} lumpdir_layout;
+
+enum { FAM_QUAKE, FAM_Q3, FAM_SOURCE, FAM_SOURCE_L4D2 };
+static const lumpdir_layout k_layouts[] = {
+    [FAM_QUAKE] = {4, BK_Q1_LUMP_COUNT, 8, 0, 4, 4 + 8 * BK_Q1_LUMP_COUNT, 4},
+    [FAM_Q3] = {8, 17, 8, 0, 4, 8 + 8 * 17, 4},
+    [FAM_SOURCE] = {8, 64, 16, 0, 4, 8 + 16 * 64 + 4, 4},
+    [FAM_SOURCE_L4D2] = {8, 64, 16, 4, 8, 8 + 16 * 64 + 4, 4},   /* {version, offset, length, fourCC} */
+};
+
+typedef struct pak_add {
+    char *name;
+    uint8_t *data;
+    size_t size;
+} pak_add;
+
+struct bk_edit {
+    const bk_file *f;
+    bk_options opt;
+    int fam;
+    uint32_t entity_slot;
+    uint8_t **repl;            /* per lump: replacement bytes (owned) or NULL */
+    size_t *repl_size;
+    bool *repl_set;
+    bool edited;
+    /* pakfile edits (Source), applied at save */
+    char **pak_remove;
+    uint32_t pak_remove_count;
+    pak_add *pak_adds;
+    uint32_t pak_add_count;
+};
+
+uint32_t bk_crc32(const void *data, size_t size)
+{
+    uLong c = crc32(0L, Z_NULL, 0);
+    const uint8_t *p = data;
+    while (size) {
+        uInt n = size > 0x40000000u ? 0x40000000u : (uInt)size;
+        c = crc32(c, p, n);
+        p += n;
+        size -= n;
+    }
+    return (uint32_t)c;
+}
+
+static void report(const bk_edit *e, bk_result code, const char *lump, int64_t index, const char *fmt, const char *a,
+                   const char *b)
+{
+    if (!e->opt.diag) return;
+    bk_diag d;
+    memset(&d, 0, sizeof d);
+    d.severity = BK_SEV_ERROR;
+    d.code = code;
+    d.file = e->opt.name ? e->opt.name : e->f->name;
+    d.lump = lump;
+    d.index = index;
+    d.offset = BK_NO_OFFSET;
+    snprintf(d.message, sizeof d.message, fmt, a ? a : "", b ? b : "");
+    e->opt.diag(e->opt.diag_user, &d);
+}
+
+bk_result bk_edit_begin(const bk_file *f, const bk_options *opt, bk_edit **out)
+{
+    if (!f || !out) return BK_EARG;
+    *out = NULL;
+    int fam;
+    uint32_t slot = 0;
+    switch (f->format) {
+    case BK_FORMAT_QUAKE1: case BK_FORMAT_BSP2: case BK_FORMAT_GOLDSRC: {
+        const bk_quake_bsp *q = bk_file_impl(f, f->format);
+        fam = FAM_QUAKE;
+        slot = q && q->bshift ? 1 : 0;
+        break;
+    }
+    case BK_FORMAT_QUAKE3: fam = FAM_Q3; break;
+    case BK_FORMAT_SOURCE: {
+        const bk_source_map *m = bk_source_map_of(f);
+        fam = m && m->l4d2_layout ? FAM_SOURCE_L4D2 : FAM_SOURCE;
+        break;
+    }
+    default: return BK_EUNSUPPORTED;
+    }
+    if (f->size < k_layouts[fam].header_size) return BK_ETRUNCATED;
+    bk_edit *e = calloc(1, sizeof *e);
+    if (!e) return BK_ENOMEM;
+    e->f = f;
+    if (opt) e->opt = *opt;
+    e->fam = fam;
+    e->entity_slot = slot;
+    uint32_t n = k_layouts[fam].count;
+    e->repl = calloc(n, sizeof *e->repl);
+    e->repl_size = calloc(n, sizeof *e->repl_size);
+    e->repl_set = calloc(n, sizeof *e->repl_set);
+    if (!e->repl || !e->repl_size || !e->repl_set) {
+        bk_edit_free(e);
+        return BK_ENOMEM;
+    }
+    *out = e;
+    return BK_OK;
+}
+
+void bk_edit_free(bk_edit *e)
+{
+    if (!e) return;
+    if (e->repl)
+        for (uint32_t i = 0; i < k_layouts[e->fam].count; i++) free(e->repl[i]);
+    free(e->repl);
+    free(e->repl_size);
+    free(e->repl_set);
+    for (uint32_t i = 0; i < e->pak_remove_count; i++) free(e->pak_remove[i]);
+    free(e->pak_remove);
+    for (uint32_t i = 0; i < e->pak_add_count; i++) {
+        free(e->pak_adds[i].name);
+        free(e->pak_adds[i].data);
+    }
+    free(e->pak_adds);
+    free(e);
+}
+
+bk_result bk_edit_set_lump(bk_edit *e, uint32_t index, const void *data, size_t size)
+{
+    if (!e || (!data && size)) return BK_EARG;
+    if (index >= k_layouts[e->fam].count) return BK_EINDEX;
+    if (size > 0x7fffffffu) return BK_ELIMIT;
+    uint8_t *copy = malloc(size ? size : 1);
+    if (!copy) return BK_ENOMEM;
+    if (size) memcpy(copy, data, size);
+    free(e->repl[index]);
+    e->repl[index] = copy;
+    e->repl_size[index] = size;
+    e->repl_set[index] = true;
+    e->edited = true;
+    return BK_OK;
+}
+
+/* ---- entities -> text ------------------------------------------------------------------------ */
+
+/* UTF-8 s as Latin-1 into b; false when a character has no Latin-1 form or s is not UTF-8 */
+static bool put_latin1(bk_buf *b, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        if (*p < 0x80) {
+            bk_buf_append(b, p, 1);
+            p++;
+        } else if ((p[0] & 0xe0) == 0xc0 && (p[1] & 0xc0) == 0x80 && p[0] <= 0xc3 && p[0] >= 0xc2) {
+            uint8_t c = (uint8_t)(((p[0] & 0x1f) << 6) | (p[1] & 0x3f));
+            bk_buf_append(b, &c, 1);
+            p += 2;
+        } else {
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool text_ok(const char *s)
+{
+    for (; *s; s++)
+        if (*s == '"' || *s == '\n' || *s == '\r') return false;
+    return true;
+}
+
+#define BK_MAX_ENTITY_TEXT ((size_t)16 << 20)   /* bspkit's own bound: far past any engine's */
+
+bk_result bk_edit_set_entities(bk_edit *e, const bk_entities *ents)
+{
+    if (!e || !ents) return BK_EARG;
+    /* how the map's own text was encoded */
+    const bk_info *in = &e->f->info;
+    (void)in;
+    const bk_entities *orig = &e->f->entities;
+    bool eight_bit = false;
+    for (uint32_t i = 0; i < orig->count && !eight_bit; i++)
+        for (uint32_t k = 0; k < orig->items[i].pair_count && !eight_bit; k++)
+            eight_bit = !bk_utf8_valid(orig->items[i].pairs[k].key) || !bk_utf8_valid(orig->items[i].pairs[k].value);
+    bk_buf b = {0};
+    char idx[32];
+    for (uint32_t i = 0; i < ents->count; i++) {
+        const bk_entity *en = &ents->items[i];
+        bk_buf_append(&b, "{\n", 2);
+        for (uint32_t k = 0; k < en->pair_count; k++) {
+            const char *key = en->pairs[k].key ? en->pairs[k].key : "", *val = en->pairs[k].value ? en->pairs[k].value : "";
+            snprintf(idx, sizeof idx, "%u", i);
+            if (!text_ok(key) || !text_ok(val)) {
+                report(e, BK_EFORMAT, "entities", i, "key \"%s\": a key or value holds a quote or a line break, which the engines cannot read%s", key, "");
+                bk_buf_free(&b);
+                return BK_EFORMAT;
+            }
+            bk_buf_append(&b, "\"", 1);
+            bool ok = true;
+            if (eight_bit) ok = put_latin1(&b, key);
+            else bk_buf_append(&b, key, strlen(key));
+            bk_buf_append(&b, "\" \"", 3);
+            if (eight_bit) ok = ok && put_latin1(&b, val);
+            else bk_buf_append(&b, val, strlen(val));
+            bk_buf_append(&b, "\"\n", 2);
+            if (!ok) {
+                report(e, BK_EFORMAT, "entities", i,
+                       "key \"%s\": the map's text is 8-bit and this text has characters Latin-1 lacks%s", key, "");
+                bk_buf_free(&b);
+                return BK_EFORMAT;
+            }
+        }
+        bk_buf_append(&b, "}\n", 2);
+        if (b.size > BK_MAX_ENTITY_TEXT) break;
+    }
+    bk_buf_append(&b, "", 1);   /* the engines read the lump as a C string */
+    if (b.failed) {
+        bk_buf_free(&b);
+        return BK_ENOMEM;
+    }
+    if (b.size > BK_MAX_ENTITY_TEXT) {
+        report(e, BK_ELIMIT, "entities", BK_NO_INDEX, "entity text over %s bytes refused%s", "16 MiB", "");
+        bk_buf_free(&b);
+        return BK_ELIMIT;
+    }
+    bk_result r = bk_edit_set_lump(e, e->entity_slot, b.data, b.size);
+    bk_buf_free(&b);
+    return r;
+}
+
+/* ---- the pakfile (Source lump 40): a zip whose offsets are relative to the lump ------------- */
+
+static bool glob_match(const char *g, const char *s)
+{
+    for (;;) {
+        if (*g == 0) return *s == 0;
+        if (g[0] == '*' && g[1] == '*') {
+            for (const char *t = s;; t++) {
+                if (glob_match(g + 2, t)) return true;
+                if (!*t) return false;
+            }
+        }
+        if (*g == '*') {
+            for (const char *t = s;; t++) {
+                if (glob_match(g + 1, t)) return true;
+                if (!*t || *t == '/') return false;
+            }
+        }
+        if (!*s) return false;
+        char a = *g, c = *s;
+        if (a >= 'A' && a <= 'Z') a = (char)(a + 32);
+        if (c >= 'A' && c <= 'Z') c = (char)(c + 32);
+        if (*g != '?' && a != c) return false;
+        g++;
+        s++;
+    }
+}
+
+bk_result bk_edit_pak_add(bk_edit *e, const char *name, const void *data, size_t size)
+{
+    if (!e || !name || (!data && size)) return BK_EARG;
+    if (e->fam != FAM_SOURCE && e->fam != FAM_SOURCE_L4D2) return BK_EUNSUPPORTED;
+    if (!bk_source_pak_name_safe(name) || strlen(name) > 1024) {
+        report(e, BK_EARG, "pakfile", BK_NO_INDEX, "'%s': not a safe relative path inside the pakfile%s", name, "");
+        return BK_EARG;
+    }
+    if (size > 0x7fffffffu) return BK_ELIMIT;
+    pak_add *na = realloc(e->pak_adds, (e->pak_add_count + 1) * sizeof *na);
+    if (!na) return BK_ENOMEM;
+    e->pak_adds = na;
+    pak_add *a = &na[e->pak_add_count];
+    a->name = bk_strdup(name);
+    a->data = malloc(size ? size : 1);
+    if (!a->name || !a->data) {
+        free(a->name);
+        free(a->data);
+        return BK_ENOMEM;
+    }
+    if (size) memcpy(a->data, data, size);
+    a->size = size;
+    e->pak_add_count++;
+    e->edited = true;
+    return BK_OK;
+}
+
+typedef struct zent {
+    uint32_t cd_ofs, cd_len;   /* central record in the old zip */
+    uint32_t local_ofs;
+    const char *name;
+    uint16_t name_len;
+    bool keep;
+} zent;
+
+static int zent_by_local(const void *a, const void *b)
+{
+    const zent *x = a, *y = b;
+    return x->local_ofs < y->local_ofs ? -1 : x->local_ofs > y->local_ofs;
+}
+
+static bool zname_eq(const zent *z, const char *s)
+{
+    size_t n = strlen(s);
+    if (n != z->name_len) return false;
+    for (size_t i = 0; i < n; i++) {
+        char a = z->name[i], c = s[i];
+        if (a >= 'A' && a <= 'Z') a = (char)(a + 32);
+        if (c >= 'A' && c <= 'Z') c = (char)(c + 32);
+        if (a != c) return false;
+    }
+    return true;
+}
+
+static void put16(bk_buf *b, uint32_t v)
+{
+    uint8_t t[2] = {(uint8_t)v, (uint8_t)(v >> 8)};
+    bk_buf_append(b, t, 2);
+}
+static void put32(bk_buf *b, uint32_t v)
+{
+    uint8_t t[4];
+    bk_wr_u32le(t, v);
+    bk_buf_append(b, t, 4);
+}
+
+/* Rebuild the zip z (n bytes) without the removed entries and with the added ones. */
+static bk_result pak_rebuild(bk_edit *e, const uint8_t *z, size_t n, bk_buf *out, uint32_t *removed)
+{
+    size_t eocd = SIZE_MAX;
+    for (size_t i = n >= 22 ? n - 22 : 0; n >= 22; i--) {
+        if (bk_rd_u32le(z + i) == 0x06054b50u && i + 22 + bk_rd_u16le(z + i + 20) == n) {
+            eocd = i;
+            break;
+        }
+        if (i == 0 || n - i > 22 + 65535) break;
+    }
+    if (n && eocd == SIZE_MAX) {
+        report(e, BK_EFORMAT, "pakfile", BK_NO_INDEX, "the pakfile is not a zip (no end-of-directory record)%s%s", "", "");
+        return BK_EFORMAT;
+    }
+    uint32_t count = n ? bk_rd_u16le(z + eocd + 10) : 0, cd_size = n ? bk_rd_u32le(z + eocd + 12) : 0;
+    uint32_t cd_ofs = n ? bk_rd_u32le(z + eocd + 16) : 0;
+    if (n && (!bk_span_ok(cd_ofs, cd_size, eocd))) {
+        report(e, BK_EFORMAT, "pakfile", BK_NO_INDEX, "the zip's central directory lies outside it%s%s", "", "");
+        return BK_EFORMAT;
+    }
+    zent *ze = calloc(count ? count : 1, sizeof *ze);
+    if (!ze) return BK_ENOMEM;
+    size_t p = cd_ofs;
+    for (uint32_t i = 0; i < count; i++) {
+        if (!bk_span_ok(p, 46, cd_ofs + (size_t)cd_size) || bk_rd_u32le(z + p) != 0x02014b50u) {
+            free(ze);
+            report(e, BK_EFORMAT, "pakfile", i, "central directory record is damaged%s%s", "", "");
+            return BK_EFORMAT;
+        }
+        uint32_t nl = bk_rd_u16le(z + p + 28), xl = bk_rd_u16le(z + p + 30), cl = bk_rd_u16le(z + p + 32);
+        uint32_t len = 46 + nl + xl + cl;
+        if (!bk_span_ok(p, len, cd_ofs + (size_t)cd_size) || bk_rd_u32le(z + p + 42) >= cd_ofs) {
+            free(ze);
+            report(e, BK_EFORMAT, "pakfile", i, "central directory record is damaged%s%s", "", "");
+            return BK_EFORMAT;
+        }
+        ze[i].cd_ofs = (uint32_t)p;
+        ze[i].cd_len = len;
+        ze[i].local_ofs = bk_rd_u32le(z + p + 42);
+        ze[i].name = (const char *)z + p + 46;
+        ze[i].name_len = (uint16_t)nl;
+        ze[i].keep = true;
+        p += len;
+    }
+    /* removals, and entries an addition replaces */
+    for (uint32_t i = 0; i < count; i++) {
+        char nm[1100];
+        size_t l = ze[i].name_len < sizeof nm - 1 ? ze[i].name_len : sizeof nm - 1;
+        memcpy(nm, ze[i].name, l);
+        nm[l] = 0;
+        for (uint32_t g = 0; g < e->pak_remove_count && ze[i].keep; g++)
+            if (glob_match(e->pak_remove[g], nm)) {
+                ze[i].keep = false;
+                if (removed) (*removed)++;
+            }
+        for (uint32_t a = 0; a < e->pak_add_count && ze[i].keep; a++)
+            if (zname_eq(&ze[i], e->pak_adds[a].name)) ze[i].keep = false;
+    }
+    /* local records in file order; each runs to the next one (or the directory) */
+    zent *order = malloc((count ? count : 1) * sizeof *order);
+    uint32_t *newofs = calloc(count ? count : 1, sizeof *newofs);
+    if (!order || !newofs) {
+        free(ze);
+        free(order);
+        free(newofs);
+        return BK_ENOMEM;
+    }
+    memcpy(order, ze, count * sizeof *ze);
+    qsort(order, count, sizeof *order, zent_by_local);
+    if (count && order[0].local_ofs > 0) bk_buf_append(out, z, order[0].local_ofs);   /* leading bytes */
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t end = i + 1 < count ? order[i + 1].local_ofs : cd_ofs;
+        if (end < order[i].local_ofs) end = order[i].local_ofs;
+        if (!order[i].keep) continue;
+        for (uint32_t k = 0; k < count; k++)
+            if (ze[k].cd_ofs == order[i].cd_ofs) newofs[k] = (uint32_t)out->size;
+        bk_buf_append(out, z + order[i].local_ofs, end - order[i].local_ofs);
+    }
+    uint32_t *addofs = calloc(e->pak_add_count ? e->pak_add_count : 1, sizeof *addofs);
+    uint32_t *addcrc = calloc(e->pak_add_count ? e->pak_add_count : 1, sizeof *addcrc);
+    for (uint32_t a = 0; addofs && addcrc && a < e->pak_add_count; a++) {
+        const pak_add *pa = &e->pak_adds[a];
+        addofs[a] = (uint32_t)out->size;
+        addcrc[a] = bk_crc32(pa->data, pa->size);
+        size_t nl = strlen(pa->name);
+        put32(out, 0x04034b50u);
+        put16(out, 10); put16(out, 0); put16(out, 0);        /* version, flags, stored */
+        put16(out, 0); put16(out, 0x21);                      /* time, date (1980-01-01) */
+        put32(out, addcrc[a]); put32(out, (uint32_t)pa->size); put32(out, (uint32_t)pa->size);
+        put16(out, (uint32_t)nl); put16(out, 0);
+        bk_buf_append(out, pa->name, nl);
+        bk_buf_append(out, pa->data, pa->size);
+    }
+    uint32_t new_cd = (uint32_t)out->size, kept = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        if (!ze[i].keep) continue;
+        size_t at = out->size;
+        bk_buf_append(out, z + ze[i].cd_ofs, ze[i].cd_len);
+        if (!out->failed) bk_wr_u32le(out->data + at + 42, newofs[i]);
+        kept++;
+    }
+    for (uint32_t a = 0; addofs && addcrc && a < e->pak_add_count; a++) {
+        const pak_add *pa = &e->pak_adds[a];
+        size_t nl = strlen(pa->name);
+        put32(out, 0x02014b50u);
+        put16(out, 20); put16(out, 10); put16(out, 0); put16(out, 0);
+        put16(out, 0); put16(out, 0x21);
+        put32(out, addcrc[a]); put32(out, (uint32_t)pa->size); put32(out, (uint32_t)pa->size);
+        put16(out, (uint32_t)nl); put16(out, 0); put16(out, 0); put16(out, 0); put16(out, 0);
+        put32(out, 0); put32(out, addofs[a]);
+        bk_buf_append(out, pa->name, nl);
+        kept++;
+    }
+    uint32_t cd_len = (uint32_t)out->size - new_cd;
+    put32(out, 0x06054b50u);
+    put16(out, 0); put16(out, 0); put16(out, kept); put16(out, kept);
+    put32(out, cd_len); put32(out, new_cd);
+    uint32_t cl = n ? bk_rd_u16le(z + eocd + 20) : 0;
+    put16(out, cl);
+    if (cl) bk_buf_append(out, z + eocd + 22, cl);
+    bool fail = !addofs || !addcrc || out->failed || kept > 0xffff;
+    free(addofs);
+    free(addcrc);
+    free(ze);
+    free(order);
+    free(newofs);
+    return fail ? BK_ENOMEM : BK_OK;
+}
+
+bk_result bk_edit_pak_remove(bk_edit *e, const char *glob, uint32_t *removed)
+{
+    if (!e || !glob) return BK_EARG;
+    if (e->fam != FAM_SOURCE && e->fam != FAM_SOURCE_L4D2) return BK_EUNSUPPORTED;
+    char **nr = realloc(e->pak_remove, (e->pak_remove_count + 1) * sizeof *nr);
+    if (!nr) return BK_ENOMEM;
+    e->pak_remove = nr;
+    if (!(nr[e->pak_remove_count] = bk_strdup(glob))) return BK_ENOMEM;
+    e->pak_remove_count++;
+    e->edited = true;
+    /* count now what the glob matches, for the caller */
+    if (removed) {
+        *removed = 0;
+        const bk_source_map *m = bk_source_map_of(e->f);
+        const bk_source_lump *pl = m ? &m->lumps[BK_SRC_LUMP_PAKFILE] : NULL;
+        if (pl && pl->data) {
+            bk_buf tmp = {0};
+            bk_edit probe = *e;
+            probe.pak_remove = &nr[e->pak_remove_count - 1];
+            probe.pak_remove_count = 1;
+            probe.pak_add_count = 0;
+            probe.opt.diag = NULL;
+            pak_rebuild(&probe, pl->data, pl->size, &tmp, removed);
+            bk_buf_free(&tmp);
+        }
+    }
+    return BK_OK;
+}
+
+/* ---- re-laying out the lumps ------------------------------------------------------------------ */
+
+typedef struct lslot {
+    uint32_t index;
+    uint64_t ofs, len;         /* old */
+    uint64_t new_ofs, new_len;
+} lslot;
+
+static int by_offset(const void *a, const void *b)
+{
+    const lslot *x = a, *y = b;
+    if (x->ofs != y->ofs) return x->ofs < y->ofs ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* where an old file offset went: an offset inside a lump moves with it; one in the gap after a
+ * lump keeps its distance from that lump's end */
+static uint64_t moved(const lslot *s, uint32_t n, uint64_t old)
+{
+    const lslot *best = NULL;
+    for (uint32_t i = 0; i < n; i++)
+        if (s[i].len && s[i].ofs <= old && (!best || s[i].ofs > best->ofs)) best = &s[i];
+    if (!best) return old;
+    if (old < best->ofs + best->len) return best->new_ofs + (old - best->ofs);
+    return best->new_ofs + best->new_len + (old - (best->ofs + best->len));
+}
+
+static bk_result build(bk_edit *e, uint8_t **out_data, size_t *out_size)
+{
+    const lumpdir_layout *L = &k_layouts[e->fam];
+    const uint8_t *d = e->f->data;
+    size_t n = e->f->size;
+    bk_result r = BK_OK;
+    /* the pakfile edits become a replacement of lump 40 */
+    if (e->pak_add_count || e->pak_remove_count) {
+        const bk_source_map *m = bk_source_map_of(e->f);
+        const bk_source_lump *pl = &m->lumps[BK_SRC_LUMP_PAKFILE];
+        bk_buf z = {0};
+        uint32_t removed = 0;
+        r = pak_rebuild(e, pl->data, pl->data ? pl->size : 0, &z, &removed);
+        if (r == BK_OK) r = bk_edit_set_lump(e, BK_SRC_LUMP_PAKFILE, z.data, z.size);
+        bk_buf_free(&z);
+        if (r != BK_OK) return r;
+    }
+    lslot s[64];
+    for (uint32_t i = 0; i < L->count; i++) {
+        const uint8_t *ent = d + L->dir_offset + (size_t)i * L->entry_size;
+        s[i].index = i;
+        s[i].ofs = bk_rd_u32le(ent + L->ofs_field);
+        s[i].len = bk_rd_u32le(ent + L->len_field);
+        if (!bk_span_ok(s[i].ofs, s[i].len, n)) return BK_ELUMP_RANGE;
+    }
+    for (uint32_t i = 0; i < L->count; i++)
+        if (s[i].len == 0 && e->repl_set[i]) s[i].ofs = UINT64_MAX;
+    qsort(s, L->count, sizeof s[0], by_offset);
+    /* overlapping lumps can be copied as they are, but not moved apart safely */
+    for (uint32_t i = 1; i < L->count; i++) {
+        if (!s[i].len || !s[i - 1].len) continue;
+        if (s[i].ofs < s[i - 1].ofs + s[i - 1].len && (e->repl_set[s[i].index] || e->repl_set[s[i - 1].index])) {
+            char a[16], b[16];
+            snprintf(a, sizeof a, "%u", s[i - 1].index);
+            snprintf(b, sizeof b, "%u", s[i].index);
+            report(e, BK_EUNSUPPORTED, "header", s[i].index, "lumps %s and %s overlap; an edit of either is refused", a, b);
+            return BK_EUNSUPPORTED;
+        }
+    }
+    bk_buf o = {0};
+    uint64_t cur = L->header_size;   /* old cursor */
+    bk_buf_append(&o, d, L->header_size < n ? L->header_size : n);
+    bool shifted = false;
+    for (uint32_t k = 0; k < L->count; k++) {
+        lslot *sl = &s[k];
+        const uint8_t *src = d + sl->ofs;
+        uint64_t len = sl->len;
+        if (e->repl_set[sl->index]) {
+            src = e->repl[sl->index];
+            len = e->repl_size[sl->index];
+        }
+        if (sl->len == 0 && !e->repl_set[sl->index]) {
+            sl->new_ofs = sl->ofs;   /* an empty lump keeps its offset (fixed below if it moved) */
+            sl->new_len = 0;
+            continue;
+        }
+        if (sl->ofs == UINT64_MAX) {
+            static const uint8_t zero[8] = {0};
+            bk_buf_append(&o, zero, (L->align - o.size % L->align) % L->align);
+            sl->new_ofs = o.size;
+            sl->new_len = len;
+            bk_buf_append(&o, src, len);
+            shifted = true;
+            continue;
+        }
+        if (sl->ofs < cur) {
+            /* overlaps the previous lump (no edit of either): keep the same relative place */
+            sl->new_ofs = o.size - (cur - sl->ofs);
+            sl->new_len = len;
+            if (sl->ofs + sl->len > cur) {
+                bk_buf_append(&o, d + cur, sl->ofs + sl->len - cur);
+                cur = sl->ofs + sl->len;
+            }
+            continue;
+        }
+        uint64_t gap = sl->ofs - cur;
+        if (shifted && L->align > 1 && sl->ofs % L->align == 0 && gap < L->align) {
+            static const uint8_t zero[8] = {0};
+            bk_buf_append(&o, zero, (L->align - o.size % L->align) % L->align);
+        } else {
+            bk_buf_append(&o, d + cur, gap);
+            if (shifted && L->align > 1 && sl->ofs % L->align == 0 && o.size % L->align) {
+                static const uint8_t zero[8] = {0};
+                bk_buf_append(&o, zero, (L->align - o.size % L->align) % L->align);
+            }
+        }
+        sl->new_ofs = o.size;
+        sl->new_len = len;
+        bk_buf_append(&o, src, len);
+        if (sl->new_ofs != sl->ofs || len != sl->len) shifted = true;
+        cur = sl->ofs + sl->len;
+    }
+    if (cur < n) bk_buf_append(&o, d + cur, n - cur);
+    if (o.failed) {
+        bk_buf_free(&o);
+        return BK_ENOMEM;
+    }
+    if (o.size > 0x7fffffffu) {
+        bk_buf_free(&o);
+        return BK_ELIMIT;
+    }
+    /* empty lumps that sat after a moved one follow it */
+    for (uint32_t k = 0; k < L->count; k++)
+        if (s[k].len == 0 && !e->repl_set[s[k].index] && s[k].ofs) s[k].new_ofs = moved(s, L->count, s[k].ofs);
+    for (uint32_t k = 0; k < L->count; k++) {
+        uint8_t *ent = o.data + L->dir_offset + (size_t)s[k].index * L->entry_size;
+        bk_wr_u32le(ent + L->ofs_field, (uint32_t)s[k].new_ofs);
+        bk_wr_u32le(ent + L->len_field, (uint32_t)s[k].new_len);
+    }
+    uint64_t tail_old = cur, tail_new = o.size - (n > cur ? n - cur : 0);
+    /* family fix-ups */
+    if (e->fam == FAM_QUAKE && tail_new != tail_old) {
+        /* BSPX: a directory after the last lump whose entries hold absolute offsets */
+        uint64_t at = (tail_new + 3) & ~(uint64_t)3;
+        for (int tries = 0; tries < 2; tries++, at = tail_new) {
+            if (!bk_span_ok(at, 8, o.size) || memcmp(o.data + at, "BSPX", 4) != 0) continue;
+            uint32_t cnt = bk_rd_u32le(o.data + at + 4);
+            for (uint32_t i = 0; i < cnt && bk_span_ok(at + 8 + (uint64_t)i * 32, 32, o.size); i++) {
+                uint8_t *be = o.data + at + 8 + (size_t)i * 32 + 24;
+                uint64_t bo = bk_rd_u32le(be);
+                bk_wr_u32le(be, (uint32_t)(bo + tail_new - tail_old));
+            }
+            break;
+        }
+    }
+    if (e->fam == FAM_SOURCE || e->fam == FAM_SOURCE_L4D2) {
+        const bk_source_map *m = bk_source_map_of(e->f);
+        /* the game-lump directory holds absolute offsets of its lumps */
+        for (uint32_t k = 0; k < L->count; k++) {
+            if (s[k].index != BK_SRC_LUMP_GAME_LUMP || !s[k].len || s[k].new_ofs == s[k].ofs) continue;
+            if (m->lumps[BK_SRC_LUMP_GAME_LUMP].compressed) break;
+            uint8_t *g = o.data + s[k].new_ofs;
+            int32_t cnt = bk_rd_i32le(g);
+            for (int32_t i = 0; i >= 0 && i < cnt && (uint64_t)i * 16 + 20 <= s[k].new_len; i++) {
+                uint8_t *ge = g + 4 + 16 * (size_t)i + 8;
+                uint32_t go = bk_rd_u32le(ge);
+                if (go) bk_wr_u32le(ge, (uint32_t)moved(s, L->count, go));
+            }
+        }
+        /* a replaced lump is stored plain: its fourCC (the uncompressed size of an LZMA lump) is 0 */
+        for (uint32_t i = 0; i < L->count; i++)
+            if (e->repl_set[i]) bk_wr_u32le(o.data + L->dir_offset + (size_t)i * L->entry_size + 12, 0);
+        if (e->edited) {
+            uint8_t *rev = o.data + L->dir_offset + 64 * 16;
+            bk_wr_u32le(rev, bk_rd_u32le(rev) + 1);
+        }
+    }
+    /* validate what was built */
+    bk_options vo = e->opt;
+    uint32_t errs = 0, warns = 0;
+    r = bk_validate_memory(o.data, o.size, &vo, &errs, &warns);
+    if (r != BK_OK || errs) {
+        report(e, r != BK_OK ? r : BK_EFORMAT, NULL, BK_NO_INDEX,
+               "the edited map does not validate (%s); nothing written%s", bk_strerror(r != BK_OK ? r : BK_EFORMAT), "");
+        bk_buf_free(&o);
+        return r != BK_OK ? r : BK_EFORMAT;
+    }
+    *out_data = o.data;
+    *out_size = o.size;
+    return BK_OK;
+}
+
+bk_result bk_edit_save_memory(bk_edit *e, uint8_t **out, size_t *size)
+{
+    if (!e || !out || !size) return BK_EARG;
+    return build(e, out, size);
+}
+
+bk_result bk_edit_save(bk_edit *e, const char *path)
+{
+    if (!e || !path) return BK_EARG;
+    uint8_t *d;
+    size_t n;
+    BK_TRY(build(e, &d, &n));
+    bk_result r = bk_write_file_atomic(path, d, n);
+    free(d);
+    return r;
+}

@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# Writing maps back, on every real map of every family: a rewrite with no change is byte-identical;
+# an entity edit (a key added to worldspawn, an entity appended, through the JSON form and through
+# the text form) reads back exactly, validates, leaves every other lump's bytes alone (crc32 by an
+# independent reader, bspread.py) and, for Source, the static props; a pakfile edit lists the old
+# entries less the removed plus the new one, Python's zipfile reads it and its CRCs; DarkPlaces
+# loads edited Quake 1 and Quake 3 maps to the same decompiled geometry; hostile edits are refused.
+source "$BK_TESTS/lib.sh"
+bk_init "$@"
+PY=/usr/bin/python3
+R=$BK_TESTS/write/bspread.py
+maps=()
+for f in "$CORPUS"/goldsrc/*.bsp "$CORPUS"/quake1/*.bsp "$CORPUS"/source/*.bsp "$FETCHED"/q3/*/*.bsp; do
+    [[ -f $f ]] || continue
+    case $(basename "$f") in unusual_*) continue ;; esac
+    maps+=("$f")
+done
+# every map: byte-identical rewrite
+nid=0
+for f in "${maps[@]}"; do
+    if "$CLI" convert "$f" -o "$WORK/same.bsp" >/dev/null 2>"$WORK/err" && cmp -s "$f" "$WORK/same.bsp"; then
+        nid=$((nid + 1)); ok
+    else fail "rewrite of $(basename "$f") is not byte-identical"; head -2 "$WORK/err" >&2; fi
+done
+echo "byte-identical rewrites: $nid of ${#maps[@]}"
+
+# entity edits: every map of ../shared/corpus and one Quake 3 map in eight (the rest are the same code)
+k=0; nedit=0
+for f in "${maps[@]}"; do
+    k=$((k + 1))
+    case $f in "$FETCHED"/*) (( k % 8 == 0 )) || continue ;; esac
+    n=$(basename "$f" .bsp)
+    "$CLI" entities --json "$f" > "$WORK/e.json" || { fail "$n: entities"; continue; }
+    $PY - "$WORK/e.json" "$WORK/want.json" <<'PY'
+import json, sys
+e = json.load(open(sys.argv[1]))
+e[0]["bspkit_test"] = "added by the writer test: café"
+e.append({"classname": "info_null", "origin": "1 2 3", "targetname": "bspkit_added"})
+json.dump(e, open(sys.argv[2], "w"), ensure_ascii=False)
+PY
+    if ! "$CLI" entities "$f" --import "$WORK/want.json" -o "$WORK/ed.bsp" > /dev/null 2>"$WORK/err"; then
+        fail "$n: import refused"; head -3 "$WORK/err" >&2; continue
+    fi
+    "$CLI" entities --json "$WORK/ed.bsp" > "$WORK/got.json"
+    check "$n: the entities read back exactly" $PY -c '
+import json, sys
+a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+sys.exit(0 if a == b else 1)' "$WORK/want.json" "$WORK/got.json"
+    expect_exit 0 "$CLI" validate "$WORK/ed.bsp"
+    # every other lump keeps its bytes (Source: the game lump holds absolute offsets, so it may change
+    # when it moves; its props are compared below)
+    $PY "$R" lumps "$f" > "$WORK/l0" && $PY "$R" lumps "$WORK/ed.bsp" > "$WORK/l1" || { fail "$n: bspread"; continue; }
+    check "$n: every other lump's crc32 is unchanged" $PY - "$WORK/l0" "$WORK/l1" "$f" <<'PY'
+import sys
+a = [l.split() for l in open(sys.argv[1])]; b = [l.split() for l in open(sys.argv[2])]
+src = open(sys.argv[3], "rb").read(4) == b"VBSP"
+ent = {0}
+if open(sys.argv[3], "rb").read(4) not in (b"IBSP", b"VBSP"):
+    d = open(sys.argv[3], "rb").read()
+    ent = {0, 1}     # Blue Shift keeps its entities in the second entry
+bad = [x[0] for x, y in zip(a, b) if int(x[0]) not in ent and not (src and int(x[0]) == 35) and x[3] != y[3]]
+if bad: print("changed lumps:", bad)
+sys.exit(1 if bad else 0)
+PY
+    check "$n: the independent reader sees the new entity" grep -q 'bspkit_added' <($PY "$R" entities "$WORK/ed.bsp")
+    if [[ $f == */source/* ]]; then
+        "$CLI" props --json "$f" | grep -v '"file"' > "$WORK/p0"; "$CLI" props --json "$WORK/ed.bsp" | grep -v '"file"' > "$WORK/p1"
+        check "$n: static props read back the same" cmp -s "$WORK/p0" "$WORK/p1"
+    fi
+    nedit=$((nedit + 1))
+done
+echo "entity edits checked: $nedit"
+
+# the text form round-trips too (ripent style), on an 8-bit map
+f=$CORPUS/goldsrc/ns_ns_lost.bsp
+"$CLI" entities "$f" > "$WORK/t.ent"
+printf '{\n"classname" "info_null"\n"targetname" "from_text"\n}\n' >> "$WORK/t.ent"
+expect_exit 0 "$CLI" entities "$f" --import "$WORK/t.ent" -o "$WORK/t.bsp"
+check "text import appended the entity" grep -q from_text <("$CLI" entities "$WORK/t.bsp")
+"$CLI" entities "$WORK/t.bsp" | head -n -4 > "$WORK/t2.ent"
+check "text import keeps every other entity byte for byte" cmp -s <("$CLI" entities "$f") "$WORK/t2.ent"
+
+# pakfile edits on every Source map with a pakfile
+npak=0
+for f in "$CORPUS"/source/*.bsp; do
+    case $(basename "$f") in unusual_*) continue ;; esac
+    n=$(basename "$f" .bsp)
+    "$CLI" pak "$f" list --json > "$WORK/pl.json" 2>/dev/null || continue
+    cnt=$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["count"])' "$WORK/pl.json")
+    [[ $cnt -gt 0 ]] || continue
+    first=$($PY -c 'import json,sys; print([e["name"] for e in json.load(open(sys.argv[1]))["entries"] if not e["name"].endswith("/")][0])' "$WORK/pl.json")
+    head -c 3000 /dev/urandom > "$WORK/blob.bin"
+    if ! "$CLI" pak "$f" add "bspkit_test/blob.bin=$WORK/blob.bin" -o "$WORK/pa.bsp" >/dev/null 2>"$WORK/err"; then
+        fail "$n: pak add"; head -3 "$WORK/err" >&2; continue
+    fi
+    if ! "$CLI" pak "$WORK/pa.bsp" remove "$first" -o "$WORK/pr.bsp" >/dev/null 2>"$WORK/err"; then
+        fail "$n: pak remove"; head -3 "$WORK/err" >&2; continue
+    fi
+    expect_exit 0 "$CLI" validate "$WORK/pr.bsp"
+    "$CLI" pak "$WORK/pr.bsp" list --json > "$WORK/pl2.json"
+    check "$n: the pakfile lists the old entries less the removed plus the new one" $PY - "$WORK/pl.json" "$WORK/pl2.json" "$first" <<'PY'
+import json, sys
+a = [e["name"] for e in json.load(open(sys.argv[1]))["entries"]]
+b = [e["name"] for e in json.load(open(sys.argv[2]))["entries"]]
+want = [x for x in a if x != sys.argv[3]] + ["bspkit_test/blob.bin"]
+sys.exit(0 if sorted(b) == sorted(want) else 1)
+PY
+    rm -rf "$WORK/px"
+    if $PY "$R" pak "$WORK/pr.bsp" "$WORK/px" > "$WORK/pz" 2>"$WORK/err"; then ok; else fail "$n: zipfile cannot read the edited pakfile"; cat "$WORK/err" >&2; fi
+    check "$n: the added file reads back through zipfile" cmp -s "$WORK/blob.bin" "$WORK/px/bspkit_test/blob.bin"
+    $PY "$R" lumps "$f" > "$WORK/l0"; $PY "$R" lumps "$WORK/pr.bsp" > "$WORK/l1"
+    check "$n: lumps other than the pakfile and game lump keep their bytes" $PY -c '
+import sys
+a = [l.split() for l in open(sys.argv[1])]; b = [l.split() for l in open(sys.argv[2])]
+sys.exit(1 if [x for x, y in zip(a, b) if x[0] not in ("35", "40") and x[3] != y[3]] else 0)' "$WORK/l0" "$WORK/l1"
+    npak=$((npak + 1))
+done
+echo "pakfile edits checked: $npak"
+
+# hostile edits are refused, and nothing is written
+f=$CORPUS/goldsrc/cs16_aim_map.bsp
+printf '{\n"classname" "worldspawn\n}\n' > "$WORK/bad.ent"
+rm -f "$WORK/no.bsp"
+expect_exit 1 "$CLI" entities "$f" --import "$WORK/bad.ent" -o "$WORK/no.bsp"
+check "an unterminated quote writes nothing" test ! -e "$WORK/no.bsp"
+printf '[{"classname": "worldspawn", "message": "two\\nlines"}]' > "$WORK/nl.json"
+expect_exit 1 "$CLI" entities "$f" --import "$WORK/nl.json" -o "$WORK/no.bsp"
+$PY -c 'import json; json.dump([{"classname": "worldspawn", "message": "x" * (100 << 20)}], open("'"$WORK"'/big.json", "w"))'
+expect_exit 1 "$CLI" entities "$f" --import "$WORK/big.json" -o "$WORK/no.bsp"
+check "a 100 MB entity text writes nothing" test ! -e "$WORK/no.bsp"
+rm -f "$WORK/big.json"
+s=$CORPUS/source/css_v19_gg_aim_shotty.bsp
+expect_exit 1 "$CLI" pak "$s" add "../escape.txt=$WORK/bad.ent" -o "$WORK/no.bsp"
+expect_exit 1 "$CLI" pak "$s" add "/abs.txt=$WORK/bad.ent" -o "$WORK/no.bsp"
+expect_exit 2 "$CLI" pak "$s" add "noequals" -o "$WORK/no.bsp"
+expect_exit 1 "$CLI" pak "$f" add "a.txt=$WORK/bad.ent" -o "$WORK/no.bsp"
+expect_stderr_has "only Source maps have a pakfile" "$CLI" pak "$f" add "a.txt=$WORK/bad.ent" -o "$WORK/no.bsp"
+expect_exit 1 "$CLI" entities "$CORPUS/wad3/ns_lost.wad" --import "$WORK/nl.json" -o "$WORK/no.bsp"
+check "nothing was written by refused edits" test ! -e "$WORK/no.bsp"
+# an existing target survives a refused edit untouched
+cp "$f" "$WORK/keep.bsp"
+expect_exit 1 "$CLI" entities "$f" --import "$WORK/bad.ent" -o "$WORK/keep.bsp"
+check "a refused edit leaves the target as it was" cmp -s "$f" "$WORK/keep.bsp"
+
+# the engine: DarkPlaces decompiles an entity-edited Quake 1 and Quake 3 map to the same geometry
+DP=$(command -v darkplaces-server || echo /usr/games/darkplaces-server)
+if [[ -x $DP ]]; then
+    for f in "$CORPUS/quake1/progs_dump_start.bsp" "$FETCHED/q3/oa081/oa_dm1.bsp"; do
+        [[ -f $f ]] || continue
+        n=$(basename "$f" .bsp)
+        "$CLI" entities --json "$f" > "$WORK/e.json"
+        $PY -c '
+import json, sys
+e = json.load(open(sys.argv[1])); e[0]["message"] = "edited by bspkit"; e.append({"classname": "info_null", "origin": "0 0 0"})
+json.dump(e, open(sys.argv[1], "w"))' "$WORK/e.json"
+        "$CLI" entities "$f" --import "$WORK/e.json" -o "$WORK/${n}_ed.bsp" >/dev/null || { fail "$n: edit for darkplaces"; continue; }
+        for v in orig ed; do
+            rm -rf "$WORK/dp"; mkdir -p "$WORK/dp/base/data/maps" "$WORK/dp/user"
+            if [[ $v == orig ]]; then cp "$f" "$WORK/dp/base/data/maps/m.bsp"; else cp "$WORK/${n}_ed.bsp" "$WORK/dp/base/data/maps/m.bsp"; fi
+            timeout 120 "$DP" -nexuiz -basedir "$WORK/dp/base" -userdir "$WORK/dp/user" +modeldecompile maps/m.bsp +quit \
+                > "$WORK/dp_$v.log" 2>&1
+            obj=$(find "$WORK/dp/user" -name 'm_decompiled.obj' | head -1)
+            if [[ -n $obj ]]; then grep -E '^(v|f) ' "$obj" > "$WORK/${n}_$v.geo"; else : > "$WORK/${n}_$v.geo"; fi
+        done
+        check "$n: darkplaces decompiled the original" test -s "$WORK/${n}_orig.geo"
+        check "$n: darkplaces decompiles the edited map to the same geometry" cmp -s "$WORK/${n}_orig.geo" "$WORK/${n}_ed.geo"
+    done
+else
+    echo "note: darkplaces-server not installed, engine check skipped"
+fi
+bk_done
