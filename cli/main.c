@@ -45,6 +45,7 @@ static const cli_cmd k_cmds[] = {
      "  --game-dir DIR     a game folder or .pk3 searched for wads, textures, shaders (repeatable)\n"
      "  --scale F          metres per engine unit (default 0.0254: 1 unit = 1 inch)\n"
      "  --keep-z-up        keep engine axes (default converts Z-up to glTF's Y-up)\n"
+     "  --png-level N      PNG deflate effort, 1 fastest .. 12 smallest (default 3)\n"
      "  --no-lightmaps     no lightmap atlas or lightmap UVs\n"
      "  --no-textures      no texture pixels (materials keep their names)\n"
      "  --no-entities      no entity key/values in node extras\n"
@@ -214,6 +215,15 @@ int cli_parse(int argc, char **argv, cli_opts *o, bool *help)
                 return -1;
             }
             o->xopt.scale = (float)v;
+        } else if (strcmp(a, "--png-level") == 0) {
+            if (need_value(argc, argv, i) < 0) return -1;
+            char *end;
+            long v = strtol(argv[++i], &end, 10);
+            if (*end || v < 1 || v > 12) {
+                fprintf(stderr, "bspkit: --png-level needs 1 (fastest) .. 12 (smallest)\n");
+                return -1;
+            }
+            o->xopt.png_level = (int32_t)v;
         } else if (strcmp(a, "--keep-z-up") == 0) {
             o->xopt.keep_z_up = 1;
         } else if (strcmp(a, "--no-lightmaps") == 0) {

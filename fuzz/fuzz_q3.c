@@ -15,9 +15,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     /* the same bytes as a shader script */
     q3_shader_lib lib = {0};
-    q3_shaders_parse(&lib, (const char *)data, size);
-    for (uint32_t i = 0; i < lib.count; i++) q3_shaders_find(&lib, lib.defs[i].name);
-    q3_shaders_free(&lib);
+    bk_q3_shaders_parse(&lib, (const char *)data, size);
+    for (uint32_t i = 0; i < lib.count; i++) bk_q3_shaders_find(&lib, lib.defs[i].name);
+    bk_q3_shaders_free(&lib);
 
     uint8_t *buf = malloc(size + 8);
     if (!buf) return 0;

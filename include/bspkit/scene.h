@@ -180,6 +180,7 @@ typedef struct bk_export_options {
     float scale;              /* metres per engine unit; 0 = default 0.0254 (1 unit = 1 inch) */
     uint32_t keep_z_up;       /* 1: write engine axes unchanged (not glTF-conformant orientation) */
     const char *generator;    /* asset.generator; NULL = "bspkit VERSION" */
+    int32_t png_level;        /* PNG deflate effort 1 (fastest) .. 12 (smallest); 0 = default 3 */
 } bk_export_options;
 
 /* What an export wrote, for reports. */

@@ -204,6 +204,7 @@ void bk_vfs_list(bk_vfs *v, const char *dir, const char *ext, bk_vfs_list_fn fn,
 /* Decode PNG/JPEG/TGA bytes to RGBA8 (malloc'd). */
 bk_result bk_image_decode(const uint8_t *data, size_t size, uint32_t max_dim, uint8_t **rgba,
                           uint32_t *w, uint32_t *h);
-bk_result bk_png_encode(const uint8_t *rgba, uint32_t w, uint32_t h, bool alpha, bk_buf *out);
+/* level: deflate effort 1 (fastest) .. 12 (smallest), 0 = default (3) */
+bk_result bk_png_encode(const uint8_t *rgba, uint32_t w, uint32_t h, bool alpha, int level, bk_buf *out);
 
 #endif

@@ -21,6 +21,7 @@ typedef struct gltf_writer {
     cJSON *root, *buffer_views, *accessors;
     bk_export_stats st;
     bk_result err;
+    int png_level;
 } gltf_writer;
 
 static bool ends_with(const char *s, const char *suf)
@@ -330,7 +331,7 @@ static void write_images(gltf_writer *w, int32_t *tex_of_image)
         tex_of_image[i] = -1;
         if (!im->rgba || !im->width || !im->height) continue;
         bk_buf png = {0};
-        bk_result r = bk_png_encode(im->rgba, im->width, im->height, im->has_alpha != 0, &png);
+        bk_result r = bk_png_encode(im->rgba, im->width, im->height, im->has_alpha != 0, w->png_level, &png);
         if (r != BK_OK) {
             bk_buf_free(&png);
             w->err = r;
@@ -587,6 +588,7 @@ bk_result bk_export_gltf(const bk_scene *s, const bk_export_options *opt, const 
     memset(&w, 0, sizeof w);
     w.s = s;
     w.x = bk_xform_make(opt);
+    w.png_level = opt ? opt->png_level : 0;
     w.root = cJSON_CreateObject();
     cJSON *asset = cJSON_AddObjectToObject(w.root, "asset");
     cJSON_AddStringToObject(asset, "version", "2.0");

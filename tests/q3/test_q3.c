@@ -287,21 +287,21 @@ static void test_shaders(void)
         "textures/a/ed\n{\n qer_editorimage textures/a/ed_e.jpg\n { map $whiteimage } }\n"
         "textures/a/sky { broken second definition }\n";
     q3_shader_lib lib = {0};
-    CHECK(q3_shaders_parse(&lib, txt, sizeof txt - 1) == BK_OK);
-    const q3_shader_def *d = q3_shaders_find(&lib, "TEXTURES/A/SKY");
+    CHECK(bk_q3_shaders_parse(&lib, txt, sizeof txt - 1) == BK_OK);
+    const q3_shader_def *d = bk_q3_shaders_find(&lib, "TEXTURES/A/SKY");
     CHECK(d && d->sky && d->unlit && d->image && strcmp(d->image, "env/x_ft") == 0);
-    d = q3_shaders_find(&lib, "textures/a/grate");
+    d = bk_q3_shaders_find(&lib, "textures/a/grate");
     CHECK(d && d->two_sided && d->alpha_test && d->image && strcmp(d->image, "textures/a/grate.tga") == 0);
-    d = q3_shaders_find(&lib, "textures/a/anim");
+    d = bk_q3_shaders_find(&lib, "textures/a/anim");
     CHECK(d && d->blend && d->image && strcmp(d->image, "textures/a/f1.tga") == 0);
-    d = q3_shaders_find(&lib, "textures/a/ed");
+    d = bk_q3_shaders_find(&lib, "textures/a/ed");
     CHECK(d && d->image && strcmp(d->image, "textures/a/ed_e.jpg") == 0);
-    CHECK(q3_shaders_find(&lib, "textures/a/none") == NULL);
-    q3_shaders_free(&lib);
+    CHECK(bk_q3_shaders_find(&lib, "textures/a/none") == NULL);
+    bk_q3_shaders_free(&lib);
     /* garbage never fails */
     const char junk[] = "}}}{{{ \" unterminated\n /* open comment";
-    CHECK(q3_shaders_parse(&lib, junk, sizeof junk - 1) == BK_OK);
-    q3_shaders_free(&lib);
+    CHECK(bk_q3_shaders_parse(&lib, junk, sizeof junk - 1) == BK_OK);
+    bk_q3_shaders_free(&lib);
 }
 
 /* the sample script in tests/q3/data (also a fuzz seed) */
@@ -314,14 +314,14 @@ static void test_sample_script(void)
     size_t n = fread(buf, 1, sizeof buf, fp);
     fclose(fp);
     q3_shader_lib lib = {0};
-    CHECK(q3_shaders_parse(&lib, buf, n) == BK_OK && lib.count == 3);
-    const q3_shader_def *d = q3_shaders_find(&lib, "textures/bk/sky");
+    CHECK(bk_q3_shaders_parse(&lib, buf, n) == BK_OK && lib.count == 3);
+    const q3_shader_def *d = bk_q3_shaders_find(&lib, "textures/bk/sky");
     CHECK(d && d->sky && d->image && strcmp(d->image, "textures/bk/clouds.tga") == 0);
-    d = q3_shaders_find(&lib, "textures/bk/grate");
+    d = bk_q3_shaders_find(&lib, "textures/bk/grate");
     CHECK(d && d->two_sided && d->alpha_test && !d->blend && strcmp(d->image, "textures/bk/grate.tga") == 0);
-    d = q3_shaders_find(&lib, "textures/bk/glass");
+    d = bk_q3_shaders_find(&lib, "textures/bk/glass");
     CHECK(d && d->blend && strcmp(d->image, "textures/bk/glass1.jpg") == 0);
-    q3_shaders_free(&lib);
+    bk_q3_shaders_free(&lib);
 }
 
 static void test_real(const char *fetched)

@@ -80,6 +80,20 @@ check "text import appended the entity" grep -q from_text <("$CLI" entities "$WO
 "$CLI" entities "$WORK/t.bsp" | head -n -4 > "$WORK/t2.ent"
 check "text import keeps every other entity byte for byte" cmp -s <("$CLI" entities "$f") "$WORK/t2.ent"
 
+# Blue Shift keeps its entities in the second header entry: a GoldSrc map with the first two
+# entries swapped is one; it rewrites byte for byte and takes an entity edit in the right lump
+$PY -c '
+import sys
+d = bytearray(open(sys.argv[1], "rb").read()); d[4:12], d[12:20] = d[12:20], d[4:12]
+open(sys.argv[2], "wb").write(d)' "$CORPUS/goldsrc/cs16_aim_map.bsp" "$WORK/bshift.bsp"
+check "the swapped map is read as Blue Shift" grep -q bshift <("$CLI" info "$WORK/bshift.bsp")
+expect_exit 0 "$CLI" convert "$WORK/bshift.bsp" -o "$WORK/bshift2.bsp"
+check "Blue Shift rewrite is byte-identical" cmp -s "$WORK/bshift.bsp" "$WORK/bshift2.bsp"
+printf '{\n"classname" "info_null"\n"targetname" "bshift_added"\n}\n' | cat <("$CLI" entities "$WORK/bshift.bsp") - > "$WORK/bs.ent"
+expect_exit 0 "$CLI" entities "$WORK/bshift.bsp" --import "$WORK/bs.ent" -o "$WORK/bshift3.bsp"
+expect_exit 0 "$CLI" validate "$WORK/bshift3.bsp"
+check "Blue Shift entity edit reads back" grep -q bshift_added <("$CLI" entities "$WORK/bshift3.bsp")
+
 # pakfile edits on every Source map with a pakfile
 npak=0
 for f in "$CORPUS"/source/*.bsp; do

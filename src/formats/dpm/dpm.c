@@ -16,7 +16,7 @@ static int dpm_probe(const uint8_t *d, size_t n)
     return n >= 20 && bk_rd_u32be(d + 16) == DPM_TYPE ? 2 : 1;
 }
 
-void dpm_model_free(bk_dpm_model *m)
+void bk_dpm_model_free(bk_dpm_model *m)
 {
     if (!m) return;
     for (uint32_t i = 0; i < m->mesh_count && m->meshes; i++) {
@@ -36,7 +36,7 @@ static void dpm_destroy(void *p)
 {
     dpm_impl *im = p;
     if (!im) return;
-    dpm_model_free(&im->m);
+    bk_dpm_model_free(&im->m);
     free(im->pose_data);
     free(im);
 }
@@ -498,4 +498,4 @@ static bk_result dpm_load(bk_file *f, bk_ctx *ctx)
     return ctx->errors ? ctx->first_error : BK_OK;
 }
 
-const bk_format_ops bk_ops_dpm = {BK_FORMAT_DPM, dpm_probe, dpm_load, dpm_destroy, dpm_build_scene, NULL, dpm_write};
+const bk_format_ops bk_ops_dpm = {BK_FORMAT_DPM, dpm_probe, dpm_load, dpm_destroy, bk_dpm_build_scene, NULL, bk_dpm_write};

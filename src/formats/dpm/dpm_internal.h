@@ -23,10 +23,10 @@ typedef struct dpm_impl {
     float *pose_data;         /* frame_count * bone_count * 12 */
 } dpm_impl;
 
-void dpm_model_free(bk_dpm_model *m);
+void bk_dpm_model_free(bk_dpm_model *m);
 
-/* scene builder (dpm_scene.c) and saver (dpm_write.c) */
-bk_result dpm_build_scene(const bk_file *f, const bk_options *opt, bk_scene *out);
-bk_result dpm_write(const bk_file *f, const bk_options *opt, const char *path);
+/* scene builder (dpm_scene.c) and saver (bk_dpm_write.c) */
+bk_result bk_dpm_build_scene(const bk_file *f, const bk_options *opt, bk_scene *out);
+bk_result bk_dpm_write(const bk_file *f, const bk_options *opt, const char *path);
 
 #endif

@@ -415,7 +415,7 @@ static bk_result build_animations(const bk_dpm_model *m, const bk_options *opt, 
     return r;
 }
 
-bk_result dpm_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s)
+bk_result bk_dpm_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s)
 {
     const bk_dpm_model *m = bk_dpm_get(f);
     if (!m || !m->bone_count || !m->frame_count) return BK_EFORMAT;

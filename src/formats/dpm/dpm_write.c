@@ -441,7 +441,7 @@ bk_result bk_dpm_save(const bk_dpm_model *m, uint32_t flags, const char *path, b
     return r;
 }
 
-bk_result dpm_write(const bk_file *f, const bk_options *opt, const char *path)
+bk_result bk_dpm_write(const bk_file *f, const bk_options *opt, const char *path)
 {
     const bk_dpm_model *m = bk_dpm_get(f);
     if (!m) return BK_EARG;

@@ -38,15 +38,15 @@ typedef struct q3_shader_lib {
 
 /* Parse every scripts/NAME.shader found through v (first definition of a name wins, as in the
  * engine). Never fails on bad scripts: unparsable text is skipped. */
-bk_result q3_shaders_load(bk_vfs *v, q3_shader_lib *lib);
+bk_result bk_q3_shaders_load(bk_vfs *v, q3_shader_lib *lib);
 /* Parse one script's text into lib (exposed for tests / fuzzing). */
-bk_result q3_shaders_parse(q3_shader_lib *lib, const char *text, size_t len);
-const q3_shader_def *q3_shaders_find(const q3_shader_lib *lib, const char *name);
-void q3_shaders_free(q3_shader_lib *lib);
+bk_result bk_q3_shaders_parse(q3_shader_lib *lib, const char *text, size_t len);
+const q3_shader_def *bk_q3_shaders_find(const q3_shader_lib *lib, const char *name);
+void bk_q3_shaders_free(q3_shader_lib *lib);
 /* Read an image named like a shader/texture: strip any extension, try .tga, .jpg, .png.
  * *rgba is malloc'd. */
-bk_result q3_load_image(bk_vfs *v, const char *name, uint8_t **rgba, uint32_t *w, uint32_t *h);
+bk_result bk_q3_load_image(bk_vfs *v, const char *name, uint8_t **rgba, uint32_t *w, uint32_t *h);
 
-bk_result q3_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s);
+bk_result bk_q3_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s);
 
 #endif

@@ -206,7 +206,7 @@ static bk_result get_image(q3_builder *b, const char *name, int32_t *out)
     uint8_t *rgba = NULL;
     uint32_t w = 0, h = 0;
     int32_t idx = -1;
-    if (q3_load_image(b->vfs, name, &rgba, &w, &h) == BK_OK) {
+    if (bk_q3_load_image(b->vfs, name, &rgba, &w, &h) == BK_OK) {
         bk_result r = bk_scene_add_image(b->s, name, w, h, rgba, &idx);
         if (r != BK_OK) {
             free(rgba);
@@ -244,7 +244,7 @@ static bk_result get_material(q3_builder *b, int32_t shader, int kind, int32_t *
     snprintf(num, sizeof num, "0x%x", (unsigned)sh->content_flags);
     BK_TRY(bk_kv_append(&mat->extras, &mat->extra_count, "contentFlags", num));
     if (lit) mat->lightmap_image = b->atlas_image;
-    const q3_shader_def *def = q3_shaders_find(&b->lib, sh->name);
+    const q3_shader_def *def = bk_q3_shaders_find(&b->lib, sh->name);
     if (def) {
         mat->double_sided = def->two_sided;
         mat->unlit = def->unlit;
@@ -688,7 +688,7 @@ static bool planar_is_clockwise(const bk_q3_map *m)
     return votes < 0;
 }
 
-bk_result q3_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s)
+bk_result bk_q3_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s)
 {
     const bk_q3_map *m = f->impl;
     if (!m || m->model_count == 0) return BK_EFORMAT;
@@ -717,7 +717,7 @@ bk_result q3_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s)
         b.vfs = open_vfs(opt);
         if (!b.vfs) return BK_ENOMEM;
     }
-    if (!(opt->flags & BK_OPT_NO_TEXTURES)) r = q3_shaders_load(b.vfs, &b.lib);
+    if (!(opt->flags & BK_OPT_NO_TEXTURES)) r = bk_q3_shaders_load(b.vfs, &b.lib);
     if (r == BK_OK) r = build_lightmaps(&b);
     int32_t *meshes = NULL;
     if (r == BK_OK) {
@@ -741,7 +741,7 @@ bk_result q3_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s)
     free(b.img_names);
     free(b.img_index);
     free(b.pages);
-    q3_shaders_free(&b.lib);
+    bk_q3_shaders_free(&b.lib);
     bk_vfs_free(b.vfs);
     return r;
 }

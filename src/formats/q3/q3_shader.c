@@ -93,7 +93,7 @@ static bool is_special_image(const char *s)
            bk_strcasecmp(s, "*white") == 0 || s[0] == '$' || s[0] == 0;
 }
 
-bk_result q3_shaders_parse(q3_shader_lib *lib, const char *text, size_t len)
+bk_result bk_q3_shaders_parse(q3_shader_lib *lib, const char *text, size_t len)
 {
     tok_state t = {text, text + len, false};
     char tok[256], arg[256];
@@ -210,7 +210,7 @@ static bool on_script(void *user, const char *rel)
     uint8_t *buf;
     size_t n;
     if (bk_vfs_read(c->v, rel, 16u << 20, &buf, &n) != BK_OK) return true;
-    bk_result r = q3_shaders_parse(c->lib, (const char *)buf, n);
+    bk_result r = bk_q3_shaders_parse(c->lib, (const char *)buf, n);
     free(buf);
     c->lib->files++;
     if (r != BK_OK) {
@@ -220,7 +220,7 @@ static bool on_script(void *user, const char *rel)
     return true;
 }
 
-bk_result q3_shaders_load(bk_vfs *v, q3_shader_lib *lib)
+bk_result bk_q3_shaders_load(bk_vfs *v, q3_shader_lib *lib)
 {
     list_ctx c = {v, lib, NULL, 0, 0, BK_OK};
     bk_vfs_list(v, "scripts", ".shader", on_script, &c);
@@ -229,14 +229,14 @@ bk_result q3_shaders_load(bk_vfs *v, q3_shader_lib *lib)
     return c.err;
 }
 
-const q3_shader_def *q3_shaders_find(const q3_shader_lib *lib, const char *name)
+const q3_shader_def *bk_q3_shaders_find(const q3_shader_lib *lib, const char *name)
 {
     for (uint32_t i = 0; i < lib->count; i++)
         if (bk_strcasecmp(lib->defs[i].name, name) == 0) return &lib->defs[i];
     return NULL;
 }
 
-void q3_shaders_free(q3_shader_lib *lib)
+void bk_q3_shaders_free(q3_shader_lib *lib)
 {
     for (uint32_t i = 0; i < lib->count; i++) {
         free(lib->defs[i].name);
@@ -246,7 +246,7 @@ void q3_shaders_free(q3_shader_lib *lib)
     memset(lib, 0, sizeof *lib);
 }
 
-bk_result q3_load_image(bk_vfs *v, const char *name, uint8_t **rgba, uint32_t *w, uint32_t *h)
+bk_result bk_q3_load_image(bk_vfs *v, const char *name, uint8_t **rgba, uint32_t *w, uint32_t *h)
 {
     *rgba = NULL;
     char base[256];

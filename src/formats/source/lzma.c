@@ -8,7 +8,7 @@
 
 #define VBSP_LZMA_MEMLIMIT ((uint64_t)320 << 20)
 
-bk_result vbsp_lzma_raw(const uint8_t props[5], const uint8_t *src, size_t src_size, uint8_t *out,
+bk_result bk_vbsp_lzma_raw(const uint8_t props[5], const uint8_t *src, size_t src_size, uint8_t *out,
                         size_t out_size, const char **why)
 {
     const char *dummy;
@@ -53,7 +53,7 @@ bk_result vbsp_lzma_raw(const uint8_t props[5], const uint8_t *src, size_t src_s
     return BK_EDECOMPRESS;
 }
 
-bk_result vbsp_lzma_block(const uint8_t *src, size_t avail, uint64_t max_out, uint8_t **out, size_t *out_size,
+bk_result bk_vbsp_lzma_block(const uint8_t *src, size_t avail, uint64_t max_out, uint8_t **out, size_t *out_size,
                           size_t *consumed, const char **why)
 {
     const char *dummy;
@@ -77,7 +77,7 @@ bk_result vbsp_lzma_block(const uint8_t *src, size_t avail, uint64_t max_out, ui
     uint8_t *buf = malloc(actual ? actual : 1);
     if (!buf) return BK_ENOMEM;
     bk_result r = BK_OK;
-    if (actual) r = vbsp_lzma_raw(src + 12, src + VBSP_LZMA_HEADER, packed, buf, actual, why);
+    if (actual) r = bk_vbsp_lzma_raw(src + 12, src + VBSP_LZMA_HEADER, packed, buf, actual, why);
     if (r != BK_OK) {
         free(buf);
         return r;

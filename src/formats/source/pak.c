@@ -29,8 +29,8 @@ static zip_t *open_mem(const uint8_t *data, size_t size)
     return z;
 }
 
-int32_t vbsp_pak_count(const uint8_t *data, size_t size);
-int32_t vbsp_pak_count(const uint8_t *data, size_t size)
+int32_t bk_vbsp_pak_count(const uint8_t *data, size_t size);
+int32_t bk_vbsp_pak_count(const uint8_t *data, size_t size)
 {
     zip_t *z = open_mem(data, size);
     if (!z) return -1;
@@ -125,7 +125,7 @@ bk_result bk_source_pak_read(bk_source_pak *p, uint32_t i, uint8_t **out, size_t
         if (zf) zip_fclose(zf);
         if (r == BK_OK) {
             if (e->compressed_size < 9 || bk_rd_u16le(raw + 2) != 5) r = BK_EDECOMPRESS;
-            else if (e->size) r = vbsp_lzma_raw(raw + 4, raw + 9, (size_t)e->compressed_size - 9, buf, (size_t)e->size, NULL);
+            else if (e->size) r = bk_vbsp_lzma_raw(raw + 4, raw + 9, (size_t)e->compressed_size - 9, buf, (size_t)e->size, NULL);
         }
         free(raw);
     } else {

@@ -482,7 +482,7 @@ static bk_result add_prop_nodes(sb *b)
     return BK_OK;
 }
 
-bk_result vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s)
+bk_result bk_vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s)
 {
     const vbsp_impl *m = f->impl;
     const bk_source_map *p = &m->pub;

@@ -198,7 +198,7 @@ static bk_result load_directory(ld *L)
             uint8_t *out;
             size_t out_size, used;
             const char *why;
-            bk_result r = vbsp_lzma_block(src, l->length, L->lzma_budget, &out, &out_size, &used, &why);
+            bk_result r = bk_vbsp_lzma_block(src, l->length, L->lzma_budget, &out, &out_size, &used, &why);
             if (r == BK_ENOMEM) return r;
             if (r != BK_OK) {
                 BK_ERR(ctx, r, k_lump_names[i], BK_NO_INDEX, l->offset, "LZMA lump: %s%s", why,
@@ -1096,7 +1096,7 @@ static bk_result load_game_lumps(ld *L)
             uint8_t *out;
             size_t out_size, used;
             const char *why;
-            bk_result r = vbsp_lzma_block(L->f->data + ofs, L->f->size - (size_t)ofs, L->lzma_budget, &out, &out_size,
+            bk_result r = bk_vbsp_lzma_block(L->f->data + ofs, L->f->size - (size_t)ofs, L->lzma_budget, &out, &out_size,
                                           &used, &why);
             if (r == BK_ENOMEM) return r;
             if (r != BK_OK) {
@@ -1136,7 +1136,7 @@ static bk_result load_game_lumps(ld *L)
 
 /* ---- the whole file ----------------------------------------------------------------------- */
 
-int32_t vbsp_pak_count(const uint8_t *data, size_t size);
+int32_t bk_vbsp_pak_count(const uint8_t *data, size_t size);
 
 static bk_result vbsp_load(bk_file *f, bk_ctx *ctx)
 {
@@ -1206,7 +1206,7 @@ static bk_result vbsp_load(bk_file *f, bk_ctx *ctx)
     p->pakfile = pak->data;
     p->pakfile_size = pak->size;
     if (pak->size) {
-        p->pakfile_entries = vbsp_pak_count(pak->data, pak->size);
+        p->pakfile_entries = bk_vbsp_pak_count(pak->data, pak->size);
         if (p->pakfile_entries < 0)
             BK_WARN(ctx, BK_EFORMAT, "pakfile", BK_NO_INDEX, pak->offset, "the embedded pakfile is not a readable zip");
     } else {
@@ -1258,4 +1258,4 @@ static bk_result vbsp_load(bk_file *f, bk_ctx *ctx)
     return BK_OK;
 }
 
-const bk_format_ops bk_ops_source = {BK_FORMAT_SOURCE, vbsp_probe, vbsp_load, vbsp_destroy, vbsp_build_scene, NULL, NULL};
+const bk_format_ops bk_ops_source = {BK_FORMAT_SOURCE, vbsp_probe, vbsp_load, vbsp_destroy, bk_vbsp_build_scene, NULL, NULL};

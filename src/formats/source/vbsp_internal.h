@@ -19,12 +19,12 @@ typedef struct vbsp_impl {
  * 5 property bytes; then raw LZMA1). *consumed receives 17 + lzmaSize. The output size is
  * actualSize, bounded by max_out. Returns BK_OK, BK_ETRUNCATED, BK_ELIMIT, BK_ENOMEM or
  * BK_EDECOMPRESS; why (when not NULL) receives a short reason. */
-bk_result vbsp_lzma_block(const uint8_t *src, size_t avail, uint64_t max_out, uint8_t **out, size_t *out_size,
+bk_result bk_vbsp_lzma_block(const uint8_t *src, size_t avail, uint64_t max_out, uint8_t **out, size_t *out_size,
                           size_t *consumed, const char **why);
 /* Decode a raw LZMA1 stream with 5 property bytes to exactly out_size bytes. */
-bk_result vbsp_lzma_raw(const uint8_t props[5], const uint8_t *src, size_t src_size, uint8_t *out,
+bk_result bk_vbsp_lzma_raw(const uint8_t props[5], const uint8_t *src, size_t src_size, uint8_t *out,
                         size_t out_size, const char **why);
 
-bk_result vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s);
+bk_result bk_vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s);
 
 #endif
