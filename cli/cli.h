@@ -27,6 +27,7 @@ typedef struct cli_opts {
     const char *output;
     bool json;
     bool quiet;
+    bool verbose;               /* -v: every located diagnostic, every missing name */
     const char *paths[64];      /* --wad / --game-dir / archives, in order */
     int path_count;
     bk_options opt;

@@ -18,6 +18,61 @@ static bool has_ext(const char *p, const char *ext)
     return true;
 }
 
+static const char *extra_of(const bk_material *m, const char *key)
+{
+    for (uint32_t i = 0; i < m->extra_count; i++)
+        if (strcmp(m->extras[i].key, key) == 0) return m->extras[i].value;
+    return NULL;
+}
+
+/* Say what could not be found and how to give it: the textures the scene lacks, the WADs a
+ * GoldSrc map names, where bspkit looked. */
+static void explain_missing(const cli_opts *o, const bk_file *f, const bk_scene *s)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < s->material_count; i++) n += extra_of(&s->materials[i], "missing") != NULL;
+    if (!n || o->quiet || (o->opt.flags & BK_OPT_NO_TEXTURES)) return;
+    printf("  %u of %u materials have no texture:", n, s->material_count);
+    uint32_t shown = 0, limit = o->verbose ? UINT32_MAX : 8;
+    for (uint32_t i = 0; i < s->material_count; i++) {
+        if (!extra_of(&s->materials[i], "missing")) continue;
+        if (shown < limit) printf("%s %s", shown ? "," : "", s->materials[i].name);
+        shown++;
+    }
+    if (shown > limit) printf(" ... (%u more; -v lists them all)", shown - limit);
+    printf("\n");
+    if (o->path_count) {
+        printf("  looked in:");
+        for (int i = 0; i < o->path_count; i++) printf(" %s", o->paths[i]);
+        printf(" (and beside the map)\n");
+    } else {
+        printf("  looked beside the map only\n");
+    }
+    bk_format fmt = bk_file_format(f);
+    const bk_entities *es = bk_file_entities(f);
+    const char *wad = es->count ? bk_entity_get(&es->items[0], "wad") : NULL;
+    if (fmt == BK_FORMAT_GOLDSRC && wad && *wad) {
+        printf("  the map names these WADs:");
+        const char *p = wad;
+        while (*p) {
+            const char *e = strchr(p, ';');
+            size_t len = e ? (size_t)(e - p) : strlen(p);
+            const char *b = p;
+            for (const char *q = p; q < p + len; q++)
+                if (*q == '/' || *q == '\\') b = q + 1;
+            if (p + len > b) printf(" %.*s", (int)(p + len - b), b);
+            p += len + (e ? 1 : 0);
+        }
+        printf("\n  give them with --wad FILE.wad, or --game-dir DIR for the folder that holds them\n");
+    } else if (fmt == BK_FORMAT_QUAKE3) {
+        printf("  give the game folder or its .pk3 archives with --game-dir (e.g. --game-dir baseoa)\n");
+    } else if (fmt == BK_FORMAT_SOURCE) {
+        printf("  Source textures come from the map's pakfile; the game's own materials (VPK) are not read\n");
+    } else {
+        printf("  give the folder that holds them with --game-dir DIR\n");
+    }
+}
+
 int cmd_convert(int argc, char **argv)
 {
     const cli_cmd *me = cli_find("convert");
@@ -74,6 +129,7 @@ int cmd_convert(int argc, char **argv)
         if (st.cleaned_values || st.dropped_degenerate || s->warning_count)
             printf("  cleaned %llu non-finite or non-unit values, dropped %llu degenerate triangles, %u warnings\n",
                    (unsigned long long)st.cleaned_values, (unsigned long long)st.dropped_degenerate, s->warning_count);
+        explain_missing(&o, f, s);
     }
     bk_scene_free(s);
     bk_file_free(f);

@@ -45,13 +45,16 @@ static const cli_cmd k_cmds[] = {
      "  --game-dir DIR     a game folder or .pk3 searched for wads, textures, shaders (repeatable)\n"
      "  --scale F          metres per engine unit (default 0.0254: 1 unit = 1 inch)\n"
      "  --keep-z-up        keep engine axes (default converts Z-up to glTF's Y-up)\n"
+     "  -v, --verbose      every located warning, and every missing texture by name\n"
+     "  -q, --quiet        nothing but errors\n"
      "  --png-level N      PNG deflate effort, 1 fastest .. 12 smallest (default 3)\n"
      "  --no-lightmaps     no lightmap atlas or lightmap UVs\n"
      "  --no-textures      no texture pixels (materials keep their names)\n"
      "  --no-entities      no entity key/values in node extras\n"
      "  --patch-level N    Quake 3 bezier subdivision per piece edge (default 4)\n"
      "  --skip-flares      Quake 3: drop flare surfaces\n"
-     "  --overbright N     Quake 3 lightmap brightness shift in bits (default 1; 0 = none)\n"
+     "  --overbright N     lightmap brightness shift in bits (0..4), x 2^N clamped (Quake 3 and\n"
+     "                     Quake 1 default 1, GoldSrc 0; 0 = as stored)\n"
      "  --no-props         Source: no static-prop nodes\n"
      "  --framegroups FILE DPM: animation ranges (default MODEL.dpm.framegroups beside it)\n"
      "  --no-animations    DPM: skeleton and bind pose only\n"
@@ -194,6 +197,8 @@ int cli_parse(int argc, char **argv, cli_opts *o, bool *help)
             *help = true;
         } else if (strcmp(a, "--json") == 0) {
             o->json = true;
+        } else if (strcmp(a, "--verbose") == 0 || strcmp(a, "-v") == 0) {
+            o->verbose = true;
         } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
             o->quiet = true;
         } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {

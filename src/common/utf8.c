@@ -15,6 +15,11 @@ int bk_utf8_valid(const char *s)
         if (n < 0 || p[0] == 0xC0 || p[0] == 0xC1 || p[0] > 0xF4) return 0;
         for (int k = 1; k <= n; k++)
             if ((p[k] & 0xC0) != 0x80) return 0;
+        /* the second byte's range rules out overlong forms (E0 80.., F0 80..), the UTF-16
+         * surrogates (ED A0..ED BF) and values past U+10FFFF (F4 90..) */
+        if ((p[0] == 0xE0 && p[1] < 0xA0) || (p[0] == 0xED && p[1] > 0x9F) || (p[0] == 0xF0 && p[1] < 0x90) ||
+            (p[0] == 0xF4 && p[1] > 0x8F))
+            return 0;
         p += n + 1;
     }
     return 1;

@@ -88,7 +88,10 @@ static char *resolve_nocase(const char *dir, const char *rel)
         memcpy(comp, p, n);
         comp[n] = 0;
         bk_buf_append(&b, "", 1);
-        if (b.failed) return NULL;
+        if (b.failed) {
+            bk_buf_free(&b);   /* out of memory: free what was built */
+            return NULL;
+        }
         b.size--;
         DIR *d = opendir((const char *)b.data);
         const char *match = NULL;

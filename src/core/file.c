@@ -158,11 +158,15 @@ void bk_file_free(bk_file *f)
 
 bk_format bk_file_format(const bk_file *f) { return f ? f->format : BK_FORMAT_UNKNOWN; }
 const bk_info *bk_file_info(const bk_file *f) { return f ? &f->info : NULL; }
-const bk_entities *bk_file_entities(const bk_file *f) { return &f->entities; }
+const bk_entities *bk_file_entities(const bk_file *f)
+{
+    static const bk_entities none = {NULL, 0};
+    return f ? &f->entities : &none;
+}
 const uint8_t *bk_file_data(const bk_file *f, size_t *size)
 {
-    if (size) *size = f->size;
-    return f->data;
+    if (size) *size = f ? f->size : 0;
+    return f ? f->data : NULL;
 }
 const void *bk_file_impl(const bk_file *f, bk_format expect)
 {

@@ -9,11 +9,17 @@ for f in "$BK_TESTS"/crashers/*/*; do
     [[ -f $f ]] || continue
     n=$((n + 1))
     for cmd in "validate" "info" "convert"; do
-        if [[ $cmd == convert ]]; then "$CLI" convert "$f" -o "$WORK/c.glb" >/dev/null 2>"$WORK/.err"
-        else "$CLI" $cmd "$f" >/dev/null 2>"$WORK/.err"; fi
+        if [[ $cmd == convert ]]; then "$CLI" convert "$f" -o "$WORK/c.glb" >"$WORK/.out" 2>"$WORK/.err"
+        else "$CLI" $cmd "$f" >"$WORK/.out" 2>"$WORK/.err"; fi
         rc=$?
-        if [[ $rc == 0 || $rc == 1 ]] && ! grep -q 'Sanitizer' "$WORK/.err"; then ok; else fail "$cmd $f: exit $rc"; head -5 "$WORK/.err" >&2; fi
+        # a definite answer: success, or exit 1 with a located error message; never a signal,
+        # another code, a sanitizer report or a silent failure
+        if grep -q 'Sanitizer' "$WORK/.err"; then fail "$cmd $f: sanitizer report"; head -5 "$WORK/.err" >&2
+        elif [[ $rc == 0 ]]; then ok
+        elif [[ $rc == 1 ]] && cat "$WORK/.out" "$WORK/.err" | grep -q 'error:'; then ok
+        else fail "$cmd $f: exit $rc without a located error"; head -5 "$WORK/.err" >&2; fi
     done
 done
 echo "$n crasher inputs"
+check "the crasher inputs are there" test "$n" -gt 0
 bk_done

@@ -302,6 +302,12 @@ static void test_shaders(void)
     const char junk[] = "}}}{{{ \" unterminated\n /* open comment";
     CHECK(bk_q3_shaders_parse(&lib, junk, sizeof junk - 1) == BK_OK);
     bk_q3_shaders_free(&lib);
+    /* a stray word before a shader's name must not cost that shader */
+    const char stray[] = "stray\ntextures/a/after\n{\n{\nmap textures/a/after.tga\n}\n}\n";
+    CHECK(bk_q3_shaders_parse(&lib, stray, sizeof stray - 1) == BK_OK);
+    d = bk_q3_shaders_find(&lib, "textures/a/after");
+    CHECK(d && d->image && strcmp(d->image, "textures/a/after.tga") == 0);
+    bk_q3_shaders_free(&lib);
 }
 
 /* the sample script in tests/q3/data (also a fuzz seed) */

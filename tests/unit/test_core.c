@@ -149,10 +149,27 @@ static void test_export(const char *work)
     bk_scene_free(s);
 }
 
+static void test_null_file(void)
+{
+    /* the accessors answer for a file that failed to load instead of dereferencing NULL */
+    size_t n = 123;
+    CHECK(bk_file_entities(NULL) != NULL && bk_file_entities(NULL)->count == 0);
+    CHECK(bk_file_data(NULL, &n) == NULL && n == 0);
+    CHECK(bk_file_info(NULL) == NULL || bk_file_info(NULL)->lump_count == 0);
+    CHECK(bk_file_impl(NULL, BK_FORMAT_QUAKE3) == NULL);
+}
+
 static void test_utf8(void)
 {
     CHECK(bk_utf8_valid("plain") && bk_utf8_valid("caf\xc3\xa9") && !bk_utf8_valid("caf\xe9"));
     CHECK(!bk_utf8_valid("\xc0\x80") && !bk_utf8_valid("\xe2\x82"));
+    /* surrogates, overlong three- and four-byte forms and values past U+10FFFF are not UTF-8 */
+    CHECK(!bk_utf8_valid("\xed\xa0\x80") && !bk_utf8_valid("\xed\xbf\xbf"));
+    CHECK(!bk_utf8_valid("\xe0\x80\x80") && !bk_utf8_valid("\xe0\x9f\xbf"));
+    CHECK(!bk_utf8_valid("\xf0\x80\x80\x80") && !bk_utf8_valid("\xf0\x8f\xbf\xbf"));
+    CHECK(!bk_utf8_valid("\xf4\x90\x80\x80"));
+    CHECK(bk_utf8_valid("\xed\x9f\xbf") && bk_utf8_valid("\xee\x80\x80") && bk_utf8_valid("\xe0\xa0\x80"));
+    CHECK(bk_utf8_valid("\xf0\x90\x80\x80") && bk_utf8_valid("\xf4\x8f\xbf\xbf"));
     char *u = bk_utf8_from_8bit("caf\xe9!");
     CHECK(u && strcmp(u, "caf\xc3\xa9!") == 0);
     free(u);
@@ -190,5 +207,6 @@ int main(int argc, char **argv)
     test_export(work);
     test_detect();
     test_utf8();
+    test_null_file();
     return CHECK_DONE();
 }

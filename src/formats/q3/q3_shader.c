@@ -97,13 +97,16 @@ bk_result bk_q3_shaders_parse(q3_shader_lib *lib, const char *text, size_t len)
 {
     tok_state t = {text, text + len, false};
     char tok[256], arg[256];
-    while (next_token(&t, tok, sizeof tok)) {
+    bool have = false;   /* tok already holds the next name candidate */
+    while (have || next_token(&t, tok, sizeof tok)) {
+        have = false;
         if (strcmp(tok, "{") == 0 || strcmp(tok, "}") == 0) continue; /* stray brace: resync */
         char name[256];
         snprintf(name, sizeof name, "%s", tok);
         if (!next_token(&t, tok, sizeof tok)) break;
         if (strcmp(tok, "{") != 0) {
-            /* not a block: treat tok as the next name candidate (resync) */
+            /* not a block: the word before was stray, and tok is the next name candidate */
+            have = true;
             continue;
         }
         q3_shader_def d;
