@@ -23,7 +23,11 @@ typedef struct qstate {
     uint8_t *row_bad;          /* per cluster: 1 = offset or run-length data unusable */
     uint32_t hulls;            /* 4 GoldSrc, 3 Quake */
     int goldsrc;
+    int tree_ok[2];            /* [0] the node tree, [1] the clipnodes: acyclic, at most
+                                * Q_MAX_DEPTH deep (checked at open; else queries are refused) */
 } qstate;
+
+#define Q_MAX_DEPTH 2048       /* deeper trees are refused: it bounds the traces' recursion */
 
 static uint32_t neutral(int32_t c)
 {
@@ -68,6 +72,77 @@ static bool decode_row(const bk_quake_bsp *m, uint32_t visleafs, int32_t ofs, ui
     /* bits past visleafs are not leaves */
     if (visleafs & 7) row[nbytes - 1] &= (uint8_t)((1u << (visleafs & 7)) - 1);
     return true;
+}
+
+/* Depth-first walk from every root: false if a child is out of range, a node is its own
+ * ancestor (a cycle, which the loader's range checks let through), or a path is deeper than
+ * Q_MAX_DEPTH. A root equal to count is the compilers' empty hull. colour: 0 new, 1 on the
+ * path, 2 done; stk / side: Q_MAX_DEPTH entries. Linear in the nodes. */
+static bool check_tree(const bk_quake_bsp *m, int clip, const int32_t *roots, uint32_t nroots, uint8_t *colour,
+                       int32_t *stk, uint8_t *side)
+{
+    uint32_t count = clip ? m->clipnode_count : m->node_count;
+    for (uint32_t r = 0; r < nroots; r++) {
+        int32_t root = roots[r];
+        if (root < 0 || (uint32_t)root == count) continue;
+        if ((uint32_t)root > count) return false;
+        if (colour[root] == 2) continue;
+        uint32_t sp = 1;
+        stk[0] = root;
+        side[0] = 0;
+        colour[root] = 1;
+        while (sp) {
+            int32_t n = stk[sp - 1];
+            if (side[sp - 1] == 2) {
+                colour[n] = 2;
+                sp--;
+                continue;
+            }
+            int k = side[sp - 1]++;
+            int32_t c = clip ? m->clipnodes[n].children[k] : m->nodes[n].children[k];
+            if (c < 0) continue;
+            if ((uint32_t)c >= count || colour[c] == 1) return false;
+            if (colour[c] == 2) continue;
+            if (sp >= Q_MAX_DEPTH) return false;
+            colour[c] = 1;
+            stk[sp] = c;
+            side[sp] = 0;
+            sp++;
+        }
+    }
+    return true;
+}
+
+static bk_result check_trees(const bk_quake_bsp *m, bk_ctx *ctx, qstate *s)
+{
+    bk_result r = BK_OK;
+    size_t most = m->node_count > m->clipnode_count ? m->node_count : m->clipnode_count;
+    uint8_t *colour = bk_alloc_array(ctx, most, 1, &r);
+    int32_t *stk = bk_alloc_array(ctx, Q_MAX_DEPTH, sizeof *stk, &r);
+    uint8_t *side = bk_alloc_array(ctx, Q_MAX_DEPTH, 1, &r);
+    int32_t *roots = bk_alloc_array(ctx, (size_t)m->model_count * 3, sizeof *roots, &r);
+    if (colour && stk && side && roots) {
+        for (uint32_t i = 0; i < m->model_count; i++) roots[i] = m->models[i].headnode[0];
+        s->tree_ok[0] = check_tree(m, 0, roots, m->model_count, colour, stk, side);
+        if (!s->tree_ok[0])
+            BK_WARN(ctx, BK_EFORMAT, "nodes", BK_NO_INDEX, m->lump_offset[BK_Q1_LUMP_NODES],
+                    "the node tree has a cycle or is deeper than %d levels: point queries and hull 0 traces "
+                    "are refused", Q_MAX_DEPTH);
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < m->model_count; i++)
+            for (uint32_t h = 1; h < s->hulls; h++) roots[n++] = m->models[i].headnode[h];
+        memset(colour, 0, most);
+        s->tree_ok[1] = check_tree(m, 1, roots, n, colour, stk, side);
+        if (!s->tree_ok[1])
+            BK_WARN(ctx, BK_EFORMAT, "clipnodes", BK_NO_INDEX, m->lump_offset[BK_Q1_LUMP_CLIPNODES],
+                    "the clipnodes have a cycle, a head out of range or are deeper than %d levels: hull 1-%u "
+                    "traces are refused", Q_MAX_DEPTH, s->hulls - 1);
+    }
+    free(colour);
+    free(stk);
+    free(side);
+    free(roots);
+    return r;
 }
 
 static bk_result q_open(const bk_file *f, bk_ctx *ctx, void **state, bk_query_info *info)
@@ -119,6 +194,12 @@ static bk_result q_open(const bk_file *f, bk_ctx *ctx, void **state, bk_query_in
             }
         }
         free(row);
+    }
+    bk_result tr = check_trees(m, ctx, s);
+    if (tr != BK_OK) {
+        free(s->row_bad);
+        free(s);
+        return tr;
     }
     info->model_count = m->model_count;
     info->leaf_count = m->leaf_count;
@@ -254,6 +335,7 @@ static bk_result q_point(const void *state, uint32_t model, const float pos[3], 
     const qstate *s = state;
     const bk_quake_bsp *m = s->m;
     hull_view h = {m, 0};
+    if (!s->tree_ok[0]) return BK_EFORMAT;
     int32_t num = m->models[model].headnode[0];
     uint32_t guard = m->node_count + 1;
     while (num >= 0) {
@@ -285,6 +367,8 @@ typedef struct trace_work {
     bk_trace_result *tr;
     bool allsolid, startsolid;
     uint32_t depth_guard;
+    uint32_t budget;           /* recursion steps left: bounds a trace through shared subtrees */
+    bool aborted;
 } trace_work;
 
 static inline bool blocks(const trace_work *w, int32_t contents)
@@ -311,6 +395,11 @@ static bool rec_trace(trace_work *w, int32_t num, float p1f, float p2f, const fl
         return true;
     }
     if (depth > w->depth_guard) return true;   /* a cyclic tree: give up on this branch */
+    if (w->budget == 0) {
+        w->aborted = true;
+        return false;
+    }
+    w->budget--;
     const bk_q1_plane *pl;
     int32_t ch[2];
     if (!hv_node(w->h, num, &pl, ch)) return true;
@@ -389,9 +478,18 @@ static bk_result q_trace(const void *state, const bk_trace_params *p, const floa
         memcpy(tr->endpos, end, sizeof tr->endpos);
         return BK_OK;
     }
-    trace_work w = {&h, head, p->mask, tr, true, false,
-                    (hull ? m->clipnode_count : m->node_count) + 1};
+    if (!s->tree_ok[hull > 0]) return BK_EFORMAT;
+    uint32_t count = hull ? m->clipnode_count : m->node_count;
+    trace_work w = {&h, head, p->mask, tr, true, false, Q_MAX_DEPTH, 4u * count + 4096u, false};
     rec_trace(&w, head, 0.0f, 1.0f, a, b, 0);
+    if (w.aborted) {
+        /* more steps than a tree of this size can need: shared subtrees built to blow up */
+        memset(tr, 0, sizeof *tr);
+        tr->fraction = 1;
+        tr->surface = -1;
+        memcpy(tr->endpos, end, sizeof tr->endpos);
+        return BK_ELIMIT;
+    }
     tr->startsolid = w.startsolid;
     tr->allsolid = w.allsolid;
     if (w.allsolid) {
