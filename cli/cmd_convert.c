@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "bspkit/source.h"
 #include "cli.h"
 
 static bool has_ext(const char *p, const char *ext)
@@ -180,13 +181,25 @@ int cmd_textures(int argc, char **argv)
             skipped++;
             continue;
         }
-        char nm[256], path[2048];
-        file_name(nm, sizeof nm, im->name);
+        char nm[1024], path[2048];
+        /* a name with folders (Source pakfile paths) keeps them, when they are safe */
+        if (strchr(im->name, '/') && bk_source_pak_name_safe(im->name)) snprintf(nm, sizeof nm, "%s", im->name);
+        else file_name(nm, sizeof nm, im->name);
         /* a name seen before gets its index appended */
         bool dup = false;
         for (uint32_t j = 0; j < i && !dup; j++) dup = strcmp(s->images[j].name, im->name) == 0;
         if (dup) snprintf(path, sizeof path, "%s/%s.%u.png", o.output, nm, i);
         else snprintf(path, sizeof path, "%s/%s.png", o.output, nm);
+        char *slash = strrchr(path, '/');
+        if (slash && slash > path + strlen(o.output)) {
+            *slash = 0;
+            if (cli_mkdir_p(path) != 0) {
+                fprintf(stderr, "bspkit textures: cannot create folder %s\n", path);
+                rc = EXIT_BAD_INPUT;
+                break;
+            }
+            *slash = '/';
+        }
         r = bk_image_write_png(im, path);
         if (r != BK_OK) {
             fprintf(stderr, "bspkit textures: cannot write %s: %s\n", path, bk_strerror(r));

@@ -2,3 +2,4 @@
 # pakfile, impostors and hostile variants (tests/source/corpus.sh); scene checks in C.
 bk_sh_test(source_corpus source/corpus.sh)
 bk_unit_test(source_unit source/test_source.c)
+bk_sh_test(source_assets source/assets.sh)

@@ -171,6 +171,8 @@ char *bk_strndup(const char *s, size_t n);
 /* Copy a fixed-size, possibly unterminated name field into a NUL-terminated string buffer. */
 void bk_copy_name(char *dst, size_t dstcap, const uint8_t *src, size_t srclen);
 int bk_strcasecmp(const char *a, const char *b);
+/* 1 when s starts with prefix, ignoring ASCII case */
+int bk_strncasecmp_prefix(const char *s, const char *prefix);
 
 /* ---- files --------------------------------------------------------------------------- */
 bk_result bk_read_file(const char *path, uint64_t max_bytes, uint8_t **out, size_t *out_size);

@@ -180,3 +180,14 @@ int bk_strcasecmp(const char *a, const char *b)
 }
 
 const char *bk_version(void) { return BK_VERSION_STRING; }
+
+int bk_strncasecmp_prefix(const char *s, const char *prefix)
+{
+    for (; *prefix; s++, prefix++) {
+        char a = *s, b = *prefix;
+        if (a >= 'A' && a <= 'Z') a = (char)(a + 32);
+        if (b >= 'A' && b <= 'Z') b = (char)(b + 32);
+        if (a != b) return 0;
+    }
+    return 1;
+}

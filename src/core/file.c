@@ -67,7 +67,7 @@ static bk_result load_common(const uint8_t *data, size_t size, bk_ctx *ctx, bk_f
             bk_report(ctx, BK_SEV_ERROR, BK_ETRUNCATED, "header", BK_NO_INDEX, 0, "file is only %zu bytes", size);
         else
             bk_report(ctx, BK_SEV_ERROR, BK_EMAGIC, "header", BK_NO_INDEX, 0,
-                      "unknown magic '%s': not a BSP, WAD3 or DPM file", m);
+                      "unknown magic '%s': not a BSP, WAD3, DPM or VTF file", m);
         return size < 4 ? BK_ETRUNCATED : BK_EMAGIC;
     }
     bk_file *f = calloc(1, sizeof *f);

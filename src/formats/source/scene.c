@@ -1,6 +1,7 @@
 /* Source map -> bk_scene: one mesh per brush model (faces triangulated, displacements tessellated
  * in place of their base faces), a lightmap atlas read with uv1, one material per texdata (named
- * by its VMT path, no VTF decoding), a node per entity and per static prop. Engine coordinates. */
+ * by its VMT path; its $basetexture decoded from the map's pakfile when it is there), a node per
+ * entity and per static prop. Compile-tool faces are not drawn. Engine coordinates. */
 #include <math.h>
 #include <stdio.h>
 
@@ -20,6 +21,8 @@ typedef struct sb {
     int32_t lm_image;
     uint32_t atlas_w, atlas_h;
     uint64_t vertex_budget;        /* scene vertices left before BK_ELIMIT */
+    bk_source_pak *pak;            /* the map's pakfile, where its materials' VMT/VTF are found */
+    uint64_t texture_budget;       /* decoded texture bytes left */
 } sb;
 
 /* hostile maps can make faces share huge lightmaps or surfedge runs: bound what the scene holds */
@@ -33,10 +36,150 @@ static bool face_drawn(const bk_source_map *p, const bk_source_face *f)
     if (fl & (BK_SRC_SURF_NODRAW | BK_SRC_SURF_HINT | BK_SRC_SURF_SKIP | BK_SRC_SURF_SKY | BK_SRC_SURF_SKY2D |
               BK_SRC_SURF_TRIGGER))
         return false;
+    /* compile tools the engine does not draw (some maps carry them without the texinfo flags) */
+    int32_t td = p->texinfo[f->texinfo].texdata;
+    if (td >= 0 && (uint32_t)td < p->texdata_count) {
+        static const char *const tools[] = {"nodraw", "clip", "playerclip", "npcclip", "trigger", "skip", "hint",
+                                            "invisible", "invisibleladder", "blocklight", "areaportal", "occluder",
+                                            "fog", "skybox", "skybox2d", "blockbullets", "blocklos", "origin"};
+        const char *n = p->texdata[td].name;
+        if (bk_strncasecmp_prefix(n, "tools/tools") || bk_strncasecmp_prefix(n, "tools\\tools")) {
+            for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++)
+                if (bk_strcasecmp(n + 11, tools[i]) == 0) return false;
+        }
+    }
     if (f->dispinfo >= 0)
         return (uint32_t)f->dispinfo < p->dispinfo_count && p->dispinfo[f->dispinfo].power >= 2 &&
                p->dispinfo[f->dispinfo].power <= 4 && f->numedges == 4;
     return f->numedges >= 3;
+}
+
+/* pakfile entry named name (case-insensitive, '\\' as '/'), or -1 */
+static int32_t pak_find(const sb *b, const char *name)
+{
+    if (!b->pak) return -1;
+    uint32_t n = bk_source_pak_count(b->pak);
+    for (uint32_t i = 0; i < n; i++) {
+        const char *e = bk_source_pak_entry_at(b->pak, i)->name, *q = name;
+        for (; *e && *q; e++, q++) {
+            char a = *e == '\\' ? '/' : *e, c = *q == '\\' ? '/' : *q;
+            if (a >= 'A' && a <= 'Z') a = (char)(a + 32);
+            if (c >= 'A' && c <= 'Z') c = (char)(c + 32);
+            if (a != c) break;
+        }
+        if (!*e && !*q) return (int32_t)i;
+    }
+    return -1;
+}
+
+/* The VMT text of material name (materials/NAME.vmt) from the pakfile, following a patch
+ * material's include once; NULL when not there. */
+static char *read_vmt(sb *b, const char *name, size_t *len)
+{
+    char path[600];
+    for (int hop = 0; hop < 2; hop++) {
+        if (hop == 0) snprintf(path, sizeof path, "materials/%s.vmt", name);
+        int32_t i = pak_find(b, path);
+        if (i < 0) return NULL;
+        uint8_t *d;
+        size_t n;
+        if (bk_source_pak_read(b->pak, (uint32_t)i, &d, &n) != BK_OK) return NULL;
+        char shader[64];
+        char inc[512];
+        if (hop == 0 && bk_vmt_shader((const char *)d, n, shader, sizeof shader) && bk_strcasecmp(shader, "patch") == 0 &&
+            bk_vmt_find((const char *)d, n, "include", inc, sizeof inc)) {
+            char base[512];
+            /* a patch's own $basetexture (in insert/replace) wins over the included one */
+            if (bk_vmt_find((const char *)d, n, "$basetexture", base, sizeof base)) {
+                *len = n;
+                return (char *)d;
+            }
+            free(d);
+            snprintf(path, sizeof path, "%s", inc);
+            continue;
+        }
+        *len = n;
+        return (char *)d;
+    }
+    return NULL;
+}
+
+/* Give material m the pakfile texture its VMT names (base colour white, alpha mode from the VMT). */
+static bk_result attach_texture(sb *b, bk_material *m, const char *name)
+{
+    size_t n = 0;
+    char *vmt = read_vmt(b, name, &n);
+    char tex[512] = "", flag[32];
+    if (!vmt) {
+        /* cubemap-patched copies are named maps/MAP/ORIGINAL_X_Y_Z: try the original name */
+        char orig[512];
+        snprintf(orig, sizeof orig, "%s", name);
+        if (bk_strncasecmp_prefix(orig, "maps/")) {
+            char *slash = strchr(orig + 5, '/');
+            char *u3 = strrchr(orig, '_');
+            if (slash && u3) {
+                *u3 = 0;
+                char *u2 = strrchr(orig, '_');
+                if (u2) *u2 = 0;
+                char *u1 = u2 ? strrchr(orig, '_') : NULL;
+                if (u1) *u1 = 0;
+                if (u1) vmt = read_vmt(b, slash + 1, &n);
+            }
+        }
+        if (!vmt) return BK_OK;
+    }
+    bool found = bk_vmt_find(vmt, n, "$basetexture", tex, sizeof tex);
+    if (bk_vmt_find(vmt, n, "$translucent", flag, sizeof flag) && atoi(flag)) m->alpha_mode = BK_ALPHA_BLEND;
+    if (bk_vmt_find(vmt, n, "$alphatest", flag, sizeof flag) && atoi(flag)) {
+        m->alpha_mode = BK_ALPHA_MASK;
+        m->alpha_cutoff = 0.5f;
+    }
+    if (bk_vmt_find(vmt, n, "$nocull", flag, sizeof flag) && atoi(flag)) m->double_sided = 1;
+    char shader[64] = "";
+    bk_vmt_shader(vmt, n, shader, sizeof shader);
+    if (bk_strcasecmp(shader, "UnlitGeneric") == 0) m->unlit = 1;
+    free(vmt);
+    if (!found || !tex[0]) return BK_OK;
+    char path[600];
+    size_t tl = strlen(tex);
+    snprintf(path, sizeof path, "materials/%s%s", tex, tl > 4 && bk_strcasecmp(tex + tl - 4, ".vtf") == 0 ? "" : ".vtf");
+    int32_t i = pak_find(b, path);
+    if (i < 0) return BK_OK;
+    uint8_t *d;
+    size_t dn;
+    if (bk_source_pak_read(b->pak, (uint32_t)i, &d, &dn) != BK_OK) return BK_OK;
+    bk_vtf v;
+    bk_options o = *b->opt;
+    o.diag = NULL;
+    bk_result r = bk_vtf_parse(d, dn, &o, &v);
+    uint64_t bytes = (uint64_t)v.width * v.height * 4;
+    if (r != BK_OK || bytes > b->texture_budget) {
+        free(d);
+        b->s->warning_count++;
+        return BK_OK;
+    }
+    uint8_t *rgba = malloc((size_t)bytes);
+    if (!rgba) {
+        free(d);
+        return BK_ENOMEM;
+    }
+    r = bk_vtf_decode(d, dn, &v, 0, rgba);
+    free(d);
+    if (r != BK_OK) {
+        free(rgba);
+        b->s->warning_count++;
+        return BK_OK;
+    }
+    b->texture_budget -= bytes;
+    int32_t idx;
+    r = bk_scene_add_image(b->s, tex, v.width, v.height, rgba, &idx);
+    if (r != BK_OK) {
+        free(rgba);
+        return r;
+    }
+    m->base_image = idx;
+    m->base_color[0] = m->base_color[1] = m->base_color[2] = 1.0f;
+    return BK_OK;
 }
 
 static void vcopy(float *d, const float *s) { d[0] = s[0], d[1] = s[1], d[2] = s[2]; }
@@ -162,6 +305,11 @@ static bk_result material_for(sb *b, int32_t texinfo, int32_t *out)
     }
     if (p->texinfo[texinfo].flags & BK_SRC_SURF_TRANS)
         BK_TRY(bk_kv_append(&m->extras, &m->extra_count, "translucent", "1"));
+    if (!(b->opt->flags & BK_OPT_NO_TEXTURES) && td >= 0) {
+        BK_TRY(attach_texture(b, m, name));
+        m = &b->s->materials[mi];   /* images may have grown the scene's arrays */
+        if (m->base_image < 0 && b->pak) BK_TRY(bk_kv_append(&m->extras, &m->extra_count, "missing", "true"));
+    }
     b->tex_mat[slot] = mi;
     *out = mi;
     return BK_OK;
@@ -486,7 +634,7 @@ bk_result bk_vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene 
 {
     const vbsp_impl *m = f->impl;
     const bk_source_map *p = &m->pub;
-    sb b = {p, opt, s, p->faces, NULL, NULL, NULL, NULL, -1, 0, 0, 0};
+    sb b = {p, opt, s, p->faces, NULL, NULL, NULL, NULL, -1, 0, 0, 0, NULL, 0};
     /* about 64 bytes of attributes per vertex: keep the whole scene within the allocation limit */
     uint64_t max_alloc = opt->limits.max_alloc_bytes ? opt->limits.max_alloc_bytes : ((uint64_t)1 << 30);
     b.vertex_budget = max_alloc / 64;
@@ -503,6 +651,8 @@ bk_result bk_vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene 
     bool *used = calloc((size_t)p->model_count + 1, sizeof *used);
     if (!b.tex_mat || !model_mesh || !used) goto done;
     for (uint32_t i = 0; i <= p->texdata_count; i++) b.tex_mat[i] = -1;
+    b.texture_budget = max_alloc / 2;
+    if (!(opt->flags & BK_OPT_NO_TEXTURES) && bk_source_pak_open(f, opt, &b.pak) != BK_OK) b.pak = NULL;
     r = build_lightmaps(&b);
     if (r != BK_OK) goto done;
     for (uint32_t i = 0; i < p->model_count && r == BK_OK; i++) r = build_model(&b, i, &model_mesh[i]);
@@ -514,5 +664,51 @@ done:
     free(used);
     free(b.face_rect);
     bk_atlas_free(b.atlas);
+    bk_source_pak_close(b.pak);
+    return r;
+}
+
+/* Every VTF of the pakfile as an image named by its path without ".vtf" (cube maps: the faces one
+ * under the other). One that does not decode keeps its name with no pixels (and a warning). */
+bk_result bk_vbsp_extract_images(const bk_file *f, const bk_options *opt, bk_scene *out)
+{
+    bk_source_pak *pak = NULL;
+    bk_result r = bk_source_pak_open(f, opt, &pak);
+    if (r == BK_ENOTFOUND) return BK_OK;
+    if (r != BK_OK) return r;
+    uint64_t budget = (opt->limits.max_alloc_bytes ? opt->limits.max_alloc_bytes : ((uint64_t)1 << 30)) / 2;
+    uint32_t n = bk_source_pak_count(pak);
+    for (uint32_t i = 0; i < n && r == BK_OK; i++) {
+        const bk_source_pak_entry *e = bk_source_pak_entry_at(pak, i);
+        size_t nl = strlen(e->name);
+        if (e->is_dir || nl < 5 || bk_strcasecmp(e->name + nl - 4, ".vtf") != 0) continue;
+        char name[1024];
+        snprintf(name, sizeof name, "%.*s", (int)(nl - 4), e->name);
+        uint8_t *d = NULL, *rgba = NULL;
+        size_t dn = 0;
+        bk_vtf v;
+        bk_options o = *opt;
+        o.diag = NULL;
+        bool ok = bk_source_pak_read(pak, i, &d, &dn) == BK_OK && bk_vtf_parse(d, dn, &o, &v) == BK_OK;
+        uint64_t px = ok ? (uint64_t)v.width * v.height * v.faces : 0;
+        if (ok && px * 4 <= budget && (rgba = malloc((size_t)px * 4)) != NULL) {
+            for (uint32_t k = 0; k < v.faces && ok; k++)
+                ok = bk_vtf_decode(d, dn, &v, k, rgba + (size_t)k * v.width * v.height * 4) == BK_OK;
+        } else {
+            ok = false;
+        }
+        free(d);
+        int32_t idx;
+        if (ok) {
+            budget -= px * 4;
+            r = bk_scene_add_image(out, name, v.width, v.height * v.faces, rgba, &idx);
+            if (r != BK_OK) free(rgba);
+        } else {
+            free(rgba);
+            out->warning_count++;
+            r = bk_scene_add_image(out, name, 0, 0, NULL, &idx);
+        }
+    }
+    bk_source_pak_close(pak);
     return r;
 }

@@ -1258,4 +1258,5 @@ static bk_result vbsp_load(bk_file *f, bk_ctx *ctx)
     return BK_OK;
 }
 
-const bk_format_ops bk_ops_source = {BK_FORMAT_SOURCE, vbsp_probe, vbsp_load, vbsp_destroy, bk_vbsp_build_scene, NULL, NULL};
+const bk_format_ops bk_ops_source = {BK_FORMAT_SOURCE, vbsp_probe, vbsp_load, vbsp_destroy, bk_vbsp_build_scene,
+                                     bk_vbsp_extract_images, NULL};

@@ -26,5 +26,9 @@ bk_result bk_vbsp_lzma_raw(const uint8_t props[5], const uint8_t *src, size_t sr
                         size_t out_size, const char **why);
 
 bk_result bk_vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s);
+bk_result bk_vbsp_extract_images(const bk_file *f, const bk_options *opt, bk_scene *out);
+/* VMT text (vmt.c): the shader name; the first value of key anywhere (case-insensitive) */
+bool bk_vmt_shader(const char *text, size_t len, char *out, size_t cap);
+bool bk_vmt_find(const char *text, size_t len, const char *key, char *out, size_t cap);
 
 #endif
