@@ -187,15 +187,22 @@ static bk_result decode(int32_t f, const uint8_t *s, uint32_t w, uint32_t h, uin
 #define VTF_ENVMAP 0x4000u
 
 /* Parse and check the header; fill v. data_ofs: where the high-res data starts. */
+/* A header problem ends the parse in every mode: nothing after it can be trusted. */
+#define VTF_FAIL(ctx, code, lump, index, offset, ...)                                              \
+    do {                                                                                          \
+        bk_report((ctx), BK_SEV_ERROR, (code), (lump), (int64_t)(index), (uint64_t)(offset), __VA_ARGS__); \
+        return (code);                                                                            \
+    } while (0)
+
 static bk_result parse(const uint8_t *d, size_t n, bk_ctx *ctx, bk_vtf *v)
 {
     memset(v, 0, sizeof *v);
     if (n < 64 || memcmp(d, "VTF", 4) != 0)
-        BK_ERR(ctx, n < 64 ? BK_ETRUNCATED : BK_EMAGIC, "header", BK_NO_INDEX, 0, "not a VTF file (or shorter than a header)");
+        VTF_FAIL(ctx, n < 64 ? BK_ETRUNCATED : BK_EMAGIC, "header", BK_NO_INDEX, 0, "not a VTF file (or shorter than a header)");
     v->version_major = bk_rd_u32le(d + 4);
     v->version_minor = bk_rd_u32le(d + 8);
     if (v->version_major != 7 || v->version_minor > 5)
-        BK_ERR(ctx, BK_EVERSION, "header", BK_NO_INDEX, 4, "VTF version %u.%u (7.0-7.5 are read)", v->version_major,
+        VTF_FAIL(ctx, BK_EVERSION, "header", BK_NO_INDEX, 4, "VTF version %u.%u (7.0-7.5 are read)", v->version_major,
                v->version_minor);
     v->header_size = bk_rd_u32le(d + 12);
     v->width = bk_rd_u16le(d + 16);
@@ -215,12 +222,12 @@ static bk_result parse(const uint8_t *d, size_t n, bk_ctx *ctx, bk_vtf *v)
     if (v->frames == 0) v->frames = 1;
     v->faces = (v->flags & VTF_ENVMAP) ? (v->version_minor < 5 && v->first_frame != 0xffff ? 7 : 6) : 1;
     if (v->width == 0 || v->height == 0 || v->mip_count == 0 || v->mip_count > 16)
-        BK_ERR(ctx, BK_EFORMAT, "header", BK_NO_INDEX, 16, "size %ux%u with %u mips is not an image", v->width, v->height,
+        VTF_FAIL(ctx, BK_EFORMAT, "header", BK_NO_INDEX, 16, "size %ux%u with %u mips is not an image", v->width, v->height,
                v->mip_count);
     if (v->header_size > n || v->header_size < 64)
-        BK_ERR(ctx, BK_ELUMP_RANGE, "header", BK_NO_INDEX, 12, "header size %u outside the %zu-byte file", v->header_size, n);
+        VTF_FAIL(ctx, BK_ELUMP_RANGE, "header", BK_NO_INDEX, 12, "header size %u outside the %zu-byte file", v->header_size, n);
     if (image_bytes(v->format, v->width, v->height) == 0)
-        BK_ERR(ctx, BK_EUNSUPPORTED, "header", BK_NO_INDEX, 52, "image format %d (%s) is not decoded", v->format,
+        VTF_FAIL(ctx, BK_EUNSUPPORTED, "header", BK_NO_INDEX, 52, "image format %d (%s) is not decoded", v->format,
                bk_vtf_format_name(v->format));
     /* the high-res data: every mip (smallest first) x frames x faces x depth */
     uint64_t total = 0, largest_ofs = 0;
@@ -237,10 +244,10 @@ static bk_result parse(const uint8_t *d, size_t n, bk_ctx *ctx, bk_vtf *v)
     uint64_t low = v->lowres_format >= 0 && v->lowres_width ? image_bytes(v->lowres_format, v->lowres_width, v->lowres_height) : 0;
     uint64_t hi_ofs;
     if (v->version_minor >= 3) {
-        if (n < 80) BK_ERR(ctx, BK_ETRUNCATED, "header", BK_NO_INDEX, 68, "7.3 header shorter than 80 bytes");
+        if (n < 80) VTF_FAIL(ctx, BK_ETRUNCATED, "header", BK_NO_INDEX, 68, "7.3 header shorter than 80 bytes");
         v->resource_count = bk_rd_u32le(d + 68);
         if (!bk_span_ok(80, (uint64_t)v->resource_count * 8, n) || v->resource_count > 32)
-            BK_ERR(ctx, BK_ELUMP_RANGE, "resources", BK_NO_INDEX, 68, "%u resources do not fit the file", v->resource_count);
+            VTF_FAIL(ctx, BK_ELUMP_RANGE, "resources", BK_NO_INDEX, 68, "%u resources do not fit the file", v->resource_count);
         hi_ofs = UINT64_MAX;
         for (uint32_t i = 0; i < v->resource_count; i++) {
             const uint8_t *r = d + 80 + 8 * (size_t)i;
@@ -248,13 +255,13 @@ static bk_result parse(const uint8_t *d, size_t n, bk_ctx *ctx, bk_vtf *v)
             if (tag == 0x30) hi_ofs = bk_rd_u32le(r + 4);
             if (tag == 0x01) v->lowres_offset = bk_rd_u32le(r + 4);
         }
-        if (hi_ofs == UINT64_MAX) BK_ERR(ctx, BK_EFORMAT, "resources", BK_NO_INDEX, 80, "no high-res image resource");
+        if (hi_ofs == UINT64_MAX) VTF_FAIL(ctx, BK_EFORMAT, "resources", BK_NO_INDEX, 80, "no high-res image resource");
     } else {
         v->lowres_offset = v->header_size;
         hi_ofs = (uint64_t)v->header_size + low;
     }
     if (!bk_span_ok(hi_ofs, total, n))
-        BK_ERR(ctx, BK_ETRUNCATED, "image", BK_NO_INDEX, hi_ofs,
+        VTF_FAIL(ctx, BK_ETRUNCATED, "image", BK_NO_INDEX, hi_ofs,
                "%ux%u %s, %u mips x %u frames x %u faces: %llu bytes from offset %llu run past the %zu-byte file",
                v->width, v->height, bk_vtf_format_name(v->format), v->mip_count, v->frames, v->faces,
                (unsigned long long)total, (unsigned long long)hi_ofs, n);
