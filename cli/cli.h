@@ -28,6 +28,8 @@ typedef struct cli_opts {
     bool json;
     bool quiet;
     bool verbose;               /* -v: every located diagnostic, every missing name */
+    int jobs;                   /* -j N: files converted at once (batch); 0 = the machine's cores */
+    const char *format;         /* --format glb|gltf|obj|bsp (batch output type) */
     const char *paths[64];      /* --wad / --game-dir / archives, in order */
     int path_count;
     bk_options opt;
@@ -69,6 +71,8 @@ int cmd_query(int argc, char **argv);
 int cli_rewrite(cli_opts *o, bk_file *f);
 int cli_entities_import(cli_opts *o, bk_file *f, const char *ents_path);
 int cli_pak_edit(cli_opts *o, bk_file *f, bool add);
+/* convert many files into a folder (cmd_batch.c) */
+int cli_batch(cli_opts *o);
 int cmd_trace(int argc, char **argv);
 
 #endif

@@ -78,10 +78,16 @@ int cmd_convert(int argc, char **argv)
 {
     const cli_cmd *me = cli_find("convert");
     cli_opts o;
-    int rc = cli_begin(me, argc, argv, 1, 1, &o);
+    int rc = cli_begin(me, argc, argv, 1, -1, &o);
     if (rc != CLI_CONTINUE) return rc;
     if (!o.output) return cli_usage_error(me, "missing -o OUT%s", "");
     const char *out = o.output;
+    struct stat st0;
+    bool in_dir = stat(o.positional[0], &st0) == 0 && S_ISDIR(st0.st_mode);
+    size_t ol = strlen(out);
+    if (o.positional_count > 1 || in_dir || (ol && out[ol - 1] == '/') ||
+        ((has_ext(o.positional[0], ".pk3") || has_ext(o.positional[0], ".zip")) && !strchr(o.positional[0], ':')))
+        return cli_batch(&o);
     bool gltf = has_ext(out, ".glb") || has_ext(out, ".gltf"), obj = has_ext(out, ".obj"), dpm = has_ext(out, ".dpm");
     bool bsp = has_ext(out, ".bsp");
     if (!gltf && !obj && !dpm && !bsp)

@@ -39,6 +39,11 @@ static const cli_cmd k_cmds[] = {
      cmd_textures},
     {"convert", "the main job: a glTF 2.0 scene (.glb/.gltf), OBJ, or a re-saved DPM",
      "usage: bspkit convert FILE -o OUT.{glb,gltf,obj,bsp,dpm} [options]\n"
+     "       bspkit convert FILE|DIR|ARCHIVE.pk3... -o DIR/ [--format glb|gltf|obj|bsp] [-j N] [--json]\n"
+     "  Many inputs (or a folder, or a .pk3 of maps, or -o ending in '/') convert each file to\n"
+     "  DIR/NAME.glb (or --format), N at a time (-j, default: the machine's cores), with a progress\n"
+     "  bar on a terminal; a bad file is reported and the rest go on; exit 1 if any failed.\n"
+     "  --json prints one summary object per file.\n"
      "  OUT.bsp writes a map back in its own format (byte-identical when nothing changed).\n"
      "  FILE may be ARCHIVE.pk3:maps/NAME.bsp to read a map inside a Quake 3 archive.\n"
      "  --wad FILE         a WAD3 to take external textures from (repeatable)\n"
@@ -197,6 +202,23 @@ int cli_parse(int argc, char **argv, cli_opts *o, bool *help)
             *help = true;
         } else if (strcmp(a, "--json") == 0) {
             o->json = true;
+        } else if (strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0) {
+            if (need_value(argc, argv, i) < 0) return -1;
+            char *end;
+            long v = strtol(argv[++i], &end, 10);
+            if (*end || v < 1 || v > 256) {
+                fprintf(stderr, "bspkit: -j needs a number of jobs from 1 to 256\n");
+                return -1;
+            }
+            o->jobs = (int)v;
+        } else if (strcmp(a, "--format") == 0) {
+            if (need_value(argc, argv, i) < 0) return -1;
+            const char *v = argv[++i];
+            if (strcmp(v, "glb") && strcmp(v, "gltf") && strcmp(v, "obj") && strcmp(v, "bsp")) {
+                fprintf(stderr, "bspkit: --format is glb, gltf, obj or bsp\n");
+                return -1;
+            }
+            o->format = v;
         } else if (strcmp(a, "--verbose") == 0 || strcmp(a, "-v") == 0) {
             o->verbose = true;
         } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {

@@ -1,0 +1,325 @@
+/* bspkit convert A B ... -o DIR/ : many files (or a folder, or the maps of a .pk3) converted into a
+ * folder by N worker threads, a progress bar on a terminal, one summary at the end; a bad file is
+ * reported and the others go on. Each file is converted exactly as `convert FILE -o OUT` would. */
+#include <dirent.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <zip.h>
+
+#include "bspkit/write.h"
+#include "cli.h"
+
+typedef struct job {
+    char *in;                  /* a path, or ARCHIVE.pk3:member */
+    char out[4096];
+    int ok;
+    char err[300];
+    uint64_t bytes_in, bytes_out;
+    double secs;
+} job;
+
+typedef struct batch {
+    cli_opts *o;
+    job *jobs;
+    size_t count, cap, next, done;
+    uint64_t bytes_done, bytes_total;
+    pthread_mutex_t lock;
+    double t0;
+    bool bar;
+} batch;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static bool ends_with(const char *s, const char *ext)
+{
+    size_t n = strlen(s), e = strlen(ext);
+    if (n < e) return false;
+    for (size_t i = 0; i < e; i++) {
+        char a = s[n - e + i];
+        if (a >= 'A' && a <= 'Z') a = (char)(a + 32);
+        if (a != ext[i]) return false;
+    }
+    return true;
+}
+
+static bool convertible(const char *name)
+{
+    return ends_with(name, ".bsp") || ends_with(name, ".dpm") || ends_with(name, ".vtf");
+}
+
+static int add_job(batch *b, const char *in, uint64_t size)
+{
+    if (b->count == b->cap) {
+        size_t nc = b->cap ? b->cap * 2 : 64;
+        job *nj = realloc(b->jobs, nc * sizeof *nj);
+        if (!nj) return -1;
+        b->jobs = nj;
+        b->cap = nc;
+    }
+    job *j = &b->jobs[b->count];
+    memset(j, 0, sizeof *j);
+    j->in = strdup(in);
+    if (!j->in) return -1;
+    j->bytes_in = size;
+    b->bytes_total += size;
+    b->count++;
+    return 0;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* a folder: its convertible files (sorted, not recursive); a .pk3/.zip: its maps; else the file */
+static int collect(batch *b, const char *in)
+{
+    struct stat st;
+    if (stat(in, &st) == 0 && S_ISDIR(st.st_mode)) {
+        DIR *d = opendir(in);
+        if (!d) return add_job(b, in, 0);
+        char **names = NULL;
+        size_t n = 0, cap = 0;
+        struct dirent *de;
+        while ((de = readdir(d))) {
+            if (!convertible(de->d_name)) continue;
+            if (n == cap) {
+                cap = cap ? cap * 2 : 64;
+                char **nn = realloc(names, cap * sizeof *nn);
+                if (!nn) break;
+                names = nn;
+            }
+            names[n++] = strdup(de->d_name);
+        }
+        closedir(d);
+        qsort(names, n, sizeof *names, cmp_str);
+        int rc = 0;
+        for (size_t i = 0; i < n; i++) {
+            char path[4096];
+            snprintf(path, sizeof path, "%s/%s", in, names[i]);
+            struct stat fs;
+            if (rc == 0) rc = add_job(b, path, stat(path, &fs) == 0 ? (uint64_t)fs.st_size : 0);
+            free(names[i]);
+        }
+        free(names);
+        return rc;
+    }
+    if ((ends_with(in, ".pk3") || ends_with(in, ".zip")) && !strchr(in, ':')) {
+        int err = 0;
+        zip_t *z = zip_open(in, ZIP_RDONLY, &err);
+        if (!z) return add_job(b, in, 0);   /* reported as a failure when converted */
+        zip_int64_t n = zip_get_num_entries(z, 0);
+        for (zip_int64_t i = 0; i < n; i++) {
+            zip_stat_t zs;
+            if (zip_stat_index(z, (zip_uint64_t)i, 0, &zs) != 0 || !zs.name || !ends_with(zs.name, ".bsp")) continue;
+            char spec[4096];
+            snprintf(spec, sizeof spec, "%s:%s", in, zs.name);
+            if (add_job(b, spec, zs.size) != 0) {
+                zip_close(z);
+                return -1;
+            }
+        }
+        zip_close(z);
+        return 0;
+    }
+    return add_job(b, in, stat(in, &st) == 0 ? (uint64_t)st.st_size : 0);
+}
+
+typedef struct capture {
+    char *err;
+    size_t cap;
+} capture;
+
+static void first_error(void *user, const bk_diag *d)
+{
+    capture *c = user;
+    if (d->severity != BK_SEV_ERROR || c->err[0]) return;
+    bk_diag_format(d, c->err, c->cap);
+}
+
+static void convert_one(batch *b, job *j)
+{
+    cli_opts oc = *b->o;   /* per job: cli_load writes base_dir / archive into it */
+    capture cap = {j->err, sizeof j->err};
+    oc.opt.diag = first_error;
+    oc.opt.diag_user = &cap;
+    double t0 = now();
+    bk_file *f = NULL;
+    void *owned = NULL;
+    FILE *saved = stderr;
+    (void)saved;
+    if (cli_load(j->in, &oc, &f, &owned) != EXIT_OK) {
+        if (!j->err[0]) snprintf(j->err, sizeof j->err, "%s: cannot read", j->in);
+        j->secs = now() - t0;
+        return;
+    }
+    size_t sz = 0;
+    bk_file_data(f, &sz);
+    if (!j->bytes_in) j->bytes_in = sz;
+    const char *fmt = b->o->format ? b->o->format : "glb";
+    bk_result r;
+    if (strcmp(fmt, "bsp") == 0) {
+        bk_edit *e = NULL;
+        r = bk_edit_begin(f, &oc.opt, &e);
+        if (r == BK_OK) r = bk_edit_save(e, j->out);
+        bk_edit_free(e);
+    } else {
+        bk_scene *s = NULL;
+        r = bk_file_build_scene(f, &oc.opt, &s);
+        if (r == BK_OK) {
+            bk_export_stats st;
+            r = strcmp(fmt, "obj") == 0 ? bk_export_obj(s, &oc.xopt, j->out, &st) : bk_export_gltf(s, &oc.xopt, j->out, &st);
+            if (r == BK_OK) j->bytes_out = st.bytes;
+        }
+        bk_scene_free(s);
+    }
+    if (r == BK_OK) {
+        struct stat st;
+        if (!j->bytes_out && stat(j->out, &st) == 0) j->bytes_out = (uint64_t)st.st_size;
+        j->ok = 1;
+        j->err[0] = 0;
+    } else if (!j->err[0]) {
+        snprintf(j->err, sizeof j->err, "%s: %s", j->in, bk_strerror(r));
+    }
+    bk_file_free(f);
+    free(owned);
+    j->secs = now() - t0;
+}
+
+static void progress(batch *b)
+{
+    double t = now() - b->t0;
+    double mbs = t > 0 ? (double)b->bytes_done / 1e6 / t : 0;
+    double left = b->bytes_done && b->bytes_total > b->bytes_done
+                      ? t * (double)(b->bytes_total - b->bytes_done) / (double)b->bytes_done : 0;
+    int width = 30, fill = b->count ? (int)(width * b->done / b->count) : width;
+    char bar[64];
+    for (int i = 0; i < width; i++) bar[i] = i < fill ? '#' : '.';
+    bar[width] = 0;
+    fprintf(stderr, "\r[%s] %zu/%zu files  %7.1f MB/s  %3.0f s left ", bar, b->done, b->count, mbs, left);
+    fflush(stderr);
+}
+
+static void *worker(void *arg)
+{
+    batch *b = arg;
+    for (;;) {
+        pthread_mutex_lock(&b->lock);
+        size_t i = b->next < b->count ? b->next++ : SIZE_MAX;
+        pthread_mutex_unlock(&b->lock);
+        if (i == SIZE_MAX) break;
+        convert_one(b, &b->jobs[i]);
+        pthread_mutex_lock(&b->lock);
+        b->done++;
+        b->bytes_done += b->jobs[i].bytes_in;
+        if (b->bar) progress(b);
+        pthread_mutex_unlock(&b->lock);
+    }
+    return NULL;
+}
+
+static void json_str(const char *s)
+{
+    putchar('"');
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') printf("\\%c", c);
+        else if (c < 0x20) printf("\\u%04x", c);
+        else putchar(c);
+    }
+    putchar('"');
+}
+
+int cli_batch(cli_opts *o)
+{
+    batch b;
+    memset(&b, 0, sizeof b);
+    b.o = o;
+    for (int i = 0; i < o->positional_count; i++)
+        if (collect(&b, o->positional[i]) != 0) {
+            fprintf(stderr, "bspkit convert: out of memory\n");
+            return EXIT_BAD_INPUT;
+        }
+    if (b.count == 0) {
+        fprintf(stderr, "bspkit convert: no .bsp, .dpm or .vtf files to convert\n");
+        return EXIT_USAGE;
+    }
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", o->output);
+    size_t dl = strlen(dir);
+    while (dl > 1 && dir[dl - 1] == '/') dir[--dl] = 0;
+    if (cli_mkdir_p(dir) != 0) {
+        fprintf(stderr, "bspkit convert: cannot create folder %s\n", dir);
+        return EXIT_BAD_INPUT;
+    }
+    const char *fmt = o->format ? o->format : "glb";
+    for (size_t i = 0; i < b.count; i++) {
+        const char *in = b.jobs[i].in, *base = strrchr(in, '/'), *colon = strrchr(in, ':');
+        if (colon && (!base || colon > base)) base = colon;
+        base = base ? base + 1 : in;
+        char stem[1024];
+        snprintf(stem, sizeof stem, "%s", base);
+        char *dot = strrchr(stem, '.');
+        if (dot) *dot = 0;
+        snprintf(b.jobs[i].out, sizeof b.jobs[i].out, "%s/%s.%s", dir, stem, fmt);
+        /* two inputs with one name: the later ones get _2, _3, ... */
+        for (int k = 2; k < 10000; k++) {
+            bool clash = false;
+            for (size_t p = 0; p < i && !clash; p++) clash = strcmp(b.jobs[p].out, b.jobs[i].out) == 0;
+            if (!clash) break;
+            snprintf(b.jobs[i].out, sizeof b.jobs[i].out, "%s/%s_%d.%s", dir, stem, k, fmt);
+        }
+    }
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int n = o->jobs > 0 ? o->jobs : (cores > 0 ? (int)cores : 1);
+    if ((size_t)n > b.count) n = (int)b.count;
+    b.bar = isatty(2) && !o->quiet && !o->json;
+    pthread_mutex_init(&b.lock, NULL);
+    b.t0 = now();
+    pthread_t th[256];
+    int started = 0;
+    for (int i = 0; i < n; i++)
+        if (pthread_create(&th[i], NULL, worker, &b) == 0) started++;
+    if (!started) worker(&b);
+    for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
+    double t = now() - b.t0;
+    if (b.bar) fprintf(stderr, "\n");
+    pthread_mutex_destroy(&b.lock);
+    size_t failed = 0;
+    uint64_t in_total = 0, out_total = 0;
+    for (size_t i = 0; i < b.count; i++) {
+        job *j = &b.jobs[i];
+        failed += !j->ok;
+        in_total += j->bytes_in;
+        out_total += j->bytes_out;
+        if (o->json) {
+            printf("{\"input\":");
+            json_str(j->in);
+            printf(",\"output\":");
+            json_str(j->ok ? j->out : "");
+            printf(",\"ok\":%s,\"error\":", j->ok ? "true" : "false");
+            if (j->ok) printf("null");
+            else json_str(j->err);
+            printf(",\"bytes_in\":%llu,\"bytes_out\":%llu,\"seconds\":%.4f}\n", (unsigned long long)j->bytes_in,
+                   (unsigned long long)j->bytes_out, j->secs);
+        }
+    }
+    if (!o->json && !o->quiet)
+        printf("converted %zu of %zu files into %s: %.1f MB read, %.1f MB written in %.2f s (%.1f MB/s, %d jobs)\n",
+               b.count - failed, b.count, dir, (double)in_total / 1e6, (double)out_total / 1e6, t,
+               t > 0 ? (double)in_total / 1e6 / t : 0.0, n);
+    if (failed && !o->json) {
+        fprintf(stderr, "%zu failed:\n", failed);
+        for (size_t i = 0; i < b.count; i++)
+            if (!b.jobs[i].ok) fprintf(stderr, "  %s\n", b.jobs[i].err);
+    }
+    for (size_t i = 0; i < b.count; i++) free(b.jobs[i].in);
+    free(b.jobs);
+    return failed ? EXIT_BAD_INPUT : EXIT_OK;
+}
