@@ -61,6 +61,9 @@ static const cli_cmd k_cmds[] = {
      "  --overbright N     lightmap brightness shift in bits (0..4), x 2^N clamped (Quake 3 and\n"
      "                     Quake 1 default 1, GoldSrc 0; 0 = as stored)\n"
      "  --no-props         Source: no static-prop nodes\n"
+     "  --collision        add the collision geometry: convex pieces (brushes; GoldSrc / Quake: hull-0\n"
+     "                     leaves) and patch / displacement meshes under a node 'collision', named\n"
+     "                     by contents, with a transparent material\n"
      "  --framegroups FILE DPM: animation ranges (default MODEL.dpm.framegroups beside it)\n"
      "  --no-animations    DPM: skeleton and bind pose only\n"
      "  --keep-all-bones   DPM writer: keep bones no vertex uses (attachment points such as\n"
@@ -261,6 +264,8 @@ int cli_parse(int argc, char **argv, cli_opts *o, bool *help)
             o->opt.flags |= BK_OPT_NO_ENTITIES;
         } else if (strcmp(a, "--skip-flares") == 0) {
             o->opt.flags |= BK_OPT_SKIP_FLARES;
+        } else if (strcmp(a, "--collision") == 0) {
+            o->opt.flags |= BK_OPT_COLLISION;
         } else if (strcmp(a, "--no-props") == 0) {
             o->opt.flags |= BK_OPT_NO_PROPS;
         } else if (strcmp(a, "--no-animations") == 0) {

@@ -91,7 +91,10 @@ enum {
     BK_OPT_NO_PROPS = 1u << 3,     /* Source: no static-prop nodes */
     BK_OPT_NO_ENTITIES = 1u << 4,  /* do not keep entity key/values in node extras */
     BK_OPT_NO_ANIMATIONS = 1u << 5, /* DPM: skeleton only */
-    BK_OPT_KEEP_ALL_BONES = 1u << 6 /* DPM writer: keep unreferenced, unflagged bones (tags found by name) */
+    BK_OPT_KEEP_ALL_BONES = 1u << 6, /* DPM writer: keep unreferenced, unflagged bones (tags found by name) */
+    BK_OPT_COLLISION = 1u << 7      /* scenes of maps: add the collision geometry as separate nodes under a
+                                     * node named "collision" (convex pieces named by contents, with an
+                                     * invisible material), see bk_scene_add_collision */
 };
 
 typedef struct bk_options {

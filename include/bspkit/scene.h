@@ -153,6 +153,10 @@ bk_result bk_prim_add_indices(bk_primitive *p, const uint32_t *idx, uint32_t n);
 bk_result bk_prim_add_triangle(bk_primitive *p, uint32_t a, uint32_t b, uint32_t c);
 /* Append a key/value to a node / material / scene extras list (copies both strings). */
 bk_result bk_kv_append(bk_kv **list, uint32_t *count, const char *key, const char *value);
+/* Add the collision geometry of map f to s (what BK_OPT_COLLISION does in bk_file_build_scene):
+ * convex pieces of the world's brushes (Quake 3, Source) or hull-0 leaves (GoldSrc / Quake),
+ * triangle meshes for patches and displacements, as nodes under a node named "collision". */
+bk_result bk_scene_add_collision(const bk_file *f, const bk_options *opt, bk_scene *s);
 /* Look up a material by name; -1 if none. */
 int32_t bk_scene_find_material(const bk_scene *s, const char *name);
 

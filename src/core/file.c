@@ -190,6 +190,10 @@ bk_result bk_file_build_scene(const bk_file *f, const bk_options *opt, bk_scene 
     if (opt) o = *opt;
     if (!o.name) o.name = f->name;
     bk_result r = f->ops->build_scene(f, &o, s);
+    if (r == BK_OK && (o.flags & BK_OPT_COLLISION) &&
+        (f->format == BK_FORMAT_QUAKE1 || f->format == BK_FORMAT_BSP2 || f->format == BK_FORMAT_GOLDSRC ||
+         f->format == BK_FORMAT_QUAKE3 || f->format == BK_FORMAT_SOURCE))
+        r = bk_scene_add_collision(f, &o, s);
     if (r == BK_OK) r = bk_scene_fix_utf8(s);
     if (r != BK_OK) {
         bk_scene_free(s);

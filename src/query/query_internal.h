@@ -24,6 +24,8 @@ typedef struct bk_query_ops {
     /* model, hull checked; mask already defaulted */
     bk_result (*trace)(const void *state, const bk_trace_params *p, const float start[3],
                        const float end[3], bk_trace_result *out);
+    /* the brush families' collision model (src/query/cm.h), or NULL */
+    const struct bk_cm *(*cm)(const void *state);
 } bk_query_ops;
 
 extern const bk_query_ops bk_query_ops_quake;   /* src/formats/quake/quake_query.c */

@@ -39,4 +39,13 @@ printf '1344 -2560 672 1344 -2560 0\n' | "$CLI" trace "$lost" --batch --hull 1 >
 check "hull 1 stands 36 units over the floor at 576" grep -q '"endpos":\[1344,-2560,612.03125\]' "$WORK/t.out"
 printf '1344 -2560 672 1344 -2560 0\n' | "$CLI" trace "$lost" --batch --mins -16 -16 -18 --maxs 16 16 18 > "$WORK/t.out"
 check "a crouching box picks hull 3" grep -q '"endpos":\[1344,-2560,594.03125\]' "$WORK/t.out"
+# collision as data: convert --collision on a map of each family, checked against traces
+cmaps=("$CORPUS/goldsrc/cs16_aim_map.bsp" "$CORPUS/goldsrc/ns_ns_lost.bsp" "$CORPUS/quake1/progs_dump_start.bsp"
+       "$CORPUS/source/css_v19_gg_aim_shotty.bsp" "$CORPUS/source/tf2c_v20_dom_lithium.bsp")
+for f in "$FETCHED"/q3/oa081/{oa_dm1,aggressor}.bsp "$FETCHED"/q3/nexuiz/toxic.bsp; do [[ -f $f ]] && cmaps+=("$f"); done
+if /usr/bin/python3 "$BK_TESTS/query/collision_check.py" "$CLI" "$WORK/col" "${cmaps[@]}" > "$WORK/col.log"; then ok
+else fail "collision_check.py"; fi
+tail -n 12 "$WORK/col.log"
+"$CLI" convert "$CORPUS/goldsrc/cs16_aim_map.bsp" -o "$WORK/col.glb" --collision -q
+check "the collision glTF passes the Khronos validator" gltf_validate "$WORK/col.glb"
 bk_done

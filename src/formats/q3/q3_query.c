@@ -299,6 +299,8 @@ static bk_result q3_trace(const void *state, const bk_trace_params *p, const flo
     return BK_OK;
 }
 
+static const bk_cm *q3_cm(const void *state) { return &((const q3state *)state)->cm; }
+
 const bk_query_ops bk_query_ops_q3 = {
-    q3_open, q3_destroy, q3_point, q3_vis_row, q3_leaf_cluster, q3_leaf_face_count, q3_leaf_face, q3_trace,
+    q3_open, q3_destroy, q3_point, q3_vis_row, q3_leaf_cluster, q3_leaf_face_count, q3_leaf_face, q3_trace, q3_cm,
 };

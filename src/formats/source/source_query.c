@@ -342,6 +342,8 @@ static bk_result src_trace(const void *state, const bk_trace_params *p, const fl
     return BK_OK;
 }
 
+static const bk_cm *src_cm(const void *state) { return &((const srcstate *)state)->cm; }
+
 const bk_query_ops bk_query_ops_source = {
-    src_open, src_destroy, src_point, src_vis_row, src_leaf_cluster, src_leaf_face_count, src_leaf_face, src_trace,
+    src_open, src_destroy, src_point, src_vis_row, src_leaf_cluster, src_leaf_face_count, src_leaf_face, src_trace, src_cm,
 };
