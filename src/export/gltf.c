@@ -22,6 +22,7 @@ typedef struct gltf_writer {
     bk_export_stats st;
     bk_result err;
     int png_level;
+    int view_count, accessor_count;   /* cJSON counts an array by walking it: count here instead */
 } gltf_writer;
 
 static bool ends_with(const char *s, const char *suf)
@@ -44,7 +45,7 @@ static int add_view(gltf_writer *w, const void *data, size_t bytes, int target)
     cJSON_AddNumberToObject(v, "byteLength", (double)bytes);
     if (target) cJSON_AddNumberToObject(v, "target", target);
     cJSON_AddItemToArray(w->buffer_views, v);
-    return cJSON_GetArraySize(w->buffer_views) - 1;
+    return w->view_count++;
 }
 
 static const char *type_name(int comps)
@@ -85,7 +86,7 @@ static int add_float_accessor(gltf_writer *w, const float *data, uint32_t count,
         cJSON_AddItemToObject(a, "max", cJSON_CreateDoubleArray(mx, comps));
     }
     cJSON_AddItemToArray(w->accessors, a);
-    return cJSON_GetArraySize(w->accessors) - 1;
+    return w->accessor_count++;
 }
 
 static int add_u16_accessor(gltf_writer *w, const uint16_t *data, uint32_t count, int comps, int target)
@@ -98,7 +99,7 @@ static int add_u16_accessor(gltf_writer *w, const uint16_t *data, uint32_t count
     cJSON_AddNumberToObject(a, "count", count);
     cJSON_AddStringToObject(a, "type", type_name(comps));
     cJSON_AddItemToArray(w->accessors, a);
-    return cJSON_GetArraySize(w->accessors) - 1;
+    return w->accessor_count++;
 }
 
 static int add_index_accessor(gltf_writer *w, const uint32_t *idx, uint32_t count, uint32_t vcount)
@@ -126,7 +127,7 @@ static int add_index_accessor(gltf_writer *w, const uint32_t *idx, uint32_t coun
     cJSON_AddNumberToObject(a, "count", count);
     cJSON_AddStringToObject(a, "type", "SCALAR");
     cJSON_AddItemToArray(w->accessors, a);
-    return cJSON_GetArraySize(w->accessors) - 1;
+    return w->accessor_count++;
 }
 
 static float clean(float v, float dflt, uint64_t *n)
@@ -507,6 +508,7 @@ static void write_animations(gltf_writer *w)
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "name", an->name);
         cJSON *samplers = cJSON_AddArrayToObject(o, "samplers");
+        int sampler_count = 0;
         cJSON *channels = cJSON_AddArrayToObject(o, "channels");
         const float *last_times = NULL;
         uint32_t last_count = 0;
@@ -552,7 +554,7 @@ static void write_animations(gltf_writer *w)
             cJSON_AddStringToObject(smp, "interpolation", ch->interpolation == BK_INTERP_STEP ? "STEP" : "LINEAR");
             cJSON_AddItemToArray(samplers, smp);
             cJSON *chj = cJSON_CreateObject();
-            cJSON_AddNumberToObject(chj, "sampler", cJSON_GetArraySize(samplers) - 1);
+            cJSON_AddNumberToObject(chj, "sampler", sampler_count++);
             cJSON *tgt = cJSON_AddObjectToObject(chj, "target");
             cJSON_AddNumberToObject(tgt, "node", ch->node);
             cJSON_AddStringToObject(tgt, "path",
@@ -603,6 +605,7 @@ bk_result bk_export_gltf(const bk_scene *s, const bk_export_options *opt, const 
     if (!w.err) write_images(&w, tex_of_image);
     if (!w.err) write_materials(&w, tex_of_image, &used_unlit);
     cJSON *meshes = cJSON_CreateArray();
+    int mesh_total = 0;
     for (uint32_t i = 0; i < s->mesh_count && !w.err; i++) {
         const bk_mesh *m = &s->meshes[i];
         cJSON *prims = cJSON_CreateArray();
@@ -619,7 +622,7 @@ bk_result bk_export_gltf(const bk_scene *s, const bk_export_options *opt, const 
         if (m->name && *m->name) cJSON_AddStringToObject(mo, "name", m->name);
         cJSON_AddItemToObject(mo, "primitives", prims);
         cJSON_AddItemToArray(meshes, mo);
-        mesh_map[i] = cJSON_GetArraySize(meshes) - 1;
+        mesh_map[i] = mesh_total++;
         w.st.meshes++;
     }
     if (cJSON_GetArraySize(meshes)) cJSON_AddItemToObject(w.root, "meshes", meshes);
