@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Quake 3 maps -> .glb: bspkit against assimp (a peer converter), timed in the same run.
+# Quake 3 maps -> .glb: bspkit against assimp (a peer converter), timed alternately in the same run,
+# one process per map (and bspkit's batch mode), with bspkit's peak memory as a ratio to the input.
 # assimp reads Quake 3 maps only from a .pk3 and takes the first map it finds there, so every map
 # is packed alone into its own .pk3 first; both tools then convert the same archives.
 #
@@ -45,35 +46,75 @@ def tris(glb):
     except Exception:
         return -1
 
-def run(tool, extra=()):
-    best, fails, total_tris = None, 0, 0
-    for r in range(reps):
-        fails, total_tris = 0, 0
-        t0 = time.perf_counter()
-        for p, name in pk3s:
-            out = f'{tmp}/{tool}-{name}.glb'
-            if tool == 'bspkit':
-                cmd = [bspkit, 'convert', f'{p}:maps/{name}.bsp', '-o', out, '--no-textures', '-q', *extra]
-            else:
-                cmd = [assimp, 'export', p, out]
-            rc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
-            if rc != 0:
-                fails += 1
-        dt = time.perf_counter() - t0
-        best = dt if best is None or dt < best else best
+def once(tool, extra=()):
+    """one pass over every map, one process per map (bspkit: also as one batch); seconds, failures"""
+    fails = 0
+    t0 = time.perf_counter()
+    if tool == 'bspkit-batch':
+        jobs = extra[0]
+        rc = subprocess.run([bspkit, 'convert', *[f'{p}:maps/{n}.bsp' for p, n in pk3s], '-o', f'{tmp}/batch/',
+                             '--no-textures', '-q', '-j', str(jobs)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL).returncode
+        return time.perf_counter() - t0, (0 if rc == 0 else 1)
     for p, name in pk3s:
-        total_tris += max(0, tris(f'{tmp}/{tool}-{name}.glb'))
-    return best, fails, total_tris
+        out = f'{tmp}/{tool}-{name}.glb'
+        if tool == 'bspkit':
+            cmd = [bspkit, 'convert', f'{p}:maps/{name}.bsp', '-o', out, '--no-textures', '-q', *extra]
+        else:
+            cmd = [assimp, 'export', p, out]
+        if subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode != 0:
+            fails += 1
+    return time.perf_counter() - t0, fails
 
-b = run('bspkit')
-print(f'bspkit: {len(maps)} maps in {b[0]:.2f} s (best of {reps}), {b[1]} failures, {b[2]} triangles')
-c = run('bspkit', ('--no-lightmaps',))
-print(f'bspkit --no-lightmaps: {c[0]:.2f} s (no atlas PNG to encode, as assimp writes none)')
-if assimp:
-    a = run('assimp')
-    print(f'assimp: {len(maps)} maps in {a[0]:.2f} s (best of {reps}), {a[1]} failures, {a[2]} triangles')
-    print(f'time ratio bspkit/assimp = {b[0] / a[0]:.2f}  (bspkit tessellates patches, packs lightmaps, '
-          f'keeps entities; triangles bspkit/assimp = {b[2] / max(1, a[2]):.2f})')
-    print(f'time ratio bspkit --no-lightmaps/assimp = {c[0] / a[0]:.2f}')
+def rss_kb(cmd):
+    r = subprocess.run(['/usr/bin/time', '-f', '%M', *cmd], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        return int(r.stderr.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return None
+
+def peak_rss_ratio():
+    """(peak RSS - the process's own start-up RSS) / input size: worst over all maps, and over maps
+    of 5 MB and more (on small maps the libraries' fixed footprint dominates any ratio)"""
+    base = rss_kb([bspkit, '--version']) or 0
+    worst = worst_big = 0.0
+    for m in maps:
+        kb = rss_kb([bspkit, 'convert', m, '-o', f'{tmp}/rss.glb', '-q'])
+        if kb is None:
+            continue
+        ratio = max(0, kb - base) * 1024 / os.path.getsize(m)
+        worst = max(worst, ratio)
+        if os.path.getsize(m) >= 5e6:
+            worst_big = max(worst_big, ratio)
+    return worst, worst_big, base
+
+import statistics
+rows = {'bspkit': [], 'bspkit --no-lightmaps': [], 'bspkit batch -j1': [], 'bspkit batch -j2': [], 'assimp': []}
+fails = {k: 0 for k in rows}
+for r in range(reps):
+    # alternate the tools within every repetition, so load on the machine hits both alike
+    for key, tool, extra in (('bspkit', 'bspkit', ()), ('assimp', 'assimp', ()),
+                             ('bspkit --no-lightmaps', 'bspkit', ('--no-lightmaps',)),
+                             ('bspkit batch -j1', 'bspkit-batch', (1,)), ('bspkit batch -j2', 'bspkit-batch', (2,))):
+        if tool == 'assimp' and not assimp:
+            continue
+        t, f = once(tool, extra)
+        rows[key].append(t)
+        fails[key] = max(fails[key], f)
+mb = sum(os.path.getsize(m) for m in maps) / 1e6
+tb, ta = sum(max(0, tris(f'{tmp}/bspkit-{n}.glb')) for _, n in pk3s), sum(max(0, tris(f'{tmp}/assimp-{n}.glb')) for _, n in pk3s)
+base = statistics.median(rows['assimp']) if rows['assimp'] else None
+print(f'{len(maps)} Quake 3 maps, {mb:.1f} MB, {reps} alternating repetitions (median seconds)')
+for k, v in rows.items():
+    if not v:
+        continue
+    med = statistics.median(v)
+    ratio = f'  ratio to assimp {med / base:.2f}' if base else ''
+    print(f'  {k:24s} {med:6.2f} s  {mb / med:6.1f} MB/s  failures {fails[k]}{ratio}')
+if base:
+    print(f'  triangles written: bspkit {tb}, assimp {ta} (assimp drops patches); bspkit also writes lightmaps and entities')
+w, wb, base = peak_rss_ratio()
+print(f'  peak memory above the start-up {base / 1024:.1f} MiB: at most {wb:.2f} x the input on maps of 5 MB and more, '
+      f'{w:.2f} x on any map (bspkit, one map per process)')
 subprocess.run(['rm', '-rf', tmp])
 PYEOF
