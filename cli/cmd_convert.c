@@ -68,7 +68,7 @@ static void explain_missing(const cli_opts *o, const bk_file *f, const bk_scene 
     } else if (fmt == BK_FORMAT_QUAKE3) {
         printf("  give the game folder or its .pk3 archives with --game-dir (e.g. --game-dir baseoa)\n");
     } else if (fmt == BK_FORMAT_SOURCE) {
-        printf("  Source textures come from the map's pakfile; the game's own materials (VPK) are not read\n");
+        printf("  give the game folder (its *_dir.vpk files and loose materials/) with --game-dir, or a NAME_dir.vpk\n");
     } else {
         printf("  give the folder that holds them with --game-dir DIR\n");
     }

@@ -175,6 +175,82 @@ static int write_atomic(const char *path, const uint8_t *data, size_t size)
     return 0;
 }
 
+/* pak NAME_dir.vpk list|extract: a VPK archive, as a pakfile is */
+static int vpk_cmd(cli_opts *o, bool list)
+{
+    bk_vpk *v = NULL;
+    o->opt.name = o->positional[0];
+    bk_result r = bk_vpk_open(o->positional[0], &o->opt, &v);
+    if (r != BK_OK) {
+        fprintf(stderr, "%s: error: cannot read the VPK: %s\n", o->positional[0], bk_strerror(r));
+        return EXIT_BAD_INPUT;
+    }
+    uint32_t n = bk_vpk_count(v);
+    int rc = EXIT_OK;
+    if (list) {
+        uint64_t total = 0;
+        if (o->json) printf("{\"file\":\"%s\",\"count\":%u,\"entries\":[", o->positional[0], n);
+        for (uint32_t i = 0; i < n; i++) {
+            const bk_vpk_entry *e = bk_vpk_entry_at(v, i);
+            total += e->size;
+            if (o->json)
+                printf("%s{\"name\":\"%s\",\"size\":%llu,\"archive\":%u,\"preload\":%u,\"crc32\":%u}", i ? "," : "",
+                       e->name, (unsigned long long)e->size, e->archive, e->preload, e->crc);
+            else
+                printf("%10llu  %s\n", (unsigned long long)e->size, e->name);
+        }
+        if (o->json) printf("]}\n");
+        else printf("%u entries, %llu bytes\n", n, (unsigned long long)total);
+    } else {
+        if (!o->output) {
+            bk_vpk_close(v);
+            fprintf(stderr, "bspkit pak: extract needs -o DIR\n");
+            return EXIT_USAGE;
+        }
+        for (uint32_t i = 0; i < n && rc == EXIT_OK; i++)
+            if (!bk_source_pak_name_safe(bk_vpk_entry_at(v, i)->name)) {
+                fprintf(stderr, "%s: entry %u '%s' is not a safe relative path: nothing extracted\n", o->positional[0], i,
+                        bk_vpk_entry_at(v, i)->name);
+                rc = EXIT_BAD_INPUT;
+            }
+        if (rc == EXIT_OK && cli_mkdir_p(o->output) != 0) {
+            fprintf(stderr, "bspkit pak: cannot create folder %s\n", o->output);
+            rc = EXIT_BAD_INPUT;
+        }
+        size_t root_len = strlen(o->output);
+        uint32_t written = 0;
+        for (uint32_t i = 0; i < n && rc == EXIT_OK; i++) {
+            const bk_vpk_entry *e = bk_vpk_entry_at(v, i);
+            char path[4096];
+            if ((size_t)snprintf(path, sizeof path, "%s/%s", o->output, e->name) >= sizeof path || make_parents(path, root_len)) {
+                fprintf(stderr, "bspkit pak: cannot create the folders for '%s'\n", e->name);
+                rc = EXIT_BAD_INPUT;
+                break;
+            }
+            uint8_t *data;
+            size_t size;
+            r = bk_vpk_read(v, i, &data, &size);
+            if (r != BK_OK) {
+                fprintf(stderr, "%s: entry %u '%s': %s\n", o->positional[0], i, bk_vpk_entry_at(v, i)->name,
+                        r == BK_EDECOMPRESS ? "CRC mismatch: the data is damaged" : bk_strerror(r));
+                rc = EXIT_BAD_INPUT;
+                break;
+            }
+            if (write_atomic(path, data, size) != 0) {
+                fprintf(stderr, "bspkit pak: cannot write %s\n", path);
+                rc = EXIT_BAD_INPUT;
+            } else {
+                written++;
+                if (!o->quiet) printf("%s %zu\n", path, size);
+            }
+            free(data);
+        }
+        if (rc == EXIT_OK) printf("%u files extracted to %s\n", written, o->output);
+    }
+    bk_vpk_close(v);
+    return rc;
+}
+
 int cmd_pak(int argc, char **argv)
 {
     const cli_cmd *me = cli_find("pak");
@@ -187,6 +263,11 @@ int cmd_pak(int argc, char **argv)
     if (!list && !extract && !add && !remove)
         return cli_usage_error(me, "unknown action '%s' (use list, extract, add or remove)", action);
     if ((list || extract) && o.positional_count != 2) return cli_usage_error(me, "wrong number of arguments%s", "");
+    size_t in_len = strlen(o.positional[0]);
+    if (in_len >= 8 && strcmp(o.positional[0] + in_len - 8, "_dir.vpk") == 0) {
+        if (!list && !extract) return cli_usage_error(me, "a VPK can be listed or extracted%s", "");
+        return vpk_cmd(&o, list);
+    }
     if (add || remove) {
         bk_file *ef;
         void *eowned;

@@ -3,3 +3,4 @@
 bk_sh_test(source_corpus source/corpus.sh)
 bk_unit_test(source_unit source/test_source.c)
 bk_sh_test(source_assets source/assets.sh)
+bk_sh_test(source_vpk source/vpk.sh)

@@ -260,6 +260,25 @@ bk_result bk_vtf_decode_thumbnail(const uint8_t *data, size_t n, const bk_vtf *v
 /* "DXT1", "BGR888", ... */
 const char *bk_vtf_format_name(int32_t format);
 
+/* ---- VPK archives (v1 and v2), opened by their NAME_dir.vpk ------------------------------- */
+typedef struct bk_vpk bk_vpk;
+typedef struct bk_vpk_entry {
+    const char *name;          /* "materials/brick/wall.vtf" */
+    uint64_t size;             /* preloaded + archived bytes */
+    uint32_t crc;
+    uint32_t archive;          /* 0x7fff: in the directory file; else NAME_NNN.vpk */
+    uint32_t preload;
+} bk_vpk_entry;
+bk_result bk_vpk_open(const char *dir_path, const bk_options *opt, bk_vpk **out);
+uint32_t bk_vpk_count(const bk_vpk *v);
+/* valid until the next call on v */
+const bk_vpk_entry *bk_vpk_entry_at(bk_vpk *v, uint32_t i);
+/* index of the entry named name (case-insensitive, '\\' as '/'), or -1 */
+int32_t bk_vpk_find(const bk_vpk *v, const char *name);
+/* malloc'd bytes of entry i, CRC-checked (BK_EDECOMPRESS when the CRC does not match) */
+bk_result bk_vpk_read(bk_vpk *v, uint32_t i, uint8_t **out, size_t *size);
+void bk_vpk_close(bk_vpk *v);
+
 #ifdef __cplusplus
 }
 #endif

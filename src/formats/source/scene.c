@@ -5,6 +5,8 @@
 #include <math.h>
 #include <stdio.h>
 
+#include <dirent.h>
+
 #include "vbsp_internal.h"
 
 #define DEG2RAD 0.017453292519943295
@@ -22,6 +24,9 @@ typedef struct sb {
     uint32_t atlas_w, atlas_h;
     uint64_t vertex_budget;        /* scene vertices left before BK_ELIMIT */
     bk_source_pak *pak;            /* the map's pakfile, where its materials' VMT/VTF are found */
+    bk_vpk *vpks[32];              /* then the VPKs of --game-dir, in order */
+    uint32_t vpk_count;
+    bk_vfs *vfs;                   /* then the loose files of --game-dir */
     uint64_t texture_budget;       /* decoded texture bytes left */
 } sb;
 
@@ -72,6 +77,47 @@ static int32_t pak_find(const sb *b, const char *name)
     return -1;
 }
 
+/* A game file by its path, where the engine looks: the map's pakfile, then each --game-dir in
+ * order (a NAME_dir.vpk, a folder's *_dir.vpk files, the folder's loose files). */
+static bool read_asset(sb *b, const char *path, uint8_t **d, size_t *n)
+{
+    int32_t i = pak_find(b, path);
+    if (i >= 0 && bk_source_pak_read(b->pak, (uint32_t)i, d, n) == BK_OK) return true;
+    for (uint32_t k = 0; k < b->vpk_count; k++) {
+        int32_t j = bk_vpk_find(b->vpks[k], path);
+        if (j >= 0 && bk_vpk_read(b->vpks[k], (uint32_t)j, d, n) == BK_OK) return true;
+    }
+    /* loose files, found case-insensitively as the engine (on Windows) finds them */
+    if (b->opt->search_path_count && !b->vfs) b->vfs = bk_vfs_new(b->opt);
+    uint64_t max = b->opt->limits.max_file_bytes ? b->opt->limits.max_file_bytes : ((uint64_t)1 << 31);
+    return b->vfs && bk_vfs_read(b->vfs, path, max, d, n) == BK_OK;
+}
+
+static void open_vpks(sb *b)
+{
+    for (uint32_t k = 0; k < b->opt->search_path_count && b->vpk_count < 32; k++) {
+        const char *root = b->opt->search_paths[k];
+        size_t rl = strlen(root);
+        bk_options o = *b->opt;
+        o.diag = NULL;
+        if (rl >= 8 && bk_strcasecmp(root + rl - 8, "_dir.vpk") == 0) {
+            if (bk_vpk_open(root, &o, &b->vpks[b->vpk_count]) == BK_OK) b->vpk_count++;
+            continue;
+        }
+        DIR *dp = opendir(root);
+        if (!dp) continue;
+        struct dirent *de;
+        while ((de = readdir(dp)) && b->vpk_count < 32) {
+            size_t nl = strlen(de->d_name);
+            if (nl < 9 || bk_strcasecmp(de->d_name + nl - 8, "_dir.vpk") != 0) continue;
+            char full[4096];
+            snprintf(full, sizeof full, "%s/%s", root, de->d_name);
+            if (bk_vpk_open(full, &o, &b->vpks[b->vpk_count]) == BK_OK) b->vpk_count++;
+        }
+        closedir(dp);
+    }
+}
+
 /* The VMT text of material name (materials/NAME.vmt) from the pakfile, following a patch
  * material's include once; NULL when not there. */
 static char *read_vmt(sb *b, const char *name, size_t *len)
@@ -79,11 +125,9 @@ static char *read_vmt(sb *b, const char *name, size_t *len)
     char path[600];
     for (int hop = 0; hop < 2; hop++) {
         if (hop == 0) snprintf(path, sizeof path, "materials/%s.vmt", name);
-        int32_t i = pak_find(b, path);
-        if (i < 0) return NULL;
         uint8_t *d;
         size_t n;
-        if (bk_source_pak_read(b->pak, (uint32_t)i, &d, &n) != BK_OK) return NULL;
+        if (!read_asset(b, path, &d, &n)) return NULL;
         char shader[64];
         char inc[512];
         if (hop == 0 && bk_vmt_shader((const char *)d, n, shader, sizeof shader) && bk_strcasecmp(shader, "patch") == 0 &&
@@ -143,11 +187,9 @@ static bk_result attach_texture(sb *b, bk_material *m, const char *name)
     char path[600];
     size_t tl = strlen(tex);
     snprintf(path, sizeof path, "materials/%s%s", tex, tl > 4 && bk_strcasecmp(tex + tl - 4, ".vtf") == 0 ? "" : ".vtf");
-    int32_t i = pak_find(b, path);
-    if (i < 0) return BK_OK;
     uint8_t *d;
     size_t dn;
-    if (bk_source_pak_read(b->pak, (uint32_t)i, &d, &dn) != BK_OK) return BK_OK;
+    if (!read_asset(b, path, &d, &dn)) return BK_OK;
     bk_vtf v;
     bk_options o = *b->opt;
     o.diag = NULL;
@@ -308,7 +350,8 @@ static bk_result material_for(sb *b, int32_t texinfo, int32_t *out)
     if (!(b->opt->flags & BK_OPT_NO_TEXTURES) && td >= 0) {
         BK_TRY(attach_texture(b, m, name));
         m = &b->s->materials[mi];   /* images may have grown the scene's arrays */
-        if (m->base_image < 0 && b->pak) BK_TRY(bk_kv_append(&m->extras, &m->extra_count, "missing", "true"));
+        if (m->base_image < 0 && (b->pak || b->vpk_count || b->opt->search_path_count))
+            BK_TRY(bk_kv_append(&m->extras, &m->extra_count, "missing", "true"));
     }
     b->tex_mat[slot] = mi;
     *out = mi;
@@ -634,7 +677,9 @@ bk_result bk_vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene 
 {
     const vbsp_impl *m = f->impl;
     const bk_source_map *p = &m->pub;
-    sb b = {p, opt, s, p->faces, NULL, NULL, NULL, NULL, -1, 0, 0, 0, NULL, 0};
+    sb b;
+    memset(&b, 0, sizeof b);
+    b.p = p, b.opt = opt, b.s = s, b.faces = p->faces, b.lm_image = -1;
     /* about 64 bytes of attributes per vertex: keep the whole scene within the allocation limit */
     uint64_t max_alloc = opt->limits.max_alloc_bytes ? opt->limits.max_alloc_bytes : ((uint64_t)1 << 30);
     b.vertex_budget = max_alloc / 64;
@@ -652,7 +697,10 @@ bk_result bk_vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene 
     if (!b.tex_mat || !model_mesh || !used) goto done;
     for (uint32_t i = 0; i <= p->texdata_count; i++) b.tex_mat[i] = -1;
     b.texture_budget = max_alloc / 2;
-    if (!(opt->flags & BK_OPT_NO_TEXTURES) && bk_source_pak_open(f, opt, &b.pak) != BK_OK) b.pak = NULL;
+    if (!(opt->flags & BK_OPT_NO_TEXTURES)) {
+        if (bk_source_pak_open(f, opt, &b.pak) != BK_OK) b.pak = NULL;
+        open_vpks(&b);
+    }
     r = build_lightmaps(&b);
     if (r != BK_OK) goto done;
     for (uint32_t i = 0; i < p->model_count && r == BK_OK; i++) r = build_model(&b, i, &model_mesh[i]);
@@ -665,6 +713,8 @@ done:
     free(b.face_rect);
     bk_atlas_free(b.atlas);
     bk_source_pak_close(b.pak);
+    for (uint32_t k = 0; k < b.vpk_count; k++) bk_vpk_close(b.vpks[k]);
+    bk_vfs_free(b.vfs);
     return r;
 }
 
