@@ -302,6 +302,17 @@ static void test_shaders(void)
     const char junk[] = "}}}{{{ \" unterminated\n /* open comment";
     CHECK(bk_q3_shaders_parse(&lib, junk, sizeof junk - 1) == BK_OK);
     bk_q3_shaders_free(&lib);
+    /* the engine's base stage: an environment-mapped stage is not the texture; lightmap and
+     * additive stages are noted */
+    const char stages[] = "textures/a/xlight\n{\n{\nmap textures/a/env.tga\ntcGen environment\n}\n"
+                          "{\nmap textures/a/xlight.tga\nblendFunc filter\n}\n{\nmap $lightmap\n}\n}\n"
+                          "textures/a/flame\n{\n{\nmap textures/a/flame.tga\nblendFunc GL_ONE GL_ONE\n}\n}\n";
+    CHECK(bk_q3_shaders_parse(&lib, stages, sizeof stages - 1) == BK_OK);
+    d = bk_q3_shaders_find(&lib, "textures/a/xlight");
+    CHECK(d && d->image && strcmp(d->image, "textures/a/xlight.tga") == 0 && d->lightmap_stage && d->stages == 3);
+    d = bk_q3_shaders_find(&lib, "textures/a/flame");
+    CHECK(d && d->additive && !d->lightmap_stage && d->stages == 1);
+    bk_q3_shaders_free(&lib);
     /* a stray word before a shader's name must not cost that shader */
     const char stray[] = "stray\ntextures/a/after\n{\n{\nmap textures/a/after.tga\n}\n}\n";
     CHECK(bk_q3_shaders_parse(&lib, stray, sizeof stray - 1) == BK_OK);

@@ -28,6 +28,9 @@ typedef struct q3_shader_def {
     char *name;               /* as written in the script */
     char *image;              /* first stage's map image (NULL if none) */
     uint32_t sky, nodraw, two_sided, alpha_test, blend, unlit;
+    uint32_t stages;          /* stage blocks in the shader */
+    uint32_t lightmap_stage;  /* a stage maps $lightmap: the engine multiplies the lightmap in */
+    uint32_t additive;        /* the base stage adds to what is behind (blendFunc add / GL_ONE GL_ONE) */
 } q3_shader_def;
 
 typedef struct q3_shader_lib {

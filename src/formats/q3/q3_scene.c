@@ -249,8 +249,14 @@ static bk_result get_material(q3_builder *b, int32_t shader, int kind, int32_t *
         mat->double_sided = def->two_sided;
         mat->unlit = def->unlit;
         if (def->alpha_test) mat->alpha_mode = BK_ALPHA_MASK;
-        else if (def->blend) mat->alpha_mode = BK_ALPHA_BLEND;
+        else if (def->blend || def->additive) mat->alpha_mode = BK_ALPHA_BLEND;
+        if (def->additive) BK_TRY(bk_kv_append(&mat->extras, &mat->extra_count, "blend", "add"));
         if (def->sky) BK_TRY(bk_kv_append(&mat->extras, &mat->extra_count, "sky", "true"));
+        /* a shader with stages but no $lightmap stage is not lightmapped by the engine */
+        if (lit && def->stages && !def->lightmap_stage && !def->sky) {
+            mat->lightmap_image = -1;
+            BK_TRY(bk_kv_append(&mat->extras, &mat->extra_count, "lightmap", "none in the shader"));
+        }
     }
     if (kind == 2) {
         mat->unlit = 1;
@@ -262,7 +268,7 @@ static bk_result get_material(q3_builder *b, int32_t shader, int kind, int32_t *
         mat = &b->s->materials[mi];
         if (img >= 0) {
             mat->base_image = img;
-            if (mat->alpha_mode != BK_ALPHA_OPAQUE && !b->s->images[img].has_alpha)
+            if (mat->alpha_mode != BK_ALPHA_OPAQUE && !b->s->images[img].has_alpha && !(def && def->additive))
                 mat->alpha_mode = BK_ALPHA_OPAQUE;
         } else {
             /* placeholder: a mid grey so the surface still reads, the name kept */

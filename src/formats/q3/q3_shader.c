@@ -3,8 +3,9 @@
  * A script is a list of   NAME { shader-keywords... { stage-keywords... } ... }   blocks. Tokens
  * are whitespace-separated, quoted strings allowed, // and C comments skipped; a keyword's
  * arguments run to the end of its line. From each block we keep what a glTF material can use:
- * the first stage's image (map / clampMap / animMap, skipping $lightmap and $whiteimage), and
- * whether the shader is sky, nodraw, two-sided, alpha-tested or blended. */
+ * the base image (the first stage's map / clampMap / animMap that is not $lightmap, $whiteimage or
+ * an environment map), whether the shader is sky, nodraw, two-sided, alpha-tested, blended or
+ * additive, and whether any stage multiplies in the lightmap. */
 #include <stdio.h>
 
 #include "q3_internal.h"
@@ -112,7 +113,7 @@ bk_result bk_q3_shaders_parse(q3_shader_lib *lib, const char *text, size_t len)
         q3_shader_def d;
         memset(&d, 0, sizeof d);
         char editor[256] = {0}, stage_img[256] = {0}, first_img[256] = {0}, farbox[256] = {0};
-        bool have_first = false, stage_blend = false, stage_alpha = false;
+        bool have_first = false, stage_blend = false, stage_alpha = false, stage_env = false, stage_add = false;
         int depth = 1, stage = 0;
         while (depth > 0 && next_token(&t, tok, sizeof tok)) {
             if (strcmp(tok, "{") == 0) {
@@ -120,16 +121,19 @@ bk_result bk_q3_shaders_parse(q3_shader_lib *lib, const char *text, size_t len)
                 if (depth == 2) {
                     stage++;
                     stage_img[0] = 0;
-                    stage_blend = stage_alpha = false;
+                    stage_blend = stage_alpha = stage_env = stage_add = false;
                 }
                 continue;
             }
             if (strcmp(tok, "}") == 0) {
-                if (depth == 2 && !have_first && stage_img[0]) {
+                /* the base image: the first textured stage that is not an environment map
+                 * (tcGen environment reflects the view, it is not the surface's texture) */
+                if (depth == 2 && !have_first && stage_img[0] && !stage_env) {
                     snprintf(first_img, sizeof first_img, "%s", stage_img);
                     have_first = true;
                     d.blend = stage_blend;
                     d.alpha_test = stage_alpha;
+                    d.additive = stage_add;
                 }
                 depth--;
                 continue;
@@ -153,7 +157,10 @@ bk_result bk_q3_shaders_parse(q3_shader_lib *lib, const char *text, size_t len)
             } else if (depth == 2) {
                 if ((bk_strcasecmp(tok, "map") == 0 || bk_strcasecmp(tok, "clampmap") == 0) &&
                     line_arg(&t, arg, sizeof arg)) {
+                    if (bk_strcasecmp(arg, "$lightmap") == 0) d.lightmap_stage = 1;
                     if (!is_special_image(arg) && !stage_img[0]) snprintf(stage_img, sizeof stage_img, "%s", arg);
+                } else if (bk_strcasecmp(tok, "tcgen") == 0 && line_arg(&t, arg, sizeof arg)) {
+                    if (bk_strcasecmp(arg, "environment") == 0) stage_env = true;
                 } else if (bk_strcasecmp(tok, "animmap") == 0 && line_arg(&t, arg, sizeof arg) &&
                            line_arg(&t, arg, sizeof arg)) {
                     if (!is_special_image(arg) && !stage_img[0]) snprintf(stage_img, sizeof stage_img, "%s", arg);
@@ -163,6 +170,10 @@ bk_result bk_q3_shaders_parse(q3_shader_lib *lib, const char *text, size_t len)
                     if (bk_strcasecmp(arg, "blend") == 0 ||
                         (bk_strcasecmp(arg, "gl_src_alpha") == 0 && bk_strcasecmp(b2, "gl_one_minus_src_alpha") == 0))
                         stage_blend = true;
+                    if (bk_strcasecmp(arg, "add") == 0 ||
+                        ((bk_strcasecmp(arg, "gl_one") == 0 || bk_strcasecmp(arg, "gl_src_alpha") == 0) &&
+                         bk_strcasecmp(b2, "gl_one") == 0))
+                        stage_add = true;
                 } else if (bk_strcasecmp(tok, "alphafunc") == 0) {
                     stage_alpha = true;
                 }
@@ -172,6 +183,7 @@ bk_result bk_q3_shaders_parse(q3_shader_lib *lib, const char *text, size_t len)
         if (!have_first && farbox[0]) snprintf(first_img, sizeof first_img, "%s", farbox);
         else if (!have_first && editor[0]) snprintf(first_img, sizeof first_img, "%s", editor);
         if (d.sky) d.unlit = 1;
+        d.stages = (uint32_t)stage;
         d.name = bk_strdup(name);
         d.image = first_img[0] ? bk_strdup(first_img) : NULL;
         if (!d.name || (first_img[0] && !d.image) ||
