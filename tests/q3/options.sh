@@ -189,4 +189,23 @@ j,_ = glbstat.load('$WORK/miss.glb')
 ms = j['materials']
 assert ms and all(m.get('extras',{}).get('missing') == 'true' or m.get('extras',{}).get('flare') for m in ms), ms[:2]
 assert any(m['name'].startswith('textures/') for m in ms)"
+# brightness follows the game: OpenArena (ioquake3) x4, Nexuiz (DarkPlaces) x2, unknown x2, recorded
+gain_of() { python3 -c "
+import sys; sys.path.insert(0,'$BK_TESTS/q3'); import glbstat
+j,_ = glbstat.load('$1')
+g = {m.get('extras',{}).get('lightmapGainBaked') for m in j['materials'] if 'lightmapGainBaked' in m.get('extras',{})}
+e = {m.get('extras',{}).get('engine') for m in j['materials'] if 'engine' in m.get('extras',{})}
+print(','.join(sorted(g)), ','.join(sorted(e)))"; }
+"$CLI" convert "$M" -o "$WORK/oa.glb" --game-dir "$PK3/oa-pak4-textures.pk3" -q
+check "OpenArena game data: ioquake3's x4" test "$(gain_of "$WORK/oa.glb")" = "4 ioquake3"
+"$CLI" convert "$M" -o "$WORK/oa1.glb" --game-dir "$PK3/oa-pak4-textures.pk3" --overbright 1 -q
+check "--overbright still decides" test "$(gain_of "$WORK/oa1.glb")" = "2 ioquake3"
+mkdir -p "$WORK/plain"; cp "$M" "$WORK/plain/m.bsp"
+"$CLI" convert "$WORK/plain/m.bsp" -o "$WORK/plain.glb" -q
+check "a map of no known game: x2 and no engine named" test "$(gain_of "$WORK/plain.glb")" = "2 "
+N=$FETCHED/q3/nexuiz/toxic.bsp
+if [[ -f $N && -f $PK3/nexuiz-data.pk3 ]]; then
+    "$CLI" convert "$N" -o "$WORK/nx.glb" --game-dir "$PK3/nexuiz-data.pk3" -q --no-textures
+    check "Nexuiz game data: DarkPlaces' x2" test "$(gain_of "$WORK/nx.glb")" = "2 darkplaces"
+fi
 bk_done

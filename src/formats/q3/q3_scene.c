@@ -24,6 +24,7 @@ typedef struct q3_builder {
     q3_shader_lib lib;
     int32_t patch_level;
     float overbright;          /* bits; <= 0: none */
+    const char *engine;        /* the engine whose brightness the default follows, or NULL */
     /* lightmaps */
     page_rect *pages;
     uint32_t page_count;
@@ -224,6 +225,35 @@ static bk_result get_image(q3_builder *b, const char *name, int32_t *out)
     return BK_OK;
 }
 
+/* The lightmap brightness the game's engine shows, by the game its files come from: ioquake3
+ * (OpenArena, Quake 3) windowed multiplies lightmaps by 4 (overbright 2, with a hue-keeping
+ * clamp), DarkPlaces (Nexuiz, Xonotic) by 2. Told apart by the names of the search paths and the
+ * map's own path; unknown games keep x2. */
+static float default_overbright(const bk_options *opt, const char **engine)
+{
+    const char *ioq3[] = {"baseoa", "openarena", "/oa-", "oa-pak", "oa081", "oa088", "baseq3", "missionpack"};
+    const char *dp[] = {"nexuiz", "xonotic", "/data/"};
+    for (int pass = 0; pass < 2; pass++) {
+        uint32_t n = opt->search_path_count + 1;
+        for (uint32_t k = 0; k < n; k++) {
+            const char *p = k < opt->search_path_count ? opt->search_paths[k] : (opt->name ? opt->name : "");
+            char low[1024];
+            size_t i = 0;
+            for (; p[i] && i + 1 < sizeof low; i++) low[i] = (char)(p[i] >= 'A' && p[i] <= 'Z' ? p[i] + 32 : p[i]);
+            low[i] = 0;
+            const char **list = pass ? dp : ioq3;
+            size_t cnt = pass ? sizeof dp / sizeof dp[0] : sizeof ioq3 / sizeof ioq3[0];
+            for (size_t j = 0; j < cnt; j++)
+                if (strstr(low, list[j])) {
+                    *engine = pass ? "darkplaces" : "ioquake3";
+                    return pass ? 1.0f : 2.0f;
+                }
+        }
+    }
+    *engine = NULL;
+    return 1.0f;
+}
+
 /* kind: 0 vertex-lit / no lightmap, 1 lightmapped, 2 flare (points: colour only, no texture) */
 static bk_result get_material(q3_builder *b, int32_t shader, int kind, int32_t *out)
 {
@@ -243,7 +273,13 @@ static bk_result get_material(q3_builder *b, int32_t shader, int kind, int32_t *
     BK_TRY(bk_kv_append(&mat->extras, &mat->extra_count, "surfaceFlags", num));
     snprintf(num, sizeof num, "0x%x", (unsigned)sh->content_flags);
     BK_TRY(bk_kv_append(&mat->extras, &mat->extra_count, "contentFlags", num));
-    if (lit) mat->lightmap_image = b->atlas_image;
+    if (lit) {
+        mat->lightmap_image = b->atlas_image;
+        /* what the atlas already holds: the engine's lightmap gain, baked in (a viewer multiplies by 1) */
+        snprintf(num, sizeof num, "%g", b->overbright > 0 ? powf(2.0f, b->overbright) : 1.0f);
+        BK_TRY(bk_kv_append(&mat->extras, &mat->extra_count, "lightmapGainBaked", num));
+        if (b->engine) BK_TRY(bk_kv_append(&mat->extras, &mat->extra_count, "engine", b->engine));
+    }
     const q3_shader_def *def = bk_q3_shaders_find(&b->lib, sh->name);
     if (def) {
         mat->double_sided = def->two_sided;
@@ -707,7 +743,8 @@ bk_result bk_q3_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s
     /* default 4 cuts per piece edge: about the engine's look (r_subdivisions 4 keeps the chord error
      * near 4 units on typical arches) at a third of level 8's triangles */
     b.patch_level = opt->patch_level > 0 ? (opt->patch_level > 64 ? 64 : opt->patch_level) : 4;
-    b.overbright = opt->overbright == 0 ? 1.0f : (opt->overbright < 0 ? 0.0f : opt->overbright);
+    float game_default = default_overbright(opt, &b.engine);
+    b.overbright = opt->overbright == 0 ? game_default : (opt->overbright < 0 ? 0.0f : opt->overbright);
     if (b.overbright > 8) b.overbright = 8;
     bk_ctx tmp;
     bk_ctx_init(&tmp, opt, false);
