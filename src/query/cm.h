@@ -73,6 +73,15 @@ typedef struct bk_cm {
 } bk_cm;
 
 void bk_cm_free(bk_cm *cm);
+/* A triangle whose three corners are set: its unit normal and distance. false when degenerate
+ * (it collides with nothing and is to be dropped). */
+bool bk_cm_tri_finish(bk_cm_tri *t);
+/* A mesh's bounds from its triangles. */
+void bk_cm_mesh_bounds(const bk_cm *cm, bk_cm_mesh *me);
+/* The run-length visibility row GoldSrc, Quake and Source share (a zero byte is followed by a
+ * count of zero bytes) at ofs in vis, for `clusters` bits, into row (zeroed by the caller).
+ * false when the data runs out first. */
+bool bk_vis_rle_decode(const uint8_t *vis, size_t size, uint64_t ofs, uint32_t clusters, uint8_t *row);
 /* Fill plane type (axial or not) and each brush's bounds from its axial sides. */
 void bk_cm_finish(bk_cm *cm);
 /* The leaf holding p, walking from node `head` (>= 0), or -1 when the tree is broken. */

@@ -86,14 +86,7 @@ static uint32_t patch_tris(const bk_q3_map *m, const bk_q3_surface *s, bk_cm_tri
             for (int t = 0; t < 2; t++) {
                 bk_cm_tri *T = &out[nt];
                 for (int k = 0; k < 3; k++) memcpy(T->v[k], q[tri[t][k]], sizeof T->v[k]);
-                float e1[3], e2[3];
-                for (int k = 0; k < 3; k++) e1[k] = T->v[1][k] - T->v[0][k], e2[k] = T->v[2][k] - T->v[0][k];
-                float n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
-                float len = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-                if (!(len > 1e-6f)) continue;   /* degenerate: collides with nothing */
-                for (int k = 0; k < 3; k++) T->n[k] = n[k] / len;
-                T->d = T->n[0] * T->v[0][0] + T->n[1] * T->v[0][1] + T->n[2] * T->v[0][2];
-                nt++;
+                if (bk_cm_tri_finish(T)) nt++;   /* a degenerate one collides with nothing */
             }
         }
     return nt;
@@ -194,14 +187,7 @@ static bk_result q3_open(const bk_file *f, bk_ctx *ctx, void **state, bk_query_i
         me->native = c;
         me->contents = q3_neutral(c);
         me->surface = su->shader;
-        for (int k = 0; k < 3; k++) me->mins[k] = INFINITY, me->maxs[k] = -INFINITY;
-        for (uint32_t t = 0; t < me->num_tris; t++)
-            for (int v = 0; v < 3; v++)
-                for (int k = 0; k < 3; k++) {
-                    float x = cm->tris[me->first_tri + t].v[v][k];
-                    if (x < me->mins[k]) me->mins[k] = x;
-                    if (x > me->maxs[k]) me->maxs[k] = x;
-                }
+        bk_cm_mesh_bounds(cm, me);
     }
     cm->model_count = m->model_count;
     for (uint32_t i = 0; i < m->model_count; i++) {

@@ -6,7 +6,7 @@
  * headnode[hull]. A box trace is a point trace through the hull built for that box. */
 #include <math.h>
 
-#include "../../query/query_internal.h"
+#include "../../query/cm.h"
 #include "quake_internal.h"
 #include "bspkit/quake.h"
 
@@ -53,25 +53,7 @@ static uint32_t neutral(int32_t c)
 /* Decode one row into row (zeroed, (visleafs+7)/8 bytes). Returns false on truncated data. */
 static bool decode_row(const bk_quake_bsp *m, uint32_t visleafs, int32_t ofs, uint8_t *row)
 {
-    size_t nbytes = ((size_t)visleafs + 7) / 8;
-    if (ofs < 0 || (size_t)ofs >= m->visibility_size) return false;
-    const uint8_t *p = m->visibility + ofs, *end = m->visibility + m->visibility_size;
-    size_t out = 0;
-    while (out < nbytes) {
-        if (p >= end) return false;
-        if (*p) {
-            row[out++] = *p++;
-            continue;
-        }
-        if (p + 1 >= end) return false;
-        size_t run = p[1];
-        p += 2;
-        if (run == 0) continue;   /* a zero run: the engines copy nothing and go on */
-        out += run;               /* zero bytes, already zeroed; a run past the end is clipped */
-    }
-    /* bits past visleafs are not leaves */
-    if (visleafs & 7) row[nbytes - 1] &= (uint8_t)((1u << (visleafs & 7)) - 1);
-    return true;
+    return ofs >= 0 && bk_vis_rle_decode(m->visibility, m->visibility_size, (uint64_t)ofs, visleafs, row);
 }
 
 /* Depth-first walk from every root: false if a child is out of range, a node is its own

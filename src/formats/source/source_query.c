@@ -103,37 +103,15 @@ static uint32_t disp_tris(const bk_source_map *p, uint32_t fi, bk_cm_tri *out, f
             for (int h = 0; h < 6; h += 3) {
                 bk_cm_tri *T = &out[nt];
                 for (int k = 0; k < 3; k++) sv(T->v[k], &grid[t[h + k] * 3]);
-                float e1[3], e2[3];
-                for (int k = 0; k < 3; k++) e1[k] = T->v[1][k] - T->v[0][k], e2[k] = T->v[2][k] - T->v[0][k];
-                float n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
-                float len = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-                if (!(len > 1e-6f)) continue;
-                for (int k = 0; k < 3; k++) T->n[k] = n[k] / len;
-                T->d = T->n[0] * T->v[0][0] + T->n[1] * T->v[0][1] + T->n[2] * T->v[0][2];
-                nt++;
+                if (bk_cm_tri_finish(T)) nt++;   /* a degenerate one collides with nothing */
             }
         }
     return nt;
 }
 
-/* Source's run-length rows: a zero byte is followed by a count of zero bytes. */
 static bool decode_row(const uint8_t *vis, size_t size, uint32_t ofs, uint32_t clusters, uint8_t *row)
 {
-    size_t nbytes = ((size_t)clusters + 7) / 8, out = 0;
-    if (ofs >= size) return false;
-    const uint8_t *p = vis + ofs, *end = vis + size;
-    while (out < nbytes) {
-        if (p >= end) return false;
-        if (*p) {
-            row[out++] = *p++;
-            continue;
-        }
-        if (p + 1 >= end) return false;
-        out += p[1];
-        p += 2;
-    }
-    if (clusters & 7) row[nbytes - 1] &= (uint8_t)((1u << (clusters & 7)) - 1);
-    return true;
+    return bk_vis_rle_decode(vis, size, ofs, clusters, row);
 }
 
 static bk_result src_open(const bk_file *f, bk_ctx *ctx, void **state, bk_query_info *info)
@@ -228,14 +206,7 @@ static bk_result src_open(const bk_file *f, bk_ctx *ctx, void **state, bk_query_
         me->native = c;
         me->contents = src_neutral(c) | BK_CONTENTS_SOLID;
         me->surface = m->faces[i].texinfo;
-        for (int k = 0; k < 3; k++) me->mins[k] = INFINITY, me->maxs[k] = -INFINITY;
-        for (uint32_t t = 0; t < me->num_tris; t++)
-            for (int v = 0; v < 3; v++)
-                for (int k = 0; k < 3; k++) {
-                    float x = cm->tris[me->first_tri + t].v[v][k];
-                    if (x < me->mins[k]) me->mins[k] = x;
-                    if (x > me->maxs[k]) me->maxs[k] = x;
-                }
+        bk_cm_mesh_bounds(cm, me);
     }
     free(grid);
     cm->model_count = m->model_count;
