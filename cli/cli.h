@@ -30,6 +30,7 @@ typedef struct cli_opts {
     bool verbose;               /* -v: every located diagnostic, every missing name */
     int jobs;                   /* -j N: files converted at once (batch); 0 = the machine's cores */
     const char *format;         /* --format glb|gltf|obj|bsp (batch output type) */
+    bool assets;                /* validate --assets: report what the map references and cannot be found */
     const char *paths[64];      /* --wad / --game-dir / archives, in order */
     int path_count;
     bk_options opt;

@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "bspkit/write.h"
+#include "bspkit/source.h"
+#include <strings.h>
 #include "cli.h"
 
 static cJSON *info_json(const char *path, bk_file *f)
@@ -117,6 +119,77 @@ static void vdiag(void *user, const bk_diag *d)
     }
 }
 
+/* validate --assets: what the map references and cannot be found; returns how many */
+static uint32_t report_assets(const char *path, cli_opts *o, cJSON *list)
+{
+    bk_file *f;
+    void *owned;
+    cli_opts oc = *o;
+    oc.opt.diag = NULL;
+    if (cli_load(path, &oc, &f, &owned) != EXIT_OK) return 0;
+    uint32_t missing = 0;
+    char where[2048];
+    char msg[4800];
+#define MISSING(kind, name, file)                                                                   \
+    do {                                                                                          \
+        missing++;                                                                                \
+        snprintf(msg, sizeof msg, "%s %s: %s not found (looked in %s)", kind, name, file, where); \
+        if (list) {                                                                               \
+            cJSON *j = cJSON_CreateObject();                                                      \
+            cJSON_AddStringToObject(j, "kind", kind);                                             \
+            cJSON_AddStringToObject(j, "name", name);                                             \
+            cJSON_AddStringToObject(j, "file", file);                                             \
+            cJSON_AddStringToObject(j, "looked_in", where);                                       \
+            cJSON_AddItemToArray(list, j);                                                        \
+        } else {                                                                                  \
+            printf("%s: missing: %s\n", path, msg);                                              \
+        }                                                                                         \
+    } while (0)
+    const bk_source_map *m = bk_source_map_of(f);
+    if (m) {
+        bk_source_assets *a = NULL;
+        if (bk_source_assets_open(f, &oc.opt, &a) == BK_OK) {
+            bk_source_assets_where(a, where, sizeof where);
+            for (uint32_t i = 0; i < m->texdata_count; i++) {
+                char vmt[600], base[512], vtf[600];
+                snprintf(vmt, sizeof vmt, "materials/%s.vmt", m->texdata[i].name);
+                for (char *c = vmt; *c; c++) if (*c == '\\') *c = '/';
+                if (!bk_source_assets_find(a, vmt, base, sizeof base)) {
+                    MISSING("material", m->texdata[i].name, vmt);
+                } else if (base[0]) {
+                    size_t bl = strlen(base);
+                    snprintf(vtf, sizeof vtf, "materials/%s%s", base, bl > 4 && !strcasecmp(base + bl - 4, ".vtf") ? "" : ".vtf");
+                    if (!bk_source_assets_find(a, vtf, NULL, 0)) MISSING("texture", base, vtf);
+                }
+            }
+            for (uint32_t i = 0; i < m->static_prop_name_count; i++)
+                if (!bk_source_assets_find(a, m->static_prop_names[i], NULL, 0))
+                    MISSING("model", m->static_prop_names[i], m->static_prop_names[i]);
+            bk_source_assets_close(a);
+        }
+    } else {
+        /* the other families: the materials the scene builder could not give a texture */
+        size_t o2 = (size_t)snprintf(where, sizeof where, "%s", o->path_count ? "" : "the map's folder");
+        for (int k = 0; k < o->path_count && o2 < sizeof where; k++)
+            o2 += (size_t)snprintf(where + o2, sizeof where - o2, "%s%s", k ? ", " : "", o->paths[k]);
+        bk_scene *s = NULL;
+        oc.opt.flags |= BK_OPT_NO_LIGHTMAPS | BK_OPT_NO_ENTITIES;
+        if (bk_file_build_scene(f, &oc.opt, &s) == BK_OK) {
+            for (uint32_t i = 0; i < s->material_count; i++)
+                for (uint32_t k = 0; k < s->materials[i].extra_count; k++)
+                    if (!strcmp(s->materials[i].extras[k].key, "missing")) {
+                        MISSING("texture", s->materials[i].name, s->materials[i].name);
+                        break;
+                    }
+            bk_scene_free(s);
+        }
+    }
+#undef MISSING
+    bk_file_free(f);
+    free(owned);
+    return missing;
+}
+
 int cmd_validate(int argc, char **argv)
 {
     const cli_cmd *me = cli_find("validate");
@@ -158,8 +231,13 @@ int cmd_validate(int argc, char **argv)
             fmt = bk_detect(data, size);
         }
         if (errors) rc = EXIT_BAD_INPUT;
+        cJSON *assets = o.json && o.assets ? cJSON_CreateArray() : NULL;
+        uint32_t missing = 0;
+        if (o.assets && !errors) missing = report_assets(path, &o, assets);
+        if (missing) rc = EXIT_BAD_INPUT;
         if (o.json) {
             cJSON *fo = cJSON_CreateObject();
+            if (assets) cJSON_AddItemToObject(fo, "missing_assets", assets);
             cJSON_AddStringToObject(fo, "file", path);
             cJSON_AddStringToObject(fo, "format", bk_format_name(fmt));
             cJSON_AddBoolToObject(fo, "valid", errors == 0);
@@ -172,7 +250,9 @@ int cmd_validate(int argc, char **argv)
                    fmt == BK_FORMAT_UNKNOWN ? "not a supported format" : bk_format_name(fmt), errors,
                    errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s");
         } else {
-            printf("%s: ok (%s), %u warning%s\n", path, bk_format_name(fmt), warnings, warnings == 1 ? "" : "s");
+            printf("%s: ok (%s), %u warning%s", path, bk_format_name(fmt), warnings, warnings == 1 ? "" : "s");
+            if (o.assets) printf(", %u missing asset%s", missing, missing == 1 ? "" : "s");
+            printf("\n");
         }
         free(data);
     }

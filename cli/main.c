@@ -16,12 +16,16 @@ static const cli_cmd k_cmds[] = {
      "  --json   machine-readable output: {\"format\", \"version\", \"lumps\", \"counts\", ...}\n",
      cmd_info},
     {"validate", "check every lump and reference, report every problem",
-     "usage: bspkit validate FILE... [--json] [--quiet]\n"
+     "usage: bspkit validate FILE... [--json] [--quiet] [--assets [--wad F] [--game-dir D]...]\n"
      "  Check every lump range, entry size and reference; print each problem as\n"
      "  FILE: LUMP[INDEX] @OFFSET: SEVERITY: MESSAGE and a summary per file.\n"
      "  Exit 1 if any file has an error.\n"
      "  --json   one JSON object per file with its diagnostics\n"
-     "  --quiet  only the summary lines\n",
+     "  --quiet  only the summary lines\n"
+     "  --assets also every material, texture and model the map references that cannot be found\n"
+     "           where the engine looks (Source: the pakfile, then each --game-dir's VPKs and\n"
+     "           folders; GoldSrc: --wad / --game-dir WADs; Quake 3: --game-dir folders and .pk3s),\n"
+     "           with where it looked; exit 1 if any is missing\n",
      cmd_validate},
     {"entities", "the entity lump as text or JSON; --import writes it back",
      "usage: bspkit entities FILE [--json]\n"
@@ -222,6 +226,8 @@ int cli_parse(int argc, char **argv, cli_opts *o, bool *help)
                 return -1;
             }
             o->format = v;
+        } else if (strcmp(a, "--assets") == 0) {
+            o->assets = true;
         } else if (strcmp(a, "--verbose") == 0 || strcmp(a, "-v") == 0) {
             o->verbose = true;
         } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {

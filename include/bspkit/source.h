@@ -279,6 +279,17 @@ int32_t bk_vpk_find(const bk_vpk *v, const char *name);
 bk_result bk_vpk_read(bk_vpk *v, uint32_t i, uint8_t **out, size_t *size);
 void bk_vpk_close(bk_vpk *v);
 
+/* ---- finding a map's assets where the engine looks: the pakfile, then each search path
+ * (NAME_dir.vpk, a folder's *_dir.vpk, loose files, case-insensitive) ------------------------ */
+typedef struct bk_source_assets bk_source_assets;
+bk_result bk_source_assets_open(const bk_file *f, const bk_options *opt, bk_source_assets **out);
+/* 1 if path ("materials/x.vmt", "models/y.mdl") is found; for a .vmt, *basetexture receives its
+ * $basetexture (a patch material follows its include) */
+int bk_source_assets_find(bk_source_assets *a, const char *path, char *basetexture, size_t cap);
+/* where it looks, for messages: "the map's pakfile, dir1, x_dir.vpk" */
+void bk_source_assets_where(const bk_source_assets *a, char *buf, size_t cap);
+void bk_source_assets_close(bk_source_assets *a);
+
 #ifdef __cplusplus
 }
 #endif

@@ -38,4 +38,18 @@ check "a game folder's VPKs give every texture back" test "$(textured "$WORK/dir
 check "a loose folder gives every texture back" test "$(textured "$WORK/loose.gltf")" -eq "$full"
 "$CLI" convert "$WORK/bare.bsp" -o "$WORK/m.glb" > "$WORK/m.txt"
 check "the user is told how to give a game's VPKs" grep -q -- '--game-dir' "$WORK/m.txt"
+# validate --assets: what the map references and cannot be found, with where it looked
+"$CLI" validate --assets "$WORK/bare.bsp" > "$WORK/a0.txt"; rc0=$?
+"$CLI" validate --assets "$WORK/bare.bsp" --game-dir "$WORK/game/pak01_dir.vpk" > "$WORK/a1.txt"; rc1=$?
+n0=$(grep -c ': missing: ' "$WORK/a0.txt"); n1=$(grep -c ': missing: ' "$WORK/a1.txt")
+check "missing assets make validate --assets exit 1" test $rc0 -eq 1
+check "the VPK supplies what it holds ($n0 missing without it, $n1 with it)" test "$n1" -lt "$n0"
+check "what is still missing is only what the VPK lacks (tool materials)" bash -c "! grep ': missing: ' '$WORK/a1.txt' | grep -vi 'TOOLS/'"
+check "each report says where it looked" grep -q "looked in the map's pakfile, $WORK/game/pak01_dir.vpk" "$WORK/a1.txt"
+"$CLI" validate --assets --json "$WORK/bare.bsp" > "$WORK/a.json"
+check "--json lists them" /usr/bin/python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))[0]
+m = j["missing_assets"]
+sys.exit(0 if m and all(x["kind"] in ("material", "texture", "model") and x["looked_in"] for x in m) else 1)' "$WORK/a.json"
 bk_done

@@ -762,3 +762,70 @@ bk_result bk_vbsp_extract_images(const bk_file *f, const bk_options *opt, bk_sce
     bk_source_pak_close(pak);
     return r;
 }
+
+/* ---- where a map's assets are: the report behind `validate --assets` ------------------------- */
+struct bk_source_assets {
+    sb b;
+};
+
+bk_result bk_source_assets_open(const bk_file *f, const bk_options *opt, bk_source_assets **out)
+{
+    if (!f || !opt || !out) return BK_EARG;
+    *out = NULL;
+    const bk_source_map *p = bk_source_map_of(f);
+    if (!p) return BK_EARG;
+    bk_source_assets *a = calloc(1, sizeof *a);
+    if (!a) return BK_ENOMEM;
+    a->b.p = p;
+    a->b.opt = opt;
+    if (bk_source_pak_open(f, opt, &a->b.pak) != BK_OK) a->b.pak = NULL;
+    open_vpks(&a->b);
+    *out = a;
+    return BK_OK;
+}
+
+/* 1 when path (e.g. "materials/x/y.vmt") is found where the engine looks, 0 if not. With a VMT,
+ * *basetexture (cap bytes) receives its $basetexture ("" if none). */
+int bk_source_assets_find(bk_source_assets *a, const char *path, char *basetexture, size_t cap)
+{
+    if (!a || !path) return 0;
+    uint8_t *d;
+    size_t n;
+    if (basetexture && cap) basetexture[0] = 0;
+    size_t pl = strlen(path);
+    if (pl > 4 && bk_strcasecmp(path + pl - 4, ".vmt") == 0 && basetexture) {
+        /* through read_vmt, so that patch materials resolve their include */
+        char name[600];
+        snprintf(name, sizeof name, "%.*s", (int)(pl > 14 ? pl - 14 : 0), path + 10);
+        if (pl < 15 || bk_strncasecmp_prefix(path, "materials/") == 0) return 0;
+        char *vmt = read_vmt(&a->b, name, &n);
+        if (!vmt) return 0;
+        bk_vmt_find(vmt, n, "$basetexture", basetexture, cap);
+        free(vmt);
+        return 1;
+    }
+    if (!read_asset(&a->b, path, &d, &n)) return 0;
+    free(d);
+    return 1;
+}
+
+/* "the pakfile, a_dir.vpk, folder" */
+void bk_source_assets_where(const bk_source_assets *a, char *buf, size_t cap)
+{
+    size_t o = 0;
+    if (!cap) return;
+    buf[0] = 0;
+    o += (size_t)snprintf(buf + o, cap - o, "%s", a->b.pak ? "the map's pakfile" : "no pakfile");
+    for (uint32_t k = 0; k < a->b.opt->search_path_count && o < cap; k++)
+        o += (size_t)snprintf(buf + o, cap - o, ", %s", a->b.opt->search_paths[k]);
+    if (o >= cap) buf[cap - 1] = 0;
+}
+
+void bk_source_assets_close(bk_source_assets *a)
+{
+    if (!a) return;
+    bk_source_pak_close(a->b.pak);
+    for (uint32_t k = 0; k < a->b.vpk_count; k++) bk_vpk_close(a->b.vpks[k]);
+    bk_vfs_free(a->b.vfs);
+    free(a);
+}
