@@ -51,4 +51,8 @@ expect_exit 0 "$CLI" textures "$vtf" -o "$WORK/one"
 head -c 200 "$vtf" > "$WORK/cut.vtf"
 expect_exit 1 "$CLI" validate "$WORK/cut.vtf"
 expect_stdout_has "image @" "$CLI" validate "$WORK/cut.vtf"
+check "the worldspawn skyname is in the scene's extras" /usr/bin/python3 -c '
+import json, sys
+g = json.load(open(sys.argv[1]))
+sys.exit(0 if g["scenes"][0].get("extras", {}).get("skyname") else 1)' "$WORK/lego.gltf"
 bk_done

@@ -705,6 +705,10 @@ bk_result bk_vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene 
     if (r != BK_OK) goto done;
     for (uint32_t i = 0; i < p->model_count && r == BK_OK; i++) r = build_model(&b, i, &model_mesh[i]);
     if (r == BK_OK) r = add_entity_nodes(&b, f, model_mesh, used);
+    /* the sky the map asks for (its faces are the skybox's, not drawn here) */
+    const bk_entities *ents = bk_file_entities(f);
+    const char *sky = ents->count ? bk_entity_get(&ents->items[0], "skyname") : NULL;
+    if (r == BK_OK && sky && *sky) r = bk_kv_append(&s->extras, &s->extra_count, "skyname", sky);
     if (r == BK_OK && !(opt->flags & BK_OPT_NO_PROPS)) r = add_prop_nodes(&b);
 done:
     free(b.tex_mat);
