@@ -401,3 +401,12 @@ void bk_cm_trace(const bk_cm *cm, const bk_trace_params *p, const float start[3]
         for (int k = 0; k < 3; k++) tr->endpos[k] = start[k] + tr->fraction * (end[k] - start[k]);
     }
 }
+
+bk_result bk_cm_state_trace(const void *state, const bk_trace_params *p, const float start[3], const float end[3],
+                            bk_trace_result *tr)
+{
+    bk_cm_trace((const bk_cm *)state, p, start, end, tr);
+    return BK_OK;
+}
+
+const bk_cm *bk_cm_state(const void *state) { return (const bk_cm *)state; }

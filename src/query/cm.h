@@ -92,4 +92,9 @@ uint32_t bk_cm_point_contents(const bk_cm *cm, uint32_t model, const float p[3],
 void bk_cm_trace(const bk_cm *cm, const bk_trace_params *p, const float start[3], const float end[3],
                  bk_trace_result *tr);
 
+/* For query states whose first member is a bk_cm (Quake 3, Source): the ops table's trace and cm. */
+bk_result bk_cm_state_trace(const void *state, const bk_trace_params *p, const float start[3], const float end[3],
+                            bk_trace_result *tr);
+const bk_cm *bk_cm_state(const void *state);
+
 #endif

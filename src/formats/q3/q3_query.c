@@ -44,8 +44,8 @@ static uint32_t q3_neutral(int32_t c)
 }
 
 typedef struct q3state {
+    bk_cm cm;                  /* first: the shared trace reads the state as a bk_cm */
     const bk_q3_map *m;
-    bk_cm cm;
 } q3state;
 
 #define PATCH_STEPS 4
@@ -277,16 +277,7 @@ static uint32_t q3_leaf_face(const void *state, int32_t leaf, uint32_t i)
     return k < s->m->leafsurface_count ? (uint32_t)s->m->leafsurfaces[k] : UINT32_MAX;
 }
 
-static bk_result q3_trace(const void *state, const bk_trace_params *p, const float start[3], const float end[3],
-                          bk_trace_result *tr)
-{
-    const q3state *s = state;
-    bk_cm_trace(&s->cm, p, start, end, tr);
-    return BK_OK;
-}
-
-static const bk_cm *q3_cm(const void *state) { return &((const q3state *)state)->cm; }
-
 const bk_query_ops bk_query_ops_q3 = {
-    q3_open, q3_destroy, q3_point, q3_vis_row, q3_leaf_cluster, q3_leaf_face_count, q3_leaf_face, q3_trace, q3_cm,
+    q3_open, q3_destroy, q3_point, q3_vis_row, q3_leaf_cluster, q3_leaf_face_count, q3_leaf_face, bk_cm_state_trace,
+    bk_cm_state,
 };

@@ -35,8 +35,8 @@ static uint32_t src_neutral(int32_t c)
 }
 
 typedef struct srcstate {
+    bk_cm cm;                  /* first: the shared trace reads the state as a bk_cm */
     const bk_source_map *m;
-    bk_cm cm;
     const uint8_t *vis;        /* the visibility lump */
     size_t vis_size;
     uint8_t *row_bad;          /* [cluster*2 + kind]: 1 = truncated, decoded as all visible */
@@ -305,16 +305,7 @@ static uint32_t src_leaf_face(const void *state, int32_t leaf, uint32_t i)
     return k < s->m->leafface_count ? s->m->leaffaces[k] : UINT32_MAX;
 }
 
-static bk_result src_trace(const void *state, const bk_trace_params *p, const float start[3], const float end[3],
-                           bk_trace_result *tr)
-{
-    const srcstate *s = state;
-    bk_cm_trace(&s->cm, p, start, end, tr);
-    return BK_OK;
-}
-
-static const bk_cm *src_cm(const void *state) { return &((const srcstate *)state)->cm; }
-
 const bk_query_ops bk_query_ops_source = {
-    src_open, src_destroy, src_point, src_vis_row, src_leaf_cluster, src_leaf_face_count, src_leaf_face, src_trace, src_cm,
+    src_open, src_destroy, src_point, src_vis_row, src_leaf_cluster, src_leaf_face_count, src_leaf_face, bk_cm_state_trace,
+    bk_cm_state,
 };
