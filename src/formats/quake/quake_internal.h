@@ -27,6 +27,13 @@ bk_result bk_miptex_to_rgba(const uint8_t *mt, size_t avail, const uint8_t *pale
 void bk_pal_expand(const uint8_t *idx, size_t n, const uint8_t *pal, uint32_t ncolors, int alpha_mode,
                    uint8_t *rgba);
 
+/* Sky, liquid and GoldSrc "!" water textures: drawn without a lightmap. */
+bool bk_quake_special_texture(const char *name, bool gold);
+
+/* The scene side of the BSP decoder (bsp_scene.c): f->impl is a loaded bk_quake_bsp. */
+bk_result bk_quake_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s);
+bk_result bk_quake_extract_images(const bk_file *f, const bk_options *opt, bk_scene *s);
+
 /* Largest texture side accepted (engines cap far lower) */
 #define BK_Q1_MAX_TEX_DIM 8192u
 

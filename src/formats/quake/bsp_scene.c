@@ -1,0 +1,649 @@
+/* Quake 1 / GoldSrc scene builder: a decoded bk_quake_bsp (bsp.c) becomes a format-neutral
+ * scene: one mesh per brush model, materials from the map's own textures or its WADs (the
+ * worldspawn "wad" key, followed through the search paths), the lightmap atlas, entity nodes. */
+#include <math.h>
+#include <stdio.h>
+
+#include "quake_internal.h"
+
+typedef struct wad_src {
+    char *name;
+    uint8_t *data;
+    size_t size;
+    bk_wad3 dir;
+} wad_src;
+
+typedef struct builder {
+    const bk_file *f;
+    const bk_quake_bsp *q;
+    const bk_options *opt;
+    bk_scene *s;
+    bool gold;
+    bool lit;                      /* the map has lightmaps and they are wanted */
+    wad_src *wads;
+    uint32_t wad_count, wad_cap;
+    bool wads_loaded;
+    uint64_t pixel_budget;         /* RGBA bytes textures may still decode to */
+    int32_t *mat_of;               /* 2 per miptex slot (+2 for "no texture"): [lit] */
+    int32_t lightmap_image;
+} builder;
+
+static bool has_ext(const char *p, const char *ext)
+{
+    size_t n = strlen(p), e = strlen(ext);
+    return n >= e && bk_strcasecmp(p + n - e, ext) == 0;
+}
+
+static void add_wad(builder *B, const char *name, uint8_t *data, size_t size)
+{
+    bk_wad3 dir;
+    if (bk_wad3_parse(data, size, NULL, &dir) != BK_OK ||
+        bk_grow((void **)&B->wads, &B->wad_cap, B->wad_count + 1, sizeof(wad_src)) != BK_OK) {
+        free(data);
+        B->s->warning_count++;
+        return;
+    }
+    wad_src *w = &B->wads[B->wad_count++];
+    w->name = bk_strdup(name);
+    w->data = data;
+    w->size = size;
+    w->dir = dir;
+}
+
+static bool wad_known(const builder *B, const char *name)
+{
+    for (uint32_t i = 0; i < B->wad_count; i++)
+        if (B->wads[i].name && bk_strcasecmp(B->wads[i].name, name) == 0) return true;
+    return false;
+}
+
+/* --wad files first (the user's choice), then the worldspawn "wad" list found via the search paths */
+static void load_wads(builder *B)
+{
+    if (B->wads_loaded) return;
+    B->wads_loaded = true;
+    const bk_options *o = B->opt;
+    uint64_t maxb = o->limits.max_file_bytes ? o->limits.max_file_bytes : (2ull << 30);
+    for (uint32_t i = 0; i < o->search_path_count; i++) {
+        const char *p = o->search_paths[i];
+        if (!p || !has_ext(p, ".wad")) continue;
+        const char *bn = strrchr(p, '/');
+        bn = bn ? bn + 1 : p;
+        if (wad_known(B, bn)) continue;
+        uint8_t *data;
+        size_t size;
+        if (bk_read_file(p, maxb, &data, &size) == BK_OK) add_wad(B, bn, data, size);
+        else B->s->warning_count++;
+    }
+    if (!B->f->entities.count) return;
+    const char *list = bk_entity_get(&B->f->entities.items[0], "wad");
+    if (!list || !*list) return;
+    bk_vfs *vfs = bk_vfs_new(o);
+    if (!vfs) return;
+    const char *p = list;
+    while (*p) {
+        const char *e = strchr(p, ';');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        char path[512];
+        if (len > 0 && len < sizeof path) {
+            memcpy(path, p, len);
+            path[len] = 0;
+            while (len && (unsigned char)path[len - 1] <= ' ') path[--len] = 0;
+            char *bn = path;
+            for (char *c = path; *c; c++)
+                if (*c == '\\' || *c == '/') bn = c + 1;
+            /* base name, then "gamedir/base" (the last two components) */
+            char two[512] = "";
+            if (bn > path + 1) {
+                char *q2 = bn - 2;
+                while (q2 > path && q2[-1] != '\\' && q2[-1] != '/') q2--;
+                snprintf(two, sizeof two, "%s", q2);
+            }
+            if (*bn && !wad_known(B, bn)) {
+                uint8_t *data = NULL;
+                size_t size = 0;
+                if (bk_vfs_read(vfs, bn, maxb, &data, &size) == BK_OK ||
+                    (two[0] && bk_vfs_read(vfs, two, maxb, &data, &size) == BK_OK))
+                    add_wad(B, bn, data, size);
+            }
+        }
+        if (!e) break;
+        p = e + 1;
+    }
+    bk_vfs_free(vfs);
+}
+
+static void free_wads(builder *B)
+{
+    for (uint32_t i = 0; i < B->wad_count; i++) {
+        free(B->wads[i].name);
+        free(B->wads[i].data);
+        bk_wad3_clear(&B->wads[i].dir);
+    }
+    free(B->wads);
+}
+
+/* Decode a texture slot to RGBA: embedded pixels, or a WAD3 entry of the same name. */
+static bk_result texture_pixels(builder *B, const bk_q1_miptex *m, uint8_t **rgba, uint32_t *w, uint32_t *h,
+                                const char **source)
+{
+    *rgba = NULL;
+    int mode = m->name[0] == '{' ? BK_PAL_MASK255 : BK_PAL_OPAQUE;
+    /* miptex entries may share pixels in hostile files: bound what all textures decode to */
+    uint64_t cost = (uint64_t)m->width * m->height * 4;
+    if (cost > B->pixel_budget) return BK_ELIMIT;
+    B->pixel_budget -= cost;
+    if (m->embedded) {
+        size_t npx = (size_t)m->width * m->height;
+        uint8_t *px = malloc(npx * 4);
+        if (!px) return BK_ENOMEM;
+        if (B->gold) bk_pal_expand(m->pixels, npx, m->palette, m->palette_colors, mode, px);
+        else bk_pal_expand(m->pixels, npx, bk_quake_palette(), 256, mode, px);
+        *rgba = px;
+        *w = m->width;
+        *h = m->height;
+        *source = "embedded";
+        return BK_OK;
+    }
+    load_wads(B);
+    for (uint32_t i = 0; i < B->wad_count; i++) {
+        int32_t k = bk_wad3_find(&B->wads[i].dir, m->name);
+        if (k < 0) continue;
+        const bk_wad3_entry *e = &B->wads[i].dir.entries[k];
+        if (e->type != BK_WAD_TYPE_MIPTEX && e->type != BK_WAD_TYPE_DECAL) continue;
+        bk_result r = bk_miptex_to_rgba(B->wads[i].data + e->filepos, e->disksize, NULL, mode, rgba, w, h);
+        if (r == BK_ENOMEM) return r;
+        if (r == BK_OK) {
+            *source = B->wads[i].name;
+            return BK_OK;
+        }
+    }
+    return BK_ENOTFOUND;
+}
+
+static bool face_special(const builder *B, const bk_q1_face *fc)
+{
+    const bk_q1_texinfo *ti = &B->q->texinfo[fc->texinfo];
+    if (ti->flags & BK_Q1_TEX_SPECIAL) return true;
+    if (ti->miptex >= 0 && B->q->miptex[ti->miptex].dir_offset >= 0)
+        return bk_quake_special_texture(B->q->miptex[ti->miptex].name, B->gold);
+    return false;
+}
+
+/* Compiler tool textures the engines never draw (trigger volumes, clip, origin brushes...). */
+static bool is_tool_texture(const char *name)
+{
+    static const char *const k_tools[] = {"trigger", "aaatrigger", "clip", "origin", "skip", "hint", "null",
+                                          "nodraw", "bevel", "clipbevel"};
+    for (size_t i = 0; i < BK_ARRAY_LEN(k_tools); i++)
+        if (bk_strcasecmp(name, k_tools[i]) == 0) return true;
+    return false;
+}
+
+static bk_result get_material(builder *B, int32_t miptex, bool lit, int32_t *out)
+{
+    const bk_quake_bsp *q = B->q;
+    uint32_t slot = (miptex < 0 ? q->miptex_count : (uint32_t)miptex) * 2 + (lit ? 1 : 0);
+    if (B->mat_of[slot] >= 0) {
+        *out = B->mat_of[slot];
+        return BK_OK;
+    }
+    const bk_q1_miptex *m = miptex >= 0 ? &q->miptex[miptex] : NULL;
+    char name[64];
+    if (!m || m->dir_offset < 0) snprintf(name, sizeof name, "missing_%d", miptex);
+    else snprintf(name, sizeof name, "%s", m->name[0] ? m->name : "unnamed");
+    char mname[80];
+    /* sky and liquids are never lit; another texture drawn without its lightmap gets a suffix */
+    bool plain = lit || !B->lit || (m && m->dir_offset >= 0 && bk_quake_special_texture(m->name, B->gold));
+    snprintf(mname, sizeof mname, "%s%s", name, plain ? "" : "#nolightmap");
+    int32_t mi;
+    BK_TRY(bk_scene_add_material(B->s, mname, &mi));
+    bk_material *mat = &B->s->materials[mi];
+    mat->base_image = -1;
+    mat->lightmap_image = lit ? B->lightmap_image : -1;
+    mat->base_color[0] = mat->base_color[1] = mat->base_color[2] = mat->base_color[3] = 1.0f;
+    mat->alpha_mode = BK_ALPHA_OPAQUE;
+    mat->alpha_cutoff = 0.5f;
+    if (m && m->dir_offset >= 0 && bk_quake_special_texture(m->name, B->gold)) mat->unlit = 1;
+    if (m && m->name[0] == '{') mat->alpha_mode = BK_ALPHA_MASK;
+    BK_TRY(bk_kv_append(&B->s->materials[mi].extras, &B->s->materials[mi].extra_count, "texture", name));
+    bool missing = true;
+    if (m && m->dir_offset >= 0 && !(B->opt->flags & BK_OPT_NO_TEXTURES)) {
+        /* one image per texture, shared by its lit and unlit materials */
+        int32_t img = -1;
+        uint32_t other = slot ^ 1u;
+        if (B->mat_of[other] >= 0) img = B->s->materials[B->mat_of[other]].base_image;
+        const char *src = NULL;
+        if (img < 0) {
+            uint8_t *px;
+            uint32_t w, h;
+            bk_result r = texture_pixels(B, m, &px, &w, &h, &src);
+            if (r == BK_ENOMEM) return r;
+            if (r == BK_OK) {
+                r = bk_scene_add_image(B->s, name, w, h, px, &img);
+                if (r != BK_OK) {
+                    free(px);
+                    return r;
+                }
+            }
+        } else {
+            src = "shared";
+        }
+        mat = &B->s->materials[mi];
+        if (img >= 0) {
+            mat->base_image = img;
+            missing = false;
+            if (src && strcmp(src, "shared") != 0)
+                BK_TRY(bk_kv_append(&mat->extras, &mat->extra_count, "source", src));
+        }
+    } else if (m && m->dir_offset >= 0) {
+        missing = false; /* textures not wanted: not "missing" */
+    }
+    mat = &B->s->materials[mi];
+    if (missing) {
+        mat->base_color[0] = mat->base_color[1] = mat->base_color[2] = 0.5f;
+        BK_TRY(bk_kv_append(&mat->extras, &mat->extra_count, "missing", "true"));
+        B->s->warning_count++;
+    }
+    B->mat_of[slot] = mi;
+    *out = mi;
+    return BK_OK;
+}
+
+/* Lightmap rectangles: one per lit face (style 0), plus a black luxel for lit faces without data. */
+typedef struct lm_state {
+    bk_atlas *atlas;
+    uint32_t *rect_of;             /* per face: atlas id + 1, 0 = none */
+    uint32_t black_id;
+    bool has_black;
+} lm_state;
+
+static bk_result build_lightmaps(builder *B, lm_state *lm)
+{
+    const bk_quake_bsp *q = B->q;
+    bk_ctx tmp;
+    bk_ctx_init(&tmp, B->opt, false);
+    bk_result r = BK_OK;
+    lm->rect_of = bk_alloc_array(&tmp, q->face_count, sizeof(uint32_t), &r);
+    if (!lm->rect_of) return r;
+    lm->atlas = bk_atlas_new(8192, 1);
+    if (!lm->atlas) return BK_ENOMEM;
+    uint8_t *buf = NULL;
+    size_t bufcap = 0;
+    bool gold = B->gold;
+    uint64_t luxel_budget = (uint64_t)q->lighting_size * 2 + (1u << 20);
+    /* Quake's renderers treat 128 as full brightness ("overbright"): by default Quake lightmaps are
+     * doubled (clamped), GoldSrc ones kept; opt->overbright sets the shift in bits (<0: none). */
+    float shift = B->opt->overbright;
+    if (shift == 0.0f) shift = gold ? 0.0f : 1.0f;
+    if (!(shift > 0.0f) || shift > 4.0f) shift = shift > 4.0f ? 4.0f : 0.0f;
+    float gain = powf(2.0f, shift);
+    for (uint32_t i = 0; i < q->face_count; i++) {
+        const bk_q1_face *fc = &q->faces[i];
+        if (fc->edge_count < 3 || face_special(B, fc)) continue;
+        if (fc->light_ofs < 0 || fc->lm_styles == 0 || fc->lm_size[0] == 0) {
+            if (!lm->has_black) {
+                static const uint8_t black[4] = {0, 0, 0, 255};
+                r = bk_atlas_add(lm->atlas, 1, 1, black, &lm->black_id);
+                if (r != BK_OK) break;
+                lm->has_black = true;
+            }
+            lm->rect_of[i] = lm->black_id + 1;
+            continue;
+        }
+        uint32_t w = fc->lm_size[0], h = fc->lm_size[1];
+        size_t npx = (size_t)w * h;
+        /* faces may share lightmap data in hostile files: bound the atlas by the lump's size */
+        if (npx > luxel_budget) {
+            r = BK_ELIMIT;
+            break;
+        }
+        luxel_budget -= npx;
+        if (npx * 4 > bufcap) {
+            free(buf);
+            bufcap = npx * 4;
+            buf = malloc(bufcap);
+            if (!buf) {
+                r = BK_ENOMEM;
+                break;
+            }
+        }
+        size_t bpp = q->lighting_bpp;
+        size_t lo = (size_t)fc->light_ofs * (bpp == 3 && !gold ? 3 : 1);
+        const uint8_t *src = q->lighting + lo;
+        for (size_t k = 0; k < npx; k++) {
+            uint8_t *o = buf + k * 4;
+            if (bpp == 3) {
+                o[0] = src[k * 3];
+                o[1] = src[k * 3 + 1];
+                o[2] = src[k * 3 + 2];
+            } else {
+                o[0] = o[1] = o[2] = src[k];
+            }
+            if (gain != 1.0f)
+                for (int c = 0; c < 3; c++) {
+                    float v = o[c] * gain;
+                    o[c] = (uint8_t)(v > 255.0f ? 255 : v + 0.5f);
+                }
+            o[3] = 255;
+        }
+        uint32_t id;
+        r = bk_atlas_add(lm->atlas, w, h, buf, &id);
+        if (r != BK_OK) break;
+        lm->rect_of[i] = id + 1;
+    }
+    free(buf);
+    if (r == BK_OK) r = bk_atlas_pack(lm->atlas);
+    if (r == BK_OK) r = bk_atlas_to_image(lm->atlas, B->s, "lightmap", &B->lightmap_image);
+    return r;
+}
+
+typedef struct face_ref {
+    int32_t mat;
+    uint32_t face;
+} face_ref;
+
+static int cmp_face_ref(const void *a, const void *b)
+{
+    const face_ref *x = a, *y = b;
+    if (x->mat != y->mat) return x->mat < y->mat ? -1 : 1;
+    return x->face < y->face ? -1 : (x->face > y->face);
+}
+
+/* double -> float without undefined behaviour for values beyond float's range */
+static float to_float(double d)
+{
+    if (!(d == d)) return 0.0f;
+    if (d > 3.0e38) return 3.0e38f;
+    if (d < -3.0e38) return -3.0e38f;
+    return (float)d;
+}
+
+static bk_result emit_face(builder *B, const lm_state *lm, bk_primitive *p, uint32_t fi, uint32_t aw, uint32_t ah)
+{
+    const bk_quake_bsp *q = B->q;
+    const bk_q1_face *fc = &q->faces[fi];
+    const bk_q1_texinfo *ti = &q->texinfo[fc->texinfo];
+    const bk_q1_plane *pl = &q->planes[fc->plane];
+    float nrm[3] = {pl->normal[0], pl->normal[1], pl->normal[2]};
+    if (fc->side) nrm[0] = -nrm[0], nrm[1] = -nrm[1], nrm[2] = -nrm[2];
+    float tw = 64, th = 64;
+    if (ti->miptex >= 0 && q->miptex[ti->miptex].dir_offset >= 0 && q->miptex[ti->miptex].width) {
+        tw = (float)q->miptex[ti->miptex].width;
+        th = (float)q->miptex[ti->miptex].height;
+    }
+    uint32_t n = fc->edge_count, first;
+    BK_TRY(bk_prim_add_vertices(p, n, &first));
+    uint32_t rid = lm && lm->rect_of ? lm->rect_of[fi] : 0;
+    uint32_t rx = 0, ry = 0;
+    if (rid) bk_atlas_rect(lm->atlas, rid - 1, &rx, &ry);
+    bool black = rid && lm->has_black && rid - 1 == lm->black_id;
+    float newell[3] = {0, 0, 0};
+    for (uint32_t k = 0; k < n; k++) {
+        int32_t se = q->surfedges[fc->first_edge + k];
+        uint32_t e = se < 0 ? (uint32_t)(-(int64_t)se) : (uint32_t)se;
+        uint32_t vi = q->edges[e].v[se < 0 ? 1 : 0];
+        const float *v = q->vertices + (size_t)vi * 3;
+        uint32_t o = first + k;
+        memcpy(p->position + o * 3, v, 12);
+        memcpy(p->normal + o * 3, nrm, 12);
+        double s = (double)v[0] * ti->vecs[0][0] + (double)v[1] * ti->vecs[0][1] + (double)v[2] * ti->vecs[0][2] +
+                   ti->vecs[0][3];
+        double t = (double)v[0] * ti->vecs[1][0] + (double)v[1] * ti->vecs[1][1] + (double)v[2] * ti->vecs[1][2] +
+                   ti->vecs[1][3];
+        p->uv0[o * 2] = to_float(s / tw);
+        p->uv0[o * 2 + 1] = to_float(t / th);
+        if (p->uv1) {
+            double lu, lv;
+            if (black || !rid) {
+                lu = rx + 0.5;
+                lv = ry + 0.5;
+            } else {
+                double sc = (double)(1u << fc->lm_shift);
+                lu = rx + (s - fc->tex_mins[0]) / sc + 0.5;
+                lv = ry + (t - fc->tex_mins[1]) / sc + 0.5;
+            }
+            p->uv1[o * 2] = to_float(lu / aw);
+            p->uv1[o * 2 + 1] = to_float(lv / ah);
+        }
+        const float *a = v;
+        int32_t se2 = q->surfedges[fc->first_edge + (k + 1) % n];
+        uint32_t e2 = se2 < 0 ? (uint32_t)(-(int64_t)se2) : (uint32_t)se2;
+        const float *b = q->vertices + (size_t)q->edges[e2].v[se2 < 0 ? 1 : 0] * 3;
+        newell[0] += (a[1] - b[1]) * (a[2] + b[2]);
+        newell[1] += (a[2] - b[2]) * (a[0] + b[0]);
+        newell[2] += (a[0] - b[0]) * (a[1] + b[1]);
+    }
+    /* glTF front faces wind counter-clockwise; Quake stores faces clockwise seen from the front */
+    bool flip = newell[0] * nrm[0] + newell[1] * nrm[1] + newell[2] * nrm[2] < 0;
+    for (uint32_t k = 1; k + 1 < n; k++) {
+        if (flip) BK_TRY(bk_prim_add_triangle(p, first, first + k + 1, first + k));
+        else BK_TRY(bk_prim_add_triangle(p, first, first + k, first + k + 1));
+    }
+    return BK_OK;
+}
+
+static bk_result build_model_mesh(builder *B, const lm_state *lm, uint32_t mi, const char *name, int32_t *mesh_out)
+{
+    const bk_quake_bsp *q = B->q;
+    const bk_q1_model *m = &q->models[mi];
+    *mesh_out = -1;
+    if (m->face_count <= 0) return BK_OK;
+    face_ref *refs = malloc((size_t)m->face_count * sizeof *refs);
+    if (!refs) return BK_ENOMEM;
+    uint32_t nref = 0;
+    bk_result r = BK_OK;
+    for (int32_t k = 0; k < m->face_count; k++) {
+        uint32_t fi = (uint32_t)(m->first_face + k);
+        const bk_q1_face *fc = &q->faces[fi];
+        if (fc->edge_count < 3) continue;
+        int32_t mt = q->texinfo[fc->texinfo].miptex;
+        if (mt >= 0 && q->miptex[mt].dir_offset >= 0 && is_tool_texture(q->miptex[mt].name)) continue;
+        bool lit = B->lit && !face_special(B, fc);
+        int32_t mat;
+        r = get_material(B, q->texinfo[fc->texinfo].miptex, lit, &mat);
+        if (r != BK_OK) break;
+        refs[nref].mat = mat;
+        refs[nref].face = fi;
+        nref++;
+    }
+    if (r == BK_OK && nref) {
+        qsort(refs, nref, sizeof *refs, cmp_face_ref);
+        int32_t mesh;
+        r = bk_scene_add_mesh(B->s, name, &mesh);
+        uint32_t aw = 1, ah = 1;
+        if (lm->atlas) bk_atlas_size(lm->atlas, &aw, &ah);
+        for (uint32_t k = 0; r == BK_OK && k < nref;) {
+            int32_t mat = refs[k].mat;
+            bool lit = B->s->materials[mat].lightmap_image >= 0;
+            bk_primitive *p;
+            r = bk_mesh_add_primitive(&B->s->meshes[mesh], mat, BK_PRIM_TRIANGLES,
+                                      BK_ATTR_NORMAL | BK_ATTR_UV0 | (lit ? BK_ATTR_UV1 : 0), &p);
+            for (; r == BK_OK && k < nref && refs[k].mat == mat; k++) r = emit_face(B, lit ? lm : NULL, p, refs[k].face, aw, ah);
+        }
+        if (r == BK_OK) *mesh_out = mesh;
+    }
+    free(refs);
+    return r;
+}
+
+static bk_result add_entity_extras(builder *B, int32_t node, const bk_entity *e)
+{
+    if (B->opt->flags & BK_OPT_NO_ENTITIES) return BK_OK;
+    for (uint32_t k = 0; k < e->pair_count; k++)
+        BK_TRY(bk_kv_append(&B->s->nodes[node].extras, &B->s->nodes[node].extra_count, e->pairs[k].key,
+                            e->pairs[k].value));
+    return BK_OK;
+}
+
+static bool parse_vec3(const char *s, float *out)
+{
+    if (!s) return false;
+    double v[3];
+    char *end;
+    for (int i = 0; i < 3; i++) {
+        v[i] = strtod(s, &end);
+        if (end == s || !isfinite(v[i])) return false;
+        s = end;
+    }
+    for (int i = 0; i < 3; i++) out[i] = to_float(v[i]);
+    return true;
+}
+
+/* A point entity's facing: "angles" (pitch yaw roll, degrees) or "angle" (yaw; -1 up, -2 down),
+ * as the engines' AngleVectors read them: yaw about Z, then pitch about Y (positive looks down),
+ * then roll about X. Written as a quaternion (x, y, z, w) in engine axes. */
+static void entity_rotation(const bk_entity *e, float *q)
+{
+    float a[3] = {0, 0, 0};
+    const char *v = bk_entity_get(e, "angles");
+    if (!parse_vec3(v, a)) {
+        const char *y = bk_entity_get(e, "angle");
+        if (!y) return;
+        char *end;
+        double d = strtod(y, &end);
+        if (end == y || !isfinite(d)) return;
+        if (d == -1) a[0] = -90;
+        else if (d == -2) a[0] = 90;
+        else a[1] = (float)fmod(d, 360.0);
+    }
+    double p = fmod(a[0], 360.0) * 3.14159265358979323846 / 360.0, yw = fmod(a[1], 360.0) * 3.14159265358979323846 / 360.0,
+           r = fmod(a[2], 360.0) * 3.14159265358979323846 / 360.0;
+    double cp = cos(p), sp = sin(p), cy = cos(yw), sy = sin(yw), cr = cos(r), sr = sin(r);
+    /* qz(yaw) * qy(pitch) * qx(roll) */
+    q[0] = (float)(cy * cp * sr - sy * sp * cr);
+    q[1] = (float)(cy * sp * cr + sy * cp * sr);
+    q[2] = (float)(sy * cp * cr - cy * sp * sr);
+    q[3] = (float)(cy * cp * cr + sy * sp * sr);
+}
+
+static void builder_init(builder *B, const bk_file *f, const bk_options *opt, bk_scene *s)
+{
+    memset(B, 0, sizeof *B);
+    B->f = f;
+    B->q = f->impl;
+    B->opt = opt;
+    B->s = s;
+    B->gold = B->q->format == BK_FORMAT_GOLDSRC;
+    B->pixel_budget = (uint64_t)f->size * 8 + (64u << 20); /* decoded texture pixels: bounded by the file */
+}
+
+bk_result bk_quake_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s)
+{
+    const bk_quake_bsp *q = f->impl;
+    builder B;
+    builder_init(&B, f, opt, s);
+    B.lightmap_image = -1;
+    B.lit = !(opt->flags & BK_OPT_NO_LIGHTMAPS) && q->lighting_size > 0;
+    bk_result r = BK_OK;
+    lm_state lm;
+    memset(&lm, 0, sizeof lm);
+    size_t nslots = ((size_t)q->miptex_count + 1) * 2;
+    B.mat_of = malloc(nslots * sizeof *B.mat_of);
+    if (!B.mat_of) return BK_ENOMEM;
+    for (size_t i = 0; i < nslots; i++) B.mat_of[i] = -1;
+    s->name = bk_strdup(f->name ? f->name : "map");
+
+    if (B.lit) {
+        r = build_lightmaps(&B, &lm);
+        if (r == BK_ELIMIT) {
+            /* too many luxels for one atlas: go on without lightmaps */
+            s->warning_count++;
+            B.lit = false;
+            r = BK_OK;
+        }
+    }
+    /* model index -> entity */
+    int32_t *ent_of = NULL;
+    if (r == BK_OK) {
+        ent_of = malloc((q->model_count ? q->model_count : 1) * sizeof *ent_of);
+        if (!ent_of) r = BK_ENOMEM;
+    }
+    if (r == BK_OK) {
+        for (uint32_t i = 0; i < q->model_count; i++) ent_of[i] = -1;
+        if (q->model_count && f->entities.count) ent_of[0] = 0;
+        for (uint32_t e = 1; e < f->entities.count; e++) {
+            const char *mv = bk_entity_get(&f->entities.items[e], "model");
+            if (!mv || mv[0] != '*') continue;
+            char *end;
+            long mi = strtol(mv + 1, &end, 10);
+            if (*end || mi <= 0 || (unsigned long)mi >= q->model_count) continue;
+            if (ent_of[mi] < 0) ent_of[mi] = (int32_t)e;
+        }
+    }
+    for (uint32_t i = 0; r == BK_OK && i < q->model_count; i++) {
+        const bk_entity *e = ent_of[i] >= 0 ? &f->entities.items[ent_of[i]] : NULL;
+        char name[160];
+        const char *tn = e ? bk_entity_get(e, "targetname") : NULL;
+        const char *cn = e ? bk_entity_get(e, "classname") : NULL;
+        if (i == 0) snprintf(name, sizeof name, "%s", cn ? cn : "worldspawn");
+        else if (tn && *tn) snprintf(name, sizeof name, "%s", tn);
+        else snprintf(name, sizeof name, "%s*%u", cn ? cn : "model", i);
+        int32_t mesh;
+        r = build_model_mesh(&B, &lm, i, name, &mesh);
+        if (r != BK_OK) break;
+        int32_t node;
+        r = bk_scene_add_node(s, name, -1, mesh, &node);
+        if (r != BK_OK) break;
+        float org[3];
+        if (i > 0 && e && parse_vec3(bk_entity_get(e, "origin"), org)) memcpy(s->nodes[node].translation, org, 12);
+        if (e) r = add_entity_extras(&B, node, e);
+        if (r == BK_OK && i > 0) {
+            char mv[32];
+            snprintf(mv, sizeof mv, "*%u", i);
+            if (!e || (opt->flags & BK_OPT_NO_ENTITIES)) r = bk_kv_append(&s->nodes[node].extras, &s->nodes[node].extra_count, "model", mv);
+        }
+    }
+    /* point entities: empty nodes at their origin */
+    if (r == BK_OK && !(opt->flags & BK_OPT_NO_ENTITIES)) {
+        for (uint32_t e = 1; r == BK_OK && e < f->entities.count; e++) {
+            const bk_entity *en = &f->entities.items[e];
+            const char *mv = bk_entity_get(en, "model");
+            if (mv && mv[0] == '*') continue;
+            const char *tn = bk_entity_get(en, "targetname"), *cn = bk_entity_get(en, "classname");
+            char name[160];
+            if (tn && *tn) snprintf(name, sizeof name, "%s", tn);
+            else snprintf(name, sizeof name, "%s", cn ? cn : "entity");
+            int32_t node;
+            r = bk_scene_add_node(s, name, -1, -1, &node);
+            if (r != BK_OK) break;
+            float org[3];
+            if (parse_vec3(bk_entity_get(en, "origin"), org)) memcpy(s->nodes[node].translation, org, 12);
+            entity_rotation(en, s->nodes[node].rotation);
+            r = add_entity_extras(&B, node, en);
+        }
+    }
+    free(ent_of);
+    bk_atlas_free(lm.atlas);
+    free(lm.rect_of);
+    free(B.mat_of);
+    free_wads(&B);
+    return r;
+}
+
+/* Embedded textures of the map (external ones as empty images, so they are counted). */
+bk_result bk_quake_extract_images(const bk_file *f, const bk_options *opt, bk_scene *s)
+{
+    const bk_quake_bsp *q = f->impl;
+    builder B;
+    builder_init(&B, f, opt, s);
+    for (uint32_t i = 0; i < q->miptex_count; i++) {
+        const bk_q1_miptex *m = &q->miptex[i];
+        if (m->dir_offset < 0) continue;
+        int32_t idx;
+        if (!m->embedded) {
+            BK_TRY(bk_scene_add_image(s, m->name, 0, 0, NULL, &idx));
+            continue;
+        }
+        uint8_t *px;
+        uint32_t w, h;
+        const char *src;
+        BK_TRY(texture_pixels(&B, m, &px, &w, &h, &src));
+        bk_result r = bk_scene_add_image(s, m->name, w, h, px, &idx);
+        if (r != BK_OK) {
+            free(px);
+            return r;
+        }
+    }
+    return BK_OK;
+}
