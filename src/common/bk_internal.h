@@ -129,6 +129,16 @@ static inline bool bk_finite3(const float *v)
     return v[0] - v[0] == 0.0f && v[1] - v[1] == 0.0f && v[2] - v[2] == 0.0f;
 }
 
+/* ---- numbers in text (number.c): the same in every locale ------------------------------- */
+/* strtod for [space][+|-]digits[.digits][e[+|-]digits]; *end = s when there is no number */
+double bk_strtod(const char *s, const char **end);
+/* up to n finite numbers separated by spaces; returns how many were read */
+int bk_parse_floats(const char *s, float *out, int n);
+/* exactly three finite numbers ("x y z"); out untouched otherwise */
+bool bk_parse_vec3(const char *s, float out[3]);
+/* "%.*g" with '.' as the decimal point whatever the locale (non-finite values print as 0) */
+int bk_fmt_num(char *buf, size_t size, double v, int precision);
+
 /* ---- diagnostics / load context -------------------------------------------------------- */
 typedef struct bk_ctx {
     const char *file;          /* for diagnostics */
@@ -201,6 +211,21 @@ void bk_vfs_free(bk_vfs *v);
  * relpath is "dir/name" as stored. fn returns false to stop. */
 typedef bool (*bk_vfs_list_fn)(void *user, const char *relpath);
 void bk_vfs_list(bk_vfs *v, const char *dir, const char *ext, bk_vfs_list_fn fn, void *user);
+
+/* ---- entities as scene nodes (scene/entity_nodes.c), shared by every BSP family ------------ */
+enum { BK_ENT_ROTATE_BRUSH = 1 /* brush entities are turned by "angles" too (Source) */ };
+typedef struct bk_entity_layout {
+    const int32_t *model_mesh; /* [model_count]: the mesh of inline model N ([0] the world), -1 none */
+    uint32_t model_count;
+    uint32_t flags;            /* BK_ENT_* */
+} bk_entity_layout;
+/* The world, brush-entity, point-entity and unreferenced-model nodes (rules in entity_nodes.c). */
+bk_result bk_scene_add_entity_nodes(bk_scene *s, const bk_entities *es, const bk_options *opt,
+                                    const bk_entity_layout *lay);
+/* An entity's "angles" (pitch yaw roll) or "angle" (yaw; -1 up, -2 down), in degrees */
+bool bk_entity_angles(const bk_entity *e, float ang[3]);
+/* pitch yaw roll in degrees -> quaternion (x, y, z, w) of Rz(yaw) Ry(pitch) Rx(roll), engine axes */
+void bk_angles_quat(const float ang[3], float q[4]);
 
 /* ---- images -------------------------------------------------------------------------- */
 /* Decode PNG/JPEG/TGA bytes to RGBA8 (malloc'd). */

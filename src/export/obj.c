@@ -9,6 +9,18 @@
 #include "xform.h"
 
 /* column-major 4x4 from TRS */
+/* "key a b c\n" with '.' decimal points whatever the locale */
+static void put_nums(bk_buf *o, const char *key, const float *v, int n, int precision)
+{
+    char line[160];
+    size_t at = (size_t)snprintf(line, sizeof line, "%s", key);
+    for (int k = 0; k < n && at < sizeof line - 40; k++) {
+        line[at++] = ' ';
+        at += (size_t)bk_fmt_num(line + at, sizeof line - at, v[k], precision);
+    }
+    bk_buf_printf(o, "%s\n", line);
+}
+
 static void trs_matrix(const bk_node *n, float *m)
 {
     float x = n->rotation[0], y = n->rotation[1], z = n->rotation[2], w = n->rotation[3];
@@ -104,8 +116,11 @@ bk_result bk_export_obj(const bk_scene *s, const bk_export_options *opt, const c
         const bk_material *m = &s->materials[i];
         char nm[200];
         sanitize_name(nm, sizeof nm, m->name, "material");
-        bk_buf_printf(&mtl, "\nnewmtl m%u_%s\nKa 0 0 0\nKd %.4f %.4f %.4f\nKs 0 0 0\nd %.4f\nillum 1\n", i, nm,
-                      m->base_color[0], m->base_color[1], m->base_color[2], m->base_color[3]);
+        bk_buf_printf(&mtl, "\nnewmtl m%u_%s\nKa 0 0 0\n", i, nm);
+        put_nums(&mtl, "Kd", m->base_color, 3, 4);
+        bk_buf_printf(&mtl, "Ks 0 0 0\n");
+        put_nums(&mtl, "d", m->base_color + 3, 1, 4);
+        bk_buf_printf(&mtl, "illum 1\n");
         if (m->base_image >= 0 && (uint32_t)m->base_image < s->image_count && s->images[m->base_image].rgba) {
             char inm[200];
             sanitize_name(inm, sizeof inm, s->images[m->base_image].name, "image");
@@ -122,7 +137,9 @@ bk_result bk_export_obj(const bk_scene *s, const bk_export_options *opt, const c
     bk_buf o = {0};
     const char *mtl_base = strrchr((const char *)mtl_path.data, '/');
     mtl_base = mtl_base ? mtl_base + 1 : (const char *)mtl_path.data;
-    bk_buf_printf(&o, "# bspkit %s: Y up, metres (scale %g per unit)\nmtllib %s\n", BK_VERSION_STRING, x.s, mtl_base);
+    char scale[32];
+    bk_fmt_num(scale, sizeof scale, x.s, 6);
+    bk_buf_printf(&o, "# bspkit %s: Y up, metres (scale %s per unit)\nmtllib %s\n", BK_VERSION_STRING, scale, mtl_base);
     uint64_t vbase = 1, tbase = 1, nbase = 1;
     for (uint32_t ni = 0; ni < s->node_count && r == BK_OK && !o.failed; ni++) {
         const bk_node *node = &s->nodes[ni];
@@ -146,10 +163,11 @@ bk_result bk_export_obj(const bk_scene *s, const bk_export_options *opt, const c
                     w3[c] = isfinite(val) ? val : 0;
                 }
                 bk_xf_point(&x, w3, out);
-                bk_buf_printf(&o, "v %.6g %.6g %.6g\n", out[0], out[1], out[2]);
+                put_nums(&o, "v", out, 3, 6);
                 if (p->uv0) {
                     float u = p->uv0[v * 2], vv = p->uv0[v * 2 + 1];
-                    bk_buf_printf(&o, "vt %.6g %.6g\n", isfinite(u) ? u : 0, isfinite(vv) ? 1.0f - vv : 0);
+                    float t2[2] = {isfinite(u) ? u : 0, isfinite(vv) ? 1.0f - vv : 0};
+                    put_nums(&o, "vt", t2, 2, 6);
                 }
                 if (p->normal) {
                     const float *nn = p->normal + v * 3;
@@ -159,7 +177,7 @@ bk_result bk_export_obj(const bk_scene *s, const bk_export_options *opt, const c
                     if (!(len > 1e-6f) || !isfinite(len)) w3n[0] = 0, w3n[1] = 0, w3n[2] = 1, len = 1;
                     for (int c = 0; c < 3; c++) w3n[c] /= len;
                     bk_xf_dir(&x, w3n, on);
-                    bk_buf_printf(&o, "vn %.5f %.5f %.5f\n", on[0], on[1], on[2]);
+                    put_nums(&o, "vn", on, 3, 5);
                 }
             }
             if (p->material >= 0 && (uint32_t)p->material < s->material_count) {

@@ -1,5 +1,6 @@
 /* Core pieces: entity text, cursor, checked arithmetic, atlas, scene builder, axis conversion,
  * and a glTF export read back and checked. */
+#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,86 @@ static void test_entities(void)
     const char unterminated[] = "{ \"a\" \"b";
     CHECK(bk_entities_parse(unterminated, sizeof unterminated - 1, &e, &at) == BK_EFORMAT);
     CHECK(bk_entities_parse("", 0, &e, &at) == BK_OK && e.count == 0);
+}
+
+static void test_numbers(void)
+{
+    const char *end;
+    CHECK(bk_strtod("1.5", &end) == 1.5 && *end == 0);
+    CHECK(bk_strtod("  -2e3x", &end) == -2000.0 && *end == 'x');
+    CHECK(bk_strtod(".25", &end) == 0.25 && *end == 0);
+    CHECK(bk_strtod("5.", &end) == 5.0 && *end == 0);
+    CHECK(bk_strtod("7e", &end) == 7.0 && *end == 'e'); /* an exponent without digits is not taken */
+    CHECK(bk_strtod("0.1", NULL) == 0.1);                /* correctly rounded on the fast path */
+    CHECK(bk_strtod("123456789012345678901234", NULL) == 123456789012345678901234.0 ||
+          fabs(bk_strtod("123456789012345678901234", NULL) / 1.23456789012345678901234e23 - 1) < 1e-15);
+    const char *s = "abc";
+    CHECK(bk_strtod(s, &end) == 0 && end == s);
+    s = "-.";
+    CHECK(bk_strtod(s, &end) == 0 && end == s);
+    float v[3] = {9, 9, 9};
+    CHECK(bk_parse_vec3("1 -2.5 3e1", v) && v[0] == 1 && v[1] == -2.5f && v[2] == 30);
+    CHECK(!bk_parse_vec3("1 2", v) && v[0] == 1);       /* untouched on failure */
+    CHECK(!bk_parse_vec3("1 2 1e999", v));              /* beyond float range */
+    CHECK(!bk_parse_vec3(NULL, v));
+    CHECK(bk_parse_floats("4 5 six", v, 3) == 2);
+    /* the decimal point stays '.' whatever the locale (when the system has a comma locale) */
+    const char *locs[] = {"de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8", "C.UTF-8"};
+    for (size_t i = 0; i < sizeof locs / sizeof *locs; i++)
+        if (setlocale(LC_NUMERIC, locs[i])) break;
+    char buf[32];
+    CHECK(bk_fmt_num(buf, sizeof buf, 1.5, 6) == 3 && strcmp(buf, "1.5") == 0);
+    CHECK(bk_strtod("2.75", NULL) == 2.75);
+    CHECK(bk_fmt_num(buf, sizeof buf, NAN, 6) == 1 && strcmp(buf, "0") == 0);
+    setlocale(LC_NUMERIC, "C");
+}
+
+/* one rule set for entities -> nodes, whatever the family */
+static void test_entity_nodes(void)
+{
+    const char txt[] = "{ \"classname\" \"light\" \"origin\" \"1 2 3\" \"angle\" \"90\" }\n"
+                       "{ \"classname\" \"worldspawn\" \"message\" \"hi\" }\n"
+                       "{ \"classname\" \"func_door\" \"model\" \"*1\" \"origin\" \"10 0 0\" \"angle\" \"90\" }\n"
+                       "{ \"classname\" \"info_null\" \"targetname\" \"up\" \"angle\" \"-1\" }\n"
+                       "{ \"classname\" \"func_wall\" \"model\" \"*9\" }\n";
+    bk_entities e;
+    uint64_t at;
+    CHECK(bk_entities_parse(txt, sizeof txt - 1, &e, &at) == BK_OK && e.count == 5);
+    int32_t meshes[3] = {0, 1, 2};
+    bk_entity_layout lay = {meshes, 3, 0};
+    bk_scene *s = bk_scene_new();
+    int32_t mi;
+    for (int k = 0; k < 3; k++) CHECK(bk_scene_add_mesh(s, "m", &mi) == BK_OK && mi == k);
+    CHECK(bk_scene_add_entity_nodes(s, &e, NULL, &lay) == BK_OK);
+    /* worldspawn, light, door, info_null, func_wall (model 9 does not exist: a point entity), *2 */
+    CHECK(s->node_count == 6);
+    if (s->node_count == 6) {
+        CHECK(strcmp(s->nodes[0].name, "worldspawn") == 0 && s->nodes[0].mesh == 0 &&
+              s->nodes[0].extra_count == 2 && strcmp(s->nodes[0].extras[1].value, "hi") == 0);
+        CHECK(strcmp(s->nodes[1].name, "light") == 0 && s->nodes[1].mesh == -1 && s->nodes[1].translation[2] == 3);
+        /* yaw 90 about Z */
+        CHECK(fabsf(s->nodes[1].rotation[2] - 0.70710678f) < 1e-6f && fabsf(s->nodes[1].rotation[3] - 0.70710678f) < 1e-6f);
+        /* a brush entity is placed at its origin, and its "angle" (a move direction) does not turn it */
+        CHECK(strcmp(s->nodes[2].name, "func_door *1") == 0 && s->nodes[2].mesh == 1 &&
+              s->nodes[2].translation[0] == 10 && s->nodes[2].rotation[3] == 1);
+        /* angle -1: looking up (pitch -90 about Y) */
+        CHECK(strcmp(s->nodes[3].name, "up") == 0 && fabsf(s->nodes[3].rotation[1] + 0.70710678f) < 1e-6f);
+        CHECK(s->nodes[4].mesh == -1);
+        CHECK(strcmp(s->nodes[5].name, "*2") == 0 && s->nodes[5].mesh == 2);
+    }
+    bk_scene_free(s);
+    /* Source turns brush entities by "angles"; without entities only the geometry is kept */
+    s = bk_scene_new();
+    bk_options o;
+    memset(&o, 0, sizeof o);
+    o.flags |= BK_OPT_NO_ENTITIES;
+    lay.flags = BK_ENT_ROTATE_BRUSH;
+    for (int k = 0; k < 3; k++) CHECK(bk_scene_add_mesh(s, "m", &mi) == BK_OK && mi == k);
+    CHECK(bk_scene_add_entity_nodes(s, &e, &o, &lay) == BK_OK);
+    CHECK(s->node_count == 3 && s->nodes[1].mesh == 1 && fabsf(s->nodes[1].rotation[2] - 0.70710678f) < 1e-6f &&
+          s->nodes[0].extra_count == 0);
+    bk_scene_free(s);
+    bk_entities_free(&e);
 }
 
 static void test_cursor(void)
@@ -199,8 +280,11 @@ static void test_detect(void)
 
 int main(int argc, char **argv)
 {
-    const char *work = argc > 3 ? argv[3] : ".";
+    /* outputs go to the work folder ctest gives, else the temporary folder (never the checkout) */
+    const char *work = argc > 3 ? argv[3] : (getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
     test_entities();
+    test_numbers();
+    test_entity_nodes();
     test_cursor();
     test_atlas();
     test_xform();

@@ -51,10 +51,10 @@ bk_result bk_dpm_framegroups_parse(const char *text, size_t len, uint32_t frame_
         for (; got < 4; got++) {
             while (*p && isspace((unsigned char)*p)) p++;
             if (!*p) break;
-            char *end;
-            v[got] = strtod(p, &end);
+            const char *end;
+            v[got] = bk_strtod(p, &end);
             if (end == p) break;
-            p = end;
+            p = (char *)end;
         }
         while (*p && isspace((unsigned char)*p)) p++;
         if (got == 0 && !*p) continue; /* blank or comment-only line */

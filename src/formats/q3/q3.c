@@ -530,7 +530,7 @@ static bk_result check_lightgrid(q3_loader *L)
     if (L->f->entities.count > 0) gs = bk_entity_get(&L->f->entities.items[0], "gridsize");
     if (gs) {
         float v[3];
-        if (sscanf(gs, "%f %f %f", &v[0], &v[1], &v[2]) == 3 && v[0] >= 1 && v[1] >= 1 && v[2] >= 1 &&
+        if (bk_parse_vec3(gs, v) && v[0] >= 1 && v[1] >= 1 && v[2] >= 1 &&
             v[0] < 1e6f && v[1] < 1e6f && v[2] < 1e6f) {
             memcpy(g->size, v, sizeof v);
         } else {

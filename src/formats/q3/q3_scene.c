@@ -276,7 +276,7 @@ static bk_result get_material(q3_builder *b, int32_t shader, int kind, int32_t *
     if (lit) {
         mat->lightmap_image = b->atlas_image;
         /* what the atlas already holds: the engine's lightmap gain, baked in (a viewer multiplies by 1) */
-        snprintf(num, sizeof num, "%g", b->overbright > 0 ? powf(2.0f, b->overbright) : 1.0f);
+        bk_fmt_num(num, sizeof num, b->overbright > 0 ? powf(2.0f, b->overbright) : 1.0f, 6);
         BK_TRY(bk_kv_append(&mat->extras, &mat->extra_count, "lightmapGainBaked", num));
         if (b->engine) BK_TRY(bk_kv_append(&mat->extras, &mat->extra_count, "engine", b->engine));
     }
@@ -552,69 +552,6 @@ static bk_result build_model(q3_builder *b, uint32_t mi, int32_t *out_mesh)
 
 /* ---- nodes --------------------------------------------------------------------------------- */
 
-static bk_result add_entity_extras(q3_builder *b, int32_t node, const bk_entity *e)
-{
-    if (!e || (b->opt->flags & BK_OPT_NO_ENTITIES)) return BK_OK;
-    bk_node *n = &b->s->nodes[node];
-    for (uint32_t i = 0; i < e->pair_count; i++)
-        BK_TRY(bk_kv_append(&n->extras, &n->extra_count, e->pairs[i].key, e->pairs[i].value));
-    return BK_OK;
-}
-
-static bk_result build_nodes(q3_builder *b, const int32_t *meshes)
-{
-    const bk_q3_map *m = b->m;
-    const bk_entities *ents = &b->f->entities;
-    int32_t world;
-    BK_TRY(bk_scene_add_node(b->s, "world", -1, meshes[0], &world));
-    const bk_entity *ws = NULL;
-    for (uint32_t i = 0; i < ents->count && !ws; i++) {
-        const char *cn = bk_entity_get(&ents->items[i], "classname");
-        if (cn && strcmp(cn, "worldspawn") == 0) ws = &ents->items[i];
-    }
-    BK_TRY(add_entity_extras(b, world, ws));
-    bool *used = calloc(m->model_count ? m->model_count : 1, sizeof(bool));
-    if (!used) return BK_ENOMEM;
-    bk_result r = BK_OK;
-    for (uint32_t i = 0; i < ents->count && r == BK_OK; i++) {
-        const bk_entity *e = &ents->items[i];
-        if (e == ws) continue;
-        const char *cn = bk_entity_get(e, "classname");
-        const char *tn = bk_entity_get(e, "targetname");
-        const char *mdl = bk_entity_get(e, "model");
-        long mi = -1;
-        if (mdl && mdl[0] == '*') {
-            char *end;
-            mi = strtol(mdl + 1, &end, 10);
-            if (*end || mi <= 0 || (unsigned long)mi >= m->model_count) mi = -1;
-        }
-        if (mi < 0 && (b->opt->flags & BK_OPT_NO_ENTITIES)) continue;
-        char name[160];
-        if (mi > 0)
-            snprintf(name, sizeof name, "%s%s%s *%ld", cn ? cn : "entity", tn ? " " : "", tn ? tn : "", mi);
-        else
-            snprintf(name, sizeof name, "%s%s%s", cn ? cn : "entity", tn ? " " : "", tn ? tn : "");
-        int32_t node;
-        r = bk_scene_add_node(b->s, name, -1, mi > 0 ? meshes[mi] : -1, &node);
-        if (r != BK_OK) break;
-        if (mi > 0) used[mi] = true;
-        const char *org = bk_entity_get(e, "origin");
-        float o[3];
-        /* brush models are stored in world coordinates; only point entities are placed */
-        if (mi < 0 && org && sscanf(org, "%f %f %f", &o[0], &o[1], &o[2]) == 3 && bk_finite3(o))
-            memcpy(b->s->nodes[node].translation, o, sizeof o);
-        r = add_entity_extras(b, node, e);
-    }
-    for (uint32_t i = 1; i < m->model_count && r == BK_OK; i++) {
-        if (used[i] || meshes[i] < 0) continue;
-        char name[32];
-        snprintf(name, sizeof name, "*%u", i);
-        r = bk_scene_add_node(b->s, name, -1, meshes[i], NULL);
-    }
-    free(used);
-    return r;
-}
-
 /* ---- search paths -------------------------------------------------------------------------- */
 
 typedef struct path_list {
@@ -770,7 +707,10 @@ bk_result bk_q3_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s
     if (r == BK_OK && b.mat && meshes) {
         for (size_t i = 0; i < (size_t)m->shader_count * 3; i++) b.mat[i] = -1;
         for (uint32_t i = 0; i < m->model_count && r == BK_OK; i++) r = build_model(&b, i, &meshes[i]);
-        if (r == BK_OK) r = build_nodes(&b, meshes);
+        if (r == BK_OK) {
+            bk_entity_layout lay = {meshes, m->model_count, 0};
+            r = bk_scene_add_entity_nodes(b.s, &f->entities, opt, &lay);
+        }
     }
     char mname[128];
     map_name(opt->name, mname, sizeof mname);

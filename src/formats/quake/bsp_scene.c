@@ -467,56 +467,6 @@ static bk_result build_model_mesh(builder *B, const lm_state *lm, uint32_t mi, c
     return r;
 }
 
-static bk_result add_entity_extras(builder *B, int32_t node, const bk_entity *e)
-{
-    if (B->opt->flags & BK_OPT_NO_ENTITIES) return BK_OK;
-    for (uint32_t k = 0; k < e->pair_count; k++)
-        BK_TRY(bk_kv_append(&B->s->nodes[node].extras, &B->s->nodes[node].extra_count, e->pairs[k].key,
-                            e->pairs[k].value));
-    return BK_OK;
-}
-
-static bool parse_vec3(const char *s, float *out)
-{
-    if (!s) return false;
-    double v[3];
-    char *end;
-    for (int i = 0; i < 3; i++) {
-        v[i] = strtod(s, &end);
-        if (end == s || !isfinite(v[i])) return false;
-        s = end;
-    }
-    for (int i = 0; i < 3; i++) out[i] = to_float(v[i]);
-    return true;
-}
-
-/* A point entity's facing: "angles" (pitch yaw roll, degrees) or "angle" (yaw; -1 up, -2 down),
- * as the engines' AngleVectors read them: yaw about Z, then pitch about Y (positive looks down),
- * then roll about X. Written as a quaternion (x, y, z, w) in engine axes. */
-static void entity_rotation(const bk_entity *e, float *q)
-{
-    float a[3] = {0, 0, 0};
-    const char *v = bk_entity_get(e, "angles");
-    if (!parse_vec3(v, a)) {
-        const char *y = bk_entity_get(e, "angle");
-        if (!y) return;
-        char *end;
-        double d = strtod(y, &end);
-        if (end == y || !isfinite(d)) return;
-        if (d == -1) a[0] = -90;
-        else if (d == -2) a[0] = 90;
-        else a[1] = (float)fmod(d, 360.0);
-    }
-    double p = fmod(a[0], 360.0) * 3.14159265358979323846 / 360.0, yw = fmod(a[1], 360.0) * 3.14159265358979323846 / 360.0,
-           r = fmod(a[2], 360.0) * 3.14159265358979323846 / 360.0;
-    double cp = cos(p), sp = sin(p), cy = cos(yw), sy = sin(yw), cr = cos(r), sr = sin(r);
-    /* qz(yaw) * qy(pitch) * qx(roll) */
-    q[0] = (float)(cy * cp * sr - sy * sp * cr);
-    q[1] = (float)(cy * sp * cr + sy * cp * sr);
-    q[2] = (float)(sy * cp * cr - cy * sp * sr);
-    q[3] = (float)(cy * cp * cr + sy * sp * sr);
-}
-
 static void builder_init(builder *B, const bk_file *f, const bk_options *opt, bk_scene *s)
 {
     memset(B, 0, sizeof *B);
@@ -553,67 +503,23 @@ bk_result bk_quake_build_scene(const bk_file *f, const bk_options *opt, bk_scene
             r = BK_OK;
         }
     }
-    /* model index -> entity */
-    int32_t *ent_of = NULL;
+    /* one mesh per brush model, then the entities' nodes */
+    int32_t *model_mesh = NULL;
     if (r == BK_OK) {
-        ent_of = malloc((q->model_count ? q->model_count : 1) * sizeof *ent_of);
-        if (!ent_of) r = BK_ENOMEM;
-    }
-    if (r == BK_OK) {
-        for (uint32_t i = 0; i < q->model_count; i++) ent_of[i] = -1;
-        if (q->model_count && f->entities.count) ent_of[0] = 0;
-        for (uint32_t e = 1; e < f->entities.count; e++) {
-            const char *mv = bk_entity_get(&f->entities.items[e], "model");
-            if (!mv || mv[0] != '*') continue;
-            char *end;
-            long mi = strtol(mv + 1, &end, 10);
-            if (*end || mi <= 0 || (unsigned long)mi >= q->model_count) continue;
-            if (ent_of[mi] < 0) ent_of[mi] = (int32_t)e;
-        }
+        model_mesh = malloc((q->model_count ? q->model_count : 1) * sizeof *model_mesh);
+        if (!model_mesh) r = BK_ENOMEM;
     }
     for (uint32_t i = 0; r == BK_OK && i < q->model_count; i++) {
-        const bk_entity *e = ent_of[i] >= 0 ? &f->entities.items[ent_of[i]] : NULL;
-        char name[160];
-        const char *tn = e ? bk_entity_get(e, "targetname") : NULL;
-        const char *cn = e ? bk_entity_get(e, "classname") : NULL;
-        if (i == 0) snprintf(name, sizeof name, "%s", cn ? cn : "worldspawn");
-        else if (tn && *tn) snprintf(name, sizeof name, "%s", tn);
-        else snprintf(name, sizeof name, "%s*%u", cn ? cn : "model", i);
-        int32_t mesh;
-        r = build_model_mesh(&B, &lm, i, name, &mesh);
-        if (r != BK_OK) break;
-        int32_t node;
-        r = bk_scene_add_node(s, name, -1, mesh, &node);
-        if (r != BK_OK) break;
-        float org[3];
-        if (i > 0 && e && parse_vec3(bk_entity_get(e, "origin"), org)) memcpy(s->nodes[node].translation, org, 12);
-        if (e) r = add_entity_extras(&B, node, e);
-        if (r == BK_OK && i > 0) {
-            char mv[32];
-            snprintf(mv, sizeof mv, "*%u", i);
-            if (!e || (opt->flags & BK_OPT_NO_ENTITIES)) r = bk_kv_append(&s->nodes[node].extras, &s->nodes[node].extra_count, "model", mv);
-        }
+        char name[32];
+        if (i == 0) snprintf(name, sizeof name, "worldspawn");
+        else snprintf(name, sizeof name, "*%u", i);
+        r = build_model_mesh(&B, &lm, i, name, &model_mesh[i]);
     }
-    /* point entities: empty nodes at their origin */
-    if (r == BK_OK && !(opt->flags & BK_OPT_NO_ENTITIES)) {
-        for (uint32_t e = 1; r == BK_OK && e < f->entities.count; e++) {
-            const bk_entity *en = &f->entities.items[e];
-            const char *mv = bk_entity_get(en, "model");
-            if (mv && mv[0] == '*') continue;
-            const char *tn = bk_entity_get(en, "targetname"), *cn = bk_entity_get(en, "classname");
-            char name[160];
-            if (tn && *tn) snprintf(name, sizeof name, "%s", tn);
-            else snprintf(name, sizeof name, "%s", cn ? cn : "entity");
-            int32_t node;
-            r = bk_scene_add_node(s, name, -1, -1, &node);
-            if (r != BK_OK) break;
-            float org[3];
-            if (parse_vec3(bk_entity_get(en, "origin"), org)) memcpy(s->nodes[node].translation, org, 12);
-            entity_rotation(en, s->nodes[node].rotation);
-            r = add_entity_extras(&B, node, en);
-        }
+    if (r == BK_OK) {
+        bk_entity_layout lay = {model_mesh, q->model_count, 0};
+        r = bk_scene_add_entity_nodes(s, &f->entities, opt, &lay);
     }
-    free(ent_of);
+    free(model_mesh);
     bk_atlas_free(lm.atlas);
     free(lm.rect_of);
     free(B.mat_of);

@@ -578,71 +578,6 @@ static bk_result build_model(sb *b, uint32_t mi, int32_t *out_mesh)
     return r;
 }
 
-/* Source QAngle (pitch, yaw, roll) in degrees -> quaternion of Rz(yaw) * Ry(pitch) * Rx(roll) */
-static void angles_quat(const float *ang, float *q)
-{
-    double p = ang[0] * DEG2RAD * 0.5, y = ang[1] * DEG2RAD * 0.5, r = ang[2] * DEG2RAD * 0.5;
-    double sp = sin(p), cp = cos(p), sy = sin(y), cy = cos(y), sr = sin(r), cr = cos(r);
-    q[0] = (float)(cy * cp * sr - sy * sp * cr);
-    q[1] = (float)(cy * sp * cr + sy * cp * sr);
-    q[2] = (float)(sy * cp * cr - cy * sp * sr);
-    q[3] = (float)(cy * cp * cr + sy * sp * sr);
-}
-
-static bool parse_vec3(const char *s, float *v)
-{
-    if (!s) return false;
-    double a, b, c;
-    if (sscanf(s, "%lf %lf %lf", &a, &b, &c) != 3) return false;
-    if (!(a - a == 0) || !(b - b == 0) || !(c - c == 0)) return false;
-    v[0] = (float)a, v[1] = (float)b, v[2] = (float)c;
-    return true;
-}
-
-static bk_result add_entity_nodes(sb *b, const bk_file *f, const int32_t *model_mesh, bool *model_used)
-{
-    const bk_entities *es = &f->entities;
-    bool keep_kv = !(b->opt->flags & BK_OPT_NO_ENTITIES);
-    for (uint32_t i = 0; i < es->count; i++) {
-        const bk_entity *e = &es->items[i];
-        const char *cls = bk_entity_get(e, "classname");
-        const char *model = bk_entity_get(e, "model");
-        int32_t mesh = -1;
-        bool world = cls && strcmp(cls, "worldspawn") == 0;
-        if (world && b->p->model_count) {
-            mesh = model_mesh[0];
-            model_used[0] = true;
-        } else if (model && model[0] == '*') {
-            char *end;
-            long k = strtol(model + 1, &end, 10);
-            if (*end == 0 && k > 0 && (uint64_t)k < b->p->model_count) {
-                mesh = model_mesh[k];
-                model_used[k] = true;
-            }
-        }
-        if (mesh < 0 && !keep_kv) continue;
-        const char *tn = bk_entity_get(e, "targetname");
-        int32_t node;
-        BK_TRY(bk_scene_add_node(b->s, tn && *tn ? tn : (cls ? cls : "entity"), -1, mesh, &node));
-        bk_node *n = &b->s->nodes[node];
-        if (!world) {
-            float o[3], a[3];
-            if (parse_vec3(bk_entity_get(e, "origin"), o)) vcopy(n->translation, o);
-            if (parse_vec3(bk_entity_get(e, "angles"), a)) angles_quat(a, n->rotation);
-        }
-        if (keep_kv)
-            for (uint32_t k = 0; k < e->pair_count; k++)
-                BK_TRY(bk_kv_append(&n->extras, &n->extra_count, e->pairs[k].key, e->pairs[k].value));
-    }
-    /* brush models no entity names (or every model when entities are not kept) */
-    for (uint32_t k = 0; k < b->p->model_count; k++) {
-        if (model_used[k] || model_mesh[k] < 0) continue;
-        int32_t node;
-        BK_TRY(bk_scene_add_node(b->s, b->s->meshes[model_mesh[k]].name, -1, model_mesh[k], &node));
-    }
-    return BK_OK;
-}
-
 static bk_result add_prop_nodes(sb *b)
 {
     const bk_source_map *p = b->p;
@@ -655,19 +590,25 @@ static bk_result add_prop_nodes(sb *b)
         BK_TRY(bk_scene_add_node(b->s, base ? base + 1 : model, -1, -1, &node));
         bk_node *n = &b->s->nodes[node];
         vcopy(n->translation, sp->origin);
-        angles_quat(sp->angles, n->rotation);
+        bk_angles_quat(sp->angles, n->rotation);
         if (p->sprp_fields & BK_SPROP_SCALE && sp->scale > 0) n->scale[0] = n->scale[1] = n->scale[2] = sp->scale;
         BK_TRY(bk_kv_append(&n->extras, &n->extra_count, "classname", "prop_static"));
         BK_TRY(bk_kv_append(&n->extras, &n->extra_count, "model", model));
-        snprintf(v, sizeof v, "%g %g %g", sp->angles[0], sp->angles[1], sp->angles[2]);
+        {
+            char a0[32], a1[32], a2[32];
+            bk_fmt_num(a0, sizeof a0, sp->angles[0], 6);
+            bk_fmt_num(a1, sizeof a1, sp->angles[1], 6);
+            bk_fmt_num(a2, sizeof a2, sp->angles[2], 6);
+            snprintf(v, sizeof v, "%s %s %s", a0, a1, a2);
+        }
         BK_TRY(bk_kv_append(&n->extras, &n->extra_count, "angles", v));
         snprintf(v, sizeof v, "%d", sp->skin);
         BK_TRY(bk_kv_append(&n->extras, &n->extra_count, "skin", v));
         snprintf(v, sizeof v, "%u", sp->solid);
         BK_TRY(bk_kv_append(&n->extras, &n->extra_count, "solid", v));
-        snprintf(v, sizeof v, "%g", sp->fade_min);
+        bk_fmt_num(v, sizeof v, sp->fade_min, 6);
         BK_TRY(bk_kv_append(&n->extras, &n->extra_count, "fademindist", v));
-        snprintf(v, sizeof v, "%g", sp->fade_max);
+        bk_fmt_num(v, sizeof v, sp->fade_max, 6);
         BK_TRY(bk_kv_append(&n->extras, &n->extra_count, "fademaxdist", v));
     }
     return BK_OK;
@@ -693,8 +634,7 @@ bk_result bk_vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene 
     bk_result r = BK_ENOMEM;
     b.tex_mat = malloc(((size_t)p->texdata_count + 1) * sizeof *b.tex_mat);
     int32_t *model_mesh = malloc(((size_t)p->model_count + 1) * sizeof *model_mesh);
-    bool *used = calloc((size_t)p->model_count + 1, sizeof *used);
-    if (!b.tex_mat || !model_mesh || !used) goto done;
+    if (!b.tex_mat || !model_mesh) goto done;
     for (uint32_t i = 0; i <= p->texdata_count; i++) b.tex_mat[i] = -1;
     b.texture_budget = max_alloc / 2;
     if (!(opt->flags & BK_OPT_NO_TEXTURES)) {
@@ -704,7 +644,10 @@ bk_result bk_vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene 
     r = build_lightmaps(&b);
     if (r != BK_OK) goto done;
     for (uint32_t i = 0; i < p->model_count && r == BK_OK; i++) r = build_model(&b, i, &model_mesh[i]);
-    if (r == BK_OK) r = add_entity_nodes(&b, f, model_mesh, used);
+    if (r == BK_OK) {
+        bk_entity_layout lay = {model_mesh, p->model_count, BK_ENT_ROTATE_BRUSH};
+        r = bk_scene_add_entity_nodes(s, &f->entities, opt, &lay);
+    }
     /* the sky the map asks for (its faces are the skybox's, not drawn here) */
     const bk_entities *ents = bk_file_entities(f);
     const char *sky = ents->count ? bk_entity_get(&ents->items[0], "skyname") : NULL;
@@ -713,7 +656,6 @@ bk_result bk_vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene 
 done:
     free(b.tex_mat);
     free(model_mesh);
-    free(used);
     free(b.face_rect);
     bk_atlas_free(b.atlas);
     bk_source_pak_close(b.pak);

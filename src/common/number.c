@@ -1,0 +1,128 @@
+/* Numbers in text, read and written the same way whatever the process's locale (a program that
+ * embeds bspkit may have set LC_NUMERIC to a locale whose decimal point is a comma; entity values,
+ * shader scripts and the glTF / OBJ / JSON output always use '.').
+ *
+ * Reading: [space][+|-]digits[.digits][(e|E)[+|-]digits], the forms the engines' atof accepts
+ * (no hex, inf or nan). The first 19 significant digits make an integer mantissa; mantissa and
+ * power of ten are exact doubles for |exponent| <= 22 (one rounding, so correctly rounded there),
+ * and within an ulp or two beyond, which is far below float precision, where every value ends up. */
+#include <locale.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "bk_internal.h"
+
+static const double k_pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+static double scale10(double m, long e)
+{
+    if (m == 0) return m;
+    while (e > 22) {
+        m *= 1e22;
+        e -= 22;
+        if (isinf(m)) return m;
+    }
+    while (e < -22) {
+        m /= 1e22;
+        e += 22;
+        if (m == 0) return m;
+    }
+    return e >= 0 ? m * k_pow10[e] : m / k_pow10[-e];
+}
+
+double bk_strtod(const char *s, const char **end)
+{
+    const char *p = s;
+    while (*p == ' ' || (*p >= '\t' && *p <= '\r')) p++;
+    bool neg = false;
+    if (*p == '+' || *p == '-') neg = *p++ == '-';
+    uint64_t mant = 0;
+    int sig = 0;       /* significant digits taken into mant */
+    long exp10 = 0;    /* decimal exponent of mant's last digit */
+    bool any = false;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        any = true;
+        if (sig < 19) {
+            if (mant || *p != '0') {
+                mant = mant * 10 + (uint64_t)(*p - '0');
+                sig++;
+            }
+        } else {
+            exp10++;
+        }
+    }
+    if (*p == '.') {
+        const char *q = p + 1;
+        for (; *q >= '0' && *q <= '9'; q++) {
+            any = true;
+            if (sig < 19) {
+                if (mant || *q != '0') {
+                    mant = mant * 10 + (uint64_t)(*q - '0');
+                    sig++;
+                }
+                exp10--;
+            }
+        }
+        if (any) p = q;
+    }
+    if (!any) {
+        if (end) *end = s;
+        return 0.0;
+    }
+    if (*p == 'e' || *p == 'E') {
+        const char *q = p + 1;
+        bool eneg = false;
+        if (*q == '+' || *q == '-') eneg = *q++ == '-';
+        if (*q >= '0' && *q <= '9') {
+            long e = 0;
+            for (; *q >= '0' && *q <= '9'; q++)
+                if (e < 100000) e = e * 10 + (*q - '0');
+            exp10 += eneg ? -e : e;
+            p = q;
+        }
+    }
+    if (end) *end = p;
+    double v = scale10((double)mant, exp10);
+    return neg ? -v : v;
+}
+
+int bk_parse_floats(const char *s, float *out, int n)
+{
+    if (!s) return 0;
+    int got = 0;
+    while (got < n) {
+        const char *end;
+        double d = bk_strtod(s, &end);
+        if (end == s || !isfinite(d) || d > 3.4e38 || d < -3.4e38) break;
+        out[got++] = (float)d;
+        s = end;
+    }
+    return got;
+}
+
+bool bk_parse_vec3(const char *s, float out[3])
+{
+    float v[3];
+    if (bk_parse_floats(s, v, 3) != 3) return false;
+    memcpy(out, v, sizeof v);
+    return true;
+}
+
+int bk_fmt_num(char *buf, size_t size, double v, int precision)
+{
+    if (!isfinite(v)) v = 0; /* JSON, OBJ and entity text have no spelling for these */
+    int n = snprintf(buf, size, "%.*g", precision, v);
+    /* the C library writes the locale's decimal point: make it '.' */
+    const char *dp = localeconv()->decimal_point;
+    if (dp && (dp[0] != '.' || dp[1] != 0) && dp[0] && size) {
+        size_t dl = strlen(dp);
+        char *at = strstr(buf, dp);
+        if (at) {
+            *at = '.';
+            memmove(at + 1, at + dl, strlen(at + dl) + 1);
+            n -= (int)dl - 1;
+        }
+    }
+    return n;
+}
