@@ -48,6 +48,35 @@ const bk_format_ops *const *bk_format_table(size_t *count);
 bk_result bk_info_set_lumps(bk_info *info, uint32_t n);
 void bk_info_count(bk_info *info, const char *name, uint64_t value);
 
+/* ---- lump directories (lumps.c), shared by every BSP family ---------------------------------- */
+/* One row per lump: its name and the size of one element (1: a byte lump; 0: not an array). */
+typedef struct bk_lump_row {
+    const char *name;
+    uint32_t entry;
+} bk_lump_row;
+typedef struct bk_lumpdir {
+    const bk_lump_row *rows;
+    uint32_t count;
+    uint64_t header_size;      /* lumps start at or after it */
+    bool header_overlap_warns; /* Quake 1 / 3 engines read such a lump: a warning, else an error */
+} bk_lumpdir;
+/* A lump as its directory entry places it. */
+typedef struct bk_lump_span {
+    uint64_t ofs, len;
+    bool ok;                   /* false: unusable (reported), ofs = len = 0 */
+} bk_lump_span;
+/* Place directory entry i (offset and length as stored, signed) in a file of file_size bytes:
+ * non-negative, inside the file, after the header. Problems are reported with the lump's name
+ * and dir_at, the entry's offset in the directory. Returns the error outside validate mode;
+ * in validate mode BK_OK with out->ok false. */
+bk_result bk_lump_locate(bk_ctx *ctx, const bk_lumpdir *dir, uint32_t i, int64_t ofs, int64_t len, size_t file_size,
+                         uint64_t dir_at, bk_lump_span *out);
+/* Element count of an array lump of len bytes (after decompression where there is one): a
+ * multiple of the row's element size, within the element limit; reported at offset at. *ok (may
+ * be NULL) says whether it is; *count is 0 when not. Errors as bk_lump_locate. */
+bk_result bk_lump_elements(bk_ctx *ctx, const bk_lump_row *row, uint64_t len, uint64_t at, uint32_t *count,
+                           bool *ok);
+
 /* Parse an entity lump into f->entities (shared by all BSP families); reports with lump name
  * and absolute offset on error. lump_ofs is the lump's file offset. */
 bk_result bk_load_entities(bk_file *f, bk_ctx *ctx, const char *lump, const uint8_t *text, size_t len,

@@ -68,16 +68,19 @@ static void load_name(bk_ctx *ctx, char *dst, const uint8_t *src, const char *lu
         BK_WARN(ctx, BK_EFORMAT, lump, idx, ofs, "%s is not NUL-terminated within 32 bytes", what);
 }
 
-static bk_result check_table(bk_ctx *ctx, const char *lump, uint64_t ofs, uint64_t count, uint64_t entry, size_t size)
+/* The header's three tables (count and offset each), placed by the lump-directory helper every
+ * format shares: a table that runs past the file cannot be read at all, even in validate mode.
+ * A table overlapping the header is a warning (DarkPlaces reads it). */
+static const bk_lump_row k_tables[3] = {{"bones", DPM_BONE_SIZE}, {"meshes", DPM_MESH_SIZE}, {"frames", DPM_FRAME_SIZE}};
+static const bk_lumpdir k_dir = {k_tables, 3, DPM_HEADER_SIZE, true};
+
+static bk_result check_table(bk_ctx *ctx, uint32_t t, uint32_t ofs, uint32_t count, size_t size)
 {
-    uint64_t len = count * entry; /* count < 2^32, entry < 2^7: no overflow in 64 bits */
-    if (!bk_span_ok(ofs, len, size)) {
-        BK_ERR(ctx, BK_ELUMP_RANGE, lump, BK_NO_INDEX, ofs,
-               "%llu entries of %llu bytes at offset %llu run past the end of the file (%zu bytes)",
-               (unsigned long long)count, (unsigned long long)entry, (unsigned long long)ofs, size);
-        return BK_ELUMP_RANGE; /* validate mode: the table cannot be read at all */
-    }
-    return BK_OK;
+    bk_lump_span sp;
+    /* count < 2^32 and entry < 2^7: the length fits 64 bits */
+    BK_TRY(bk_lump_locate(ctx, &k_dir, t, (int64_t)ofs, (int64_t)count * k_tables[t].entry, size, 68 + 4 * (uint64_t)t,
+                          &sp));
+    return sp.ok ? BK_OK : BK_ELUMP_RANGE;
 }
 
 static bk_result load_bones(bk_file *f, bk_ctx *ctx, dpm_impl *im, uint32_t ofs)
@@ -409,12 +412,9 @@ static bk_result dpm_load(bk_file *f, bk_ctx *ctx)
     }
     if (nf == 0) BK_ERR(ctx, BK_EFORMAT, "header", BK_NO_INDEX, 64, "model has no frames (frame 0 is the base pose)");
     if (nm == 0) BK_WARN(ctx, BK_EFORMAT, "header", BK_NO_INDEX, 60, "model has no meshes");
-    if (check_table(ctx, "bones", ob, nb, DPM_BONE_SIZE, size) != BK_OK ||
-        check_table(ctx, "meshes", om, nm, DPM_MESH_SIZE, size) != BK_OK ||
-        check_table(ctx, "frames", of, nf, DPM_FRAME_SIZE, size) != BK_OK)
+    if (check_table(ctx, 0, ob, nb, size) != BK_OK || check_table(ctx, 1, om, nm, size) != BK_OK ||
+        check_table(ctx, 2, of, nf, size) != BK_OK)
         return BK_ELUMP_RANGE;
-    if (ob < DPM_HEADER_SIZE && nb)
-        BK_WARN(ctx, BK_EFORMAT, "bones", BK_NO_INDEX, ob, "bone table overlaps the header");
 
     m->bone_count = nb;
     m->frame_count = nf;

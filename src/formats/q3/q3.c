@@ -7,15 +7,27 @@
 
 #include "q3_internal.h"
 
-static const char *const k_lump_names[BK_Q3_LUMP_COUNT] = {
-    "entities", "shaders", "planes", "nodes", "leafs", "leafsurfaces", "leafbrushes", "models", "brushes",
-    "brushsides", "drawverts", "drawindexes", "fogs", "surfaces", "lightmaps", "lightgrid", "visibility",
+/* the lump directory: name and element size (1 for byte lumps) */
+static const bk_lump_row k_lumps[BK_Q3_LUMP_COUNT] = {
+    {"entities", 1},
+    {"shaders", Q3_SHADER_SIZE},
+    {"planes", Q3_PLANE_SIZE},
+    {"nodes", Q3_NODE_SIZE},
+    {"leafs", Q3_LEAF_SIZE},
+    {"leafsurfaces", 4},
+    {"leafbrushes", 4},
+    {"models", Q3_MODEL_SIZE},
+    {"brushes", Q3_BRUSH_SIZE},
+    {"brushsides", Q3_BRUSHSIDE_SIZE},
+    {"drawverts", Q3_VERT_SIZE},
+    {"drawindexes", 4},
+    {"fogs", Q3_FOG_SIZE},
+    {"surfaces", Q3_SURFACE_SIZE},
+    {"lightmaps", Q3_LIGHTMAP_BYTES},
+    {"lightgrid", Q3_GRIDCELL_SIZE},
+    {"visibility", 1},
 };
-/* entry size per lump; 1 for byte lumps */
-static const uint32_t k_lump_entry[BK_Q3_LUMP_COUNT] = {
-    1, Q3_SHADER_SIZE, Q3_PLANE_SIZE, Q3_NODE_SIZE, Q3_LEAF_SIZE, 4, 4, Q3_MODEL_SIZE, Q3_BRUSH_SIZE,
-    Q3_BRUSHSIDE_SIZE, Q3_VERT_SIZE, 4, Q3_FOG_SIZE, Q3_SURFACE_SIZE, Q3_LIGHTMAP_BYTES, Q3_GRIDCELL_SIZE, 1,
-};
+static const bk_lumpdir k_dir = {k_lumps, BK_Q3_LUMP_COUNT, Q3_HEADER_SIZE, true};
 
 typedef struct q3_lump {
     uint64_t ofs, len;
@@ -30,8 +42,8 @@ typedef struct q3_loader {
     q3_lump l[BK_Q3_LUMP_COUNT];
 } q3_loader;
 
-#define LN(i) k_lump_names[i]
-#define EOFS(L, i, k) (L->l[i].ofs + (uint64_t)(k) * k_lump_entry[i])
+#define LN(i) k_lumps[i].name
+#define EOFS(L, i, k) (L->l[i].ofs + (uint64_t)(k) * k_lumps[i].entry)
 
 static int q3_probe(const uint8_t *d, size_t n)
 {
@@ -116,36 +128,21 @@ static bk_result load_header(q3_loader *L)
         q3_lump *q = &L->l[i];
         q->ok = false;
         q->count = 0;
-        if (ofs < 0 || len < 0) {
-            BK_ERR(ctx, BK_ELUMP_RANGE, LN(i), BK_NO_INDEX, dofs, "negative lump offset %d or length %d",
-                   (int)ofs, (int)len);
-            continue;
-        }
-        if (!bk_span_ok((uint64_t)ofs, (uint64_t)len, f->size)) {
-            BK_ERR(ctx, BK_ELUMP_RANGE, LN(i), BK_NO_INDEX, dofs,
-                   "lump [%d, %d+%d) lies outside the file (%zu bytes)", (int)ofs, (int)ofs, (int)len, f->size);
-            continue;
-        }
-        if (i == BK_Q3_LUMP_VISIBILITY && len != 0 && len < 8) {
+        bk_lump_span sp;
+        BK_TRY(bk_lump_locate(ctx, &k_dir, (uint32_t)i, ofs, len, f->size, dofs, &sp));
+        if (!sp.ok) continue;
+        if (i == BK_Q3_LUMP_VISIBILITY && sp.len != 0 && sp.len < 8) {
             BK_ERR(ctx, BK_ELUMP_SIZE, LN(i), BK_NO_INDEX, dofs, "visibility lump of %d bytes has no 8-byte header",
                    (int)len);
             continue;
         }
-        if ((uint32_t)len % k_lump_entry[i] != 0) {
-            BK_ERR(ctx, BK_ELUMP_SIZE, LN(i), BK_NO_INDEX, dofs,
-                   "lump length %d is not a multiple of the %u-byte entry size", (int)len, k_lump_entry[i]);
-            continue;
-        }
-        q->ofs = (uint64_t)ofs;
-        q->len = (uint64_t)len;
-        q->count = (uint32_t)len / k_lump_entry[i];
+        bool counted;
+        BK_TRY(bk_lump_elements(ctx, &k_lumps[i], sp.len, dofs, &q->count, &counted));
+        if (!counted) continue;
+        q->ofs = sp.ofs;
+        q->len = sp.len;
         q->ok = true;
-        if (k_lump_entry[i] > 1 || i == BK_Q3_LUMP_LEAFSURFACES) li->count = q->count;
-        if ((uint64_t)q->count > ctx->opt.limits.max_elements && k_lump_entry[i] > 1) {
-            BK_ERR(ctx, BK_ELIMIT, LN(i), BK_NO_INDEX, dofs, "%u entries exceed the element limit", q->count);
-            q->ok = false;
-            q->count = 0;
-        }
+        if (k_lumps[i].entry > 1 || i == BK_Q3_LUMP_LEAFSURFACES) li->count = q->count;
     }
     return BK_OK;
 }

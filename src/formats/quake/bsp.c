@@ -37,6 +37,7 @@ typedef struct loader {
     size_t n;
     uint64_t ofs[BK_Q1_LUMP_COUNT], len[BK_Q1_LUMP_COUNT];
     uint32_t slot[BK_Q1_LUMP_COUNT];          /* header slot of each lump (Blue Shift swaps 0/1) */
+    bk_lump_row rows[BK_Q1_LUMP_COUNT];       /* the directory with this variant's element sizes */
 } loader;
 
 static void q_destroy(void *impl)
@@ -108,26 +109,17 @@ static bk_result read_header(loader *L)
         q->format = v == 30 ? BK_FORMAT_GOLDSRC : BK_FORMAT_QUAKE1;
     }
     for (int i = 0; i < BK_Q1_LUMP_COUNT; i++) {
+        L->rows[i].name = k_lumps[i].name;
+        L->rows[i].entry = k_lumps[i].size[L->var];
+    }
+    const bk_lumpdir dir = {L->rows, BK_Q1_LUMP_COUNT, HEADER_SIZE, true};
+    for (int i = 0; i < BK_Q1_LUMP_COUNT; i++) {
         L->slot[i] = (uint32_t)i;
-        int32_t o = bk_rd_i32le(L->d + 4 + 8 * i), l = bk_rd_i32le(L->d + 8 + 8 * i);
-        if (l == 0) {
-            /* an empty lump's offset does not matter; keep it for info when it is plausible */
-            L->ofs[i] = (o >= 0 && (uint64_t)o <= L->n) ? (uint64_t)o : 0;
-            L->len[i] = 0;
-            continue;
-        }
-        if (o < 0 || l < 0 || !bk_span_ok((uint64_t)o, (uint64_t)l, L->n)) {
-            L->ofs[i] = 0;
-            L->len[i] = 0;
-            BK_ERR(L->ctx, BK_ELUMP_RANGE, k_lumps[i].name, BK_NO_INDEX, 4 + 8 * (uint64_t)i,
-                   "lump (offset %d, length %d) lies outside the %zu-byte file", o, l, L->n);
-            continue;
-        }
-        if (l > 0 && o < HEADER_SIZE)
-            BK_WARN(L->ctx, BK_ELUMP_RANGE, k_lumps[i].name, BK_NO_INDEX, 4 + 8 * (uint64_t)i,
-                    "lump at offset %d overlaps the header", o);
-        L->ofs[i] = (uint64_t)o;
-        L->len[i] = (uint64_t)l;
+        bk_lump_span sp;
+        BK_TRY(bk_lump_locate(L->ctx, &dir, (uint32_t)i, bk_rd_i32le(L->d + 4 + 8 * i), bk_rd_i32le(L->d + 8 + 8 * i),
+                              L->n, 4 + 8 * (uint64_t)i, &sp));
+        L->ofs[i] = sp.ofs;
+        L->len[i] = sp.len;
     }
     /* Blue Shift: the first two header entries are swapped (planes, then entities) */
     if (q->version == 30 && L->var == V_29) {
@@ -151,23 +143,10 @@ static bk_result read_header(loader *L)
     return BK_OK;
 }
 
-/* Entry count of an array lump; reports a size that is not a multiple of the entry size. */
+/* Entry count of an array lump (0 when its size is wrong, reported at its directory entry) */
 static bk_result array_count(loader *L, int lump, uint32_t *count)
 {
-    uint32_t es = k_lumps[lump].size[L->var];
-    uint64_t len = L->len[lump];
-    *count = 0;
-    if (len % es != 0)
-        BK_ERR(L->ctx, BK_ELUMP_SIZE, k_lumps[lump].name, BK_NO_INDEX, hdr_at(L, lump),
-               "lump length %llu is not a multiple of the %u-byte entry", (unsigned long long)len, es);
-    uint64_t c = len / es;
-    if (c > L->ctx->opt.limits.max_elements || c > INT32_MAX) {
-        BK_ERR(L->ctx, BK_ELIMIT, k_lumps[lump].name, BK_NO_INDEX, hdr_at(L, lump),
-               "%llu entries exceed the element limit", (unsigned long long)c);
-        c = 0;
-    }
-    *count = (uint32_t)c;
-    return BK_OK;
+    return bk_lump_elements(L->ctx, &L->rows[lump], L->len[lump], hdr_at(L, lump), count, NULL);
 }
 
 #define ALLOC(ptr, cnt)                                                                                  \

@@ -6,19 +6,76 @@
 
 #include "vbsp_internal.h"
 
-static const char *const k_lump_names[BK_SRC_LUMP_COUNT] = {
-    "entities", "planes", "texdata", "vertexes", "visibility", "nodes", "texinfo", "faces",
-    "lighting", "occlusion", "leafs", "faceids", "edges", "surfedges", "models", "worldlights",
-    "leaffaces", "leafbrushes", "brushes", "brushsides", "areas", "areaportals", "propcollision",
-    "prophulls", "prophullverts", "proptris", "dispinfo", "originalfaces", "physdisp", "physcollide",
-    "vertnormals", "vertnormalindices", "disp_lightmap_alphas", "dispverts",
-    "disp_lightmap_sample_positions", "game_lump", "leafwaterdata", "primitives", "primverts",
-    "primindices", "pakfile", "clipportalverts", "cubemaps", "texdata_string_data",
-    "texdata_string_table", "overlays", "leafmindisttowater", "face_macro_texture_info", "disp_tris",
-    "physcollidesurface", "wateroverlays", "leaf_ambient_index_hdr", "leaf_ambient_index",
-    "lighting_hdr", "worldlights_hdr", "leaf_ambient_lighting_hdr", "leaf_ambient_lighting",
-    "xzippakfile", "faces_hdr", "map_flags", "overlay_fades", "overlay_system_levels", "physlevel",
-    "disp_multiblend"};
+/* The lump directory: names and element sizes of the arrays bspkit decodes (1: read as bytes;
+ * 0: the size depends on the version, given where the lump is read). */
+static const bk_lump_row k_lumps[BK_SRC_LUMP_COUNT] = {
+    {"entities", 1},
+    {"planes", 20},
+    {"texdata", 32},
+    {"vertexes", 12},
+    {"visibility", 1},
+    {"nodes", 32},
+    {"texinfo", 72},
+    {"faces", 0}, /* 56, or 104 in v17: by version */
+    {"lighting", 1},
+    {"occlusion", 1},
+    {"leafs", 0}, /* 32 or 56: by lump version and size */
+    {"faceids", 1},
+    {"edges", 4},
+    {"surfedges", 4},
+    {"models", 48},
+    {"worldlights", 1},
+    {"leaffaces", 2},
+    {"leafbrushes", 2},
+    {"brushes", 12},
+    {"brushsides", 8},
+    {"areas", 8},
+    {"areaportals", 12},
+    {"propcollision", 1},
+    {"prophulls", 1},
+    {"prophullverts", 1},
+    {"proptris", 1},
+    {"dispinfo", 176},
+    {"originalfaces", 0}, /* as faces */
+    {"physdisp", 1},
+    {"physcollide", 1},
+    {"vertnormals", 1},
+    {"vertnormalindices", 1},
+    {"disp_lightmap_alphas", 1},
+    {"dispverts", 20},
+    {"disp_lightmap_sample_positions", 1},
+    {"game_lump", 1},
+    {"leafwaterdata", 1},
+    {"primitives", 1},
+    {"primverts", 1},
+    {"primindices", 1},
+    {"pakfile", 1},
+    {"clipportalverts", 12},
+    {"cubemaps", 1},
+    {"texdata_string_data", 1},
+    {"texdata_string_table", 4},
+    {"overlays", 1},
+    {"leafmindisttowater", 1},
+    {"face_macro_texture_info", 1},
+    {"disp_tris", 2},
+    {"physcollidesurface", 1},
+    {"wateroverlays", 1},
+    {"leaf_ambient_index_hdr", 1},
+    {"leaf_ambient_index", 1},
+    {"lighting_hdr", 1},
+    {"worldlights_hdr", 1},
+    {"leaf_ambient_lighting_hdr", 1},
+    {"leaf_ambient_lighting", 1},
+    {"xzippakfile", 1},
+    {"faces_hdr", 0}, /* as faces */
+    {"map_flags", 1},
+    {"overlay_fades", 1},
+    {"overlay_system_levels", 1},
+    {"physlevel", 1},
+    {"disp_multiblend", 1},
+};
+#define LNAME(i) k_lumps[i].name
+static const bk_lumpdir k_dir = {k_lumps, BK_SRC_LUMP_COUNT, VBSP_HEADER_SIZE, false};
 
 #define SPRP_ID 0x73707270u /* 'sprp' */
 #define DPRP_ID 0x64707270u /* 'dprp' */
@@ -167,31 +224,20 @@ static bk_result load_directory(ld *L)
         l->version = ver;
         l->fourcc = bk_rd_u32le(e + 12);
         bk_lump_info *li = &L->f->info.lumps[i];
-        snprintf(li->name, sizeof li->name, "%s", k_lump_names[i]);
+        snprintf(li->name, sizeof li->name, "%s", LNAME(i));
         li->version = ver;
         li->count = -1;
         uint64_t hofs = 8 + 16 * (uint64_t)i;
-        if (ofs < 0 || len < 0) {
-            BK_ERR(ctx, BK_ELUMP_RANGE, k_lump_names[i], BK_NO_INDEX, hofs,
-                   "negative offset %d or length %d in the lump directory", ofs, len);
-            continue;
-        }
-        l->offset = (uint64_t)ofs;
+        bk_lump_span sp;
+        BK_TRY(bk_lump_locate(ctx, &k_dir, (uint32_t)i, ofs, len, size, hofs, &sp));
+        bool placed = sp.ok;
+        if (ofs < 0 || len < 0) continue;
+        l->offset = (uint64_t)ofs; /* as stored, for reports, even when the lump is unusable */
         l->length = (uint64_t)len;
         li->offset = l->offset;
         li->length = l->length;
         li->uncompressed = l->length;
-        if (len == 0) continue;
-        if (!bk_span_ok(l->offset, l->length, size)) {
-            BK_ERR(ctx, BK_ELUMP_RANGE, k_lump_names[i], BK_NO_INDEX, hofs,
-                   "lump at %d with %d bytes runs past the end of the %zu-byte file", ofs, len, size);
-            continue;
-        }
-        if (l->offset < VBSP_HEADER_SIZE) {
-            BK_ERR(ctx, BK_ELUMP_RANGE, k_lump_names[i], BK_NO_INDEX, hofs,
-                   "lump at %d overlaps the %u-byte header", ofs, VBSP_HEADER_SIZE);
-            continue;
-        }
+        if (!placed || len == 0) continue;
         const uint8_t *src = d + l->offset;
         /* the game lump directory and the pakfile are never compressed as a whole */
         if (i != BK_SRC_LUMP_GAME_LUMP && i != BK_SRC_LUMP_PAKFILE && l->length >= 4 && memcmp(src, "LZMA", 4) == 0) {
@@ -201,13 +247,13 @@ static bk_result load_directory(ld *L)
             bk_result r = bk_vbsp_lzma_block(src, l->length, L->lzma_budget, &out, &out_size, &used, &why);
             if (r == BK_ENOMEM) return r;
             if (r != BK_OK) {
-                BK_ERR(ctx, r, k_lump_names[i], BK_NO_INDEX, l->offset, "LZMA lump: %s%s", why,
+                BK_ERR(ctx, r, LNAME(i), BK_NO_INDEX, l->offset, "LZMA lump: %s%s", why,
                        r == BK_ELIMIT && L->lzma_budget < max_out ? " (with the lumps decoded before it)" : "");
                 continue;
             }
             L->lzma_budget -= out_size;
             if (l->fourcc && l->fourcc != out_size)
-                BK_WARN(ctx, BK_EFORMAT, k_lump_names[i], BK_NO_INDEX, hofs + 12,
+                BK_WARN(ctx, BK_EFORMAT, LNAME(i), BK_NO_INDEX, hofs + 12,
                         "fourCC says %u uncompressed bytes, the LZMA header %zu", l->fourcc, out_size);
             L->m->owned_lumps[i] = out;
             l->data = out;
@@ -232,31 +278,27 @@ static void check_overlaps(ld *L)
         for (int j = i + 1; j < BK_SRC_LUMP_COUNT; j++) {
             if (!lu[j].length || !lu[j].data) continue;
             if (lu[i].offset < lu[j].offset + lu[j].length && lu[j].offset < lu[i].offset + lu[i].length)
-                BK_WARN(L->ctx, BK_EFORMAT, k_lump_names[i], BK_NO_INDEX, lu[i].offset, "overlaps the %s lump",
-                        k_lump_names[j]);
+                BK_WARN(L->ctx, BK_EFORMAT, LNAME(i), BK_NO_INDEX, lu[i].offset, "overlaps the %s lump",
+                        LNAME(j));
         }
     }
 }
 
-/* entry count of an array lump (a bad size reports and counts as empty in validate mode) */
-static bk_result lump_count(ld *L, int idx, size_t esize, uint32_t *count)
+/* Element count of an array lump, by its row in k_lumps, or with esize where the size depends on
+ * the version (a bad size reports and counts as empty in validate mode). */
+static bk_result lump_count_sized(ld *L, int idx, size_t esize, uint32_t *count)
 {
     const bk_source_lump *l = &L->p->lumps[idx];
-    *count = 0;
-    if (l->size % esize) {
-        BK_ERR(L->ctx, BK_ELUMP_SIZE, k_lump_names[idx], BK_NO_INDEX, l->offset,
-               "%zu bytes is not a multiple of the %zu-byte entry", l->size, esize);
-        return BK_OK;
-    }
-    uint64_t n = l->size / esize;
-    if (n > L->ctx->opt.limits.max_elements || n > INT32_MAX) {
-        BK_ERR(L->ctx, BK_ELIMIT, k_lump_names[idx], BK_NO_INDEX, l->offset, "%llu entries is over the limit",
-               (unsigned long long)n);
-        return BK_OK;
-    }
-    *count = (uint32_t)n;
-    L->f->info.lumps[idx].count = (int64_t)n;
+    bk_lump_row row = {LNAME(idx), (uint32_t)esize};
+    bool ok;
+    BK_TRY(bk_lump_elements(L->ctx, &row, l->size, l->offset, count, &ok));
+    if (ok) L->f->info.lumps[idx].count = (int64_t)*count;
     return BK_OK;
+}
+
+static bk_result lump_count(ld *L, int idx, uint32_t *count)
+{
+    return lump_count_sized(L, idx, k_lumps[idx].entry, count);
 }
 
 #define ALLOC_N(ptr, n)                                                                          \
@@ -278,7 +320,7 @@ static bk_result load_simple(ld *L)
     uint32_t n;
     const uint8_t *d;
 
-    BK_TRY(lump_count(L, BK_SRC_LUMP_PLANES, 20, &n));
+    BK_TRY(lump_count(L, BK_SRC_LUMP_PLANES, &n));
     ALLOC_N(p->planes, n);
     d = p->lumps[BK_SRC_LUMP_PLANES].data;
     for (uint32_t i = 0; i < n; i++, d += 20) {
@@ -288,7 +330,7 @@ static bk_result load_simple(ld *L)
     }
     p->plane_count = n;
 
-    BK_TRY(lump_count(L, BK_SRC_LUMP_VERTEXES, 12, &n));
+    BK_TRY(lump_count(L, BK_SRC_LUMP_VERTEXES, &n));
     ALLOC_N(p->vertices, (size_t)n * 3);
     d = p->lumps[BK_SRC_LUMP_VERTEXES].data;
     for (uint32_t i = 0; i < n; i++, d += 12) {
@@ -298,7 +340,7 @@ static bk_result load_simple(ld *L)
     }
     p->vertex_count = n;
 
-    BK_TRY(lump_count(L, BK_SRC_LUMP_EDGES, 4, &n));
+    BK_TRY(lump_count(L, BK_SRC_LUMP_EDGES, &n));
     ALLOC_N(p->edges, (size_t)n * 2);
     d = p->lumps[BK_SRC_LUMP_EDGES].data;
     for (uint32_t i = 0; i < n; i++, d += 4) {
@@ -314,7 +356,7 @@ static bk_result load_simple(ld *L)
     }
     p->edge_count = n;
 
-    BK_TRY(lump_count(L, BK_SRC_LUMP_SURFEDGES, 4, &n));
+    BK_TRY(lump_count(L, BK_SRC_LUMP_SURFEDGES, &n));
     ALLOC_N(p->surfedges, n);
     d = p->lumps[BK_SRC_LUMP_SURFEDGES].data;
     for (uint32_t i = 0; i < n; i++, d += 4) {
@@ -331,10 +373,10 @@ static bk_result load_simple(ld *L)
 
     /* texdata names: a table of offsets into NUL-terminated strings */
     uint32_t nstr;
-    BK_TRY(lump_count(L, BK_SRC_LUMP_TEXDATA_STRING_TABLE, 4, &nstr));
+    BK_TRY(lump_count(L, BK_SRC_LUMP_TEXDATA_STRING_TABLE, &nstr));
     const bk_source_lump *sd = &p->lumps[BK_SRC_LUMP_TEXDATA_STRING_DATA];
     const uint8_t *st = p->lumps[BK_SRC_LUMP_TEXDATA_STRING_TABLE].data;
-    BK_TRY(lump_count(L, BK_SRC_LUMP_TEXDATA, 32, &n));
+    BK_TRY(lump_count(L, BK_SRC_LUMP_TEXDATA, &n));
     ALLOC_N(p->texdata, n);
     d = p->lumps[BK_SRC_LUMP_TEXDATA].data;
     size_t total = 1;
@@ -386,7 +428,7 @@ static bk_result load_simple(ld *L)
     }
     p->texdata_count = n;
 
-    BK_TRY(lump_count(L, BK_SRC_LUMP_TEXINFO, 72, &n));
+    BK_TRY(lump_count(L, BK_SRC_LUMP_TEXINFO, &n));
     ALLOC_N(p->texinfo, n);
     d = p->lumps[BK_SRC_LUMP_TEXINFO].data;
     for (uint32_t i = 0; i < n; i++, d += 72) {
@@ -415,7 +457,7 @@ static bk_result load_faces(ld *L, int idx, bk_source_face **out, uint32_t *out_
     bool v17 = p->version == 17;
     size_t es = v17 ? 104 : 56;
     uint32_t n;
-    BK_TRY(lump_count(L, idx, es, &n));
+    BK_TRY(lump_count_sized(L, idx, es, &n));
     bk_source_face *fa;
     ALLOC_N(fa, n);
     *out = fa;
@@ -472,7 +514,7 @@ static uint64_t face_light_bytes(const bk_source_map *p, const bk_source_face *f
 static bk_result check_faces(ld *L, int idx, bk_source_face *fa, uint32_t n, const bk_source_lump *light)
 {
     bk_source_map *p = L->p;
-    const char *ln = k_lump_names[idx];
+    const char *ln = LNAME(idx);
     size_t es = p->version == 17 ? 104 : 56;
     uint32_t stale_texinfo = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -529,8 +571,8 @@ static bk_result check_faces(ld *L, int idx, bk_source_face *fa, uint32_t n, con
             if (light && !bk_range_ok((uint64_t)f->lightofs, need, light->size)) {
                 BK_ERR(L->ctx, BK_ELUMP_RANGE, ln, i, o,
                        "lightmap at %d needs %llu bytes, the %s lump has %zu", f->lightofs,
-                       (unsigned long long)need, k_lump_names[light == &p->lumps[BK_SRC_LUMP_LIGHTING]
-                                                              ? BK_SRC_LUMP_LIGHTING : BK_SRC_LUMP_LIGHTING_HDR],
+                       (unsigned long long)need, LNAME(light == &p->lumps[BK_SRC_LUMP_LIGHTING]
+                                                              ? BK_SRC_LUMP_LIGHTING : BK_SRC_LUMP_LIGHTING_HDR),
                        light->size);
                 f->lightofs = -1;
             }
@@ -568,10 +610,10 @@ static bk_result load_tree(ld *L)
         BK_ERR(ctx, BK_ELUMP_SIZE, "visibility", BK_NO_INDEX, vis->offset, "lump of %zu bytes has no header", vis->size);
     }
 
-    BK_TRY(lump_count(L, BK_SRC_LUMP_AREAPORTALS, 12, &n));
+    BK_TRY(lump_count(L, BK_SRC_LUMP_AREAPORTALS, &n));
     ALLOC_N(p->areaportals, n);
     p->areaportal_count = n;
-    BK_TRY(lump_count(L, BK_SRC_LUMP_AREAS, 8, &n));
+    BK_TRY(lump_count(L, BK_SRC_LUMP_AREAS, &n));
     ALLOC_N(p->areas, n);
     p->area_count = n;
     d = p->lumps[BK_SRC_LUMP_AREAS].data;
@@ -586,7 +628,7 @@ static bk_result load_tree(ld *L)
                    p->areaportal_count);
     }
     uint32_t ncpv;
-    BK_TRY(lump_count(L, BK_SRC_LUMP_CLIPPORTALVERTS, 12, &ncpv));
+    BK_TRY(lump_count(L, BK_SRC_LUMP_CLIPPORTALVERTS, &ncpv));
     p->clip_portal_vert_count = ncpv;
     d = p->lumps[BK_SRC_LUMP_AREAPORTALS].data;
     for (uint32_t i = 0; i < p->areaportal_count; i++, d += 12) {
@@ -606,7 +648,7 @@ static bk_result load_tree(ld *L)
             BK_ERR(ctx, BK_EINDEX, "areaportals", i, o, "plane %d out of range (%u planes)", a->planenum, p->plane_count);
     }
 
-    BK_TRY(lump_count(L, BK_SRC_LUMP_BRUSHSIDES, 8, &n));
+    BK_TRY(lump_count(L, BK_SRC_LUMP_BRUSHSIDES, &n));
     ALLOC_N(p->brushsides, n);
     p->brushside_count = n;
     d = p->lumps[BK_SRC_LUMP_BRUSHSIDES].data;
@@ -623,7 +665,7 @@ static bk_result load_tree(ld *L)
             BK_ERR(ctx, BK_EINDEX, "brushsides", i, o, "texinfo %d out of range (%u texinfo)", b->texinfo,
                    p->texinfo_count);
     }
-    BK_TRY(lump_count(L, BK_SRC_LUMP_BRUSHES, 12, &n));
+    BK_TRY(lump_count(L, BK_SRC_LUMP_BRUSHES, &n));
     ALLOC_N(p->brushes, n);
     p->brush_count = n;
     d = p->lumps[BK_SRC_LUMP_BRUSHES].data;
@@ -638,7 +680,7 @@ static bk_result load_tree(ld *L)
                    "brush sides %d+%d out of range (%u brush sides)", b->firstside, b->numsides, p->brushside_count);
     }
 
-    BK_TRY(lump_count(L, BK_SRC_LUMP_LEAFFACES, 2, &n));
+    BK_TRY(lump_count(L, BK_SRC_LUMP_LEAFFACES, &n));
     ALLOC_N(p->leaffaces, n);
     p->leafface_count = n;
     d = p->lumps[BK_SRC_LUMP_LEAFFACES].data;
@@ -648,7 +690,7 @@ static bk_result load_tree(ld *L)
             BK_ERR(ctx, BK_EINDEX, "leaffaces", i, eofs(L, BK_SRC_LUMP_LEAFFACES, i, 2), "face %u out of range (%u faces)",
                    p->leaffaces[i], p->face_count);
     }
-    BK_TRY(lump_count(L, BK_SRC_LUMP_LEAFBRUSHES, 2, &n));
+    BK_TRY(lump_count(L, BK_SRC_LUMP_LEAFBRUSHES, &n));
     ALLOC_N(p->leafbrushes, n);
     p->leafbrush_count = n;
     d = p->lumps[BK_SRC_LUMP_LEAFBRUSHES].data;
@@ -671,7 +713,7 @@ static bk_result load_tree(ld *L)
         les = other;
     }
     p->leaf_version = les == 56 ? 0 : 1;
-    BK_TRY(lump_count(L, BK_SRC_LUMP_LEAFS, les, &n));
+    BK_TRY(lump_count_sized(L, BK_SRC_LUMP_LEAFS, les, &n));
     ALLOC_N(p->leafs, n);
     p->leaf_count = n;
     d = p->lumps[BK_SRC_LUMP_LEAFS].data;
@@ -704,7 +746,7 @@ static bk_result load_tree(ld *L)
             BK_ERR(ctx, BK_EINDEX, "leafs", i, o, "area %u out of range (%u areas)", l->area, p->area_count);
     }
 
-    BK_TRY(lump_count(L, BK_SRC_LUMP_NODES, 32, &n));
+    BK_TRY(lump_count(L, BK_SRC_LUMP_NODES, &n));
     ALLOC_N(p->nodes, n);
     p->node_count = n;
     d = p->lumps[BK_SRC_LUMP_NODES].data;
@@ -733,7 +775,7 @@ static bk_result load_tree(ld *L)
                    p->face_count);
     }
 
-    BK_TRY(lump_count(L, BK_SRC_LUMP_MODELS, 48, &n));
+    BK_TRY(lump_count(L, BK_SRC_LUMP_MODELS, &n));
     ALLOC_N(p->models, n);
     p->model_count = n;
     d = p->lumps[BK_SRC_LUMP_MODELS].data;
@@ -767,7 +809,7 @@ static bk_result load_displacements(ld *L)
 {
     bk_source_map *p = L->p;
     uint32_t n;
-    BK_TRY(lump_count(L, BK_SRC_LUMP_DISP_VERTS, 20, &n));
+    BK_TRY(lump_count(L, BK_SRC_LUMP_DISP_VERTS, &n));
     ALLOC_N(p->dispverts, n);
     p->dispvert_count = n;
     const uint8_t *d = p->lumps[BK_SRC_LUMP_DISP_VERTS].data;
@@ -777,13 +819,13 @@ static bk_result load_displacements(ld *L)
         v->dist = bk_rd_f32le(d + 12);
         v->alpha = bk_rd_f32le(d + 16);
     }
-    BK_TRY(lump_count(L, BK_SRC_LUMP_DISP_TRIS, 2, &n));
+    BK_TRY(lump_count(L, BK_SRC_LUMP_DISP_TRIS, &n));
     ALLOC_N(p->disptris, n);
     p->disptri_count = n;
     d = p->lumps[BK_SRC_LUMP_DISP_TRIS].data;
     for (uint32_t i = 0; i < n; i++) p->disptris[i] = bk_rd_u16le(d + 2 * (size_t)i);
 
-    BK_TRY(lump_count(L, BK_SRC_LUMP_DISPINFO, 176, &n));
+    BK_TRY(lump_count(L, BK_SRC_LUMP_DISPINFO, &n));
     ALLOC_N(p->dispinfo, n);
     p->dispinfo_count = n;
     d = p->lumps[BK_SRC_LUMP_DISPINFO].data;

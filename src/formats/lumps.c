@@ -1,0 +1,70 @@
+/* The lump directory checks every BSP family shares: a table of rows (name, element size, as
+ * Xash3D's srclumps[]), a directory entry placed against the file, an array lump's element count.
+ * Each family keeps what is its own: where its directory sits, its variants (BSP2's wider
+ * elements, Blue Shift's swapped first entries, Left 4 Dead 2's field order), compression. */
+#include "format.h"
+
+bk_result bk_lump_locate(bk_ctx *ctx, const bk_lumpdir *dir, uint32_t i, int64_t ofs, int64_t len, size_t file_size,
+                         uint64_t dir_at, bk_lump_span *out)
+{
+    const char *name = dir->rows[i].name;
+    memset(out, 0, sizeof *out);
+    if (len == 0) {
+        /* an empty lump's offset does not matter; keep it for reports when it is plausible */
+        out->ofs = ofs >= 0 && (uint64_t)ofs <= file_size ? (uint64_t)ofs : 0;
+        out->ok = true;
+        return BK_OK;
+    }
+    if (ofs < 0 || len < 0) {
+        BK_ERR(ctx, BK_ELUMP_RANGE, name, BK_NO_INDEX, dir_at, "negative lump offset %lld or length %lld",
+               (long long)ofs, (long long)len);
+        return BK_OK; /* validate mode: reported, unusable */
+    }
+    if (!bk_span_ok((uint64_t)ofs, (uint64_t)len, file_size)) {
+        BK_ERR(ctx, BK_ELUMP_RANGE, name, BK_NO_INDEX, dir_at,
+               "lump at offset %lld with %lld bytes runs past the end of the %zu-byte file", (long long)ofs,
+               (long long)len, file_size);
+        return BK_OK; /* validate mode: reported, unusable */
+    }
+    if ((uint64_t)ofs < dir->header_size) {
+        if (dir->header_overlap_warns) {
+            BK_WARN(ctx, BK_ELUMP_RANGE, name, BK_NO_INDEX, dir_at, "lump at offset %lld overlaps the %llu-byte header",
+                    (long long)ofs, (unsigned long long)dir->header_size);
+        } else {
+            BK_ERR(ctx, BK_ELUMP_RANGE, name, BK_NO_INDEX, dir_at, "lump at offset %lld overlaps the %llu-byte header",
+                   (long long)ofs, (unsigned long long)dir->header_size);
+            return BK_OK; /* validate mode: reported, unusable */
+        }
+    }
+    out->ofs = (uint64_t)ofs;
+    out->len = (uint64_t)len;
+    out->ok = true;
+    return BK_OK;
+}
+
+bk_result bk_lump_elements(bk_ctx *ctx, const bk_lump_row *row, uint64_t len, uint64_t at, uint32_t *count, bool *ok)
+{
+    bool ok_;
+    if (!ok) ok = &ok_;
+    *count = 0;
+    *ok = false;
+    if (row->entry == 0) {
+        *ok = true; /* not an array */
+        return BK_OK;
+    }
+    if (len % row->entry) {
+        BK_ERR(ctx, BK_ELUMP_SIZE, row->name, BK_NO_INDEX, at,
+               "lump length %llu is not a multiple of the %u-byte element", (unsigned long long)len, row->entry);
+        return BK_OK;
+    }
+    uint64_t n = len / row->entry;
+    /* byte lumps (text, pixels, compressed rows) are bounded by the file, not the element limit */
+    if (row->entry > 1 && (n > ctx->opt.limits.max_elements || n > INT32_MAX)) {
+        BK_ERR(ctx, BK_ELIMIT, row->name, BK_NO_INDEX, at, "%llu elements exceed the limit of %llu",
+               (unsigned long long)n, (unsigned long long)ctx->opt.limits.max_elements);
+        return BK_OK;
+    }
+    *count = (uint32_t)(n > UINT32_MAX ? UINT32_MAX : n);
+    *ok = true;
+    return BK_OK;
+}
