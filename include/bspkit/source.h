@@ -41,8 +41,9 @@ typedef struct bk_source_lump {
     int32_t version;           /* lump_t.version */
     uint32_t fourcc;           /* lump_t.fourCC (the uncompressed size for LZMA lumps) */
     uint32_t compressed;       /* 1: stored with Valve's LZMA header, data holds the decoded bytes */
-    const uint8_t *data;       /* decoded bytes (NULL when empty) */
-    size_t size;
+    const uint8_t *data;       /* decoded bytes (NULL when empty, and while a compressed lump the
+                                * loader did not read is still undecoded: bk_source_lump_bytes) */
+    size_t size;               /* decoded size */
 } bk_source_lump;
 
 typedef struct bk_source_plane { float normal[3]; float dist; int32_t type; } bk_source_plane;
@@ -208,6 +209,10 @@ typedef struct bk_source_map {
 
 /* The decoded map of f, or NULL when f is not a Source map. */
 const bk_source_map *bk_source_map_of(const bk_file *f);
+/* The decoded bytes of lump idx (BK_SRC_LUMP_*). A compressed lump the loader does not read
+ * (lighting, physics, ambient light, ...) is decoded on the first call, outside validation, so
+ * commands pay only for what they use. Not thread-safe on one file. */
+bk_result bk_source_lump_bytes(const bk_file *f, int idx, const uint8_t **data, size_t *size);
 
 /* Four-character name of a game lump id ("sprp"), into buf[5]. */
 const char *bk_source_fourcc(uint32_t id, char buf[5]);

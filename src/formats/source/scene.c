@@ -625,9 +625,17 @@ bk_result bk_vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene 
     uint64_t max_alloc = opt->limits.max_alloc_bytes ? opt->limits.max_alloc_bytes : ((uint64_t)1 << 30);
     b.vertex_budget = max_alloc / 64;
     const bk_source_lump *ldr = &p->lumps[BK_SRC_LUMP_LIGHTING], *hdr = &p->lumps[BK_SRC_LUMP_LIGHTING_HDR];
-    if (ldr->size) {
+    /* compressed lighting is decoded now, and HDR only when there is no LDR (a lump that fails to
+     * decode becomes empty: the map converts unlit) */
+    if (!(opt->flags & BK_OPT_NO_LIGHTMAPS)) {
+        bk_result lr = bk_vbsp_lump_decode(f, BK_SRC_LUMP_LIGHTING, NULL);
+        if (lr == BK_OK && !ldr->size) lr = bk_vbsp_lump_decode(f, BK_SRC_LUMP_LIGHTING_HDR, NULL);
+        if (lr == BK_ENOMEM) return BK_ENOMEM;
+        if (lr != BK_OK) s->warning_count++; /* `validate` locates it */
+    }
+    if (ldr->size && ldr->data) {
         b.light = ldr;
-    } else if (hdr->size) {
+    } else if (hdr->size && hdr->data) {
         b.light = hdr;
         if (p->hdr_face_count == p->face_count && p->hdr_face_count) b.faces = p->hdr_faces;
     }

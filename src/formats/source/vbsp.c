@@ -87,7 +87,6 @@ typedef struct ld {
     bk_source_map *p;
     uint8_t **gl_owned;       /* decoded compressed game lumps */
     char *prop_name_block;
-    uint64_t lzma_budget;     /* decoded LZMA bytes left for the whole file (max_alloc_bytes) */
 } ld;
 
 /* owned extras that destroy() must free, stored after the public game lump array */
@@ -116,6 +115,18 @@ const bk_source_map *bk_source_map_of(const bk_file *f)
 {
     const vbsp_impl *m = bk_file_impl(f, BK_FORMAT_SOURCE);
     return m ? &m->pub : NULL;
+}
+
+bk_result bk_source_lump_bytes(const bk_file *f, int idx, const uint8_t **data, size_t *size)
+{
+    *data = NULL;
+    *size = 0;
+    const bk_source_map *p = bk_source_map_of(f);
+    if (!p || idx < 0 || idx >= BK_SRC_LUMP_COUNT) return BK_EARG;
+    BK_TRY(bk_vbsp_lump_decode(f, idx, NULL));
+    *data = p->lumps[idx].data;
+    *size = p->lumps[idx].size;
+    return BK_OK;
 }
 
 static int vbsp_probe(const uint8_t *d, size_t n)
@@ -191,6 +202,36 @@ static int table_score(const uint8_t *d, size_t size, bool l4d2, bool *all_ok)
     return ok;
 }
 
+bk_result bk_vbsp_lump_decode(const bk_file *f, int idx, bk_ctx *ctx)
+{
+    vbsp_impl *m = f->impl;
+    if (idx < 0 || idx >= BK_SRC_LUMP_COUNT || !m->pending[idx]) return BK_OK;
+    bk_source_lump *l = &m->pub.lumps[idx];
+    m->pending[idx] = 0;
+    uint8_t *out;
+    size_t out_size, used;
+    const char *why;
+    uint64_t budget = m->lzma_budget;
+    bk_result r = bk_vbsp_lzma_block(f->data + l->offset, (size_t)l->length, budget, &out, &out_size, &used, &why);
+    if (r != BK_OK) {
+        l->data = NULL;
+        l->size = 0;
+        if (ctx && r != BK_ENOMEM) {
+            bk_result rr = bk_report(ctx, BK_SEV_ERROR, r, LNAME(idx), BK_NO_INDEX, l->offset, "LZMA lump: %s%s", why,
+                                     r == BK_ELIMIT && budget < ctx->opt.limits.max_alloc_bytes
+                                         ? " (with the lumps decoded before it)"
+                                         : "");
+            return rr;
+        }
+        return r;
+    }
+    m->lzma_budget -= out_size;
+    m->owned_lumps[idx] = out;
+    l->data = out;
+    l->size = out_size;
+    return BK_OK;
+}
+
 static bk_result load_directory(ld *L)
 {
     bk_ctx *ctx = L->ctx;
@@ -207,7 +248,7 @@ static bk_result load_directory(ld *L)
     if (p->l4d2_layout) snprintf(L->f->info.variant, sizeof L->f->info.variant, "l4d2");
     else if (p->version == 17) snprintf(L->f->info.variant, sizeof L->f->info.variant, "vtmb");
     BK_TRY(bk_info_set_lumps(&L->f->info, BK_SRC_LUMP_COUNT));
-    uint64_t max_out = ctx->opt.limits.max_alloc_bytes;
+    L->m->lzma_budget = ctx->opt.limits.max_alloc_bytes;
     for (int i = 0; i < BK_SRC_LUMP_COUNT; i++) {
         const uint8_t *e = d + 8 + 16 * (size_t)i;
         int32_t ofs, len, ver;
@@ -241,26 +282,28 @@ static bk_result load_directory(ld *L)
         const uint8_t *src = d + l->offset;
         /* the game lump directory and the pakfile are never compressed as a whole */
         if (i != BK_SRC_LUMP_GAME_LUMP && i != BK_SRC_LUMP_PAKFILE && l->length >= 4 && memcmp(src, "LZMA", 4) == 0) {
-            uint8_t *out;
-            size_t out_size, used;
-            const char *why;
-            bk_result r = bk_vbsp_lzma_block(src, l->length, L->lzma_budget, &out, &out_size, &used, &why);
-            if (r == BK_ENOMEM) return r;
-            if (r != BK_OK) {
-                BK_ERR(ctx, r, LNAME(i), BK_NO_INDEX, l->offset, "LZMA lump: %s%s", why,
-                       r == BK_ELIMIT && L->lzma_budget < max_out ? " (with the lumps decoded before it)" : "");
-                continue;
-            }
-            L->lzma_budget -= out_size;
-            if (l->fourcc && l->fourcc != out_size)
-                BK_WARN(ctx, BK_EFORMAT, LNAME(i), BK_NO_INDEX, hofs + 12,
-                        "fourCC says %u uncompressed bytes, the LZMA header %zu", l->fourcc, out_size);
-            L->m->owned_lumps[i] = out;
-            l->data = out;
-            l->size = out_size;
             l->compressed = 1;
             li->compressed = 1;
-            li->uncompressed = out_size;
+            /* outside validate mode a lump is decoded when something reads it: a sound header is
+             * enough to know its size (a bad one is decoded now, to be reported) */
+            uint32_t actual = l->length >= VBSP_LZMA_HEADER ? bk_rd_u32le(src + 4) : 0;
+            if (!ctx->keep_going && l->length >= VBSP_LZMA_HEADER &&
+                bk_rd_u32le(src + 8) <= l->length - VBSP_LZMA_HEADER && actual <= L->m->lzma_budget) {
+                L->m->pending[i] = 1;
+                l->size = actual;
+                li->uncompressed = actual;
+                if (l->fourcc && l->fourcc != actual)
+                    BK_WARN(ctx, BK_EFORMAT, LNAME(i), BK_NO_INDEX, hofs + 12,
+                            "fourCC says %u uncompressed bytes, the LZMA header %u", l->fourcc, actual);
+                continue;
+            }
+            L->m->pending[i] = 1;
+            bk_result r = bk_vbsp_lump_decode(L->f, i, ctx);
+            if (r == BK_ENOMEM) return r;
+            if (r == BK_OK && l->fourcc && l->fourcc != l->size)
+                BK_WARN(ctx, BK_EFORMAT, LNAME(i), BK_NO_INDEX, hofs + 12,
+                        "fourCC says %u uncompressed bytes, the LZMA header %zu", l->fourcc, l->size);
+            li->uncompressed = l->size;
         } else {
             l->data = src;
             l->size = (size_t)l->length;
@@ -274,9 +317,9 @@ static void check_overlaps(ld *L)
 {
     const bk_source_lump *lu = L->p->lumps;
     for (int i = 0; i < BK_SRC_LUMP_COUNT; i++) {
-        if (!lu[i].length || !lu[i].data) continue;
+        if (!lu[i].length || (!lu[i].data && !L->m->pending[i])) continue;
         for (int j = i + 1; j < BK_SRC_LUMP_COUNT; j++) {
-            if (!lu[j].length || !lu[j].data) continue;
+            if (!lu[j].length || (!lu[j].data && !L->m->pending[j])) continue;
             if (lu[i].offset < lu[j].offset + lu[j].length && lu[j].offset < lu[i].offset + lu[i].length)
                 BK_WARN(L->ctx, BK_EFORMAT, LNAME(i), BK_NO_INDEX, lu[i].offset, "overlaps the %s lump",
                         LNAME(j));
@@ -1138,14 +1181,14 @@ static bk_result load_game_lumps(ld *L)
             uint8_t *out;
             size_t out_size, used;
             const char *why;
-            bk_result r = bk_vbsp_lzma_block(L->f->data + ofs, L->f->size - (size_t)ofs, L->lzma_budget, &out, &out_size,
+            bk_result r = bk_vbsp_lzma_block(L->f->data + ofs, L->f->size - (size_t)ofs, L->m->lzma_budget, &out, &out_size,
                                           &used, &why);
             if (r == BK_ENOMEM) return r;
             if (r != BK_OK) {
                 BK_ERR(ctx, r, "game_lump", i, (uint64_t)ofs, "'%s' LZMA: %s", nm, why);
                 continue;
             }
-            L->lzma_budget -= out_size;
+            L->m->lzma_budget -= out_size;
             L->gl_owned[i] = out;
             g->data = out;
             g->size = out_size;
@@ -1211,7 +1254,7 @@ static bk_result vbsp_load(bk_file *f, bk_ctx *ctx)
     vbsp_impl_full *F = calloc(1, sizeof *F);
     if (!F) return BK_ENOMEM;
     f->impl = F;
-    ld L = {f, ctx, &F->base, &F->base.pub, NULL, NULL, ctx->opt.limits.max_alloc_bytes};
+    ld L = {f, ctx, &F->base, &F->base.pub, NULL, NULL};
     bk_source_map *p = L.p;
     p->version = version;
     p->map_revision = bk_rd_i32le(d + 8 + 16 * BK_SRC_LUMP_COUNT);
@@ -1225,6 +1268,19 @@ static bk_result vbsp_load(bk_file *f, bk_ctx *ctx)
     if (p->lumps[BK_SRC_LUMP_CUBEMAPS].size % 16 == 0) p->cubemap_count = (uint32_t)(p->lumps[BK_SRC_LUMP_CUBEMAPS].size / 16);
     if (p->lumps[BK_SRC_LUMP_OVERLAYS].size % 352 == 0) p->overlay_count = (uint32_t)(p->lumps[BK_SRC_LUMP_OVERLAYS].size / 352);
 
+    /* the lumps the loader reads (compressed ones are decoded here; the rest when asked for) */
+    static const int k_read[] = {BK_SRC_LUMP_ENTITIES, BK_SRC_LUMP_PLANES, BK_SRC_LUMP_VERTEXES, BK_SRC_LUMP_EDGES,
+                                 BK_SRC_LUMP_SURFEDGES, BK_SRC_LUMP_TEXDATA, BK_SRC_LUMP_TEXDATA_STRING_TABLE,
+                                 BK_SRC_LUMP_TEXDATA_STRING_DATA, BK_SRC_LUMP_TEXINFO, BK_SRC_LUMP_FACES,
+                                 BK_SRC_LUMP_ORIGINALFACES, BK_SRC_LUMP_FACES_HDR, BK_SRC_LUMP_VISIBILITY,
+                                 BK_SRC_LUMP_AREAS, BK_SRC_LUMP_AREAPORTALS, BK_SRC_LUMP_CLIPPORTALVERTS,
+                                 BK_SRC_LUMP_BRUSHSIDES, BK_SRC_LUMP_BRUSHES, BK_SRC_LUMP_LEAFFACES,
+                                 BK_SRC_LUMP_LEAFBRUSHES, BK_SRC_LUMP_LEAFS, BK_SRC_LUMP_NODES, BK_SRC_LUMP_MODELS,
+                                 BK_SRC_LUMP_DISP_VERTS, BK_SRC_LUMP_DISP_TRIS, BK_SRC_LUMP_DISPINFO};
+    for (size_t k = 0; k < sizeof k_read / sizeof *k_read; k++) {
+        bk_result r = bk_vbsp_lump_decode(f, k_read[k], ctx);
+        if (r != BK_OK) return r;
+    }
     BK_TRY(load_simple(&L));
     BK_TRY(load_displacements(&L));
     BK_TRY(load_faces(&L, BK_SRC_LUMP_ORIGINALFACES, &p->orig_faces, &p->orig_face_count));

@@ -12,6 +12,9 @@
 typedef struct vbsp_impl {
     bk_source_map pub;
     uint8_t *owned_lumps[BK_SRC_LUMP_COUNT];   /* decoded LZMA lumps */
+    uint8_t pending[BK_SRC_LUMP_COUNT];        /* 1: LZMA lump not decoded yet (pub.lumps[i].data NULL,
+                                                * .size its uncompressed size): bk_vbsp_lump_decode */
+    uint64_t lzma_budget;                      /* decoded LZMA bytes left (max_alloc_bytes in all) */
     char *names;                               /* texdata names, NUL-separated */
 } vbsp_impl;
 
@@ -24,6 +27,11 @@ bk_result bk_vbsp_lzma_block(const uint8_t *src, size_t avail, uint64_t max_out,
 /* Decode a raw LZMA1 stream with 5 property bytes to exactly out_size bytes. */
 bk_result bk_vbsp_lzma_raw(const uint8_t props[5], const uint8_t *src, size_t src_size, uint8_t *out,
                         size_t out_size, const char **why);
+
+/* Decode lump idx if it was left compressed at load (the loader decodes only what it reads, and
+ * everything in validate mode). On failure the lump becomes empty and the error is returned
+ * (reported through ctx when given). Not thread-safe on one file. */
+bk_result bk_vbsp_lump_decode(const bk_file *f, int idx, bk_ctx *ctx);
 
 bk_result bk_vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s);
 bk_result bk_vbsp_extract_images(const bk_file *f, const bk_options *opt, bk_scene *out);
