@@ -7,6 +7,8 @@
 #ifndef BSPKIT_SCENE_H
 #define BSPKIT_SCENE_H
 
+#include <stdbool.h>
+
 #include "bspkit.h"
 
 #ifdef __cplusplus
@@ -144,6 +146,8 @@ bk_result bk_scene_add_skin(bk_scene *s, const char *name, uint32_t joint_count,
 bk_result bk_scene_add_animation(bk_scene *s, const char *name, int32_t *out);
 bk_result bk_animation_add_channel(bk_animation *a, int32_t node, uint32_t path, uint32_t key_count,
                                    bk_channel **out);
+/* *out points into m->prims: valid until the next primitive is added to m (the array may move);
+ * keep its index (m->prim_count - 1) across adds. The same holds for the scene's other arrays. */
 bk_result bk_mesh_add_primitive(bk_mesh *m, int32_t material, uint32_t mode, uint32_t attrs,
                                 bk_primitive **out);
 /* Grow the primitive by n vertices; *first receives the index of the first new vertex.
@@ -196,6 +200,15 @@ typedef struct bk_export_stats {
     uint64_t dropped_degenerate;
 } bk_export_stats;
 
+/* Receives output in pieces, in order; returns false to stop (the export then returns BK_EIO). */
+typedef bool (*bk_write_fn)(void *user, const void *data, size_t size);
+/* A .glb written through a callback (sockets, archives, a program's own buffers): the binary
+ * buffer is handed over as is, not copied. */
+bk_result bk_export_glb_to(const bk_scene *s, const bk_export_options *opt, bk_write_fn write, void *user,
+                           bk_export_stats *stats);
+/* A .glb in one malloc'd block (*out, free() it). */
+bk_result bk_export_glb_memory(const bk_scene *s, const bk_export_options *opt, uint8_t **out, size_t *size,
+                               bk_export_stats *stats);
 /* .glb or .gltf (+ .bin) by path extension. Written to a temporary file and renamed. */
 bk_result bk_export_gltf(const bk_scene *s, const bk_export_options *opt, const char *path,
                          bk_export_stats *stats);

@@ -4,6 +4,7 @@
 #define BK_INTERNAL_H
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -188,6 +189,16 @@ int bk_strncasecmp_prefix(const char *s, const char *prefix);
 bk_result bk_read_file(const char *path, uint64_t max_bytes, uint8_t **out, size_t *out_size);
 /* Write via a temporary file in the same folder, then rename over path. */
 bk_result bk_write_file_atomic(const char *path, const void *data, size_t size);
+/* The same in pieces: open a temporary file beside path, write (a bk_write_fn), then close:
+ * renamed over path when keep and every write succeeded, removed otherwise. */
+typedef struct bk_atomic_file {
+    FILE *fp;
+    char *tmp, *path;
+    bool ok;
+} bk_atomic_file;
+bk_result bk_atomic_open(bk_atomic_file *a, const char *path);
+bool bk_atomic_write(void *a, const void *data, size_t size);
+bk_result bk_atomic_close(bk_atomic_file *a, bool keep);
 
 typedef struct bk_buf {
     uint8_t *data;

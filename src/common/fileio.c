@@ -38,27 +38,55 @@ bk_result bk_read_file(const char *path, uint64_t max_bytes, uint8_t **out, size
     return BK_OK;
 }
 
+bk_result bk_atomic_open(bk_atomic_file *a, const char *path)
+{
+    memset(a, 0, sizeof *a);
+    size_t n = strlen(path);
+    a->tmp = malloc(n + 32);
+    a->path = malloc(n + 1);
+    if (!a->tmp || !a->path) {
+        free(a->tmp);
+        free(a->path);
+        return BK_ENOMEM;
+    }
+    memcpy(a->path, path, n + 1);
+    snprintf(a->tmp, n + 32, "%s.tmp%ld", path, (long)getpid());
+    a->fp = fopen(a->tmp, "wb");
+    if (!a->fp) {
+        free(a->tmp);
+        free(a->path);
+        return BK_EIO;
+    }
+    a->ok = true;
+    return BK_OK;
+}
+
+bool bk_atomic_write(void *user, const void *data, size_t size)
+{
+    bk_atomic_file *a = user;
+    if (a->ok && size && fwrite(data, 1, size, a->fp) != size) a->ok = false;
+    return a->ok;
+}
+
+bk_result bk_atomic_close(bk_atomic_file *a, bool keep)
+{
+    bool ok = a->ok && keep;
+    ok = (fflush(a->fp) == 0) && ok;
+    ok = (fclose(a->fp) == 0) && ok;
+    if (ok && rename(a->tmp, a->path) != 0) ok = false;
+    if (!ok) remove(a->tmp);
+    free(a->tmp);
+    free(a->path);
+    memset(a, 0, sizeof *a);
+    return ok || !keep ? BK_OK : BK_EIO;
+}
+
 bk_result bk_write_file_atomic(const char *path, const void *data, size_t size)
 {
-    size_t n = strlen(path);
-    char *tmp = malloc(n + 32);
-    if (!tmp) return BK_ENOMEM;
-    snprintf(tmp, n + 32, "%s.tmp%ld", path, (long)getpid());
-    FILE *fp = fopen(tmp, "wb");
-    if (!fp) {
-        free(tmp);
-        return BK_EIO;
-    }
-    bool ok = (size == 0 || fwrite(data, 1, size, fp) == size);
-    ok = (fflush(fp) == 0) && ok;
-    ok = (fclose(fp) == 0) && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        remove(tmp);
-        free(tmp);
-        return BK_EIO;
-    }
-    free(tmp);
-    return BK_OK;
+    bk_atomic_file a;
+    BK_TRY(bk_atomic_open(&a, path));
+    bk_atomic_write(&a, data, size);
+    return bk_atomic_close(&a, true);
 }
 
 bool bk_buf_reserve(bk_buf *b, size_t extra)

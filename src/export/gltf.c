@@ -572,7 +572,7 @@ static void write_animations(gltf_writer *w)
     if (cJSON_GetArraySize(anims) == 0) cJSON_DeleteItemFromObject(w->root, "animations");
 }
 
-static bk_result pad_json(char *json, bk_buf *out)
+static bk_result pad_json(const char *json, bk_buf *out)
 {
     size_t n = strlen(json);
     if (!bk_buf_append(out, json, n)) return BK_ENOMEM;
@@ -581,11 +581,13 @@ static bk_result pad_json(char *json, bk_buf *out)
     return BK_OK;
 }
 
-bk_result bk_export_gltf(const bk_scene *s, const bk_export_options *opt, const char *path, bk_export_stats *stats)
+/* The glTF JSON and its binary buffer for scene s (bin_uri: the buffer's file name for .gltf,
+ * NULL for .glb). On success *json (cJSON_free) and *bin (bk_buf_free) are the caller's. */
+static bk_result gltf_make(const bk_scene *s, const bk_export_options *opt, const char *bin_uri, char **json_out,
+                           bk_buf *bin_out, bk_export_stats *st_out)
 {
-    if (!s || !path) return BK_EARG;
-    bool glb = ends_with(path, ".glb");
-    if (!glb && !ends_with(path, ".gltf")) return BK_EARG;
+    *json_out = NULL;
+    memset(bin_out, 0, sizeof *bin_out);
     gltf_writer w;
     memset(&w, 0, sizeof w);
     w.s = s;
@@ -637,25 +639,12 @@ bk_result bk_export_gltf(const bk_scene *s, const bk_export_options *opt, const 
     if (w.bin.failed) w.err = BK_ENOMEM;
 
     bk_result r = w.err;
-    char *bin_name = NULL;
     if (r == BK_OK && w.bin.size) {
         while (w.bin.size % 4) bk_buf_append(&w.bin, "\0", 1);
         cJSON *buffers = cJSON_AddArrayToObject(w.root, "buffers");
         cJSON *b = cJSON_CreateObject();
         cJSON_AddNumberToObject(b, "byteLength", (double)w.bin.size);
-        if (!glb) {
-            const char *base = strrchr(path, '/');
-            base = base ? base + 1 : path;
-            size_t n = strlen(base);
-            bin_name = malloc(n + 4);
-            if (bin_name) {
-                memcpy(bin_name, base, n - 5);
-                strcpy(bin_name + n - 5, ".bin");
-                cJSON_AddStringToObject(b, "uri", bin_name);
-            } else {
-                r = BK_ENOMEM;
-            }
-        }
+        if (bin_uri) cJSON_AddStringToObject(b, "uri", bin_uri);
         cJSON_AddItemToArray(buffers, b);
     }
     if (cJSON_GetArraySize(w.buffer_views)) cJSON_AddItemToObject(w.root, "bufferViews", w.buffer_views);
@@ -666,51 +655,121 @@ bk_result bk_export_gltf(const bk_scene *s, const bk_export_options *opt, const 
     if (r == BK_OK && w.bin.size > UINT32_MAX - 4096) r = BK_ELIMIT;
     char *json = r == BK_OK ? cJSON_PrintUnformatted(w.root) : NULL;
     if (r == BK_OK && !json) r = BK_ENOMEM;
-    bk_buf out = {0};
-    if (r == BK_OK && glb) {
-        bk_buf j = {0};
-        r = pad_json(json, &j);
-        uint8_t hdr[20];
-        uint32_t total = 12 + 8 + (uint32_t)j.size + (w.bin.size ? 8 + (uint32_t)w.bin.size : 0);
-        memcpy(hdr, "glTF", 4);
-        bk_wr_u32le(hdr + 4, 2);
-        bk_wr_u32le(hdr + 8, total);
-        bk_wr_u32le(hdr + 12, (uint32_t)j.size);
-        memcpy(hdr + 16, "JSON", 4);
-        bk_buf_append(&out, hdr, 20);
-        bk_buf_append(&out, j.data, j.size);
-        if (w.bin.size) {
-            bk_wr_u32le(hdr, (uint32_t)w.bin.size);
-            memcpy(hdr + 4, "BIN\0", 4);
-            bk_buf_append(&out, hdr, 8);
-            bk_buf_append(&out, w.bin.data, w.bin.size);
-        }
-        bk_buf_free(&j);
-        if (out.failed) r = BK_ENOMEM;
-        if (r == BK_OK) r = bk_write_file_atomic(path, out.data, out.size);
-        w.st.bytes = out.size;
-    } else if (r == BK_OK) {
-        if (w.bin.size) {
-            size_t n = strlen(path);
-            char *bin_path = malloc(n + 1);
-            if (!bin_path) r = BK_ENOMEM;
-            else {
-                memcpy(bin_path, path, n - 5);
-                strcpy(bin_path + n - 5, ".bin");
-                r = bk_write_file_atomic(bin_path, w.bin.data, w.bin.size);
-                free(bin_path);
-            }
-        }
-        if (r == BK_OK) r = bk_write_file_atomic(path, json, strlen(json));
-        w.st.bytes = strlen(json) + w.bin.size;
-    }
-    if (stats) *stats = w.st;
-    bk_buf_free(&out);
-    free(bin_name);
-    cJSON_free(json);
     cJSON_Delete(w.root);
-    bk_buf_free(&w.bin);
     free(tex_of_image);
     free(mesh_map);
+    if (w.bin.failed && r == BK_OK) r = BK_ENOMEM;
+    if (st_out) *st_out = w.st;
+    if (r != BK_OK) {
+        cJSON_free(json);
+        bk_buf_free(&w.bin);
+        return r;
+    }
+    *json_out = json;
+    *bin_out = w.bin;
+    return BK_OK;
+}
+
+/* A .glb in pieces: header, JSON chunk (space-padded), BIN chunk; no copy of the buffer. */
+static bk_result glb_emit(const char *json, const bk_buf *bin, bk_write_fn write, void *user, uint64_t *bytes)
+{
+    bk_buf j = {0};
+    bk_result r = pad_json(json, &j);
+    if (r == BK_OK && j.failed) r = BK_ENOMEM;
+    if (r == BK_OK) {
+        uint8_t hdr[20];
+        uint64_t total = 12 + 8 + (uint64_t)j.size + (bin->size ? 8 + (uint64_t)bin->size : 0);
+        if (total > UINT32_MAX) r = BK_ELIMIT;
+        memcpy(hdr, "glTF", 4);
+        bk_wr_u32le(hdr + 4, 2);
+        bk_wr_u32le(hdr + 8, (uint32_t)total);
+        bk_wr_u32le(hdr + 12, (uint32_t)j.size);
+        memcpy(hdr + 16, "JSON", 4);
+        if (r == BK_OK && (!write(user, hdr, 20) || !write(user, j.data, j.size))) r = BK_EIO;
+        if (r == BK_OK && bin->size) {
+            bk_wr_u32le(hdr, (uint32_t)bin->size);
+            memcpy(hdr + 4, "BIN\0", 4);
+            if (!write(user, hdr, 8) || !write(user, bin->data, bin->size)) r = BK_EIO;
+        }
+        if (bytes) *bytes = total;
+    }
+    bk_buf_free(&j);
+    return r;
+}
+
+bk_result bk_export_glb_to(const bk_scene *s, const bk_export_options *opt, bk_write_fn write, void *user,
+                           bk_export_stats *stats)
+{
+    if (!s || !write) return BK_EARG;
+    char *json;
+    bk_buf bin;
+    bk_export_stats st;
+    bk_result r = gltf_make(s, opt, NULL, &json, &bin, &st);
+    if (r == BK_OK) r = glb_emit(json, &bin, write, user, &st.bytes);
+    if (stats) *stats = st;
+    cJSON_free(json);
+    bk_buf_free(&bin);
+    return r;
+}
+
+static bool buf_write(void *user, const void *data, size_t size) { return bk_buf_append(user, data, size); }
+
+bk_result bk_export_glb_memory(const bk_scene *s, const bk_export_options *opt, uint8_t **out, size_t *size,
+                               bk_export_stats *stats)
+{
+    if (!out || !size) return BK_EARG;
+    *out = NULL;
+    *size = 0;
+    bk_buf b = {0};
+    bk_result r = bk_export_glb_to(s, opt, buf_write, &b, stats);
+    if (r == BK_OK && b.failed) r = BK_ENOMEM;
+    if (r != BK_OK) {
+        bk_buf_free(&b);
+        return r;
+    }
+    *out = b.data;
+    *size = b.size;
+    return BK_OK;
+}
+
+bk_result bk_export_gltf(const bk_scene *s, const bk_export_options *opt, const char *path, bk_export_stats *stats)
+{
+    if (!s || !path) return BK_EARG;
+    bool glb = ends_with(path, ".glb");
+    if (!glb && !ends_with(path, ".gltf")) return BK_EARG;
+    /* .gltf: the buffer beside it, NAME.bin */
+    char *bin_path = NULL;
+    const char *bin_uri = NULL;
+    if (!glb) {
+        size_t n = strlen(path);
+        bin_path = malloc(n + 1);
+        if (!bin_path) return BK_ENOMEM;
+        memcpy(bin_path, path, n - 5);
+        strcpy(bin_path + n - 5, ".bin");
+        bin_uri = strrchr(bin_path, '/');
+        bin_uri = bin_uri ? bin_uri + 1 : bin_path;
+    }
+    char *json;
+    bk_buf bin;
+    bk_export_stats st;
+    bk_result r = gltf_make(s, opt, bin_uri, &json, &bin, &st);
+    if (r == BK_OK && glb) {
+        /* streamed into a temporary file, renamed when complete */
+        bk_atomic_file af;
+        r = bk_atomic_open(&af, path);
+        if (r == BK_OK) {
+            r = glb_emit(json, &bin, bk_atomic_write, &af, &st.bytes);
+            bk_result c = bk_atomic_close(&af, r == BK_OK);
+            if (r == BK_OK) r = c;
+        }
+    } else if (r == BK_OK) {
+        if (bin.size) r = bk_write_file_atomic(bin_path, bin.data, bin.size);
+        if (r == BK_OK) r = bk_write_file_atomic(path, json, strlen(json));
+        st.bytes = strlen(json) + bin.size;
+    }
+    if (stats) *stats = st;
+    free(bin_path);
+    cJSON_free(json);
+    bk_buf_free(&bin);
     return r;
 }

@@ -185,6 +185,13 @@ static void test_xform(void)
     CHECK(mo[0] == 1 && mo[5] == 1 && mo[10] == 1);
 }
 
+static bool stop_after_two(void *user, const void *data, size_t size)
+{
+    (void)data;
+    (void)size;
+    return ++*(int *)user <= 2;
+}
+
 static void test_export(const char *work)
 {
     bk_scene *s = bk_scene_new();
@@ -217,6 +224,17 @@ static void test_export(const char *work)
     bool found = false;
     for (size_t i = 0; i + 12 <= n && !found; i++) found = memcmp(d + i, "\"worldspawn\"", 12) == 0;
     CHECK(found);
+    /* the same .glb in memory, and through a callback that stops half way */
+    uint8_t *mem = NULL;
+    size_t mn = 0;
+    CHECK(bk_export_glb_memory(s, NULL, &mem, &mn, NULL) == BK_OK && mn == n && memcmp(mem, d, n) == 0);
+    free(mem);
+    int calls = 0;
+    CHECK(bk_export_glb_to(s, NULL, stop_after_two, &calls, NULL) == BK_EIO && calls == 3);
+    /* a file that cannot be written: an error, and no temporary file left behind */
+    char bad[1100];
+    snprintf(bad, sizeof bad, "%s/no_such_dir/x.glb", work);
+    CHECK(bk_export_gltf(s, NULL, bad, NULL) == BK_EIO);
     free(d);
     snprintf(path, sizeof path, "%s/unit.gltf", work);
     CHECK(bk_export_gltf(s, NULL, path, NULL) == BK_OK);
