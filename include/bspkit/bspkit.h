@@ -81,6 +81,14 @@ typedef struct bk_limits {
     uint64_t max_alloc_bytes;   /* largest single allocation, default 1 GiB */
     uint64_t max_elements;      /* largest element count of one array, default 64 Mi */
     uint32_t max_diags;         /* diagnostics reported before the rest are counted only, default 1000 */
+    uint32_t max_atlas_size;    /* largest width / height of a lightmap atlas, default 8192 (beyond it the
+                                 * lightmaps are dropped with a warning) */
+    uint32_t max_texture_dim;   /* largest width / height of an image decoded from PNG/TGA/JPEG, default 8192 */
+    uint64_t max_decoded_bytes; /* texture pixels and decompressed lumps one file may decode to in all,
+                                 * default 1 GiB (and never above max_alloc_bytes for one lump; Quake
+                                 * textures, stored in the file, at most 8 x its size + 64 MiB) */
+    uint64_t max_scene_vertices; /* vertices of one scene, default max_alloc_bytes / 64 */
+    uint64_t max_work;          /* steps of one walk over shared data (PVS rows, edge loops), default 64 Mi */
 } bk_limits;
 
 /* Option flags */

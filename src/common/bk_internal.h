@@ -150,6 +150,13 @@ typedef struct bk_ctx {
 } bk_ctx;
 
 void bk_ctx_init(bk_ctx *ctx, const bk_options *opt, bool keep_going);
+/* Fill the zero fields of l with the defaults (the only place they are written down). */
+void bk_limits_resolve(bk_limits *l);
+/* opt's limits with the defaults filled in (opt may be NULL) */
+bk_limits bk_limits_of(const bk_options *opt);
+/* decoded bytes allowed for data stored inside a file of file_size bytes (8 x + 64 MiB, at most
+ * max_decoded_bytes): shared payloads in a hostile file cannot multiply it */
+uint64_t bk_limits_embedded_budget(const bk_limits *l, uint64_t file_size);
 /* Report a problem. Returns the code when loading must stop (an error outside validate mode),
  * BK_OK when the caller may continue (warnings; errors in validate mode). */
 bk_result bk_report(bk_ctx *ctx, bk_severity sev, bk_result code, const char *lump, int64_t index,

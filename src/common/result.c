@@ -70,15 +70,40 @@ size_t bk_diag_format(const bk_diag *d, char *buf, size_t cap)
     return len < cap ? len : cap - 1;
 }
 
-void bk_ctx_init(bk_ctx *ctx, const bk_options *opt, bool keep_going)
+/* Every default limit, in one place. */
+void bk_limits_resolve(bk_limits *l)
 {
-    memset(ctx, 0, sizeof *ctx);
-    if (opt) ctx->opt = *opt;
-    bk_limits *l = &ctx->opt.limits;
     if (!l->max_file_bytes) l->max_file_bytes = (uint64_t)2 << 30;
     if (!l->max_alloc_bytes) l->max_alloc_bytes = (uint64_t)1 << 30;
     if (!l->max_elements) l->max_elements = (uint64_t)64 << 20;
     if (!l->max_diags) l->max_diags = 1000;
+    if (!l->max_atlas_size) l->max_atlas_size = 8192;
+    if (!l->max_texture_dim) l->max_texture_dim = 8192;
+    if (!l->max_decoded_bytes) l->max_decoded_bytes = (uint64_t)1 << 30;
+    if (!l->max_scene_vertices) l->max_scene_vertices = l->max_alloc_bytes / 64;
+    if (!l->max_work) l->max_work = (uint64_t)64 << 20;
+}
+
+bk_limits bk_limits_of(const bk_options *opt)
+{
+    bk_limits l;
+    if (opt) l = opt->limits;
+    else memset(&l, 0, sizeof l);
+    bk_limits_resolve(&l);
+    return l;
+}
+
+uint64_t bk_limits_embedded_budget(const bk_limits *l, uint64_t file_size)
+{
+    uint64_t b = file_size * 8 + ((uint64_t)64 << 20);
+    return b < l->max_decoded_bytes ? b : l->max_decoded_bytes;
+}
+
+void bk_ctx_init(bk_ctx *ctx, const bk_options *opt, bool keep_going)
+{
+    memset(ctx, 0, sizeof *ctx);
+    if (opt) ctx->opt = *opt;
+    bk_limits_resolve(&ctx->opt.limits);
     ctx->file = ctx->opt.name;
     ctx->keep_going = keep_going;
 }

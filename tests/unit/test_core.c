@@ -113,6 +113,47 @@ static void test_entity_nodes(void)
     bk_entities_free(&e);
 }
 
+/* the default limits live in one place; a small atlas limit drops lightmaps, not the map */
+static void test_limits(void)
+{
+    bk_limits l = bk_limits_of(NULL);
+    CHECK(l.max_alloc_bytes == (uint64_t)1 << 30 && l.max_atlas_size == 8192 && l.max_texture_dim == 8192);
+    CHECK(l.max_scene_vertices == l.max_alloc_bytes / 64 && l.max_work == (uint64_t)64 << 20);
+    CHECK(bk_limits_embedded_budget(&l, 1000) == 8000 + ((uint64_t)64 << 20));
+    l.max_decoded_bytes = 5000;
+    CHECK(bk_limits_embedded_budget(&l, 1000) == 5000);
+    bk_options o;
+    memset(&o, 0, sizeof o);
+    o.limits.max_alloc_bytes = 6400;
+    CHECK(bk_limits_of(&o).max_scene_vertices == 100 && bk_limits_of(&o).max_elements == (uint64_t)64 << 20);
+}
+
+static void test_atlas_limit(const char *src_dir)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/samples/bsp_tool_quake_mp_lobby.bsp", src_dir);
+    bk_file *f = NULL;
+    if (bk_file_open(path, NULL, &f) != BK_OK) {
+        CHECK(!"sample opens");
+        return;
+    }
+    bk_options o;
+    memset(&o, 0, sizeof o);
+    bk_scene *s = NULL;
+    CHECK(bk_file_build_scene(f, &o, &s) == BK_OK);
+    uint32_t lightmaps = 0;
+    for (uint32_t i = 0; s && i < s->image_count; i++) lightmaps += s->images[i].is_lightmap;
+    CHECK(lightmaps == 1);
+    bk_scene_free(s);
+    o.limits.max_atlas_size = 16;
+    CHECK(bk_file_build_scene(f, &o, &s) == BK_OK);
+    lightmaps = 0;
+    for (uint32_t i = 0; s && i < s->image_count; i++) lightmaps += s->images[i].is_lightmap;
+    CHECK(lightmaps == 0 && s && s->warning_count > 0 && s->mesh_count > 0);
+    bk_scene_free(s);
+    bk_file_free(f);
+}
+
 static void test_cursor(void)
 {
     const uint8_t d[6] = {1, 0, 0, 0, 0xff, 0xff};
@@ -302,6 +343,8 @@ int main(int argc, char **argv)
     const char *work = argc > 3 ? argv[3] : (getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
     test_entities();
     test_numbers();
+    test_limits();
+    test_atlas_limit(SOURCE_DIR);
     test_entity_nodes();
     test_cursor();
     test_atlas();

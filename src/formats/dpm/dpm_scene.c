@@ -239,7 +239,7 @@ static int32_t material_for(bk_scene *s, const char *shader, const bk_options *o
                 if (bk_vfs_read(vfs, rel, 64u << 20, &bytes, &len) != BK_OK) continue;
                 uint8_t *rgba = NULL;
                 uint32_t w = 0, h = 0;
-                if (bk_image_decode(bytes, len, 8192, &rgba, &w, &h) == BK_OK) {
+                if (bk_image_decode(bytes, len, bk_limits_of(opt).max_texture_dim, &rgba, &w, &h) == BK_OK) {
                     int32_t img;
                     if (bk_scene_add_image(s, shader, w, h, rgba, &img) == BK_OK) {
                         mat = &s->materials[mi];

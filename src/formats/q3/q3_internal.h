@@ -48,7 +48,7 @@ const q3_shader_def *bk_q3_shaders_find(const q3_shader_lib *lib, const char *na
 void bk_q3_shaders_free(q3_shader_lib *lib);
 /* Read an image named like a shader/texture: strip any extension, try .tga, .jpg, .png.
  * *rgba is malloc'd. */
-bk_result bk_q3_load_image(bk_vfs *v, const char *name, uint8_t **rgba, uint32_t *w, uint32_t *h);
+bk_result bk_q3_load_image(bk_vfs *v, const char *name, uint32_t max_dim, uint8_t **rgba, uint32_t *w, uint32_t *h);
 
 bk_result bk_q3_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s);
 

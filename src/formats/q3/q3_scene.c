@@ -92,7 +92,7 @@ static bk_result build_lightmaps(q3_builder *b)
     b->pages = bk_alloc_array(&tmp, n, sizeof(page_rect), &r);
     if (!b->pages) return r;
     b->page_count = n;
-    bk_atlas *a = bk_atlas_new(8192, 1);
+    bk_atlas *a = bk_atlas_new(tmp.opt.limits.max_atlas_size, 1);
     if (!a) return BK_ENOMEM;
     uint32_t *ids = calloc(n, sizeof *ids);
     uint8_t *px = NULL;
@@ -207,7 +207,7 @@ static bk_result get_image(q3_builder *b, const char *name, int32_t *out)
     uint8_t *rgba = NULL;
     uint32_t w = 0, h = 0;
     int32_t idx = -1;
-    if (bk_q3_load_image(b->vfs, name, &rgba, &w, &h) == BK_OK) {
+    if (bk_q3_load_image(b->vfs, name, bk_limits_of(b->opt).max_texture_dim, &rgba, &w, &h) == BK_OK) {
         bk_result r = bk_scene_add_image(b->s, name, w, h, rgba, &idx);
         if (r != BK_OK) {
             free(rgba);
@@ -688,7 +688,7 @@ bk_result bk_q3_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s
     /* every output vertex costs ~56 bytes of attributes plus its share of indices: bound the
      * whole scene by the single-allocation limit, so a hostile patch cannot ask for gigabytes */
     b.vert_budget = tmp.opt.limits.max_elements;
-    if (b.vert_budget > tmp.opt.limits.max_alloc_bytes / 64) b.vert_budget = tmp.opt.limits.max_alloc_bytes / 64;
+    if (b.vert_budget > tmp.opt.limits.max_scene_vertices) b.vert_budget = tmp.opt.limits.max_scene_vertices;
     b.flip = planar_is_clockwise(m);
     bk_result r = BK_OK;
     bool need_vfs = !(opt->flags & BK_OPT_NO_TEXTURES) ||

@@ -261,7 +261,7 @@ void bk_q3_shaders_free(q3_shader_lib *lib)
     memset(lib, 0, sizeof *lib);
 }
 
-bk_result bk_q3_load_image(bk_vfs *v, const char *name, uint8_t **rgba, uint32_t *w, uint32_t *h)
+bk_result bk_q3_load_image(bk_vfs *v, const char *name, uint32_t max_dim, uint8_t **rgba, uint32_t *w, uint32_t *h)
 {
     *rgba = NULL;
     char base[256];
@@ -281,7 +281,7 @@ bk_result bk_q3_load_image(bk_vfs *v, const char *name, uint8_t **rgba, uint32_t
         uint8_t *buf;
         size_t sz;
         if (bk_vfs_read(v, path, 64u << 20, &buf, &sz) != BK_OK) continue;
-        bk_result r = bk_image_decode(buf, sz, 8192, rgba, w, h);
+        bk_result r = bk_image_decode(buf, sz, max_dim, rgba, w, h);
         free(buf);
         if (r == BK_OK) return BK_OK;
     }

@@ -651,6 +651,7 @@ static bk_result check_refs(loader *L)
     /* compilers give each face its own surfedges; hostile files can point every face at the same
      * long range, so the edges walked over all faces are bounded */
     uint64_t edge_budget = (uint64_t)q->surfedge_count * 4 + 65536, edges_walked = 0;
+    if (edge_budget > ctx->opt.limits.max_work) edge_budget = ctx->opt.limits.max_work;
     bool over_budget = false;
     for (uint32_t i = 0; i < q->face_count; i++) {
         bk_q1_face *fc = &q->faces[i];
@@ -724,7 +725,7 @@ static bk_result check_refs(loader *L)
             q->marksurfaces[i] = 0;
         }
     /* vis rows are as long as the world's visleafs need */
-    uint64_t rowbytes = 0, vis_budget = (uint64_t)1 << 26;
+    uint64_t rowbytes = 0, vis_budget = ctx->opt.limits.max_work;
     if (q->model_count && q->models[0].visleafs > 0) rowbytes = ((uint64_t)q->models[0].visleafs + 7) / 8;
     for (uint32_t i = 0; i < q->leaf_count; i++) {
         bk_q1_leaf *lf = &q->leafs[i];

@@ -63,7 +63,7 @@ static void load_wads(builder *B)
     if (B->wads_loaded) return;
     B->wads_loaded = true;
     const bk_options *o = B->opt;
-    uint64_t maxb = o->limits.max_file_bytes ? o->limits.max_file_bytes : (2ull << 30);
+    uint64_t maxb = bk_limits_of(o).max_file_bytes;
     for (uint32_t i = 0; i < o->search_path_count; i++) {
         const char *p = o->search_paths[i];
         if (!p || !has_ext(p, ".wad")) continue;
@@ -266,7 +266,7 @@ static bk_result build_lightmaps(builder *B, lm_state *lm)
     bk_result r = BK_OK;
     lm->rect_of = bk_alloc_array(&tmp, q->face_count, sizeof(uint32_t), &r);
     if (!lm->rect_of) return r;
-    lm->atlas = bk_atlas_new(8192, 1);
+    lm->atlas = bk_atlas_new(tmp.opt.limits.max_atlas_size, 1);
     if (!lm->atlas) return BK_ENOMEM;
     uint8_t *buf = NULL;
     size_t bufcap = 0;
@@ -475,7 +475,8 @@ static void builder_init(builder *B, const bk_file *f, const bk_options *opt, bk
     B->opt = opt;
     B->s = s;
     B->gold = B->q->format == BK_FORMAT_GOLDSRC;
-    B->pixel_budget = (uint64_t)f->size * 8 + (64u << 20); /* decoded texture pixels: bounded by the file */
+    bk_limits lim = bk_limits_of(opt);
+    B->pixel_budget = bk_limits_embedded_budget(&lim, f->size); /* decoded texture pixels: bounded by the file */
 }
 
 bk_result bk_quake_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s)

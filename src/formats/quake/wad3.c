@@ -325,10 +325,10 @@ static bk_result entry_rgba(const uint8_t *d, const bk_wad3_entry *e, uint8_t **
 
 static bk_result wad_extract(const bk_file *f, const bk_options *opt, bk_scene *out)
 {
-    (void)opt;
     const bk_wad3 *w = f->impl;
     /* directory entries may share one payload in hostile files: bound the decoded total */
-    uint64_t budget = (uint64_t)f->size * 8 + (64u << 20);
+    bk_limits lim = bk_limits_of(opt);
+    uint64_t budget = bk_limits_embedded_budget(&lim, f->size);
     for (uint32_t i = 0; i < w->count; i++) {
         const bk_wad3_entry *e = &w->entries[i];
         uint8_t *px = NULL;

@@ -254,7 +254,7 @@ static bk_result build_lightmaps(sb *b)
     const bk_source_map *p = b->p;
     if ((b->opt->flags & BK_OPT_NO_LIGHTMAPS) || !b->light || !b->light->size || !p->face_count) return BK_OK;
     b->face_rect = calloc(p->face_count, sizeof *b->face_rect);
-    b->atlas = bk_atlas_new(8192, 1);
+    b->atlas = bk_atlas_new(bk_limits_of(b->opt).max_atlas_size, 1);
     if (!b->face_rect || !b->atlas) return BK_ENOMEM;
     uint8_t *tmp = NULL;
     size_t tmp_cap = 0;
@@ -622,8 +622,8 @@ bk_result bk_vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene 
     memset(&b, 0, sizeof b);
     b.p = p, b.opt = opt, b.s = s, b.faces = p->faces, b.lm_image = -1;
     /* about 64 bytes of attributes per vertex: keep the whole scene within the allocation limit */
-    uint64_t max_alloc = opt->limits.max_alloc_bytes ? opt->limits.max_alloc_bytes : ((uint64_t)1 << 30);
-    b.vertex_budget = max_alloc / 64;
+    bk_limits lim = bk_limits_of(opt);
+    b.vertex_budget = lim.max_scene_vertices;
     const bk_source_lump *ldr = &p->lumps[BK_SRC_LUMP_LIGHTING], *hdr = &p->lumps[BK_SRC_LUMP_LIGHTING_HDR];
     /* compressed lighting is decoded now, and HDR only when there is no LDR (a lump that fails to
      * decode becomes empty: the map converts unlit) */
@@ -644,7 +644,7 @@ bk_result bk_vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene 
     int32_t *model_mesh = malloc(((size_t)p->model_count + 1) * sizeof *model_mesh);
     if (!b.tex_mat || !model_mesh) goto done;
     for (uint32_t i = 0; i <= p->texdata_count; i++) b.tex_mat[i] = -1;
-    b.texture_budget = max_alloc / 2;
+    b.texture_budget = lim.max_decoded_bytes / 2; /* the other half: the map's own lumps */
     if (!(opt->flags & BK_OPT_NO_TEXTURES)) {
         if (bk_source_pak_open(f, opt, &b.pak) != BK_OK) b.pak = NULL;
         open_vpks(&b);
@@ -680,7 +680,7 @@ bk_result bk_vbsp_extract_images(const bk_file *f, const bk_options *opt, bk_sce
     bk_result r = bk_source_pak_open(f, opt, &pak);
     if (r == BK_ENOTFOUND) return BK_OK;
     if (r != BK_OK) return r;
-    uint64_t budget = (opt->limits.max_alloc_bytes ? opt->limits.max_alloc_bytes : ((uint64_t)1 << 30)) / 2;
+    uint64_t budget = bk_limits_of(opt).max_decoded_bytes / 2;
     uint32_t n = bk_source_pak_count(pak);
     for (uint32_t i = 0; i < n && r == BK_OK; i++) {
         const bk_source_pak_entry *e = bk_source_pak_entry_at(pak, i);

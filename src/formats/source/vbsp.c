@@ -248,7 +248,10 @@ static bk_result load_directory(ld *L)
     if (p->l4d2_layout) snprintf(L->f->info.variant, sizeof L->f->info.variant, "l4d2");
     else if (p->version == 17) snprintf(L->f->info.variant, sizeof L->f->info.variant, "vtmb");
     BK_TRY(bk_info_set_lumps(&L->f->info, BK_SRC_LUMP_COUNT));
-    L->m->lzma_budget = ctx->opt.limits.max_alloc_bytes;
+    /* all decoded lumps together (each also within max_alloc_bytes) */
+    L->m->lzma_budget = ctx->opt.limits.max_decoded_bytes < ctx->opt.limits.max_alloc_bytes
+                            ? ctx->opt.limits.max_decoded_bytes
+                            : ctx->opt.limits.max_alloc_bytes;
     for (int i = 0; i < BK_SRC_LUMP_COUNT; i++) {
         const uint8_t *e = d + 8 + 16 * (size_t)i;
         int32_t ofs, len, ver;
