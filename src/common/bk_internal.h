@@ -150,6 +150,10 @@ typedef struct bk_ctx {
 } bk_ctx;
 
 void bk_ctx_init(bk_ctx *ctx, const bk_options *opt, bool keep_going);
+/* A scene builder's located diagnostic (file: NULL for opt->name; lump / index / offset as for
+ * bk_report): delivered through opt->diag, and counted in s->warning_count when it is a warning. */
+void bk_scene_diag(bk_scene *s, const bk_options *opt, bk_severity sev, bk_result code, const char *file,
+                   const char *lump, int64_t index, uint64_t offset, const char *fmt, ...) BK_PRINTF(9, 10);
 /* Fill the zero fields of l with the defaults (the only place they are written down). */
 void bk_limits_resolve(bk_limits *l);
 /* opt's limits with the defaults filled in (opt may be NULL) */
@@ -221,6 +225,11 @@ void bk_buf_free(bk_buf *b);
 typedef struct bk_vfs bk_vfs;
 /* Builds a lookup over opt->search_paths then opt->base_dir. Never fails on missing paths. */
 bk_vfs *bk_vfs_new(const bk_options *opt);
+/* A game's lookup (Quake 3, DarkPlaces, Quake / GoldSrc WADs): each search path that is a folder
+ * serves its .pk3 archives (later names first, as pak8 overrides pak0) and then its loose files;
+ * archives given directly are roots; when the map sits in a game's maps/ folder, that game
+ * folder and its archives follow; base_dir last. */
+bk_vfs *bk_vfs_new_game(const bk_options *opt);
 /* Read relpath (case-insensitive, '/' or '\\' separators) from the first root that has it. */
 bk_result bk_vfs_read(bk_vfs *v, const char *relpath, uint64_t max_bytes, uint8_t **out, size_t *size);
 void bk_vfs_free(bk_vfs *v);

@@ -108,6 +108,31 @@ void bk_ctx_init(bk_ctx *ctx, const bk_options *opt, bool keep_going)
     ctx->keep_going = keep_going;
 }
 
+static void deliver(const bk_options *opt, bk_severity sev, bk_result code, const char *file, const char *lump,
+                    int64_t index, uint64_t offset, const char *fmt, va_list ap)
+{
+    bk_diag d;
+    d.severity = sev;
+    d.code = code;
+    d.file = file;
+    d.lump = lump;
+    d.index = index;
+    d.offset = offset;
+    vsnprintf(d.message, sizeof d.message, fmt, ap);
+    opt->diag(opt->diag_user, &d);
+}
+
+void bk_scene_diag(bk_scene *s, const bk_options *opt, bk_severity sev, bk_result code, const char *file,
+                   const char *lump, int64_t index, uint64_t offset, const char *fmt, ...)
+{
+    if (s && sev == BK_SEV_WARNING) s->warning_count++;
+    if (!opt || !opt->diag) return;
+    va_list ap;
+    va_start(ap, fmt);
+    deliver(opt, sev, code, file ? file : opt->name, lump, index, offset, fmt, ap);
+    va_end(ap);
+}
+
 bk_result bk_report(bk_ctx *ctx, bk_severity sev, bk_result code, const char *lump, int64_t index,
                     uint64_t offset, const char *fmt, ...)
 {
@@ -118,19 +143,11 @@ bk_result bk_report(bk_ctx *ctx, bk_severity sev, bk_result code, const char *lu
         ctx->warnings++;
     }
     if (ctx->opt.diag && ctx->reported < ctx->opt.limits.max_diags) {
-        bk_diag d;
-        d.severity = sev;
-        d.code = code;
-        d.file = ctx->file;
-        d.lump = lump;
-        d.index = index;
-        d.offset = offset;
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(d.message, sizeof d.message, fmt, ap);
+        deliver(&ctx->opt, sev, code, ctx->file, lump, index, offset, fmt, ap);
         va_end(ap);
         ctx->reported++;
-        ctx->opt.diag(ctx->opt.diag_user, &d);
     }
     if (sev == BK_SEV_ERROR && !ctx->keep_going) return code ? code : BK_EFORMAT;
     return BK_OK;

@@ -124,26 +124,6 @@ static bk_result groups_from_names(const bk_dpm_model *m, bk_dpm_framegroup **ou
     return BK_OK;
 }
 
-static void fg_diag(const bk_options *opt, bk_severity sev, bk_result code, const char *file, int64_t line,
-                    const char *fmt, ...) BK_PRINTF(6, 7);
-static void fg_diag(const bk_options *opt, bk_severity sev, bk_result code, const char *file, int64_t line,
-                    const char *fmt, ...)
-{
-    if (!opt->diag) return;
-    bk_diag d;
-    d.severity = sev;
-    d.code = code;
-    d.file = file;
-    d.lump = line >= 0 ? "line" : NULL;
-    d.index = line >= 0 ? line : BK_NO_INDEX;
-    d.offset = BK_NO_OFFSET;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(d.message, sizeof d.message, fmt, ap);
-    va_end(ap);
-    opt->diag(opt->diag_user, &d);
-}
-
 /* Find and parse the framegroups for the model: opt->framegroups_path, else MODEL.framegroups
  * (the model's own path, or the same name looked up in the search paths / archive). */
 static bk_result load_framegroups(const bk_dpm_model *m, const bk_options *opt, bk_scene *s, bk_dpm_framegroup **out,
@@ -160,7 +140,7 @@ static bk_result load_framegroups(const bk_dpm_model *m, const bk_options *opt, 
         snprintf(path, sizeof path, "%s", opt->framegroups_path);
         r = bk_read_file(path, 1u << 20, &text, &len);
         if (r != BK_OK) {
-            fg_diag(opt, BK_SEV_ERROR, r, path, -1, "cannot read the framegroups file: %s", bk_strerror(r));
+            bk_scene_diag(s, opt, BK_SEV_ERROR, r, path, NULL, BK_NO_INDEX, BK_NO_OFFSET, "cannot read the framegroups file: %s", bk_strerror(r));
             return r;
         }
     } else if (opt->name) {
@@ -194,15 +174,14 @@ static bk_result load_framegroups(const bk_dpm_model *m, const bk_options *opt, 
         r = bk_dpm_framegroups_parse((const char *)text, len, m->frame_count, out, count, &line);
         free(text);
         if (r == BK_EFORMAT) {
-            fg_diag(opt, BK_SEV_ERROR, r, path, line, "expected 'first count fps loop' (four numbers)");
+            bk_scene_diag(s, opt, BK_SEV_ERROR, r, path, "line", line, BK_NO_OFFSET, "expected 'first count fps loop' (four numbers)");
             return r;
         }
         if (r != BK_OK) return r;
         *from_file = true;
         for (uint32_t i = 0; i < *count; i++)
             if ((*out)[i].clamped) {
-                s->warning_count++;
-                fg_diag(opt, BK_SEV_WARNING, BK_EINDEX, path, (*out)[i].line,
+                bk_scene_diag(s, opt, BK_SEV_WARNING, BK_EINDEX, path, "line", (*out)[i].line, BK_NO_OFFSET,
                         "group '%s' runs past the last frame %u; cut to %u frames", (*out)[i].name, m->frame_count - 1,
                         (*out)[i].count);
             }
@@ -294,7 +273,7 @@ static bool inverse_to_mat4(const float *m, float *o)
 static bk_result build_meshes(const bk_dpm_model *m, const bk_options *opt, bk_scene *s, const float *bones,
                               uint64_t *over4, uint64_t *disagree)
 {
-    bk_vfs *vfs = (opt->flags & BK_OPT_NO_TEXTURES) ? NULL : bk_vfs_new(opt);
+    bk_vfs *vfs = (opt->flags & BK_OPT_NO_TEXTURES) ? NULL : bk_vfs_new_game(opt);
     bk_result r = BK_OK;
     for (uint32_t mi = 0; mi < m->mesh_count && r == BK_OK; mi++) {
         const bk_dpm_mesh *me = &m->meshes[mi];
@@ -463,21 +442,18 @@ bk_result bk_dpm_build_scene(const bk_file *f, const bk_options *opt, bk_scene *
     }
     if (r == BK_OK && !(opt->flags & BK_OPT_NO_ANIMATIONS)) r = build_animations(m, opt, s);
     if (r == BK_OK && over4) {
-        s->warning_count++;
-        fg_diag(opt, BK_SEV_WARNING, BK_ELIMIT, opt->name, -1,
+        bk_scene_diag(s, opt, BK_SEV_WARNING, BK_ELIMIT, NULL, NULL, BK_NO_INDEX, BK_NO_OFFSET,
                 "%llu vertices have more than 4 bone influences; glTF keeps the strongest 4, renormalised",
                 (unsigned long long)over4);
     }
     if (r == BK_OK && disagree) {
-        s->warning_count++;
-        fg_diag(opt, BK_SEV_WARNING, BK_EFORMAT, opt->name, -1,
+        bk_scene_diag(s, opt, BK_SEV_WARNING, BK_EFORMAT, NULL, NULL, BK_NO_INDEX, BK_NO_OFFSET,
                 "%llu vertices have influences that disagree on the frame-0 position; glTF skins them from the "
                 "blended position, so their animation differs from the engine's",
                 (unsigned long long)disagree);
     }
     if (r == BK_OK && singular) {
-        s->warning_count++;
-        fg_diag(opt, BK_SEV_WARNING, BK_EFORMAT, opt->name, -1,
+        bk_scene_diag(s, opt, BK_SEV_WARNING, BK_EFORMAT, NULL, NULL, BK_NO_INDEX, BK_NO_OFFSET,
                 "%u bones have a singular base-pose matrix; identity inverse bind matrices used", singular);
     }
     char buf[32];

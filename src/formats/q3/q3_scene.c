@@ -552,96 +552,6 @@ static bk_result build_model(q3_builder *b, uint32_t mi, int32_t *out_mesh)
 
 /* ---- nodes --------------------------------------------------------------------------------- */
 
-/* ---- search paths -------------------------------------------------------------------------- */
-
-typedef struct path_list {
-    char **v;
-    uint32_t n, cap;
-} path_list;
-
-static void pl_add(path_list *pl, const char *dir, const char *name)
-{
-    if (pl->n >= 4096 || bk_grow((void **)&pl->v, &pl->cap, pl->n + 1, sizeof(char *)) != BK_OK) return;
-    size_t len = strlen(dir) + (name ? strlen(name) + 1 : 0) + 1;
-    char *p = malloc(len);
-    if (!p) return;
-    if (name) snprintf(p, len, "%s/%s", dir, name);
-    else snprintf(p, len, "%s", dir);
-    pl->v[pl->n++] = p;
-}
-
-static int cmp_desc(const void *a, const void *b) { return strcmp(*(char *const *)b, *(char *const *)a); }
-
-static bool is_dir(const char *p)
-{
-    struct stat st;
-    return p && stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-/* The .pk3 archives inside a folder, later names first (the engine lets pak8 override pak0),
- * then the folder's loose files, in Quake 3's search order: a game folder given as --game-dir
- * serves its archives, as it does for the engine. */
-static void pl_add_game_dir(path_list *pl, const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d) {
-        pl_add(pl, dir, NULL);
-        return;
-    }
-    char **names = NULL;
-    uint32_t n = 0, cap = 0;
-    struct dirent *de;
-    while ((de = readdir(d)) != NULL && n < 1024) {
-        size_t l = strlen(de->d_name);
-        if (l < 5 || bk_strcasecmp(de->d_name + l - 4, ".pk3") != 0) continue;
-        if (bk_grow((void **)&names, &cap, n + 1, sizeof(char *)) != BK_OK) break;
-        names[n] = bk_strdup(de->d_name);
-        if (names[n]) n++;
-    }
-    closedir(d);
-    if (n) qsort(names, n, sizeof *names, cmp_desc);
-    for (uint32_t i = 0; i < n; i++) {
-        pl_add(pl, dir, names[i]);
-        free(names[i]);
-    }
-    free(names);
-    pl_add(pl, dir, NULL);
-}
-
-/* The search roots: every given path (folders with their .pk3s), then, when the map sits in a
- * game's maps/ folder, that game folder with its .pk3s (base_dir itself is added by bk_vfs). */
-static bk_vfs *open_vfs(const bk_options *opt)
-{
-    path_list pl = {0};
-    for (uint32_t i = 0; i < opt->search_path_count; i++) {
-        const char *p = opt->search_paths[i];
-        if (is_dir(p)) pl_add_game_dir(&pl, p);
-        else if (p) pl_add(&pl, p, NULL);
-    }
-    if (opt->base_dir && is_dir(opt->base_dir)) {
-        char game[4096];
-        char *real = realpath(opt->base_dir, NULL);
-        snprintf(game, sizeof game, "%s", real ? real : opt->base_dir);
-        free(real);
-        size_t l = strlen(game);
-        while (l > 1 && game[l - 1] == '/') game[--l] = 0;
-        const char *leaf = strrchr(game, '/');
-        leaf = leaf ? leaf + 1 : game;
-        if (bk_strcasecmp(leaf, "maps") == 0) {
-            if (leaf == game) snprintf(game, sizeof game, ".");
-            else game[leaf - game - (leaf - game > 1 ? 1 : 0)] = 0;
-            pl_add_game_dir(&pl, game);
-        }
-    }
-    bk_options o = *opt;
-    o.search_paths = (const char *const *)pl.v;
-    o.search_path_count = pl.n;
-    bk_vfs *v = bk_vfs_new(&o);
-    for (uint32_t i = 0; i < pl.n; i++) free(pl.v[i]);
-    free(pl.v);
-    return v;
-}
-
 /* Which winding do the file's planar triangles use relative to their normals? Counted over the
  * map, so odd surfaces cannot decide it. */
 static bool planar_is_clockwise(const bk_q3_map *m)
@@ -694,7 +604,7 @@ bk_result bk_q3_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s
     bool need_vfs = !(opt->flags & BK_OPT_NO_TEXTURES) ||
                     (m->external_lightmaps && !(opt->flags & BK_OPT_NO_LIGHTMAPS));
     if (need_vfs) {
-        b.vfs = open_vfs(opt);
+        b.vfs = bk_vfs_new_game(opt);
         if (!b.vfs) return BK_ENOMEM;
     }
     if (!(opt->flags & BK_OPT_NO_TEXTURES)) r = bk_q3_shaders_load(b.vfs, &b.lib);

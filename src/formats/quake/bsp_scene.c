@@ -72,13 +72,14 @@ static void load_wads(builder *B)
         if (wad_known(B, bn)) continue;
         uint8_t *data;
         size_t size;
-        if (bk_read_file(p, maxb, &data, &size) == BK_OK) add_wad(B, bn, data, size);
-        else B->s->warning_count++;
+        bk_result rr = bk_read_file(p, maxb, &data, &size);
+        if (rr == BK_OK) add_wad(B, bn, data, size);
+        else bk_scene_diag(B->s, o, BK_SEV_WARNING, rr, p, NULL, BK_NO_INDEX, BK_NO_OFFSET, "WAD not read: %s", bk_strerror(rr));
     }
     if (!B->f->entities.count) return;
     const char *list = bk_entity_get(&B->f->entities.items[0], "wad");
     if (!list || !*list) return;
-    bk_vfs *vfs = bk_vfs_new(o);
+    bk_vfs *vfs = bk_vfs_new_game(o);
     if (!vfs) return;
     const char *p = list;
     while (*p) {
@@ -499,7 +500,9 @@ bk_result bk_quake_build_scene(const bk_file *f, const bk_options *opt, bk_scene
         r = build_lightmaps(&B, &lm);
         if (r == BK_ELIMIT) {
             /* too many luxels for one atlas: go on without lightmaps */
-            s->warning_count++;
+            bk_scene_diag(s, opt, BK_SEV_WARNING, BK_ELIMIT, NULL, "lighting", BK_NO_INDEX, BK_NO_OFFSET,
+                          "the lightmaps do not fit a %u x %u atlas (limits.max_atlas_size): converted unlit",
+                          bk_limits_of(opt).max_atlas_size, bk_limits_of(opt).max_atlas_size);
             B.lit = false;
             r = BK_OK;
         }

@@ -197,7 +197,9 @@ static bk_result attach_texture(sb *b, bk_material *m, const char *name)
     uint64_t bytes = (uint64_t)v.width * v.height * 4;
     if (r != BK_OK || bytes > b->texture_budget) {
         free(d);
-        b->s->warning_count++;
+        bk_scene_diag(b->s, b->opt, BK_SEV_WARNING, r != BK_OK ? r : BK_ELIMIT, path, NULL, BK_NO_INDEX, BK_NO_OFFSET,
+                      r != BK_OK ? "texture not decoded: %s" : "texture over the decoded-bytes budget%s",
+                      r != BK_OK ? bk_strerror(r) : " (limits.max_decoded_bytes)");
         return BK_OK;
     }
     uint8_t *rgba = malloc((size_t)bytes);
@@ -209,7 +211,8 @@ static bk_result attach_texture(sb *b, bk_material *m, const char *name)
     free(d);
     if (r != BK_OK) {
         free(rgba);
-        b->s->warning_count++;
+        bk_scene_diag(b->s, b->opt, BK_SEV_WARNING, r, path, NULL, BK_NO_INDEX, BK_NO_OFFSET, "texture not decoded: %s",
+                      bk_strerror(r));
         return BK_OK;
     }
     b->texture_budget -= bytes;
@@ -269,7 +272,8 @@ static bk_result build_lightmaps(sb *b)
         luxels += n;
         if (luxels > SRC_MAX_LUXELS) {
             /* more lighting than any real map has: keep the geometry, drop the lightmaps */
-            b->s->warning_count++;
+            bk_scene_diag(b->s, b->opt, BK_SEV_WARNING, BK_ELIMIT, NULL, "faces", (int64_t)i, BK_NO_OFFSET,
+                          "more than %llu luxels: converted unlit", (unsigned long long)SRC_MAX_LUXELS);
             free(tmp);
             memset(b->face_rect, 0, p->face_count * sizeof *b->face_rect);
             return BK_OK;
@@ -301,7 +305,8 @@ static bk_result build_lightmaps(sb *b)
     if (bk_atlas_count(b->atlas) == 0) return BK_OK;
     if (bk_atlas_pack(b->atlas) != BK_OK) {
         /* too much lighting for one atlas: keep the geometry, drop the lightmaps */
-        b->s->warning_count++;
+        bk_scene_diag(b->s, b->opt, BK_SEV_WARNING, BK_ELIMIT, NULL, "lighting", BK_NO_INDEX, BK_NO_OFFSET,
+                      "the lightmaps do not fit one atlas (limits.max_atlas_size): converted unlit");
         memset(b->face_rect, 0, p->face_count * sizeof *b->face_rect);
         return BK_OK;
     }
@@ -631,7 +636,10 @@ bk_result bk_vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene 
         bk_result lr = bk_vbsp_lump_decode(f, BK_SRC_LUMP_LIGHTING, NULL);
         if (lr == BK_OK && !ldr->size) lr = bk_vbsp_lump_decode(f, BK_SRC_LUMP_LIGHTING_HDR, NULL);
         if (lr == BK_ENOMEM) return BK_ENOMEM;
-        if (lr != BK_OK) s->warning_count++; /* `validate` locates it */
+        if (lr != BK_OK)
+            bk_scene_diag(s, opt, BK_SEV_WARNING, lr, NULL, ldr->size ? "lighting" : "lighting_hdr", BK_NO_INDEX,
+                          ldr->size ? ldr->offset : hdr->offset, "the lighting lump cannot be decoded (%s): converted unlit",
+                          bk_strerror(lr));
     }
     if (ldr->size && ldr->data) {
         b.light = ldr;
