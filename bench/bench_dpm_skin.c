@@ -51,7 +51,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_dpm_skin: cannot load %s (run ../shared/scripts/fetch-corpus)\n", path);
         return 1;
     }
-    const bk_dpm_model *m = bk_dpm_get(f);
+    const bk_dpm_model *m = bk_dpm_model_of(f);
     size_t maxv = 1, maxi = 1;
     uint64_t nverts = 0;
     for (uint32_t i = 0; i < m->mesh_count; i++) {

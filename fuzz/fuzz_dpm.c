@@ -13,7 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bk_options opt;
     bk_file *f = fuzz_load(data, size, &opt);
     if (!f) return 0;
-    const bk_dpm_model *m = bk_dpm_get(f);
+    const bk_dpm_model *m = bk_dpm_model_of(f);
     if (m) {
         bk_scene *s = NULL;
         opt.flags = BK_OPT_NO_TEXTURES;

@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bk_options opt;
     bk_file *f = fuzz_load(buf, n, &opt);
     if (f) {
-        const bk_q3_map *m = bk_q3_map_get(f);
+        const bk_q3_map *m = bk_q3_map_of(f);
         if (m) {
             float p[3] = {0, 0, 0};
             if (m->model_count) {

@@ -73,6 +73,8 @@ typedef struct bk_dpm_model {
 } bk_dpm_model;
 
 /* The decoded model of a loaded DPM file, or NULL when f is not a DPM. */
+const bk_dpm_model *bk_dpm_model_of(const bk_file *f);
+/* The same (the earlier name, kept for programs that use it). */
 const bk_dpm_model *bk_dpm_get(const bk_file *f);
 
 /* ---- pose evaluation ------------------------------------------------------------------- */

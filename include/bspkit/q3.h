@@ -136,6 +136,8 @@ typedef struct bk_q3_map {
 } bk_q3_map;
 
 /* The decoded map of f, or NULL if f is not a Quake 3 map. */
+const bk_q3_map *bk_q3_map_of(const bk_file *f);
+/* The same (the earlier name, kept for programs that use it). */
 const bk_q3_map *bk_q3_map_get(const bk_file *f);
 
 /* Light at a point from the light grid, trilinearly interpolated between the 8 surrounding

@@ -1,8 +1,7 @@
 /*
  * bspkit — typed view of Quake 1 (BSP29), BSP2 / 2PSB and GoldSrc (BSP30) maps, and WAD3 archives.
  *
- * Get it with bk_file_impl(f, BK_FORMAT_GOLDSRC) (or QUAKE1 / BSP2) after a successful load, and
- * bk_file_impl(f, BK_FORMAT_WAD3) for a WAD. Every index inside has been checked by the loader:
+ * Get it with bk_quake_bsp_of(f) after a successful load, and bk_wad3_of(f) for a WAD. Every index inside has been checked by the loader:
  * a loaded file's planes, children, edges, surfedges, marksurfaces, texinfo, miptex and lightmap
  * offsets all point inside their arrays. Pointers into the file's bytes live as long as the file.
  * Fields are widened to the BSP2 sizes (32-bit indices, float bounding boxes) for every variant.
@@ -156,6 +155,12 @@ int32_t bk_wad3_find(const bk_wad3 *w, const char *name);
 
 /* The standard Quake palette (256 RGB triples) used for BSP29 / BSP2 textures. */
 const uint8_t *bk_quake_palette(void);
+
+/* The decoded map of a loaded Quake 1 / BSP2 / GoldSrc file, or NULL (every family has one such
+ * accessor: bk_quake_bsp_of, bk_wad3_of, bk_q3_map_of, bk_source_map_of, bk_dpm_model_of). */
+const bk_quake_bsp *bk_quake_bsp_of(const bk_file *f);
+/* The directory of a loaded WAD3, or NULL. */
+const bk_wad3 *bk_wad3_of(const bk_file *f);
 
 #ifdef __cplusplus
 }

@@ -36,13 +36,8 @@ bk_format bk_detect(const void *data, size_t size)
 {
     int score = 0;
     const bk_format_ops *ops = find_ops(data, size, &score);
-    if (ops == &bk_ops_quake && score >= 2) {
-        /* one decoder, three formats: tell them apart by the first four bytes */
-        const uint8_t *d = data;
-        int32_t v = bk_rd_i32le(d);
-        return v == 30 ? BK_FORMAT_GOLDSRC : v == 29 ? BK_FORMAT_QUAKE1 : BK_FORMAT_BSP2;
-    }
-    return ops && score >= 2 ? ops->format : BK_FORMAT_UNKNOWN;
+    if (!ops || score < 2) return BK_FORMAT_UNKNOWN;
+    return ops->format_of ? ops->format_of(data, size) : ops->format;
 }
 
 static void describe_magic(const uint8_t *d, size_t size, char *out, size_t cap)
@@ -172,10 +167,7 @@ const void *bk_file_impl(const bk_file *f, bk_format expect)
 {
     if (!f) return NULL;
     if (f->format == expect) return f->impl;
-    /* the quake decoder serves three formats */
-    if (f->ops == &bk_ops_quake &&
-        (expect == BK_FORMAT_QUAKE1 || expect == BK_FORMAT_BSP2 || expect == BK_FORMAT_GOLDSRC))
-        return f->impl;
+    if (f->ops && f->ops->serves && f->ops->serves(expect)) return f->impl;
     return NULL;
 }
 

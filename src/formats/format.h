@@ -32,6 +32,10 @@ typedef struct bk_format_ops {
     bk_result (*extract_images)(const bk_file *f, const bk_options *opt, bk_scene *out);
     /* Write the file back in its own format (temporary file + rename). May be NULL. */
     bk_result (*write)(const bk_file *f, const bk_options *opt, const char *path);
+    /* A decoder serving several formats (Quake: BSP29, BSP2, BSP30): the format of bytes its probe
+     * accepted, and whether it serves fmt. NULL for a one-format decoder. */
+    bk_format (*format_of)(const uint8_t *data, size_t size);
+    bool (*serves)(bk_format fmt);
 } bk_format_ops;
 
 extern const bk_format_ops bk_ops_quake;   /* BSP29, BSP2, BSP30 */

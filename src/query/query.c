@@ -292,7 +292,7 @@ const char *bk_query_surface_name(const bk_query *q, int32_t surface)
 {
     if (!q || surface < 0) return NULL;
     if (q->info.format == BK_FORMAT_QUAKE3) {
-        const bk_q3_map *m = bk_q3_map_get(q->file);
+        const bk_q3_map *m = bk_q3_map_of(q->file);
         return m && (uint32_t)surface < m->shader_count ? m->shaders[surface].name : NULL;
     }
     if (q->info.format == BK_FORMAT_SOURCE) {

@@ -18,7 +18,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: cannot load\n", argv[1]);
         return 1;
     }
-    const bk_dpm_model *m = bk_dpm_get(f);
+    const bk_dpm_model *m = bk_dpm_model_of(f);
     size_t maxv = 0;
     for (uint32_t i = 0; i < m->mesh_count; i++)
         if (m->meshes[i].vertex_count > maxv) maxv = m->meshes[i].vertex_count;

@@ -95,7 +95,7 @@ static void round_trip(const char *path)
 
 static void round_trip_file(const char *path, bk_file *f)
 {
-    const bk_dpm_model *m = bk_dpm_get(f);
+    const bk_dpm_model *m = bk_dpm_model_of(f);
     CHECK(m != NULL);
     uint8_t *bytes;
     size_t size;
@@ -105,7 +105,7 @@ static void round_trip_file(const char *path, bk_file *f)
     bk_options opt = {0};
     opt.name = "resaved";
     CHECK(bk_file_load_memory(bytes, size, &opt, &g) == BK_OK);
-    const bk_dpm_model *n = bk_dpm_get(g);
+    const bk_dpm_model *n = bk_dpm_model_of(g);
     CHECK(n && n->mesh_count == m->mesh_count && n->frame_count == m->frame_count);
     CHECK(n && n->bone_count == st.bones_out && st.bones_out <= m->bone_count);
     CHECK(st.acmr_after <= st.acmr_before + 1e-9);
@@ -258,11 +258,11 @@ static void test_saver_synthetic(void)
     uint8_t *bytes;
     size_t size;
     bk_dpm_save_stats st;
-    CHECK(bk_dpm_save_memory(bk_dpm_get(f), 0, &bytes, &size, &st) == BK_OK);
+    CHECK(bk_dpm_save_memory(bk_dpm_model_of(f), 0, &bytes, &size, &st) == BK_OK);
     CHECK(st.vertices_in == NV && st.vertices_out == 5);
     CHECK(st.bones_in == NB && st.bones_out == 2 && strcmp(st.dropped_bones, "leaf") == 0);
     free(bytes);
-    CHECK(bk_dpm_save_memory(bk_dpm_get(f), BK_DPM_SAVE_KEEP_ALL_BONES, &bytes, &size, &st) == BK_OK);
+    CHECK(bk_dpm_save_memory(bk_dpm_model_of(f), BK_DPM_SAVE_KEEP_ALL_BONES, &bytes, &size, &st) == BK_OK);
     CHECK(st.bones_out == NB);
     free(bytes);
     round_trip_file("built", f);
@@ -276,7 +276,7 @@ int main(int argc, char **argv)
     g_tris = 0;
     test_framegroups();
     test_decompose();
-    CHECK(bk_dpm_get(NULL) == NULL);
+    CHECK(bk_dpm_model_of(NULL) == NULL);
     CHECK(bk_dpm_pose(NULL, 0, 0, 0, BK_DPM_LERP_MATRIX, NULL) == BK_EARG);
     uint32_t idx[6] = {0, 1, 2, 2, 1, 3};
     CHECK(fabs(bk_dpm_acmr(idx, 2, 4, 16) - 2.0) < 1e-9);

@@ -170,7 +170,7 @@ static void test_synthetic(const char *workdir)
     uint8_t *bytes = NULL;
     CHECK(load_expect2(&b, &f, &bytes) == BK_OK);
     if (!f) return;
-    const bk_q3_map *m = bk_q3_map_get(f);
+    const bk_q3_map *m = bk_q3_map_of(f);
     CHECK(m != NULL);
     if (!m) return;
     CHECK(m->surface_count == 2 && m->patch_count == 1 && m->lightmap_count == 1);
@@ -267,7 +267,7 @@ static void test_broken(void)
     uint8_t *bytes = NULL;
     CHECK(load_expect2(&b, &f, &bytes) == BK_OK);
     if (f) {
-        const bk_q3_map *m = bk_q3_map_get(f);
+        const bk_q3_map *m = bk_q3_map_of(f);
         bk_q3_light lt;
         float p[3] = {0, 0, 0};
         CHECK(m->grid.cells == NULL && m->grid.cell_count == 74 && m->grid.expected_cells == 75);
@@ -350,7 +350,7 @@ static void test_real(const char *fetched)
         printf("real map not available: %s (skipped)\n", path);
         return;
     }
-    const bk_q3_map *m = bk_q3_map_get(f);
+    const bk_q3_map *m = bk_q3_map_of(f);
     CHECK(m && m->grid.cells && m->vis && m->cluster_count > 0);
     /* every player start is inside the world, in a cluster that sees itself, with some light */
     const bk_entities *es = bk_file_entities(f);

@@ -41,11 +41,13 @@ static void dpm_destroy(void *p)
     free(im);
 }
 
-const bk_dpm_model *bk_dpm_get(const bk_file *f)
+const bk_dpm_model *bk_dpm_model_of(const bk_file *f)
 {
     const dpm_impl *im = bk_file_impl(f, BK_FORMAT_DPM);
     return im ? &im->m : NULL;
 }
+
+const bk_dpm_model *bk_dpm_get(const bk_file *f) { return bk_dpm_model_of(f); }
 
 static bool finite_n(const float *v, int n)
 {
@@ -498,4 +500,4 @@ static bk_result dpm_load(bk_file *f, bk_ctx *ctx)
     return ctx->errors ? ctx->first_error : BK_OK;
 }
 
-const bk_format_ops bk_ops_dpm = {BK_FORMAT_DPM, dpm_probe, dpm_load, dpm_destroy, bk_dpm_build_scene, NULL, bk_dpm_write};
+const bk_format_ops bk_ops_dpm = {BK_FORMAT_DPM, dpm_probe, dpm_load, dpm_destroy, bk_dpm_build_scene, NULL, bk_dpm_write, NULL, NULL};

@@ -396,7 +396,7 @@ static bk_result build_animations(const bk_dpm_model *m, const bk_options *opt, 
 
 bk_result bk_dpm_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s)
 {
-    const bk_dpm_model *m = bk_dpm_get(f);
+    const bk_dpm_model *m = bk_dpm_model_of(f);
     if (!m || !m->bone_count || !m->frame_count) return BK_EFORMAT;
     const char *nm = opt->name ? opt->name : "dpm";
     const char *base = strrchr(nm, '/');

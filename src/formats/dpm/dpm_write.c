@@ -443,7 +443,7 @@ bk_result bk_dpm_save(const bk_dpm_model *m, uint32_t flags, const char *path, b
 
 bk_result bk_dpm_write(const bk_file *f, const bk_options *opt, const char *path)
 {
-    const bk_dpm_model *m = bk_dpm_get(f);
+    const bk_dpm_model *m = bk_dpm_model_of(f);
     if (!m) return BK_EARG;
     bk_dpm_save_stats st;
     bk_result r = bk_dpm_save(m, (opt->flags & BK_OPT_KEEP_ALL_BONES) ? BK_DPM_SAVE_KEEP_ALL_BONES : 0, path, &st);

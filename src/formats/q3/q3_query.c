@@ -94,7 +94,7 @@ static uint32_t patch_tris(const bk_q3_map *m, const bk_q3_surface *s, bk_cm_tri
 
 static bk_result q3_open(const bk_file *f, bk_ctx *ctx, void **state, bk_query_info *info)
 {
-    const bk_q3_map *m = bk_q3_map_get(f);
+    const bk_q3_map *m = bk_q3_map_of(f);
     if (!m || m->model_count == 0 || m->leaf_count == 0 || m->node_count == 0) {
         bk_report(ctx, BK_SEV_ERROR, BK_EFORMAT, "models", BK_NO_INDEX, BK_NO_OFFSET,
                   "the map has no world model, nodes or leaves to query");

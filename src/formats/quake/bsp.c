@@ -942,5 +942,19 @@ static bk_result q_load(bk_file *f, bk_ctx *ctx)
     return BK_OK;
 }
 
-const bk_format_ops bk_ops_quake = {BK_FORMAT_GOLDSRC, q_probe, q_load, q_destroy, bk_quake_build_scene,
-                                    bk_quake_extract_images, NULL};
+/* one decoder, three formats: told apart by the first four bytes */
+static bk_format q_format_of(const uint8_t *d, size_t n)
+{
+    int32_t v = n >= 4 ? bk_rd_i32le(d) : 0;
+    return v == 30 ? BK_FORMAT_GOLDSRC : v == 29 ? BK_FORMAT_QUAKE1 : BK_FORMAT_BSP2;
+}
+
+static bool q_serves(bk_format fmt)
+{
+    return fmt == BK_FORMAT_QUAKE1 || fmt == BK_FORMAT_BSP2 || fmt == BK_FORMAT_GOLDSRC;
+}
+
+const bk_quake_bsp *bk_quake_bsp_of(const bk_file *f) { return bk_file_impl(f, BK_FORMAT_GOLDSRC); }
+
+const bk_format_ops bk_ops_quake = {BK_FORMAT_GOLDSRC, q_probe,  q_load,     q_destroy, bk_quake_build_scene,
+                                    bk_quake_extract_images, NULL, q_format_of, q_serves};

@@ -1360,4 +1360,4 @@ static bk_result vbsp_load(bk_file *f, bk_ctx *ctx)
 }
 
 const bk_format_ops bk_ops_source = {BK_FORMAT_SOURCE, vbsp_probe, vbsp_load, vbsp_destroy, bk_vbsp_build_scene,
-                                     bk_vbsp_extract_images, NULL};
+                                     bk_vbsp_extract_images, NULL, NULL, NULL};
