@@ -120,6 +120,12 @@ typedef struct bk_options {
                                      * default (Quake 3 and Quake 1 / BSP2: 1, GoldSrc: 0), < 0 = none;
                                      * capped at 8 for Quake 3, 4 for Quake 1 / GoldSrc */
     const char *framegroups_path;   /* DPM: explicit .framegroups file (default: MODEL.framegroups) */
+    /* Reads whole files for the library (the input of bk_file_open, WADs, VPK directories,
+     * framegroups, files found in search-path folders); NULL = stdio. It must malloc *data (the
+     * library frees it) and return BK_ENOTFOUND for a missing file, BK_ELIMIT past max_bytes.
+     * Folders are still listed and .pk3/.zip archives opened by the library itself. */
+    bk_result (*read_file)(void *user, const char *path, uint64_t max_bytes, uint8_t **data, size_t *size);
+    void *read_file_user;
 } bk_options;
 
 typedef enum bk_format {

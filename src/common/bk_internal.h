@@ -198,6 +198,9 @@ int bk_strncasecmp_prefix(const char *s, const char *prefix);
 
 /* ---- files --------------------------------------------------------------------------- */
 bk_result bk_read_file(const char *path, uint64_t max_bytes, uint8_t **out, size_t *out_size);
+/* The same through opt->read_file when the program gave one (opt may be NULL) */
+bk_result bk_read_file_opt(const bk_options *opt, const char *path, uint64_t max_bytes, uint8_t **out,
+                           size_t *out_size);
 /* Write via a temporary file in the same folder, then rename over path. */
 bk_result bk_write_file_atomic(const char *path, const void *data, size_t size);
 /* The same in pieces: open a temporary file beside path, write (a bk_write_fn), then close:

@@ -38,6 +38,22 @@ bk_result bk_read_file(const char *path, uint64_t max_bytes, uint8_t **out, size
     return BK_OK;
 }
 
+bk_result bk_read_file_opt(const bk_options *opt, const char *path, uint64_t max_bytes, uint8_t **out,
+                           size_t *out_size)
+{
+    if (!opt || !opt->read_file) return bk_read_file(path, max_bytes, out, out_size);
+    *out = NULL;
+    *out_size = 0;
+    bk_result r = opt->read_file(opt->read_file_user, path, max_bytes, out, out_size);
+    if (r == BK_OK && (!*out || *out_size > max_bytes)) {
+        r = *out ? BK_ELIMIT : BK_EIO; /* a hook that broke its contract */
+        free(*out);
+        *out = NULL;
+        *out_size = 0;
+    }
+    return r;
+}
+
 bk_result bk_atomic_open(bk_atomic_file *a, const char *path)
 {
     memset(a, 0, sizeof *a);

@@ -15,6 +15,7 @@ typedef struct vfs_root {
 struct bk_vfs {
     vfs_root *roots;
     uint32_t count, cap;
+    bk_options io;      /* only read_file / read_file_user are used */
 };
 
 static bool has_ext(const char *p, const char *ext)
@@ -51,6 +52,8 @@ bk_vfs *bk_vfs_new(const bk_options *opt)
     bk_vfs *v = calloc(1, sizeof *v);
     if (!v) return NULL;
     if (opt) {
+        v->io.read_file = opt->read_file;
+        v->io.read_file_user = opt->read_file_user;
         for (uint32_t i = 0; i < opt->search_path_count; i++) add_root(v, opt->search_paths[i]);
         add_root(v, opt->base_dir);
     }
@@ -163,7 +166,7 @@ bk_result bk_vfs_read(bk_vfs *v, const char *relpath, uint64_t max_bytes, uint8_
         }
         char *full = resolve_nocase(r->path, rel);
         if (!full) continue;
-        bk_result res = bk_read_file(full, max_bytes, out, size);
+        bk_result res = bk_read_file_opt(&v->io, full, max_bytes, out, size);
         free(full);
         if (res == BK_OK) return BK_OK;
     }

@@ -105,7 +105,7 @@ bk_result bk_file_open(const char *path, const bk_options *opt, bk_file **out)
     if (!ctx.file) ctx.file = path;
     uint8_t *buf;
     size_t size;
-    bk_result r = bk_read_file(path, ctx.opt.limits.max_file_bytes, &buf, &size);
+    bk_result r = bk_read_file_opt(opt, path, ctx.opt.limits.max_file_bytes, &buf, &size);
     if (r != BK_OK) {
         bk_report(&ctx, BK_SEV_ERROR, r, NULL, BK_NO_INDEX, BK_NO_OFFSET, "cannot read file: %s",
                   bk_strerror(r));

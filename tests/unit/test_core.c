@@ -9,6 +9,7 @@
 #include "check.h"
 #include "common/bk_internal.h"
 #include "export/xform.h"
+#include "bspkit/quake.h"
 
 static void test_entities(void)
 {
@@ -152,6 +153,41 @@ static void test_atlas_limit(const char *src_dir)
     CHECK(lightmaps == 0 && s && s->warning_count > 0 && s->mesh_count > 0);
     bk_scene_free(s);
     bk_file_free(f);
+}
+
+/* a program's own file reading: every file the library reads goes through it */
+typedef struct hook_state {
+    const char *real;
+    int calls;
+} hook_state;
+
+static bk_result hook_read(void *user, const char *path, uint64_t max_bytes, uint8_t **data, size_t *size)
+{
+    hook_state *h = user;
+    h->calls++;
+    if (strcmp(path, "virtual/lobby.bsp") != 0) return BK_ENOTFOUND;
+    FILE *fp = fopen(h->real, "rb");
+    if (!fp) return BK_EIO;
+    *data = malloc(1 << 16);
+    *size = *data ? fread(*data, 1, 1 << 16, fp) : 0;
+    fclose(fp);
+    return *size && *size <= max_bytes ? BK_OK : BK_EIO;
+}
+
+static void test_read_hook(const char *src_dir)
+{
+    char real[1024];
+    snprintf(real, sizeof real, "%s/samples/bsp_tool_quake_mp_lobby.bsp", src_dir);
+    hook_state h = {real, 0};
+    bk_options o;
+    memset(&o, 0, sizeof o);
+    o.read_file = hook_read;
+    o.read_file_user = &h;
+    bk_file *f = NULL;
+    CHECK(bk_file_open("virtual/lobby.bsp", &o, &f) == BK_OK && h.calls == 1 && bk_quake_bsp_of(f) != NULL);
+    bk_file_free(f);
+    f = NULL;
+    CHECK(bk_file_open(real, &o, &f) == BK_ENOTFOUND && f == NULL && h.calls == 2);
 }
 
 static void test_cursor(void)
@@ -345,6 +381,7 @@ int main(int argc, char **argv)
     test_numbers();
     test_limits();
     test_atlas_limit(SOURCE_DIR);
+    test_read_hook(SOURCE_DIR);
     test_entity_nodes();
     test_cursor();
     test_atlas();

@@ -138,7 +138,7 @@ static bk_result load_framegroups(const bk_dpm_model *m, const bk_options *opt, 
     bk_result r = BK_ENOTFOUND;
     if (opt->framegroups_path) {
         snprintf(path, sizeof path, "%s", opt->framegroups_path);
-        r = bk_read_file(path, 1u << 20, &text, &len);
+        r = bk_read_file_opt(opt, path, 1u << 20, &text, &len);
         if (r != BK_OK) {
             bk_scene_diag(s, opt, BK_SEV_ERROR, r, path, NULL, BK_NO_INDEX, BK_NO_OFFSET, "cannot read the framegroups file: %s", bk_strerror(r));
             return r;
@@ -155,7 +155,7 @@ static bk_result load_framegroups(const bk_dpm_model *m, const bk_options *opt, 
             bk_vfs_free(v);
         } else {
             snprintf(path, sizeof path, "%s.framegroups", name);
-            r = bk_read_file(path, 1u << 20, &text, &len);
+            r = bk_read_file_opt(opt, path, 1u << 20, &text, &len);
             if (r != BK_OK && opt->base_dir) {
                 const char *base = strrchr(name, '/');
                 base = base ? base + 1 : name;

@@ -72,7 +72,7 @@ static void load_wads(builder *B)
         if (wad_known(B, bn)) continue;
         uint8_t *data;
         size_t size;
-        bk_result rr = bk_read_file(p, maxb, &data, &size);
+        bk_result rr = bk_read_file_opt(o, p, maxb, &data, &size);
         if (rr == BK_OK) add_wad(B, bn, data, size);
         else bk_scene_diag(B->s, o, BK_SEV_WARNING, rr, p, NULL, BK_NO_INDEX, BK_NO_OFFSET, "WAD not read: %s", bk_strerror(rr));
     }

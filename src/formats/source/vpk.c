@@ -54,7 +54,7 @@ bk_result bk_vpk_open(const char *path, const bk_options *opt, bk_vpk **out)
     if (!v) return BK_ENOMEM;
     v->max_bytes = ctx.opt.limits.max_alloc_bytes;
     v->base = bk_strndup(path, pl - 8);
-    bk_result r = v->base ? bk_read_file(path, ctx.opt.limits.max_file_bytes, &v->dir, &v->dir_size) : BK_ENOMEM;
+    bk_result r = v->base ? bk_read_file_opt(opt, path, ctx.opt.limits.max_file_bytes, &v->dir, &v->dir_size) : BK_ENOMEM;
     if (r != BK_OK) {
         bk_vpk_close(v);
         return r;
