@@ -9,7 +9,7 @@
  *     "angle" (yaw; -1 up, -2 down), as the engines' AngleVectors read them;
  *   - brush models no entity names become nodes named "*N";
  *   - nodes are named by targetname, else by classname (brush entities: "classname *N").
- * With BK_OPT_NO_ENTITIES only the geometry's nodes are made, without key/value pairs. */
+ * With BK_OPT_NO_ENTITIES only the geometry's nodes are made, with no extras at all. */
 #include <math.h>
 #include <stdio.h>
 
@@ -99,17 +99,11 @@ bk_result bk_scene_add_entity_nodes(bk_scene *s, const bk_entities *es, const bk
         if ((mi < 0 || (lay->flags & BK_ENT_ROTATE_BRUSH)) && bk_entity_angles(e, a)) bk_angles_quat(a, n->rotation);
         if (mi > 0) used[mi] = true;
         if (keep) r = add_pairs(n, e);
-        else {
-            char mv[24];
-            snprintf(mv, sizeof mv, "*%ld", mi);
-            r = bk_kv_append(&n->extras, &n->extra_count, "model", mv);
-        }
     }
     for (uint32_t i = 1; r == BK_OK && i < lay->model_count; i++) {
         if (used[i] || lay->model_mesh[i] < 0) continue;
         snprintf(name, sizeof name, "*%u", i);
         r = bk_scene_add_node(s, name, -1, lay->model_mesh[i], &node);
-        if (r == BK_OK) r = bk_kv_append(&s->nodes[node].extras, &s->nodes[node].extra_count, "model", name);
     }
     free(used);
     return r;

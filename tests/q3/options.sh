@@ -91,7 +91,7 @@ if [[ -f $B ]]; then
     check "brush model nodes named from their entities" python3 -c "
 import json,sys; sys.path.insert(0,'$BK_TESTS/q3'); import glbstat
 n = glbstat.stats('$WORK/bm.glb', False)['nodes']
-assert n[0] == 'world' and any(x.endswith(' *1') for x in n), n[:10]"
+assert n[0] == 'worldspawn' and any(x.endswith(' *1') for x in n), n[:10]"
 fi
 
 # entities: point entities as placed nodes with their key/values; --no-entities drops them
