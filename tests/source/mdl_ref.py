@@ -12,7 +12,8 @@ decoder, so the tests can compare what bspkit decodes. For each MODEL.mdl it pri
    "default_vertices", "default_triangles" (body 0: model 0 of each body part),
    "hull": [min, max], "view": [min, max],
    "bounds": [min, max] of the LOD-0 vertices the VTX strips reference,
-   "mesh_materials": [texture name of each mesh of body 0, in order],
+   "mesh_materials": [texture name (skin family 0) of each mesh of body 0, in order],
+   "mesh_triangles": [triangles of each mesh of body 0, in order],
    "uv_finite", "fixups", "strip_group_size"}
 or {"file", "error"}.
 """
@@ -193,6 +194,7 @@ def read(path):
     hi = [-math.inf] * 3
     uv_ok = True
     mats = []
+    mtris = []
     for bi, b in enumerate(m["bodyparts_list"]):
         for mi, mo in enumerate(b):
             for j, me in enumerate(mo["meshes"]):
@@ -201,7 +203,10 @@ def read(path):
                 if mi == 0:
                     dv += me["numvertices"]
                     dt += len(ids) // 3
-                    mats.append(m["textures"][me["material"]] if 0 <= me["material"] < len(m["textures"]) else None)
+                    ref = me["material"]
+                    t = m["skins"][0][ref] if m["skins"] and ref < len(m["skins"][0]) else ref
+                    mats.append(m["textures"][t] if 0 <= t < len(m["textures"]) else None)
+                    mtris.append(len(ids) // 3)
                 base = mo["vertexindex"] // 48 + me["vertexoffset"]
                 for i in ids:
                     v = verts[base + i]
@@ -215,6 +220,7 @@ def read(path):
     res["bounds"] = [lo, hi] if ntri else None
     res["uv_finite"] = uv_ok
     res["mesh_materials"] = mats
+    res["mesh_triangles"] = mtris
     return res
 
 
