@@ -69,6 +69,20 @@ for p in prims:
     a = g["accessors"][p["attributes"]["POSITION"]]
     lo = [min(lo[c], a["min"][c]) for c in range(3)]; hi = [max(hi[c], a["max"][c]) for c in range(3)]
 if not r["uv_finite"]: errs.append("the reader found non-finite UVs")
+# counter-clockwise: (nearly) every triangle agrees with its first vertex's stored normal (over the
+# 178 models of mdl_real.md: 99.9% of 166k triangles, at least 98.7% in every model)
+agree = total = 0
+for p in prims:
+    pos, nrm = acc(p["attributes"]["POSITION"]), acc(p["attributes"]["NORMAL"])
+    idx = [i[0] for i in acc(p["indices"])]
+    for t in range(0, len(idx), 3):
+        a, b, c = (pos[idx[t + k]] for k in range(3))
+        e1 = [b[i] - a[i] for i in range(3)]; e2 = [c[i] - a[i] for i in range(3)]
+        x = [e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]]
+        n = nrm[idx[t]]
+        agree += x[0] * n[0] + x[1] * n[1] + x[2] * n[2] > 0
+        total += 1
+if total and agree < 0.95 * total: errs.append("only %d of %d triangles wound with their normals" % (agree, total))
 flags = struct.unpack_from("<i", open(sys.argv[3], "rb").read(), 152)[0]
 if prims and flags & 0x10:   # a static prop is drawn as compiled: inside its hull (with a margin)
     h = r["hull"]
