@@ -193,6 +193,9 @@ static bk_result parse_mdl(bk_ctx *ctx, mdl_impl *mi, const uint8_t *d, size_t n
         TABLE(ctx, nm, mo, MDL_MODEL_SIZE, n, "bodyparts", bo + 4, "models");
         m->bodyparts[b].model_count = (uint32_t)nm;
         models += (uint64_t)nm;
+        if (models > ctx->opt.limits.max_elements)   /* body parts may share a model table: bound the walk */
+            MDL_FAIL(ctx, BK_ELIMIT, "bodyparts", b, bo + 4, "more than %llu models",
+                     (unsigned long long)ctx->opt.limits.max_elements);
         for (int32_t k = 0; k < nm; k++) {
             uint64_t at = (uint64_t)mo + (uint64_t)k * MDL_MODEL_SIZE;
             const uint8_t *p = d + at;
@@ -204,6 +207,9 @@ static bk_result parse_mdl(bk_ctx *ctx, mdl_impl *mi, const uint8_t *d, size_t n
                          "%d vertices at byte %d of the VVD (not a whole vertex)", nv, vi);
             meshes += (uint64_t)nme;
             verts += (uint64_t)nv;
+            if (meshes > ctx->opt.limits.max_elements || verts > UINT32_MAX)
+                MDL_FAIL(ctx, BK_ELIMIT, "models", (int64_t)(models - (uint64_t)nm + (uint64_t)k), at + 72,
+                         "more than %llu meshes or 2^32 vertices in all", (unsigned long long)ctx->opt.limits.max_elements);
             for (int32_t j = 0; j < nme; j++) {
                 uint64_t mat = (uint64_t)meo + (uint64_t)j * MDL_MESH_SIZE;
                 int32_t ref = bk_rd_i32le(d + mat), mv = bk_rd_i32le(d + mat + 8), vo = bk_rd_i32le(d + mat + 12);
@@ -323,6 +329,26 @@ static bk_result parse_vvd(bk_ctx *ctx, mdl_impl *mi, const uint8_t *d, size_t n
     return BK_OK;
 }
 
+/* every model's vertices (vertexindex / 48, numvertices) inside the VVD's LOD 0: an MDL check
+ * that needs the VVD, reported in the MDL */
+static bk_result check_model_vertices(bk_ctx *ctx, const bk_mdl *m, const uint8_t *mdl)
+{
+    int32_t pi = bk_rd_i32le(mdl + 236);
+    uint32_t model_no = 0;
+    for (uint32_t b = 0; b < m->bodypart_count; b++) {
+        uint64_t mbo = (uint64_t)pi + (uint64_t)b * MDL_BODYPART_SIZE;
+        uint64_t mmo = (uint64_t)((int64_t)mbo + bk_rd_i32le(mdl + mbo + 12));
+        for (uint32_t k = 0; k < m->bodyparts[b].model_count; k++, model_no++) {
+            uint64_t at = mmo + (uint64_t)k * MDL_MODEL_SIZE;
+            uint32_t first = (uint32_t)bk_rd_i32le(mdl + at + 84) / VVD_VERTEX_SIZE, count = (uint32_t)bk_rd_i32le(mdl + at + 80);
+            if (!bk_range_ok(first, count, m->vertex_count))
+                MDL_FAIL(ctx, BK_EINDEX, "models", model_no, at + 80, "vertices %u..%llu outside the VVD's %u", first,
+                         (unsigned long long)first + count, m->vertex_count);
+        }
+    }
+    return BK_OK;
+}
+
 /* ---- VTX ------------------------------------------------------------------------------------ */
 
 enum { WALK_CHECK, WALK_REPORT, WALK_FILL };
@@ -335,6 +361,8 @@ typedef struct vtx_walk {
     int mode;                    /* CHECK: does this layout fit (silent); REPORT: say where it
                                   * breaks; FILL: write meshes and indices */
     uint64_t indices;            /* CHECK / REPORT: triangle indices counted; FILL: room made */
+    uint64_t work;               /* strip-group vertices and strip indices looked at: tables may
+                                  * overlap, so this bounds the walk (max_elements) */
 } vtx_walk;
 
 #define VTX_FAIL(w, code, lump, index, offset, ...)                                                 \
@@ -367,6 +395,10 @@ static bk_result vtx_mesh(vtx_walk *w, bk_mdl *m, uint64_t mo, uint32_t mesh_ver
         if (!vtx_table(w, nv, vo, VTX_VERTEX_SIZE) || !vtx_table(w, ni, io, 2) || !vtx_table(w, nst, sto, w->st_size))
             VTX_FAIL(w, BK_ELUMP_RANGE, "vtx strip group", g, so,
                      "%d vertices, %d indices or %d strips outside the %zu-byte file", nv, ni, nst, w->n);
+        w->work += (uint64_t)nv;
+        if (w->work > w->ctx->opt.limits.max_elements)
+            VTX_FAIL(w, BK_ELIMIT, "vtx strip group", g, so, "more than %llu strip vertices and indices in all",
+                     (unsigned long long)w->ctx->opt.limits.max_elements);
         if (w->mode != WALK_FILL)   /* every strip-group vertex names a vertex of the MDL mesh */
             for (int32_t i = 0; i < nv; i++) {
                 uint64_t at = (uint64_t)vo + (uint64_t)i * VTX_VERTEX_SIZE;
@@ -379,6 +411,10 @@ static bk_result vtx_mesh(vtx_walk *w, bk_mdl *m, uint64_t mo, uint32_t mesh_ver
             uint64_t at = (uint64_t)sto + (uint64_t)s * w->st_size;
             int32_t sni = bk_rd_i32le(d + at), sio = bk_rd_i32le(d + at + 4);
             bool strip = (d[at + 18] & 2) != 0;
+            w->work += (uint64_t)(sni > 0 ? sni : 0);
+            if (w->work > w->ctx->opt.limits.max_elements)
+                VTX_FAIL(w, BK_ELIMIT, "vtx strip", s, at, "more than %llu strip vertices and indices in all",
+                         (unsigned long long)w->ctx->opt.limits.max_elements);
             uint64_t ntri = strip ? (sni >= 3 ? (uint64_t)sni - 2 : 0) : (uint64_t)(sni > 0 ? sni : 0) / 3;
             if (w->mode != WALK_FILL) {
                 if (sni < 0 || sio < 0 || !bk_range_ok((uint64_t)sio, (uint64_t)sni, (uint64_t)ni))
@@ -428,9 +464,11 @@ static bk_result vtx_walk_all(vtx_walk *w, bk_mdl *m, const uint8_t *mdl)
     const uint8_t *d = w->d;
     int32_t nbp = bk_rd_i32le(d + 28);
     int64_t bpo = bk_rd_i32le(d + 32);
-    if ((uint32_t)nbp != m->bodypart_count || !vtx_table(w, nbp, bpo, 8))
-        VTX_FAIL(w, BK_EFORMAT, "vtx header", BK_NO_INDEX, 28, "%d body parts at offset %lld; the MDL has %u", nbp,
-                 (long long)bpo, m->bodypart_count);
+    if ((uint32_t)nbp != m->bodypart_count)
+        VTX_FAIL(w, BK_EFORMAT, "vtx header", BK_NO_INDEX, 28, "%d body parts; the MDL has %u", nbp, m->bodypart_count);
+    if (!vtx_table(w, nbp, bpo, 8))
+        VTX_FAIL(w, BK_ELUMP_RANGE, "vtx header", BK_NO_INDEX, 32, "%d body parts at offset %lld outside the %zu-byte file",
+                 nbp, (long long)bpo, w->n);
     /* the MDL's tables were checked by parse_mdl: walk them again beside the VTX's */
     int32_t pi = bk_rd_i32le(mdl + 236);
     uint32_t mesh_no = 0, model_no = 0;
@@ -440,9 +478,12 @@ static bk_result vtx_walk_all(vtx_walk *w, bk_mdl *m, const uint8_t *mdl)
         int64_t mo = (int64_t)bo + bk_rd_i32le(d + bo + 4);
         uint64_t mbo = (uint64_t)pi + (uint64_t)b * MDL_BODYPART_SIZE;
         uint64_t mmo = (uint64_t)((int64_t)mbo + bk_rd_i32le(mdl + mbo + 12));
-        if ((uint32_t)nm != m->bodyparts[b].model_count || !vtx_table(w, nm, mo, 8))
-            VTX_FAIL(w, BK_EFORMAT, "vtx body part", b, bo, "%d models at offset %lld; the MDL's body part has %u", nm,
-                     (long long)mo, m->bodyparts[b].model_count);
+        if ((uint32_t)nm != m->bodyparts[b].model_count)
+            VTX_FAIL(w, BK_EFORMAT, "vtx body part", b, bo, "%d models; the MDL's body part has %u", nm,
+                     m->bodyparts[b].model_count);
+        if (!vtx_table(w, nm, mo, 8))
+            VTX_FAIL(w, BK_ELUMP_RANGE, "vtx body part", b, bo + 4, "%d models at offset %lld outside the %zu-byte file", nm,
+                     (long long)mo, w->n);
         for (int32_t k = 0; k < nm; k++, model_no++) {
             uint64_t xo = (uint64_t)mo + 8 * (uint64_t)k;
             int32_t nl = bk_rd_i32le(d + xo);
@@ -456,12 +497,12 @@ static bk_result vtx_walk_all(vtx_walk *w, bk_mdl *m, const uint8_t *mdl)
             uint64_t mdl_mesh0 = (uint64_t)((int64_t)mdl_model + bk_rd_i32le(mdl + mdl_model + 76));
             uint32_t first_vertex = (uint32_t)bk_rd_i32le(mdl + mdl_model + 84) / VVD_VERTEX_SIZE;
             uint32_t model_verts = (uint32_t)bk_rd_i32le(mdl + mdl_model + 80);
-            if (!bk_range_ok(first_vertex, model_verts, m->vertex_count))
-                VTX_FAIL(w, BK_EINDEX, "models", model_no, mdl_model + 80, "vertices %u..%llu outside the VVD's %u",
-                         first_vertex, (unsigned long long)first_vertex + model_verts, m->vertex_count);
-            if (nme != mdl_meshes || !vtx_table(w, nme, meo, 9))
-                VTX_FAIL(w, BK_EFORMAT, "vtx LOD", model_no, (uint64_t)lo, "%d meshes at offset %lld; the MDL's model has %d",
-                         nme, (long long)meo, mdl_meshes);
+            if (!bk_range_ok(first_vertex, model_verts, m->vertex_count)) return BK_EINDEX;   /* checked by parse_vvd */
+            if (nme != mdl_meshes)
+                VTX_FAIL(w, BK_EFORMAT, "vtx LOD", model_no, (uint64_t)lo, "%d meshes; the MDL's model has %d", nme, mdl_meshes);
+            if (!vtx_table(w, nme, meo, 9))
+                VTX_FAIL(w, BK_ELUMP_RANGE, "vtx LOD", model_no, (uint64_t)lo + 4, "%d meshes at offset %lld outside the %zu-byte file",
+                         nme, (long long)meo, w->n);
             for (int32_t j = 0; j < nme; j++, mesh_no++) {
                 uint64_t mat = mdl_mesh0 + (uint64_t)j * MDL_MESH_SIZE;
                 uint32_t mv = (uint32_t)bk_rd_i32le(mdl + mat + 8), voff = (uint32_t)bk_rd_i32le(mdl + mat + 12);
@@ -499,15 +540,15 @@ static bk_result parse_vtx(bk_ctx *ctx, mdl_impl *mi, const uint8_t *d, size_t n
      * layout the model's version suggests if the whole tree fits it, else the other one */
     static const uint32_t sizes[2][2] = {{25, 27}, {33, 35}};
     int first = m->version >= 49 ? 1 : 0, pick = -1;
-    vtx_walk w = {ctx, d, n, 0, 0, WALK_CHECK, 0};
+    vtx_walk w = {ctx, d, n, 0, 0, WALK_CHECK, 0, 0};
     for (int t = 0; t < 2 && pick < 0; t++) {
         int k = t == 0 ? first : 1 - first;
-        w.sg_size = sizes[k][0], w.st_size = sizes[k][1], w.indices = 0;
+        w.sg_size = sizes[k][0], w.st_size = sizes[k][1], w.indices = 0, w.work = 0;
         if (vtx_walk_all(&w, m, mdl) == BK_OK) pick = k;
     }
     if (pick < 0) {
         /* neither fits: walk the expected layout again, saying where it breaks */
-        w.sg_size = sizes[first][0], w.st_size = sizes[first][1], w.indices = 0, w.mode = WALK_REPORT;
+        w.sg_size = sizes[first][0], w.st_size = sizes[first][1], w.indices = 0, w.work = 0, w.mode = WALK_REPORT;
         r = vtx_walk_all(&w, m, mdl);
         return r != BK_OK ? r : BK_EFORMAT;
     }
@@ -516,6 +557,7 @@ static bk_result parse_vtx(bk_ctx *ctx, mdl_impl *mi, const uint8_t *d, size_t n
     m->meshes = bk_alloc_array(ctx, m->mdl_mesh_count, sizeof *m->meshes, &r);
     if (!m->meshes) return r;
     w.mode = WALK_FILL;
+    w.work = 0;
     m->index_count = 0;
     BK_TRY(vtx_walk_all(&w, m, mdl));
     m->mesh_count = m->mdl_mesh_count;
@@ -536,6 +578,7 @@ static bk_result decode(bk_ctx *ctx, mdl_impl *mi, const uint8_t *mdl, size_t mn
     bk_result r = parse_vvd(ctx, mi, vvd, vn);
     ctx->file = own;
     if (r == BK_OK && ctx->errors) r = ctx->first_error;
+    if (r == BK_OK) r = check_model_vertices(ctx, &mi->pub, mdl);
     if (r != BK_OK) return r;
     if (vtx_name) ctx->file = vtx_name;
     r = parse_vtx(ctx, mi, vtx, xn, mdl);
