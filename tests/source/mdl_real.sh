@@ -19,7 +19,7 @@ DIR=${BSPKIT_MDL_CORPUS:-$FETCHED/mdl}
 [[ -x $PY ]] || { echo "SKIP: /usr/bin/python3 missing"; exit 77; }
 mapfile -t models < <(find "$DIR" -iname '*.mdl' | sort)
 [[ ${#models[@]} -gt 0 ]] || { echo "SKIP: no .mdl under $DIR"; exit 77; }
-n=0; glbs=()
+n=0; outs=()
 for f in "${models[@]}"; do
     id=$(printf '%03d' $n); n=$((n + 1))
     $PY "$BK_TESTS/source/mdl_ref.py" "$f" > "$WORK/$id.ref.json"
@@ -37,9 +37,8 @@ if r["vvd_lod0"] != r["vertices"]: bad["vvd_lod0"] = r["vvd_lod0"]
 if bad: print(sys.argv[1], bad)
 sys.exit(1 if bad else 0)
 PY
-    if ! "$CLI" convert "$f" -o "$WORK/$id.glb" -q 2>"$WORK/$id.err"; then fail "$f: convert"; cat "$WORK/$id.err" >&2; continue; fi
-    glbs+=("$WORK/$id.glb")
-    "$CLI" convert "$f" -o "$WORK/$id.gltf" -q --keep-z-up --scale 1 2>/dev/null
+    if ! "$CLI" convert "$f" -o "$WORK/$id.gltf" -q 2>"$WORK/$id.err"; then fail "$f: convert"; cat "$WORK/$id.err" >&2; continue; fi
+    outs+=("$WORK/$id.gltf")
     check "$f: triangles, materials, UVs, bounds" $PY - "$WORK/$id.gltf" "$WORK/$id.ref.json" "$f" <<'PY'
 import json, math, os, struct, sys
 g, r = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
@@ -50,6 +49,8 @@ def acc(i):
     f = {5126: "f", 5123: "H", 5125: "I"}[a["componentType"]]
     vals = struct.unpack_from("<%d%s" % (a["count"] * n, f), buf, v.get("byteOffset", 0) + a.get("byteOffset", 0))
     return [vals[k * n:(k + 1) * n] for k in range(a["count"])]
+def engine(p, s=0.0254):   # glTF (Y up, metres) -> engine (Z up, units): (x, -z, y) / s
+    return (p[0] / s, -p[2] / s, p[1] / s)
 errs = []
 prims = [p for m in g.get("meshes", []) for p in m["primitives"]]
 want_mats = [t for t, k in zip(r["mesh_materials"], r["mesh_triangles"]) if k]
@@ -67,7 +68,8 @@ lo, hi = [math.inf] * 3, [-math.inf] * 3
 for p in prims:
     if not all(math.isfinite(x) for uv in acc(p["attributes"]["TEXCOORD_0"]) for x in uv): errs.append("UVs not finite")
     a = g["accessors"][p["attributes"]["POSITION"]]
-    lo = [min(lo[c], a["min"][c]) for c in range(3)]; hi = [max(hi[c], a["max"][c]) for c in range(3)]
+    e0, e1 = engine(a["min"]), engine(a["max"])
+    lo = [min(lo[c], e0[c], e1[c]) for c in range(3)]; hi = [max(hi[c], e0[c], e1[c]) for c in range(3)]
 if not r["uv_finite"]: errs.append("the reader found non-finite UVs")
 # counter-clockwise: (nearly) every triangle agrees with its first vertex's stored normal (over the
 # 178 models of mdl_real.md: 99.9% of 166k triangles, at least 98.7% in every model)
@@ -93,9 +95,9 @@ if errs: print(sys.argv[3], "\n  ".join(errs[:6]))
 sys.exit(1 if errs else 0)
 PY
 done
-echo "${#glbs[@]} real models converted"
-check "real models convert" test "${#glbs[@]}" -gt 0
-check "the Khronos validator passes every converted model" gltf_validate "${glbs[@]}"
+echo "${#outs[@]} real models converted"
+check "real models convert" test "${#outs[@]}" -gt 0
+check "the Khronos validator passes every converted model" gltf_validate "${outs[@]}"
 # textures: the Ricochet models find theirs in the mod folder the model lies in
 ric=$DIR/ricochet
 if [[ -d $ric/models/props_ricochet ]]; then
