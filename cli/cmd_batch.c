@@ -53,7 +53,7 @@ static bool ends_with(const char *s, const char *ext)
 
 static bool convertible(const char *name)
 {
-    return ends_with(name, ".bsp") || ends_with(name, ".dpm") || ends_with(name, ".vtf");
+    return ends_with(name, ".bsp") || ends_with(name, ".dpm") || ends_with(name, ".vtf") || ends_with(name, ".mdl");
 }
 
 static int add_job(batch *b, const char *in, uint64_t size)
@@ -247,7 +247,7 @@ int cli_batch(cli_opts *o)
             return EXIT_BAD_INPUT;
         }
     if (b.count == 0) {
-        fprintf(stderr, "bspkit convert: no .bsp, .dpm or .vtf files to convert\n");
+        fprintf(stderr, "bspkit convert: no .bsp, .dpm, .vtf or .mdl files to convert\n");
         return EXIT_USAGE;
     }
     char dir[4096];

@@ -45,9 +45,9 @@ static void explain_missing(const cli_opts *o, const bk_file *f, const bk_scene 
     if (o->path_count) {
         printf("  looked in:");
         for (int i = 0; i < o->path_count; i++) printf(" %s", o->paths[i]);
-        printf(" (and beside the map)\n");
+        printf(" (and beside the %s)\n", bk_file_format(f) == BK_FORMAT_MDL ? "model" : "map");
     } else {
-        printf("  looked beside the map only\n");
+        printf("  looked beside the %s only\n", bk_file_format(f) == BK_FORMAT_MDL ? "model" : "map");
     }
     bk_format fmt = bk_file_format(f);
     const bk_entities *es = bk_file_entities(f);
@@ -67,7 +67,7 @@ static void explain_missing(const cli_opts *o, const bk_file *f, const bk_scene 
         printf("\n  give them with --wad FILE.wad, or --game-dir DIR for the folder that holds them\n");
     } else if (fmt == BK_FORMAT_QUAKE3) {
         printf("  give the game folder or its .pk3 archives with --game-dir (e.g. --game-dir baseoa)\n");
-    } else if (fmt == BK_FORMAT_SOURCE) {
+    } else if (fmt == BK_FORMAT_SOURCE || fmt == BK_FORMAT_MDL) {
         printf("  give the game folder (its *_dir.vpk files and loose materials/) with --game-dir, or a NAME_dir.vpk\n");
     } else {
         printf("  give the folder that holds them with --game-dir DIR\n");

@@ -162,9 +162,26 @@ static uint32_t report_assets(const char *path, cli_opts *o, cJSON *list)
                     if (!bk_source_assets_find(a, vtf, NULL, 0)) MISSING("texture", base, vtf);
                 }
             }
-            for (uint32_t i = 0; i < m->static_prop_name_count; i++)
-                if (!bk_source_assets_find(a, m->static_prop_names[i], NULL, 0))
-                    MISSING("model", m->static_prop_names[i], m->static_prop_names[i]);
+            for (uint32_t i = 0; i < m->static_prop_name_count; i++) {
+                const char *mp = m->static_prop_names[i];
+                size_t ml = strlen(mp);
+                if (!bk_source_assets_find(a, mp, NULL, 0)) {
+                    MISSING("model", mp, mp);
+                } else if (ml > 4 && ml < 900 && !strcasecmp(mp + ml - 4, ".mdl")) {
+                    /* a model's vertices and strips lie beside it: MODEL.vvd, MODEL.dx90.vtx (or .vtx, ...) */
+                    static const char *const vtx[] = {".dx90.vtx", ".vtx", ".dx80.vtx", ".sw.vtx"};
+                    char part[1024];
+                    snprintf(part, sizeof part, "%.*s.vvd", (int)(ml - 4), mp);
+                    if (!bk_source_assets_find(a, part, NULL, 0)) MISSING("model", mp, part);
+                    bool have = false;
+                    for (size_t k = 0; k < sizeof vtx / sizeof vtx[0] && !have; k++) {
+                        snprintf(part, sizeof part, "%.*s%s", (int)(ml - 4), mp, vtx[k]);
+                        have = bk_source_assets_find(a, part, NULL, 0);
+                    }
+                    snprintf(part, sizeof part, "%.*s.dx90.vtx", (int)(ml - 4), mp);
+                    if (!have) MISSING("model", mp, part);
+                }
+            }
             bk_source_assets_close(a);
         }
     } else {

@@ -4,3 +4,14 @@ bk_sh_test(source_corpus source/corpus.sh)
 bk_unit_test(source_unit source/test_source.c)
 bk_sh_test(source_assets source/assets.sh)
 bk_sh_test(source_vpk source/vpk.sh)
+# Source models: synthetic MDL/VVD/VTX sets (source/make_mdl.py) through the API (test_mdl.c:
+# decode, scene, every prefix and single-byte mutant, the fuzzer's crashers) and the CLI (convert,
+# validator, a real map with a generated static prop, lookup through a VPK, hostile files)
+add_executable(source_mdl_unit source/test_mdl.c)
+target_link_libraries(source_mdl_unit PRIVATE bspkit)
+target_include_directories(source_mdl_unit PRIVATE ${PROJECT_SOURCE_DIR}/src)
+bk_sh_test(source_mdl source/mdl.sh)
+set_property(TEST source_mdl APPEND PROPERTY ENVIRONMENT "BK_MDL_UNIT=$<TARGET_FILE:source_mdl_unit>")
+# real models from public repositories, when they are in the fetched corpus (FETCHED/mdl, see
+# source/mdl_real.md); skipped otherwise
+bk_sh_test(source_mdl_real source/mdl_real.sh)

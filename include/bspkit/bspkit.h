@@ -138,10 +138,11 @@ typedef enum bk_format {
     BK_FORMAT_SOURCE,   /* VBSP v17-v21 */
     BK_FORMAT_DPM,      /* DarkPlaces skeletal model */
     BK_FORMAT_VTF,      /* Valve Texture Format 7.0-7.5 */
+    BK_FORMAT_MDL,      /* Source studio model v44-v49 (with its .vvd and .vtx) */
     BK_FORMAT_COUNT_
 } bk_format;
 
-/* "quake1", "bsp2", "goldsrc", "wad3", "quake3", "source", "dpm", "vtf" */
+/* "quake1", "bsp2", "goldsrc", "wad3", "quake3", "source", "dpm", "vtf", "mdl" */
 const char *bk_format_name(bk_format f);
 
 /* ---- loaded files ------------------------------------------------------------------- */

@@ -295,6 +295,83 @@ int bk_source_assets_find(bk_source_assets *a, const char *path, char *basetextu
 void bk_source_assets_where(const bk_source_assets *a, char *buf, size_t cap);
 void bk_source_assets_close(bk_source_assets *a);
 
+/* ---- Source studio models: MDL (studiohdr_t v44-v49) + VVD (IDSV v4) + VTX (v7) ----------- */
+/* Model files come in three parts: MODEL.mdl (skeleton, materials, body parts, meshes), MODEL.vvd
+ * (the vertices of every LOD, with a fixup table that orders them for LOD 0) and MODEL.dx90.vtx
+ * (or .vtx / .dx80.vtx / .sw.vtx: triangle strips per LOD). bk_mdl_decode reads all three, checks
+ * every offset and count against the file sizes and the three checksums against each other, and
+ * keeps LOD 0. Coordinates are engine units, Z up, in the bind pose (every bone at its default
+ * position), as the VVD stores them. */
+enum { BK_MDL_FLAG_STATIC_PROP = 0x10 };   /* studiohdr_t.flags: compiled with $staticprop */
+
+typedef struct bk_mdl_bone {
+    const char *name;
+    int32_t parent;            /* -1: a root; else a bone before this one */
+    float pos[3];              /* bind pose relative to the parent */
+    float quat[4];             /* x, y, z, w */
+    float pose_to_bone[12];    /* 3x4 row-major, model space -> bone space (the inverse bind pose) */
+    uint32_t flags;
+} bk_mdl_bone;
+
+typedef struct bk_mdl_vertex {
+    float pos[3];
+    float normal[3];
+    float uv[2];
+    float weight[3];           /* the first bone_count are used */
+    uint8_t bone[3];           /* indices into bones (checked) */
+    uint8_t bone_count;        /* 1..3 */
+} bk_mdl_vertex;
+
+typedef struct bk_mdl_mesh {
+    uint32_t bodypart;         /* index into bodyparts */
+    uint32_t model;            /* which of the body part's models (the body-group choice); 0 = default */
+    uint32_t skin_ref;         /* the column of the skin table that gives its texture */
+    uint32_t first_vertex, vertex_count;   /* its LOD-0 vertices */
+    uint32_t first_index, index_count;     /* its triangles: indices into vertices, 3 per triangle,
+                                            * in the file's order (clockwise seen from the front) */
+} bk_mdl_mesh;
+
+typedef struct bk_mdl_bodypart {
+    const char *name;
+    uint32_t model_count;      /* the choices of this body group */
+} bk_mdl_bodypart;
+
+typedef struct bk_mdl {
+    int32_t version;           /* 44..49 */
+    int32_t checksum;          /* the same number in the MDL, VVD and VTX */
+    char name[65];             /* the name it was compiled as, e.g. "props_c17\\oildrum001.mdl" */
+    uint32_t flags;            /* studiohdr_t.flags (BK_MDL_FLAG_*) */
+    float eye[3];
+    float hull_min[3], hull_max[3];      /* movement hull */
+    float view_min[3], view_max[3];      /* clipping box (often zero) */
+    float mass;
+    const char *surfaceprop;   /* "" when none */
+    bk_mdl_bone *bones;                 uint32_t bone_count;
+    const char **textures;              uint32_t texture_count;      /* material names */
+    const char **cdmaterials;           uint32_t cdmaterial_count;   /* folders under materials/ */
+    int16_t *skins;            /* skin_family_count x skin_ref_count texture indices (checked) */
+    uint32_t skin_ref_count, skin_family_count;
+    bk_mdl_bodypart *bodyparts;         uint32_t bodypart_count;
+    uint32_t model_count, mdl_mesh_count, mdl_vertex_count;   /* totals from the MDL's tables */
+    /* geometry, when the VVD and VTX were given (has_geometry) */
+    uint32_t has_geometry;
+    uint32_t vvd_lod_count, vtx_lod_count, fixup_count;
+    bk_mdl_vertex *vertices;            uint32_t vertex_count;       /* LOD 0, fixups applied */
+    uint32_t *indices;                  uint32_t index_count;
+    bk_mdl_mesh *meshes;                uint32_t mesh_count;         /* every model of every body part */
+} bk_mdl;
+
+/* Decode a model from its files' bytes (borrowed, only during the call). vvd and vtx may both be
+ * NULL: the MDL's tables only (has_geometry = 0). Diagnostics name the part ("vvd fixups",
+ * "vtx strip group", ...) and the offset inside that part's file. */
+bk_result bk_mdl_decode(const uint8_t *mdl, size_t mdl_size, const uint8_t *vvd, size_t vvd_size, const uint8_t *vtx,
+                        size_t vtx_size, const bk_options *opt, bk_mdl **out);
+void bk_mdl_free(bk_mdl *m);
+/* The decoded model of a loaded .mdl file, or NULL. Loading a file from disk reads its VVD and
+ * VTX from the same folder (the names compared without case; .dx90.vtx, .vtx, .dx80.vtx, .sw.vtx
+ * in that order); without them the model has no geometry and cannot be converted. */
+const bk_mdl *bk_mdl_of(const bk_file *f);
+
 #ifdef __cplusplus
 }
 #endif

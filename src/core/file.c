@@ -7,6 +7,7 @@ static const char *const k_format_names[BK_FORMAT_COUNT_] = {
     [BK_FORMAT_UNKNOWN] = "unknown", [BK_FORMAT_QUAKE1] = "quake1", [BK_FORMAT_BSP2] = "bsp2",
     [BK_FORMAT_GOLDSRC] = "goldsrc", [BK_FORMAT_WAD3] = "wad3",     [BK_FORMAT_QUAKE3] = "quake3",
     [BK_FORMAT_SOURCE] = "source",   [BK_FORMAT_DPM] = "dpm", [BK_FORMAT_VTF] = "vtf",
+    [BK_FORMAT_MDL] = "mdl",
 };
 
 const char *bk_format_name(bk_format f)
@@ -62,7 +63,7 @@ static bk_result load_common(const uint8_t *data, size_t size, bk_ctx *ctx, bk_f
             bk_report(ctx, BK_SEV_ERROR, BK_ETRUNCATED, "header", BK_NO_INDEX, 0, "file is only %zu bytes", size);
         else
             bk_report(ctx, BK_SEV_ERROR, BK_EMAGIC, "header", BK_NO_INDEX, 0,
-                      "unknown magic '%s': not a BSP, WAD3, DPM or VTF file", m);
+                      "unknown magic '%s': not a BSP, WAD3, DPM, VTF or MDL file", m);
         return size < 4 ? BK_ETRUNCATED : BK_EMAGIC;
     }
     bk_file *f = calloc(1, sizeof *f);

@@ -44,6 +44,7 @@ extern const bk_format_ops bk_ops_q3;
 extern const bk_format_ops bk_ops_source;
 extern const bk_format_ops bk_ops_dpm;
 extern const bk_format_ops bk_ops_vtf;
+extern const bk_format_ops bk_ops_mdl;
 
 /* Every decoder, in probe order. */
 const bk_format_ops *const *bk_format_table(size_t *count);

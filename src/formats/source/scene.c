@@ -7,6 +7,7 @@
 
 #include <dirent.h>
 
+#include "mdl_internal.h"
 #include "vbsp_internal.h"
 
 #define DEG2RAD 0.017453292519943295
@@ -583,22 +584,139 @@ static bk_result build_model(sb *b, uint32_t mi, int32_t *out_mesh)
     return r;
 }
 
+/* ---- static props: their models' meshes, one per model and skin, shared by every prop ----- */
+typedef struct prop_cache {
+    bk_mdl **mdl;          /* per model-dictionary entry: the decoded model, or NULL */
+    uint8_t *tried;
+    struct { uint32_t model; int32_t skin, mesh; } *meshes;
+    uint32_t mesh_count, mesh_cap;
+    bk_mdl_matcache mats;
+} prop_cache;
+
+static bool lk_read(void *u, const char *path, uint8_t **d, size_t *n) { return read_asset(u, path, d, n); }
+
+static bool lk_has_material(void *u, const char *name)
+{
+    size_t n;
+    char *v = read_vmt(u, name, &n);
+    free(v);
+    return v != NULL;
+}
+
+static bk_result lk_attach(void *u, bk_scene *s, int32_t mi, const char *name)
+{
+    sb *b = u;
+    b->s = s;
+    return attach_texture(b, &s->materials[mi], name);
+}
+
+static void make_lookup(sb *b, bk_src_lookup *lk)
+{
+    lk->user = b;
+    lk->read = lk_read;
+    bool tex = !(b->opt->flags & BK_OPT_NO_TEXTURES);
+    lk->has_material = tex ? lk_has_material : NULL;
+    lk->attach_material = tex ? lk_attach : NULL;
+}
+
+static void prop_warn(const sb *b, bk_result code, const char *model, const char *what)
+{
+    bk_scene_diag(b->s, b->opt, BK_SEV_WARNING, code, NULL, "sprp", BK_NO_INDEX, BK_NO_OFFSET,
+                  "static prop model %s: %s; the prop stays a placement node", model, what);
+}
+
+/* The model at path, decoded from its MDL, VVD and VTX where the engine finds them; NULL when a
+ * part is missing (validate --assets names it) or does not decode (a warning). */
+static bk_mdl *load_prop_model(sb *b, const char *path)
+{
+    size_t pl = strlen(path);
+    if (pl < 5 || pl > 900 || bk_strcasecmp(path + pl - 4, ".mdl") != 0) return NULL;
+    char part[1024];
+    uint8_t *md = NULL, *vd = NULL, *xd = NULL;
+    size_t mn = 0, vn = 0, xn = 0;
+    bk_mdl *m = NULL;
+    if (!read_asset(b, path, &md, &mn)) return NULL;
+    snprintf(part, sizeof part, "%.*s.vvd", (int)(pl - 4), path);
+    bool ok = read_asset(b, part, &vd, &vn);
+    for (size_t k = 0; ok && k < BK_ARRAY_LEN(bk_mdl_vtx_suffixes) && !xd; k++) {
+        snprintf(part, sizeof part, "%.*s%s", (int)(pl - 4), path, bk_mdl_vtx_suffixes[k]);
+        if (!read_asset(b, part, &xd, &xn)) xd = NULL;
+    }
+    if (ok && xd) {
+        bk_options o = *b->opt;
+        o.diag = NULL;
+        bk_result r = bk_mdl_decode(md, mn, vd, vn, xd, xn, &o, &m);
+        if (r != BK_OK) {
+            char why[96];
+            snprintf(why, sizeof why, "does not decode (%s)", bk_strerror(r));
+            prop_warn(b, r, path, why);
+            m = NULL;
+        }
+    }
+    free(md);
+    free(vd);
+    free(xd);
+    return m;
+}
+
+/* the mesh of dictionary model k with skin family skin (-1: none) */
+static bk_result prop_mesh(sb *b, prop_cache *c, uint32_t k, int32_t skin, int32_t *out)
+{
+    const bk_source_map *p = b->p;
+    *out = -1;
+    if (k >= p->static_prop_name_count) return BK_OK;
+    if (!c->tried[k]) {
+        c->tried[k] = 1;
+        c->mdl[k] = load_prop_model(b, p->static_prop_names[k]);
+    }
+    const bk_mdl *m = c->mdl[k];
+    if (!m) return BK_OK;
+    if (skin < 0 || (uint32_t)skin >= m->skin_family_count) skin = 0;
+    for (uint32_t i = 0; i < c->mesh_count; i++)
+        if (c->meshes[i].model == k && c->meshes[i].skin == skin) {
+            *out = c->meshes[i].mesh;
+            return BK_OK;
+        }
+    bk_src_lookup lk;
+    make_lookup(b, &lk);
+    int32_t mesh;
+    bk_result r = bk_mdl_add_mesh(m, skin, false, &lk, &c->mats, p->static_prop_names[k], &b->vertex_budget, b->s, &mesh);
+    if (r == BK_ELIMIT) {
+        prop_warn(b, r, p->static_prop_names[k], "over the scene's vertex budget");
+        mesh = -1;
+    } else if (r != BK_OK) {
+        return r;
+    }
+    BK_TRY(bk_grow((void **)&c->meshes, &c->mesh_cap, c->mesh_count + 1, sizeof *c->meshes));
+    c->meshes[c->mesh_count].model = k;
+    c->meshes[c->mesh_count].skin = skin;
+    c->meshes[c->mesh_count++].mesh = mesh;
+    *out = mesh;
+    return BK_OK;
+}
+
 static bk_result add_prop_nodes(sb *b)
 {
     const bk_source_map *p = b->p;
     char v[160];
-    for (uint32_t i = 0; i < p->static_prop_count; i++) {
+    prop_cache c;
+    memset(&c, 0, sizeof c);
+    c.mdl = calloc((size_t)p->static_prop_name_count + 1, sizeof *c.mdl);
+    c.tried = calloc((size_t)p->static_prop_name_count + 1, 1);
+    bk_result r = c.mdl && c.tried ? BK_OK : BK_ENOMEM;
+    for (uint32_t i = 0; i < p->static_prop_count && r == BK_OK; i++) {
         const bk_source_static_prop *sp = &p->static_props[i];
         const char *model = sp->model < p->static_prop_name_count ? p->static_prop_names[sp->model] : "";
         const char *base = strrchr(model, '/');
-        int32_t node;
-        BK_TRY(bk_scene_add_node(b->s, base ? base + 1 : model, -1, -1, &node));
+        int32_t node, mesh = -1;
+        if ((r = prop_mesh(b, &c, sp->model, sp->skin, &mesh)) != BK_OK) break;
+        if ((r = bk_scene_add_node(b->s, base ? base + 1 : model, -1, mesh, &node)) != BK_OK) break;
         bk_node *n = &b->s->nodes[node];
         vcopy(n->translation, sp->origin);
         bk_angles_quat(sp->angles, n->rotation);
         if (p->sprp_fields & BK_SPROP_SCALE && sp->scale > 0) n->scale[0] = n->scale[1] = n->scale[2] = sp->scale;
-        BK_TRY(bk_kv_append(&n->extras, &n->extra_count, "classname", "prop_static"));
-        BK_TRY(bk_kv_append(&n->extras, &n->extra_count, "model", model));
+        if (r == BK_OK) r = bk_kv_append(&n->extras, &n->extra_count, "classname", "prop_static");
+        if (r == BK_OK) r = bk_kv_append(&n->extras, &n->extra_count, "model", model);
         {
             char a0[32], a1[32], a2[32];
             bk_fmt_num(a0, sizeof a0, sp->angles[0], 6);
@@ -606,17 +724,22 @@ static bk_result add_prop_nodes(sb *b)
             bk_fmt_num(a2, sizeof a2, sp->angles[2], 6);
             snprintf(v, sizeof v, "%s %s %s", a0, a1, a2);
         }
-        BK_TRY(bk_kv_append(&n->extras, &n->extra_count, "angles", v));
+        if (r == BK_OK) r = bk_kv_append(&n->extras, &n->extra_count, "angles", v);
         snprintf(v, sizeof v, "%d", sp->skin);
-        BK_TRY(bk_kv_append(&n->extras, &n->extra_count, "skin", v));
+        if (r == BK_OK) r = bk_kv_append(&n->extras, &n->extra_count, "skin", v);
         snprintf(v, sizeof v, "%u", sp->solid);
-        BK_TRY(bk_kv_append(&n->extras, &n->extra_count, "solid", v));
+        if (r == BK_OK) r = bk_kv_append(&n->extras, &n->extra_count, "solid", v);
         bk_fmt_num(v, sizeof v, sp->fade_min, 6);
-        BK_TRY(bk_kv_append(&n->extras, &n->extra_count, "fademindist", v));
+        if (r == BK_OK) r = bk_kv_append(&n->extras, &n->extra_count, "fademindist", v);
         bk_fmt_num(v, sizeof v, sp->fade_max, 6);
-        BK_TRY(bk_kv_append(&n->extras, &n->extra_count, "fademaxdist", v));
+        if (r == BK_OK) r = bk_kv_append(&n->extras, &n->extra_count, "fademaxdist", v);
     }
-    return BK_OK;
+    for (uint32_t k = 0; c.mdl && k < p->static_prop_name_count; k++) bk_mdl_free(c.mdl[k]);
+    free(c.mdl);
+    free(c.tried);
+    free(c.meshes);
+    bk_mdl_matcache_free(&c.mats);
+    return r;
 }
 
 bk_result bk_vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s)
@@ -653,7 +776,8 @@ bk_result bk_vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene 
     if (!b.tex_mat || !model_mesh) goto done;
     for (uint32_t i = 0; i <= p->texdata_count; i++) b.tex_mat[i] = -1;
     b.texture_budget = lim.max_decoded_bytes / 2; /* the other half: the map's own lumps */
-    if (!(opt->flags & BK_OPT_NO_TEXTURES)) {
+    /* materials and prop models are found in the pakfile, then the --game-dir VPKs and folders */
+    if (!(opt->flags & BK_OPT_NO_TEXTURES) || !(opt->flags & BK_OPT_NO_PROPS)) {
         if (bk_source_pak_open(f, opt, &b.pak) != BK_OK) b.pak = NULL;
         open_vpks(&b);
     }
@@ -728,6 +852,9 @@ bk_result bk_vbsp_extract_images(const bk_file *f, const bk_options *opt, bk_sce
 /* ---- where a map's assets are: the report behind `validate --assets` ------------------------- */
 struct bk_source_assets {
     sb b;
+    bk_options opt;           /* bk_source_assets_open_dirs: the options with the extra root */
+    const char **paths;
+    char *root;
 };
 
 bk_result bk_source_assets_open(const bk_file *f, const bk_options *opt, bk_source_assets **out)
@@ -789,5 +916,40 @@ void bk_source_assets_close(bk_source_assets *a)
     bk_source_pak_close(a->b.pak);
     for (uint32_t k = 0; k < a->b.vpk_count; k++) bk_vpk_close(a->b.vpks[k]);
     bk_vfs_free(a->b.vfs);
+    free(a->paths);
+    free(a->root);
     free(a);
+}
+
+/* A lookup with no map: the search paths, then extra_root (a model's own game folder). */
+bk_result bk_source_assets_open_dirs(const bk_options *opt, const char *extra_root, bk_source_assets **out)
+{
+    if (!opt || !out) return BK_EARG;
+    *out = NULL;
+    bk_source_assets *a = calloc(1, sizeof *a);
+    if (!a) return BK_ENOMEM;
+    a->opt = *opt;
+    uint32_t n = opt->search_path_count;
+    a->paths = calloc((size_t)n + 2, sizeof *a->paths);
+    a->root = extra_root ? bk_strdup(extra_root) : NULL;
+    if (!a->paths || (extra_root && !a->root)) {
+        bk_source_assets_close(a);
+        return BK_ENOMEM;
+    }
+    for (uint32_t k = 0; k < n; k++) a->paths[k] = opt->search_paths[k];
+    if (a->root) a->paths[n++] = a->root;
+    a->opt.search_paths = a->paths;
+    a->opt.search_path_count = n;
+    a->b.opt = &a->opt;
+    a->b.texture_budget = (opt->limits.max_alloc_bytes ? opt->limits.max_alloc_bytes : ((uint64_t)1 << 30)) / 2;
+    open_vpks(&a->b);
+    *out = a;
+    return BK_OK;
+}
+
+/* The lookup functions of a (for mdl_scene.c), writing materials and images into s. */
+void bk_source_assets_lookup(bk_source_assets *a, bk_scene *s, bk_src_lookup *lk)
+{
+    a->b.s = s;
+    make_lookup(&a->b, lk);
 }
