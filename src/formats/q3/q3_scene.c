@@ -10,43 +10,13 @@
 
 #include "q3_internal.h"
 
-typedef struct page_rect {
-    bool ok;
-    uint32_t x, y, w, h;
-} page_rect;
-
-typedef struct q3_builder {
-    const bk_file *f;
-    const bk_q3_map *m;
-    const bk_options *opt;
-    bk_scene *s;
-    bk_vfs *vfs;
-    q3_shader_lib lib;
-    int32_t patch_level;
-    float overbright;          /* bits; <= 0: none */
-    const char *engine;        /* the engine whose brightness the default follows, or NULL */
-    /* lightmaps */
-    page_rect *pages;
-    uint32_t page_count;
-    int32_t atlas_image;
-    float atlas_w, atlas_h;
-    /* materials: [shader * 3 + kind] -> scene material, -1 until made */
-    int32_t *mat;
-    /* images by name (textures shared between shaders) */
-    char **img_names;
-    int32_t *img_index;
-    uint32_t img_count, img_cap, img_idx_cap;
-    uint64_t vert_budget;       /* vertices left before the element limit */
-    bool flip;                  /* reverse the file's winding to glTF's counter-clockwise */
-} q3_builder;
-
 /* ---- helpers ------------------------------------------------------------------------------- */
 
 static void warn(q3_builder *b) { b->s->warning_count++; }
 
-/* R_ColorShiftLightingBytes: scale by 2^shift, and if a channel overflows scale all three
- * down together so the hue is kept. */
-static void color_shift(uint8_t *rgb, float k)
+/* R_ColorShiftLightingBytes: scale by k, and if a channel overflows scale all three down
+ * together so the hue is kept. */
+void bk_q3_color_shift(uint8_t *rgb, float k)
 {
     if (k <= 1.0f) return;
     float r = rgb[0] * k, g = rgb[1] * k, bl = rgb[2] * k;
@@ -62,6 +32,8 @@ static void color_shift(uint8_t *rgb, float k)
     rgb[1] = (uint8_t)(g + 0.5f > 255 ? 255 : g + 0.5f);
     rgb[2] = (uint8_t)(bl + 0.5f > 255 ? 255 : bl + 0.5f);
 }
+
+float bk_q3_gain(const q3_builder *b) { return b->overbright > 0 ? powf(2.0f, b->overbright) : 1.0f; }
 
 /* The map's name ("q3dm1" from ".../maps/q3dm1.bsp" or "x.pk3:maps/q3dm1.bsp"). */
 static void map_name(const char *path, char *out, size_t cap)
@@ -154,8 +126,8 @@ static bk_result build_lightmaps(q3_builder *b)
                 continue;
             }
         }
-        float gain = b->overbright > 0 ? powf(2.0f, b->overbright) : 1.0f;
-        for (size_t k = 0; k < (size_t)w * h; k++) color_shift(px + k * 4, gain);
+        float gain = bk_q3_gain(b);
+        for (size_t k = 0; k < (size_t)w * h; k++) bk_q3_color_shift(px + k * 4, gain);
         r = bk_atlas_add(a, w, h, px, &ids[i]);
         free(px);
         px = NULL;
@@ -196,35 +168,6 @@ static bk_result build_lightmaps(q3_builder *b)
 
 /* ---- materials ----------------------------------------------------------------------------- */
 
-static bk_result get_image(q3_builder *b, const char *name, int32_t *out)
-{
-    *out = -1;
-    for (uint32_t i = 0; i < b->img_count; i++)
-        if (bk_strcasecmp(b->img_names[i], name) == 0) {
-            *out = b->img_index[i];
-            return BK_OK;
-        }
-    uint8_t *rgba = NULL;
-    uint32_t w = 0, h = 0;
-    int32_t idx = -1;
-    if (bk_q3_load_image(b->vfs, name, &rgba, &w, &h) == BK_OK) {
-        bk_result r = bk_scene_add_image(b->s, name, w, h, rgba, &idx);
-        if (r != BK_OK) {
-            free(rgba);
-            return r;
-        }
-    }
-    uint32_t c2 = b->img_idx_cap;
-    BK_TRY(bk_grow((void **)&b->img_names, &b->img_cap, b->img_count + 1, sizeof(char *)));
-    BK_TRY(bk_grow((void **)&b->img_index, &c2, b->img_count + 1, sizeof(int32_t)));
-    b->img_idx_cap = c2;
-    b->img_names[b->img_count] = bk_strdup(name);
-    if (!b->img_names[b->img_count]) return BK_ENOMEM;
-    b->img_index[b->img_count++] = idx;
-    *out = idx;
-    return BK_OK;
-}
-
 /* The lightmap brightness the game's engine shows, by the game its files come from: ioquake3
  * (OpenArena, Quake 3) windowed multiplies lightmaps by 4 (overbright 2, with a hue-keeping
  * clamp), DarkPlaces (Nexuiz, Xonotic) by 2. Told apart by the names of the search paths and the
@@ -254,70 +197,6 @@ static float default_overbright(const bk_options *opt, const char **engine)
     return 1.0f;
 }
 
-/* kind: 0 vertex-lit / no lightmap, 1 lightmapped, 2 flare (points: colour only, no texture) */
-static bk_result get_material(q3_builder *b, int32_t shader, int kind, int32_t *out)
-{
-    size_t slot = (size_t)shader * 3 + (size_t)kind;
-    bool lit = kind == 1;
-    if (b->mat[slot] >= 0) {
-        *out = b->mat[slot];
-        return BK_OK;
-    }
-    const bk_q3_shader *sh = &b->m->shaders[shader];
-    int32_t mi;
-    BK_TRY(bk_scene_add_material(b->s, sh->name, &mi));
-    bk_material *mat = &b->s->materials[mi];
-    BK_TRY(bk_kv_append(&mat->extras, &mat->extra_count, "shader", sh->name));
-    char num[32];
-    snprintf(num, sizeof num, "0x%x", (unsigned)sh->surface_flags);
-    BK_TRY(bk_kv_append(&mat->extras, &mat->extra_count, "surfaceFlags", num));
-    snprintf(num, sizeof num, "0x%x", (unsigned)sh->content_flags);
-    BK_TRY(bk_kv_append(&mat->extras, &mat->extra_count, "contentFlags", num));
-    if (lit) {
-        mat->lightmap_image = b->atlas_image;
-        /* what the atlas already holds: the engine's lightmap gain, baked in (a viewer multiplies by 1) */
-        snprintf(num, sizeof num, "%g", b->overbright > 0 ? powf(2.0f, b->overbright) : 1.0f);
-        BK_TRY(bk_kv_append(&mat->extras, &mat->extra_count, "lightmapGainBaked", num));
-        if (b->engine) BK_TRY(bk_kv_append(&mat->extras, &mat->extra_count, "engine", b->engine));
-    }
-    const q3_shader_def *def = bk_q3_shaders_find(&b->lib, sh->name);
-    if (def) {
-        mat->double_sided = def->two_sided;
-        mat->unlit = def->unlit;
-        if (def->alpha_test) mat->alpha_mode = BK_ALPHA_MASK;
-        else if (def->blend || def->additive) mat->alpha_mode = BK_ALPHA_BLEND;
-        if (def->additive) BK_TRY(bk_kv_append(&mat->extras, &mat->extra_count, "blend", "add"));
-        if (def->sky) BK_TRY(bk_kv_append(&mat->extras, &mat->extra_count, "sky", "true"));
-        /* a shader with stages but no $lightmap stage is not lightmapped by the engine */
-        if (lit && def->stages && !def->lightmap_stage && !def->sky) {
-            mat->lightmap_image = -1;
-            BK_TRY(bk_kv_append(&mat->extras, &mat->extra_count, "lightmap", "none in the shader"));
-        }
-    }
-    if (kind == 2) {
-        mat->unlit = 1;
-        BK_TRY(bk_kv_append(&mat->extras, &mat->extra_count, "flare", "true"));
-    } else if (!(b->opt->flags & BK_OPT_NO_TEXTURES)) {
-        int32_t img = -1;
-        if (def && def->image) BK_TRY(get_image(b, def->image, &img));
-        if (img < 0) BK_TRY(get_image(b, sh->name, &img));
-        mat = &b->s->materials[mi];
-        if (img >= 0) {
-            mat->base_image = img;
-            if (mat->alpha_mode != BK_ALPHA_OPAQUE && !b->s->images[img].has_alpha && !(def && def->additive))
-                mat->alpha_mode = BK_ALPHA_OPAQUE;
-        } else {
-            /* placeholder: a mid grey so the surface still reads, the name kept */
-            mat->base_color[0] = mat->base_color[1] = mat->base_color[2] = 0.5f;
-            BK_TRY(bk_kv_append(&mat->extras, &mat->extra_count, "missing", "true"));
-            warn(b);
-        }
-    }
-    b->mat[slot] = mi;
-    *out = mi;
-    return BK_OK;
-}
-
 /* ---- geometry ------------------------------------------------------------------------------ */
 
 typedef struct vtx {
@@ -345,7 +224,19 @@ static void put_vertex(q3_builder *b, bk_primitive *p, uint32_t at, const vtx *v
         p->uv1[(size_t)at * 2] = ((float)pg->x + v->lm[0] * (float)pg->w) / b->atlas_w;
         p->uv1[(size_t)at * 2 + 1] = ((float)pg->y + v->lm[1] * (float)pg->h) / b->atlas_h;
     }
-    if (p->color) memcpy(p->color + (size_t)at * 4, v->c, 16);
+    if (p->color) {
+        /* the engine shifts vertex colours like the lightmap (R_ColorShiftLightingBytes) */
+        float gain = bk_q3_gain(b);
+        if (gain > 1.0f) {
+            uint8_t c[3];
+            for (int k = 0; k < 3; k++) c[k] = (uint8_t)(v->c[k] * 255.0f + 0.5f);
+            bk_q3_color_shift(c, gain);
+            for (int k = 0; k < 3; k++) p->color[(size_t)at * 4 + k] = c[k] / 255.0f;
+            p->color[(size_t)at * 4 + 3] = v->c[3];
+        } else {
+            memcpy(p->color + (size_t)at * 4, v->c, 16);
+        }
+    }
 }
 
 static bk_result budget(q3_builder *b, uint64_t n)
@@ -509,12 +400,16 @@ static bk_result build_model(q3_builder *b, uint32_t mi, int32_t *out_mesh)
         }
         if (s->type != BK_Q3_MST_FLARE && (s->num_verts == 0 || (s->type != BK_Q3_MST_PATCH && s->num_indexes < 3)))
             continue;
+        /* sky (drawn as the skybox) and shaders with nothing to draw */
+        if (s->type != BK_Q3_MST_FLARE && bk_q3_shader_hidden(b, s->shader)) continue;
         const page_rect *pg = NULL;
         if (s->type != BK_Q3_MST_FLARE && b->atlas_image >= 0 && s->lightmap >= 0 &&
             (uint32_t)s->lightmap < b->page_count && b->pages[s->lightmap].ok)
             pg = &b->pages[s->lightmap];
+        /* kind: 0 vertex-lit, 1 lightmapped, 2 flare, 3 lightmapped without a page (no atlas) */
+        int kind = s->type == BK_Q3_MST_FLARE ? 2 : (pg ? 1 : (s->lightmap >= 0 ? 3 : 0));
         int32_t mat;
-        r = get_material(b, s->shader, s->type == BK_Q3_MST_FLARE ? 2 : (pg != NULL), &mat);
+        r = bk_q3_get_material(b, s->shader, kind, &mat);
         if (r != BK_OK) break;
         if (mesh < 0) {
             char name[64];
@@ -744,6 +639,7 @@ bk_result bk_q3_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s
      * near 4 units on typical arches) at a third of level 8's triangles */
     b.patch_level = opt->patch_level > 0 ? (opt->patch_level > 64 ? 64 : opt->patch_level) : 4;
     float game_default = default_overbright(opt, &b.engine);
+    b.darkplaces = b.engine && strcmp(b.engine, "darkplaces") == 0;
     b.overbright = opt->overbright == 0 ? game_default : (opt->overbright < 0 ? 0.0f : opt->overbright);
     if (b.overbright > 8) b.overbright = 8;
     bk_ctx tmp;
@@ -764,13 +660,16 @@ bk_result bk_q3_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s
     if (r == BK_OK) r = build_lightmaps(&b);
     int32_t *meshes = NULL;
     if (r == BK_OK) {
-        b.mat = bk_alloc_array(&tmp, (size_t)m->shader_count * 3 + 1, sizeof(int32_t), &r);
+        b.mat = bk_alloc_array(&tmp, (size_t)m->shader_count * 4 + 1, sizeof(int32_t), &r);
+        if (b.mat) b.defs = bk_alloc_array(&tmp, (size_t)m->shader_count + 1, sizeof(*b.defs), &r);
         meshes = bk_alloc_array(&tmp, m->model_count, sizeof(int32_t), &r);
     }
-    if (r == BK_OK && b.mat && meshes) {
-        for (size_t i = 0; i < (size_t)m->shader_count * 3; i++) b.mat[i] = -1;
+    if (r == BK_OK && b.mat && b.defs && meshes) {
+        for (size_t i = 0; i < (size_t)m->shader_count * 4; i++) b.mat[i] = -1;
+        for (uint32_t i = 0; i < m->shader_count; i++) b.defs[i] = bk_q3_shaders_find(&b.lib, m->shaders[i].name);
         for (uint32_t i = 0; i < m->model_count && r == BK_OK; i++) r = build_model(&b, i, &meshes[i]);
         if (r == BK_OK) r = build_nodes(&b, meshes);
+        if (r == BK_OK) r = bk_q3_build_sky(&b);
     }
     char mname[128];
     map_name(opt->name, mname, sizeof mname);
@@ -780,9 +679,8 @@ bk_result bk_q3_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s
     }
     free(meshes);
     free(b.mat);
-    for (uint32_t i = 0; i < b.img_count; i++) free(b.img_names[i]);
-    free(b.img_names);
-    free(b.img_index);
+    free(b.defs);
+    bk_q3_imgs_free(&b);
     free(b.pages);
     bk_q3_shaders_free(&b.lib);
     bk_vfs_free(b.vfs);
