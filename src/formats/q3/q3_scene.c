@@ -456,6 +456,118 @@ static bk_result add_entity_extras(q3_builder *b, int32_t node, const bk_entity 
     return BK_OK;
 }
 
+/* ---- movers at their start positions ------------------------------------------------------ */
+
+static bool key_vec(const bk_entity *e, const char *key, float v[3])
+{
+    const char *s = bk_entity_get(e, key);
+    return s && sscanf(s, "%f %f %f", &v[0], &v[1], &v[2]) == 3 && bk_finite3(v);
+}
+
+static bool key_float(const bk_entity *e, const char *key, float *v)
+{
+    const char *s = bk_entity_get(e, key);
+    char *end;
+    if (!s) return false;
+    float f = strtof(s, &end);
+    if (end == s || !isfinite(f)) return false;
+    *v = f;
+    return true;
+}
+
+/* G_SetMovedir / SetMovedir: angle -1 up, -2 down, else the angles' forward vector (DarkPlaces'
+ * games also take a "movedir" key) */
+static void set_movedir(const q3_builder *b, const bk_entity *e, float d[3])
+{
+    float ang[3] = {0, 0, 0}, yaw;
+    if (b->darkplaces && key_vec(e, "movedir", d) && (d[0] != 0 || d[1] != 0 || d[2] != 0)) {
+        float l = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        for (int k = 0; k < 3; k++) d[k] /= l;
+        return;
+    }
+    /* "angle" and "angles" both set the angles; the later key wins, as the spawn code reads them */
+    for (uint32_t i = 0; i < e->pair_count; i++) {
+        const char *k = e->pairs[i].key;
+        if (strcmp(k, "angle") == 0 && sscanf(e->pairs[i].value, "%f", &yaw) == 1 && isfinite(yaw)) {
+            ang[0] = 0, ang[1] = yaw, ang[2] = 0;
+        } else if (strcmp(k, "angles") == 0) {
+            float a[3];
+            if (sscanf(e->pairs[i].value, "%f %f %f", &a[0], &a[1], &a[2]) == 3 && bk_finite3(a)) memcpy(ang, a, sizeof a);
+        }
+    }
+    if (ang[0] == 0 && ang[1] == -1 && ang[2] == 0) {
+        d[0] = 0, d[1] = 0, d[2] = 1;
+    } else if (ang[0] == 0 && ang[1] == -2 && ang[2] == 0) {
+        d[0] = 0, d[1] = 0, d[2] = -1;
+    } else {
+        const float r = 3.14159265358979f / 180.0f;
+        float p = ang[0] * r, y = ang[1] * r;
+        d[0] = cosf(p) * cosf(y);
+        d[1] = cosf(p) * sinf(y);
+        d[2] = -sinf(p);
+    }
+}
+
+/* Where the game puts a brush entity when the map starts (engine coordinates, the offset from its
+ * model as stored): the "origin" key (models built with an origin brush are stored around it),
+ * then doors that start open moved to their open position (size along the move direction less
+ * the lip), plats lowered, trains at their first path_corner. *what says which, or NULL. */
+static void start_position(const q3_builder *b, const bk_entity *e, const bk_q3_model *md, float t[3],
+                           const char **what)
+{
+    const bk_entities *ents = &b->f->entities;
+    *what = NULL;
+    t[0] = t[1] = t[2] = 0;
+    float o[3];
+    if (key_vec(e, "origin", o)) memcpy(t, o, sizeof o);
+    const char *cn = bk_entity_get(e, "classname");
+    if (!cn) return;
+    float size[3];
+    for (int k = 0; k < 3; k++) size[k] = md->maxs[k] - md->mins[k];
+    if (!bk_finite3(size)) return;
+    const char *sf = bk_entity_get(e, "spawnflags");
+    long flags = sf ? strtol(sf, NULL, 10) : 0;
+    if (strcmp(cn, "func_door") == 0 && (flags & 1)) {
+        float d[3], lip = 8;
+        set_movedir(b, e, d);
+        key_float(e, "lip", &lip);
+        if (b->darkplaces && lip == 0) lip = 8;   /* Nexuiz: "if (!self.lip) self.lip = 8" */
+        float dist;
+        if (b->darkplaces) {
+            /* fabs(movedir * size) */
+            dist = fabsf(d[0] * size[0] + d[1] * size[1] + d[2] * size[2]) - lip;
+        } else {
+            /* DotProduct(abs_movedir, size) */
+            dist = fabsf(d[0]) * size[0] + fabsf(d[1]) * size[1] + fabsf(d[2]) * size[2] - lip;
+        }
+        for (int k = 0; k < 3; k++) t[k] += d[k] * dist;
+        *what = "door starts open";
+    } else if (strcmp(cn, "func_plat") == 0) {
+        float h, lip = 8;
+        if (b->darkplaces) {
+            /* lowered by size_z - 8 unless something triggers it */
+            if (bk_entity_get(e, "targetname")) return;
+            h = size[2] - 8;
+        } else {
+            key_float(e, "lip", &lip);
+            if (!key_float(e, "height", &h)) h = size[2] - lip;
+        }
+        t[2] -= h;
+        *what = "plat starts lowered";
+    } else if (strcmp(cn, "func_train") == 0) {
+        const char *tg = bk_entity_get(e, "target");
+        for (uint32_t i = 0; tg && i < ents->count; i++) {
+            const char *tn = bk_entity_get(&ents->items[i], "targetname");
+            float c[3];
+            if (!tn || strcmp(tn, tg) != 0 || !key_vec(&ents->items[i], "origin", c)) continue;
+            /* ioquake3: the train's origin on the corner; DarkPlaces' games: its mins on it */
+            for (int k = 0; k < 3; k++) t[k] = b->darkplaces ? c[k] - md->mins[k] : c[k];
+            *what = "train at its first corner";
+            break;
+        }
+    }
+}
+
 static bk_result build_nodes(q3_builder *b, const int32_t *meshes)
 {
     const bk_q3_map *m = b->m;
@@ -495,8 +607,22 @@ static bk_result build_nodes(q3_builder *b, const int32_t *meshes)
         if (mi > 0) used[mi] = true;
         const char *org = bk_entity_get(e, "origin");
         float o[3];
-        /* brush models are stored in world coordinates; only point entities are placed */
-        if (mi < 0 && org && sscanf(org, "%f %f %f", &o[0], &o[1], &o[2]) == 3 && bk_finite3(o))
+        if (mi > 0) {
+            /* brush models: stored in world coordinates, or around their origin brush */
+            const char *what;
+            start_position(b, e, &m->models[mi], o, &what);
+            if (bk_finite3(o)) memcpy(b->s->nodes[node].translation, o, sizeof o);
+            r = add_entity_extras(b, node, e);
+            if (r == BK_OK && what && !(b->opt->flags & BK_OPT_NO_ENTITIES)) {
+                bk_node *n = &b->s->nodes[node];
+                char v[96];
+                snprintf(v, sizeof v, "%g %g %g", o[0], o[1], o[2]);
+                r = bk_kv_append(&n->extras, &n->extra_count, "startPosition", what);
+                if (r == BK_OK) r = bk_kv_append(&n->extras, &n->extra_count, "startOffset", v);
+            }
+            continue;
+        }
+        if (org && sscanf(org, "%f %f %f", &o[0], &o[1], &o[2]) == 3 && bk_finite3(o))
             memcpy(b->s->nodes[node].translation, o, sizeof o);
         r = add_entity_extras(b, node, e);
     }
