@@ -155,7 +155,7 @@ def wait_for(path, pattern, timeout, start=0):
     return None, start
 
 
-def shoot_ioq3(game, mapname, views, items, outdir, display, renderer):
+def shoot_ioq3(game, mapname, views, items, outdir, display, renderer, extra=()):
     """One ioquake3 session: the map loaded once, one screenshot per view."""
     home = tempfile.mkdtemp(prefix='bk-ioq3-')
     env = dict(os.environ, DISPLAY=display, LIBGL_ALWAYS_SOFTWARE='1')
@@ -164,6 +164,7 @@ def shoot_ioq3(game, mapname, views, items, outdir, display, renderer):
             'r_fullscreen': '0', 'com_introplayed': '1', 'cg_drawGun': '0', 'cg_draw2D': '0', 'cg_fov': '90',
             'con_notifytime': '0', 'sv_pure': '0', 'bot_enable': '0'}
     sets.update({f'disable_{it}': '1' for it in items})
+    sets.update(dict(extra))
     os.makedirs(os.path.join(home, 'baseoa'))
     with open(os.path.join(home, 'baseoa', 'bkshot.cfg'), 'w') as f:
         f.write(''.join(f'set {k} "{v}"\n' for k, v in sets.items()) + f'devmap {mapname}\n')
@@ -228,12 +229,12 @@ def shoot_ioq3(game, mapname, views, items, outdir, display, renderer):
     return shots
 
 
-def shoot_dp(game, mapname, views, items, outdir, display, pitch):
+def shoot_dp(game, mapname, views, items, outdir, display, pitch, extra=()):
     """One DarkPlaces session per map, driven by a config of deferred commands."""
     home = tempfile.mkdtemp(prefix='bk-dp-')
     os.makedirs(os.path.join(home, 'data'))
     env = dict(os.environ, DISPLAY=display, LIBGL_ALWAYS_SOFTWARE='1')
-    t = 14.0
+    t = 20.0   # after the welcome messages are gone
     lines = ['defer %.1f "noclip"' % (t - 1)]
     for i, v in enumerate(views):
         o, yaw = v['origin'], v['yaw']
@@ -253,7 +254,8 @@ def shoot_dp(game, mapname, views, items, outdir, display, pitch):
             '+vid_fullscreen', '0', '+vid_width', str(W), '+vid_height', str(H), '+sv_cheats', '1',
             '+fov', '90', '+r_drawviewmodel', '0', '+crosshair', '0', '+viewsize', '120',
             '+con_notify', '0', '+con_notifytime', '0', '+showfps', '0', '+g_pickup_items', '0',
-            '+map', mapname, '+exec', 'bkshot.cfg']
+            '+scr_centertime', '0',
+            ] + [x for k, v in extra for x in ('+' + k, v)] + ['+map', mapname, '+exec', 'bkshot.cfg']
     logpath = os.path.join(home, 'log.txt')
     with open(logpath, 'w') as lf:
         p = subprocess.Popen(args, stdout=lf, stderr=subprocess.STDOUT, env=env, start_new_session=True)
@@ -315,6 +317,9 @@ def main():
     ap.add_argument('--renderer', default='opengl1')
     ap.add_argument('--pitch', type=float, default=0.0, help='view pitch for DarkPlaces (ioquake3: always 0)')
     ap.add_argument('--keep', action='store_true', help='keep the engine screenshots and bspkit renders')
+    ap.add_argument('--set', nargs=2, action='append', default=[], metavar=('CVAR', 'VALUE'),
+                    help='an engine cvar for the screenshots (repeatable)')
+    ap.add_argument('--convert-arg', action='append', default=[], help='an extra bspkit convert option')
     a = ap.parse_args()
     ensure_python_deps()
     if not os.path.exists(a.bspkit):
@@ -344,7 +349,7 @@ def main():
                     log(f'{g} {name}: no spawn points')
                     continue
                 glb = os.path.join(a.out, f'{name}.glb')
-                r = subprocess.run([a.bspkit, 'convert', src, '-o', glb, '--game-dir', game['data'], '-q'],
+                r = subprocess.run([a.bspkit, 'convert', src, '-o', glb, '--game-dir', game['data'], '-q'] + a.convert_arg,
                                    capture_output=True, text=True)
                 if r.returncode != 0:
                     log(f'{g} {name}: convert failed: {r.stderr[-300:]}')
@@ -352,9 +357,9 @@ def main():
                 log(f'{g} {name}: {len(views)} views')
                 try:
                     if g == 'oa':
-                        shots = shoot_ioq3(game, name, views, items, a.out, x.display, a.renderer)
+                        shots = shoot_ioq3(game, name, views, items, a.out, x.display, a.renderer, a.set)
                     else:
-                        shots = shoot_dp(game, name, views, items, a.out, x.display, a.pitch)
+                        shots = shoot_dp(game, name, views, items, a.out, x.display, a.pitch, a.set)
                 except Exception as e:  # noqa: BLE001
                     log(f'{g} {name}: engine failed: {e}')
                     continue

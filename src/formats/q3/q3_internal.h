@@ -120,6 +120,8 @@ typedef struct q3_builder {
     float overbright;          /* bits; <= 0: none */
     const char *engine;        /* the engine whose brightness the default follows, or NULL */
     bool darkplaces;           /* DarkPlaces' reading of shaders (Nexuiz, Xonotic) */
+    float ambient;             /* light DarkPlaces adds to lightmaps (r_ambient / 64), 0..1 */
+    float display_gamma;       /* the game's display gamma (DarkPlaces' v_gamma), 0: none known */
     /* lightmaps */
     page_rect *pages;
     uint32_t page_count;

@@ -1051,6 +1051,10 @@ bk_result bk_q3_get_material(q3_builder *b, int32_t shader, int kind, int32_t *o
             /* what the atlas holds: the engine's lightmap gain, baked in (a viewer multiplies by 1) */
             snprintf(num, sizeof num, "%g", bk_q3_gain(b));
             BK_TRY(set_extra(s, mi, "lightmapGainBaked", num));
+            if (b->ambient > 0) {
+                snprintf(num, sizeof num, "%g", b->ambient);
+                BK_TRY(set_extra(s, mi, "lightmapAmbientBaked", num));
+            }
             if (b->engine) BK_TRY(set_extra(s, mi, "engine", b->engine));
         } else if (lit && def && def->stage_count && !def->lightmap_stage) {
             BK_TRY(set_extra(s, mi, "lightmap", "none in the shader"));

@@ -128,6 +128,11 @@ static bk_result build_lightmaps(q3_builder *b)
         }
         float gain = bk_q3_gain(b);
         for (size_t k = 0; k < (size_t)w * h; k++) bk_q3_color_shift(px + k * 4, gain);
+        if (b->ambient > 0) {
+            int add = (int)(b->ambient * 255.0f + 0.5f);
+            for (size_t k = 0; k < (size_t)w * h; k++)
+                for (int c = 0; c < 3; c++) px[k * 4 + c] = (uint8_t)(px[k * 4 + c] + add > 255 ? 255 : px[k * 4 + c] + add);
+        }
         r = bk_atlas_add(a, w, h, px, &ids[i]);
         free(px);
         px = NULL;
@@ -636,6 +641,44 @@ static bk_result build_nodes(q3_builder *b, const int32_t *meshes)
     return r;
 }
 
+/* ---- the game's own settings ---------------------------------------------------------------- */
+
+/* Read cvar assignments from a DarkPlaces game's configs (default.cfg and what it execs): the last
+ * "[set|seta] v_gamma X" and "[set|seta] r_ambient X" win. */
+static void read_game_cfg(q3_builder *b, const char *name, int depth)
+{
+    uint8_t *buf = NULL;
+    size_t n = 0;
+    if (depth > 3 || bk_vfs_read(b->vfs, name, 1u << 20, &buf, &n) != BK_OK) return;
+    char line[512];
+    size_t i = 0;
+    while (i < n) {
+        size_t k = 0;
+        while (i < n && buf[i] != '\n' && buf[i] != ';') {
+            if (k + 1 < sizeof line) line[k++] = (char)buf[i];
+            i++;
+        }
+        i++;
+        line[k] = 0;
+        char w[3][128] = {{0}};
+        int nw = sscanf(line, " %127s %127s %127s", w[0], w[1], w[2]);
+        if (nw < 2 || strncmp(w[0], "//", 2) == 0) continue;
+        int at = (bk_strcasecmp(w[0], "set") == 0 || bk_strcasecmp(w[0], "seta") == 0) ? 1 : 0;
+        if (at == 1 && nw < 3) continue;
+        const char *key = w[at], *val = w[at + 1];
+        char *end;
+        if (bk_strcasecmp(key, "exec") == 0 && at == 0) {
+            read_game_cfg(b, val, depth + 1);
+            continue;
+        }
+        float v = strtof(val[0] == '"' ? val + 1 : val, &end);
+        if (end == val || !isfinite(v)) continue;
+        if (bk_strcasecmp(key, "v_gamma") == 0 && v > 0.1f && v < 10) b->display_gamma = v;
+        else if (bk_strcasecmp(key, "r_ambient") == 0 && v >= 0 && v <= 128) b->ambient = v / 64.0f;
+    }
+    free(buf);
+}
+
 /* ---- search paths -------------------------------------------------------------------------- */
 
 typedef struct path_list {
@@ -783,6 +826,8 @@ bk_result bk_q3_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s
         if (!b.vfs) return BK_ENOMEM;
     }
     if (!(opt->flags & BK_OPT_NO_TEXTURES)) r = bk_q3_shaders_load(b.vfs, &b.lib);
+    /* DarkPlaces games: the light their configs add to lightmaps, and their display gamma */
+    if (r == BK_OK && b.darkplaces && b.vfs && !(opt->flags & BK_OPT_NO_TEXTURES)) read_game_cfg(&b, "default.cfg", 0);
     if (r == BK_OK) r = build_lightmaps(&b);
     int32_t *meshes = NULL;
     if (r == BK_OK) {
@@ -796,6 +841,11 @@ bk_result bk_q3_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s
         for (uint32_t i = 0; i < m->model_count && r == BK_OK; i++) r = build_model(&b, i, &meshes[i]);
         if (r == BK_OK) r = build_nodes(&b, meshes);
         if (r == BK_OK) r = bk_q3_build_sky(&b);
+    }
+    if (r == BK_OK && b.display_gamma > 0 && fabsf(b.display_gamma - 1.0f) > 1e-3f) {
+        char g[32];
+        snprintf(g, sizeof g, "%g", b.display_gamma);
+        r = bk_kv_append(&s->extras, &s->extra_count, "displayGamma", g);
     }
     char mname[128];
     map_name(opt->name, mname, sizeof mname);
