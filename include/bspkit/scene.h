@@ -21,6 +21,7 @@ typedef struct bk_image {
     uint8_t *rgba;             /* width*height*4 bytes, straight alpha */
     uint32_t has_alpha;        /* any pixel with alpha < 255 */
     uint32_t is_lightmap;      /* sampled with clamp-to-edge */
+    uint32_t clamp;            /* sampled with clamp-to-edge but mipmapped (sky box faces, clampMap) */
 } bk_image;
 
 typedef enum bk_alpha_mode { BK_ALPHA_OPAQUE = 0, BK_ALPHA_MASK = 1, BK_ALPHA_BLEND = 2 } bk_alpha_mode;
@@ -36,6 +37,13 @@ typedef struct bk_material {
     uint32_t unlit;            /* sky / fullbright / nodraw-like */
     bk_kv *extras;             /* e.g. "shader", "vmt", "missing" */
     uint32_t extra_count;
+    /* light the surface gives off, added after lighting: emissive_image (read with uv0) times
+     * emissive (a factor 0..1 each), times emissive_strength (>= 1; KHR_materials_emissive_strength) */
+    int32_t emissive_image;    /* index into images, or -1 */
+    float emissive[3];         /* 0 0 0: none */
+    float emissive_strength;   /* 1: plain */
+    int32_t normal_image;      /* tangent-space normal map (uv0), or -1 */
+    int32_t specular_image;    /* specular colour (uv0; KHR_materials_specular), or -1 */
 } bk_material;
 
 enum { BK_PRIM_TRIANGLES = 0, BK_PRIM_POINTS = 1, BK_PRIM_LINES = 2 };

@@ -139,6 +139,8 @@ int bk_parse_floats(const char *s, float *out, int n);
 bool bk_parse_vec3(const char *s, float out[3]);
 /* "%.*g" with '.' as the decimal point whatever the locale (non-finite values print as 0) */
 int bk_fmt_num(char *buf, size_t size, double v, int precision);
+/* n numbers separated by spaces, as bk_fmt_num writes them */
+int bk_fmt_nums(char *buf, size_t size, const float *v, int n, int precision);
 
 /* ---- diagnostics / load context -------------------------------------------------------- */
 typedef struct bk_ctx {
@@ -248,6 +250,11 @@ typedef struct bk_entity_layout {
     const int32_t *model_mesh; /* [model_count]: the mesh of inline model N ([0] the world), -1 none */
     uint32_t model_count;
     uint32_t flags;            /* BK_ENT_* */
+    /* Optional: where the game puts brush entity e (model N) at spawn, for movers that start
+     * elsewhere (Quake 3 doors that start open, plats, trains). t holds the "origin" placement;
+     * change it and return a short reason (kept as extras startPosition / startOffset) or NULL. */
+    const char *(*start)(void *user, const bk_entity *e, uint32_t model, float t[3]);
+    void *start_user;
 } bk_entity_layout;
 /* The world, brush-entity, point-entity and unreferenced-model nodes (rules in entity_nodes.c). */
 bk_result bk_scene_add_entity_nodes(bk_scene *s, const bk_entities *es, const bk_options *opt,

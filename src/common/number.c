@@ -12,6 +12,8 @@
 
 #include "bk_internal.h"
 
+int bk_fmt_num(char *buf, size_t size, double v, int precision);
+
 static const double k_pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
                                  1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
@@ -107,6 +109,20 @@ bool bk_parse_vec3(const char *s, float out[3])
     if (bk_parse_floats(s, v, 3) != 3) return false;
     memcpy(out, v, sizeof v);
     return true;
+}
+
+int bk_fmt_nums(char *buf, size_t size, const float *v, int n, int precision)
+{
+    size_t at = 0;
+    if (size) buf[0] = 0;
+    for (int k = 0; k < n && at + 1 < size; k++) {
+        if (k) buf[at++] = ' ';
+        buf[at] = 0;
+        int w = bk_fmt_num(buf + at, size - at, v[k], precision);
+        if (w < 0) break;
+        at += (size_t)w < size - at ? (size_t)w : size - at - 1;
+    }
+    return (int)at;
 }
 
 int bk_fmt_num(char *buf, size_t size, double v, int precision)

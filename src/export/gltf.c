@@ -326,6 +326,13 @@ static void write_images(gltf_writer *w, int32_t *tex_of_image)
     cJSON_AddNumberToObject(clamp, "wrapS", 33071);
     cJSON_AddNumberToObject(clamp, "wrapT", 33071);
     cJSON_AddItemToArray(samplers, clamp);
+    cJSON *clamp_mip = cJSON_CreateObject();
+    cJSON_AddNumberToObject(clamp_mip, "magFilter", 9729);
+    cJSON_AddNumberToObject(clamp_mip, "minFilter", 9987);
+    cJSON_AddNumberToObject(clamp_mip, "wrapS", 33071);
+    cJSON_AddNumberToObject(clamp_mip, "wrapT", 33071);
+    cJSON_AddItemToArray(samplers, clamp_mip);
+    bool any_clamp_mip = false;
     int count = 0;
     for (uint32_t i = 0; i < s->image_count && !w->err; i++) {
         const bk_image *im = &s->images[i];
@@ -347,13 +354,15 @@ static void write_images(gltf_writer *w, int32_t *tex_of_image)
         cJSON_AddStringToObject(img, "mimeType", "image/png");
         cJSON_AddItemToArray(images, img);
         cJSON *t = cJSON_CreateObject();
-        cJSON_AddNumberToObject(t, "sampler", im->is_lightmap ? 1 : 0);
+        cJSON_AddNumberToObject(t, "sampler", im->is_lightmap ? 1 : (im->clamp ? 2 : 0));
+        if (!im->is_lightmap && im->clamp) any_clamp_mip = true;
         cJSON_AddNumberToObject(t, "source", count);
         cJSON_AddStringToObject(t, "name", im->name);
         cJSON_AddItemToArray(textures, t);
         tex_of_image[i] = count++;
         w->st.images++;
     }
+    if (!any_clamp_mip) cJSON_DeleteItemFromArray(samplers, 2);
     if (count) {
         cJSON_AddItemToObject(w->root, "images", images);
         cJSON_AddItemToObject(w->root, "textures", textures);
@@ -365,7 +374,14 @@ static void write_images(gltf_writer *w, int32_t *tex_of_image)
     }
 }
 
-static void write_materials(gltf_writer *w, const int32_t *tex_of_image, bool *used_unlit)
+enum { EXT_UNLIT = 1, EXT_EMISSIVE_STRENGTH = 2, EXT_SPECULAR = 4 };
+
+static int32_t tex_index(const bk_scene *s, const int32_t *tex_of_image, int32_t image)
+{
+    return image >= 0 && (uint32_t)image < s->image_count ? tex_of_image[image] : -1;
+}
+
+static void write_materials(gltf_writer *w, const int32_t *tex_of_image, unsigned *used_ext)
 {
     const bk_scene *s = w->s;
     if (!s->material_count) return;
@@ -404,10 +420,47 @@ static void write_materials(gltf_writer *w, const int32_t *tex_of_image, bool *u
             cJSON_AddStringToObject(o, "alphaMode", "BLEND");
         }
         if (m->double_sided) cJSON_AddTrueToObject(o, "doubleSided");
+        cJSON *ext = NULL;
         if (m->unlit) {
-            cJSON *ext = cJSON_AddObjectToObject(o, "extensions");
+            ext = cJSON_AddObjectToObject(o, "extensions");
             cJSON_AddObjectToObject(ext, "KHR_materials_unlit");
-            *used_unlit = true;
+            *used_ext |= EXT_UNLIT;
+        }
+        /* emission: a texture and/or a factor; brighter than 1 through KHR_materials_emissive_strength */
+        int32_t et = tex_index(s, tex_of_image, m->emissive_image);
+        double ef[3];
+        bool any_ef = false;
+        for (int c = 0; c < 3; c++) {
+            float f = isfinite(m->emissive[c]) ? m->emissive[c] : 0.0f;
+            ef[c] = f < 0 ? 0 : (f > 1 ? 1 : f);
+            if (ef[c] > 0) any_ef = true;
+        }
+        if (any_ef) {
+            cJSON_AddItemToObject(o, "emissiveFactor", cJSON_CreateDoubleArray(ef, 3));
+            if (et >= 0) {
+                cJSON *t = cJSON_AddObjectToObject(o, "emissiveTexture");
+                cJSON_AddNumberToObject(t, "index", et);
+            }
+            float es = m->emissive_strength;
+            if (isfinite(es) && es > 1.0f && !m->unlit) {
+                if (!ext) ext = cJSON_AddObjectToObject(o, "extensions");
+                cJSON *e = cJSON_AddObjectToObject(ext, "KHR_materials_emissive_strength");
+                cJSON_AddNumberToObject(e, "emissiveStrength", es);
+                *used_ext |= EXT_EMISSIVE_STRENGTH;
+            }
+        }
+        int32_t nt = tex_index(s, tex_of_image, m->normal_image);
+        if (nt >= 0 && !m->unlit) {
+            cJSON *t = cJSON_AddObjectToObject(o, "normalTexture");
+            cJSON_AddNumberToObject(t, "index", nt);
+        }
+        int32_t st = tex_index(s, tex_of_image, m->specular_image);
+        if (st >= 0 && !m->unlit) {
+            if (!ext) ext = cJSON_AddObjectToObject(o, "extensions");
+            cJSON *e = cJSON_AddObjectToObject(ext, "KHR_materials_specular");
+            cJSON *t = cJSON_AddObjectToObject(e, "specularColorTexture");
+            cJSON_AddNumberToObject(t, "index", st);
+            *used_ext |= EXT_SPECULAR;
         }
         if (m->extra_count || lt >= 0) {
             cJSON *ex = kv_object(m->extras, m->extra_count);
@@ -603,9 +656,9 @@ static bk_result gltf_make(const bk_scene *s, const bk_export_options *opt, cons
     int32_t *tex_of_image = calloc(s->image_count + 1, sizeof(int32_t));
     int32_t *mesh_map = calloc(s->mesh_count + 1, sizeof(int32_t));
     if (!tex_of_image || !mesh_map) w.err = BK_ENOMEM;
-    bool used_unlit = false;
+    unsigned used_ext = 0;
     if (!w.err) write_images(&w, tex_of_image);
-    if (!w.err) write_materials(&w, tex_of_image, &used_unlit);
+    if (!w.err) write_materials(&w, tex_of_image, &used_ext);
     cJSON *meshes = cJSON_CreateArray();
     int mesh_total = 0;
     for (uint32_t i = 0; i < s->mesh_count && !w.err; i++) {
@@ -632,9 +685,12 @@ static bk_result gltf_make(const bk_scene *s, const bk_export_options *opt, cons
     if (!w.err) write_nodes(&w, mesh_map);
     if (!w.err) write_skins(&w);
     if (!w.err) write_animations(&w);
-    if (used_unlit) {
+    if (used_ext) {
         cJSON *eu = cJSON_AddArrayToObject(w.root, "extensionsUsed");
-        cJSON_AddItemToArray(eu, cJSON_CreateString("KHR_materials_unlit"));
+        if (used_ext & EXT_UNLIT) cJSON_AddItemToArray(eu, cJSON_CreateString("KHR_materials_unlit"));
+        if (used_ext & EXT_EMISSIVE_STRENGTH)
+            cJSON_AddItemToArray(eu, cJSON_CreateString("KHR_materials_emissive_strength"));
+        if (used_ext & EXT_SPECULAR) cJSON_AddItemToArray(eu, cJSON_CreateString("KHR_materials_specular"));
     }
     if (w.bin.failed) w.err = BK_ENOMEM;
 

@@ -97,8 +97,16 @@ bk_result bk_scene_add_entity_nodes(bk_scene *s, const bk_entities *es, const bk
         float o[3], a[3];
         if (bk_parse_vec3(bk_entity_get(e, "origin"), o)) memcpy(n->translation, o, sizeof o);
         if ((mi < 0 || (lay->flags & BK_ENT_ROTATE_BRUSH)) && bk_entity_angles(e, a)) bk_angles_quat(a, n->rotation);
+        const char *moved = mi > 0 && lay->start ? lay->start(lay->start_user, e, (uint32_t)mi, n->translation) : NULL;
         if (mi > 0) used[mi] = true;
         if (keep) r = add_pairs(n, e);
+        if (keep && moved && r == BK_OK) {
+            char v[100], c[3][32];
+            for (int k = 0; k < 3; k++) bk_fmt_num(c[k], sizeof c[k], n->translation[k], 6);
+            snprintf(v, sizeof v, "%s %s %s", c[0], c[1], c[2]);
+            r = bk_kv_append(&n->extras, &n->extra_count, "startPosition", moved);
+            if (r == BK_OK) r = bk_kv_append(&n->extras, &n->extra_count, "startOffset", v);
+        }
     }
     for (uint32_t i = 1; r == BK_OK && i < lay->model_count; i++) {
         if (used[i] || lay->model_mesh[i] < 0) continue;

@@ -1,7 +1,11 @@
 // Render glTF files with three.js in headless Chromium and save PNG previews.
 // usage: node render.mjs [--out DIR] [--min-coverage F] [--mode pbr|full|lightmap|texture]
-//                        [--view outside|start] [--yaw DEG] FILE.glb...
-// (modes and views: see render.html)
+//                        [--view outside|start] [--yaw DEG] [--size WxH]
+//                        [--camera 'X Y Z YAW PITCH'] [--fov DEG] [--unit M] FILE.glb...
+// (modes and views: see render.html; --camera is an eye position in engine units with the
+// engine's yaw and pitch in degrees (pitch > 0 looks down, as in Quake), --fov the horizontal
+// field of view (default 90 with --camera), --unit the metres per engine unit the file was
+// written with (default 0.0254, bspkit's default --scale))
 // Prints one JSON line per file; exits 1 if a file fails to load or covers less than
 // --min-coverage of the frame (default 0.05).
 import http from 'http';
@@ -12,13 +16,14 @@ import { chromium } from 'playwright-core';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
-let out = null, minCov = 0.05;
+let out = null, minCov = 0.05, W = 800, H = 600;
 const view = new URLSearchParams();
 const files = [];
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '--out') out = args[++i];
   else if (args[i] === '--min-coverage') minCov = +args[++i];
-  else if (['--mode', '--view', '--yaw'].includes(args[i])) view.set(args[i].slice(2), args[++i]);
+  else if (args[i] === '--size') { [W, H] = args[++i].split('x').map(Number); view.set('w', W); view.set('h', H); }
+  else if (['--mode', '--view', '--yaw', '--camera', '--fov', '--unit'].includes(args[i])) view.set(args[i].slice(2), args[++i]);
   else files.push(args[i]);
 }
 if (out) mkdirSync(out, { recursive: true });
@@ -46,7 +51,7 @@ const browser = await chromium.launch({
 });
 let bad = 0;
 for (let i = 0; i < files.length; i++) {
-  const page = await browser.newPage({ viewport: { width: 800, height: 600 } });
+  const page = await browser.newPage({ viewport: { width: W, height: H } });
   const name = path.basename(files[i]);
   let result;
   try {

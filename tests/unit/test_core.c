@@ -78,7 +78,7 @@ static void test_entity_nodes(void)
     uint64_t at;
     CHECK(bk_entities_parse(txt, sizeof txt - 1, &e, &at) == BK_OK && e.count == 5);
     int32_t meshes[3] = {0, 1, 2};
-    bk_entity_layout lay = {meshes, 3, 0};
+    bk_entity_layout lay = {meshes, 3, 0, NULL, NULL};
     bk_scene *s = bk_scene_new();
     int32_t mi;
     for (int k = 0; k < 3; k++) CHECK(bk_scene_add_mesh(s, "m", &mi) == BK_OK && mi == k);

@@ -24,6 +24,35 @@
 #define Q3_MAX_EXTERNAL_LIGHTMAPS 10000
 
 /* ---- shader scripts and texture lookup (q3_shader.c) ---- */
+/* blend factors (GL_ONE, GL_DST_COLOR, ...) */
+enum {
+    Q3_BF_ZERO = 0, Q3_BF_ONE, Q3_BF_DST_COLOR, Q3_BF_ONE_MINUS_DST_COLOR, Q3_BF_SRC_ALPHA,
+    Q3_BF_ONE_MINUS_SRC_ALPHA, Q3_BF_DST_ALPHA, Q3_BF_ONE_MINUS_DST_ALPHA, Q3_BF_SRC_COLOR,
+    Q3_BF_ONE_MINUS_SRC_COLOR, Q3_BF_SRC_ALPHA_SATURATE
+};
+/* what a stage draws, and how its colour / alpha is generated */
+enum { Q3_SRC_IMAGE = 0, Q3_SRC_LIGHTMAP, Q3_SRC_WHITE };
+enum { Q3_GEN_CONST = 0, Q3_GEN_VERTEX, Q3_GEN_ONE_MINUS_VERTEX };
+enum { Q3_AF_NONE = 0, Q3_AF_GT0, Q3_AF_LT128, Q3_AF_GE128 };
+enum { Q3_TC_BASE = 0, Q3_TC_LIGHTMAP, Q3_TC_ENVIRONMENT, Q3_TC_VECTOR };
+#define Q3_MAX_STAGES 8
+
+typedef struct q3_stage {
+    char *image;              /* map / clampMap / animMap's first frame; NULL for $lightmap, $whiteimage */
+    uint8_t src;              /* Q3_SRC_* */
+    uint8_t blended;          /* a blendFunc was given */
+    uint8_t bsrc, bdst;       /* Q3_BF_*; ONE ZERO when not blended */
+    uint8_t rgbgen, alphagen; /* Q3_GEN_*; the constant parts below */
+    uint8_t alpha_func;       /* Q3_AF_* */
+    uint8_t tcgen;            /* Q3_TC_* */
+    uint8_t clamp;            /* clampMap */
+    uint8_t uv_moving;        /* tcMod rotate / stretch / transform / turb: not the base UV space */
+    uint8_t detail;           /* detail stage */
+    float rgb[3];             /* rgbGen const / wave (mean) / identity (1) */
+    float alpha;              /* alphaGen const / wave (mean); 1 by default */
+    float tc_scale[2];        /* tcMod scale, accumulated */
+} q3_stage;
+
 typedef struct q3_shader_def {
     char *name;               /* as written in the script */
     char *image;              /* first stage's map image (NULL if none) */
@@ -31,6 +60,17 @@ typedef struct q3_shader_def {
     uint32_t stages;          /* stage blocks in the shader */
     uint32_t lightmap_stage;  /* a stage maps $lightmap: the engine multiplies the lightmap in */
     uint32_t additive;        /* the base stage adds to what is behind (blendFunc add / GL_ONE GL_ONE) */
+    q3_stage *stage;          /* the first Q3_MAX_STAGES stage blocks, in order */
+    uint32_t stage_count;
+    /* skyParms FARBOX CLOUDHEIGHT NEARBOX ("-": none) */
+    uint32_t has_skyparms;
+    char *farbox, *nearbox;   /* NULL for "-" */
+    float cloud_height;       /* 0 in the script means the engine's 512 */
+    /* fogParms ( R G B ) DISTANCE */
+    uint32_t has_fogparms;
+    float fog_color[3], fog_distance;
+    uint32_t lighting;        /* DarkPlaces' notion: a $lightmap stage or vertex-lit colour */
+    uint32_t polygon_offset;
 } q3_shader_def;
 
 typedef struct q3_shader_lib {
@@ -51,5 +91,74 @@ void bk_q3_shaders_free(q3_shader_lib *lib);
 bk_result bk_q3_load_image(bk_vfs *v, const char *name, uint32_t max_dim, uint8_t **rgba, uint32_t *w, uint32_t *h);
 
 bk_result bk_q3_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s);
+
+/* ---- scene building (q3_scene.c, q3_material.c, q3_sky.c) ---- */
+typedef struct page_rect {
+    bool ok;
+    uint32_t x, y, w, h;
+} page_rect;
+
+/* a decoded image, looked up once by name */
+typedef struct q3_img {
+    char *name;                /* as first asked for (the scene image's name) */
+    char *key;                 /* the name without its extension (what lookups match) */
+    uint8_t *rgba;             /* owned here until added to the scene (then the scene's) */
+    uint32_t w, h;
+    int32_t scene;             /* scene image index, or -1 until used directly */
+    bool has_alpha;
+    float mean[4];             /* mean RGBA, 0..1 */
+} q3_img;
+
+typedef struct q3_builder {
+    const bk_file *f;
+    const bk_q3_map *m;
+    const bk_options *opt;
+    bk_scene *s;
+    bk_vfs *vfs;
+    q3_shader_lib lib;
+    int32_t patch_level;
+    float overbright;          /* bits; <= 0: none */
+    const char *engine;        /* the engine whose brightness the default follows, or NULL */
+    bool darkplaces;           /* DarkPlaces' reading of shaders (Nexuiz, Xonotic) */
+    float ambient;             /* light DarkPlaces adds to lightmaps (r_ambient / 64), 0..1 */
+    float display_gamma;       /* the game's display gamma (DarkPlaces' v_gamma), 0: none known */
+    /* lightmaps */
+    page_rect *pages;
+    uint32_t page_count;
+    int32_t atlas_image;
+    float atlas_w, atlas_h;
+    /* materials: [shader * 3 + kind] -> scene material, -1 until made */
+    int32_t *mat;
+    /* shader -> script definition (NULL: none), looked up once */
+    const q3_shader_def **defs;
+    /* images by name (textures shared between shaders; NULL entries: not found) */
+    char **miss_names;
+    uint32_t miss_count, miss_cap;
+    q3_img **imgs;
+    uint32_t img_count, img_cap;
+    uint64_t vert_budget;       /* vertices left before the element limit */
+    bool flip;                  /* reverse the file's winding to glTF's counter-clockwise */
+} q3_builder;
+
+/* lightmap gain the atlas holds (2^overbright) */
+float bk_q3_gain(const q3_builder *b);
+/* R_ColorShiftLightingBytes: scale by k, keeping the hue when a channel overflows */
+void bk_q3_color_shift(uint8_t *rgb, float k);
+/* a gamma-space multiplier as glTF's linear factor (sRGB decoding; k^2.2 above 1) */
+float bk_q3_to_linear(float k);
+/* The image of that name (extension optional), decoded once; NULL when not found. */
+q3_img *bk_q3_img_get(q3_builder *b, const char *name);
+/* The image as a scene image (added on first use). */
+bk_result bk_q3_img_scene(q3_builder *b, q3_img *im, int32_t *out);
+void bk_q3_imgs_free(q3_builder *b);
+/* The material of a shader for one kind of surface: 0 vertex-lit (no lightmap page), 1 lightmapped,
+ * 2 flare. Shader stages are read the way the game's engine draws them. */
+bk_result bk_q3_get_material(q3_builder *b, int32_t shader, int kind, int32_t *out);
+/* Whether surfaces of this shader are left out: sky (drawn as the skybox), shaders whose script
+ * has no stage (caulk-like, fog volumes without a surface). */
+bool bk_q3_shader_hidden(q3_builder *b, int32_t shader);
+/* The skybox (six faces around the map) and cloud layers of the map's sky shader, under a node
+ * named "skybox"; nothing when the map has no skyParms sky. */
+bk_result bk_q3_build_sky(q3_builder *b);
 
 #endif

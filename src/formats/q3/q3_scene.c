@@ -10,43 +10,13 @@
 
 #include "q3_internal.h"
 
-typedef struct page_rect {
-    bool ok;
-    uint32_t x, y, w, h;
-} page_rect;
-
-typedef struct q3_builder {
-    const bk_file *f;
-    const bk_q3_map *m;
-    const bk_options *opt;
-    bk_scene *s;
-    bk_vfs *vfs;
-    q3_shader_lib lib;
-    int32_t patch_level;
-    float overbright;          /* bits; <= 0: none */
-    const char *engine;        /* the engine whose brightness the default follows, or NULL */
-    /* lightmaps */
-    page_rect *pages;
-    uint32_t page_count;
-    int32_t atlas_image;
-    float atlas_w, atlas_h;
-    /* materials: [shader * 3 + kind] -> scene material, -1 until made */
-    int32_t *mat;
-    /* images by name (textures shared between shaders) */
-    char **img_names;
-    int32_t *img_index;
-    uint32_t img_count, img_cap, img_idx_cap;
-    uint64_t vert_budget;       /* vertices left before the element limit */
-    bool flip;                  /* reverse the file's winding to glTF's counter-clockwise */
-} q3_builder;
-
 /* ---- helpers ------------------------------------------------------------------------------- */
 
 static void warn(q3_builder *b) { b->s->warning_count++; }
 
-/* R_ColorShiftLightingBytes: scale by 2^shift, and if a channel overflows scale all three
- * down together so the hue is kept. */
-static void color_shift(uint8_t *rgb, float k)
+/* R_ColorShiftLightingBytes: scale by k, and if a channel overflows scale all three down
+ * together so the hue is kept. */
+void bk_q3_color_shift(uint8_t *rgb, float k)
 {
     if (k <= 1.0f) return;
     float r = rgb[0] * k, g = rgb[1] * k, bl = rgb[2] * k;
@@ -62,6 +32,8 @@ static void color_shift(uint8_t *rgb, float k)
     rgb[1] = (uint8_t)(g + 0.5f > 255 ? 255 : g + 0.5f);
     rgb[2] = (uint8_t)(bl + 0.5f > 255 ? 255 : bl + 0.5f);
 }
+
+float bk_q3_gain(const q3_builder *b) { return b->overbright > 0 ? powf(2.0f, b->overbright) : 1.0f; }
 
 /* The map's name ("q3dm1" from ".../maps/q3dm1.bsp" or "x.pk3:maps/q3dm1.bsp"). */
 static void map_name(const char *path, char *out, size_t cap)
@@ -154,8 +126,13 @@ static bk_result build_lightmaps(q3_builder *b)
                 continue;
             }
         }
-        float gain = b->overbright > 0 ? powf(2.0f, b->overbright) : 1.0f;
-        for (size_t k = 0; k < (size_t)w * h; k++) color_shift(px + k * 4, gain);
+        float gain = bk_q3_gain(b);
+        for (size_t k = 0; k < (size_t)w * h; k++) bk_q3_color_shift(px + k * 4, gain);
+        if (b->ambient > 0) {
+            int add = (int)(b->ambient * 255.0f + 0.5f);
+            for (size_t k = 0; k < (size_t)w * h; k++)
+                for (int c = 0; c < 3; c++) px[k * 4 + c] = (uint8_t)(px[k * 4 + c] + add > 255 ? 255 : px[k * 4 + c] + add);
+        }
         r = bk_atlas_add(a, w, h, px, &ids[i]);
         free(px);
         px = NULL;
@@ -196,35 +173,6 @@ static bk_result build_lightmaps(q3_builder *b)
 
 /* ---- materials ----------------------------------------------------------------------------- */
 
-static bk_result get_image(q3_builder *b, const char *name, int32_t *out)
-{
-    *out = -1;
-    for (uint32_t i = 0; i < b->img_count; i++)
-        if (bk_strcasecmp(b->img_names[i], name) == 0) {
-            *out = b->img_index[i];
-            return BK_OK;
-        }
-    uint8_t *rgba = NULL;
-    uint32_t w = 0, h = 0;
-    int32_t idx = -1;
-    if (bk_q3_load_image(b->vfs, name, bk_limits_of(b->opt).max_texture_dim, &rgba, &w, &h) == BK_OK) {
-        bk_result r = bk_scene_add_image(b->s, name, w, h, rgba, &idx);
-        if (r != BK_OK) {
-            free(rgba);
-            return r;
-        }
-    }
-    uint32_t c2 = b->img_idx_cap;
-    BK_TRY(bk_grow((void **)&b->img_names, &b->img_cap, b->img_count + 1, sizeof(char *)));
-    BK_TRY(bk_grow((void **)&b->img_index, &c2, b->img_count + 1, sizeof(int32_t)));
-    b->img_idx_cap = c2;
-    b->img_names[b->img_count] = bk_strdup(name);
-    if (!b->img_names[b->img_count]) return BK_ENOMEM;
-    b->img_index[b->img_count++] = idx;
-    *out = idx;
-    return BK_OK;
-}
-
 /* The lightmap brightness the game's engine shows, by the game its files come from: ioquake3
  * (OpenArena, Quake 3) windowed multiplies lightmaps by 4 (overbright 2, with a hue-keeping
  * clamp), DarkPlaces (Nexuiz, Xonotic) by 2. Told apart by the names of the search paths and the
@@ -254,70 +202,6 @@ static float default_overbright(const bk_options *opt, const char **engine)
     return 1.0f;
 }
 
-/* kind: 0 vertex-lit / no lightmap, 1 lightmapped, 2 flare (points: colour only, no texture) */
-static bk_result get_material(q3_builder *b, int32_t shader, int kind, int32_t *out)
-{
-    size_t slot = (size_t)shader * 3 + (size_t)kind;
-    bool lit = kind == 1;
-    if (b->mat[slot] >= 0) {
-        *out = b->mat[slot];
-        return BK_OK;
-    }
-    const bk_q3_shader *sh = &b->m->shaders[shader];
-    int32_t mi;
-    BK_TRY(bk_scene_add_material(b->s, sh->name, &mi));
-    bk_material *mat = &b->s->materials[mi];
-    BK_TRY(bk_kv_append(&mat->extras, &mat->extra_count, "shader", sh->name));
-    char num[32];
-    snprintf(num, sizeof num, "0x%x", (unsigned)sh->surface_flags);
-    BK_TRY(bk_kv_append(&mat->extras, &mat->extra_count, "surfaceFlags", num));
-    snprintf(num, sizeof num, "0x%x", (unsigned)sh->content_flags);
-    BK_TRY(bk_kv_append(&mat->extras, &mat->extra_count, "contentFlags", num));
-    if (lit) {
-        mat->lightmap_image = b->atlas_image;
-        /* what the atlas already holds: the engine's lightmap gain, baked in (a viewer multiplies by 1) */
-        bk_fmt_num(num, sizeof num, b->overbright > 0 ? powf(2.0f, b->overbright) : 1.0f, 6);
-        BK_TRY(bk_kv_append(&mat->extras, &mat->extra_count, "lightmapGainBaked", num));
-        if (b->engine) BK_TRY(bk_kv_append(&mat->extras, &mat->extra_count, "engine", b->engine));
-    }
-    const q3_shader_def *def = bk_q3_shaders_find(&b->lib, sh->name);
-    if (def) {
-        mat->double_sided = def->two_sided;
-        mat->unlit = def->unlit;
-        if (def->alpha_test) mat->alpha_mode = BK_ALPHA_MASK;
-        else if (def->blend || def->additive) mat->alpha_mode = BK_ALPHA_BLEND;
-        if (def->additive) BK_TRY(bk_kv_append(&mat->extras, &mat->extra_count, "blend", "add"));
-        if (def->sky) BK_TRY(bk_kv_append(&mat->extras, &mat->extra_count, "sky", "true"));
-        /* a shader with stages but no $lightmap stage is not lightmapped by the engine */
-        if (lit && def->stages && !def->lightmap_stage && !def->sky) {
-            mat->lightmap_image = -1;
-            BK_TRY(bk_kv_append(&mat->extras, &mat->extra_count, "lightmap", "none in the shader"));
-        }
-    }
-    if (kind == 2) {
-        mat->unlit = 1;
-        BK_TRY(bk_kv_append(&mat->extras, &mat->extra_count, "flare", "true"));
-    } else if (!(b->opt->flags & BK_OPT_NO_TEXTURES)) {
-        int32_t img = -1;
-        if (def && def->image) BK_TRY(get_image(b, def->image, &img));
-        if (img < 0) BK_TRY(get_image(b, sh->name, &img));
-        mat = &b->s->materials[mi];
-        if (img >= 0) {
-            mat->base_image = img;
-            if (mat->alpha_mode != BK_ALPHA_OPAQUE && !b->s->images[img].has_alpha && !(def && def->additive))
-                mat->alpha_mode = BK_ALPHA_OPAQUE;
-        } else {
-            /* placeholder: a mid grey so the surface still reads, the name kept */
-            mat->base_color[0] = mat->base_color[1] = mat->base_color[2] = 0.5f;
-            BK_TRY(bk_kv_append(&mat->extras, &mat->extra_count, "missing", "true"));
-            warn(b);
-        }
-    }
-    b->mat[slot] = mi;
-    *out = mi;
-    return BK_OK;
-}
-
 /* ---- geometry ------------------------------------------------------------------------------ */
 
 typedef struct vtx {
@@ -345,7 +229,19 @@ static void put_vertex(q3_builder *b, bk_primitive *p, uint32_t at, const vtx *v
         p->uv1[(size_t)at * 2] = ((float)pg->x + v->lm[0] * (float)pg->w) / b->atlas_w;
         p->uv1[(size_t)at * 2 + 1] = ((float)pg->y + v->lm[1] * (float)pg->h) / b->atlas_h;
     }
-    if (p->color) memcpy(p->color + (size_t)at * 4, v->c, 16);
+    if (p->color) {
+        /* the engine shifts vertex colours like the lightmap (R_ColorShiftLightingBytes) */
+        float gain = bk_q3_gain(b);
+        if (gain > 1.0f) {
+            uint8_t c[3];
+            for (int k = 0; k < 3; k++) c[k] = (uint8_t)(v->c[k] * 255.0f + 0.5f);
+            bk_q3_color_shift(c, gain);
+            for (int k = 0; k < 3; k++) p->color[(size_t)at * 4 + k] = c[k] / 255.0f;
+            p->color[(size_t)at * 4 + 3] = v->c[3];
+        } else {
+            memcpy(p->color + (size_t)at * 4, v->c, 16);
+        }
+    }
 }
 
 static bk_result budget(q3_builder *b, uint64_t n)
@@ -509,12 +405,16 @@ static bk_result build_model(q3_builder *b, uint32_t mi, int32_t *out_mesh)
         }
         if (s->type != BK_Q3_MST_FLARE && (s->num_verts == 0 || (s->type != BK_Q3_MST_PATCH && s->num_indexes < 3)))
             continue;
+        /* sky (drawn as the skybox) and shaders with nothing to draw */
+        if (s->type != BK_Q3_MST_FLARE && bk_q3_shader_hidden(b, s->shader)) continue;
         const page_rect *pg = NULL;
         if (s->type != BK_Q3_MST_FLARE && b->atlas_image >= 0 && s->lightmap >= 0 &&
             (uint32_t)s->lightmap < b->page_count && b->pages[s->lightmap].ok)
             pg = &b->pages[s->lightmap];
+        /* kind: 0 vertex-lit, 1 lightmapped, 2 flare, 3 lightmapped without a page (no atlas) */
+        int kind = s->type == BK_Q3_MST_FLARE ? 2 : (pg ? 1 : (s->lightmap >= 0 ? 3 : 0));
         int32_t mat;
-        r = get_material(b, s->shader, s->type == BK_Q3_MST_FLARE ? 2 : (pg != NULL), &mat);
+        r = bk_q3_get_material(b, s->shader, kind, &mat);
         if (r != BK_OK) break;
         if (mesh < 0) {
             char name[64];
@@ -551,6 +451,155 @@ static bk_result build_model(q3_builder *b, uint32_t mi, int32_t *out_mesh)
 }
 
 /* ---- nodes --------------------------------------------------------------------------------- */
+
+/* ---- movers at their start positions ------------------------------------------------------ */
+
+static bool key_vec(const bk_entity *e, const char *key, float v[3]) { return bk_parse_vec3(bk_entity_get(e, key), v); }
+
+static bool key_float(const bk_entity *e, const char *key, float *v)
+{
+    return bk_parse_floats(bk_entity_get(e, key), v, 1) == 1;
+}
+
+/* G_SetMovedir / SetMovedir: angle -1 up, -2 down, else the angles' forward vector (DarkPlaces'
+ * games also take a "movedir" key) */
+static void set_movedir(const q3_builder *b, const bk_entity *e, float d[3])
+{
+    float ang[3] = {0, 0, 0}, yaw;
+    if (b->darkplaces && key_vec(e, "movedir", d) && (d[0] != 0 || d[1] != 0 || d[2] != 0)) {
+        float l = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        for (int k = 0; k < 3; k++) d[k] /= l;
+        return;
+    }
+    /* "angle" and "angles" both set the angles; the later key wins, as the spawn code reads them */
+    for (uint32_t i = 0; i < e->pair_count; i++) {
+        const char *k = e->pairs[i].key;
+        if (strcmp(k, "angle") == 0 && bk_parse_floats(e->pairs[i].value, &yaw, 1) == 1) {
+            ang[0] = 0, ang[1] = yaw, ang[2] = 0;
+        } else if (strcmp(k, "angles") == 0) {
+            bk_parse_vec3(e->pairs[i].value, ang);
+        }
+    }
+    if (ang[0] == 0 && ang[1] == -1 && ang[2] == 0) {
+        d[0] = 0, d[1] = 0, d[2] = 1;
+    } else if (ang[0] == 0 && ang[1] == -2 && ang[2] == 0) {
+        d[0] = 0, d[1] = 0, d[2] = -1;
+    } else {
+        const float r = 3.14159265358979f / 180.0f;
+        float p = ang[0] * r, y = ang[1] * r;
+        d[0] = cosf(p) * cosf(y);
+        d[1] = cosf(p) * sinf(y);
+        d[2] = -sinf(p);
+    }
+}
+
+/* Where the game puts a brush entity when the map starts (engine coordinates, the offset from its
+ * model as stored): the "origin" key (models built with an origin brush are stored around it),
+ * then doors that start open moved to their open position (size along the move direction less
+ * the lip), plats lowered, trains at their first path_corner. *what says which, or NULL. */
+static void start_position(const q3_builder *b, const bk_entity *e, const bk_q3_model *md, float t[3],
+                           const char **what)
+{
+    const bk_entities *ents = &b->f->entities;
+    *what = NULL;
+    t[0] = t[1] = t[2] = 0;
+    float o[3];
+    if (key_vec(e, "origin", o)) memcpy(t, o, sizeof o);
+    const char *cn = bk_entity_get(e, "classname");
+    if (!cn) return;
+    float size[3];
+    for (int k = 0; k < 3; k++) size[k] = md->maxs[k] - md->mins[k];
+    if (!bk_finite3(size)) return;
+    const char *sf = bk_entity_get(e, "spawnflags");
+    long flags = sf ? strtol(sf, NULL, 10) : 0;
+    if (strcmp(cn, "func_door") == 0 && (flags & 1)) {
+        float d[3], lip = 8;
+        set_movedir(b, e, d);
+        key_float(e, "lip", &lip);
+        if (b->darkplaces && lip == 0) lip = 8;   /* Nexuiz: "if (!self.lip) self.lip = 8" */
+        float dist;
+        if (b->darkplaces) {
+            /* fabs(movedir * size) */
+            dist = fabsf(d[0] * size[0] + d[1] * size[1] + d[2] * size[2]) - lip;
+        } else {
+            /* DotProduct(abs_movedir, size) */
+            dist = fabsf(d[0]) * size[0] + fabsf(d[1]) * size[1] + fabsf(d[2]) * size[2] - lip;
+        }
+        for (int k = 0; k < 3; k++) t[k] += d[k] * dist;
+        *what = "door starts open";
+    } else if (strcmp(cn, "func_plat") == 0) {
+        float h, lip = 8;
+        if (b->darkplaces) {
+            /* lowered by size_z - 8 unless something triggers it */
+            if (bk_entity_get(e, "targetname")) return;
+            h = size[2] - 8;
+        } else {
+            key_float(e, "lip", &lip);
+            if (!key_float(e, "height", &h)) h = size[2] - lip;
+        }
+        t[2] -= h;
+        *what = "plat starts lowered";
+    } else if (strcmp(cn, "func_train") == 0) {
+        const char *tg = bk_entity_get(e, "target");
+        for (uint32_t i = 0; tg && i < ents->count; i++) {
+            const char *tn = bk_entity_get(&ents->items[i], "targetname");
+            float c[3];
+            if (!tn || strcmp(tn, tg) != 0 || !key_vec(&ents->items[i], "origin", c)) continue;
+            /* ioquake3: the train's origin on the corner; DarkPlaces' games: its mins on it */
+            for (int k = 0; k < 3; k++) t[k] = b->darkplaces ? c[k] - md->mins[k] : c[k];
+            *what = "train at its first corner";
+            break;
+        }
+    }
+}
+
+/* the shared entity-node builder asks where each brush entity starts */
+static const char *mover_start(void *user, const bk_entity *e, uint32_t model, float t[3])
+{
+    const q3_builder *b = user;
+    const char *what = NULL;
+    float o[3];
+    start_position(b, e, &b->m->models[model], o, &what);
+    if (bk_finite3(o)) memcpy(t, o, sizeof o);
+    return what;
+}
+
+/* ---- the game's own settings ---------------------------------------------------------------- */
+
+/* Read cvar assignments from a DarkPlaces game's configs (default.cfg and what it execs): the last
+ * "[set|seta] v_gamma X" and "[set|seta] r_ambient X" win. */
+static void read_game_cfg(q3_builder *b, const char *name, int depth)
+{
+    uint8_t *buf = NULL;
+    size_t n = 0;
+    if (depth > 3 || bk_vfs_read(b->vfs, name, 1u << 20, &buf, &n) != BK_OK) return;
+    char line[512];
+    size_t i = 0;
+    while (i < n) {
+        size_t k = 0;
+        while (i < n && buf[i] != '\n' && buf[i] != ';') {
+            if (k + 1 < sizeof line) line[k++] = (char)buf[i];
+            i++;
+        }
+        i++;
+        line[k] = 0;
+        char w[3][128] = {{0}};
+        int nw = sscanf(line, " %127s %127s %127s", w[0], w[1], w[2]);
+        if (nw < 2 || strncmp(w[0], "//", 2) == 0) continue;
+        int at = (bk_strcasecmp(w[0], "set") == 0 || bk_strcasecmp(w[0], "seta") == 0) ? 1 : 0;
+        if (at == 1 && nw < 3) continue;
+        const char *key = w[at], *val = w[at + 1];
+        if (bk_strcasecmp(key, "exec") == 0 && at == 0) {
+            read_game_cfg(b, val, depth + 1);
+            continue;
+        }
+        float v;
+        if (bk_parse_floats(val[0] == '"' ? val + 1 : val, &v, 1) != 1) continue;
+        if (bk_strcasecmp(key, "v_gamma") == 0 && v > 0.1f && v < 10) b->display_gamma = v;
+        else if (bk_strcasecmp(key, "r_ambient") == 0 && v >= 0 && v <= 128) b->ambient = v / 64.0f;
+    }
+    free(buf);
+}
 
 /* Which winding do the file's planar triangles use relative to their normals? Counted over the
  * map, so odd surfaces cannot decide it. */
@@ -591,6 +640,7 @@ bk_result bk_q3_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s
      * near 4 units on typical arches) at a third of level 8's triangles */
     b.patch_level = opt->patch_level > 0 ? (opt->patch_level > 64 ? 64 : opt->patch_level) : 4;
     float game_default = default_overbright(opt, &b.engine);
+    b.darkplaces = b.engine && strcmp(b.engine, "darkplaces") == 0;
     b.overbright = opt->overbright == 0 ? game_default : (opt->overbright < 0 ? 0.0f : opt->overbright);
     if (b.overbright > 8) b.overbright = 8;
     bk_ctx tmp;
@@ -608,19 +658,29 @@ bk_result bk_q3_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s
         if (!b.vfs) return BK_ENOMEM;
     }
     if (!(opt->flags & BK_OPT_NO_TEXTURES)) r = bk_q3_shaders_load(b.vfs, &b.lib);
+    /* DarkPlaces games: the light their configs add to lightmaps, and their display gamma */
+    if (r == BK_OK && b.darkplaces && b.vfs && !(opt->flags & BK_OPT_NO_TEXTURES)) read_game_cfg(&b, "default.cfg", 0);
     if (r == BK_OK) r = build_lightmaps(&b);
     int32_t *meshes = NULL;
     if (r == BK_OK) {
-        b.mat = bk_alloc_array(&tmp, (size_t)m->shader_count * 3 + 1, sizeof(int32_t), &r);
+        b.mat = bk_alloc_array(&tmp, (size_t)m->shader_count * 4 + 1, sizeof(int32_t), &r);
+        if (b.mat) b.defs = bk_alloc_array(&tmp, (size_t)m->shader_count + 1, sizeof(*b.defs), &r);
         meshes = bk_alloc_array(&tmp, m->model_count, sizeof(int32_t), &r);
     }
-    if (r == BK_OK && b.mat && meshes) {
-        for (size_t i = 0; i < (size_t)m->shader_count * 3; i++) b.mat[i] = -1;
+    if (r == BK_OK && b.mat && b.defs && meshes) {
+        for (size_t i = 0; i < (size_t)m->shader_count * 4; i++) b.mat[i] = -1;
+        for (uint32_t i = 0; i < m->shader_count; i++) b.defs[i] = bk_q3_shaders_find(&b.lib, m->shaders[i].name);
         for (uint32_t i = 0; i < m->model_count && r == BK_OK; i++) r = build_model(&b, i, &meshes[i]);
         if (r == BK_OK) {
-            bk_entity_layout lay = {meshes, m->model_count, 0};
+            bk_entity_layout lay = {meshes, m->model_count, 0, mover_start, &b};
             r = bk_scene_add_entity_nodes(b.s, &f->entities, opt, &lay);
         }
+        if (r == BK_OK) r = bk_q3_build_sky(&b);
+    }
+    if (r == BK_OK && b.display_gamma > 0 && fabsf(b.display_gamma - 1.0f) > 1e-3f) {
+        char g[32];
+        bk_fmt_num(g, sizeof g, b.display_gamma, 6);
+        r = bk_kv_append(&s->extras, &s->extra_count, "displayGamma", g);
     }
     char mname[128];
     map_name(opt->name, mname, sizeof mname);
@@ -630,9 +690,8 @@ bk_result bk_q3_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s
     }
     free(meshes);
     free(b.mat);
-    for (uint32_t i = 0; i < b.img_count; i++) free(b.img_names[i]);
-    free(b.img_names);
-    free(b.img_index);
+    free(b.defs);
+    bk_q3_imgs_free(&b);
     free(b.pages);
     bk_q3_shaders_free(&b.lib);
     bk_vfs_free(b.vfs);

@@ -6,7 +6,9 @@
  * the base image (the first stage's map / clampMap / animMap that is not $lightmap, $whiteimage or
  * an environment map), whether the shader is sky, nodraw, two-sided, alpha-tested, blended or
  * additive, and whether any stage multiplies in the lightmap. */
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "q3_internal.h"
 
@@ -94,6 +96,170 @@ static bool is_special_image(const char *s)
            bk_strcasecmp(s, "*white") == 0 || s[0] == '$' || s[0] == 0;
 }
 
+/* Up to max numbers from the rest of the line, parentheses ignored ("( 0.5 0.5 1 )"). */
+static int line_numbers(tok_state *t, float *out, int max)
+{
+    char arg[64];
+    int n = 0;
+    while (line_arg(t, arg, sizeof arg)) {
+        char *p = arg;
+        while (*p == '(') p++;
+        if (!*p || *p == ')') continue;
+        float v;
+        if (bk_parse_floats(p, &v, 1) != 1) {
+            /* a number the float range cannot hold counts as 0, as before; a word is skipped */
+            const char *end;
+            bk_strtod(p, &end);
+            if (end == p) continue;
+            v = 0.0f;
+        }
+        if (n < max) out[n] = v;
+        n++;
+    }
+    return n;
+}
+
+static int blend_factor(const char *s, bool *ok)
+{
+    static const char *const names[] = {"gl_zero", "gl_one", "gl_dst_color", "gl_one_minus_dst_color",
+                                        "gl_src_alpha", "gl_one_minus_src_alpha", "gl_dst_alpha",
+                                        "gl_one_minus_dst_alpha", "gl_src_color", "gl_one_minus_src_color",
+                                        "gl_src_alpha_saturate"};
+    for (int i = 0; i < (int)BK_ARRAY_LEN(names); i++)
+        if (bk_strcasecmp(s, names[i]) == 0) return i;
+    *ok = false;
+    return 0;
+}
+
+/* The mean of "wave FUNC BASE AMP PHASE FREQ" over time: what a still picture shows on average. */
+static float wave_mean(const char *func, const float *v, int n)
+{
+    float base = n > 0 ? v[0] : 0, amp = n > 1 ? v[1] : 0;
+    if (bk_strcasecmp(func, "sawtooth") == 0 || bk_strcasecmp(func, "inversesawtooth") == 0) return base + amp * 0.5f;
+    return base;
+}
+
+static float clamp01(float v) { return v < 0 ? 0 : (v > 1 ? 1 : v); }
+
+/* One keyword inside a stage block. */
+static void parse_stage_keyword(tok_state *t, const char *tok, q3_stage *st, q3_shader_def *d, char *img,
+                                size_t img_cap)
+{
+    char arg[256], b2[64];
+    float v[8];
+    if ((bk_strcasecmp(tok, "map") == 0 || bk_strcasecmp(tok, "clampmap") == 0) && line_arg(t, arg, sizeof arg)) {
+        if (bk_strcasecmp(tok, "clampmap") == 0) st->clamp = 1;
+        if (bk_strcasecmp(arg, "$lightmap") == 0) {
+            st->src = Q3_SRC_LIGHTMAP;
+            d->lightmap_stage = 1;
+            d->lighting = 1;
+        } else if (is_special_image(arg)) {
+            st->src = Q3_SRC_WHITE;
+        } else if (!img[0]) {
+            st->src = Q3_SRC_IMAGE;
+            snprintf(img, img_cap, "%s", arg);
+        }
+    } else if (bk_strcasecmp(tok, "animmap") == 0 && line_arg(t, arg, sizeof arg) && line_arg(t, arg, sizeof arg)) {
+        if (!is_special_image(arg) && !img[0]) {
+            st->src = Q3_SRC_IMAGE;
+            snprintf(img, img_cap, "%s", arg);
+        }
+    } else if (bk_strcasecmp(tok, "tcgen") == 0 && line_arg(t, arg, sizeof arg)) {
+        if (bk_strcasecmp(arg, "environment") == 0) st->tcgen = Q3_TC_ENVIRONMENT;
+        else if (bk_strcasecmp(arg, "lightmap") == 0) st->tcgen = Q3_TC_LIGHTMAP;
+        else if (bk_strcasecmp(arg, "vector") == 0) st->tcgen = Q3_TC_VECTOR;
+    } else if (bk_strcasecmp(tok, "tcmod") == 0 && line_arg(t, arg, sizeof arg)) {
+        if (bk_strcasecmp(arg, "scale") == 0) {
+            if (line_numbers(t, v, 2) >= 2) {
+                st->tc_scale[0] *= v[0];
+                st->tc_scale[1] *= v[1];
+            }
+        } else if (bk_strcasecmp(arg, "rotate") == 0 || bk_strcasecmp(arg, "stretch") == 0 ||
+                   bk_strcasecmp(arg, "transform") == 0) {
+            st->uv_moving = 1;
+        }
+    } else if (bk_strcasecmp(tok, "blendfunc") == 0 && line_arg(t, arg, sizeof arg)) {
+        st->blended = 1;
+        if (bk_strcasecmp(arg, "add") == 0) {
+            st->bsrc = Q3_BF_ONE, st->bdst = Q3_BF_ONE;
+        } else if (bk_strcasecmp(arg, "filter") == 0) {
+            st->bsrc = Q3_BF_DST_COLOR, st->bdst = Q3_BF_ZERO;
+        } else if (bk_strcasecmp(arg, "blend") == 0) {
+            st->bsrc = Q3_BF_SRC_ALPHA, st->bdst = Q3_BF_ONE_MINUS_SRC_ALPHA;
+        } else {
+            bool ok = true;
+            int a = blend_factor(arg, &ok);
+            int b = line_arg(t, b2, sizeof b2) ? blend_factor(b2, &ok) : 0;
+            if (ok) st->bsrc = (uint8_t)a, st->bdst = (uint8_t)b;
+            else st->blended = 0, st->bsrc = Q3_BF_ONE, st->bdst = Q3_BF_ZERO;
+        }
+        if (st->bsrc == Q3_BF_ONE && st->bdst == Q3_BF_ZERO) st->blended = 0;
+    } else if (bk_strcasecmp(tok, "rgbgen") == 0 && line_arg(t, arg, sizeof arg)) {
+        st->rgbgen = Q3_GEN_CONST;
+        st->rgb[0] = st->rgb[1] = st->rgb[2] = 1.0f;
+        if (bk_strcasecmp(arg, "const") == 0 || bk_strcasecmp(arg, "constant") == 0) {
+            if (line_numbers(t, v, 3) >= 3)
+                for (int k = 0; k < 3; k++) st->rgb[k] = clamp01(v[k]);
+        } else if (bk_strcasecmp(arg, "wave") == 0 && line_arg(t, b2, sizeof b2)) {
+            int n = line_numbers(t, v, 4);
+            st->rgb[0] = st->rgb[1] = st->rgb[2] = clamp01(wave_mean(b2, v, n));
+        } else if (bk_strcasecmp(arg, "vertex") == 0 || bk_strcasecmp(arg, "exactvertex") == 0 ||
+                   bk_strcasecmp(arg, "lightingdiffuse") == 0) {
+            st->rgbgen = Q3_GEN_VERTEX;
+            d->lighting = 1;
+        } else if (bk_strcasecmp(arg, "oneminusvertex") == 0) {
+            st->rgbgen = Q3_GEN_ONE_MINUS_VERTEX;
+        } else if (bk_strcasecmp(arg, "oneminusentity") == 0) {
+            st->rgb[0] = st->rgb[1] = st->rgb[2] = 0.0f;
+        }
+        /* identity, identityLighting (1 windowed), entity (1 for the world) */
+    } else if (bk_strcasecmp(tok, "alphagen") == 0 && line_arg(t, arg, sizeof arg)) {
+        st->alphagen = Q3_GEN_CONST;
+        st->alpha = 1.0f;
+        if (bk_strcasecmp(arg, "const") == 0 || bk_strcasecmp(arg, "constant") == 0) {
+            if (line_numbers(t, v, 1) >= 1) st->alpha = clamp01(v[0]);
+        } else if (bk_strcasecmp(arg, "wave") == 0 && line_arg(t, b2, sizeof b2)) {
+            int n = line_numbers(t, v, 4);
+            st->alpha = clamp01(wave_mean(b2, v, n));
+        } else if (bk_strcasecmp(arg, "vertex") == 0) {
+            st->alphagen = Q3_GEN_VERTEX;
+        } else if (bk_strcasecmp(arg, "oneminusvertex") == 0) {
+            st->alphagen = Q3_GEN_ONE_MINUS_VERTEX;
+        } else if (bk_strcasecmp(arg, "lightingspecular") == 0) {
+            st->alpha = 0.5f;
+        }
+    } else if (bk_strcasecmp(tok, "alphafunc") == 0) {
+        st->alpha_func = Q3_AF_GE128;
+        if (line_arg(t, arg, sizeof arg)) {
+            if (bk_strcasecmp(arg, "gt0") == 0) st->alpha_func = Q3_AF_GT0;
+            else if (bk_strcasecmp(arg, "lt128") == 0) st->alpha_func = Q3_AF_LT128;
+        }
+    } else if (bk_strcasecmp(tok, "detail") == 0) {
+        st->detail = 1;
+    }
+}
+
+static void stage_init(q3_stage *st)
+{
+    memset(st, 0, sizeof *st);
+    st->src = Q3_SRC_WHITE;
+    st->bsrc = Q3_BF_ONE;
+    st->bdst = Q3_BF_ZERO;
+    st->rgb[0] = st->rgb[1] = st->rgb[2] = 1.0f;
+    st->alpha = 1.0f;
+    st->tc_scale[0] = st->tc_scale[1] = 1.0f;
+}
+
+static void def_free(q3_shader_def *d)
+{
+    free(d->name);
+    free(d->image);
+    free(d->farbox);
+    free(d->nearbox);
+    for (uint32_t i = 0; i < d->stage_count; i++) free(d->stage[i].image);
+    free(d->stage);
+}
+
 bk_result bk_q3_shaders_parse(q3_shader_lib *lib, const char *text, size_t len)
 {
     tok_state t = {text, text + len, false};
@@ -112,28 +278,42 @@ bk_result bk_q3_shaders_parse(q3_shader_lib *lib, const char *text, size_t len)
         }
         q3_shader_def d;
         memset(&d, 0, sizeof d);
+        q3_stage stages[Q3_MAX_STAGES], st;
+        char stage_names[Q3_MAX_STAGES][256];
+        uint32_t nst = 0;
         char editor[256] = {0}, stage_img[256] = {0}, first_img[256] = {0}, farbox[256] = {0};
-        bool have_first = false, stage_blend = false, stage_alpha = false, stage_env = false, stage_add = false;
+        char sky_far[256] = {0}, sky_near[256] = {0};
+        bool have_first = false;
         int depth = 1, stage = 0;
+        stage_init(&st);
         while (depth > 0 && next_token(&t, tok, sizeof tok)) {
             if (strcmp(tok, "{") == 0) {
                 depth++;
                 if (depth == 2) {
                     stage++;
                     stage_img[0] = 0;
-                    stage_blend = stage_alpha = stage_env = stage_add = false;
+                    stage_init(&st);
                 }
                 continue;
             }
             if (strcmp(tok, "}") == 0) {
-                /* the base image: the first textured stage that is not an environment map
-                 * (tcGen environment reflects the view, it is not the surface's texture) */
-                if (depth == 2 && !have_first && stage_img[0] && !stage_env) {
-                    snprintf(first_img, sizeof first_img, "%s", stage_img);
-                    have_first = true;
-                    d.blend = stage_blend;
-                    d.alpha_test = stage_alpha;
-                    d.additive = stage_add;
+                if (depth == 2) {
+                    /* the base image: the first textured stage that is not an environment map
+                     * (tcGen environment reflects the view, it is not the surface's texture) */
+                    bool env = st.tcgen == Q3_TC_ENVIRONMENT;
+                    bool add = st.blended && st.bdst == Q3_BF_ONE &&
+                               (st.bsrc == Q3_BF_ONE || st.bsrc == Q3_BF_SRC_ALPHA);
+                    if (!have_first && stage_img[0] && !env) {
+                        snprintf(first_img, sizeof first_img, "%s", stage_img);
+                        have_first = true;
+                        d.blend = st.blended && st.bsrc == Q3_BF_SRC_ALPHA && st.bdst == Q3_BF_ONE_MINUS_SRC_ALPHA;
+                        d.alpha_test = st.alpha_func != Q3_AF_NONE;
+                        d.additive = add;
+                    }
+                    if (nst < Q3_MAX_STAGES) {
+                        snprintf(stage_names[nst], sizeof stage_names[nst], "%s", stage_img);
+                        stages[nst++] = st;
+                    }
                 }
                 depth--;
                 continue;
@@ -150,33 +330,33 @@ bk_result bk_q3_shaders_parse(q3_shader_lib *lib, const char *text, size_t len)
                     snprintf(editor, sizeof editor, "%s", arg);
                 } else if (bk_strcasecmp(tok, "skyparms") == 0) {
                     d.sky = 1;
-                    /* the far box's front face stands in for a sky without an image stage */
-                    if (line_arg(&t, arg, sizeof arg) && strcmp(arg, "-") != 0 && !farbox[0])
-                        snprintf(farbox, sizeof farbox, "%.240s_ft", arg);
+                    d.has_skyparms = 1;
+                    if (line_arg(&t, arg, sizeof arg)) {
+                        if (strcmp(arg, "-") != 0) {
+                            snprintf(sky_far, sizeof sky_far, "%s", arg);
+                            /* the far box's front face stands in for a sky without an image stage */
+                            if (!farbox[0]) snprintf(farbox, sizeof farbox, "%.240s_ft", arg);
+                        }
+                        if (line_arg(&t, arg, sizeof arg)) {
+                            float h = 0.0f;
+                            bk_parse_floats(arg, &h, 1);
+                            d.cloud_height = h;
+                            if (line_arg(&t, arg, sizeof arg) && strcmp(arg, "-") != 0)
+                                snprintf(sky_near, sizeof sky_near, "%s", arg);
+                        }
+                    }
+                } else if (bk_strcasecmp(tok, "fogparms") == 0) {
+                    float v[4] = {0, 0, 0, 0};
+                    if (line_numbers(&t, v, 4) >= 4) {
+                        d.has_fogparms = 1;
+                        for (int k = 0; k < 3; k++) d.fog_color[k] = clamp01(v[k]);
+                        d.fog_distance = v[3];
+                    }
+                } else if (bk_strcasecmp(tok, "polygonoffset") == 0) {
+                    d.polygon_offset = 1;
                 }
             } else if (depth == 2) {
-                if ((bk_strcasecmp(tok, "map") == 0 || bk_strcasecmp(tok, "clampmap") == 0) &&
-                    line_arg(&t, arg, sizeof arg)) {
-                    if (bk_strcasecmp(arg, "$lightmap") == 0) d.lightmap_stage = 1;
-                    if (!is_special_image(arg) && !stage_img[0]) snprintf(stage_img, sizeof stage_img, "%s", arg);
-                } else if (bk_strcasecmp(tok, "tcgen") == 0 && line_arg(&t, arg, sizeof arg)) {
-                    if (bk_strcasecmp(arg, "environment") == 0) stage_env = true;
-                } else if (bk_strcasecmp(tok, "animmap") == 0 && line_arg(&t, arg, sizeof arg) &&
-                           line_arg(&t, arg, sizeof arg)) {
-                    if (!is_special_image(arg) && !stage_img[0]) snprintf(stage_img, sizeof stage_img, "%s", arg);
-                } else if (bk_strcasecmp(tok, "blendfunc") == 0 && line_arg(&t, arg, sizeof arg)) {
-                    char b2[64] = {0};
-                    line_arg(&t, b2, sizeof b2);
-                    if (bk_strcasecmp(arg, "blend") == 0 ||
-                        (bk_strcasecmp(arg, "gl_src_alpha") == 0 && bk_strcasecmp(b2, "gl_one_minus_src_alpha") == 0))
-                        stage_blend = true;
-                    if (bk_strcasecmp(arg, "add") == 0 ||
-                        ((bk_strcasecmp(arg, "gl_one") == 0 || bk_strcasecmp(arg, "gl_src_alpha") == 0) &&
-                         bk_strcasecmp(b2, "gl_one") == 0))
-                        stage_add = true;
-                } else if (bk_strcasecmp(tok, "alphafunc") == 0) {
-                    stage_alpha = true;
-                }
+                parse_stage_keyword(&t, tok, &st, &d, stage_img, sizeof stage_img);
             }
             skip_line(&t);
         }
@@ -186,10 +366,24 @@ bk_result bk_q3_shaders_parse(q3_shader_lib *lib, const char *text, size_t len)
         d.stages = (uint32_t)stage;
         d.name = bk_strdup(name);
         d.image = first_img[0] ? bk_strdup(first_img) : NULL;
-        if (!d.name || (first_img[0] && !d.image) ||
-            bk_grow((void **)&lib->defs, &lib->cap, lib->count + 1, sizeof(q3_shader_def)) != BK_OK) {
-            free(d.name);
-            free(d.image);
+        d.farbox = sky_far[0] ? bk_strdup(sky_far) : NULL;
+        d.nearbox = sky_near[0] ? bk_strdup(sky_near) : NULL;
+        bool bad = !d.name || (first_img[0] && !d.image) || (sky_far[0] && !d.farbox) || (sky_near[0] && !d.nearbox);
+        if (!bad && nst) {
+            d.stage = calloc(nst, sizeof *d.stage);
+            bad = !d.stage;
+            for (uint32_t i = 0; i < nst && !bad; i++) {
+                d.stage[i] = stages[i];
+                d.stage[i].image = NULL;
+                if (stage_names[i][0]) {
+                    d.stage[i].image = bk_strdup(stage_names[i]);
+                    bad = !d.stage[i].image;
+                }
+                d.stage_count = i + 1;
+            }
+        }
+        if (bad || bk_grow((void **)&lib->defs, &lib->cap, lib->count + 1, sizeof(q3_shader_def)) != BK_OK) {
+            def_free(&d);
             return BK_ENOMEM;
         }
         lib->defs[lib->count++] = d;
@@ -253,10 +447,7 @@ const q3_shader_def *bk_q3_shaders_find(const q3_shader_lib *lib, const char *na
 
 void bk_q3_shaders_free(q3_shader_lib *lib)
 {
-    for (uint32_t i = 0; i < lib->count; i++) {
-        free(lib->defs[i].name);
-        free(lib->defs[i].image);
-    }
+    for (uint32_t i = 0; i < lib->count; i++) def_free(&lib->defs[i]);
     free(lib->defs);
     memset(lib, 0, sizeof *lib);
 }

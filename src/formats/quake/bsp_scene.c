@@ -520,7 +520,7 @@ bk_result bk_quake_build_scene(const bk_file *f, const bk_options *opt, bk_scene
         r = build_model_mesh(&B, &lm, i, name, &model_mesh[i]);
     }
     if (r == BK_OK) {
-        bk_entity_layout lay = {model_mesh, q->model_count, 0};
+        bk_entity_layout lay = {model_mesh, q->model_count, 0, NULL, NULL};
         r = bk_scene_add_entity_nodes(s, &f->entities, opt, &lay);
     }
     free(model_mesh);

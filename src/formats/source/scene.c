@@ -785,7 +785,7 @@ bk_result bk_vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene 
     if (r != BK_OK) goto done;
     for (uint32_t i = 0; i < p->model_count && r == BK_OK; i++) r = build_model(&b, i, &model_mesh[i]);
     if (r == BK_OK) {
-        bk_entity_layout lay = {model_mesh, p->model_count, BK_ENT_ROTATE_BRUSH};
+        bk_entity_layout lay = {model_mesh, p->model_count, BK_ENT_ROTATE_BRUSH, NULL, NULL};
         r = bk_scene_add_entity_nodes(s, &f->entities, opt, &lay);
     }
     /* the sky the map asks for (its faces are the skybox's, not drawn here) */

@@ -1,0 +1,397 @@
+#!/usr/bin/python3
+"""Fidelity harness: a map drawn by the real engine next to bspkit's .glb drawn by three.js.
+
+For each map and each of a few spawn points (info_player_deathmatch, else other player starts)
+the engine renders the view from that spot under Xvfb with software GL (LIBGL_ALWAYS_SOFTWARE=1),
+with noclip, HUD and gun off, fov 90, 640x480, and takes a screenshot:
+  - OpenArena on ioquake3 (Debian 'openarena'): classic renderer (cl_renderer opengl1) unless
+    --renderer says otherwise; 'setviewpos' places the player (the game pushes a teleported player
+    forward a little, so the eye the engine really used is read back with 'viewpos' and that is
+    the camera bspkit's picture uses); pitch is always 0 there.
+  - Nexuiz on DarkPlaces (Debian 'nexuiz'): the player edict's origin, velocity and angles are
+    set with prvm_edictset (pitch can be given), and read back with prvm_edictget.
+Items are switched off in both games (disable_<item> cvars in OpenArena, g_pickup_items 0 in
+Nexuiz), so the pictures show the map. bspkit converts the map with its defaults (plus the game
+data as --game-dir) and tests/tools/render.mjs draws the .glb from the same eye, yaw, pitch and
+field of view (--mode full: texture x lightmap the engines' way). Printed per view: RMSE over
+RGB (0..1) and the ratio of mean brightness (bspkit / engine); written: OUT/NAME-N.png (engine
+left, bspkit right), OUT/results.json, OUT/results.md.
+
+Installs what is missing with apt-get (openarena, nexuiz, xvfb, python3-numpy, python3-pil)
+when it can; exits 77 (skip) when it cannot. Not part of 'make test': one view takes ~20 s.
+
+usage: tests/fidelity/fidelity.py [--game oa|nexuiz|all] [--maps m1,m2] [--spawns 2]
+                                  [--out DIR] [--bspkit PATH] [--renderer opengl1|opengl2]
+                                  [--pitch DEG] [--keep]
+"""
+import argparse, glob, json, os, re, shutil, signal, subprocess, sys, tempfile, time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+W, H = 640, 480
+
+DEFAULT_MAPS = {
+    'oa': ['oa_dm1', 'oa_dm2', 'oa_dm4', 'oa_ctf2', 'aggressor', 'dm4ish', 'oa_bases3', 'kaos2'],
+    'nexuiz': ['toxic', 'aneurysm', 'downer', 'runningman', 'soylent', 'dieselpower'],
+}
+GAMES = {
+    'oa': {'packages': ['openarena'], 'engine': '/usr/lib/ioquake3/ioquake3',
+           'data': '/usr/share/games/openarena/baseoa', 'basepath': '/usr/lib/openarena'},
+    'nexuiz': {'packages': ['nexuiz'], 'engine': '/usr/games/darkplaces',
+               'data': '/usr/share/games/nexuiz/data', 'basepath': '/usr/share/games/nexuiz'},
+}
+
+
+def log(*a):
+    print(*a, file=sys.stderr, flush=True)
+
+
+def skip(why):
+    print(f'SKIP: {why}')
+    sys.exit(77)
+
+
+def apt_install(pkgs):
+    missing = [p for p in pkgs if subprocess.run(['dpkg-query', '-W', '-f=${Status}', p], capture_output=True,
+                                                   text=True).stdout.find('install ok installed') < 0]
+    if not missing:
+        return True
+    sudo = [] if os.geteuid() == 0 else (['sudo', '-n'] if shutil.which('sudo') else None)
+    if sudo is None:
+        return False
+    log('installing:', ' '.join(missing))
+    env = dict(os.environ, DEBIAN_FRONTEND='noninteractive')
+    subprocess.run(sudo + ['apt-get', 'update', '-qq'], env=env, capture_output=True)
+    r = subprocess.run(sudo + ['apt-get', 'install', '-y', '-qq', '--no-install-recommends'] + missing, env=env,
+                       capture_output=True, text=True)
+    return r.returncode == 0
+
+
+def ensure_python_deps():
+    try:
+        import numpy, PIL  # noqa: F401
+        return
+    except ImportError:
+        pass
+    if not apt_install(['python3-numpy', 'python3-pil']):
+        skip('python3-numpy / python3-pil missing and cannot be installed')
+    os.execv('/usr/bin/python3', ['/usr/bin/python3'] + sys.argv)
+
+
+class Xvfb:
+    def __init__(self):
+        self.proc = None
+        self.display = None
+
+    def __enter__(self):
+        for n in range(91, 120):
+            if not os.path.exists(f'/tmp/.X{n}-lock'):
+                self.display = f':{n}'
+                self.proc = subprocess.Popen(['Xvfb', self.display, '-screen', '0', '1024x768x24', '-nolisten', 'tcp'],
+                                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                time.sleep(1.5)
+                if self.proc.poll() is None:
+                    return self
+        raise RuntimeError('no free X display for Xvfb')
+
+    def __exit__(self, *a):
+        if self.proc:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+def find_map(data, name):
+    """The .pk3 holding maps/NAME.bsp (later archives first, as the engines search)."""
+    import zipfile
+    for pk3 in sorted(glob.glob(os.path.join(data, '*.pk3')), reverse=True):
+        try:
+            with zipfile.ZipFile(pk3) as z:
+                if f'maps/{name}.bsp' in z.namelist():
+                    return pk3
+        except zipfile.BadZipFile:
+            pass
+    return None
+
+
+def spawns_of(bspkit, src, count):
+    out = subprocess.run([bspkit, 'entities', '--json', src], capture_output=True, text=True).stdout
+    ents = json.loads(out)
+    pick = []
+    for cls in (r'^info_player_deathmatch$', r'^info_player_start$', r'^(info_player_|team_CTF_)'):
+        pick = [e for e in ents if re.match(cls, e.get('classname', '')) and 'origin' in e]
+        if pick:
+            break
+    items = sorted({e['classname'] for e in ents
+                    if re.match(r'^(weapon_|ammo_|item_|holdable_)', e.get('classname', ''))})
+    chosen = []
+    for i in range(count):
+        if not pick:
+            break
+        e = pick[(i * len(pick)) // count]
+        o = [float(v) for v in e['origin'].split()]
+        yaw = float(e.get('angle', '0') or 0)
+        if 'angles' in e:
+            yaw = float(e['angles'].split()[1])
+        chosen.append({'origin': o, 'yaw': yaw})
+    return chosen, items
+
+
+def wait_for(path, pattern, timeout, start=0):
+    t0 = time.time()
+    while time.time() - t0 < timeout:
+        try:
+            with open(path, errors='replace') as f:
+                f.seek(start)
+                text = f.read()
+            m = re.search(pattern, text)
+            if m:
+                return m, start + m.end()
+        except FileNotFoundError:
+            pass
+        time.sleep(0.2)
+    return None, start
+
+
+def shoot_ioq3(game, mapname, views, items, outdir, display, renderer, extra=()):
+    """One ioquake3 session: the map loaded once, one screenshot per view."""
+    home = tempfile.mkdtemp(prefix='bk-ioq3-')
+    env = dict(os.environ, DISPLAY=display, LIBGL_ALWAYS_SOFTWARE='1')
+    # the engine keeps only 32 '+' commands from its command line: the settings go in a config
+    sets = {'cl_motd': '0', 'r_mode': '-1', 'r_customwidth': str(W), 'r_customheight': str(H),
+            'r_fullscreen': '0', 'com_introplayed': '1', 'cg_drawGun': '0', 'cg_draw2D': '0', 'cg_fov': '90',
+            'con_notifytime': '0', 'sv_pure': '0', 'bot_enable': '0'}
+    sets.update({f'disable_{it}': '1' for it in items})
+    sets.update(dict(extra))
+    os.makedirs(os.path.join(home, 'baseoa'))
+    with open(os.path.join(home, 'baseoa', 'bkshot.cfg'), 'w') as f:
+        f.write(''.join(f'set {k} "{v}"\n' for k, v in sets.items()) + f'devmap {mapname}\n')
+    args = [game['engine'], '+set', 'com_basegame', 'baseoa', '+set', 'fs_basepath', game['basepath'],
+            '+set', 'fs_homepath', home, '+set', 'com_legacyprotocol', '71', '+set', 'com_protocol', '71',
+            '+set', 's_initsound', '0', '+set', 'cl_renderer', renderer, '+exec', 'bkshot.cfg']
+    logpath = os.path.join(home, 'log.txt')
+    lf = open(logpath, 'w')
+    p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=lf, stderr=subprocess.STDOUT, env=env, text=True,
+                         start_new_session=True)
+    shots = []
+    try:
+        m, pos = wait_for(logpath, r'entered the game', 120)
+        if not m:
+            raise RuntimeError(f'ioquake3 did not enter {mapname}')
+        time.sleep(2)
+
+        def cmd(c):
+            p.stdin.write(c + '\n')
+            p.stdin.flush()
+
+        cmd('noclip')
+        for i, v in enumerate(views):
+            o, yaw = v['origin'], v['yaw']
+            target = list(o)
+            eye = None
+            # setviewpos pushes the player forward; read where the eye ended up, correct once
+            for attempt in range(2):
+                cmd(f'setviewpos {target[0]:.0f} {target[1]:.0f} {target[2]:.0f} {yaw:.0f}')
+                time.sleep(2.5)
+                cmd('viewpos')
+                m, pos = wait_for(logpath, r'\((-?\d+) (-?\d+) (-?\d+)\) : (-?\d+)', 20, pos)
+                if not m:
+                    raise RuntimeError('no viewpos answer')
+                eye = [float(m.group(k)) for k in (1, 2, 3)]
+                got_yaw = float(m.group(4))
+                drift = [eye[0] - o[0], eye[1] - o[1]]
+                target = [o[0] - drift[0], o[1] - drift[1], o[2]]
+            name = f'bkshot{i}'
+            cmd(f'screenshot {name}')
+            m, pos = wait_for(logpath, rf'Wrote screenshots/{name}\.tga', 30, pos)
+            if not m:
+                raise RuntimeError('no screenshot')
+            src = os.path.join(home, 'baseoa', 'screenshots', name + '.tga')
+            dst = os.path.join(outdir, f'{mapname}-{i}-engine.tga')
+            shutil.copy(src, dst)
+            shots.append({'engine_image': dst, 'eye': eye, 'yaw': got_yaw, 'pitch': 0.0,
+                          'spawn': o, 'spawn_yaw': yaw})
+        cmd('quit')
+        p.wait(30)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGTERM)
+            try:
+                p.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+        lf.close()
+        if len(shots) < len(views):
+            shutil.copy(logpath, os.path.join(outdir, f'{mapname}-engine.log'))
+        shutil.rmtree(home, ignore_errors=True)
+    return shots
+
+
+def shoot_dp(game, mapname, views, items, outdir, display, pitch, extra=()):
+    """One DarkPlaces session per map, driven by a config of deferred commands."""
+    home = tempfile.mkdtemp(prefix='bk-dp-')
+    os.makedirs(os.path.join(home, 'data'))
+    env = dict(os.environ, DISPLAY=display, LIBGL_ALWAYS_SOFTWARE='1')
+    t = 20.0   # after the welcome messages are gone
+    lines = ['defer %.1f "noclip"' % (t - 1)]
+    for i, v in enumerate(views):
+        o, yaw = v['origin'], v['yaw']
+        lines += [f'defer {t:.1f} "prvm_edictset server 1 origin \\"{o[0]:g} {o[1]:g} {o[2]:g}\\""',
+                  f'defer {t:.1f} "prvm_edictset server 1 velocity \\"0 0 0\\""',
+                  f'defer {t:.1f} "prvm_edictset server 1 angles \\"{pitch:g} {yaw:g} 0\\""',
+                  f'defer {t:.1f} "prvm_edictset server 1 fixangle 1"',
+                  f'defer {t + 2:.1f} "echo BKVIEW {i}"',
+                  f'defer {t + 2:.1f} "prvm_edictget server 1 origin"',
+                  f'defer {t + 2:.1f} "prvm_edictget server 1 view_ofs"',
+                  f'defer {t + 2.5:.1f} "screenshot bkshot{i}.tga"']
+        t += 4
+    lines.append(f'defer {t:.1f} "quit"')
+    with open(os.path.join(home, 'data', 'bkshot.cfg'), 'w') as f:
+        f.write('\n'.join(lines) + '\n')
+    args = [game['engine'], '-nexuiz', '-basedir', game['basepath'], '-userdir', home, '-nosound',
+            '+vid_fullscreen', '0', '+vid_width', str(W), '+vid_height', str(H), '+sv_cheats', '1',
+            '+fov', '90', '+r_drawviewmodel', '0', '+crosshair', '0', '+viewsize', '120',
+            '+con_notify', '0', '+con_notifytime', '0', '+showfps', '0', '+g_pickup_items', '0',
+            '+scr_centertime', '0',
+            ] + [x for k, v in extra for x in ('+' + k, v)] + ['+map', mapname, '+exec', 'bkshot.cfg']
+    logpath = os.path.join(home, 'log.txt')
+    with open(logpath, 'w') as lf:
+        p = subprocess.Popen(args, stdout=lf, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+        try:
+            p.wait(t + 90)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+    text = open(logpath, errors='replace').read()
+    shots = []
+    for i, v in enumerate(views):
+        m = re.search(rf'BKVIEW {i}\s*\n\s*(\S+) (\S+) (\S+)\s*\n\s*(\S+) (\S+) (\S+)', text)
+        src = os.path.join(home, 'data', f'bkshot{i}.tga')
+        if not m or not os.path.exists(src):
+            log(f'  {mapname} view {i}: no screenshot (see {logpath})')
+            continue
+        org = [float(m.group(k)) for k in (1, 2, 3)]
+        ofs = [float(m.group(k)) for k in (4, 5, 6)]
+        eye = [org[k] + ofs[k] for k in range(3)]
+        dst = os.path.join(outdir, f'{mapname}-{i}-engine.tga')
+        shutil.copy(src, dst)
+        shots.append({'engine_image': dst, 'eye': eye, 'yaw': v['yaw'], 'pitch': pitch,
+                      'spawn': v['origin'], 'spawn_yaw': v['yaw']})
+    shutil.rmtree(home, ignore_errors=True)
+    return shots
+
+
+def render_glb(glb, shot, outpng):
+    cam = '%g %g %g %g %g' % (*shot['eye'], shot['yaw'], shot['pitch'])
+    tmp = tempfile.mkdtemp(prefix='bk-render-')
+    r = subprocess.run(['node', os.path.join(ROOT, 'tests', 'tools', 'render.mjs'), '--out', tmp, '--mode', 'full',
+                        '--size', f'{W}x{H}', '--fov', '90', '--camera', cam, '--min-coverage', '0', glb],
+                       capture_output=True, text=True)
+    pngs = glob.glob(os.path.join(tmp, '*.png'))
+    if r.returncode != 0 or not pngs:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise RuntimeError('render.mjs failed: ' + (r.stdout + r.stderr)[-400:])
+    shutil.move(pngs[0], outpng)
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def compare(engine_img, bk_img, sbs):
+    import numpy as np
+    from PIL import Image
+    a = np.asarray(Image.open(engine_img).convert('RGB').resize((W, H))).astype(np.float64)
+    b = np.asarray(Image.open(bk_img).convert('RGB').resize((W, H))).astype(np.float64)
+    rmse = float(np.sqrt(((a - b) ** 2).mean()) / 255.0)
+    ratio = float(b.mean() / max(a.mean(), 1e-6))
+    Image.fromarray(np.concatenate([a, b], 1).astype(np.uint8)).save(sbs)
+    return rmse, ratio, float(a.mean()), float(b.mean())
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--game', default='all', choices=['oa', 'nexuiz', 'all'])
+    ap.add_argument('--maps', default='')
+    ap.add_argument('--spawns', type=int, default=2)
+    ap.add_argument('--out', default=os.path.join(ROOT, 'build', 'fidelity'))
+    ap.add_argument('--bspkit', default=os.path.join(ROOT, 'build', 'bspkit'))
+    ap.add_argument('--renderer', default='opengl1')
+    ap.add_argument('--pitch', type=float, default=0.0, help='view pitch for DarkPlaces (ioquake3: always 0)')
+    ap.add_argument('--keep', action='store_true', help='keep the engine screenshots and bspkit renders')
+    ap.add_argument('--set', nargs=2, action='append', default=[], metavar=('CVAR', 'VALUE'),
+                    help='an engine cvar for the screenshots (repeatable)')
+    ap.add_argument('--convert-arg', action='append', default=[], help='an extra bspkit convert option')
+    a = ap.parse_args()
+    ensure_python_deps()
+    if not os.path.exists(a.bspkit):
+        skip(f'{a.bspkit} not built')
+    if not shutil.which('node') or not os.path.isdir(os.path.join(ROOT, 'tests', 'tools', 'node_modules', 'three')):
+        skip('node / tests/tools node_modules missing (scripts/install-deps --test)')
+    games = ['oa', 'nexuiz'] if a.game == 'all' else [a.game]
+    if not shutil.which('Xvfb') and not apt_install(['xvfb']):
+        skip('Xvfb missing and cannot be installed')
+    os.makedirs(a.out, exist_ok=True)
+    results = []
+    with Xvfb() as x:
+        for g in games:
+            game = GAMES[g]
+            if not os.path.exists(game['engine']) and not apt_install(game['packages']):
+                log(f'SKIP {g}: {" ".join(game["packages"])} cannot be installed')
+                continue
+            maps = a.maps.split(',') if a.maps else DEFAULT_MAPS[g]
+            for name in maps:
+                pk3 = find_map(game['data'], name)
+                if not pk3:
+                    log(f'{g} {name}: not in {game["data"]}')
+                    continue
+                src = f'{pk3}:maps/{name}.bsp'
+                views, items = spawns_of(a.bspkit, src, a.spawns)
+                if not views:
+                    log(f'{g} {name}: no spawn points')
+                    continue
+                glb = os.path.join(a.out, f'{name}.glb')
+                r = subprocess.run([a.bspkit, 'convert', src, '-o', glb, '--game-dir', game['data'], '-q'] + a.convert_arg,
+                                   capture_output=True, text=True)
+                if r.returncode != 0:
+                    log(f'{g} {name}: convert failed: {r.stderr[-300:]}')
+                    continue
+                log(f'{g} {name}: {len(views)} views')
+                try:
+                    if g == 'oa':
+                        shots = shoot_ioq3(game, name, views, items, a.out, x.display, a.renderer, a.set)
+                    else:
+                        shots = shoot_dp(game, name, views, items, a.out, x.display, a.pitch, a.set)
+                except Exception as e:  # noqa: BLE001
+                    log(f'{g} {name}: engine failed: {e}')
+                    continue
+                for i, s in enumerate(shots):
+                    bkpng = os.path.join(a.out, f'{name}-{i}-bspkit.png')
+                    render_glb(glb, s, bkpng)
+                    sbs = os.path.join(a.out, f'{name}-{i}.png')
+                    rmse, ratio, ma, mb = compare(s['engine_image'], bkpng, sbs)
+                    row = {'game': g, 'map': name, 'view': i, 'eye': s['eye'], 'yaw': s['yaw'], 'pitch': s['pitch'],
+                           'rmse': round(rmse, 4), 'brightness_ratio': round(ratio, 3),
+                           'engine_mean': round(ma, 1), 'bspkit_mean': round(mb, 1), 'image': sbs}
+                    results.append(row)
+                    print(f'{g:7s} {name:16s} view {i}  eye {" ".join("%g" % v for v in s["eye"]):>22s} yaw {s["yaw"]:5g}'
+                          f'  RMSE {rmse:.4f}  brightness {ratio:.3f}', flush=True)
+                    if not a.keep:
+                        os.remove(s['engine_image'])
+                        os.remove(bkpng)
+    with open(os.path.join(a.out, 'results.json'), 'w') as f:
+        json.dump(results, f, indent=1)
+    with open(os.path.join(a.out, 'results.md'), 'w') as f:
+        f.write('| game | map | view | eye (x y z) | yaw | RMSE | brightness (bspkit/engine) |\n|---|---|---|---|---|---|---|\n')
+        for r in results:
+            f.write(f"| {r['game']} | {r['map']} | {r['view']} | {' '.join('%g' % v for v in r['eye'])} | {r['yaw']:g} "
+                    f"| {r['rmse'] * 100:.1f}% | {r['brightness_ratio']:.2f} |\n")
+    if results:
+        import statistics
+        print(f'{len(results)} views: median RMSE {statistics.median(r["rmse"] for r in results):.4f}, '
+              f'median brightness {statistics.median(r["brightness_ratio"] for r in results):.3f}; '
+              f'within 4% RMSE: {sum(r["rmse"] <= 0.04 for r in results)}, within 15% brightness: '
+              f'{sum(abs(r["brightness_ratio"] - 1) <= 0.15 for r in results)}')
+    return 0 if results else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())
