@@ -175,19 +175,24 @@ int32_t bk_scene_find_material(const bk_scene *s, const char *name);
 /* ---- lightmap atlas ------------------------------------------------------------------ */
 /* Two phases: add every rectangle, pack once, then read each rectangle's position. */
 typedef struct bk_atlas bk_atlas;
-/* max_size: largest width/height of the atlas; pad: border of duplicated edge texels kept around
- * each rectangle (1 recommended for bilinear filtering). */
+/* max_size: largest width/height of the atlas (0: 8192, see bk_limits.max_atlas_size); pad: border
+ * of duplicated edge texels kept around each rectangle (1 recommended for bilinear filtering). */
 bk_atlas *bk_atlas_new(uint32_t max_size, uint32_t pad);
-/* Copy a w x h RGBA rectangle into the atlas; *id identifies it. */
+/* Copy a w x h RGBA rectangle into the atlas; *id identifies it. rgba may be NULL: the rectangle is
+ * then drawn by the fill callback when the image is made (no copy of its pixels is kept). */
 bk_result bk_atlas_add(bk_atlas *a, uint32_t w, uint32_t h, const uint8_t *rgba, uint32_t *id);
-/* Place every rectangle (tallest first, shelves, smallest power-of-two size that fits).
- * BK_ELIMIT when they cannot fit in max_size x max_size. */
+/* Draws rectangle id (added without pixels) at dst: its w x h RGBA texels, rows stride bytes apart. */
+typedef void (*bk_atlas_fill_fn)(void *user, uint32_t id, uint8_t *dst, size_t stride);
+void bk_atlas_set_fill(bk_atlas *a, bk_atlas_fill_fn fn, void *user);
+/* Place every rectangle (tallest first, bottom-left on a skyline) into the smallest image found,
+ * of any size (not a power of two). BK_ELIMIT when they cannot fit in max_size x max_size. */
 bk_result bk_atlas_pack(bk_atlas *a);
 uint32_t bk_atlas_count(const bk_atlas *a);
 /* After packing: top-left texel of rectangle id (inside its padding). */
 void bk_atlas_rect(const bk_atlas *a, uint32_t id, uint32_t *x, uint32_t *y);
 void bk_atlas_size(const bk_atlas *a, uint32_t *w, uint32_t *h);
-/* After packing: render into a new image of the scene (marked is_lightmap). */
+/* After packing: render into a new image of the scene (marked is_lightmap); texels outside every
+ * rectangle and its padding are opaque black. */
 bk_result bk_atlas_to_image(const bk_atlas *a, bk_scene *s, const char *name, int32_t *out);
 void bk_atlas_free(bk_atlas *a);
 

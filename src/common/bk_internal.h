@@ -14,6 +14,8 @@
 #include "bspkit/scene.h"
 
 #define BK_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+/* bk_limits.max_atlas_size when zero */
+#define BK_DEFAULT_MAX_ATLAS 8192u
 
 #if defined(__GNUC__) || defined(__clang__)
 #define BK_PRINTF(a, b) __attribute__((format(printf, a, b)))

@@ -1,9 +1,14 @@
-/* Lightmap atlas: shelf packing of padded rectangles into the smallest power-of-two image. */
+/* Lightmap atlas: skyline (bottom-left) packing of padded rectangles into a tight image of any
+ * size (glTF needs no power-of-two images), at most max_size on a side.
+ *
+ * The pixels of all rectangles live in one arena (one allocation, not one per rectangle);
+ * rectangles added without pixels are drawn by a fill callback straight into the final image,
+ * so the pages are never held twice. */
 #include "../common/bk_internal.h"
 
 typedef struct rect {
     uint32_t w, h, x, y;
-    uint8_t *px;
+    size_t px;            /* offset into the arena, or SIZE_MAX: drawn by the fill callback */
 } rect;
 
 struct bk_atlas {
@@ -12,13 +17,16 @@ struct bk_atlas {
     uint32_t max_size, pad;
     uint32_t width, height;
     bool packed;
+    bk_buf arena;
+    bk_atlas_fill_fn fill;
+    void *fill_user;
 };
 
 bk_atlas *bk_atlas_new(uint32_t max_size, uint32_t pad)
 {
     bk_atlas *a = calloc(1, sizeof *a);
     if (!a) return NULL;
-    a->max_size = max_size ? max_size : 8192;
+    a->max_size = max_size ? max_size : BK_DEFAULT_MAX_ATLAS;
     a->pad = pad;
     return a;
 }
@@ -26,73 +34,132 @@ bk_atlas *bk_atlas_new(uint32_t max_size, uint32_t pad)
 void bk_atlas_free(bk_atlas *a)
 {
     if (!a) return;
-    for (uint32_t i = 0; i < a->count; i++) free(a->r[i].px);
+    bk_buf_free(&a->arena);
     free(a->r);
     free(a);
 }
 
 uint32_t bk_atlas_count(const bk_atlas *a) { return a->count; }
 
+void bk_atlas_set_fill(bk_atlas *a, bk_atlas_fill_fn fn, void *user)
+{
+    a->fill = fn;
+    a->fill_user = user;
+}
+
 bk_result bk_atlas_add(bk_atlas *a, uint32_t w, uint32_t h, const uint8_t *rgba, uint32_t *id)
 {
     if (!w || !h || w > a->max_size || h > a->max_size) return BK_ELIMIT;
     BK_TRY(bk_grow((void **)&a->r, &a->cap, a->count + 1, sizeof(rect)));
-    size_t bytes = (size_t)w * h * 4;
-    uint8_t *px = malloc(bytes);
-    if (!px) return BK_ENOMEM;
-    memcpy(px, rgba, bytes);
     rect *r = &a->r[a->count];
     r->w = w;
     r->h = h;
     r->x = r->y = 0;
-    r->px = px;
+    r->px = SIZE_MAX;
+    if (rgba) {
+        size_t bytes = (size_t)w * h * 4;
+        r->px = a->arena.size;
+        if (!bk_buf_append(&a->arena, rgba, bytes)) return BK_ENOMEM;
+    }
     if (id) *id = a->count;
     a->count++;
     a->packed = false;
     return BK_OK;
 }
 
-/* Try to place all rectangles (in order) on shelves of a W-wide strip; returns the height used. */
-static uint64_t shelf(bk_atlas *a, const uint32_t *order, uint32_t W, bool commit)
+/* ---- skyline packing ------------------------------------------------------------------------ */
+
+typedef struct seg {
+    uint32_t x, y, w;   /* a stretch of the skyline: [x, x+w) is filled up to y */
+} seg;
+
+/* Place every rectangle (in order) bottom-left on a skyline of width W, at most maxh high.
+ * Returns the height used (UINT64_MAX: does not fit) and the width used in *used_w. */
+static uint64_t skyline(bk_atlas *a, const uint32_t *order, uint32_t W, uint32_t maxh, bool commit, seg *sk,
+                        uint32_t *used_w)
 {
-    uint64_t x = 0, y = 0, shelf_h = 0;
-    uint32_t p2 = a->pad * 2;
+    uint32_t n = 1, p2 = a->pad * 2;
+    uint64_t top = 0, right = 0;
+    sk[0] = (seg){0, 0, W};
     for (uint32_t k = 0; k < a->count; k++) {
         rect *r = &a->r[order[k]];
-        uint64_t w = (uint64_t)r->w + p2, h = (uint64_t)r->h + p2;
-        if (w > W) return UINT64_MAX;
-        if (x + w > W) {
-            y += shelf_h;
-            x = 0;
-            shelf_h = 0;
+        uint32_t rw = r->w + p2, rh = r->h + p2;
+        if (rw > W) return UINT64_MAX;
+        uint32_t best_y = UINT32_MAX, best_i = 0;
+        for (uint32_t i = 0; i < n && sk[i].x + rw <= W; i++) {
+            /* the rectangle's bottom is the highest segment under [x, x+rw) */
+            uint32_t y = 0, left = rw;
+            for (uint32_t j = i; left; j++) {
+                if (sk[j].y > y) y = sk[j].y;
+                if (y >= best_y) break;
+                if (sk[j].w >= left) break;
+                left -= sk[j].w;
+            }
+            if (y < best_y) {
+                best_y = y;
+                best_i = i;
+            }
         }
+        if (best_y == UINT32_MAX || (uint64_t)best_y + rh > maxh) return UINT64_MAX;
+        uint32_t x = sk[best_i].x;
         if (commit) {
-            r->x = (uint32_t)(x + a->pad);
-            r->y = (uint32_t)(y + a->pad);
+            r->x = x + a->pad;
+            r->y = best_y + a->pad;
         }
-        x += w;
-        if (h > shelf_h) shelf_h = h;
+        if ((uint64_t)best_y + rh > top) top = (uint64_t)best_y + rh;
+        if ((uint64_t)x + rw > right) right = (uint64_t)x + rw;
+        /* the new segment replaces [x, x+rw): insert it, then trim or drop the ones it covers */
+        memmove(&sk[best_i + 1], &sk[best_i], (n - best_i) * sizeof *sk);
+        sk[best_i] = (seg){x, best_y + rh, rw};
+        n++;
+        uint32_t end = x + rw, j = best_i + 1;
+        while (j < n && sk[j].x < end) {
+            uint32_t se = sk[j].x + sk[j].w;
+            if (se <= end) {
+                memmove(&sk[j], &sk[j + 1], (n - j - 1) * sizeof *sk);
+                n--;
+            } else {
+                sk[j].w = se - end;
+                sk[j].x = end;
+                break;
+            }
+        }
+        /* merge neighbours of equal height */
+        for (uint32_t i = best_i > 0 ? best_i - 1 : 0; i + 1 < n && i <= best_i + 1;) {
+            if (sk[i].y == sk[i + 1].y) {
+                sk[i].w += sk[i + 1].w;
+                memmove(&sk[i + 1], &sk[i + 2], (n - i - 2) * sizeof *sk);
+                n--;
+            } else {
+                i++;
+            }
+        }
     }
-    return y + shelf_h;
+    *used_w = (uint32_t)right;
+    return top;
 }
 
-static int cmp_height(const uint32_t *pa, const uint32_t *pb, const bk_atlas *a)
+/* orders tried: tallest first (shelves of equal height), widest first, largest side first */
+static int cmp_rect(const uint32_t *pa, const uint32_t *pb, const bk_atlas *a, int how)
 {
     const rect *x = &a->r[*pa], *y = &a->r[*pb];
-    if (x->h != y->h) return x->h > y->h ? -1 : 1;
-    if (x->w != y->w) return x->w > y->w ? -1 : 1;
+    uint32_t kx = how == 0 ? x->h : how == 1 ? x->w : (x->w > x->h ? x->w : x->h);
+    uint32_t ky = how == 0 ? y->h : how == 1 ? y->w : (y->w > y->h ? y->w : y->h);
+    if (kx != ky) return kx > ky ? -1 : 1;
+    uint32_t sx = how == 0 ? x->w : x->h, sy = how == 0 ? y->w : y->h;
+    if (sx != sy) return sx > sy ? -1 : 1;
     return *pa < *pb ? -1 : 1;
 }
 
 /* stable merge sort with a context (qsort_r is not portable C11) */
-static void sort_ids(uint32_t *v, uint32_t *tmp, uint32_t n, const bk_atlas *a)
+static void sort_ids(uint32_t *v, uint32_t *tmp, uint32_t n, const bk_atlas *a, int how)
 {
     if (n < 2) return;
     uint32_t m = n / 2;
-    sort_ids(v, tmp, m, a);
-    sort_ids(v + m, tmp, n - m, a);
+    sort_ids(v, tmp, m, a, how);
+    sort_ids(v + m, tmp, n - m, a, how);
     uint32_t i = 0, j = m, k = 0;
-    while (i < m && j < n) tmp[k++] = cmp_height(&v[i], &v[j], a) <= 0 ? v[i++] : v[j++];
+    while (i < m && j < n) tmp[k++] = cmp_rect(&v[i], &v[j], a, how) <= 0 ? v[i++] : v[j++];
     while (i < m) tmp[k++] = v[i++];
     while (j < n) tmp[k++] = v[j++];
     memcpy(v, tmp, n * sizeof *v);
@@ -105,38 +172,71 @@ bk_result bk_atlas_pack(bk_atlas *a)
         a->packed = true;
         return BK_OK;
     }
-    uint32_t *order = malloc(a->count * sizeof *order), *tmp = malloc(a->count * sizeof *tmp);
-    if (!order || !tmp) {
+    uint32_t n = a->count;
+    uint32_t *order = malloc(3 * (size_t)n * sizeof *order), *tmp = malloc(n * sizeof *tmp);
+    seg *sk = malloc(((size_t)n + 2) * sizeof *sk);
+    if (!order || !tmp || !sk) {
         free(order);
         free(tmp);
+        free(sk);
         return BK_ENOMEM;
     }
-    for (uint32_t i = 0; i < a->count; i++) order[i] = i;
-    sort_ids(order, tmp, a->count, a);
-    free(tmp);
-    /* total area gives the first width to try */
-    uint64_t area = 0;
-    for (uint32_t i = 0; i < a->count; i++)
-        area += (uint64_t)(a->r[i].w + 2 * a->pad) * (a->r[i].h + 2 * a->pad);
-    uint32_t W = 16;
-    while ((uint64_t)W * W < area && W < a->max_size) W *= 2;
-    for (;;) {
-        uint64_t h = shelf(a, order, W, false);
-        if (h != UINT64_MAX && h <= W) {
-            shelf(a, order, W, true);
-            uint32_t H = 1;
-            while (H < h) H *= 2;
-            a->width = W;
-            a->height = H;
-            a->packed = true;
-            free(order);
-            return BK_OK;
-        }
-        if (W >= a->max_size) break;
-        W *= 2;
+    for (int how = 0; how < 3; how++) {
+        for (uint32_t i = 0; i < n; i++) order[(size_t)how * n + i] = i;
+        sort_ids(order + (size_t)how * n, tmp, n, a, how);
     }
+    free(tmp);
+    /* widths to try: around the square root of the padded area, and whole multiples of the widest
+     * rectangle (Quake 3's equal pages then sit in a grid without a ragged edge) */
+    uint64_t area = 0, wmax = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t w = a->r[i].w + 2ull * a->pad, h = a->r[i].h + 2ull * a->pad;
+        area += w * h;
+        if (w > wmax) wmax = w;
+    }
+    uint64_t side = 1;
+    while (side * side < area) side++;
+    uint64_t cand[24];
+    int nc = 0;
+    static const uint32_t pct[] = {100, 105, 110, 120, 130, 145, 160, 180, 200};
+    for (size_t i = 0; i < sizeof pct / sizeof pct[0]; i++) cand[nc++] = (side * pct[i] + 99) / 100;
+    uint64_t k0 = side / wmax;
+    for (uint64_t k = k0 > 1 ? k0 - 1 : 1; k <= k0 + 3; k++) cand[nc++] = k * wmax;
+    cand[nc++] = a->max_size;
+    uint64_t best_area = UINT64_MAX, best_side = 0;
+    uint32_t best_w = 0;
+    int best_how = 0;
+    for (int i = 0; i < nc; i++) {
+        uint64_t W = cand[i] < wmax ? wmax : cand[i];
+        if (W > a->max_size) W = a->max_size;
+        bool seen = false;
+        for (int j = 0; j < i; j++) seen |= (cand[j] < wmax ? wmax : (cand[j] > a->max_size ? a->max_size : cand[j])) == W;
+        if (seen) continue;
+        for (int how = 0; how < 3; how++) {
+            uint32_t used = 0;
+            uint64_t h = skyline(a, order + (size_t)how * n, (uint32_t)W, a->max_size, false, sk, &used);
+            if (h == UINT64_MAX) continue;
+            uint64_t ar = (uint64_t)used * h, sd = used > h ? used : h;
+            if (ar < best_area || (ar == best_area && sd < best_side)) {
+                best_area = ar;
+                best_side = sd;
+                best_w = (uint32_t)W;
+                best_how = how;
+            }
+        }
+    }
+    bk_result r = BK_ELIMIT;
+    if (best_w) {
+        uint32_t used = 0;
+        uint64_t h = skyline(a, order + (size_t)best_how * n, best_w, a->max_size, true, sk, &used);
+        a->width = used;
+        a->height = (uint32_t)h;
+        a->packed = true;
+        r = BK_OK;
+    }
+    free(sk);
     free(order);
-    return BK_ELIMIT;
+    return r;
 }
 
 void bk_atlas_rect(const bk_atlas *a, uint32_t id, uint32_t *x, uint32_t *y)
@@ -151,28 +251,50 @@ void bk_atlas_size(const bk_atlas *a, uint32_t *w, uint32_t *h)
     *h = a->height;
 }
 
+/* Copy a rectangle's edge texels outwards into its padding (what bilinear filtering reads at
+ * the rectangle's border). */
+static void pad_rect(uint8_t *img, size_t W, const rect *r, uint32_t pad)
+{
+    for (uint32_t y = 0; y < r->h; y++) {
+        uint32_t *row = (uint32_t *)(void *)(img + ((size_t)(r->y + y) * W + r->x) * 4);
+        for (uint32_t k = 1; k <= pad; k++) {
+            row[-(int64_t)k] = row[0];
+            row[r->w - 1 + k] = row[r->w - 1];
+        }
+    }
+    size_t span = ((size_t)r->w + 2 * pad) * 4;
+    const uint8_t *first = img + ((size_t)r->y * W + r->x - pad) * 4;
+    const uint8_t *last = img + ((size_t)(r->y + r->h - 1) * W + r->x - pad) * 4;
+    for (uint32_t k = 1; k <= pad; k++) {
+        memcpy(img + ((size_t)(r->y - k) * W + r->x - pad) * 4, first, span);
+        memcpy(img + ((size_t)(r->y + r->h - 1 + k) * W + r->x - pad) * 4, last, span);
+    }
+}
+
 bk_result bk_atlas_to_image(const bk_atlas *a, bk_scene *s, const char *name, int32_t *out)
 {
     if (!a->packed) return BK_EARG;
     size_t W = a->width, H = a->height;
-    uint8_t *img = calloc(W * H, 4);
+    /* not calloc: every texel is written once below (opaque black where no rectangle is) */
+    uint32_t *img = malloc(W * H * 4);
     if (!img) return BK_ENOMEM;
-    for (size_t i = 0; i < W * H; i++) img[i * 4 + 3] = 255;
-    int32_t pad = (int32_t)a->pad;
+    uint32_t black;
+    memcpy(&black, (const uint8_t[4]){0, 0, 0, 255}, 4);
+    for (size_t i = 0; i < W * H; i++) img[i] = black;
+    uint8_t *px = (uint8_t *)img;
     for (uint32_t k = 0; k < a->count; k++) {
         const rect *r = &a->r[k];
-        for (int32_t y = -pad; y < (int32_t)r->h + pad; y++) {
-            int32_t sy = y < 0 ? 0 : (y >= (int32_t)r->h ? (int32_t)r->h - 1 : y);
-            for (int32_t x = -pad; x < (int32_t)r->w + pad; x++) {
-                int32_t sx = x < 0 ? 0 : (x >= (int32_t)r->w ? (int32_t)r->w - 1 : x);
-                size_t d = ((size_t)(r->y + y) * W + (size_t)(r->x + x)) * 4;
-                const uint8_t *src = r->px + ((size_t)sy * r->w + (size_t)sx) * 4;
-                memcpy(img + d, src, 4);
-            }
+        uint8_t *dst = px + ((size_t)r->y * W + r->x) * 4;
+        if (r->px != SIZE_MAX) {
+            const uint8_t *src = a->arena.data + r->px;
+            for (uint32_t y = 0; y < r->h; y++) memcpy(dst + (size_t)y * W * 4, src + (size_t)y * r->w * 4, (size_t)r->w * 4);
+        } else if (a->fill) {
+            a->fill(a->fill_user, k, dst, W * 4);
         }
+        pad_rect(px, W, r, a->pad);
     }
     int32_t idx;
-    bk_result res = bk_scene_add_image(s, name, (uint32_t)W, (uint32_t)H, img, &idx);
+    bk_result res = bk_scene_add_image(s, name, (uint32_t)W, (uint32_t)H, px, &idx);
     if (res != BK_OK) {
         free(img);
         return res;

@@ -216,7 +216,8 @@ static void test_atlas(void)
     CHECK(bk_atlas_pack(a) == BK_OK);
     uint32_t w, h;
     bk_atlas_size(a, &w, &h);
-    CHECK(w <= 64 && h <= 64 && (w & (w - 1)) == 0 && (h & (h - 1)) == 0);
+    CHECK(w <= 64 && h <= 64);
+    CHECK((uint64_t)w * h <= 14 * 30); /* 5 rectangles of 12 x 4..8 with padding: 12 x 30 texels, nearly tight */
     /* rectangles (with padding) do not overlap */
     for (int i = 0; i < 5; i++)
         for (int j = i + 1; j < 5; j++) {

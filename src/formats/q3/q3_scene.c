@@ -52,6 +52,37 @@ static void map_name(const char *path, char *out, size_t cap)
 
 /* ---- lightmaps ----------------------------------------------------------------------------- */
 
+/* Internal pages are drawn straight into the atlas image (no copy of them is kept): RGB from the
+ * lump, with the engine's brightness shift. */
+typedef struct page_fill {
+    const bk_q3_map *m;
+    const uint32_t *page_of_id;
+    float gain;
+    int ambient;    /* added after the shift (DarkPlaces' r_ambient), 0..255 */
+} page_fill;
+
+static void add_ambient(uint8_t *o, int add)
+{
+    for (int c = 0; c < 3; c++) o[c] = (uint8_t)(o[c] + add > 255 ? 255 : o[c] + add);
+}
+
+static void fill_page(void *user, uint32_t id, uint8_t *dst, size_t stride)
+{
+    const page_fill *pf = user;
+    const uint8_t *src = pf->m->lightmaps + (size_t)pf->page_of_id[id] * Q3_LIGHTMAP_BYTES;
+    for (uint32_t y = 0; y < 128; y++, dst += stride, src += 128 * 3) {
+        for (uint32_t x = 0; x < 128; x++) {
+            uint8_t *o = dst + x * 4;
+            o[0] = src[x * 3];
+            o[1] = src[x * 3 + 1];
+            o[2] = src[x * 3 + 2];
+            o[3] = 255;
+            bk_q3_color_shift(o, pf->gain);
+            if (pf->ambient) add_ambient(o, pf->ambient);
+        }
+    }
+}
+
 static bk_result build_lightmaps(q3_builder *b)
 {
     const bk_q3_map *m = b->m;
@@ -65,45 +96,32 @@ static bk_result build_lightmaps(q3_builder *b)
     if (!b->pages) return r;
     b->page_count = n;
     bk_atlas *a = bk_atlas_new(tmp.opt.limits.max_atlas_size, 1);
-    if (!a) return BK_ENOMEM;
-    uint32_t *ids = calloc(n, sizeof *ids);
-    uint8_t *px = NULL;
-    if (!ids) {
-        bk_atlas_free(a);
-        return BK_ENOMEM;
-    }
-    char mname[128];
-    map_name(b->opt->name, mname, sizeof mname);
+    uint32_t *ids = calloc(n, sizeof *ids), *page_of_id = calloc(n, sizeof *page_of_id);
     /* only pages some surface uses: deluxe maps (q3map2 -deluxe interleaves light direction pages
      * at odd numbers) and unused pages stay out of the atlas */
     uint8_t *used = calloc(n, 1);
-    if (!used) {
-        free(ids);
-        bk_atlas_free(a);
-        return BK_ENOMEM;
+    uint8_t *px = NULL;
+    if (!a || !ids || !page_of_id || !used) {
+        r = BK_ENOMEM;
+        goto done;
     }
+    char mname[128];
+    map_name(b->opt->name, mname, sizeof mname);
     for (uint32_t i = 0; i < m->surface_count; i++) {
         int32_t lm = m->surfaces[i].lightmap;
         if (lm >= 0 && (uint32_t)lm < n && m->surfaces[i].type != BK_Q3_MST_FLARE) used[lm] = 1;
     }
+    float gain = bk_q3_gain(b);
+    int ambient = b->ambient > 0 ? (int)(b->ambient * 255.0f + 0.5f) : 0;
+    page_fill pf = {m, page_of_id, gain, ambient};
+    bk_atlas_set_fill(a, fill_page, &pf);
     uint32_t added = 0, missing_run = 0;
     for (uint32_t i = 0; i < n && r == BK_OK; i++) {
         if (!used[i]) continue;
         /* external pages: give up after a long run of missing files (a map without its lightmaps) */
         if (missing_run >= 16) break;
         uint32_t w = 128, h = 128;
-        if (m->lightmap_count) {
-            px = malloc(128 * 128 * 4);
-            if (!px) {
-                r = BK_ENOMEM;
-                break;
-            }
-            const uint8_t *src = m->lightmaps + (size_t)i * Q3_LIGHTMAP_BYTES;
-            for (size_t k = 0; k < 128 * 128; k++) {
-                memcpy(px + k * 4, src + k * 3, 3);
-                px[k * 4 + 3] = 255;
-            }
-        } else {
+        if (!m->lightmap_count) {
             /* external: maps/NAME/lm_NNNN.tga in the search paths, or NAME/lm_NNNN.tga beside the map */
             char p1[300], p2[300];
             snprintf(p1, sizeof p1, "maps/%s/lm_%04u.tga", mname, i);
@@ -125,14 +143,12 @@ static bk_result build_lightmaps(q3_builder *b)
                 warn(b);
                 continue;
             }
+            for (size_t k = 0; k < (size_t)w * h; k++) {
+                bk_q3_color_shift(px + k * 4, gain);
+                if (ambient) add_ambient(px + k * 4, ambient);
+            }
         }
-        float gain = bk_q3_gain(b);
-        for (size_t k = 0; k < (size_t)w * h; k++) bk_q3_color_shift(px + k * 4, gain);
-        if (b->ambient > 0) {
-            int add = (int)(b->ambient * 255.0f + 0.5f);
-            for (size_t k = 0; k < (size_t)w * h; k++)
-                for (int c = 0; c < 3; c++) px[k * 4 + c] = (uint8_t)(px[k * 4 + c] + add > 255 ? 255 : px[k * 4 + c] + add);
-        }
+        /* internal pages (px NULL) are drawn by fill_page */
         r = bk_atlas_add(a, w, h, px, &ids[i]);
         free(px);
         px = NULL;
@@ -142,6 +158,7 @@ static bk_result build_lightmaps(q3_builder *b)
             continue;
         }
         if (r == BK_OK) {
+            page_of_id[ids[i]] = i;
             b->pages[i].ok = true;
             b->pages[i].w = w;
             b->pages[i].h = h;
@@ -151,7 +168,7 @@ static bk_result build_lightmaps(q3_builder *b)
     if (r == BK_OK && added) {
         r = bk_atlas_pack(a);
         if (r == BK_ELIMIT) {
-            /* too many pages for one 8192 atlas: keep the scene, drop the lightmaps */
+            /* too many pages for one atlas of the largest size allowed: keep the scene, drop the lightmaps */
             warn(b);
             for (uint32_t i = 0; i < n; i++) b->pages[i].ok = false;
             r = BK_OK;
@@ -165,8 +182,10 @@ static bk_result build_lightmaps(q3_builder *b)
             r = bk_atlas_to_image(a, b->s, "lightmap_atlas", &b->atlas_image);
         }
     }
+done:
     free(used);
     free(ids);
+    free(page_of_id);
     bk_atlas_free(a);
     return r;
 }

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Lightmap atlas: for every fetched Quake 3 map (OpenArena pages from the lightmap lump, Nexuiz
+# pages from the lm_NNNN.tga files of its game archive) and a few Quake 1 / BSP2 / GoldSrc / Source
+# maps, every lightmap sampled through the exported lightmap UVs from the decoded atlas PNG equals
+# the source lightmap after the same brightness processing, with its one-texel border of edge
+# texels (tests/tools/atlas_check.py reads the maps itself); Quake 3 atlases are packed tightly
+# (at most 1.1 x the area of their padded pages), and every .glb passes the Khronos validator.
+# args: CLI SHARED FETCHED WORK
+source "$BK_TESTS/lib.sh"
+bk_init "$@"
+shopt -s nullglob
+CHECK=(/usr/bin/python3 "$BK_TESTS/tools/atlas_check.py")
+/usr/bin/python3 -c 'import numpy' 2>/dev/null || { echo "SKIP: python3-numpy missing"; exit 77; }
+pairs=()
+convert() {   # MAP OUT [options]
+    local m=$1 out=$2; shift 2
+    if "$CLI" convert "$m" -o "$out" --no-textures -q "$@" 2>"$WORK/.err"; then
+        pairs+=("$m" "$out")
+    else
+        fail "convert $m: $(head -1 "$WORK/.err")"
+    fi
+}
+mkdir -p "$WORK/glb"
+# a few of every other family with lightmaps (Quake 1 mono, BSP2, GoldSrc RGB, Source LDR and LZMA)
+for f in quake1/progs_dump_start.bsp quake1/vektar_start.bsp quake1/unusual_bsp2_remakequake_mp_lobby.bsp \
+         goldsrc/cs16_fy_pool_day.bsp goldsrc/ns_co_core.bsp goldsrc/dod_snowtest_avocado.bsp \
+         source/css_v19_gg_aim_shotty.bsp source/tf2c_v20_dom_lithium.bsp source/tf2c_v20_lzma_vipr_downfall.bsp \
+         source/l4d2_v21_ths_test_mechanic01.bsp source/csgo_v21_fy_iceworld.bsp; do
+    [[ -f $CORPUS/$f ]] && convert "$CORPUS/$f" "$WORK/glb/$(basename "$f" .bsp).glb"
+done
+others=$((${#pairs[@]} / 2))
+q3=("$FETCHED"/q3/*/*.bsp)
+nexuiz_pk3=$FETCHED/pk3/nexuiz-data.pk3
+for m in "${q3[@]}"; do
+    set=$(basename "$(dirname "$m")")
+    out="$WORK/glb/$set-$(basename "$m" .bsp).glb"
+    if [[ $set == nexuiz && -f $nexuiz_pk3 ]]; then convert "$m" "$out" --game-dir "$nexuiz_pk3"
+    else convert "$m" "$out"; fi
+done
+echo "${#q3[@]} Quake 3 maps, $others others"
+(( ${#pairs[@]} > 0 )) || { echo "SKIP: no maps"; exit 77; }
+
+pk3=(); [[ -f $nexuiz_pk3 ]] && pk3=(--game-pk3 "$nexuiz_pk3")
+"${CHECK[@]}" "${pk3[@]}" "${pairs[@]}" >"$WORK/check.txt" 2>&1
+check "every lightmap equals its source through the exported UVs" test $? = 0
+grep -v '^ok' "$WORK/check.txt" | grep -v 'no lightmap atlas' | head -10 >&2
+nok=$(grep -c '^ok' "$WORK/check.txt")
+echo "$nok maps checked lightmap by lightmap"
+check "at least 100 maps with an atlas checked ($nok)" test "$nok" -ge $(( ${#q3[@]} > 0 ? 100 : others ))
+# tight: the atlas area against the padded pages' area (Quake 3, where every page is checked)
+python3 - "$WORK/check.txt" >"$WORK/tight.txt" <<'PYEOF'
+import re, sys
+worst = 0
+for line in open(sys.argv[1]):
+    m = re.match(r'ok (\S+) \[q3\]: atlas (\d+)x(\d+), .* padded area (\d+)', line)
+    if m:
+        worst = max(worst, int(m[2]) * int(m[3]) / int(m[4]))
+print(f'{worst:.3f}')
+PYEOF
+tight=$(cat "$WORK/tight.txt")
+echo "largest Quake 3 atlas area / padded page area: $tight"
+(( ${#q3[@]} == 0 )) || check "atlases packed tightly ($tight <= 1.1)" python3 -c "import sys; sys.exit(0 if 0 < float('$tight') <= 1.1 else 1)"
+
+if command -v node >/dev/null; then
+    gltf_validate "$WORK"/glb/*.glb >"$WORK/gltf.txt" 2>&1
+    check "Khronos validator: zero errors" test $? = 0
+    grep -v '^valid' "$WORK/gltf.txt" | head -5 >&2
+fi
+bk_done
