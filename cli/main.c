@@ -12,7 +12,8 @@
 static const cli_cmd k_cmds[] = {
     {"info", "format, version, lump table and counts",
      "usage: bspkit info FILE [--json]\n"
-     "  Print the format, version, lump table and element counts of a map, WAD3 or DPM file.\n"
+     "  Print the format, version, lump table and element counts of a map, WAD3, DPM, VTF or\n"
+     "  Source model (MODEL.mdl, with its .vvd and .vtx read from beside it).\n"
      "  --json   machine-readable output: {\"format\", \"version\", \"lumps\", \"counts\", ...}\n",
      cmd_info},
     {"validate", "check every lump and reference, report every problem",
@@ -50,6 +51,10 @@ static const cli_cmd k_cmds[] = {
      "  --json prints one summary object per file.\n"
      "  OUT.bsp writes a map back in its own format (byte-identical when nothing changed).\n"
      "  FILE may be ARCHIVE.pk3:maps/NAME.bsp to read a map inside a Quake 3 archive.\n"
+     "  A Source model (MODEL.mdl) needs MODEL.vvd and MODEL.dx90.vtx (or .vtx) beside it; its\n"
+     "  materials are looked up in each --game-dir, then in the game folder the model lies in.\n"
+     "  Source maps' static props get their models' meshes when the models are found (the\n"
+     "  pakfile, then each --game-dir's VPKs and folders).\n"
      "  --wad FILE         a WAD3 to take external textures from (repeatable)\n"
      "  --game-dir DIR     a game folder or .pk3 searched for wads, textures, shaders (repeatable)\n"
      "  --scale F          metres per engine unit (default 0.0254: 1 unit = 1 inch)\n"
