@@ -5,7 +5,7 @@ For each map and each of a few spawn points (info_player_deathmatch, else other 
 the engine renders the view from that spot under Xvfb with software GL (LIBGL_ALWAYS_SOFTWARE=1),
 with noclip, HUD and gun off, fov 90, 640x480, and takes a screenshot:
   - OpenArena on ioquake3 (Debian 'openarena'): classic renderer (cl_renderer opengl1) unless
-    --renderer says otherwise; 'setviewpos' places the player (the game pushes a teleported player
+    --renderer says otherwise, full-resolution textures (r_picmip 0); 'setviewpos' places the player (the game pushes a teleported player
     forward a little, so the eye the engine really used is read back with 'viewpos' and that is
     the camera bspkit's picture uses); pitch is always 0 there.
   - Nexuiz on DarkPlaces (Debian 'nexuiz'): the player edict's origin, velocity and angles are
@@ -162,7 +162,8 @@ def shoot_ioq3(game, mapname, views, items, outdir, display, renderer, extra=())
     # the engine keeps only 32 '+' commands from its command line: the settings go in a config
     sets = {'cl_motd': '0', 'r_mode': '-1', 'r_customwidth': str(W), 'r_customheight': str(H),
             'r_fullscreen': '0', 'com_introplayed': '1', 'cg_drawGun': '0', 'cg_draw2D': '0', 'cg_fov': '90',
-            'con_notifytime': '0', 'sv_pure': '0', 'bot_enable': '0'}
+            'con_notifytime': '0', 'sv_pure': '0', 'bot_enable': '0',
+            'r_picmip': '0'}   # full-resolution textures, as bspkit writes them (OpenArena's default is 1)
     sets.update({f'disable_{it}': '1' for it in items})
     sets.update(dict(extra))
     os.makedirs(os.path.join(home, 'baseoa'))

@@ -221,7 +221,8 @@ static void parse_stage_keyword(tok_state *t, const char *tok, q3_stage *st, q3_
         } else if (bk_strcasecmp(arg, "oneminusvertex") == 0) {
             st->alphagen = Q3_GEN_ONE_MINUS_VERTEX;
         } else if (bk_strcasecmp(arg, "lightingspecular") == 0) {
-            st->alpha = 0.5f;
+            /* a highlight off a fixed light: the mean of max(0, cos)^4 over directions */
+            st->alpha = 0.1f;
         }
     } else if (bk_strcasecmp(tok, "alphafunc") == 0) {
         st->alpha_func = Q3_AF_GE128;
