@@ -178,7 +178,7 @@ def shoot_ioq3(game, mapname, views, items, outdir, display, renderer, extra=())
                          start_new_session=True)
     shots = []
     try:
-        m, pos = wait_for(logpath, r'entered the game', 120)
+        m, pos = wait_for(logpath, r'entered the game', 300)
         if not m:
             raise RuntimeError(f'ioquake3 did not enter {mapname}')
         time.sleep(2)
@@ -195,7 +195,7 @@ def shoot_ioq3(game, mapname, views, items, outdir, display, renderer, extra=())
             # setviewpos pushes the player forward; read where the eye ended up, correct once
             for attempt in range(2):
                 cmd(f'setviewpos {target[0]:.0f} {target[1]:.0f} {target[2]:.0f} {yaw:.0f}')
-                time.sleep(2.5)
+                time.sleep(3)
                 cmd('viewpos')
                 m, pos = wait_for(logpath, r'\((-?\d+) (-?\d+) (-?\d+)\) : (-?\d+)', 20, pos)
                 if not m:
@@ -230,12 +230,22 @@ def shoot_ioq3(game, mapname, views, items, outdir, display, renderer, extra=())
     return shots
 
 
-def shoot_dp(game, mapname, views, items, outdir, display, pitch, extra=()):
-    """One DarkPlaces session per map, driven by a config of deferred commands."""
+def shoot_dp(game, mapname, views, items, outdir, display, pitch, extra=(), start=12.0):
+    """One DarkPlaces session per map, driven by deferred commands in maps/NAME.cfg (which the
+    game runs when the map has loaded); tried again with longer waits when a screenshot is
+    missing (a loaded machine)."""
+    for attempt in range(2):
+        shots = _shoot_dp(game, mapname, views, outdir, display, pitch, extra, start * (1 + 1.5 * attempt))
+        if len(shots) == len(views):
+            break
+    return shots
+
+
+def _shoot_dp(game, mapname, views, outdir, display, pitch, extra, start):
     home = tempfile.mkdtemp(prefix='bk-dp-')
-    os.makedirs(os.path.join(home, 'data'))
+    os.makedirs(os.path.join(home, 'data', 'maps'))
     env = dict(os.environ, DISPLAY=display, LIBGL_ALWAYS_SOFTWARE='1')
-    t = 20.0   # after the welcome messages are gone
+    t = start   # after the player has joined and the welcome messages are gone
     lines = ['defer %.1f "noclip"' % (t - 1)]
     for i, v in enumerate(views):
         o, yaw = v['origin'], v['yaw']
@@ -249,28 +259,30 @@ def shoot_dp(game, mapname, views, items, outdir, display, pitch, extra=()):
                   f'defer {t + 2.5:.1f} "screenshot bkshot{i}.tga"']
         t += 4
     lines.append(f'defer {t:.1f} "quit"')
-    with open(os.path.join(home, 'data', 'bkshot.cfg'), 'w') as f:
+    with open(os.path.join(home, 'data', 'maps', mapname + '.cfg'), 'w') as f:
         f.write('\n'.join(lines) + '\n')
     args = [game['engine'], '-nexuiz', '-basedir', game['basepath'], '-userdir', home, '-nosound',
             '+vid_fullscreen', '0', '+vid_width', str(W), '+vid_height', str(H), '+sv_cheats', '1',
             '+fov', '90', '+r_drawviewmodel', '0', '+crosshair', '0', '+viewsize', '120',
             '+con_notify', '0', '+con_notifytime', '0', '+showfps', '0', '+g_pickup_items', '0',
             '+scr_centertime', '0',
-            ] + [x for k, v in extra for x in ('+' + k, v)] + ['+map', mapname, '+exec', 'bkshot.cfg']
+            ] + [x for k, v in extra for x in ('+' + k, v)] + ['+map', mapname]
     logpath = os.path.join(home, 'log.txt')
     with open(logpath, 'w') as lf:
         p = subprocess.Popen(args, stdout=lf, stderr=subprocess.STDOUT, env=env, start_new_session=True)
         try:
-            p.wait(t + 90)
+            p.wait(t + 180)
         except subprocess.TimeoutExpired:
             os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
     text = open(logpath, errors='replace').read()
     shots = []
     for i, v in enumerate(views):
         m = re.search(rf'BKVIEW {i}\s*\n\s*(\S+) (\S+) (\S+)\s*\n\s*(\S+) (\S+) (\S+)', text)
         src = os.path.join(home, 'data', f'bkshot{i}.tga')
         if not m or not os.path.exists(src):
-            log(f'  {mapname} view {i}: no screenshot (see {logpath})')
+            shutil.copy(logpath, os.path.join(outdir, f'{mapname}-engine.log'))
+            log(f'  {mapname} view {i}: no screenshot (log in {outdir})')
             continue
         org = [float(m.group(k)) for k in (1, 2, 3)]
         ofs = [float(m.group(k)) for k in (4, 5, 6)]
