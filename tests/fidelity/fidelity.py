@@ -246,7 +246,7 @@ def _shoot_dp(game, mapname, views, outdir, display, pitch, extra, start):
     os.makedirs(os.path.join(home, 'data', 'maps'))
     env = dict(os.environ, DISPLAY=display, LIBGL_ALWAYS_SOFTWARE='1')
     t = start   # after the player has joined and the welcome messages are gone
-    lines = ['defer %.1f "noclip"' % (t - 1)]
+    lines = []  # Nexuiz puts the joining player in observer mode: already flying, no noclip needed
     for i, v in enumerate(views):
         o, yaw = v['origin'], v['yaw']
         lines += [f'defer {t:.1f} "prvm_edictset server 1 origin \\"{o[0]:g} {o[1]:g} {o[2]:g}\\""',
