@@ -128,6 +128,22 @@ bk_result bk_export_obj(const bk_scene *s, const bk_export_options *opt, const c
             if (s->images[m->base_image].has_alpha)
                 bk_buf_printf(&mtl, "map_d %s_textures/%d_%s.png\n", base, m->base_image, inm);
         }
+        /* emission (Ke, map_Ke) and a normal map (norm), as common MTL extensions have them */
+        if (m->emissive[0] > 0 || m->emissive[1] > 0 || m->emissive[2] > 0) {
+            float k = m->emissive_strength > 1 ? m->emissive_strength : 1;
+            float ke[3] = {m->emissive[0] * k, m->emissive[1] * k, m->emissive[2] * k};
+            put_nums(&mtl, "Ke", ke, 3, 4);
+            if (m->emissive_image >= 0 && (uint32_t)m->emissive_image < s->image_count && s->images[m->emissive_image].rgba) {
+                char inm[200];
+                sanitize_name(inm, sizeof inm, s->images[m->emissive_image].name, "image");
+                bk_buf_printf(&mtl, "map_Ke %s_textures/%d_%s.png\n", base, m->emissive_image, inm);
+            }
+        }
+        if (m->normal_image >= 0 && (uint32_t)m->normal_image < s->image_count && s->images[m->normal_image].rgba) {
+            char inm[200];
+            sanitize_name(inm, sizeof inm, s->images[m->normal_image].name, "image");
+            bk_buf_printf(&mtl, "norm %s_textures/%d_%s.png\n", base, m->normal_image, inm);
+        }
         st.materials++;
     }
     if (r == BK_OK) r = mtl.failed ? BK_ENOMEM : bk_write_file_atomic((const char *)mtl_path.data, mtl.data, mtl.size);

@@ -5,7 +5,7 @@ For each map and each of a few spawn points (info_player_deathmatch, else other 
 the engine renders the view from that spot under Xvfb with software GL (LIBGL_ALWAYS_SOFTWARE=1),
 with noclip, HUD and gun off, fov 90, 640x480, and takes a screenshot:
   - OpenArena on ioquake3 (Debian 'openarena'): classic renderer (cl_renderer opengl1) unless
-    --renderer says otherwise; 'setviewpos' places the player (the game pushes a teleported player
+    --renderer says otherwise, full-resolution textures (r_picmip 0); 'setviewpos' places the player (the game pushes a teleported player
     forward a little, so the eye the engine really used is read back with 'viewpos' and that is
     the camera bspkit's picture uses); pitch is always 0 there.
   - Nexuiz on DarkPlaces (Debian 'nexuiz'): the player edict's origin, velocity and angles are
@@ -162,7 +162,8 @@ def shoot_ioq3(game, mapname, views, items, outdir, display, renderer, extra=())
     # the engine keeps only 32 '+' commands from its command line: the settings go in a config
     sets = {'cl_motd': '0', 'r_mode': '-1', 'r_customwidth': str(W), 'r_customheight': str(H),
             'r_fullscreen': '0', 'com_introplayed': '1', 'cg_drawGun': '0', 'cg_draw2D': '0', 'cg_fov': '90',
-            'con_notifytime': '0', 'sv_pure': '0', 'bot_enable': '0'}
+            'con_notifytime': '0', 'sv_pure': '0', 'bot_enable': '0',
+            'r_picmip': '0'}   # full-resolution textures, as bspkit writes them (OpenArena's default is 1)
     sets.update({f'disable_{it}': '1' for it in items})
     sets.update(dict(extra))
     os.makedirs(os.path.join(home, 'baseoa'))
@@ -177,7 +178,7 @@ def shoot_ioq3(game, mapname, views, items, outdir, display, renderer, extra=())
                          start_new_session=True)
     shots = []
     try:
-        m, pos = wait_for(logpath, r'entered the game', 120)
+        m, pos = wait_for(logpath, r'entered the game', 300)
         if not m:
             raise RuntimeError(f'ioquake3 did not enter {mapname}')
         time.sleep(2)
@@ -194,7 +195,7 @@ def shoot_ioq3(game, mapname, views, items, outdir, display, renderer, extra=())
             # setviewpos pushes the player forward; read where the eye ended up, correct once
             for attempt in range(2):
                 cmd(f'setviewpos {target[0]:.0f} {target[1]:.0f} {target[2]:.0f} {yaw:.0f}')
-                time.sleep(2.5)
+                time.sleep(3)
                 cmd('viewpos')
                 m, pos = wait_for(logpath, r'\((-?\d+) (-?\d+) (-?\d+)\) : (-?\d+)', 20, pos)
                 if not m:
@@ -229,13 +230,23 @@ def shoot_ioq3(game, mapname, views, items, outdir, display, renderer, extra=())
     return shots
 
 
-def shoot_dp(game, mapname, views, items, outdir, display, pitch, extra=()):
-    """One DarkPlaces session per map, driven by a config of deferred commands."""
+def shoot_dp(game, mapname, views, items, outdir, display, pitch, extra=(), start=12.0):
+    """One DarkPlaces session per map, driven by deferred commands in maps/NAME.cfg (which the
+    game runs when the map has loaded); tried again with longer waits when a screenshot is
+    missing (a loaded machine)."""
+    for attempt in range(2):
+        shots = _shoot_dp(game, mapname, views, outdir, display, pitch, extra, start * (1 + 1.5 * attempt))
+        if len(shots) == len(views):
+            break
+    return shots
+
+
+def _shoot_dp(game, mapname, views, outdir, display, pitch, extra, start):
     home = tempfile.mkdtemp(prefix='bk-dp-')
-    os.makedirs(os.path.join(home, 'data'))
+    os.makedirs(os.path.join(home, 'data', 'maps'))
     env = dict(os.environ, DISPLAY=display, LIBGL_ALWAYS_SOFTWARE='1')
-    t = 20.0   # after the welcome messages are gone
-    lines = ['defer %.1f "noclip"' % (t - 1)]
+    t = start   # after the player has joined and the welcome messages are gone
+    lines = []  # Nexuiz puts the joining player in observer mode: already flying, no noclip needed
     for i, v in enumerate(views):
         o, yaw = v['origin'], v['yaw']
         lines += [f'defer {t:.1f} "prvm_edictset server 1 origin \\"{o[0]:g} {o[1]:g} {o[2]:g}\\""',
@@ -248,28 +259,30 @@ def shoot_dp(game, mapname, views, items, outdir, display, pitch, extra=()):
                   f'defer {t + 2.5:.1f} "screenshot bkshot{i}.tga"']
         t += 4
     lines.append(f'defer {t:.1f} "quit"')
-    with open(os.path.join(home, 'data', 'bkshot.cfg'), 'w') as f:
+    with open(os.path.join(home, 'data', 'maps', mapname + '.cfg'), 'w') as f:
         f.write('\n'.join(lines) + '\n')
     args = [game['engine'], '-nexuiz', '-basedir', game['basepath'], '-userdir', home, '-nosound',
             '+vid_fullscreen', '0', '+vid_width', str(W), '+vid_height', str(H), '+sv_cheats', '1',
             '+fov', '90', '+r_drawviewmodel', '0', '+crosshair', '0', '+viewsize', '120',
             '+con_notify', '0', '+con_notifytime', '0', '+showfps', '0', '+g_pickup_items', '0',
             '+scr_centertime', '0',
-            ] + [x for k, v in extra for x in ('+' + k, v)] + ['+map', mapname, '+exec', 'bkshot.cfg']
+            ] + [x for k, v in extra for x in ('+' + k, v)] + ['+map', mapname]
     logpath = os.path.join(home, 'log.txt')
     with open(logpath, 'w') as lf:
         p = subprocess.Popen(args, stdout=lf, stderr=subprocess.STDOUT, env=env, start_new_session=True)
         try:
-            p.wait(t + 90)
+            p.wait(t + 180)
         except subprocess.TimeoutExpired:
             os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
     text = open(logpath, errors='replace').read()
     shots = []
     for i, v in enumerate(views):
         m = re.search(rf'BKVIEW {i}\s*\n\s*(\S+) (\S+) (\S+)\s*\n\s*(\S+) (\S+) (\S+)', text)
         src = os.path.join(home, 'data', f'bkshot{i}.tga')
         if not m or not os.path.exists(src):
-            log(f'  {mapname} view {i}: no screenshot (see {logpath})')
+            shutil.copy(logpath, os.path.join(outdir, f'{mapname}-engine.log'))
+            log(f'  {mapname} view {i}: no screenshot (log in {outdir})')
             continue
         org = [float(m.group(k)) for k in (1, 2, 3)]
         ofs = [float(m.group(k)) for k in (4, 5, 6)]

@@ -313,6 +313,34 @@ static void test_shaders(void)
     d = bk_q3_shaders_find(&lib, "textures/a/flame");
     CHECK(d && d->additive && !d->lightmap_stage && d->stages == 1);
     bk_q3_shaders_free(&lib);
+    /* the stages as the engine reads them: sources, blend factors, generators, sky and fog */
+    const char full[] =
+        "textures/a/full\n{\n{\nmap $lightmap\n}\n{\nmap textures/a/t.tga\nblendFunc GL_DST_COLOR GL_SRC_COLOR\n"
+        "tcMod scale 4 2\ndetail\nrgbGen const ( 0.5 0.25 1 )\n}\n{\nclampMap textures/a/g.tga\nblendFunc add\n"
+        "rgbGen wave sawtooth 0 1 0 1\nalphaGen const 0.5\n}\n{\nmap $whiteimage\nrgbGen vertex\nalphaFunc GT0\n"
+        "tcGen environment\n}\n}\n"
+        "textures/a/sky2\n{\nskyParms env/box 0 env/near\n{\nmap textures/a/c.tga\nblendFunc blend\n}\n}\n"
+        "textures/a/fog\n{\nsurfaceparm fog\nfogparms ( 0.5 0.25 0 ) 300\n}\n";
+    CHECK(bk_q3_shaders_parse(&lib, full, sizeof full - 1) == BK_OK);
+    d = bk_q3_shaders_find(&lib, "textures/a/full");
+    CHECK(d && d->stage_count == 4 && d->lightmap_stage && d->lighting);
+    if (d && d->stage_count == 4) {
+        const q3_stage *st = d->stage;
+        CHECK(st[0].src == Q3_SRC_LIGHTMAP && !st[0].blended);
+        CHECK(st[1].src == Q3_SRC_IMAGE && strcmp(st[1].image, "textures/a/t.tga") == 0 && st[1].blended &&
+              st[1].bsrc == Q3_BF_DST_COLOR && st[1].bdst == Q3_BF_SRC_COLOR && st[1].tc_scale[0] == 4 &&
+              st[1].tc_scale[1] == 2 && st[1].detail && st[1].rgb[1] == 0.25f);
+        CHECK(st[2].clamp && st[2].bsrc == Q3_BF_ONE && st[2].bdst == Q3_BF_ONE && st[2].rgb[0] == 0.5f &&
+              st[2].alpha == 0.5f);
+        CHECK(st[3].src == Q3_SRC_WHITE && st[3].rgbgen == Q3_GEN_VERTEX && st[3].alpha_func == Q3_AF_GT0 &&
+              st[3].tcgen == Q3_TC_ENVIRONMENT);
+    }
+    d = bk_q3_shaders_find(&lib, "textures/a/sky2");
+    CHECK(d && d->has_skyparms && d->sky && d->farbox && strcmp(d->farbox, "env/box") == 0 && d->cloud_height == 0 &&
+          d->nearbox && strcmp(d->nearbox, "env/near") == 0 && d->stage_count == 1 && d->stage[0].blended);
+    d = bk_q3_shaders_find(&lib, "textures/a/fog");
+    CHECK(d && d->has_fogparms && d->fog_color[1] == 0.25f && d->fog_distance == 300 && d->stage_count == 0);
+    bk_q3_shaders_free(&lib);
     /* a stray word before a shader's name must not cost that shader */
     const char stray[] = "stray\ntextures/a/after\n{\n{\nmap textures/a/after.tga\n}\n}\n";
     CHECK(bk_q3_shaders_parse(&lib, stray, sizeof stray - 1) == BK_OK);

@@ -71,16 +71,18 @@ typedef struct q3_shader_def {
     float fog_color[3], fog_distance;
     uint32_t lighting;        /* DarkPlaces' notion: a $lightmap stage or vertex-lit colour */
     uint32_t polygon_offset;
+    uint32_t file;            /* which script, in name order */
 } q3_shader_def;
 
 typedef struct q3_shader_lib {
     q3_shader_def *defs;
     uint32_t count, cap;
     uint32_t files;           /* scripts parsed */
+    bool last_file_wins;      /* a name defined in two scripts: ioquake3 takes the later script's */
 } q3_shader_lib;
 
-/* Parse every scripts/NAME.shader found through v (first definition of a name wins, as in the
- * engine). Never fails on bad scripts: unparsable text is skipped. */
+/* Parse every scripts/NAME.shader found through v, in name order. Never fails on bad scripts:
+ * unparsable text is skipped. */
 bk_result bk_q3_shaders_load(bk_vfs *v, q3_shader_lib *lib);
 /* Parse one script's text into lib (exposed for tests / fuzzing). */
 bk_result bk_q3_shaders_parse(q3_shader_lib *lib, const char *text, size_t len);

@@ -676,6 +676,7 @@ bk_result bk_q3_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s
         b.vfs = bk_vfs_new_game(opt);
         if (!b.vfs) return BK_ENOMEM;
     }
+    b.lib.last_file_wins = !b.darkplaces;
     if (!(opt->flags & BK_OPT_NO_TEXTURES)) r = bk_q3_shaders_load(b.vfs, &b.lib);
     /* DarkPlaces games: the light their configs add to lightmaps, and their display gamma */
     if (r == BK_OK && b.darkplaces && b.vfs && !(opt->flags & BK_OPT_NO_TEXTURES)) read_game_cfg(&b, "default.cfg", 0);

@@ -226,7 +226,8 @@ static void parse_stage_keyword(tok_state *t, const char *tok, q3_stage *st, q3_
         } else if (bk_strcasecmp(arg, "oneminusvertex") == 0) {
             st->alphagen = Q3_GEN_ONE_MINUS_VERTEX;
         } else if (bk_strcasecmp(arg, "lightingspecular") == 0) {
-            st->alpha = 0.5f;
+            /* a highlight off a fixed light: the mean of max(0, cos)^4 over directions */
+            st->alpha = 0.1f;
         }
     } else if (bk_strcasecmp(tok, "alphafunc") == 0) {
         st->alpha_func = Q3_AF_GE128;
@@ -416,23 +417,29 @@ static bool on_script(void *user, const char *rel)
         return false;
     }
     c->seen_count++;
-    uint8_t *buf;
-    size_t n;
-    if (bk_vfs_read(c->v, rel, 16u << 20, &buf, &n) != BK_OK) return true;
-    bk_result r = bk_q3_shaders_parse(c->lib, (const char *)buf, n);
-    free(buf);
-    c->lib->files++;
-    if (r != BK_OK) {
-        c->err = r;
-        return false;
-    }
     return true;
 }
+
+static int cmp_name(const void *a, const void *b) { return bk_strcasecmp(*(char *const *)a, *(char *const *)b); }
 
 bk_result bk_q3_shaders_load(bk_vfs *v, q3_shader_lib *lib)
 {
     list_ctx c = {v, lib, NULL, 0, 0, BK_OK};
     bk_vfs_list(v, "scripts", ".shader", on_script, &c);
+    /* the engines read the scripts in name order (and then differ on which of two definitions
+     * of a name wins: see bk_q3_shaders_find) */
+    if (c.seen_count) qsort(c.seen, c.seen_count, sizeof *c.seen, cmp_name);
+    for (uint32_t i = 0; i < c.seen_count && c.err == BK_OK; i++) {
+        uint8_t *buf;
+        size_t n;
+        if (bk_vfs_read(v, c.seen[i], 16u << 20, &buf, &n) != BK_OK) continue;
+        uint32_t first = lib->count;
+        bk_result r = bk_q3_shaders_parse(lib, (const char *)buf, n);
+        free(buf);
+        for (uint32_t k = first; k < lib->count; k++) lib->defs[k].file = lib->files;
+        lib->files++;
+        if (r != BK_OK) c.err = r;
+    }
     for (uint32_t i = 0; i < c.seen_count; i++) free(c.seen[i]);
     free(c.seen);
     return c.err;
@@ -440,9 +447,16 @@ bk_result bk_q3_shaders_load(bk_vfs *v, q3_shader_lib *lib)
 
 const q3_shader_def *bk_q3_shaders_find(const q3_shader_lib *lib, const char *name)
 {
+    /* within a script the first definition wins; across scripts DarkPlaces keeps the first
+     * script's, ioquake3 the last script's (it reads them into one text in reverse order) */
+    const q3_shader_def *best = NULL;
     for (uint32_t i = 0; i < lib->count; i++)
-        if (bk_strcasecmp(lib->defs[i].name, name) == 0) return &lib->defs[i];
-    return NULL;
+        if (bk_strcasecmp(lib->defs[i].name, name) == 0) {
+            if (!best) best = &lib->defs[i];
+            else if (lib->last_file_wins && lib->defs[i].file > best->file) best = &lib->defs[i];
+            if (!lib->last_file_wins) break;
+        }
+    return best;
 }
 
 void bk_q3_shaders_free(q3_shader_lib *lib)
