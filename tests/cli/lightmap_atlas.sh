@@ -30,6 +30,12 @@ for f in quake1/progs_dump_start.bsp quake1/vektar_start.bsp quake1/unusual_bsp2
 done
 others=$((${#pairs[@]} / 2))
 q3=("$FETCHED"/q3/*/*.bsp)
+need=$(( ${#q3[@]} > 0 ? 100 : 0 ))
+if [[ -n ${ASAN_OPTIONS:-} ]]; then
+    # sanitizer build (make asan): every 8th Quake 3 map; the whole set runs in make test
+    sample=(); for i in "${!q3[@]}"; do (( i % 8 == 0 )) && sample+=("${q3[$i]}"); done
+    q3=("${sample[@]}"); need=$(( ${#q3[@]} * 3 / 4 ))
+fi
 nexuiz_pk3=$FETCHED/pk3/nexuiz-data.pk3
 for m in "${q3[@]}"; do
     set=$(basename "$(dirname "$m")")
@@ -46,7 +52,7 @@ check "every lightmap equals its source through the exported UVs" test $? = 0
 grep -v '^ok' "$WORK/check.txt" | grep -v 'no lightmap atlas' | head -10 >&2
 nok=$(grep -c '^ok' "$WORK/check.txt")
 echo "$nok maps checked lightmap by lightmap"
-check "at least 100 maps with an atlas checked ($nok)" test "$nok" -ge $(( ${#q3[@]} > 0 ? 100 : others ))
+check "at least $(( need > others ? need : others )) maps with an atlas checked ($nok)" test "$nok" -ge $(( need > others ? need : others ))
 # tight: the atlas area against the padded pages' area (Quake 3, where every page is checked)
 python3 - "$WORK/check.txt" >"$WORK/tight.txt" <<'PYEOF'
 import re, sys
