@@ -112,7 +112,7 @@ static void vdiag(void *user, const bk_diag *d)
         if (d->offset != BK_NO_OFFSET) cJSON_AddNumberToObject(o, "offset", (double)d->offset);
         char *msg = bk_utf8_from_8bit(d->message);
         cJSON_AddStringToObject(o, "message", msg ? msg : "");
-        free(msg);
+        bk_free(msg);
         cJSON_AddItemToArray(v->list, o);
     } else if (!v->quiet) {
         cli_diag_print(stdout, d);
@@ -322,8 +322,8 @@ int cmd_entities(int argc, char **argv)
                     if (cJSON_HasObjectItem(e, ku)) cJSON_DeleteItemFromObjectCaseSensitive(e, ku);
                     cJSON_AddStringToObject(e, ku, vu);
                 }
-                free(ku);
-                free(vu);
+                bk_free(ku);
+                bk_free(vu);
             }
             cJSON_AddItemToArray(arr, e);
         }

@@ -138,7 +138,7 @@ static void json_str(const char *s)
         else putchar(c);
     }
     putchar('"');
-    free(u);
+    bk_free(u);
 }
 
 static int print_point(const bk_query *q, uint32_t model, const float p[3], int faces, int json)

@@ -243,7 +243,7 @@ static int vpk_cmd(cli_opts *o, bool list)
                 written++;
                 if (!o->quiet) printf("%s %zu\n", path, size);
             }
-            free(data);
+            bk_free(data);
         }
         if (rc == EXIT_OK) printf("%u files extracted to %s\n", written, o->output);
     }
@@ -377,7 +377,7 @@ int cmd_pak(int argc, char **argv)
                 written++;
                 if (!o.quiet) printf("%s %zu\n", path, size);
             }
-            free(data);
+            bk_free(data);
         }
         if (rc == EXIT_OK) printf("%u files extracted to %s\n", written, o.output);
     }

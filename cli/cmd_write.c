@@ -162,8 +162,8 @@ int cli_entities_import(cli_opts *o, bk_file *f, const char *ents_path)
         for (uint32_t k = 0; k < ents.items[i].pair_count; k++) {
             bk_kv *kv = &ents.items[i].pairs[k];
             char *a = bk_utf8_from_8bit(kv->key), *b = bk_utf8_from_8bit(kv->value);
-            if (a) free(kv->key), kv->key = a;
-            if (b) free(kv->value), kv->value = b;
+            if (a) bk_free(kv->key), kv->key = a;
+            if (b) bk_free(kv->value), kv->value = b;
         }
     bk_edit *e = begin(in, f, o);
     int rc = EXIT_BAD_INPUT;

@@ -39,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (bk_file_load_memory(out, n, &opt, &g) != BK_OK) abort(); /* the saver wrote a bad file */
             bk_file_free(g);
         }
-        free(out);
+        bk_free(out);
     }
     bk_file_free(f);
     return 0;

@@ -22,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             (void)bk_source_pak_name_safe(en->name);
             uint8_t *buf = NULL;
             size_t len = 0;
-            if (bk_source_pak_read(pak, i, &buf, &len) == BK_OK) free(buf);
+            if (bk_source_pak_read(pak, i, &buf, &len) == BK_OK) bk_free(buf);
         }
         bk_source_pak_close(pak);
     }

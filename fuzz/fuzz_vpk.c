@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (uint32_t i = 0; i < n && i < 64; i++) {
             uint8_t *d = NULL;
             size_t dn = 0;
-            if (bk_vpk_read(v, i, &d, &dn) == BK_OK) free(d);
+            if (bk_vpk_read(v, i, &d, &dn) == BK_OK) bk_free(d);
         }
         bk_vpk_find(v, "materials/a.vtf");
         bk_vpk_close(v);

@@ -49,6 +49,29 @@ typedef enum bk_result {
  * BK_VERSION_STRING of the headers compiled against). */
 const char *bk_version(void);
 
+/* ---- memory ------------------------------------------------------------------------ */
+/* Where the library's memory comes from. Every block bspkit allocates (decoded arrays, scenes,
+ * the buffers it hands you) goes through these three functions; the default is the C library's
+ * malloc/realloc/free. The working memory of the third-party libraries bspkit calls (cJSON while it
+ * prints JSON, liblzma, libdeflate, libzip, stb_image) is their own business and does not. */
+typedef struct bk_allocator {
+    void *(*alloc)(void *user, size_t size);               /* as malloc (size > 0) */
+    void *(*realloc)(void *user, void *ptr, size_t size);  /* as realloc (ptr may be NULL, size > 0) */
+    void (*free)(void *user, void *ptr);                   /* as free (ptr is never NULL) */
+    void *user;
+} bk_allocator;
+
+/* Install an allocator for the whole process (NULL: back to malloc). Like sqlite3_config or
+ * cJSON_InitHooks it is set once, before any other bspkit call allocates: once a block is live it
+ * returns BK_EARG and changes nothing. Not thread-safe against concurrent bspkit calls. */
+bk_result bk_set_allocator(const bk_allocator *a);
+/* Memory the library hands you (bk_export_glb_memory, bk_source_pak_read, bk_vpk_read,
+ * bk_dpm_save_memory, bk_utf8_from_8bit, ...) is freed with bk_free; buffers you hand over
+ * (bk_scene_add_image's pixels, a read_file hook's data) are allocated with bk_malloc. With the
+ * default allocator both are plain malloc/free. */
+void *bk_malloc(size_t size);
+void bk_free(void *ptr);
+
 const char *bk_strerror(bk_result r);
 /* Short stable identifier of a result ("truncated", "bad-index", ...), for JSON output. */
 const char *bk_result_name(bk_result r);
@@ -121,7 +144,7 @@ typedef struct bk_options {
                                      * capped at 8 for Quake 3, 4 for Quake 1 / GoldSrc */
     const char *framegroups_path;   /* DPM: explicit .framegroups file (default: MODEL.framegroups) */
     /* Reads whole files for the library (the input of bk_file_open, WADs, VPK directories,
-     * framegroups, files found in search-path folders); NULL = stdio. It must malloc *data (the
+     * framegroups, files found in search-path folders); NULL = stdio. It must bk_malloc *data (the
      * library frees it) and return BK_ENOTFOUND for a missing file, BK_ELIMIT past max_bytes.
      * Folders are still listed and .pk3/.zip archives opened by the library itself. */
     bk_result (*read_file)(void *user, const char *path, uint64_t max_bytes, uint8_t **data, size_t *size);

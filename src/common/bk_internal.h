@@ -192,6 +192,8 @@ bk_result bk_report(bk_ctx *ctx, bk_severity sev, bk_result code, const char *lu
 void *bk_alloc_array(const bk_ctx *ctx, size_t count, size_t size, bk_result *res);
 /* Grow *ptr (capacity *cap elements of size bytes) to hold at least need elements. */
 bk_result bk_grow(void **ptr, uint32_t *cap, uint32_t need, size_t size);
+void *bk_calloc(size_t count, size_t size);
+void *bk_realloc(void *p, size_t size);
 char *bk_strdup(const char *s);
 char *bk_strndup(const char *s, size_t n);
 /* Copy a fixed-size, possibly unterminated name field into a NUL-terminated string buffer. */

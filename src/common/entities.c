@@ -60,12 +60,12 @@ void bk_entities_free(bk_entities *e)
     if (!e) return;
     for (uint32_t i = 0; i < e->count; i++) {
         for (uint32_t j = 0; j < e->items[i].pair_count; j++) {
-            free(e->items[i].pairs[j].key);
-            free(e->items[i].pairs[j].value);
+            bk_free(e->items[i].pairs[j].key);
+            bk_free(e->items[i].pairs[j].value);
         }
-        free(e->items[i].pairs);
+        bk_free(e->items[i].pairs);
     }
-    free(e->items);
+    bk_free(e->items);
     e->items = NULL;
     e->count = 0;
 }
@@ -109,8 +109,8 @@ bk_result bk_entities_parse(const char *text, size_t len, bk_entities *out, uint
             kv->key = bk_strndup(key.s, key.n);
             kv->value = bk_strndup(val.s, val.n);
             if (!kv->key || !kv->value) {
-                free(kv->key);
-                free(kv->value);
+                bk_free(kv->key);
+                bk_free(kv->value);
                 r = BK_ENOMEM;
                 goto done;
             }

@@ -22,13 +22,13 @@ bk_result bk_read_file(const char *path, uint64_t max_bytes, uint8_t **out, size
         return BK_ELIMIT;
     }
     size_t size = (size_t)st.st_size;
-    uint8_t *buf = malloc(size ? size : 1);
+    uint8_t *buf = bk_malloc(size ? size : 1);
     if (!buf) {
         fclose(fp);
         return BK_ENOMEM;
     }
     if (size && fread(buf, 1, size, fp) != size) {
-        free(buf);
+        bk_free(buf);
         fclose(fp);
         return BK_EIO;
     }
@@ -47,7 +47,7 @@ bk_result bk_read_file_opt(const bk_options *opt, const char *path, uint64_t max
     bk_result r = opt->read_file(opt->read_file_user, path, max_bytes, out, out_size);
     if (r == BK_OK && (!*out || *out_size > max_bytes)) {
         r = *out ? BK_ELIMIT : BK_EIO; /* a hook that broke its contract */
-        free(*out);
+        bk_free(*out);
         *out = NULL;
         *out_size = 0;
     }
@@ -58,19 +58,19 @@ bk_result bk_atomic_open(bk_atomic_file *a, const char *path)
 {
     memset(a, 0, sizeof *a);
     size_t n = strlen(path);
-    a->tmp = malloc(n + 32);
-    a->path = malloc(n + 1);
+    a->tmp = bk_malloc(n + 32);
+    a->path = bk_malloc(n + 1);
     if (!a->tmp || !a->path) {
-        free(a->tmp);
-        free(a->path);
+        bk_free(a->tmp);
+        bk_free(a->path);
         return BK_ENOMEM;
     }
     memcpy(a->path, path, n + 1);
     snprintf(a->tmp, n + 32, "%s.tmp%ld", path, (long)getpid());
     a->fp = fopen(a->tmp, "wb");
     if (!a->fp) {
-        free(a->tmp);
-        free(a->path);
+        bk_free(a->tmp);
+        bk_free(a->path);
         return BK_EIO;
     }
     a->ok = true;
@@ -91,8 +91,8 @@ bk_result bk_atomic_close(bk_atomic_file *a, bool keep)
     ok = (fclose(a->fp) == 0) && ok;
     if (ok && rename(a->tmp, a->path) != 0) ok = false;
     if (!ok) remove(a->tmp);
-    free(a->tmp);
-    free(a->path);
+    bk_free(a->tmp);
+    bk_free(a->path);
     memset(a, 0, sizeof *a);
     return ok || !keep ? BK_OK : BK_EIO;
 }
@@ -116,7 +116,7 @@ bool bk_buf_reserve(bk_buf *b, size_t extra)
         if (ncap > SIZE_MAX / 2) return !(b->failed = true);
         ncap *= 2;
     }
-    uint8_t *p = realloc(b->data, ncap);
+    uint8_t *p = bk_realloc(b->data, ncap);
     if (!p) return !(b->failed = true);
     b->data = p;
     b->cap = ncap;
@@ -151,6 +151,6 @@ bool bk_buf_printf(bk_buf *b, const char *fmt, ...)
 
 void bk_buf_free(bk_buf *b)
 {
-    free(b->data);
+    bk_free(b->data);
     memset(b, 0, sizeof *b);
 }

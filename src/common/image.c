@@ -18,7 +18,7 @@ bk_result bk_image_decode(const uint8_t *data, size_t size, uint32_t max_dim, ui
     stbi_uc *px = stbi_load_from_memory(data, (int)size, &iw, &ih, &comp, 4);
     if (!px) return BK_EFORMAT;
     size_t bytes = (size_t)iw * (size_t)ih * 4;
-    uint8_t *copy = malloc(bytes);
+    uint8_t *copy = bk_malloc(bytes);
     if (!copy) {
         stbi_image_free(px);
         return BK_ENOMEM;
@@ -57,7 +57,7 @@ bk_result bk_png_encode(const uint8_t *rgba, uint32_t w, uint32_t h, bool alpha,
     if (!bk_mul_ok((size_t)w, (size_t)h, &px) || px > ((size_t)1 << 28) || w > (1u << 30) || h > (1u << 30))
         return BK_ELIMIT;
     size_t bpp = alpha ? 4 : 3, stride = (size_t)w * bpp + 1, raw_n = stride * h;
-    uint8_t *raw = malloc(raw_n);
+    uint8_t *raw = bk_malloc(raw_n);
     if (!raw) return BK_ENOMEM;
     for (uint32_t y = 0; y < h; y++) {
         uint8_t *row = raw + (size_t)y * stride;
@@ -78,12 +78,12 @@ bk_result bk_png_encode(const uint8_t *rgba, uint32_t w, uint32_t h, bool alpha,
     if (level > 12) level = 12;
     struct libdeflate_compressor *c = libdeflate_alloc_compressor(level);
     size_t bound = c ? libdeflate_zlib_compress_bound(c, raw_n) : 0;
-    uint8_t *z = c ? malloc(bound) : NULL;
+    uint8_t *z = c ? bk_malloc(bound) : NULL;
     size_t zn = z ? libdeflate_zlib_compress(c, raw, raw_n, z, bound) : 0;
     if (c) libdeflate_free_compressor(c);
-    free(raw);
+    bk_free(raw);
     if (!zn || zn > 0x7fffffffu) {
-        free(z);
+        bk_free(z);
         return c ? BK_EIO : BK_ENOMEM;
     }
     static const uint8_t sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
@@ -98,7 +98,7 @@ bk_result bk_png_encode(const uint8_t *rgba, uint32_t w, uint32_t h, bool alpha,
     put_chunk(out, "IHDR", ihdr, 13);
     put_chunk(out, "IDAT", z, zn);
     put_chunk(out, "IEND", NULL, 0);
-    free(z);
+    bk_free(z);
     return out->failed ? BK_ENOMEM : BK_OK;
 }
 

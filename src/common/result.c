@@ -164,7 +164,7 @@ void *bk_alloc_array(const bk_ctx *ctx, size_t count, size_t size, bk_result *re
         if (res) *res = BK_ELIMIT;
         return NULL;
     }
-    void *p = calloc(bytes ? bytes : 1, 1);
+    void *p = bk_calloc(bytes ? bytes : 1, 1);
     if (!p && res) *res = BK_ENOMEM;
     return p;
 }
@@ -178,7 +178,7 @@ bk_result bk_grow(void **ptr, uint32_t *cap, uint32_t need, size_t size)
     if (ncap < need) return BK_ELIMIT;
     size_t bytes;
     if (!bk_mul_ok((size_t)ncap, size, &bytes)) return BK_EOVERFLOW;
-    void *p = realloc(*ptr, bytes);
+    void *p = bk_realloc(*ptr, bytes);
     if (!p) return BK_ENOMEM;
     memset((uint8_t *)p + (size_t)*cap * size, 0, bytes - (size_t)*cap * size);
     *ptr = p;
@@ -191,7 +191,7 @@ char *bk_strndup(const char *s, size_t n)
     if (!s) return NULL;
     size_t len = 0;
     while (len < n && s[len]) len++;
-    char *d = malloc(len + 1);
+    char *d = bk_malloc(len + 1);
     if (!d) return NULL;
     memcpy(d, s, len);
     d[len] = 0;

@@ -30,7 +30,7 @@ char *bk_utf8_from_8bit(const char *s)
     if (!s) return NULL;
     if (bk_utf8_valid(s)) return bk_strdup(s);
     size_t n = strlen(s);
-    char *o = malloc(n * 2 + 1);
+    char *o = bk_malloc(n * 2 + 1);
     if (!o) return NULL;
     size_t j = 0;
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
@@ -51,7 +51,7 @@ static bool fix(char **str)
     if (!*str || bk_utf8_valid(*str)) return true;
     char *o = bk_utf8_from_8bit(*str);
     if (!o) return false;
-    free(*str);
+    bk_free(*str);
     *str = o;
     return true;
 }

@@ -40,7 +40,7 @@ static void add_root(bk_vfs *v, const char *path)
         return;
     }
     if (!r.path || bk_grow((void **)&v->roots, &v->cap, v->count + 1, sizeof(vfs_root)) != BK_OK) {
-        free(r.path);
+        bk_free(r.path);
         if (r.zip) zip_discard(r.zip);
         return;
     }
@@ -49,7 +49,7 @@ static void add_root(bk_vfs *v, const char *path)
 
 bk_vfs *bk_vfs_new(const bk_options *opt)
 {
-    bk_vfs *v = calloc(1, sizeof *v);
+    bk_vfs *v = bk_calloc(1, sizeof *v);
     if (!v) return NULL;
     if (opt) {
         v->io.read_file = opt->read_file;
@@ -64,11 +64,11 @@ void bk_vfs_free(bk_vfs *v)
 {
     if (!v) return;
     for (uint32_t i = 0; i < v->count; i++) {
-        free(v->roots[i].path);
+        bk_free(v->roots[i].path);
         if (v->roots[i].zip) zip_discard(v->roots[i].zip);
     }
-    free(v->roots);
-    free(v);
+    bk_free(v->roots);
+    bk_free(v);
 }
 
 /* Resolve rel under dir, matching each component case-insensitively. Returns malloc'd path. */
@@ -149,7 +149,7 @@ bk_result bk_vfs_read(bk_vfs *v, const char *relpath, uint64_t max_bytes, uint8_
             if (st.size > max_bytes || st.size > SIZE_MAX - 1) return BK_ELIMIT;
             zip_file_t *zf = zip_fopen_index(r->zip, (zip_uint64_t)idx, 0);
             if (!zf) return BK_EIO;
-            uint8_t *buf = malloc(st.size ? (size_t)st.size : 1);
+            uint8_t *buf = bk_malloc(st.size ? (size_t)st.size : 1);
             if (!buf) {
                 zip_fclose(zf);
                 return BK_ENOMEM;
@@ -157,7 +157,7 @@ bk_result bk_vfs_read(bk_vfs *v, const char *relpath, uint64_t max_bytes, uint8_
             zip_int64_t got = zip_fread(zf, buf, st.size);
             zip_fclose(zf);
             if (got < 0 || (zip_uint64_t)got != st.size) {
-                free(buf);
+                bk_free(buf);
                 return BK_EDECOMPRESS;
             }
             *out = buf;
@@ -167,7 +167,7 @@ bk_result bk_vfs_read(bk_vfs *v, const char *relpath, uint64_t max_bytes, uint8_
         char *full = resolve_nocase(r->path, rel);
         if (!full) continue;
         bk_result res = bk_read_file_opt(&v->io, full, max_bytes, out, size);
-        free(full);
+        bk_free(full);
         if (res == BK_OK) return BK_OK;
     }
     return BK_ENOTFOUND;
@@ -204,7 +204,7 @@ void bk_vfs_list(bk_vfs *v, const char *dir, const char *ext, bk_vfs_list_fn fn,
         char *full = resolve_nocase(r->path, sub);
         if (!full) continue;
         DIR *d = opendir(full);
-        free(full);
+        bk_free(full);
         if (!d) continue;
         struct dirent *de;
         bool go = true;
@@ -230,7 +230,7 @@ static void pl_add(path_list *pl, const char *dir, const char *name)
 {
     if (pl->n >= 4096 || bk_grow((void **)&pl->v, &pl->cap, pl->n + 1, sizeof(char *)) != BK_OK) return;
     size_t len = strlen(dir) + (name ? strlen(name) + 1 : 0) + 1;
-    char *p = malloc(len);
+    char *p = bk_malloc(len);
     if (!p) return;
     if (name) snprintf(p, len, "%s/%s", dir, name);
     else snprintf(p, len, "%s", dir);
@@ -269,9 +269,9 @@ static void pl_add_game_dir(path_list *pl, const char *dir)
     if (n) qsort(names, n, sizeof *names, cmp_desc);
     for (uint32_t i = 0; i < n; i++) {
         pl_add(pl, dir, names[i]);
-        free(names[i]);
+        bk_free(names[i]);
     }
-    free(names);
+    bk_free(names);
     pl_add(pl, dir, NULL);
 }
 
@@ -289,7 +289,7 @@ bk_vfs *bk_vfs_new_game(const bk_options *opt)
         char game[4096];
         char *real = realpath(opt->base_dir, NULL);
         snprintf(game, sizeof game, "%s", real ? real : opt->base_dir);
-        free(real);
+        free(real); /* realpath's own malloc */
         size_t l = strlen(game);
         while (l > 1 && game[l - 1] == '/') game[--l] = 0;
         const char *leaf = strrchr(game, '/');
@@ -304,7 +304,7 @@ bk_vfs *bk_vfs_new_game(const bk_options *opt)
     o.search_paths = (const char *const *)pl.v;
     o.search_path_count = pl.n;
     bk_vfs *v = bk_vfs_new(&o);
-    for (uint32_t i = 0; i < pl.n; i++) free(pl.v[i]);
-    free(pl.v);
+    for (uint32_t i = 0; i < pl.n; i++) bk_free(pl.v[i]);
+    bk_free(pl.v);
     return v;
 }

@@ -104,16 +104,16 @@ bk_result bk_edit_begin(const bk_file *f, const bk_options *opt, bk_edit **out)
     default: return BK_EUNSUPPORTED;
     }
     if (f->size < k_layouts[fam].header_size) return BK_ETRUNCATED;
-    bk_edit *e = calloc(1, sizeof *e);
+    bk_edit *e = bk_calloc(1, sizeof *e);
     if (!e) return BK_ENOMEM;
     e->f = f;
     if (opt) e->opt = *opt;
     e->fam = fam;
     e->entity_slot = slot;
     uint32_t n = k_layouts[fam].count;
-    e->repl = calloc(n, sizeof *e->repl);
-    e->repl_size = calloc(n, sizeof *e->repl_size);
-    e->repl_set = calloc(n, sizeof *e->repl_set);
+    e->repl = bk_calloc(n, sizeof *e->repl);
+    e->repl_size = bk_calloc(n, sizeof *e->repl_size);
+    e->repl_set = bk_calloc(n, sizeof *e->repl_set);
     if (!e->repl || !e->repl_size || !e->repl_set) {
         bk_edit_free(e);
         return BK_ENOMEM;
@@ -126,18 +126,18 @@ void bk_edit_free(bk_edit *e)
 {
     if (!e) return;
     if (e->repl)
-        for (uint32_t i = 0; i < k_layouts[e->fam].count; i++) free(e->repl[i]);
-    free(e->repl);
-    free(e->repl_size);
-    free(e->repl_set);
-    for (uint32_t i = 0; i < e->pak_remove_count; i++) free(e->pak_remove[i]);
-    free(e->pak_remove);
+        for (uint32_t i = 0; i < k_layouts[e->fam].count; i++) bk_free(e->repl[i]);
+    bk_free(e->repl);
+    bk_free(e->repl_size);
+    bk_free(e->repl_set);
+    for (uint32_t i = 0; i < e->pak_remove_count; i++) bk_free(e->pak_remove[i]);
+    bk_free(e->pak_remove);
     for (uint32_t i = 0; i < e->pak_add_count; i++) {
-        free(e->pak_adds[i].name);
-        free(e->pak_adds[i].data);
+        bk_free(e->pak_adds[i].name);
+        bk_free(e->pak_adds[i].data);
     }
-    free(e->pak_adds);
-    free(e);
+    bk_free(e->pak_adds);
+    bk_free(e);
 }
 
 bk_result bk_edit_set_lump(bk_edit *e, uint32_t index, const void *data, size_t size)
@@ -145,10 +145,10 @@ bk_result bk_edit_set_lump(bk_edit *e, uint32_t index, const void *data, size_t 
     if (!e || (!data && size)) return BK_EARG;
     if (index >= k_layouts[e->fam].count) return BK_EINDEX;
     if (size > 0x7fffffffu) return BK_ELIMIT;
-    uint8_t *copy = malloc(size ? size : 1);
+    uint8_t *copy = bk_malloc(size ? size : 1);
     if (!copy) return BK_ENOMEM;
     if (size) memcpy(copy, data, size);
-    free(e->repl[index]);
+    bk_free(e->repl[index]);
     e->repl[index] = copy;
     e->repl_size[index] = size;
     e->repl_set[index] = true;
@@ -280,15 +280,15 @@ bk_result bk_edit_pak_add(bk_edit *e, const char *name, const void *data, size_t
         return BK_EARG;
     }
     if (size > 0x7fffffffu) return BK_ELIMIT;
-    pak_add *na = realloc(e->pak_adds, (e->pak_add_count + 1) * sizeof *na);
+    pak_add *na = bk_realloc(e->pak_adds, (e->pak_add_count + 1) * sizeof *na);
     if (!na) return BK_ENOMEM;
     e->pak_adds = na;
     pak_add *a = &na[e->pak_add_count];
     a->name = bk_strdup(name);
-    a->data = malloc(size ? size : 1);
+    a->data = bk_malloc(size ? size : 1);
     if (!a->name || !a->data) {
-        free(a->name);
-        free(a->data);
+        bk_free(a->name);
+        bk_free(a->data);
         return BK_ENOMEM;
     }
     if (size) memcpy(a->data, data, size);
@@ -358,19 +358,19 @@ static bk_result pak_rebuild(bk_edit *e, const uint8_t *z, size_t n, bk_buf *out
         report(e, BK_EFORMAT, "pakfile", BK_NO_INDEX, "the zip's central directory lies outside it%s%s", "", "");
         return BK_EFORMAT;
     }
-    zent *ze = calloc(count ? count : 1, sizeof *ze);
+    zent *ze = bk_calloc(count ? count : 1, sizeof *ze);
     if (!ze) return BK_ENOMEM;
     size_t p = cd_ofs;
     for (uint32_t i = 0; i < count; i++) {
         if (!bk_span_ok(p, 46, cd_ofs + (size_t)cd_size) || bk_rd_u32le(z + p) != 0x02014b50u) {
-            free(ze);
+            bk_free(ze);
             report(e, BK_EFORMAT, "pakfile", i, "central directory record is damaged%s%s", "", "");
             return BK_EFORMAT;
         }
         uint32_t nl = bk_rd_u16le(z + p + 28), xl = bk_rd_u16le(z + p + 30), cl = bk_rd_u16le(z + p + 32);
         uint32_t len = 46 + nl + xl + cl;
         if (!bk_span_ok(p, len, cd_ofs + (size_t)cd_size) || bk_rd_u32le(z + p + 42) >= cd_ofs) {
-            free(ze);
+            bk_free(ze);
             report(e, BK_EFORMAT, "pakfile", i, "central directory record is damaged%s%s", "", "");
             return BK_EFORMAT;
         }
@@ -397,12 +397,12 @@ static bk_result pak_rebuild(bk_edit *e, const uint8_t *z, size_t n, bk_buf *out
             if (zname_eq(&ze[i], e->pak_adds[a].name)) ze[i].keep = false;
     }
     /* local records in file order; each runs to the next one (or the directory) */
-    zent *order = malloc((count ? count : 1) * sizeof *order);
-    uint32_t *newofs = calloc(count ? count : 1, sizeof *newofs);
+    zent *order = bk_malloc((count ? count : 1) * sizeof *order);
+    uint32_t *newofs = bk_calloc(count ? count : 1, sizeof *newofs);
     if (!order || !newofs) {
-        free(ze);
-        free(order);
-        free(newofs);
+        bk_free(ze);
+        bk_free(order);
+        bk_free(newofs);
         return BK_ENOMEM;
     }
     memcpy(order, ze, count * sizeof *ze);
@@ -416,8 +416,8 @@ static bk_result pak_rebuild(bk_edit *e, const uint8_t *z, size_t n, bk_buf *out
             if (ze[k].cd_ofs == order[i].cd_ofs) newofs[k] = (uint32_t)out->size;
         bk_buf_append(out, z + order[i].local_ofs, end - order[i].local_ofs);
     }
-    uint32_t *addofs = calloc(e->pak_add_count ? e->pak_add_count : 1, sizeof *addofs);
-    uint32_t *addcrc = calloc(e->pak_add_count ? e->pak_add_count : 1, sizeof *addcrc);
+    uint32_t *addofs = bk_calloc(e->pak_add_count ? e->pak_add_count : 1, sizeof *addofs);
+    uint32_t *addcrc = bk_calloc(e->pak_add_count ? e->pak_add_count : 1, sizeof *addcrc);
     for (uint32_t a = 0; addofs && addcrc && a < e->pak_add_count; a++) {
         const pak_add *pa = &e->pak_adds[a];
         addofs[a] = (uint32_t)out->size;
@@ -459,11 +459,11 @@ static bk_result pak_rebuild(bk_edit *e, const uint8_t *z, size_t n, bk_buf *out
     put16(out, cl);
     if (cl) bk_buf_append(out, z + eocd + 22, cl);
     bool fail = !addofs || !addcrc || out->failed || kept > 0xffff;
-    free(addofs);
-    free(addcrc);
-    free(ze);
-    free(order);
-    free(newofs);
+    bk_free(addofs);
+    bk_free(addcrc);
+    bk_free(ze);
+    bk_free(order);
+    bk_free(newofs);
     return fail ? BK_ENOMEM : BK_OK;
 }
 
@@ -471,7 +471,7 @@ bk_result bk_edit_pak_remove(bk_edit *e, const char *glob, uint32_t *removed)
 {
     if (!e || !glob) return BK_EARG;
     if (e->fam != FAM_SOURCE && e->fam != FAM_SOURCE_L4D2) return BK_EUNSUPPORTED;
-    char **nr = realloc(e->pak_remove, (e->pak_remove_count + 1) * sizeof *nr);
+    char **nr = bk_realloc(e->pak_remove, (e->pak_remove_count + 1) * sizeof *nr);
     if (!nr) return BK_ENOMEM;
     e->pak_remove = nr;
     if (!(nr[e->pak_remove_count] = bk_strdup(glob))) return BK_ENOMEM;
@@ -698,6 +698,6 @@ bk_result bk_edit_save(bk_edit *e, const char *path)
     size_t n;
     BK_TRY(build(e, &d, &n));
     bk_result r = bk_write_file_atomic(path, d, n);
-    free(d);
+    bk_free(d);
     return r;
 }

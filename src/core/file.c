@@ -66,7 +66,7 @@ static bk_result load_common(const uint8_t *data, size_t size, bk_ctx *ctx, bk_f
                       "unknown magic '%s': not a BSP, WAD3, DPM, VTF or MDL file", m);
         return size < 4 ? BK_ETRUNCATED : BK_EMAGIC;
     }
-    bk_file *f = calloc(1, sizeof *f);
+    bk_file *f = bk_calloc(1, sizeof *f);
     if (!f) return BK_ENOMEM;
     f->format = ops->format;
     f->ops = ops;
@@ -114,7 +114,7 @@ bk_result bk_file_open(const char *path, const bk_options *opt, bk_file **out)
     }
     r = load_common(buf, size, &ctx, out);
     if (r != BK_OK) {
-        free(buf);
+        bk_free(buf);
         return r;
     }
     (*out)->owned = buf;
@@ -146,10 +146,10 @@ void bk_file_free(bk_file *f)
     if (!f) return;
     if (f->impl && f->ops && f->ops->destroy) f->ops->destroy(f->impl);
     bk_entities_free(&f->entities);
-    free(f->info.lumps);
-    free(f->owned);
-    free(f->name);
-    free(f);
+    bk_free(f->info.lumps);
+    bk_free(f->owned);
+    bk_free(f->name);
+    bk_free(f);
 }
 
 bk_format bk_file_format(const bk_file *f) { return f ? f->format : BK_FORMAT_UNKNOWN; }
@@ -223,8 +223,8 @@ bk_result bk_file_extract_images(const bk_file *f, const bk_options *opt, bk_sce
 
 bk_result bk_info_set_lumps(bk_info *info, uint32_t n)
 {
-    free(info->lumps);
-    info->lumps = calloc(n ? n : 1, sizeof(bk_lump_info));
+    bk_free(info->lumps);
+    info->lumps = bk_calloc(n ? n : 1, sizeof(bk_lump_info));
     info->lump_count = info->lumps ? n : 0;
     return info->lumps ? BK_OK : BK_ENOMEM;
 }

@@ -107,14 +107,14 @@ static int add_index_accessor(gltf_writer *w, const uint32_t *idx, uint32_t coun
     int view;
     int type;
     if (vcount <= 65535) {
-        uint16_t *tmp = malloc((size_t)count * 2 + 2);
+        uint16_t *tmp = bk_malloc((size_t)count * 2 + 2);
         if (!tmp) {
             w->err = BK_ENOMEM;
             return -1;
         }
         for (uint32_t i = 0; i < count; i++) tmp[i] = (uint16_t)idx[i];
         view = add_view(w, tmp, (size_t)count * 2, GL_ELEMENT_ARRAY_BUFFER);
-        free(tmp);
+        bk_free(tmp);
         type = GL_UNSIGNED_SHORT;
     } else {
         view = add_view(w, idx, (size_t)count * 4, GL_ELEMENT_ARRAY_BUFFER);
@@ -158,7 +158,7 @@ static cJSON *write_primitive(gltf_writer *w, const bk_primitive *p)
     if (p->mode == BK_PRIM_TRIANGLES || p->mode == BK_PRIM_LINES) {
         uint32_t per = p->mode == BK_PRIM_TRIANGLES ? 3 : 2;
         if (!p->indices || p->index_count < per) return NULL;
-        idx = malloc((size_t)p->index_count * sizeof(uint32_t));
+        idx = bk_malloc((size_t)p->index_count * sizeof(uint32_t));
         if (!idx) {
             w->err = BK_ENOMEM;
             return NULL;
@@ -176,18 +176,18 @@ static cJSON *write_primitive(gltf_writer *w, const bk_primitive *p)
             icount += per;
         }
         if (!icount) {
-            free(idx);
+            bk_free(idx);
             return NULL;
         }
     }
     size_t n3 = (size_t)n * 3;
-    float *pos = malloc(n3 * sizeof(float));
-    float *nrm = p->normal ? malloc(n3 * sizeof(float)) : NULL;
-    float *uv0 = p->uv0 ? malloc((size_t)n * 2 * sizeof(float)) : NULL;
-    float *uv1 = p->uv1 ? malloc((size_t)n * 2 * sizeof(float)) : NULL;
-    float *col = p->color ? malloc((size_t)n * 4 * sizeof(float)) : NULL;
-    float *wts = p->weights && p->joints ? malloc((size_t)n * 4 * sizeof(float)) : NULL;
-    uint16_t *jts = p->weights && p->joints ? malloc((size_t)n * 4 * sizeof(uint16_t)) : NULL;
+    float *pos = bk_malloc(n3 * sizeof(float));
+    float *nrm = p->normal ? bk_malloc(n3 * sizeof(float)) : NULL;
+    float *uv0 = p->uv0 ? bk_malloc((size_t)n * 2 * sizeof(float)) : NULL;
+    float *uv1 = p->uv1 ? bk_malloc((size_t)n * 2 * sizeof(float)) : NULL;
+    float *col = p->color ? bk_malloc((size_t)n * 4 * sizeof(float)) : NULL;
+    float *wts = p->weights && p->joints ? bk_malloc((size_t)n * 4 * sizeof(float)) : NULL;
+    uint16_t *jts = p->weights && p->joints ? bk_malloc((size_t)n * 4 * sizeof(uint16_t)) : NULL;
     cJSON *prim = NULL;
     if (!pos || (p->normal && !nrm) || (p->uv0 && !uv0) || (p->uv1 && !uv1) || (p->color && !col) ||
         (p->weights && p->joints && (!wts || !jts))) {
@@ -263,10 +263,10 @@ static cJSON *write_primitive(gltf_writer *w, const bk_primitive *p)
     }
     if (uv1) {
         if (!uv0) { /* TEXCOORD_1 needs TEXCOORD_0 before it */
-            float *z = calloc((size_t)n * 2, sizeof(float));
+            float *z = bk_calloc((size_t)n * 2, sizeof(float));
             if (!z) goto fail;
             a = add_float_accessor(w, z, n, 2, GL_ARRAY_BUFFER, false);
-            free(z);
+            bk_free(z);
             if (a < 0) goto fail;
             cJSON_AddNumberToObject(attrs, "TEXCOORD_0", a);
         }
@@ -299,14 +299,14 @@ fail:
     cJSON_Delete(prim);
     prim = NULL;
 out:
-    free(idx);
-    free(pos);
-    free(nrm);
-    free(uv0);
-    free(uv1);
-    free(col);
-    free(wts);
-    free(jts);
+    bk_free(idx);
+    bk_free(pos);
+    bk_free(nrm);
+    bk_free(uv0);
+    bk_free(uv1);
+    bk_free(col);
+    bk_free(wts);
+    bk_free(jts);
     return prim;
 }
 
@@ -532,14 +532,14 @@ static void write_skins(gltf_writer *w)
     cJSON *skins = cJSON_AddArrayToObject(w->root, "skins");
     for (uint32_t i = 0; i < s->skin_count && !w->err; i++) {
         const bk_skin *k = &s->skins[i];
-        float *ibm = malloc((size_t)k->joint_count * 16 * sizeof(float));
+        float *ibm = bk_malloc((size_t)k->joint_count * 16 * sizeof(float));
         if (!ibm) {
             w->err = BK_ENOMEM;
             return;
         }
         for (uint32_t j = 0; j < k->joint_count; j++) bk_xf_mat4(&w->x, k->inverse_bind + j * 16, ibm + j * 16);
         int a = add_float_accessor(w, ibm, k->joint_count, 16, 0, false);
-        free(ibm);
+        bk_free(ibm);
         cJSON *o = cJSON_CreateObject();
         if (k->name && *k->name) cJSON_AddStringToObject(o, "name", k->name);
         cJSON_AddNumberToObject(o, "inverseBindMatrices", a);
@@ -580,7 +580,7 @@ static void write_animations(gltf_writer *w)
                 last_count = ch->key_count;
             }
             uint32_t comps = ch->path == BK_PATH_ROTATION ? 4 : 3;
-            float *vals = malloc((size_t)ch->key_count * comps * sizeof(float));
+            float *vals = bk_malloc((size_t)ch->key_count * comps * sizeof(float));
             if (!vals) {
                 w->err = BK_ENOMEM;
                 break;
@@ -600,7 +600,7 @@ static void write_animations(gltf_writer *w)
                 }
             }
             int output = add_float_accessor(w, vals, ch->key_count, (int)comps, 0, false);
-            free(vals);
+            bk_free(vals);
             cJSON *smp = cJSON_CreateObject();
             cJSON_AddNumberToObject(smp, "input", input);
             cJSON_AddNumberToObject(smp, "output", output);
@@ -653,8 +653,8 @@ static bk_result gltf_make(const bk_scene *s, const bk_export_options *opt, cons
     w.buffer_views = cJSON_CreateArray();
     w.accessors = cJSON_CreateArray();
 
-    int32_t *tex_of_image = calloc(s->image_count + 1, sizeof(int32_t));
-    int32_t *mesh_map = calloc(s->mesh_count + 1, sizeof(int32_t));
+    int32_t *tex_of_image = bk_calloc(s->image_count + 1, sizeof(int32_t));
+    int32_t *mesh_map = bk_calloc(s->mesh_count + 1, sizeof(int32_t));
     if (!tex_of_image || !mesh_map) w.err = BK_ENOMEM;
     unsigned used_ext = 0;
     if (!w.err) write_images(&w, tex_of_image);
@@ -712,8 +712,8 @@ static bk_result gltf_make(const bk_scene *s, const bk_export_options *opt, cons
     char *json = r == BK_OK ? cJSON_PrintUnformatted(w.root) : NULL;
     if (r == BK_OK && !json) r = BK_ENOMEM;
     cJSON_Delete(w.root);
-    free(tex_of_image);
-    free(mesh_map);
+    bk_free(tex_of_image);
+    bk_free(mesh_map);
     if (w.bin.failed && r == BK_OK) r = BK_ENOMEM;
     if (st_out) *st_out = w.st;
     if (r != BK_OK) {
@@ -798,7 +798,7 @@ bk_result bk_export_gltf(const bk_scene *s, const bk_export_options *opt, const 
     const char *bin_uri = NULL;
     if (!glb) {
         size_t n = strlen(path);
-        bin_path = malloc(n + 1);
+        bin_path = bk_malloc(n + 1);
         if (!bin_path) return BK_ENOMEM;
         memcpy(bin_path, path, n - 5);
         strcpy(bin_path + n - 5, ".bin");
@@ -824,7 +824,7 @@ bk_result bk_export_gltf(const bk_scene *s, const bk_export_options *opt, const 
         st.bytes = strlen(json) + bin.size;
     }
     if (stats) *stats = st;
-    free(bin_path);
+    bk_free(bin_path);
     cJSON_free(json);
     bk_buf_free(&bin);
     return r;

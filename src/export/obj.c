@@ -86,6 +86,7 @@ bk_result bk_export_obj(const bk_scene *s, const bk_export_options *opt, const c
     memset(&st, 0, sizeof st);
 
     char *stem = bk_strndup(path, plen - 4);
+    if (!stem) return BK_ENOMEM;
     const char *base = strrchr(stem, '/');
     base = base ? base + 1 : stem;
     bk_buf mtl_path = {0}, tex_dir = {0};
@@ -151,8 +152,9 @@ bk_result bk_export_obj(const bk_scene *s, const bk_export_options *opt, const c
 
     /* geometry */
     bk_buf o = {0};
-    const char *mtl_base = strrchr((const char *)mtl_path.data, '/');
-    mtl_base = mtl_base ? mtl_base + 1 : (const char *)mtl_path.data;
+    const char *mtl_all = mtl_path.data ? (const char *)mtl_path.data : "";
+    const char *mtl_base = strrchr(mtl_all, '/');
+    mtl_base = mtl_base ? mtl_base + 1 : mtl_all;
     char scale[32];
     bk_fmt_num(scale, sizeof scale, x.s, 6);
     bk_buf_printf(&o, "# bspkit %s: Y up, metres (scale %s per unit)\nmtllib %s\n", BK_VERSION_STRING, scale, mtl_base);
@@ -231,7 +233,7 @@ bk_result bk_export_obj(const bk_scene *s, const bk_export_options *opt, const c
     bk_buf_free(&o);
     bk_buf_free(&mtl_path);
     bk_buf_free(&tex_dir);
-    free(stem);
+    bk_free(stem);
     if (stats) *stats = st;
     return r;
 }

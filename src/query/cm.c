@@ -13,16 +13,16 @@
 void bk_cm_free(bk_cm *cm)
 {
     if (!cm) return;
-    free(cm->planes);
-    free(cm->nodes);
-    free(cm->leafs);
-    free(cm->leafbrushes);
-    free(cm->leafmeshes);
-    free(cm->sides);
-    free(cm->brushes);
-    free(cm->tris);
-    free(cm->meshes);
-    free(cm->models);
+    bk_free(cm->planes);
+    bk_free(cm->nodes);
+    bk_free(cm->leafs);
+    bk_free(cm->leafbrushes);
+    bk_free(cm->leafmeshes);
+    bk_free(cm->sides);
+    bk_free(cm->brushes);
+    bk_free(cm->tris);
+    bk_free(cm->meshes);
+    bk_free(cm->models);
     memset(cm, 0, sizeof *cm);
 }
 

@@ -104,7 +104,7 @@ bk_result bk_query_open(const bk_file *f, const bk_options *opt, bk_query **out)
                   bk_format_name(f->format));
         return BK_EUNSUPPORTED;
     }
-    bk_query *q = calloc(1, sizeof *q);
+    bk_query *q = bk_calloc(1, sizeof *q);
     if (!q) return BK_ENOMEM;
     q->file = f;
     q->ops = ops;
@@ -131,8 +131,8 @@ void bk_query_free(bk_query *q)
 {
     if (!q) return;
     if (q->state && q->ops->destroy) q->ops->destroy(q->state);
-    free(q->cluster_leaves);
-    free(q);
+    bk_free(q->cluster_leaves);
+    bk_free(q);
 }
 
 void bk_query_get_info(const bk_query *q, bk_query_info *out)
@@ -173,13 +173,13 @@ typedef struct row_buf {
 static bk_result row_get(const bk_query *q, int32_t cluster, row_buf *rb)
 {
     size_t n = bk_query_row_bytes(q);
-    rb->p = n <= ROW_STACK ? rb->stack : malloc(n);
+    rb->p = n <= ROW_STACK ? rb->stack : bk_malloc(n);
     if (!rb->p) return BK_ENOMEM;
     return bk_query_vis_row(q, BK_VIS_PVS, cluster, rb->p);
 }
 static void row_done(row_buf *rb)
 {
-    if (rb->p && rb->p != rb->stack) free(rb->p);
+    if (rb->p && rb->p != rb->stack) bk_free(rb->p);
     rb->p = NULL;
 }
 
@@ -239,7 +239,7 @@ bk_result bk_query_visible_faces(const bk_query *q, const float pos[3], uint32_t
     bk_point_info pi;
     BK_TRY(bk_query_point(q, 0, pos, &pi));
     if (q->info.cluster_count && pi.cluster < 0) return BK_OK;   /* in solid / outside: nothing */
-    uint8_t *seen = calloc(((size_t)q->info.face_count + 7) / 8 + 1, 1);
+    uint8_t *seen = bk_calloc(((size_t)q->info.face_count + 7) / 8 + 1, 1);
     if (!seen) return BK_ENOMEM;
     row_buf rb = {.p = NULL};
     bk_result r = BK_OK;
@@ -262,7 +262,7 @@ bk_result bk_query_visible_faces(const bk_query *q, const float pos[3], uint32_t
         if (faces && total < cap) faces[total] = fi;
         total++;
     }
-    free(seen);
+    bk_free(seen);
     *count = total;
     return r;
 }

@@ -24,7 +24,7 @@ struct bk_atlas {
 
 bk_atlas *bk_atlas_new(uint32_t max_size, uint32_t pad)
 {
-    bk_atlas *a = calloc(1, sizeof *a);
+    bk_atlas *a = bk_calloc(1, sizeof *a);
     if (!a) return NULL;
     a->max_size = max_size ? max_size : BK_DEFAULT_MAX_ATLAS;
     a->pad = pad;
@@ -35,8 +35,8 @@ void bk_atlas_free(bk_atlas *a)
 {
     if (!a) return;
     bk_buf_free(&a->arena);
-    free(a->r);
-    free(a);
+    bk_free(a->r);
+    bk_free(a);
 }
 
 uint32_t bk_atlas_count(const bk_atlas *a) { return a->count; }
@@ -173,19 +173,19 @@ bk_result bk_atlas_pack(bk_atlas *a)
         return BK_OK;
     }
     uint32_t n = a->count;
-    uint32_t *order = malloc(3 * (size_t)n * sizeof *order), *tmp = malloc(n * sizeof *tmp);
-    seg *sk = malloc(((size_t)n + 2) * sizeof *sk);
+    uint32_t *order = bk_malloc(3 * (size_t)n * sizeof *order), *tmp = bk_malloc(n * sizeof *tmp);
+    seg *sk = bk_malloc(((size_t)n + 2) * sizeof *sk);
     if (!order || !tmp || !sk) {
-        free(order);
-        free(tmp);
-        free(sk);
+        bk_free(order);
+        bk_free(tmp);
+        bk_free(sk);
         return BK_ENOMEM;
     }
     for (int how = 0; how < 3; how++) {
         for (uint32_t i = 0; i < n; i++) order[(size_t)how * n + i] = i;
         sort_ids(order + (size_t)how * n, tmp, n, a, how);
     }
-    free(tmp);
+    bk_free(tmp);
     /* widths to try: around the square root of the padded area, and whole multiples of the widest
      * rectangle (Quake 3's equal pages then sit in a grid without a ragged edge) */
     uint64_t area = 0, wmax = 0;
@@ -234,8 +234,8 @@ bk_result bk_atlas_pack(bk_atlas *a)
         a->packed = true;
         r = BK_OK;
     }
-    free(sk);
-    free(order);
+    bk_free(sk);
+    bk_free(order);
     return r;
 }
 
@@ -276,7 +276,7 @@ bk_result bk_atlas_to_image(const bk_atlas *a, bk_scene *s, const char *name, in
     if (!a->packed) return BK_EARG;
     size_t W = a->width, H = a->height;
     /* not calloc: every texel is written once below (opaque black where no rectangle is) */
-    uint32_t *img = malloc(W * H * 4);
+    uint32_t *img = bk_malloc(W * H * 4);
     if (!img) return BK_ENOMEM;
     uint32_t black;
     memcpy(&black, (const uint8_t[4]){0, 0, 0, 255}, 4);
@@ -296,7 +296,7 @@ bk_result bk_atlas_to_image(const bk_atlas *a, bk_scene *s, const char *name, in
     int32_t idx;
     bk_result res = bk_scene_add_image(s, name, (uint32_t)W, (uint32_t)H, px, &idx);
     if (res != BK_OK) {
-        free(img);
+        bk_free(img);
         return res;
     }
     s->images[idx].is_lightmap = 1;

@@ -203,7 +203,7 @@ static bk_result brush_collision(cbuild *b, const bk_cm *cm)
 {
     const bk_cm_model *m0 = &cm->models[0];
     /* the world's brushes: Quake 3 lists them on the model; Source reaches them through the leaves */
-    uint8_t *seen = calloc(cm->brush_count + 1, 1);
+    uint8_t *seen = bk_calloc(cm->brush_count + 1, 1);
     if (!seen) return BK_ENOMEM;
     if (m0->num_brushes) {
         for (uint32_t i = 0; i < m0->num_brushes && m0->first_brush + i < cm->brush_count; i++) seen[m0->first_brush + i] = 1;
@@ -227,7 +227,7 @@ static bk_result brush_collision(cbuild *b, const bk_cm *cm)
         }
         r = add_convex(b, pl, n, br->contents);
     }
-    free(seen);
+    bk_free(seen);
     for (uint32_t mi = 0; mi < m0->num_meshes && r == BK_OK; mi++) {
         const bk_cm_mesh *me = &cm->meshes[m0->first_mesh + mi];
         if (!me->contents || !me->num_tris) continue;

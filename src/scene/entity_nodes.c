@@ -72,7 +72,7 @@ bk_result bk_scene_add_entity_nodes(bk_scene *s, const bk_entities *es, const bk
         const char *cn = bk_entity_get(&es->items[i], "classname");
         if (cn && strcmp(cn, "worldspawn") == 0) ws = &es->items[i];
     }
-    bool *used = calloc(lay->model_count ? lay->model_count : 1, sizeof *used);
+    bool *used = bk_calloc(lay->model_count ? lay->model_count : 1, sizeof *used);
     if (!used) return BK_ENOMEM;
     bk_result r = BK_OK;
     int32_t node;
@@ -113,6 +113,6 @@ bk_result bk_scene_add_entity_nodes(bk_scene *s, const bk_entities *es, const bk
         snprintf(name, sizeof name, "*%u", i);
         r = bk_scene_add_node(s, name, -1, lay->model_mesh[i], &node);
     }
-    free(used);
+    bk_free(used);
     return r;
 }

@@ -1,71 +1,71 @@
 /* The format-neutral scene: growable arrays, owned by the scene, freed in one call. */
 #include "../common/bk_internal.h"
 
-bk_scene *bk_scene_new(void) { return calloc(1, sizeof(bk_scene)); }
+bk_scene *bk_scene_new(void) { return bk_calloc(1, sizeof(bk_scene)); }
 
 static void free_kvs(bk_kv *kv, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++) {
-        free(kv[i].key);
-        free(kv[i].value);
+        bk_free(kv[i].key);
+        bk_free(kv[i].value);
     }
-    free(kv);
+    bk_free(kv);
 }
 
 static void free_prim(bk_primitive *p)
 {
-    free(p->position);
-    free(p->normal);
-    free(p->uv0);
-    free(p->uv1);
-    free(p->color);
-    free(p->joints);
-    free(p->weights);
-    free(p->indices);
+    bk_free(p->position);
+    bk_free(p->normal);
+    bk_free(p->uv0);
+    bk_free(p->uv1);
+    bk_free(p->color);
+    bk_free(p->joints);
+    bk_free(p->weights);
+    bk_free(p->indices);
 }
 
 void bk_scene_free(bk_scene *s)
 {
     if (!s) return;
     for (uint32_t i = 0; i < s->image_count; i++) {
-        free(s->images[i].name);
-        free(s->images[i].rgba);
+        bk_free(s->images[i].name);
+        bk_free(s->images[i].rgba);
     }
     for (uint32_t i = 0; i < s->material_count; i++) {
-        free(s->materials[i].name);
+        bk_free(s->materials[i].name);
         free_kvs(s->materials[i].extras, s->materials[i].extra_count);
     }
     for (uint32_t i = 0; i < s->mesh_count; i++) {
         for (uint32_t j = 0; j < s->meshes[i].prim_count; j++) free_prim(&s->meshes[i].prims[j]);
-        free(s->meshes[i].prims);
-        free(s->meshes[i].name);
+        bk_free(s->meshes[i].prims);
+        bk_free(s->meshes[i].name);
     }
     for (uint32_t i = 0; i < s->node_count; i++) {
-        free(s->nodes[i].name);
+        bk_free(s->nodes[i].name);
         free_kvs(s->nodes[i].extras, s->nodes[i].extra_count);
     }
     for (uint32_t i = 0; i < s->skin_count; i++) {
-        free(s->skins[i].name);
-        free(s->skins[i].joints);
-        free(s->skins[i].inverse_bind);
+        bk_free(s->skins[i].name);
+        bk_free(s->skins[i].joints);
+        bk_free(s->skins[i].inverse_bind);
     }
     for (uint32_t i = 0; i < s->anim_count; i++) {
         for (uint32_t j = 0; j < s->anims[i].channel_count; j++) {
-            free(s->anims[i].channels[j].times);
-            free(s->anims[i].channels[j].values);
+            bk_free(s->anims[i].channels[j].times);
+            bk_free(s->anims[i].channels[j].values);
         }
-        free(s->anims[i].channels);
-        free(s->anims[i].name);
+        bk_free(s->anims[i].channels);
+        bk_free(s->anims[i].name);
     }
-    free(s->images);
-    free(s->materials);
-    free(s->meshes);
-    free(s->nodes);
-    free(s->skins);
-    free(s->anims);
+    bk_free(s->images);
+    bk_free(s->materials);
+    bk_free(s->meshes);
+    bk_free(s->nodes);
+    bk_free(s->skins);
+    bk_free(s->anims);
     free_kvs(s->extras, s->extra_count);
-    free(s->name);
-    free(s);
+    bk_free(s->name);
+    bk_free(s);
 }
 
 bk_result bk_scene_add_image(bk_scene *s, const char *name, uint32_t w, uint32_t h, uint8_t *rgba, int32_t *out)
@@ -157,12 +157,12 @@ bk_result bk_scene_add_skin(bk_scene *s, const char *name, uint32_t joint_count,
     bk_skin *k = &s->skins[s->skin_count];
     memset(k, 0, sizeof *k);
     k->name = bk_strdup(name ? name : "");
-    k->joints = calloc(joint_count, sizeof(int32_t));
-    k->inverse_bind = calloc((size_t)joint_count * 16, sizeof(float));
+    k->joints = bk_calloc(joint_count, sizeof(int32_t));
+    k->inverse_bind = bk_calloc((size_t)joint_count * 16, sizeof(float));
     if (!k->name || !k->joints || !k->inverse_bind) {
-        free(k->name);
-        free(k->joints);
-        free(k->inverse_bind);
+        bk_free(k->name);
+        bk_free(k->joints);
+        bk_free(k->inverse_bind);
         return BK_ENOMEM;
     }
     k->joint_count = joint_count;
@@ -192,11 +192,11 @@ bk_result bk_animation_add_channel(bk_animation *a, int32_t node, uint32_t path,
     bk_channel *c = &a->channels[a->channel_count];
     memset(c, 0, sizeof *c);
     uint32_t comps = path == BK_PATH_ROTATION ? 4 : 3;
-    c->times = calloc(key_count, sizeof(float));
-    c->values = calloc((size_t)key_count * comps, sizeof(float));
+    c->times = bk_calloc(key_count, sizeof(float));
+    c->values = bk_calloc((size_t)key_count * comps, sizeof(float));
     if (!c->times || !c->values) {
-        free(c->times);
-        free(c->values);
+        bk_free(c->times);
+        bk_free(c->values);
         return BK_ENOMEM;
     }
     c->node = node;
@@ -221,7 +221,7 @@ bk_result bk_mesh_add_primitive(bk_mesh *m, int32_t material, uint32_t mode, uin
 
 static bk_result grow_attr(float **arr, uint32_t oldcap, uint32_t ncap, uint32_t comps)
 {
-    float *n = realloc(*arr, (size_t)ncap * comps * sizeof(float));
+    float *n = bk_realloc(*arr, (size_t)ncap * comps * sizeof(float));
     if (!n) return BK_ENOMEM;
     memset(n + (size_t)oldcap * comps, 0, (size_t)(ncap - oldcap) * comps * sizeof(float));
     *arr = n;
@@ -244,7 +244,7 @@ bk_result bk_prim_add_vertices(bk_primitive *p, uint32_t n, uint32_t *first)
         if (p->attrs & BK_ATTR_COLOR) BK_TRY(grow_attr(&p->color, oc, nc, 4));
         if (p->attrs & BK_ATTR_SKIN) {
             BK_TRY(grow_attr(&p->weights, oc, nc, 4));
-            uint16_t *j = realloc(p->joints, (size_t)nc * 4 * sizeof(uint16_t));
+            uint16_t *j = bk_realloc(p->joints, (size_t)nc * 4 * sizeof(uint16_t));
             if (!j) return BK_ENOMEM;
             memset(j + (size_t)oc * 4, 0, (size_t)(nc - oc) * 4 * sizeof(uint16_t));
             p->joints = j;
@@ -279,14 +279,14 @@ bk_result bk_prim_add_triangle(bk_primitive *p, uint32_t a, uint32_t b, uint32_t
 
 bk_result bk_kv_append(bk_kv **list, uint32_t *count, const char *key, const char *value)
 {
-    bk_kv *n = realloc(*list, ((size_t)*count + 1) * sizeof(bk_kv));
+    bk_kv *n = bk_realloc(*list, ((size_t)*count + 1) * sizeof(bk_kv));
     if (!n) return BK_ENOMEM;
     *list = n;
     n[*count].key = bk_strdup(key ? key : "");
     n[*count].value = bk_strdup(value ? value : "");
     if (!n[*count].key || !n[*count].value) {
-        free(n[*count].key);
-        free(n[*count].value);
+        bk_free(n[*count].key);
+        bk_free(n[*count].value);
         return BK_ENOMEM;
     }
     (*count)++;

@@ -23,7 +23,7 @@ static void test_framegroups(void)
         CHECK(strcmp(g[1].name, "group1") == 0 && g[1].count == 5 && !g[1].clamped);
         CHECK(strcmp(g[2].name, "idle loop") == 0 && g[2].loop && g[2].clamped && g[2].count == 85 && g[2].line == 4);
     }
-    free(g);
+    bk_free(g);
     const char bad[] = "1 8 20 0\n1 2 3\n";
     CHECK(bk_dpm_framegroups_parse(bad, sizeof bad - 1, 100, &g, &n, &line) == BK_EFORMAT && line == 2);
     const char junk[] = "1 8 20 0 zz\n";
@@ -175,7 +175,7 @@ static void round_trip_file(const char *path, bk_file *f)
     free(pn);
 out:
     bk_file_free(g);
-    free(bytes);
+    bk_free(bytes);
     bk_file_free(f);
 }
 
@@ -261,10 +261,10 @@ static void test_saver_synthetic(void)
     CHECK(bk_dpm_save_memory(bk_dpm_model_of(f), 0, &bytes, &size, &st) == BK_OK);
     CHECK(st.vertices_in == NV && st.vertices_out == 5);
     CHECK(st.bones_in == NB && st.bones_out == 2 && strcmp(st.dropped_bones, "leaf") == 0);
-    free(bytes);
+    bk_free(bytes);
     CHECK(bk_dpm_save_memory(bk_dpm_model_of(f), BK_DPM_SAVE_KEEP_ALL_BONES, &bytes, &size, &st) == BK_OK);
     CHECK(st.bones_out == NB);
-    free(bytes);
+    bk_free(bytes);
     round_trip_file("built", f);
 }
 

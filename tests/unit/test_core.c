@@ -168,7 +168,7 @@ static bk_result hook_read(void *user, const char *path, uint64_t max_bytes, uin
     if (strcmp(path, "virtual/lobby.bsp") != 0) return BK_ENOTFOUND;
     FILE *fp = fopen(h->real, "rb");
     if (!fp) return BK_EIO;
-    *data = malloc(1 << 16);
+    *data = bk_malloc(1 << 16);
     *size = *data ? fread(*data, 1, 1 << 16, fp) : 0;
     fclose(fp);
     return *size && *size <= max_bytes ? BK_OK : BK_EIO;
@@ -306,19 +306,19 @@ static void test_export(const char *work)
     uint8_t *mem = NULL;
     size_t mn = 0;
     CHECK(bk_export_glb_memory(s, NULL, &mem, &mn, NULL) == BK_OK && mn == n && memcmp(mem, d, n) == 0);
-    free(mem);
+    bk_free(mem);
     int calls = 0;
     CHECK(bk_export_glb_to(s, NULL, stop_after_two, &calls, NULL) == BK_EIO && calls == 3);
     /* a file that cannot be written: an error, and no temporary file left behind */
     char bad[1100];
     snprintf(bad, sizeof bad, "%s/no_such_dir/x.glb", work);
     CHECK(bk_export_gltf(s, NULL, bad, NULL) == BK_EIO);
-    free(d);
+    bk_free(d);
     snprintf(path, sizeof path, "%s/unit.gltf", work);
     CHECK(bk_export_gltf(s, NULL, path, NULL) == BK_OK);
     snprintf(path, sizeof path, "%s/unit.bin", work);
     CHECK(bk_read_file(path, 1 << 20, &d, &n) == BK_OK && n > 0);
-    free(d);
+    bk_free(d);
     snprintf(path, sizeof path, "%s/unit.obj", work);
     CHECK(bk_export_obj(s, NULL, path, &st) == BK_OK && st.triangles == 1);
     snprintf(path, sizeof path, "%s/unit.txt", work);
@@ -349,10 +349,10 @@ static void test_utf8(void)
     CHECK(bk_utf8_valid("\xf0\x90\x80\x80") && bk_utf8_valid("\xf4\x8f\xbf\xbf"));
     char *u = bk_utf8_from_8bit("caf\xe9!");
     CHECK(u && strcmp(u, "caf\xc3\xa9!") == 0);
-    free(u);
+    bk_free(u);
     u = bk_utf8_from_8bit("caf\xc3\xa9");
     CHECK(u && strcmp(u, "caf\xc3\xa9") == 0); /* valid text is kept as it is */
-    free(u);
+    bk_free(u);
     bk_scene *s = bk_scene_new();
     int32_t n;
     CHECK(bk_scene_add_node(s, "n\xff", -1, -1, &n) == BK_OK);

@@ -21,15 +21,15 @@ void bk_dpm_model_free(bk_dpm_model *m)
     if (!m) return;
     for (uint32_t i = 0; i < m->mesh_count && m->meshes; i++) {
         bk_dpm_mesh *me = &m->meshes[i];
-        free(me->first_influence);
-        free(me->influences);
-        free(me->texcoords);
-        free(me->indices);
-        free(me->groupids);
+        bk_free(me->first_influence);
+        bk_free(me->influences);
+        bk_free(me->texcoords);
+        bk_free(me->indices);
+        bk_free(me->groupids);
     }
-    free(m->meshes);
-    free(m->bones);
-    free(m->frames);
+    bk_free(m->meshes);
+    bk_free(m->bones);
+    bk_free(m->frames);
 }
 
 static void dpm_destroy(void *p)
@@ -37,8 +37,8 @@ static void dpm_destroy(void *p)
     dpm_impl *im = p;
     if (!im) return;
     bk_dpm_model_free(&im->m);
-    free(im->pose_data);
-    free(im);
+    bk_free(im->pose_data);
+    bk_free(im);
 }
 
 const bk_dpm_model *bk_dpm_model_of(const bk_file *f)
@@ -363,8 +363,8 @@ static void check_bounds(bk_ctx *ctx, const bk_dpm_model *m, uint64_t ofs_frames
         BK_WARN(ctx, BK_EFORMAT, "frames", first, ofs_frames + (uint64_t)first * DPM_FRAME_SIZE,
                 "%u frames have skinned vertices outside their stored bounds (by up to %g units)", outside,
                 (double)worst);
-    free(bones);
-    free(pos);
+    bk_free(bones);
+    bk_free(pos);
 }
 
 static bk_result dpm_load(bk_file *f, bk_ctx *ctx)

@@ -60,7 +60,7 @@ bk_result bk_dpm_framegroups_parse(const char *text, size_t len, uint32_t frame_
         if (got == 0 && !*p) continue; /* blank or comment-only line */
         if (got < 4 || *p || !isfinite(v[0]) || !isfinite(v[1]) || v[0] < 0 || v[1] < 0 || v[0] > 4294967295.0 ||
             v[1] > 4294967295.0) {
-            free(g);
+            bk_free(g);
             if (err_line) *err_line = line;
             return BK_EFORMAT;
         }
@@ -79,7 +79,7 @@ bk_result bk_dpm_framegroups_parse(const char *text, size_t len, uint32_t frame_
             fg.clamped = 1;
         }
         if (bk_grow((void **)&g, &cap, n + 1, sizeof *g) != BK_OK) {
-            free(g);
+            bk_free(g);
             return BK_ENOMEM;
         }
         g[n++] = fg;
@@ -107,7 +107,7 @@ static bk_result groups_from_names(const bk_dpm_model *m, bk_dpm_framegroup **ou
             continue;
         }
         if (bk_grow((void **)&g, &cap, n + 1, sizeof *g) != BK_OK) {
-            free(g);
+            bk_free(g);
             return BK_ENOMEM;
         }
         bk_dpm_framegroup *x = &g[n++];
@@ -172,7 +172,7 @@ static bk_result load_framegroups(const bk_dpm_model *m, const bk_options *opt, 
     if (r == BK_OK) {
         uint32_t line = 0;
         r = bk_dpm_framegroups_parse((const char *)text, len, m->frame_count, out, count, &line);
-        free(text);
+        bk_free(text);
         if (r == BK_EFORMAT) {
             bk_scene_diag(s, opt, BK_SEV_ERROR, r, path, "line", line, BK_NO_OFFSET, "expected 'first count fps loop' (four numbers)");
             return r;
@@ -186,7 +186,7 @@ static bk_result load_framegroups(const bk_dpm_model *m, const bk_options *opt, 
                         (*out)[i].count);
             }
         if (*count) return BK_OK;
-        free(*out);
+        bk_free(*out);
         *out = NULL;
         *from_file = false;
     }
@@ -227,10 +227,10 @@ static int32_t material_for(bk_scene *s, const char *shader, const bk_options *o
                         bk_kv_append(&mat->extras, &mat->extra_count, "texture", rel);
                         found = true;
                     } else {
-                        free(rgba);
+                        bk_free(rgba);
                     }
                 }
-                free(bytes);
+                bk_free(bytes);
             }
         }
     }
@@ -354,10 +354,14 @@ static bk_result build_animations(const bk_dpm_model *m, const bk_options *opt, 
         const bk_dpm_framegroup *fg = &g[gi];
         int32_t ai;
         if ((r = bk_scene_add_animation(s, fg->name, &ai)) != BK_OK) break;
-        t = realloc(t, (size_t)fg->count * nb * 3 * sizeof(float));
-        q = realloc(q, (size_t)fg->count * nb * 4 * sizeof(float));
-        sc = realloc(sc, (size_t)fg->count * nb * 3 * sizeof(float));
-        if (!t || !q || !sc) {
+        /* on failure the old blocks stay valid (and are freed below) */
+        float *nt = bk_realloc(t, (size_t)fg->count * nb * 3 * sizeof(float));
+        if (nt) t = nt;
+        float *nq = nt ? bk_realloc(q, (size_t)fg->count * nb * 4 * sizeof(float)) : NULL;
+        if (nq) q = nq;
+        float *ns = nq ? bk_realloc(sc, (size_t)fg->count * nb * 3 * sizeof(float)) : NULL;
+        if (ns) sc = ns;
+        if (!ns) {
             r = BK_ENOMEM;
             break;
         }
@@ -387,10 +391,10 @@ static bk_result build_animations(const bk_dpm_model *m, const bk_options *opt, 
             }
         }
     }
-    free(t);
-    free(q);
-    free(sc);
-    free(g);
+    bk_free(t);
+    bk_free(q);
+    bk_free(sc);
+    bk_free(g);
     return r;
 }
 
@@ -403,9 +407,9 @@ bk_result bk_dpm_build_scene(const bk_file *f, const bk_options *opt, bk_scene *
     s->name = bk_strdup(base ? base + 1 : nm);
     size_t nb = m->bone_count;
     float *rel0 = m->frames[0].pose;
-    float *bones = malloc(nb * 12 * sizeof(float));
+    float *bones = bk_malloc(nb * 12 * sizeof(float));
     if (!bones || !s->name) {
-        free(bones);
+        bk_free(bones);
         return BK_ENOMEM;
     }
     bk_dpm_pose(m, 0, 0, 0, BK_DPM_LERP_MATRIX, bones);
@@ -459,6 +463,6 @@ bk_result bk_dpm_build_scene(const bk_file *f, const bk_options *opt, bk_scene *
     char buf[32];
     snprintf(buf, sizeof buf, "%llu", (unsigned long long)over4);
     if (r == BK_OK) bk_kv_append(&s->extras, &s->extra_count, "vertices_over_4_influences", buf);
-    free(bones);
+    bk_free(bones);
     return r;
 }

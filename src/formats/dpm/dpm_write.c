@@ -20,7 +20,7 @@ double bk_dpm_acmr(const uint32_t *idx, uint32_t tris, uint32_t nv, uint32_t cac
 {
     if (!tris || !idx || !cache_size || cache_size > 64) return 0;
     /* FIFO: a vertex is a hit if it entered the cache within the last cache_size misses */
-    uint64_t *stamp = calloc(nv ? nv : 1, sizeof *stamp);
+    uint64_t *stamp = bk_calloc(nv ? nv : 1, sizeof *stamp);
     if (!stamp) return 0;
     uint64_t misses = 0;
     for (uint64_t i = 0; i < (uint64_t)tris * 3; i++) {
@@ -31,7 +31,7 @@ double bk_dpm_acmr(const uint32_t *idx, uint32_t tris, uint32_t nv, uint32_t cac
             stamp[v] = misses;
         }
     }
-    free(stamp);
+    bk_free(stamp);
     return (double)misses / tris;
 }
 
@@ -53,14 +53,14 @@ static float fs_score(int cache_pos, uint32_t valence)
 static bk_result forsyth(uint32_t *idx, uint32_t tris, uint32_t nv, uint32_t *order)
 {
     size_t n3 = (size_t)tris * 3;
-    uint32_t *valence = calloc((size_t)nv + 1, sizeof(uint32_t));
-    uint32_t *first = calloc((size_t)nv + 1, sizeof(uint32_t));
-    uint32_t *adj = malloc((n3 ? n3 : 1) * sizeof(uint32_t));
-    int32_t *cpos = malloc(((size_t)nv + 1) * sizeof(int32_t));
-    float *vscore = malloc(((size_t)nv + 1) * sizeof(float));
-    float *tscore = malloc(((size_t)tris + 1) * sizeof(float));
-    uint8_t *done = calloc((size_t)tris + 1, 1);
-    uint32_t *out = malloc((n3 ? n3 : 1) * sizeof(uint32_t));
+    uint32_t *valence = bk_calloc((size_t)nv + 1, sizeof(uint32_t));
+    uint32_t *first = bk_calloc((size_t)nv + 1, sizeof(uint32_t));
+    uint32_t *adj = bk_malloc((n3 ? n3 : 1) * sizeof(uint32_t));
+    int32_t *cpos = bk_malloc(((size_t)nv + 1) * sizeof(int32_t));
+    float *vscore = bk_malloc(((size_t)nv + 1) * sizeof(float));
+    float *tscore = bk_malloc(((size_t)tris + 1) * sizeof(float));
+    uint8_t *done = bk_calloc((size_t)tris + 1, 1);
+    uint32_t *out = bk_malloc((n3 ? n3 : 1) * sizeof(uint32_t));
     bk_result r = BK_OK;
     if (!valence || !first || !adj || !cpos || !vscore || !tscore || !done || !out) {
         r = BK_ENOMEM;
@@ -73,7 +73,7 @@ static bk_result forsyth(uint32_t *idx, uint32_t tris, uint32_t nv, uint32_t *or
     }
     first[nv] = (uint32_t)n3;
     {
-        uint32_t *fill = calloc((size_t)nv + 1, sizeof(uint32_t));
+        uint32_t *fill = bk_calloc((size_t)nv + 1, sizeof(uint32_t));
         if (!fill) {
             r = BK_ENOMEM;
             goto end;
@@ -83,7 +83,7 @@ static bk_result forsyth(uint32_t *idx, uint32_t tris, uint32_t nv, uint32_t *or
                 uint32_t v = idx[(size_t)t * 3 + c];
                 adj[first[v] + fill[v]++] = t;
             }
-        free(fill);
+        bk_free(fill);
     }
     /* valence[] now counts the triangles not yet emitted; adj lists are compacted as we go */
     for (uint32_t v = 0; v < nv; v++) {
@@ -174,14 +174,14 @@ static bk_result forsyth(uint32_t *idx, uint32_t tris, uint32_t nv, uint32_t *or
     }
     memcpy(idx, out, n3 * sizeof(uint32_t));
 end:
-    free(valence);
-    free(first);
-    free(adj);
-    free(cpos);
-    free(vscore);
-    free(tscore);
-    free(done);
-    free(out);
+    bk_free(valence);
+    bk_free(first);
+    bk_free(adj);
+    bk_free(cpos);
+    bk_free(vscore);
+    bk_free(tscore);
+    bk_free(done);
+    bk_free(out);
     return r;
 }
 
@@ -222,9 +222,9 @@ bk_result bk_dpm_save_memory(const bk_dpm_model *m, uint32_t flags, uint8_t **ou
     memset(&st, 0, sizeof st);
     uint32_t nb = m->bone_count, nm = m->mesh_count, nf = m->frame_count;
     bk_result r = BK_OK;
-    uint8_t *keep = calloc((size_t)nb + 1, 1);
-    int32_t *bmap = malloc(((size_t)nb + 1) * sizeof(int32_t));
-    wmesh *wm = calloc((size_t)nm + 1, sizeof(wmesh));
+    uint8_t *keep = bk_calloc((size_t)nb + 1, 1);
+    int32_t *bmap = bk_malloc(((size_t)nb + 1) * sizeof(int32_t));
+    wmesh *wm = bk_calloc((size_t)nm + 1, sizeof(wmesh));
     uint32_t *oldnew = NULL;
     uint8_t *buf = NULL;
     if (!keep || !bmap || !wm) {
@@ -238,11 +238,11 @@ bk_result bk_dpm_save_memory(const bk_dpm_model *m, uint32_t flags, uint8_t **ou
         w->nt = me->triangle_count;
         st.vertices_in += me->vertex_count;
         st.triangles += me->triangle_count;
-        w->idx = malloc(((size_t)w->nt * 3 + 1) * sizeof(uint32_t));
-        w->tri_old = malloc(((size_t)w->nt + 1) * sizeof(uint32_t));
-        w->vmap = malloc(((size_t)me->vertex_count + 1) * sizeof(uint32_t));
-        free(oldnew);
-        oldnew = malloc(((size_t)me->vertex_count + 1) * sizeof(uint32_t));
+        w->idx = bk_malloc(((size_t)w->nt * 3 + 1) * sizeof(uint32_t));
+        w->tri_old = bk_malloc(((size_t)w->nt + 1) * sizeof(uint32_t));
+        w->vmap = bk_malloc(((size_t)me->vertex_count + 1) * sizeof(uint32_t));
+        bk_free(oldnew);
+        oldnew = bk_malloc(((size_t)me->vertex_count + 1) * sizeof(uint32_t));
         if (!w->idx || !w->tri_old || !w->vmap || !oldnew) {
             r = BK_ENOMEM;
             break;
@@ -317,7 +317,7 @@ bk_result bk_dpm_save_memory(const bk_dpm_model *m, uint32_t flags, uint8_t **ou
         r = BK_ELIMIT;
         goto end;
     }
-    buf = calloc((size_t)size, 1);
+    buf = bk_calloc((size_t)size, 1);
     if (!buf) {
         r = BK_ENOMEM;
         goto end;
@@ -417,15 +417,15 @@ bk_result bk_dpm_save_memory(const bk_dpm_model *m, uint32_t flags, uint8_t **ou
 end:
     if (wm)
         for (uint32_t mi = 0; mi < nm; mi++) {
-            free(wm[mi].vmap);
-            free(wm[mi].idx);
-            free(wm[mi].tri_old);
+            bk_free(wm[mi].vmap);
+            bk_free(wm[mi].idx);
+            bk_free(wm[mi].tri_old);
         }
-    free(wm);
-    free(oldnew);
-    free(keep);
-    free(bmap);
-    free(buf);
+    bk_free(wm);
+    bk_free(oldnew);
+    bk_free(keep);
+    bk_free(bmap);
+    bk_free(buf);
     if (stats) *stats = st;
     return r;
 }
@@ -437,7 +437,7 @@ bk_result bk_dpm_save(const bk_dpm_model *m, uint32_t flags, const char *path, b
     size_t size;
     BK_TRY(bk_dpm_save_memory(m, flags, &data, &size, stats));
     bk_result r = bk_write_file_atomic(path, data, size);
-    free(data);
+    bk_free(data);
     return r;
 }
 

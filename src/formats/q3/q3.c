@@ -61,20 +61,20 @@ static void q3_destroy(void *impl)
 {
     bk_q3_map *m = impl;
     if (!m) return;
-    free(m->shaders);
-    free(m->planes);
-    free(m->nodes);
-    free(m->leafs);
-    free(m->leafsurfaces);
-    free(m->leafbrushes);
-    free(m->models);
-    free(m->brushes);
-    free(m->brushsides);
-    free(m->verts);
-    free(m->indexes);
-    free(m->fogs);
-    free(m->surfaces);
-    free(m);
+    bk_free(m->shaders);
+    bk_free(m->planes);
+    bk_free(m->nodes);
+    bk_free(m->leafs);
+    bk_free(m->leafsurfaces);
+    bk_free(m->leafbrushes);
+    bk_free(m->models);
+    bk_free(m->brushes);
+    bk_free(m->brushsides);
+    bk_free(m->verts);
+    bk_free(m->indexes);
+    bk_free(m->fogs);
+    bk_free(m->surfaces);
+    bk_free(m);
 }
 
 /* Allocate count elements for lump i (count already bounded by the lump length). */
@@ -736,7 +736,7 @@ static bk_result q3_extract_images(const bk_file *f, const bk_options *opt, bk_s
     const bk_q3_map *m = f->impl;
     for (uint32_t i = 0; i < m->lightmap_count; i++) {
         const uint8_t *src = m->lightmaps + (size_t)i * Q3_LIGHTMAP_BYTES;
-        uint8_t *px = malloc(128 * 128 * 4);
+        uint8_t *px = bk_malloc(128 * 128 * 4);
         if (!px) return BK_ENOMEM;
         for (size_t k = 0; k < 128 * 128; k++) {
             px[k * 4] = src[k * 3];
@@ -749,7 +749,7 @@ static bk_result q3_extract_images(const bk_file *f, const bk_options *opt, bk_s
         int32_t idx;
         bk_result r = bk_scene_add_image(s, name, 128, 128, px, &idx);
         if (r != BK_OK) {
-            free(px);
+            bk_free(px);
             return r;
         }
         s->images[idx].is_lightmap = 1;

@@ -51,21 +51,21 @@ q3_img *bk_q3_img_get(q3_builder *b, const char *name)
     uint8_t *rgba = NULL;
     uint32_t w = 0, h = 0;
     if (bk_q3_load_image(b->vfs, name, bk_limits_of(b->opt).max_texture_dim, &rgba, &w, &h) != BK_OK || !rgba || !w || !h) {
-        free(rgba);
+        bk_free(rgba);
         if (bk_grow((void **)&b->miss_names, &b->miss_cap, b->miss_count + 1, sizeof(char *)) == BK_OK &&
             (b->miss_names[b->miss_count] = bk_strdup(key)) != NULL)
             b->miss_count++;
         return NULL;
     }
-    q3_img *im = calloc(1, sizeof *im);
+    q3_img *im = bk_calloc(1, sizeof *im);
     if (!im || bk_grow((void **)&b->imgs, &b->img_cap, b->img_count + 1, sizeof(q3_img *)) != BK_OK ||
         !(im->name = bk_strdup(name)) || !(im->key = bk_strdup(key))) {
         if (im) {
-            free(im->name);
-            free(im->key);
+            bk_free(im->name);
+            bk_free(im->key);
         }
-        free(im);
-        free(rgba);
+        bk_free(im);
+        bk_free(rgba);
         return NULL;
     }
     im->rgba = rgba;
@@ -96,14 +96,14 @@ bk_result bk_q3_img_scene(q3_builder *b, q3_img *im, int32_t *out)
 void bk_q3_imgs_free(q3_builder *b)
 {
     for (uint32_t i = 0; i < b->img_count; i++) {
-        free(b->imgs[i]->name);
-        free(b->imgs[i]->key);
-        if (b->imgs[i]->scene < 0) free(b->imgs[i]->rgba);
-        free(b->imgs[i]);
+        bk_free(b->imgs[i]->name);
+        bk_free(b->imgs[i]->key);
+        if (b->imgs[i]->scene < 0) bk_free(b->imgs[i]->rgba);
+        bk_free(b->imgs[i]);
     }
-    free(b->imgs);
-    for (uint32_t i = 0; i < b->miss_count; i++) free(b->miss_names[i]);
-    free(b->miss_names);
+    bk_free(b->imgs);
+    for (uint32_t i = 0; i < b->miss_count; i++) bk_free(b->miss_names[i]);
+    bk_free(b->miss_names);
     b->imgs = NULL;
     b->miss_names = NULL;
     b->img_count = b->miss_count = 0;
@@ -446,11 +446,11 @@ static bk_result compose(q3_eval *e, const char *name, const q3_expr *x, const q
         w = (w + 1) / 2;
         h = (h + 1) / 2;
     }
-    float *f = malloc((size_t)w * h * 4 * sizeof(float));
-    uint8_t *px = malloc((size_t)w * h * 4);
+    float *f = bk_malloc((size_t)w * h * 4 * sizeof(float));
+    uint8_t *px = bk_malloc((size_t)w * h * 4);
     if (!f || !px) {
-        free(f);
-        free(px);
+        bk_free(f);
+        bk_free(px);
         return BK_ENOMEM;
     }
     float mx = 0;
@@ -483,9 +483,9 @@ static bk_result compose(q3_eval *e, const char *name, const q3_expr *x, const q
         px[k] = (uint8_t)(v * 255.0f + 0.5f);
         if (k % 4 == 3 && px[k] < 255) alpha = true;
     }
-    free(f);
+    bk_free(f);
     bk_result r = bk_scene_add_image(e->b->s, name, w, h, px, out);
-    if (r != BK_OK) free(px);
+    if (r != BK_OK) bk_free(px);
     else e->b->s->images[*out].has_alpha = alpha;
     return r;
 }

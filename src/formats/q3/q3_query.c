@@ -100,7 +100,7 @@ static bk_result q3_open(const bk_file *f, bk_ctx *ctx, void **state, bk_query_i
                   "the map has no world model, nodes or leaves to query");
         return BK_EFORMAT;
     }
-    q3state *s = calloc(1, sizeof *s);
+    q3state *s = bk_calloc(1, sizeof *s);
     if (!s) return BK_ENOMEM;
     s->m = m;
     bk_cm *cm = &s->cm;
@@ -133,7 +133,7 @@ static bk_result q3_open(const bk_file *f, bk_ctx *ctx, void **state, bk_query_i
     }
     if (r != BK_OK) {
         bk_cm_free(cm);
-        free(s);
+        bk_free(s);
         return r;
     }
     cm->plane_count = m->plane_count;
@@ -172,7 +172,7 @@ static bk_result q3_open(const bk_file *f, bk_ctx *ctx, void **state, bk_query_i
     uint32_t *surf_mesh = bk_alloc_array(ctx, m->surface_count, sizeof *surf_mesh, &r);
     if (!surf_mesh) {
         bk_cm_free(cm);
-        free(s);
+        bk_free(s);
         return r;
     }
     for (uint32_t i = 0; i < m->surface_count; i++) {
@@ -202,7 +202,7 @@ static bk_result q3_open(const bk_file *f, bk_ctx *ctx, void **state, bk_query_i
         cmm->first_mesh = ma;
         cmm->num_meshes = mb > ma ? mb - ma : 0;
     }
-    free(surf_mesh);
+    bk_free(surf_mesh);
     bk_cm_finish(cm);
     info->model_count = m->model_count;
     info->leaf_count = m->leaf_count;
@@ -219,7 +219,7 @@ static void q3_destroy(void *state)
     q3state *s = state;
     if (!s) return;
     bk_cm_free(&s->cm);
-    free(s);
+    bk_free(s);
 }
 
 static bk_result q3_point(const void *state, uint32_t model, const float pos[3], bk_point_info *out)

@@ -96,10 +96,10 @@ static bk_result build_lightmaps(q3_builder *b)
     if (!b->pages) return r;
     b->page_count = n;
     bk_atlas *a = bk_atlas_new(tmp.opt.limits.max_atlas_size, 1);
-    uint32_t *ids = calloc(n, sizeof *ids), *page_of_id = calloc(n, sizeof *page_of_id);
+    uint32_t *ids = bk_calloc(n, sizeof *ids), *page_of_id = bk_calloc(n, sizeof *page_of_id);
     /* only pages some surface uses: deluxe maps (q3map2 -deluxe interleaves light direction pages
      * at odd numbers) and unused pages stay out of the atlas */
-    uint8_t *used = calloc(n, 1);
+    uint8_t *used = bk_calloc(n, 1);
     uint8_t *px = NULL;
     if (!a || !ids || !page_of_id || !used) {
         r = BK_ENOMEM;
@@ -137,7 +137,7 @@ static bk_result build_lightmaps(q3_builder *b)
             }
             missing_run = 0;
             r = bk_image_decode(buf, sz, 4096, &px, &w, &h);
-            free(buf);
+            bk_free(buf);
             if (r != BK_OK) {
                 r = BK_OK;
                 warn(b);
@@ -150,7 +150,7 @@ static bk_result build_lightmaps(q3_builder *b)
         }
         /* internal pages (px NULL) are drawn by fill_page */
         r = bk_atlas_add(a, w, h, px, &ids[i]);
-        free(px);
+        bk_free(px);
         px = NULL;
         if (r == BK_ELIMIT) {
             r = BK_OK;
@@ -183,9 +183,9 @@ static bk_result build_lightmaps(q3_builder *b)
         }
     }
 done:
-    free(used);
-    free(ids);
-    free(page_of_id);
+    bk_free(used);
+    bk_free(ids);
+    bk_free(page_of_id);
     bk_atlas_free(a);
     return r;
 }
@@ -443,7 +443,7 @@ static bk_result build_model(q3_builder *b, uint32_t mi, int32_t *out_mesh)
         }
         if ((uint32_t)mat * 2 + 2 > slot_n) {
             uint32_t nn = b->s->material_count * 2 + 16;
-            uint32_t *ns = realloc(slots, (size_t)nn * sizeof *ns);
+            uint32_t *ns = bk_realloc(slots, (size_t)nn * sizeof *ns);
             if (!ns) {
                 r = BK_ENOMEM;
                 break;
@@ -464,7 +464,7 @@ static bk_result build_model(q3_builder *b, uint32_t mi, int32_t *out_mesh)
         if (s->type == BK_Q3_MST_PATCH) r = emit_patch(b, p, s, pg);
         else r = emit_mesh_surface(b, p, s, pg);
     }
-    free(slots);
+    bk_free(slots);
     *out_mesh = mesh;
     return r;
 }
@@ -617,7 +617,7 @@ static void read_game_cfg(q3_builder *b, const char *name, int depth)
         if (bk_strcasecmp(key, "v_gamma") == 0 && v > 0.1f && v < 10) b->display_gamma = v;
         else if (bk_strcasecmp(key, "r_ambient") == 0 && v >= 0 && v <= 128) b->ambient = v / 64.0f;
     }
-    free(buf);
+    bk_free(buf);
 }
 
 /* Which winding do the file's planar triangles use relative to their normals? Counted over the
@@ -708,11 +708,11 @@ bk_result bk_q3_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s
         s->name = bk_strdup(mname);
         if (!s->name) r = BK_ENOMEM;
     }
-    free(meshes);
-    free(b.mat);
-    free(b.defs);
+    bk_free(meshes);
+    bk_free(b.mat);
+    bk_free(b.defs);
     bk_q3_imgs_free(&b);
-    free(b.pages);
+    bk_free(b.pages);
     bk_q3_shaders_free(&b.lib);
     bk_vfs_free(b.vfs);
     return r;

@@ -253,12 +253,12 @@ static void stage_init(q3_stage *st)
 
 static void def_free(q3_shader_def *d)
 {
-    free(d->name);
-    free(d->image);
-    free(d->farbox);
-    free(d->nearbox);
-    for (uint32_t i = 0; i < d->stage_count; i++) free(d->stage[i].image);
-    free(d->stage);
+    bk_free(d->name);
+    bk_free(d->image);
+    bk_free(d->farbox);
+    bk_free(d->nearbox);
+    for (uint32_t i = 0; i < d->stage_count; i++) bk_free(d->stage[i].image);
+    bk_free(d->stage);
 }
 
 bk_result bk_q3_shaders_parse(q3_shader_lib *lib, const char *text, size_t len)
@@ -371,7 +371,7 @@ bk_result bk_q3_shaders_parse(q3_shader_lib *lib, const char *text, size_t len)
         d.nearbox = sky_near[0] ? bk_strdup(sky_near) : NULL;
         bool bad = !d.name || (first_img[0] && !d.image) || (sky_far[0] && !d.farbox) || (sky_near[0] && !d.nearbox);
         if (!bad && nst) {
-            d.stage = calloc(nst, sizeof *d.stage);
+            d.stage = bk_calloc(nst, sizeof *d.stage);
             bad = !d.stage;
             for (uint32_t i = 0; i < nst && !bad; i++) {
                 d.stage[i] = stages[i];
@@ -435,13 +435,13 @@ bk_result bk_q3_shaders_load(bk_vfs *v, q3_shader_lib *lib)
         if (bk_vfs_read(v, c.seen[i], 16u << 20, &buf, &n) != BK_OK) continue;
         uint32_t first = lib->count;
         bk_result r = bk_q3_shaders_parse(lib, (const char *)buf, n);
-        free(buf);
+        bk_free(buf);
         for (uint32_t k = first; k < lib->count; k++) lib->defs[k].file = lib->files;
         lib->files++;
         if (r != BK_OK) c.err = r;
     }
-    for (uint32_t i = 0; i < c.seen_count; i++) free(c.seen[i]);
-    free(c.seen);
+    for (uint32_t i = 0; i < c.seen_count; i++) bk_free(c.seen[i]);
+    bk_free(c.seen);
     return c.err;
 }
 
@@ -462,7 +462,7 @@ const q3_shader_def *bk_q3_shaders_find(const q3_shader_lib *lib, const char *na
 void bk_q3_shaders_free(q3_shader_lib *lib)
 {
     for (uint32_t i = 0; i < lib->count; i++) def_free(&lib->defs[i]);
-    free(lib->defs);
+    bk_free(lib->defs);
     memset(lib, 0, sizeof *lib);
 }
 
@@ -487,7 +487,7 @@ bk_result bk_q3_load_image(bk_vfs *v, const char *name, uint32_t max_dim, uint8_
         size_t sz;
         if (bk_vfs_read(v, path, 64u << 20, &buf, &sz) != BK_OK) continue;
         bk_result r = bk_image_decode(buf, sz, max_dim, rgba, w, h);
-        free(buf);
+        bk_free(buf);
         if (r == BK_OK) return BK_OK;
     }
     return BK_ENOTFOUND;

@@ -215,7 +215,7 @@ bk_result bk_q3_build_sky(q3_builder *b)
     /* the sky shader most world surfaces use */
     int32_t best = -1;
     uint32_t best_n = 0, kinds = 0;
-    uint32_t *count = calloc(m->shader_count + 1, sizeof *count);
+    uint32_t *count = bk_calloc(m->shader_count + 1, sizeof *count);
     if (!count) return BK_ENOMEM;
     for (uint32_t i = 0; i < m->surface_count; i++) {
         int32_t sh = m->surfaces[i].shader;
@@ -226,7 +226,7 @@ bk_result bk_q3_build_sky(q3_builder *b)
             kinds++;
             if (count[i] > best_n) best_n = count[i], best = (int32_t)i;
         }
-    free(count);
+    bk_free(count);
     BK_TRY(build_fogs(b));
     if (best < 0) return BK_OK;
     const q3_shader_def *d = b->defs[best];

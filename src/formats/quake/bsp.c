@@ -44,20 +44,20 @@ static void q_destroy(void *impl)
 {
     bk_quake_bsp *q = impl;
     if (!q) return;
-    free(q->planes);
-    free(q->miptex);
-    free(q->vertices);
-    free(q->nodes);
-    free(q->texinfo);
-    free(q->faces);
-    free(q->clipnodes);
-    free(q->leafs);
-    free(q->marksurfaces);
-    free(q->edges);
-    free(q->surfedges);
-    free(q->models);
-    free(q->bspx);
-    free(q);
+    bk_free(q->planes);
+    bk_free(q->miptex);
+    bk_free(q->vertices);
+    bk_free(q->nodes);
+    bk_free(q->texinfo);
+    bk_free(q->faces);
+    bk_free(q->clipnodes);
+    bk_free(q->leafs);
+    bk_free(q->marksurfaces);
+    bk_free(q->edges);
+    bk_free(q->surfedges);
+    bk_free(q->models);
+    bk_free(q->bspx);
+    bk_free(q);
 }
 
 static int q_probe(const uint8_t *d, size_t n)
@@ -904,7 +904,7 @@ static void fill_info(loader *L)
 
 static bk_result q_load(bk_file *f, bk_ctx *ctx)
 {
-    bk_quake_bsp *q = calloc(1, sizeof *q);
+    bk_quake_bsp *q = bk_calloc(1, sizeof *q);
     if (!q) return BK_ENOMEM;
     f->impl = q;
     loader L;

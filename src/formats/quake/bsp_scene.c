@@ -39,7 +39,7 @@ static void add_wad(builder *B, const char *name, uint8_t *data, size_t size)
     bk_wad3 dir;
     if (bk_wad3_parse(data, size, NULL, &dir) != BK_OK ||
         bk_grow((void **)&B->wads, &B->wad_cap, B->wad_count + 1, sizeof(wad_src)) != BK_OK) {
-        free(data);
+        bk_free(data);
         B->s->warning_count++;
         return;
     }
@@ -117,11 +117,11 @@ static void load_wads(builder *B)
 static void free_wads(builder *B)
 {
     for (uint32_t i = 0; i < B->wad_count; i++) {
-        free(B->wads[i].name);
-        free(B->wads[i].data);
+        bk_free(B->wads[i].name);
+        bk_free(B->wads[i].data);
         bk_wad3_clear(&B->wads[i].dir);
     }
-    free(B->wads);
+    bk_free(B->wads);
 }
 
 /* Decode a texture slot to RGBA: embedded pixels, or a WAD3 entry of the same name. */
@@ -136,7 +136,7 @@ static bk_result texture_pixels(builder *B, const bk_q1_miptex *m, uint8_t **rgb
     B->pixel_budget -= cost;
     if (m->embedded) {
         size_t npx = (size_t)m->width * m->height;
-        uint8_t *px = malloc(npx * 4);
+        uint8_t *px = bk_malloc(npx * 4);
         if (!px) return BK_ENOMEM;
         if (B->gold) bk_pal_expand(m->pixels, npx, m->palette, m->palette_colors, mode, px);
         else bk_pal_expand(m->pixels, npx, bk_quake_palette(), 256, mode, px);
@@ -223,7 +223,7 @@ static bk_result get_material(builder *B, int32_t miptex, bool lit, int32_t *out
             if (r == BK_OK) {
                 r = bk_scene_add_image(B->s, name, w, h, px, &img);
                 if (r != BK_OK) {
-                    free(px);
+                    bk_free(px);
                     return r;
                 }
             }
@@ -301,9 +301,9 @@ static bk_result build_lightmaps(builder *B, lm_state *lm)
         }
         luxel_budget -= npx;
         if (npx * 4 > bufcap) {
-            free(buf);
+            bk_free(buf);
             bufcap = npx * 4;
-            buf = malloc(bufcap);
+            buf = bk_malloc(bufcap);
             if (!buf) {
                 r = BK_ENOMEM;
                 break;
@@ -333,7 +333,7 @@ static bk_result build_lightmaps(builder *B, lm_state *lm)
         if (r != BK_OK) break;
         lm->rect_of[i] = id + 1;
     }
-    free(buf);
+    bk_free(buf);
     if (r == BK_OK) r = bk_atlas_pack(lm->atlas);
     if (r == BK_OK) r = bk_atlas_to_image(lm->atlas, B->s, "lightmap", &B->lightmap_image);
     return r;
@@ -430,7 +430,7 @@ static bk_result build_model_mesh(builder *B, const lm_state *lm, uint32_t mi, c
     const bk_q1_model *m = &q->models[mi];
     *mesh_out = -1;
     if (m->face_count <= 0) return BK_OK;
-    face_ref *refs = malloc((size_t)m->face_count * sizeof *refs);
+    face_ref *refs = bk_malloc((size_t)m->face_count * sizeof *refs);
     if (!refs) return BK_ENOMEM;
     uint32_t nref = 0;
     bk_result r = BK_OK;
@@ -464,7 +464,7 @@ static bk_result build_model_mesh(builder *B, const lm_state *lm, uint32_t mi, c
         }
         if (r == BK_OK) *mesh_out = mesh;
     }
-    free(refs);
+    bk_free(refs);
     return r;
 }
 
@@ -491,7 +491,7 @@ bk_result bk_quake_build_scene(const bk_file *f, const bk_options *opt, bk_scene
     lm_state lm;
     memset(&lm, 0, sizeof lm);
     size_t nslots = ((size_t)q->miptex_count + 1) * 2;
-    B.mat_of = malloc(nslots * sizeof *B.mat_of);
+    B.mat_of = bk_malloc(nslots * sizeof *B.mat_of);
     if (!B.mat_of) return BK_ENOMEM;
     for (size_t i = 0; i < nslots; i++) B.mat_of[i] = -1;
     s->name = bk_strdup(f->name ? f->name : "map");
@@ -510,7 +510,7 @@ bk_result bk_quake_build_scene(const bk_file *f, const bk_options *opt, bk_scene
     /* one mesh per brush model, then the entities' nodes */
     int32_t *model_mesh = NULL;
     if (r == BK_OK) {
-        model_mesh = malloc((q->model_count ? q->model_count : 1) * sizeof *model_mesh);
+        model_mesh = bk_malloc((q->model_count ? q->model_count : 1) * sizeof *model_mesh);
         if (!model_mesh) r = BK_ENOMEM;
     }
     for (uint32_t i = 0; r == BK_OK && i < q->model_count; i++) {
@@ -523,10 +523,10 @@ bk_result bk_quake_build_scene(const bk_file *f, const bk_options *opt, bk_scene
         bk_entity_layout lay = {model_mesh, q->model_count, 0, NULL, NULL};
         r = bk_scene_add_entity_nodes(s, &f->entities, opt, &lay);
     }
-    free(model_mesh);
+    bk_free(model_mesh);
     bk_atlas_free(lm.atlas);
-    free(lm.rect_of);
-    free(B.mat_of);
+    bk_free(lm.rect_of);
+    bk_free(B.mat_of);
     free_wads(&B);
     return r;
 }
@@ -551,7 +551,7 @@ bk_result bk_quake_extract_images(const bk_file *f, const bk_options *opt, bk_sc
         BK_TRY(texture_pixels(&B, m, &px, &w, &h, &src));
         bk_result r = bk_scene_add_image(s, m->name, w, h, px, &idx);
         if (r != BK_OK) {
-            free(px);
+            bk_free(px);
             return r;
         }
     }

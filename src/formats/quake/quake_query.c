@@ -120,10 +120,10 @@ static bk_result check_trees(const bk_quake_bsp *m, bk_ctx *ctx, qstate *s)
                     "the clipnodes have a cycle, a head out of range or are deeper than %d levels: hull 1-%u "
                     "traces are refused", Q_MAX_DEPTH, s->hulls - 1);
     }
-    free(colour);
-    free(stk);
-    free(side);
-    free(roots);
+    bk_free(colour);
+    bk_free(stk);
+    bk_free(side);
+    bk_free(roots);
     return r;
 }
 
@@ -135,7 +135,7 @@ static bk_result q_open(const bk_file *f, bk_ctx *ctx, void **state, bk_query_in
                   "the map has no world model or no leaves to query");
         return BK_EFORMAT;
     }
-    qstate *s = calloc(1, sizeof *s);
+    qstate *s = bk_calloc(1, sizeof *s);
     if (!s) return BK_ENOMEM;
     s->m = m;
     s->goldsrc = m->format == BK_FORMAT_GOLDSRC;
@@ -154,9 +154,9 @@ static bk_result q_open(const bk_file *f, bk_ctx *ctx, void **state, bk_query_in
         size_t nbytes = ((size_t)s->visleafs + 7) / 8;
         uint8_t *row = bk_alloc_array(ctx, nbytes, 1, &r);
         if (!s->row_bad || !row) {
-            free(row);
-            free(s->row_bad);
-            free(s);
+            bk_free(row);
+            bk_free(s->row_bad);
+            bk_free(s);
             return r;
         }
         uint64_t vbase = m->lump_offset[BK_Q1_LUMP_VISIBILITY];
@@ -175,12 +175,12 @@ static bk_result q_open(const bk_file *f, bk_ctx *ctx, void **state, bk_query_in
                         "PVS row of leaf %u runs past the end of the lump; treated as all visible", c + 1);
             }
         }
-        free(row);
+        bk_free(row);
     }
     bk_result tr = check_trees(m, ctx, s);
     if (tr != BK_OK) {
-        free(s->row_bad);
-        free(s);
+        bk_free(s->row_bad);
+        bk_free(s);
         return tr;
     }
     info->model_count = m->model_count;
@@ -197,8 +197,8 @@ static void q_destroy(void *state)
 {
     qstate *s = state;
     if (!s) return;
-    free(s->row_bad);
-    free(s);
+    bk_free(s->row_bad);
+    bk_free(s);
 }
 
 static void pvs_row(const qstate *s, int32_t cluster, uint8_t *row)
@@ -220,11 +220,11 @@ static bk_result q_vis_row(const void *state, bk_vis_kind kind, int32_t cluster,
      * leaf's PVS (what can be heard is what is visible from anything visible). */
     size_t nbytes = ((size_t)s->visleafs + 7) / 8;
     uint8_t stack_a[4096], stack_b[4096];
-    uint8_t *own = nbytes <= sizeof stack_a ? stack_a : malloc(nbytes);
-    uint8_t *tmp = nbytes <= sizeof stack_b ? stack_b : malloc(nbytes);
+    uint8_t *own = nbytes <= sizeof stack_a ? stack_a : bk_malloc(nbytes);
+    uint8_t *tmp = nbytes <= sizeof stack_b ? stack_b : bk_malloc(nbytes);
     if (!own || !tmp) {
-        if (own != stack_a) free(own);
-        if (tmp != stack_b) free(tmp);
+        if (own != stack_a) bk_free(own);
+        if (tmp != stack_b) bk_free(tmp);
         return BK_ENOMEM;
     }
     memcpy(own, row, nbytes);
@@ -234,8 +234,8 @@ static bk_result q_vis_row(const void *state, bk_vis_kind kind, int32_t cluster,
         pvs_row(s, (int32_t)c, tmp);
         for (size_t i = 0; i < nbytes; i++) row[i] |= tmp[i];
     }
-    if (own != stack_a) free(own);
-    if (tmp != stack_b) free(tmp);
+    if (own != stack_a) bk_free(own);
+    if (tmp != stack_b) bk_free(tmp);
     return BK_OK;
 }
 

@@ -57,7 +57,7 @@ bk_result bk_miptex_to_rgba(const uint8_t *mt, size_t avail, const uint8_t *pale
         if (!bk_span_ok(pofs + 2, (uint64_t)ncolors * 3, avail)) return BK_ETRUNCATED;
         pal = mt + pofs + 2;
     }
-    uint8_t *px = malloc(npx * 4);
+    uint8_t *px = bk_malloc(npx * 4);
     if (!px) return BK_ENOMEM;
     bk_pal_expand(mt + ofs0, npx, pal, ncolors, alpha_mode, px);
     *rgba = px;
@@ -68,7 +68,7 @@ bk_result bk_miptex_to_rgba(const uint8_t *mt, size_t avail, const uint8_t *pale
 
 void bk_wad3_clear(bk_wad3 *w)
 {
-    free(w->entries);
+    bk_free(w->entries);
     w->entries = NULL;
     w->count = 0;
 }
@@ -186,7 +186,7 @@ bk_result bk_wad3_parse(const uint8_t *d, size_t n, bk_ctx *ctx, bk_wad3 *out)
     }
     bk_result r = BK_OK;
     if (ctx) out->entries = bk_alloc_array(ctx, (size_t)count, sizeof(bk_wad3_entry), &r);
-    else out->entries = calloc(count ? (size_t)count : 1, sizeof(bk_wad3_entry));
+    else out->entries = bk_calloc(count ? (size_t)count : 1, sizeof(bk_wad3_entry));
     if (!out->entries) return ctx ? r : BK_ENOMEM;
     bk_result first = BK_OK;
     for (uint32_t i = 0; i < (uint32_t)count; i++) {
@@ -248,16 +248,16 @@ static void wad_destroy(void *impl)
     bk_wad3 *w = impl;
     if (!w) return;
     bk_wad3_clear(w);
-    free(w);
+    bk_free(w);
 }
 
 static bk_result wad_load(bk_file *f, bk_ctx *ctx)
 {
-    bk_wad3 *w = calloc(1, sizeof *w);
+    bk_wad3 *w = bk_calloc(1, sizeof *w);
     if (!w) return BK_ENOMEM;
     bk_result r = bk_wad3_parse(f->data, f->size, ctx, w);
     if (r != BK_OK) {
-        free(w);
+        bk_free(w);
         return r;
     }
     f->impl = w;
@@ -311,7 +311,7 @@ static bk_result entry_rgba(const uint8_t *d, const bk_wad3_entry *e, uint8_t **
         if (!bk_span_ok(hdr, npx + 2, len)) return BK_ETRUNCATED;
         uint32_t nc = bk_rd_u16le(p + hdr + npx);
         if (nc > 256 || !bk_span_ok(hdr + npx + 2, (uint64_t)nc * 3, len)) return BK_ETRUNCATED;
-        uint8_t *px = malloc(npx * 4);
+        uint8_t *px = bk_malloc(npx * 4);
         if (!px) return BK_ENOMEM;
         bk_pal_expand(p + hdr, npx, p + hdr + npx + 2, nc,
                       e->type == BK_WAD_TYPE_FONT ? BK_PAL_MASK255 : BK_PAL_OPAQUE, px);
@@ -347,7 +347,7 @@ static bk_result wad_extract(const bk_file *f, const bk_options *opt, bk_scene *
         }
         r = bk_scene_add_image(out, e->name, W, H, px, &idx);
         if (r != BK_OK) {
-            free(px);
+            bk_free(px);
             return r;
         }
     }

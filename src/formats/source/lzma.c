@@ -74,12 +74,12 @@ bk_result bk_vbsp_lzma_block(const uint8_t *src, size_t avail, uint64_t max_out,
         *why = "uncompressed size over the limit";
         return BK_ELIMIT;
     }
-    uint8_t *buf = malloc(actual ? actual : 1);
+    uint8_t *buf = bk_malloc(actual ? actual : 1);
     if (!buf) return BK_ENOMEM;
     bk_result r = BK_OK;
     if (actual) r = bk_vbsp_lzma_raw(src + 12, src + VBSP_LZMA_HEADER, packed, buf, actual, why);
     if (r != BK_OK) {
-        free(buf);
+        bk_free(buf);
         return r;
     }
     *out = buf;

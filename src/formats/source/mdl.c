@@ -26,17 +26,17 @@ typedef struct mdl_impl {
 static void impl_free(mdl_impl *m)
 {
     if (!m) return;
-    for (uint32_t i = 0; i < m->string_count; i++) free(m->strings[i]);
-    free(m->strings);
-    free(m->pub.bones);
-    free(m->pub.textures);
-    free(m->pub.cdmaterials);
-    free(m->pub.skins);
-    free(m->pub.bodyparts);
-    free(m->pub.vertices);
-    free(m->pub.indices);
-    free(m->pub.meshes);
-    free(m);
+    for (uint32_t i = 0; i < m->string_count; i++) bk_free(m->strings[i]);
+    bk_free(m->strings);
+    bk_free(m->pub.bones);
+    bk_free(m->pub.textures);
+    bk_free(m->pub.cdmaterials);
+    bk_free(m->pub.skins);
+    bk_free(m->pub.bodyparts);
+    bk_free(m->pub.vertices);
+    bk_free(m->pub.indices);
+    bk_free(m->pub.meshes);
+    bk_free(m);
 }
 
 void bk_mdl_free(bk_mdl *m) { impl_free((mdl_impl *)m); }
@@ -270,24 +270,24 @@ static bk_result parse_vvd(bk_ctx *ctx, mdl_impl *mi, const uint8_t *d, size_t n
             uint64_t at = (uint64_t)fo + (uint64_t)k * VVD_FIXUP_SIZE;
             int32_t lod = bk_rd_i32le(d + at), first = bk_rd_i32le(d + at + 4), cnt = bk_rd_i32le(d + at + 8);
             if (lod < 0 || lod >= nlods || first < 0 || cnt < 0 || !bk_range_ok((uint64_t)first, (uint64_t)cnt, stored)) {
-                free(src);
+                bk_free(src);
                 MDL_FAIL(ctx, BK_EINDEX, "vvd fixups", k, at, "LOD %d, vertices %d..%lld of %llu stored", lod, first,
                          (long long)first + cnt, (unsigned long long)stored);
             }
             if (got + (uint64_t)cnt > (uint64_t)lod0) {
-                free(src);
+                bk_free(src);
                 MDL_FAIL(ctx, BK_EFORMAT, "vvd fixups", k, at, "the fixups give more than the %d LOD-0 vertices", lod0);
             }
             for (int32_t i = 0; i < cnt; i++) src[got++] = (uint32_t)(first + i);
         }
         if (got != (uint64_t)lod0) {
-            free(src);
+            bk_free(src);
             MDL_FAIL(ctx, BK_EFORMAT, "vvd fixups", BK_NO_INDEX, (uint64_t)fo, "the fixups give %llu vertices, LOD 0 has %d",
                      (unsigned long long)got, lod0);
         }
     } else {
         if ((uint64_t)lod0 > stored) {
-            free(src);
+            bk_free(src);
             MDL_FAIL(ctx, BK_ETRUNCATED, "vvd vertices", BK_NO_INDEX, (uint64_t)vs,
                      "%d vertices of %u bytes do not fit in the %llu bytes from offset %d", lod0, VVD_VERTEX_SIZE,
                      (unsigned long long)(end - (size_t)vs), vs);
@@ -308,7 +308,7 @@ static bk_result parse_vvd(bk_ctx *ctx, mdl_impl *mi, const uint8_t *d, size_t n
             bk_result e = bk_report(ctx, BK_SEV_ERROR, BK_EFORMAT, "vvd vertices", src[i], at + 15,
                                     "%u bone weights (1-3)", v->bone_count);
             if (e != BK_OK) {
-                free(src);
+                bk_free(src);
                 return e;
             }
             v->bone_count = 1, v->bone[0] = 0, v->weight[0] = 1;
@@ -318,13 +318,13 @@ static bk_result parse_vvd(bk_ctx *ctx, mdl_impl *mi, const uint8_t *d, size_t n
                 bk_result e = bk_report(ctx, BK_SEV_ERROR, BK_EINDEX, "vvd vertices", src[i], at + 12 + k,
                                         "bone %u of %u", v->bone[k], m->bone_count);
                 if (e != BK_OK) {
-                    free(src);
+                    bk_free(src);
                     return e;
                 }
                 v->bone[k] = 0;
             }
     }
-    free(src);
+    bk_free(src);
     m->vertex_count = (uint32_t)lod0;
     return BK_OK;
 }
@@ -596,7 +596,7 @@ bk_result bk_mdl_decode(const uint8_t *mdl, size_t mdl_size, const uint8_t *vvd,
     if (!mdl || (!vvd && vvd_size) || (!vtx && vtx_size)) return BK_EARG;
     bk_ctx ctx;
     bk_ctx_init(&ctx, opt, false);
-    mdl_impl *mi = calloc(1, sizeof *mi);
+    mdl_impl *mi = bk_calloc(1, sizeof *mi);
     if (!mi) return BK_ENOMEM;
     bk_result r = decode(&ctx, mi, mdl, mdl_size, vvd, vvd_size, NULL, vtx, vtx_size, NULL);
     if (r != BK_OK) {
@@ -632,7 +632,7 @@ static char *find_sibling(const char *dir, const char *stem, const char *suffix)
         if (nl != sl + xl) continue;
         if (bk_strncasecmp_prefix(de->d_name, stem) && bk_strcasecmp(de->d_name + sl, suffix) == 0) {
             size_t need = strlen(dir) + nl + 2;
-            found = malloc(need);
+            found = bk_malloc(need);
             if (found) snprintf(found, need, "%s%s%s", dir, dir[0] ? "/" : "", de->d_name);
         }
     }
@@ -642,7 +642,7 @@ static char *find_sibling(const char *dir, const char *stem, const char *suffix)
 
 static bk_result mdl_load(bk_file *f, bk_ctx *ctx)
 {
-    mdl_impl *mi = calloc(1, sizeof *mi);
+    mdl_impl *mi = bk_calloc(1, sizeof *mi);
     if (!mi) return BK_ENOMEM;
     f->impl = mi;   /* freed by bk_file_free on failure */
     /* the VVD and VTX beside a model read from disk */
@@ -677,10 +677,10 @@ static bk_result mdl_load(bk_file *f, bk_ctx *ctx)
         BK_WARN(ctx, BK_ENOTFOUND, vvd ? "vtx header" : "vvd header", BK_NO_INDEX, BK_NO_OFFSET,
                 "no %s beside the model: its tables are read, not its geometry",
                 vvd ? "VTX (.dx90.vtx, .vtx, .dx80.vtx, .sw.vtx)" : "VVD");
-    free(vvd);
-    free(vtx);
-    free(vvd_path);
-    free(vtx_path);
+    bk_free(vvd);
+    bk_free(vtx);
+    bk_free(vvd_path);
+    bk_free(vtx_path);
     if (r != BK_OK) return r;
     bk_mdl *m = &mi->pub;
     f->format = BK_FORMAT_MDL;

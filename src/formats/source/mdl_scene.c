@@ -12,9 +12,9 @@
 void bk_mdl_matcache_free(bk_mdl_matcache *c)
 {
     if (!c) return;
-    for (uint32_t i = 0; i < c->count; i++) free(c->names[i]);
-    free(c->names);
-    free(c->index);
+    for (uint32_t i = 0; i < c->count; i++) bk_free(c->names[i]);
+    bk_free(c->names);
+    bk_free(c->index);
     memset(c, 0, sizeof *c);
 }
 
@@ -70,7 +70,7 @@ static bk_result material_for(const bk_mdl *m, int32_t t, const bk_src_lookup *l
     if (mc) {
         if (bk_grow((void **)&mc->names, &mc->cap, mc->count + 1, sizeof *mc->names) != BK_OK) return BK_ENOMEM;
         uint32_t cap = mc->cap;
-        int32_t *ni = realloc(mc->index, (size_t)cap * sizeof *ni);
+        int32_t *ni = bk_realloc(mc->index, (size_t)cap * sizeof *ni);
         if (!ni) return BK_ENOMEM;
         mc->index = ni;
         mc->names[mc->count] = bk_strdup(chosen);
@@ -136,7 +136,7 @@ bk_result bk_mdl_add_mesh(const bk_mdl *m, int32_t skin, bool skinned, const bk_
             if (!used) j[0] = v->bone[0], w[0] = 1.0f;
         }
         /* the VTX's clockwise triangles, turned counter-clockwise */
-        uint32_t *tri = malloc((size_t)me->index_count * sizeof *tri);
+        uint32_t *tri = bk_malloc((size_t)me->index_count * sizeof *tri);
         if (!tri) return BK_ENOMEM;
         for (uint32_t k = 0; k + 2 < me->index_count + 0u; k += 3) {
             const uint32_t *src = m->indices + me->first_index + k;
@@ -145,7 +145,7 @@ bk_result bk_mdl_add_mesh(const bk_mdl *m, int32_t skin, bool skinned, const bk_
             tri[k + 2] = src[1] - me->first_vertex + first;
         }
         bk_result r = bk_prim_add_indices(p, tri, me->index_count - me->index_count % 3);
-        free(tri);
+        bk_free(tri);
         BK_TRY(r);
     }
     *out = mesh;

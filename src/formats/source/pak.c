@@ -48,12 +48,12 @@ bk_result bk_source_pak_open(const bk_file *f, const bk_options *opt, bk_source_
     if (!m->pakfile || !m->pakfile_size) return BK_ENOTFOUND;
     bk_ctx ctx;
     bk_ctx_init(&ctx, opt, false);
-    bk_source_pak *p = calloc(1, sizeof *p);
+    bk_source_pak *p = bk_calloc(1, sizeof *p);
     if (!p) return BK_ENOMEM;
     p->max_bytes = ctx.opt.limits.max_alloc_bytes;
     p->z = open_mem(m->pakfile, m->pakfile_size);
     if (!p->z) {
-        free(p);
+        bk_free(p);
         return BK_EFORMAT;
     }
     zip_int64_t n = zip_get_num_entries(p->z, 0);
@@ -113,11 +113,11 @@ bk_result bk_source_pak_read(bk_source_pak *p, uint32_t i, uint8_t **out, size_t
     *size = 0;
     const bk_source_pak_entry *e = &p->e[i];
     if (e->size > p->max_bytes || e->compressed_size > p->max_bytes || e->size > SIZE_MAX - 1) return BK_ELIMIT;
-    uint8_t *buf = malloc(e->size ? (size_t)e->size : 1);
+    uint8_t *buf = bk_malloc(e->size ? (size_t)e->size : 1);
     if (!buf) return BK_ENOMEM;
     bk_result r = BK_OK;
     if (e->method == ZIP_CM_LZMA && !zip_compression_method_supported(ZIP_CM_LZMA, 0)) {
-        uint8_t *raw = malloc(e->compressed_size ? (size_t)e->compressed_size : 1);
+        uint8_t *raw = bk_malloc(e->compressed_size ? (size_t)e->compressed_size : 1);
         zip_file_t *zf = raw ? zip_fopen_index(p->z, i, ZIP_FL_COMPRESSED) : NULL;
         if (!raw) r = BK_ENOMEM;
         else if (!zf) r = BK_EFORMAT;
@@ -127,7 +127,7 @@ bk_result bk_source_pak_read(bk_source_pak *p, uint32_t i, uint8_t **out, size_t
             if (e->compressed_size < 9 || bk_rd_u16le(raw + 2) != 5) r = BK_EDECOMPRESS;
             else if (e->size) r = bk_vbsp_lzma_raw(raw + 4, raw + 9, (size_t)e->compressed_size - 9, buf, (size_t)e->size, NULL);
         }
-        free(raw);
+        bk_free(raw);
     } else {
         zip_file_t *zf = zip_fopen_index(p->z, i, 0);
         if (!zf) r = zip_error_code_zip(zip_get_error(p->z)) == ZIP_ER_COMPNOTSUPP ? BK_EUNSUPPORTED : BK_EFORMAT;
@@ -136,7 +136,7 @@ bk_result bk_source_pak_read(bk_source_pak *p, uint32_t i, uint8_t **out, size_t
     }
     if (r == BK_OK && (uint32_t)crc32(0L, buf, (uInt)e->size) != e->crc) r = BK_EDECOMPRESS;
     if (r != BK_OK) {
-        free(buf);
+        bk_free(buf);
         return r;
     }
     *out = buf;
@@ -148,8 +148,8 @@ void bk_source_pak_close(bk_source_pak *p)
 {
     if (!p) return;
     if (p->z) zip_discard(p->z);
-    free(p->e);
-    free(p);
+    bk_free(p->e);
+    bk_free(p);
 }
 
 int bk_source_pak_name_safe(const char *name)

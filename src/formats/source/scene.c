@@ -139,7 +139,7 @@ static char *read_vmt(sb *b, const char *name, size_t *len)
                 *len = n;
                 return (char *)d;
             }
-            free(d);
+            bk_free(d);
             snprintf(path, sizeof path, "%s", inc);
             continue;
         }
@@ -183,7 +183,7 @@ static bk_result attach_texture(sb *b, bk_material *m, const char *name)
     char shader[64] = "";
     bk_vmt_shader(vmt, n, shader, sizeof shader);
     if (bk_strcasecmp(shader, "UnlitGeneric") == 0) m->unlit = 1;
-    free(vmt);
+    bk_free(vmt);
     if (!found || !tex[0]) return BK_OK;
     char path[600];
     size_t tl = strlen(tex);
@@ -197,21 +197,21 @@ static bk_result attach_texture(sb *b, bk_material *m, const char *name)
     bk_result r = bk_vtf_parse(d, dn, &o, &v);
     uint64_t bytes = (uint64_t)v.width * v.height * 4;
     if (r != BK_OK || bytes > b->texture_budget) {
-        free(d);
+        bk_free(d);
         bk_scene_diag(b->s, b->opt, BK_SEV_WARNING, r != BK_OK ? r : BK_ELIMIT, path, NULL, BK_NO_INDEX, BK_NO_OFFSET,
                       r != BK_OK ? "texture not decoded: %s" : "texture over the decoded-bytes budget%s",
                       r != BK_OK ? bk_strerror(r) : " (limits.max_decoded_bytes)");
         return BK_OK;
     }
-    uint8_t *rgba = malloc((size_t)bytes);
+    uint8_t *rgba = bk_malloc((size_t)bytes);
     if (!rgba) {
-        free(d);
+        bk_free(d);
         return BK_ENOMEM;
     }
     r = bk_vtf_decode(d, dn, &v, 0, rgba);
-    free(d);
+    bk_free(d);
     if (r != BK_OK) {
-        free(rgba);
+        bk_free(rgba);
         bk_scene_diag(b->s, b->opt, BK_SEV_WARNING, r, path, NULL, BK_NO_INDEX, BK_NO_OFFSET, "texture not decoded: %s",
                       bk_strerror(r));
         return BK_OK;
@@ -220,7 +220,7 @@ static bk_result attach_texture(sb *b, bk_material *m, const char *name)
     int32_t idx;
     r = bk_scene_add_image(b->s, tex, v.width, v.height, rgba, &idx);
     if (r != BK_OK) {
-        free(rgba);
+        bk_free(rgba);
         return r;
     }
     m->base_image = idx;
@@ -257,7 +257,7 @@ static bk_result build_lightmaps(sb *b)
 {
     const bk_source_map *p = b->p;
     if ((b->opt->flags & BK_OPT_NO_LIGHTMAPS) || !b->light || !b->light->size || !p->face_count) return BK_OK;
-    b->face_rect = calloc(p->face_count, sizeof *b->face_rect);
+    b->face_rect = bk_calloc(p->face_count, sizeof *b->face_rect);
     b->atlas = bk_atlas_new(bk_limits_of(b->opt).max_atlas_size, 1);
     if (!b->face_rect || !b->atlas) return BK_ENOMEM;
     uint8_t *tmp = NULL;
@@ -275,14 +275,14 @@ static bk_result build_lightmaps(sb *b)
             /* more lighting than any real map has: keep the geometry, drop the lightmaps */
             bk_scene_diag(b->s, b->opt, BK_SEV_WARNING, BK_ELIMIT, NULL, "faces", (int64_t)i, BK_NO_OFFSET,
                           "more than %llu luxels: converted unlit", (unsigned long long)SRC_MAX_LUXELS);
-            free(tmp);
+            bk_free(tmp);
             memset(b->face_rect, 0, p->face_count * sizeof *b->face_rect);
             return BK_OK;
         }
         if (n * 4 > tmp_cap) {
-            uint8_t *t = realloc(tmp, n * 4);
+            uint8_t *t = bk_realloc(tmp, n * 4);
             if (!t) {
-                free(tmp);
+                bk_free(tmp);
                 return BK_ENOMEM;
             }
             tmp = t;
@@ -297,12 +297,12 @@ static bk_result build_lightmaps(sb *b)
         uint32_t id;
         bk_result r = bk_atlas_add(b->atlas, w, h, tmp, &id);
         if (r != BK_OK) {
-            free(tmp);
+            bk_free(tmp);
             return r;
         }
         b->face_rect[i] = id + 1;
     }
-    free(tmp);
+    bk_free(tmp);
     if (bk_atlas_count(b->atlas) == 0) return BK_OK;
     if (bk_atlas_pack(b->atlas) != BK_OK) {
         /* too much lighting for one atlas: keep the geometry, drop the lightmaps */
@@ -543,7 +543,7 @@ static bk_result build_model(sb *b, uint32_t mi, int32_t *out_mesh)
     int32_t mesh;
     BK_TRY(bk_scene_add_mesh(b->s, name, &mesh));
     uint32_t nslots = b->s->material_count + p->texdata_count + 1;
-    int32_t *prim_of = malloc((size_t)nslots * 2 * sizeof *prim_of);
+    int32_t *prim_of = bk_malloc((size_t)nslots * 2 * sizeof *prim_of);
     if (!prim_of) return BK_ENOMEM;
     for (uint32_t k = 0; k < nslots * 2; k++) prim_of[k] = -1;
     bool lmuv = b->lm_image >= 0;
@@ -579,7 +579,7 @@ static bk_result build_model(sb *b, uint32_t mi, int32_t *out_mesh)
         b->vertex_budget -= nv;
         r = disp ? emit_disp(b, pr, fi) : emit_face(b, pr, fi);
     }
-    free(prim_of);
+    bk_free(prim_of);
     if (r == BK_OK) *out_mesh = mesh;
     return r;
 }
@@ -599,7 +599,7 @@ static bool lk_has_material(void *u, const char *name)
 {
     size_t n;
     char *v = read_vmt(u, name, &n);
-    free(v);
+    bk_free(v);
     return v != NULL;
 }
 
@@ -653,9 +653,9 @@ static bk_mdl *load_prop_model(sb *b, const char *path)
             m = NULL;
         }
     }
-    free(md);
-    free(vd);
-    free(xd);
+    bk_free(md);
+    bk_free(vd);
+    bk_free(xd);
     return m;
 }
 
@@ -701,8 +701,8 @@ static bk_result add_prop_nodes(sb *b)
     char v[160];
     prop_cache c;
     memset(&c, 0, sizeof c);
-    c.mdl = calloc((size_t)p->static_prop_name_count + 1, sizeof *c.mdl);
-    c.tried = calloc((size_t)p->static_prop_name_count + 1, 1);
+    c.mdl = bk_calloc((size_t)p->static_prop_name_count + 1, sizeof *c.mdl);
+    c.tried = bk_calloc((size_t)p->static_prop_name_count + 1, 1);
     bk_result r = c.mdl && c.tried ? BK_OK : BK_ENOMEM;
     for (uint32_t i = 0; i < p->static_prop_count && r == BK_OK; i++) {
         const bk_source_static_prop *sp = &p->static_props[i];
@@ -735,9 +735,9 @@ static bk_result add_prop_nodes(sb *b)
         if (r == BK_OK) r = bk_kv_append(&n->extras, &n->extra_count, "fademaxdist", v);
     }
     for (uint32_t k = 0; c.mdl && k < p->static_prop_name_count; k++) bk_mdl_free(c.mdl[k]);
-    free(c.mdl);
-    free(c.tried);
-    free(c.meshes);
+    bk_free(c.mdl);
+    bk_free(c.tried);
+    bk_free(c.meshes);
     bk_mdl_matcache_free(&c.mats);
     return r;
 }
@@ -771,8 +771,8 @@ bk_result bk_vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene 
         if (p->hdr_face_count == p->face_count && p->hdr_face_count) b.faces = p->hdr_faces;
     }
     bk_result r = BK_ENOMEM;
-    b.tex_mat = malloc(((size_t)p->texdata_count + 1) * sizeof *b.tex_mat);
-    int32_t *model_mesh = malloc(((size_t)p->model_count + 1) * sizeof *model_mesh);
+    b.tex_mat = bk_malloc(((size_t)p->texdata_count + 1) * sizeof *b.tex_mat);
+    int32_t *model_mesh = bk_malloc(((size_t)p->model_count + 1) * sizeof *model_mesh);
     if (!b.tex_mat || !model_mesh) goto done;
     for (uint32_t i = 0; i <= p->texdata_count; i++) b.tex_mat[i] = -1;
     b.texture_budget = lim.max_decoded_bytes / 2; /* the other half: the map's own lumps */
@@ -794,9 +794,9 @@ bk_result bk_vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene 
     if (r == BK_OK && sky && *sky) r = bk_kv_append(&s->extras, &s->extra_count, "skyname", sky);
     if (r == BK_OK && !(opt->flags & BK_OPT_NO_PROPS)) r = add_prop_nodes(&b);
 done:
-    free(b.tex_mat);
-    free(model_mesh);
-    free(b.face_rect);
+    bk_free(b.tex_mat);
+    bk_free(model_mesh);
+    bk_free(b.face_rect);
     bk_atlas_free(b.atlas);
     bk_source_pak_close(b.pak);
     for (uint32_t k = 0; k < b.vpk_count; k++) bk_vpk_close(b.vpks[k]);
@@ -827,20 +827,20 @@ bk_result bk_vbsp_extract_images(const bk_file *f, const bk_options *opt, bk_sce
         o.diag = NULL;
         bool ok = bk_source_pak_read(pak, i, &d, &dn) == BK_OK && bk_vtf_parse(d, dn, &o, &v) == BK_OK;
         uint64_t px = ok ? (uint64_t)v.width * v.height * v.faces : 0;
-        if (ok && px * 4 <= budget && (rgba = malloc((size_t)px * 4)) != NULL) {
+        if (ok && px * 4 <= budget && (rgba = bk_malloc((size_t)px * 4)) != NULL) {
             for (uint32_t k = 0; k < v.faces && ok; k++)
                 ok = bk_vtf_decode(d, dn, &v, k, rgba + (size_t)k * v.width * v.height * 4) == BK_OK;
         } else {
             ok = false;
         }
-        free(d);
+        bk_free(d);
         int32_t idx;
         if (ok) {
             budget -= px * 4;
             r = bk_scene_add_image(out, name, v.width, v.height * v.faces, rgba, &idx);
-            if (r != BK_OK) free(rgba);
+            if (r != BK_OK) bk_free(rgba);
         } else {
-            free(rgba);
+            bk_free(rgba);
             out->warning_count++;
             r = bk_scene_add_image(out, name, 0, 0, NULL, &idx);
         }
@@ -863,7 +863,7 @@ bk_result bk_source_assets_open(const bk_file *f, const bk_options *opt, bk_sour
     *out = NULL;
     const bk_source_map *p = bk_source_map_of(f);
     if (!p) return BK_EARG;
-    bk_source_assets *a = calloc(1, sizeof *a);
+    bk_source_assets *a = bk_calloc(1, sizeof *a);
     if (!a) return BK_ENOMEM;
     a->b.p = p;
     a->b.opt = opt;
@@ -890,11 +890,11 @@ int bk_source_assets_find(bk_source_assets *a, const char *path, char *basetextu
         char *vmt = read_vmt(&a->b, name, &n);
         if (!vmt) return 0;
         bk_vmt_find(vmt, n, "$basetexture", basetexture, cap);
-        free(vmt);
+        bk_free(vmt);
         return 1;
     }
     if (!read_asset(&a->b, path, &d, &n)) return 0;
-    free(d);
+    bk_free(d);
     return 1;
 }
 
@@ -916,9 +916,9 @@ void bk_source_assets_close(bk_source_assets *a)
     bk_source_pak_close(a->b.pak);
     for (uint32_t k = 0; k < a->b.vpk_count; k++) bk_vpk_close(a->b.vpks[k]);
     bk_vfs_free(a->b.vfs);
-    free(a->paths);
-    free(a->root);
-    free(a);
+    bk_free(a->paths);
+    bk_free(a->root);
+    bk_free(a);
 }
 
 /* A lookup with no map: the search paths, then extra_root (a model's own game folder). */
@@ -926,11 +926,11 @@ bk_result bk_source_assets_open_dirs(const bk_options *opt, const char *extra_ro
 {
     if (!opt || !out) return BK_EARG;
     *out = NULL;
-    bk_source_assets *a = calloc(1, sizeof *a);
+    bk_source_assets *a = bk_calloc(1, sizeof *a);
     if (!a) return BK_ENOMEM;
     a->opt = *opt;
     uint32_t n = opt->search_path_count;
-    a->paths = calloc((size_t)n + 2, sizeof *a->paths);
+    a->paths = bk_calloc((size_t)n + 2, sizeof *a->paths);
     a->root = extra_root ? bk_strdup(extra_root) : NULL;
     if (!a->paths || (extra_root && !a->root)) {
         bk_source_assets_close(a);

@@ -122,7 +122,7 @@ static bk_result src_open(const bk_file *f, bk_ctx *ctx, void **state, bk_query_
                   "the map has no world model, nodes or leaves to query");
         return BK_EFORMAT;
     }
-    srcstate *s = calloc(1, sizeof *s);
+    srcstate *s = bk_calloc(1, sizeof *s);
     if (!s) return BK_ENOMEM;
     s->m = m;
     s->vis = m->lumps[BK_SRC_LUMP_VISIBILITY].data;
@@ -140,7 +140,7 @@ static bk_result src_open(const bk_file *f, bk_ctx *ctx, void **state, bk_query_
     if (ntri > ctx->opt.limits.max_elements) {
         bk_report(ctx, BK_SEV_ERROR, BK_ELIMIT, "dispinfo", BK_NO_INDEX, BK_NO_OFFSET,
                   "%llu displacement triangles exceed the element limit", (unsigned long long)ntri);
-        free(s);
+        bk_free(s);
         return BK_ELIMIT;
     }
     cm->planes = bk_alloc_array(ctx, m->plane_count, sizeof *cm->planes, &r);
@@ -155,10 +155,10 @@ static bk_result src_open(const bk_file *f, bk_ctx *ctx, void **state, bk_query_
     if (s->vis && m->cluster_count) s->row_bad = bk_alloc_array(ctx, (size_t)m->cluster_count * 2, 1, &r);
     float *grid = bk_alloc_array(ctx, 17 * 17 * 3, sizeof(float), &r);
     if (r != BK_OK) {
-        free(grid);
-        free(s->row_bad);
+        bk_free(grid);
+        bk_free(s->row_bad);
         bk_cm_free(cm);
-        free(s);
+        bk_free(s);
         return r;
     }
     cm->plane_count = m->plane_count;
@@ -208,7 +208,7 @@ static bk_result src_open(const bk_file *f, bk_ctx *ctx, void **state, bk_query_
         me->surface = m->faces[i].texinfo;
         bk_cm_mesh_bounds(cm, me);
     }
-    free(grid);
+    bk_free(grid);
     cm->model_count = m->model_count;
     for (uint32_t i = 0; i < m->model_count; i++) {
         cm->models[i].headnode = m->models[i].headnode;
@@ -220,9 +220,9 @@ static bk_result src_open(const bk_file *f, bk_ctx *ctx, void **state, bk_query_
         size_t nbytes = ((size_t)m->cluster_count + 7) / 8;
         uint8_t *row = bk_alloc_array(ctx, nbytes, 1, &r);
         if (!row) {
-            free(s->row_bad);
+            bk_free(s->row_bad);
             bk_cm_free(cm);
-            free(s);
+            bk_free(s);
             return r;
         }
         for (uint32_t c = 0; c < m->cluster_count; c++)
@@ -235,7 +235,7 @@ static bk_result src_open(const bk_file *f, bk_ctx *ctx, void **state, bk_query_
                             k ? "PAS" : "PVS", c);
                 }
             }
-        free(row);
+        bk_free(row);
     }
     info->model_count = m->model_count;
     info->leaf_count = m->leaf_count;
@@ -251,9 +251,9 @@ static void src_destroy(void *state)
 {
     srcstate *s = state;
     if (!s) return;
-    free(s->row_bad);
+    bk_free(s->row_bad);
     bk_cm_free(&s->cm);
-    free(s);
+    bk_free(s);
 }
 
 static bk_result src_point(const void *state, uint32_t model, const float pos[3], bk_point_info *out)

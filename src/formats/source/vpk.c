@@ -50,7 +50,7 @@ bk_result bk_vpk_open(const char *path, const bk_options *opt, bk_vpk **out)
         bk_report(&ctx, BK_SEV_ERROR, BK_EARG, NULL, BK_NO_INDEX, BK_NO_OFFSET, "a VPK is opened by its NAME_dir.vpk file");
         return BK_EARG;
     }
-    bk_vpk *v = calloc(1, sizeof *v);
+    bk_vpk *v = bk_calloc(1, sizeof *v);
     if (!v) return BK_ENOMEM;
     v->max_bytes = ctx.opt.limits.max_alloc_bytes;
     v->base = bk_strndup(path, pl - 8);
@@ -166,13 +166,13 @@ bk_result bk_vpk_read(bk_vpk *v, uint32_t i, uint8_t **out, size_t *size)
     const vpk_ent *e = &v->e[i];
     uint64_t total = (uint64_t)e->preload + e->length;
     if (total > v->max_bytes) return BK_ELIMIT;
-    uint8_t *buf = malloc(total ? (size_t)total : 1);
+    uint8_t *buf = bk_malloc(total ? (size_t)total : 1);
     if (!buf) return BK_ENOMEM;
     memcpy(buf, v->dir + e->preload_at, e->preload);
     if (e->length) {
         if (e->archive == 0x7fff) {
             if (!bk_span_ok(v->data_start + e->offset, e->length, v->dir_size)) {
-                free(buf);
+                bk_free(buf);
                 return BK_ELUMP_RANGE;
             }
             memcpy(buf + e->preload, v->dir + v->data_start + e->offset, e->length);
@@ -184,13 +184,13 @@ bk_result bk_vpk_read(bk_vpk *v, uint32_t i, uint8_t **out, size_t *size)
                       fread(buf + e->preload, 1, e->length, fp) == e->length;
             if (fp) fclose(fp);
             if (!ok) {
-                free(buf);
+                bk_free(buf);
                 return fp ? BK_ETRUNCATED : BK_EIO;
             }
         }
     }
     if (((uint32_t)crc32(crc32(0L, Z_NULL, 0), buf, (uInt)total)) != e->crc) {
-        free(buf);
+        bk_free(buf);
         return BK_EDECOMPRESS;   /* the CRC does not match: damaged data */
     }
     *out = buf;
@@ -201,9 +201,9 @@ bk_result bk_vpk_read(bk_vpk *v, uint32_t i, uint8_t **out, size_t *size)
 void bk_vpk_close(bk_vpk *v)
 {
     if (!v) return;
-    for (uint32_t i = 0; i < v->count; i++) free(v->e[i].name);
-    free(v->e);
-    free(v->dir);
-    free(v->base);
-    free(v);
+    for (uint32_t i = 0; i < v->count; i++) bk_free(v->e[i].name);
+    bk_free(v->e);
+    bk_free(v->dir);
+    bk_free(v->base);
+    bk_free(v);
 }

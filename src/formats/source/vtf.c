@@ -300,15 +300,15 @@ bk_result bk_vtf_decode_thumbnail(const uint8_t *d, size_t n, const bk_vtf *v, u
 
 static int vtf_probe(const uint8_t *d, size_t n) { return n >= 4 && memcmp(d, "VTF", 4) == 0 ? 2 : 0; }
 
-static void vtf_destroy(void *impl) { free(impl); }
+static void vtf_destroy(void *impl) { bk_free(impl); }
 
 static bk_result vtf_load(bk_file *f, bk_ctx *ctx)
 {
-    bk_vtf *v = calloc(1, sizeof *v);
+    bk_vtf *v = bk_calloc(1, sizeof *v);
     if (!v) return BK_ENOMEM;
     bk_result r = parse(f->data, f->size, ctx, v);
     if (r != BK_OK) {
-        free(v);
+        bk_free(v);
         return r;
     }
     f->impl = v;
@@ -332,13 +332,13 @@ static bk_result vtf_extract(const bk_file *f, const bk_options *opt, bk_scene *
     /* every face of a cube map, one under the other */
     uint64_t px = (uint64_t)v->width * v->height * v->faces;
     if (px > ((uint64_t)1 << 28)) return BK_ELIMIT;
-    uint8_t *rgba = malloc((size_t)px * 4);
+    uint8_t *rgba = bk_malloc((size_t)px * 4);
     if (!rgba) return BK_ENOMEM;
     size_t face_bytes = (size_t)v->width * v->height * 4;
     for (uint32_t k = 0; k < v->faces; k++) {
         bk_result r = bk_vtf_decode(f->data, f->size, v, k, rgba + k * face_bytes);
         if (r != BK_OK) {
-            free(rgba);
+            bk_free(rgba);
             return r;
         }
     }
@@ -350,7 +350,7 @@ static bk_result vtf_extract(const bk_file *f, const bk_options *opt, bk_scene *
     char *dot = strrchr(nm, '.');
     if (dot && bk_strcasecmp(dot, ".vtf") == 0) *dot = 0;
     bk_result r = bk_scene_add_image(out, nm, v->width, v->height * v->faces, rgba, &idx);
-    if (r != BK_OK) free(rgba);
+    if (r != BK_OK) bk_free(rgba);
     return r;
 }
 
