@@ -287,6 +287,8 @@ bk_result bk_scene_add_collision(const bk_file *f, const bk_options *opt, bk_sce
     default:
         r = BK_EUNSUPPORTED;
     }
-    if (r == BK_ELIMIT) s->warning_count++;   /* more collision than the limits allow: what fits is kept */
+    if (r == BK_ELIMIT) /* more collision than the limits allow: what fits is kept */
+        bk_scene_diag(s, opt, BK_SEV_WARNING, r, NULL, "collision", BK_NO_INDEX, BK_NO_OFFSET,
+                      "more collision geometry than the limits allow (limits.max_scene_vertices): the rest is left out");
     return r == BK_ELIMIT ? BK_OK : r;
 }

@@ -369,6 +369,21 @@ static void test_sample_script(void)
     bk_q3_shaders_free(&lib);
 }
 
+typedef struct diag_log {
+    int lightmap_warnings;
+    int64_t last_index;
+} diag_log;
+
+static void collect_diag(void *user, const bk_diag *d)
+{
+    diag_log *l = user;
+    if (d->severity == BK_SEV_WARNING && d->lump && strcmp(d->lump, "lightmaps") == 0 &&
+        strstr(d->message, "max_atlas_size")) {
+        l->lightmap_warnings++;
+        l->last_index = d->index;
+    }
+}
+
 static void test_real(const char *fetched)
 {
     char path[1024];
@@ -398,6 +413,21 @@ static void test_real(const char *fetched)
         CHECK(lt.ambient[0] + lt.ambient[1] + lt.ambient[2] + lt.directed[0] > 0);
     }
     CHECK(starts > 0);
+
+    /* a scene builder's problems arrive as located diagnostics: pages larger than the atlas
+     * allows are each named by their lightmap index (they were a bare count before) */
+    diag_log dl = {0};
+    bk_options o;
+    memset(&o, 0, sizeof o);
+    o.limits.max_atlas_size = 64;
+    o.diag = collect_diag;
+    o.diag_user = &dl;
+    bk_scene *s = NULL;
+    CHECK(bk_file_build_scene(f, &o, &s) == BK_OK && s);
+    if (s) printf("dm4ish with a 64-pixel atlas: %d lightmap warnings of %u\n", dl.lightmap_warnings, s->warning_count);
+    CHECK(dl.lightmap_warnings > 0 && s && s->warning_count >= (uint32_t)dl.lightmap_warnings);
+    CHECK(dl.last_index >= 0);
+    bk_scene_free(s);
     bk_file_free(f);
 }
 

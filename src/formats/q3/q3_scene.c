@@ -12,7 +12,6 @@
 
 /* ---- helpers ------------------------------------------------------------------------------- */
 
-static void warn(q3_builder *b) { b->s->warning_count++; }
 
 /* R_ColorShiftLightingBytes: scale by k, and if a channel overflows scale all three down
  * together so the hue is kept. */
@@ -131,7 +130,9 @@ static bk_result build_lightmaps(q3_builder *b)
             if (!b->vfs || !mname[0] ||
                 (bk_vfs_read(b->vfs, p1, 64u << 20, &buf, &sz) != BK_OK &&
                  bk_vfs_read(b->vfs, p2, 64u << 20, &buf, &sz) != BK_OK)) {
-                warn(b);
+                bk_scene_diag(b->s, b->opt, BK_SEV_WARNING, BK_ENOTFOUND, NULL, "lightmaps", i, BK_NO_OFFSET,
+                              "external lightmap %s not found in the search paths (nor %s): surfaces on it are unlit",
+                              p1, p2);
                 missing_run++;
                 continue;
             }
@@ -139,8 +140,9 @@ static bk_result build_lightmaps(q3_builder *b)
             r = bk_image_decode(buf, sz, 4096, &px, &w, &h);
             bk_free(buf);
             if (r != BK_OK) {
+                bk_scene_diag(b->s, b->opt, BK_SEV_WARNING, r, NULL, "lightmaps", i, BK_NO_OFFSET,
+                              "external lightmap %s cannot be decoded: %s", p1, bk_strerror(r));
                 r = BK_OK;
-                warn(b);
                 continue;
             }
             for (size_t k = 0; k < (size_t)w * h; k++) {
@@ -153,8 +155,10 @@ static bk_result build_lightmaps(q3_builder *b)
         bk_free(px);
         px = NULL;
         if (r == BK_ELIMIT) {
+            bk_scene_diag(b->s, b->opt, BK_SEV_WARNING, r, NULL, "lightmaps", i, BK_NO_OFFSET,
+                          "lightmap page of %ux%u is larger than the atlas allows (limits.max_atlas_size): left out",
+                          w, h);
             r = BK_OK;
-            warn(b);
             continue;
         }
         if (r == BK_OK) {
@@ -169,7 +173,9 @@ static bk_result build_lightmaps(q3_builder *b)
         r = bk_atlas_pack(a);
         if (r == BK_ELIMIT) {
             /* too many pages for one atlas of the largest size allowed: keep the scene, drop the lightmaps */
-            warn(b);
+            bk_scene_diag(b->s, b->opt, BK_SEV_WARNING, r, NULL, "lightmaps", BK_NO_INDEX, BK_NO_OFFSET,
+                          "%u lightmap pages do not fit one atlas of the largest size allowed "
+                          "(limits.max_atlas_size): the scene has no lightmaps", added);
             for (uint32_t i = 0; i < n; i++) b->pages[i].ok = false;
             r = BK_OK;
         } else if (r == BK_OK) {
@@ -419,7 +425,8 @@ static bk_result build_model(q3_builder *b, uint32_t mi, int32_t *out_mesh)
         const bk_q3_surface *s = &m->surfaces[md->first_surface + k];
         if (s->type == BK_Q3_MST_FLARE && (b->opt->flags & BK_OPT_SKIP_FLARES)) continue;
         if (s->type == BK_Q3_MST_FOLIAGE) {
-            warn(b); /* ET foliage instances are not placed */
+            bk_scene_diag(b->s, b->opt, BK_SEV_WARNING, BK_EUNSUPPORTED, NULL, "surfaces", md->first_surface + k,
+                          BK_NO_OFFSET, "foliage surface (Wolfenstein: ET) left out: its instances are not placed");
             continue;
         }
         if (s->type != BK_Q3_MST_FLARE && (s->num_verts == 0 || (s->type != BK_Q3_MST_PATCH && s->num_indexes < 3)))

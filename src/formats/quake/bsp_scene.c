@@ -40,7 +40,8 @@ static void add_wad(builder *B, const char *name, uint8_t *data, size_t size)
     if (bk_wad3_parse(data, size, NULL, &dir) != BK_OK ||
         bk_grow((void **)&B->wads, &B->wad_cap, B->wad_count + 1, sizeof(wad_src)) != BK_OK) {
         bk_free(data);
-        B->s->warning_count++;
+        bk_scene_diag(B->s, B->opt, BK_SEV_WARNING, BK_EFORMAT, name, NULL, BK_NO_INDEX, BK_NO_OFFSET,
+                      "not a usable WAD file: its textures are not looked up");
         return;
     }
     wad_src *w = &B->wads[B->wad_count++];

@@ -342,7 +342,8 @@ static bk_result wad_extract(const bk_file *f, const bk_options *opt, bk_scene *
         if (r != BK_OK) {
             /* unknown type: keep the name so the count matches the directory */
             BK_TRY(bk_scene_add_image(out, e->name, 0, 0, NULL, &idx));
-            out->warning_count++;
+            bk_scene_diag(out, opt, BK_SEV_WARNING, r, NULL, "directory", i, BK_NO_OFFSET,
+                          "entry '%s' (type 0x%02x) cannot be decoded: kept by name only", e->name, e->type);
             continue;
         }
         r = bk_scene_add_image(out, e->name, W, H, px, &idx);

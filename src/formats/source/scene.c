@@ -841,7 +841,8 @@ bk_result bk_vbsp_extract_images(const bk_file *f, const bk_options *opt, bk_sce
             if (r != BK_OK) bk_free(rgba);
         } else {
             bk_free(rgba);
-            out->warning_count++;
+            bk_scene_diag(out, opt, BK_SEV_WARNING, BK_EFORMAT, e->name, "pakfile", i, BK_NO_OFFSET,
+                          "texture cannot be decoded (or is over the decoding budget): kept by name only");
             r = bk_scene_add_image(out, name, 0, 0, NULL, &idx);
         }
     }
