@@ -21,6 +21,8 @@ typedef struct cli_cmd {
 } cli_cmd;
 
 int bk_cli_main(int argc, char **argv);
+/* libbspkit's memory from the CLI's allocator (cli/alloc.c); before any other bspkit call */
+void bk_cli_install_allocator(void);
 
 /* Options shared by the commands that load and convert. */
 typedef struct cli_opts {

@@ -188,7 +188,7 @@ static void convert_one(batch *b, job *j)
         snprintf(j->err, sizeof j->err, "%s: %s", j->in, bk_strerror(r));
     }
     bk_file_free(f);
-    free(owned);
+    bk_free(owned);
     j->secs = now() - t0;
 }
 

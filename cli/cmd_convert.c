@@ -100,7 +100,7 @@ int cmd_convert(int argc, char **argv)
     if (bsp) {
         rc = cli_rewrite(&o, f);
         bk_file_free(f);
-        free(owned);
+        bk_free(owned);
         return rc;
     }
     if (dpm) {
@@ -112,7 +112,7 @@ int cmd_convert(int argc, char **argv)
                     r == BK_EUNSUPPORTED ? "this input has no writer for that format" : bk_strerror(r));
         }
         bk_file_free(f);
-        free(owned);
+        bk_free(owned);
         return r == BK_OK ? EXIT_OK : EXIT_BAD_INPUT;
     }
     bk_scene *s = NULL;
@@ -120,7 +120,7 @@ int cmd_convert(int argc, char **argv)
     if (r != BK_OK) {
         fprintf(stderr, "%s: cannot build a scene: %s\n", o.positional[0], bk_strerror(r));
         bk_file_free(f);
-        free(owned);
+        bk_free(owned);
         return EXIT_BAD_INPUT;
     }
     bk_export_stats st;
@@ -140,7 +140,7 @@ int cmd_convert(int argc, char **argv)
     }
     bk_scene_free(s);
     bk_file_free(f);
-    free(owned);
+    bk_free(owned);
     return r == BK_OK ? EXIT_OK : EXIT_BAD_INPUT;
 }
 
@@ -173,7 +173,7 @@ int cmd_textures(int argc, char **argv)
     if (r != BK_OK) {
         fprintf(stderr, "%s: cannot extract textures: %s\n", o.positional[0], bk_strerror(r));
         bk_file_free(f);
-        free(owned);
+        bk_free(owned);
         return EXIT_BAD_INPUT;
     }
     if (cli_mkdir_p(o.output) != 0) {
@@ -219,6 +219,6 @@ int cmd_textures(int argc, char **argv)
         printf("%u textures written to %s%s\n", written, o.output, skipped ? " (external ones skipped)" : "");
     bk_scene_free(s);
     bk_file_free(f);
-    free(owned);
+    bk_free(owned);
     return rc;
 }

@@ -91,7 +91,7 @@ int cmd_info(int argc, char **argv)
                    (double)in->mins[2], (double)in->maxs[0], (double)in->maxs[1], (double)in->maxs[2]);
     }
     bk_file_free(f);
-    free(owned);
+    bk_free(owned);
     return EXIT_OK;
 }
 
@@ -203,7 +203,7 @@ static uint32_t report_assets(const char *path, cli_opts *o, cJSON *list)
     }
 #undef MISSING
     bk_file_free(f);
-    free(owned);
+    bk_free(owned);
     return missing;
 }
 
@@ -306,7 +306,7 @@ int cmd_entities(int argc, char **argv)
     if (import) {
         rc = cli_entities_import(&o, f, import);
         bk_file_free(f);
-        free(owned);
+        bk_free(owned);
         return rc;
     }
     const bk_entities *es = bk_file_entities(f);
@@ -338,6 +338,6 @@ int cmd_entities(int argc, char **argv)
         }
     }
     bk_file_free(f);
-    free(owned);
+    bk_free(owned);
     return EXIT_OK;
 }

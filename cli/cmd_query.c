@@ -290,7 +290,7 @@ static int run(int argc, char **argv, int is_trace)
     if (r != BK_OK) {
         fprintf(stderr, "%s: error: cannot query: %s\n", o.positional[0], bk_strerror(r));
         bk_file_free(f);
-        free(owned);
+        bk_free(owned);
         return EXIT_BAD_INPUT;
     }
     bk_query_info qi;
@@ -383,7 +383,7 @@ static int run(int argc, char **argv, int is_trace)
 done:
     bk_query_free(q);
     bk_file_free(f);
-    free(owned);
+    bk_free(owned);
     return rc;
 }
 

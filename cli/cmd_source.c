@@ -25,7 +25,7 @@ static int load_source(const cli_cmd *me, cli_opts *o, bk_file **f, void **owned
         fprintf(stderr, "%s: not a Source map (this is a %s file); '%s' works on Source VBSP maps only\n",
                 o->positional[0], bk_format_name(bk_file_format(*f)), me->name);
         bk_file_free(*f);
-        free(*owned);
+        bk_free(*owned);
         return EXIT_BAD_INPUT;
     }
     return EXIT_OK;
@@ -120,7 +120,7 @@ int cmd_props(int argc, char **argv)
             printf("detail props: none (no dprp game lump)\n");
     }
     bk_file_free(f);
-    free(owned);
+    bk_free(owned);
     return EXIT_OK;
 }
 
@@ -275,7 +275,7 @@ int cmd_pak(int argc, char **argv)
         if (rc) return rc;
         rc = cli_pak_edit(&o, ef, add);
         bk_file_free(ef);
-        free(eowned);
+        bk_free(eowned);
         return rc;
     }
     if (extract && !o.output) return cli_usage_error(me, "extract needs -o DIR%s", "");
@@ -292,7 +292,7 @@ int cmd_pak(int argc, char **argv)
     } else if (r != BK_OK) {
         fprintf(stderr, "%s: pakfile (lump 40): cannot read the embedded zip: %s\n", o.positional[0], bk_strerror(r));
         bk_file_free(f);
-        free(owned);
+        bk_free(owned);
         return EXIT_BAD_INPUT;
     }
     uint32_t n = bk_source_pak_count(pak);
@@ -383,6 +383,6 @@ int cmd_pak(int argc, char **argv)
     }
     bk_source_pak_close(pak);
     bk_file_free(f);
-    free(owned);
+    bk_free(owned);
     return rc;
 }

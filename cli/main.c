@@ -352,14 +352,14 @@ static int load_from_archive(const char *spec, const char *sep, cli_opts *o, bk_
         zip_discard(z);
         return EXIT_BAD_INPUT;
     }
-    uint8_t *buf = malloc(st.size ? st.size : 1);
+    uint8_t *buf = bk_malloc(st.size ? st.size : 1);
     zip_file_t *zf = buf ? zip_fopen_index(z, (zip_uint64_t)idx, 0) : NULL;
     zip_int64_t got = zf ? zip_fread(zf, buf, st.size) : -1;
     if (zf) zip_fclose(zf);
     zip_discard(z);
     if (got < 0 || (zip_uint64_t)got != st.size) {
         fprintf(stderr, "%s: cannot read member '%s'\n", archive, member);
-        free(buf);
+        bk_free(buf);
         return EXIT_BAD_INPUT;
     }
     /* the archive itself is searched for textures and shaders, after the user's paths */
@@ -368,7 +368,7 @@ static int load_from_archive(const char *spec, const char *sep, cli_opts *o, bk_
     o->opt.name = spec;
     bk_result r = bk_file_load_memory(buf, st.size, &o->opt, out);
     if (r != BK_OK) {
-        free(buf);
+        bk_free(buf);
         return EXIT_BAD_INPUT;
     }
     *owned = buf;
@@ -422,4 +422,8 @@ int bk_cli_main(int argc, char **argv)
     return c->run(argc - 1, argv + 1);
 }
 
-int main(int argc, char **argv) { return bk_cli_main(argc, argv); }
+int main(int argc, char **argv)
+{
+    bk_cli_install_allocator();
+    return bk_cli_main(argc, argv);
+}

@@ -204,6 +204,12 @@ int bk_strncasecmp_prefix(const char *s, const char *prefix);
 
 /* ---- files --------------------------------------------------------------------------- */
 bk_result bk_read_file(const char *path, uint64_t max_bytes, uint8_t **out, size_t *out_size);
+/* Map a regular file of at least BK_MAP_MIN bytes read-only, its pages brought in at once
+ * (Linux: MAP_POPULATE). BK_EUNSUPPORTED when the file is small or mapping is not available
+ * (the caller then reads it); other errors as bk_read_file. */
+#define BK_MAP_MIN (256u << 10)
+bk_result bk_map_file(const char *path, uint64_t max_bytes, void **out, size_t *out_size);
+void bk_unmap_file(void *p, size_t size);
 /* The same through opt->read_file when the program gave one (opt may be NULL) */
 bk_result bk_read_file_opt(const bk_options *opt, const char *path, uint64_t max_bytes, uint8_t **out,
                            size_t *out_size);

@@ -38,6 +38,57 @@ bk_result bk_read_file(const char *path, uint64_t max_bytes, uint8_t **out, size
     return BK_OK;
 }
 
+#if defined(__unix__) || defined(__APPLE__)
+#include <fcntl.h>
+#include <sys/mman.h>
+#define BK_HAVE_MMAP 1
+#endif
+
+bk_result bk_map_file(const char *path, uint64_t max_bytes, void **out, size_t *out_size)
+{
+    *out = NULL;
+    *out_size = 0;
+#ifdef BK_HAVE_MMAP
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return errno == ENOENT ? BK_ENOTFOUND : BK_EIO;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return BK_EIO;
+    }
+    if ((uint64_t)st.st_size > max_bytes) {
+        close(fd);
+        return BK_ELIMIT;
+    }
+    if ((uint64_t)st.st_size < BK_MAP_MIN || (uint64_t)st.st_size > SIZE_MAX) {
+        close(fd);
+        return BK_EUNSUPPORTED;
+    }
+    int flags = MAP_PRIVATE;
+#ifdef MAP_POPULATE
+    flags |= MAP_POPULATE;
+#endif
+    void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, flags, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) return BK_EUNSUPPORTED;
+    *out = p;
+    *out_size = (size_t)st.st_size;
+    return BK_OK;
+#else
+    (void)path, (void)max_bytes;
+    return BK_EUNSUPPORTED;
+#endif
+}
+
+void bk_unmap_file(void *p, size_t size)
+{
+#ifdef BK_HAVE_MMAP
+    if (p) munmap(p, size);
+#else
+    (void)p, (void)size;
+#endif
+}
+
 bk_result bk_read_file_opt(const bk_options *opt, const char *path, uint64_t max_bytes, uint8_t **out,
                            size_t *out_size)
 {

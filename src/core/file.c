@@ -104,9 +104,23 @@ bk_result bk_file_open(const char *path, const bk_options *opt, bk_file **out)
     bk_ctx ctx;
     bk_ctx_init(&ctx, opt, false);
     if (!ctx.file) ctx.file = path;
-    uint8_t *buf;
-    size_t size;
-    bk_result r = bk_read_file_opt(opt, path, ctx.opt.limits.max_file_bytes, &buf, &size);
+    uint8_t *buf = NULL;
+    size_t size = 0;
+    /* large files are mapped (no copy, pages brought in with one call), unless the program reads */
+    void *map = NULL;
+    bk_result r = (!opt || !opt->read_file) ? bk_map_file(path, ctx.opt.limits.max_file_bytes, &map, &size)
+                                            : BK_EUNSUPPORTED;
+    if (r == BK_OK) {
+        r = load_common(map, size, &ctx, out);
+        if (r != BK_OK) {
+            bk_unmap_file(map, size);
+            return r;
+        }
+        (*out)->mapped = map;
+        (*out)->mapped_size = size;
+        return BK_OK;
+    }
+    if (r == BK_EUNSUPPORTED) r = bk_read_file_opt(opt, path, ctx.opt.limits.max_file_bytes, &buf, &size);
     if (r != BK_OK) {
         bk_report(&ctx, BK_SEV_ERROR, r, NULL, BK_NO_INDEX, BK_NO_OFFSET, "cannot read file: %s",
                   bk_strerror(r));
@@ -148,6 +162,7 @@ void bk_file_free(bk_file *f)
     bk_entities_free(&f->entities);
     bk_free(f->info.lumps);
     bk_free(f->owned);
+    if (f->mapped) bk_unmap_file(f->mapped, f->mapped_size);
     bk_free(f->name);
     bk_free(f);
 }

@@ -11,6 +11,8 @@ struct bk_file {
     const uint8_t *data;       /* the file's bytes (borrowed or owned) */
     size_t size;
     uint8_t *owned;            /* non-NULL when the file owns data */
+    void *mapped;              /* non-NULL when data is a read-only mapping of the file */
+    size_t mapped_size;
     char *name;                /* for diagnostics */
     bk_info info;              /* filled by the loader */
     bk_entities entities;      /* filled by the loader (may be empty) */
