@@ -4,6 +4,8 @@ bk_sh_test(source_corpus source/corpus.sh)
 bk_unit_test(source_unit source/test_source.c)
 bk_sh_test(source_assets source/assets.sh)
 bk_sh_test(source_vpk source/vpk.sh)
+# displacement blends (WorldVertexTransition) against the dispverts alpha read by Python
+bk_sh_test(source_blend source/blend.sh)
 # Source models: synthetic MDL/VVD/VTX sets (source/make_mdl.py) through the API (test_mdl.c:
 # decode, scene, every prefix and single-byte mutant, the fuzzer's crashers) and the CLI (convert,
 # validator, a real map with a generated static prop, lookup through a VPK, hostile files)

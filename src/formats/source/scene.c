@@ -149,42 +149,19 @@ static char *read_vmt(sb *b, const char *name, size_t *len)
     return NULL;
 }
 
-/* Give material m the pakfile texture its VMT names (base colour white, alpha mode from the VMT). */
-static bk_result attach_texture(sb *b, bk_material *m, const char *name)
+/* The VTF materials/TEX(.vtf) decoded into the scene as image *idx (-1 when it is not found, does
+ * not decode or is over the decoded-bytes budget: a warning for the last two). */
+static bk_result load_texture(sb *b, const char *tex, int32_t *idx)
 {
-    size_t n = 0;
-    char *vmt = read_vmt(b, name, &n);
-    char tex[512] = "", flag[32];
-    if (!vmt) {
-        /* cubemap-patched copies are named maps/MAP/ORIGINAL_X_Y_Z: try the original name */
-        char orig[512];
-        snprintf(orig, sizeof orig, "%s", name);
-        if (bk_strncasecmp_prefix(orig, "maps/")) {
-            char *slash = strchr(orig + 5, '/');
-            char *u3 = strrchr(orig, '_');
-            if (slash && u3) {
-                *u3 = 0;
-                char *u2 = strrchr(orig, '_');
-                if (u2) *u2 = 0;
-                char *u1 = u2 ? strrchr(orig, '_') : NULL;
-                if (u1) *u1 = 0;
-                if (u1) vmt = read_vmt(b, slash + 1, &n);
-            }
+    *idx = -1;
+    /* materials that share a texture share its image */
+    for (uint32_t i = 0; i < b->s->image_count; i++) {
+        const bk_image *im = &b->s->images[i];
+        if (im->rgba && !im->is_lightmap && im->name && bk_strcasecmp(im->name, tex) == 0) {
+            *idx = (int32_t)i;
+            return BK_OK;
         }
-        if (!vmt) return BK_OK;
     }
-    bool found = bk_vmt_find(vmt, n, "$basetexture", tex, sizeof tex);
-    if (bk_vmt_find(vmt, n, "$translucent", flag, sizeof flag) && atoi(flag)) m->alpha_mode = BK_ALPHA_BLEND;
-    if (bk_vmt_find(vmt, n, "$alphatest", flag, sizeof flag) && atoi(flag)) {
-        m->alpha_mode = BK_ALPHA_MASK;
-        m->alpha_cutoff = 0.5f;
-    }
-    if (bk_vmt_find(vmt, n, "$nocull", flag, sizeof flag) && atoi(flag)) m->double_sided = 1;
-    char shader[64] = "";
-    bk_vmt_shader(vmt, n, shader, sizeof shader);
-    if (bk_strcasecmp(shader, "UnlitGeneric") == 0) m->unlit = 1;
-    free(vmt);
-    if (!found || !tex[0]) return BK_OK;
     char path[600];
     size_t tl = strlen(tex);
     snprintf(path, sizeof path, "materials/%s%s", tex, tl > 4 && bk_strcasecmp(tex + tl - 4, ".vtf") == 0 ? "" : ".vtf");
@@ -217,14 +194,72 @@ static bk_result attach_texture(sb *b, bk_material *m, const char *name)
         return BK_OK;
     }
     b->texture_budget -= bytes;
-    int32_t idx;
-    r = bk_scene_add_image(b->s, tex, v.width, v.height, rgba, &idx);
+    r = bk_scene_add_image(b->s, tex, v.width, v.height, rgba, idx);
     if (r != BK_OK) {
         free(rgba);
-        return r;
+        *idx = -1;
     }
+    return r;
+}
+
+/* Give material mi the texture its VMT names (base colour white, alpha mode from the VMT); a
+ * WorldVertexTransition material also its $basetexture2, blended in by the vertex alpha. */
+static bk_result attach_texture(sb *b, int32_t mi, const char *name)
+{
+    size_t n = 0;
+    char *vmt = read_vmt(b, name, &n);
+    char tex[512] = "", tex2[512] = "", flag[32];
+    if (!vmt) {
+        /* cubemap-patched copies are named maps/MAP/ORIGINAL_X_Y_Z: try the original name */
+        char orig[512];
+        snprintf(orig, sizeof orig, "%s", name);
+        if (bk_strncasecmp_prefix(orig, "maps/")) {
+            char *slash = strchr(orig + 5, '/');
+            char *u3 = strrchr(orig, '_');
+            if (slash && u3) {
+                *u3 = 0;
+                char *u2 = strrchr(orig, '_');
+                if (u2) *u2 = 0;
+                char *u1 = u2 ? strrchr(orig, '_') : NULL;
+                if (u1) *u1 = 0;
+                if (u1) vmt = read_vmt(b, slash + 1, &n);
+            }
+        }
+        if (!vmt) return BK_OK;
+    }
+    bk_material *m = &b->s->materials[mi];
+    bool found = bk_vmt_find(vmt, n, "$basetexture", tex, sizeof tex);
+    if (bk_vmt_find(vmt, n, "$translucent", flag, sizeof flag) && atoi(flag)) m->alpha_mode = BK_ALPHA_BLEND;
+    if (bk_vmt_find(vmt, n, "$alphatest", flag, sizeof flag) && atoi(flag)) {
+        m->alpha_mode = BK_ALPHA_MASK;
+        m->alpha_cutoff = 0.5f;
+    }
+    if (bk_vmt_find(vmt, n, "$nocull", flag, sizeof flag) && atoi(flag)) m->double_sided = 1;
+    char shader[64] = "";
+    bk_vmt_shader(vmt, n, shader, sizeof shader);
+    if (bk_strcasecmp(shader, "UnlitGeneric") == 0) m->unlit = 1;
+    bool wvt = bk_strcasecmp(shader, "WorldVertexTransition") == 0 &&
+               bk_vmt_find(vmt, n, "$basetexture2", tex2, sizeof tex2) && tex2[0];
+    free(vmt);
+    if (wvt) {
+        BK_TRY(bk_kv_append(&m->extras, &m->extra_count, "shader", shader));
+        BK_TRY(bk_kv_append(&m->extras, &m->extra_count, "basetexture2", tex2));
+    }
+    if (!found || !tex[0]) return BK_OK;
+    int32_t idx;
+    BK_TRY(load_texture(b, tex, &idx));
+    if (idx < 0) return BK_OK;
+    m = &b->s->materials[mi];
     m->base_image = idx;
     m->base_color[0] = m->base_color[1] = m->base_color[2] = 1.0f;
+    if (wvt) {
+        /* the two textures of a blend are drawn at the same scale, over the same UVs */
+        int32_t idx2;
+        BK_TRY(load_texture(b, tex2, &idx2));
+        m = &b->s->materials[mi];
+        if (idx2 >= 0) m->blend_image = idx2;
+        else BK_TRY(bk_kv_append(&m->extras, &m->extra_count, "basetexture2Missing", "true"));
+    }
     return BK_OK;
 }
 
@@ -354,7 +389,7 @@ static bk_result material_for(sb *b, int32_t texinfo, int32_t *out)
     if (p->texinfo[texinfo].flags & BK_SRC_SURF_TRANS)
         BK_TRY(bk_kv_append(&m->extras, &m->extra_count, "translucent", "1"));
     if (!(b->opt->flags & BK_OPT_NO_TEXTURES) && td >= 0) {
-        BK_TRY(attach_texture(b, m, name));
+        BK_TRY(attach_texture(b, mi, name));
         m = &b->s->materials[mi];   /* images may have grown the scene's arrays */
         if (m->base_image < 0 && (b->pak || b->vpk_count || b->opt->search_path_count))
             BK_TRY(bk_kv_append(&m->extras, &m->extra_count, "missing", "true"));
@@ -607,7 +642,7 @@ static bk_result lk_attach(void *u, bk_scene *s, int32_t mi, const char *name)
 {
     sb *b = u;
     b->s = s;
-    return attach_texture(b, &s->materials[mi], name);
+    return attach_texture(b, mi, name);
 }
 
 static void make_lookup(sb *b, bk_src_lookup *lk)
