@@ -6,6 +6,8 @@ bk_sh_test(source_assets source/assets.sh)
 bk_sh_test(source_vpk source/vpk.sh)
 # displacement blends (WorldVertexTransition) against the dispverts alpha read by Python
 bk_sh_test(source_blend source/blend.sh)
+# sky faces as an unlit sky material, against the texinfo flags read by Python
+bk_sh_test(source_sky source/sky.sh)
 # gameinfo.txt search paths: the parser (entries, located errors, prefixes, mutants, crashers)
 # and a synthetic game tree (loose folders, a VPK, custom/* wildcards) through convert
 bk_unit_test(source_gameinfo source/test_gameinfo.c)

@@ -37,25 +37,38 @@ typedef struct sb {
     src_mount *mounts;             /* then the VPKs and folders of --game-dir, in search order */
     uint32_t mount_count, mount_cap;
     uint64_t texture_budget;       /* decoded texture bytes left */
+    const char *skyname;           /* worldspawn's skyname, or NULL */
 } sb;
 
 /* hostile maps can make faces share huge lightmaps or surfedge runs: bound what the scene holds */
 #define SRC_MAX_LUXELS ((uint64_t)16 << 20)
 
+/* a face through which the engine shows the sky (2D skybox, or the 3D skybox behind it):
+ * texinfo flag SKY / SKY2D, or the skybox tool material */
+static bool texinfo_sky(const bk_source_map *p, int32_t texinfo)
+{
+    if (texinfo < 0 || (uint32_t)texinfo >= p->texinfo_count) return false;
+    if (p->texinfo[texinfo].flags & (BK_SRC_SURF_SKY | BK_SRC_SURF_SKY2D)) return true;
+    int32_t td = p->texinfo[texinfo].texdata;
+    if (td < 0 || (uint32_t)td >= p->texdata_count) return false;
+    const char *n = p->texdata[td].name;
+    return (bk_strncasecmp_prefix(n, "tools/tools") || bk_strncasecmp_prefix(n, "tools\\tools")) &&
+           (bk_strcasecmp(n + 11, "skybox") == 0 || bk_strcasecmp(n + 11, "skybox2d") == 0);
+}
+
 static bool face_drawn(const bk_source_map *p, const bk_source_face *f)
 {
     if (f->texinfo < 0 || (uint32_t)f->texinfo >= p->texinfo_count) return false;
     int32_t fl = p->texinfo[f->texinfo].flags;
-    /* sky is drawn by the skybox, not as these faces; nodraw/hint/skip are compile tools */
-    if (fl & (BK_SRC_SURF_NODRAW | BK_SRC_SURF_HINT | BK_SRC_SURF_SKIP | BK_SRC_SURF_SKY | BK_SRC_SURF_SKY2D |
-              BK_SRC_SURF_TRIGGER))
-        return false;
+    /* nodraw/hint/skip/trigger are compile tools; sky faces are drawn with an unlit sky material */
+    if (fl & (BK_SRC_SURF_NODRAW | BK_SRC_SURF_HINT | BK_SRC_SURF_SKIP | BK_SRC_SURF_TRIGGER)) return false;
+    if (texinfo_sky(p, f->texinfo)) return f->dispinfo < 0 && f->numedges >= 3;
     /* compile tools the engine does not draw (some maps carry them without the texinfo flags) */
     int32_t td = p->texinfo[f->texinfo].texdata;
     if (td >= 0 && (uint32_t)td < p->texdata_count) {
         static const char *const tools[] = {"nodraw", "clip", "playerclip", "npcclip", "trigger", "skip", "hint",
                                             "invisible", "invisibleladder", "blocklight", "areaportal", "occluder",
-                                            "fog", "skybox", "skybox2d", "blockbullets", "blocklos", "origin"};
+                                            "fog", "blockbullets", "blocklos", "origin"};
         const char *n = p->texdata[td].name;
         if (bk_strncasecmp_prefix(n, "tools/tools") || bk_strncasecmp_prefix(n, "tools\\tools")) {
             for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++)
@@ -528,7 +541,8 @@ static bk_result build_lightmaps(sb *b)
     uint64_t luxels = 0;
     for (uint32_t i = 0; i < p->face_count; i++) {
         const bk_source_face *f = &b->faces[i];
-        if (!face_drawn(p, &p->faces[i]) || f->lightofs < 0 || f->styles[0] == 255) continue;
+        if (!face_drawn(p, &p->faces[i]) || texinfo_sky(p, p->faces[i].texinfo) || f->lightofs < 0 || f->styles[0] == 255)
+            continue;
         if (f->lm_size[0] < 0 || f->lm_size[1] < 0 || f->lm_size[0] > 1024 || f->lm_size[1] > 1024) continue;
         uint32_t w = (uint32_t)f->lm_size[0] + 1, h = (uint32_t)f->lm_size[1] + 1;
         size_t n = (size_t)w * h;
@@ -592,6 +606,21 @@ static bk_result material_for(sb *b, int32_t texinfo, int32_t *out)
     int32_t mi;
     BK_TRY(bk_scene_add_material(b->s, name, &mi));
     bk_material *m = &b->s->materials[mi];
+    if (texinfo_sky(p, texinfo)) {
+        /* the sky: unlit, no lightmap, no texture of its own (the skybox is drawn there); the
+         * colour is the sky tool texture's reflectivity, the sky named in extras */
+        m->unlit = 1;
+        m->lightmap_image = -1;
+        for (int k = 0; k < 3; k++) {
+            float r = td >= 0 ? p->texdata[td].reflectivity[k] : 0.5f;
+            m->base_color[k] = r > 0 && r <= 1 ? r : (r > 1 ? 1.0f : 0.5f);
+        }
+        BK_TRY(bk_kv_append(&m->extras, &m->extra_count, "sky", "faces"));
+        BK_TRY(bk_kv_append(&m->extras, &m->extra_count, "skyname", b->skyname ? b->skyname : ""));
+        b->tex_mat[slot] = mi;
+        *out = mi;
+        return BK_OK;
+    }
     if (td >= 0)
         for (int k = 0; k < 3; k++) {
             float r = p->texdata[td].reflectivity[k];
@@ -1044,6 +1073,10 @@ bk_result bk_vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene 
         if (bk_source_pak_open(f, opt, &b.pak) != BK_OK) b.pak = NULL;
         open_mounts(&b);
     }
+    /* the sky the map asks for: named by the sky faces' material and in the scene's extras */
+    const bk_entities *ents = bk_file_entities(f);
+    const char *sky = ents->count ? bk_entity_get(&ents->items[0], "skyname") : NULL;
+    b.skyname = sky;
     r = build_lightmaps(&b);
     if (r != BK_OK) goto done;
     for (uint32_t i = 0; i < p->model_count && r == BK_OK; i++) r = build_model(&b, i, &model_mesh[i]);
@@ -1051,9 +1084,6 @@ bk_result bk_vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene 
         bk_entity_layout lay = {model_mesh, p->model_count, BK_ENT_ROTATE_BRUSH, NULL, NULL};
         r = bk_scene_add_entity_nodes(s, &f->entities, opt, &lay);
     }
-    /* the sky the map asks for (its faces are the skybox's, not drawn here) */
-    const bk_entities *ents = bk_file_entities(f);
-    const char *sky = ents->count ? bk_entity_get(&ents->items[0], "skyname") : NULL;
     if (r == BK_OK && sky && *sky) r = bk_kv_append(&s->extras, &s->extra_count, "skyname", sky);
     if (r == BK_OK && !(opt->flags & BK_OPT_NO_PROPS)) r = add_prop_nodes(&b);
 done:
