@@ -4,6 +4,15 @@ bk_sh_test(source_corpus source/corpus.sh)
 bk_unit_test(source_unit source/test_source.c)
 bk_sh_test(source_assets source/assets.sh)
 bk_sh_test(source_vpk source/vpk.sh)
+# displacement blends (WorldVertexTransition) against the dispverts alpha read by Python
+bk_sh_test(source_blend source/blend.sh)
+# sky faces as an unlit sky material, against the texinfo flags read by Python
+bk_sh_test(source_sky source/sky.sh)
+# gameinfo.txt search paths: the parser (entries, located errors, prefixes, mutants, crashers)
+# and a synthetic game tree (loose folders, a VPK, custom/* wildcards) through convert
+bk_unit_test(source_gameinfo source/test_gameinfo.c)
+target_compile_definitions(source_gameinfo PRIVATE SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+bk_sh_test(source_gameinfo_tree source/gameinfo.sh)
 # Source models: synthetic MDL/VVD/VTX sets (source/make_mdl.py) through the API (test_mdl.c:
 # decode, scene, every prefix and single-byte mutant, the fuzzer's crashers) and the CLI (convert,
 # validator, a real map with a generated static prop, lookup through a VPK, hostile files)

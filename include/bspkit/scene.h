@@ -44,6 +44,10 @@ typedef struct bk_material {
     float emissive_strength;   /* 1: plain */
     int32_t normal_image;      /* tangent-space normal map (uv0), or -1 */
     int32_t specular_image;    /* specular colour (uv0; KHR_materials_specular), or -1 */
+    /* a second base texture (uv0) blended over base_image by the vertex colour's alpha (0: base,
+     * 1: this one), as Source's WorldVertexTransition draws $basetexture2; or -1. glTF has no
+     * slot for it: the exporter names its texture in extras.blendTexture */
+    int32_t blend_image;
 } bk_material;
 
 enum { BK_PRIM_TRIANGLES = 0, BK_PRIM_POINTS = 1, BK_PRIM_LINES = 2 };

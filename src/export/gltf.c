@@ -462,9 +462,15 @@ static void write_materials(gltf_writer *w, const int32_t *tex_of_image, unsigne
             cJSON_AddNumberToObject(t, "index", st);
             *used_ext |= EXT_SPECULAR;
         }
-        if (m->extra_count || lt >= 0) {
+        /* a second base texture blended in by COLOR_0's alpha: no glTF slot, named in extras */
+        int32_t b2 = tex_index(s, tex_of_image, m->blend_image);
+        if (m->extra_count || lt >= 0 || b2 >= 0) {
             cJSON *ex = kv_object(m->extras, m->extra_count);
             if (lt >= 0) cJSON_AddNumberToObject(ex, "lightmapTexture", lt);
+            if (b2 >= 0) {
+                cJSON_AddNumberToObject(ex, "blendTexture", b2);
+                cJSON_AddStringToObject(ex, "blendFactor", "COLOR_0.a");
+            }
             cJSON_AddItemToObject(o, "extras", ex);
         }
         cJSON_AddItemToArray(mats, o);

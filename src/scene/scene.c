@@ -104,7 +104,7 @@ bk_result bk_scene_add_material(bk_scene *s, const char *name, int32_t *out)
     m->lightmap_image = -1;
     m->base_color[0] = m->base_color[1] = m->base_color[2] = m->base_color[3] = 1.0f;
     m->alpha_cutoff = 0.5f;
-    m->emissive_image = m->normal_image = m->specular_image = -1;
+    m->emissive_image = m->normal_image = m->specular_image = m->blend_image = -1;
     m->emissive_strength = 1.0f;
     if (out) *out = (int32_t)s->material_count;
     s->material_count++;

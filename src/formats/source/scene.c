@@ -6,11 +6,20 @@
 #include <stdio.h>
 
 #include <dirent.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 
 #include "mdl_internal.h"
 #include "vbsp_internal.h"
 
 #define DEG2RAD 0.017453292519943295
+
+/* one place assets are looked for: a VPK or a folder of loose files */
+typedef struct src_mount {
+    bk_vpk *vpk;
+    bk_vfs *dir;
+    char *path;
+} src_mount;
 
 typedef struct sb {
     const bk_source_map *p;
@@ -25,29 +34,41 @@ typedef struct sb {
     uint32_t atlas_w, atlas_h;
     uint64_t vertex_budget;        /* scene vertices left before BK_ELIMIT */
     bk_source_pak *pak;            /* the map's pakfile, where its materials' VMT/VTF are found */
-    bk_vpk *vpks[32];              /* then the VPKs of --game-dir, in order */
-    uint32_t vpk_count;
-    bk_vfs *vfs;                   /* then the loose files of --game-dir */
+    src_mount *mounts;             /* then the VPKs and folders of --game-dir, in search order */
+    uint32_t mount_count, mount_cap;
     uint64_t texture_budget;       /* decoded texture bytes left */
+    const char *skyname;           /* worldspawn's skyname, or NULL */
 } sb;
 
 /* hostile maps can make faces share huge lightmaps or surfedge runs: bound what the scene holds */
 #define SRC_MAX_LUXELS ((uint64_t)16 << 20)
 
+/* a face through which the engine shows the sky (2D skybox, or the 3D skybox behind it):
+ * texinfo flag SKY / SKY2D, or the skybox tool material */
+static bool texinfo_sky(const bk_source_map *p, int32_t texinfo)
+{
+    if (texinfo < 0 || (uint32_t)texinfo >= p->texinfo_count) return false;
+    if (p->texinfo[texinfo].flags & (BK_SRC_SURF_SKY | BK_SRC_SURF_SKY2D)) return true;
+    int32_t td = p->texinfo[texinfo].texdata;
+    if (td < 0 || (uint32_t)td >= p->texdata_count) return false;
+    const char *n = p->texdata[td].name;
+    return (bk_strncasecmp_prefix(n, "tools/tools") || bk_strncasecmp_prefix(n, "tools\\tools")) &&
+           (bk_strcasecmp(n + 11, "skybox") == 0 || bk_strcasecmp(n + 11, "skybox2d") == 0);
+}
+
 static bool face_drawn(const bk_source_map *p, const bk_source_face *f)
 {
     if (f->texinfo < 0 || (uint32_t)f->texinfo >= p->texinfo_count) return false;
     int32_t fl = p->texinfo[f->texinfo].flags;
-    /* sky is drawn by the skybox, not as these faces; nodraw/hint/skip are compile tools */
-    if (fl & (BK_SRC_SURF_NODRAW | BK_SRC_SURF_HINT | BK_SRC_SURF_SKIP | BK_SRC_SURF_SKY | BK_SRC_SURF_SKY2D |
-              BK_SRC_SURF_TRIGGER))
-        return false;
+    /* nodraw/hint/skip/trigger are compile tools; sky faces are drawn with an unlit sky material */
+    if (fl & (BK_SRC_SURF_NODRAW | BK_SRC_SURF_HINT | BK_SRC_SURF_SKIP | BK_SRC_SURF_TRIGGER)) return false;
+    if (texinfo_sky(p, f->texinfo)) return f->dispinfo < 0 && f->numedges >= 3;
     /* compile tools the engine does not draw (some maps carry them without the texinfo flags) */
     int32_t td = p->texinfo[f->texinfo].texdata;
     if (td >= 0 && (uint32_t)td < p->texdata_count) {
         static const char *const tools[] = {"nodraw", "clip", "playerclip", "npcclip", "trigger", "skip", "hint",
                                             "invisible", "invisibleladder", "blocklight", "areaportal", "occluder",
-                                            "fog", "skybox", "skybox2d", "blockbullets", "blocklos", "origin"};
+                                            "fog", "blockbullets", "blocklos", "origin"};
         const char *n = p->texdata[td].name;
         if (bk_strncasecmp_prefix(n, "tools/tools") || bk_strncasecmp_prefix(n, "tools\\tools")) {
             for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++)
@@ -78,45 +99,265 @@ static int32_t pak_find(const sb *b, const char *name)
     return -1;
 }
 
-/* A game file by its path, where the engine looks: the map's pakfile, then each --game-dir in
- * order (a NAME_dir.vpk, a folder's *_dir.vpk files, the folder's loose files). */
+/* A game file by its path, where the engine looks: the map's pakfile, then each mount in the
+ * search order open_mounts built from --game-dir. */
 static bool read_asset(sb *b, const char *path, uint8_t **d, size_t *n)
 {
     int32_t i = pak_find(b, path);
     if (i >= 0 && bk_source_pak_read(b->pak, (uint32_t)i, d, n) == BK_OK) return true;
-    for (uint32_t k = 0; k < b->vpk_count; k++) {
-        int32_t j = bk_vpk_find(b->vpks[k], path);
-        if (j >= 0 && bk_vpk_read(b->vpks[k], (uint32_t)j, d, n) == BK_OK) return true;
-    }
-    /* loose files, found case-insensitively as the engine (on Windows) finds them */
-    if (b->opt->search_path_count && !b->vfs) b->vfs = bk_vfs_new(b->opt);
     uint64_t max = b->opt->limits.max_file_bytes ? b->opt->limits.max_file_bytes : ((uint64_t)1 << 31);
-    return b->vfs && bk_vfs_read(b->vfs, path, max, d, n) == BK_OK;
+    for (uint32_t k = 0; k < b->mount_count; k++) {
+        const src_mount *m = &b->mounts[k];
+        if (m->vpk) {
+            int32_t j = bk_vpk_find(m->vpk, path);
+            if (j >= 0 && bk_vpk_read(m->vpk, (uint32_t)j, d, n) == BK_OK) return true;
+        } else if (m->dir && bk_vfs_read(m->dir, path, max, d, n) == BK_OK) {
+            /* loose files, found case-insensitively as the engine (on Windows) finds them */
+            return true;
+        }
+    }
+    return false;
 }
 
-static void open_vpks(sb *b)
+#define SRC_MAX_MOUNTS 256
+
+static bool mounted(const sb *b, const char *path)
 {
-    for (uint32_t k = 0; k < b->opt->search_path_count && b->vpk_count < 32; k++) {
-        const char *root = b->opt->search_paths[k];
-        size_t rl = strlen(root);
+    for (uint32_t k = 0; k < b->mount_count; k++)
+        if (strcmp(b->mounts[k].path, path) == 0) return true;
+    return false;
+}
+
+static bool is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static bool is_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static void add_mount(sb *b, const char *path, bool vpk)
+{
+    if (b->mount_count >= SRC_MAX_MOUNTS || mounted(b, path)) return;
+    if (bk_grow((void **)&b->mounts, &b->mount_cap, b->mount_count + 1, sizeof *b->mounts) != BK_OK) return;
+    src_mount m = {NULL, NULL, bk_strdup(path)};
+    if (!m.path) return;
+    if (vpk) {
         bk_options o = *b->opt;
         o.diag = NULL;
-        if (rl >= 8 && bk_strcasecmp(root + rl - 8, "_dir.vpk") == 0) {
-            if (bk_vpk_open(root, &o, &b->vpks[b->vpk_count]) == BK_OK) b->vpk_count++;
+        if (bk_vpk_open(path, &o, &m.vpk) != BK_OK) m.vpk = NULL;
+    } else {
+        bk_options o;
+        memset(&o, 0, sizeof o);
+        o.read_file = b->opt->read_file;
+        o.read_file_user = b->opt->read_file_user;
+        const char *one[1] = {path};
+        o.search_paths = one;
+        o.search_path_count = 1;
+        m.dir = bk_vfs_new(&o);
+    }
+    if (!m.vpk && !m.dir) {
+        bk_free(m.path);
+        return;
+    }
+    b->mounts[b->mount_count++] = m;
+}
+
+/* A VPK named as gameinfo.txt and --game-dir name them: NAME_dir.vpk, or NAME.vpk meaning
+ * NAME_dir.vpk when that exists (else a single-file NAME.vpk); NAME_NNN.vpk data files are not
+ * archives of their own. */
+static void add_vpk(sb *b, const char *path)
+{
+    size_t pl = strlen(path);
+    if (pl < 4 || pl > 4000) return;
+    if (pl >= 8 && path[pl - 8] == '_' && path[pl - 7] >= '0' && path[pl - 7] <= '9' && path[pl - 6] >= '0' &&
+        path[pl - 6] <= '9' && path[pl - 5] >= '0' && path[pl - 5] <= '9')
+        return;
+    char dir[4096];
+    if (pl < 8 || bk_strcasecmp(path + pl - 8, "_dir.vpk") != 0) {
+        snprintf(dir, sizeof dir, "%.*s_dir.vpk", (int)(pl - 4), path);
+        if (is_file(dir)) path = dir;
+    }
+    add_mount(b, path, true);
+}
+
+static int cmp_name(const void *x, const void *y) { return strcmp(*(char *const *)x, *(char *const *)y); }
+
+/* The paths in folder dir (sorted by name) of its folders (with_dirs) and of its files that end in
+ * suffix (with suffix). */
+static uint32_t list_dir(const char *dir, bool with_dirs, const char *suffix, char ***out)
+{
+    *out = NULL;
+    DIR *dp = opendir(dir);
+    if (!dp) return 0;
+    char **v = NULL;
+    uint32_t n = 0, cap = 0;
+    struct dirent *de;
+    size_t sl = suffix ? strlen(suffix) : 0;
+    while ((de = readdir(dp)) != NULL && n < SRC_MAX_MOUNTS) {
+        if (de->d_name[0] == '.') continue;
+        size_t nl = strlen(de->d_name);
+        char full[4096];
+        if ((size_t)snprintf(full, sizeof full, "%s/%s", dir, de->d_name) >= sizeof full) continue;
+        bool keep = (with_dirs && is_dir(full)) ||
+                    (suffix && nl > sl && bk_strcasecmp(de->d_name + nl - sl, suffix) == 0 && is_file(full));
+        if (!keep || bk_grow((void **)&v, &cap, n + 1, sizeof *v) != BK_OK) continue;
+        if ((v[n] = bk_strdup(full)) != NULL) n++;
+    }
+    closedir(dp);
+    if (n) qsort(v, n, sizeof *v, cmp_name);
+    *out = v;
+    return n;
+}
+
+static void free_list(char **v, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) bk_free(v[i]);
+    bk_free(v);
+}
+
+/* A game folder in a gameinfo.txt search path: its pak01_dir.vpk (the engine mounts it with the
+ * folder), then its loose files. */
+static void add_game_folder(sb *b, const char *dir)
+{
+    char vpk[4096];
+    if ((size_t)snprintf(vpk, sizeof vpk, "%s/pak01_dir.vpk", dir) < sizeof vpk && is_file(vpk)) add_mount(b, vpk, true);
+    add_mount(b, dir, false);
+}
+
+typedef struct gi_state {
+    sb *b;
+    const char *game;      /* the folder of gameinfo.txt (|gameinfo_path|) */
+    const char *base;      /* its parent (|all_source_engine_paths| and relative paths) */
+    uint32_t used;
+} gi_state;
+
+static bool gi_entry(void *user, const char *ids, const char *path)
+{
+    gi_state *g = user;
+    /* materials and models are looked up with the path ID "game" */
+    bool game = false;
+    for (const char *p = ids; *p && !game;) {
+        const char *e = strchr(p, '+');
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        game = l == 4 && bk_strncasecmp_prefix(p, "game") && (p[4] == '+' || p[4] == 0);
+        p = e ? e + 1 : p + l;
+    }
+    if (!game) return true;
+    const char *root = g->base, *rel = path;
+    if (bk_strncasecmp_prefix(path, "|gameinfo_path|")) root = g->game, rel = path + 15;
+    else if (bk_strncasecmp_prefix(path, "|all_source_engine_paths|")) rel = path + 25;
+    else if (path[0] == '/') root = "", rel = path;
+    char full[4096];
+    size_t rl = strlen(rel);
+    while (rl && (rel[rl - 1] == '/' || rel[rl - 1] == '\\')) rl--;
+    bool wild = rl >= 1 && rel[rl - 1] == '*';
+    if (wild) rl--;
+    while (rl && (rel[rl - 1] == '/' || rel[rl - 1] == '\\')) rl--;
+    if (rl == 1 && rel[0] == '.') rl = 0;
+    if ((size_t)snprintf(full, sizeof full, "%s%s%.*s", root, rl && *root ? "/" : "", (int)rl, rel) >= sizeof full) return true;
+    for (char *c = full; *c; c++)
+        if (*c == '\\') *c = '/';
+    if (strstr(full, "..")) return true;   /* stay inside the game's folders */
+    g->used++;
+    if (wild) {
+        /* every folder and VPK inside, in name order */
+        char **v;
+        uint32_t n = list_dir(full, true, ".vpk", &v);
+        for (uint32_t i = 0; i < n; i++) {
+            if (is_dir(v[i])) add_game_folder(g->b, v[i]);
+            else add_vpk(g->b, v[i]);
+        }
+        free_list(v, n);
+    } else if (rl >= 4 && bk_strcasecmp(full + strlen(full) - 4, ".vpk") == 0) {
+        add_vpk(g->b, full);
+    } else {
+        add_game_folder(g->b, full);
+    }
+    return g->b->mount_count < SRC_MAX_MOUNTS;
+}
+
+/* the parser's errors reach the caller as warnings: the conversion goes on without them */
+static void gi_warn(void *user, const bk_diag *d)
+{
+    const bk_options *opt = user;
+    bk_diag w = *d;
+    if (w.severity == BK_SEV_ERROR) w.severity = BK_SEV_WARNING;
+    if (opt->diag) opt->diag(opt->diag_user, &w);
+}
+
+/* A --game-dir folder with a gameinfo.txt: its search paths, in order. false when it has none
+ * or it does not read (a warning naming the place; the folder is then used as a plain one). */
+static bool add_gameinfo(sb *b, const char *dir)
+{
+    char path[4096];
+    if ((size_t)snprintf(path, sizeof path, "%s/gameinfo.txt", dir) >= sizeof path || !is_file(path)) return false;
+    uint8_t *d = NULL;
+    size_t n = 0;
+    bk_options o = *b->opt;
+    o.name = path;
+    o.diag = gi_warn;
+    o.diag_user = (void *)b->opt;
+    if (bk_read_file_opt(b->opt, path, (uint64_t)1 << 20, &d, &n) != BK_OK) return false;
+    char *game = realpath(dir, NULL);
+    char base[4096];
+    snprintf(base, sizeof base, "%s", game ? game : dir);
+    char *slash = strrchr(base, '/');
+    if (slash && slash != base) *slash = 0;
+    else snprintf(base, sizeof base, "%s", slash ? "/" : ".");
+    gi_state g = {b, game ? game : dir, base, 0};
+    bk_result r = bk_gameinfo_search_paths((const char *)d, n, &o, gi_entry, &g);
+    bk_free(d);
+    free(game); /* realpath's own malloc */
+    if (r != BK_OK || !g.used) {
+        /* what was mounted before the error stays; the folder itself follows */
+        bk_ctx ctx;
+        bk_ctx_init(&ctx, &o, false);
+        if (r == BK_OK && g.used == 0)
+            bk_report(&ctx, BK_SEV_WARNING, BK_ENOTFOUND, "gameinfo", BK_NO_INDEX, BK_NO_OFFSET,
+                      "no GameInfo > FileSystem > SearchPaths \"game\" entries: the folder is searched as a plain one");
+        return false;
+    }
+    return true;
+}
+
+/* The search order: for each --game-dir in turn, a NAME_dir.vpk (or NAME.vpk) itself; a folder
+ * with a gameinfo.txt, its search paths; another folder, its *_dir.vpk files (in name order) then
+ * its loose files. Then the map's own folder (base_dir), for loose files beside it. */
+static void open_mounts(sb *b)
+{
+    for (uint32_t k = 0; k < b->opt->search_path_count; k++) {
+        const char *root = b->opt->search_paths[k];
+        if (!root || !*root) continue;
+        size_t rl = strlen(root);
+        if (rl >= 4 && bk_strcasecmp(root + rl - 4, ".vpk") == 0) {
+            add_vpk(b, root);
             continue;
         }
-        DIR *dp = opendir(root);
-        if (!dp) continue;
-        struct dirent *de;
-        while ((de = readdir(dp)) && b->vpk_count < 32) {
-            size_t nl = strlen(de->d_name);
-            if (nl < 9 || bk_strcasecmp(de->d_name + nl - 8, "_dir.vpk") != 0) continue;
-            char full[4096];
-            snprintf(full, sizeof full, "%s/%s", root, de->d_name);
-            if (bk_vpk_open(full, &o, &b->vpks[b->vpk_count]) == BK_OK) b->vpk_count++;
-        }
-        closedir(dp);
+        if (!is_dir(root) || add_gameinfo(b, root)) continue;
+        char **v;
+        uint32_t n = list_dir(root, false, "_dir.vpk", &v);
+        for (uint32_t i = 0; i < n; i++) add_mount(b, v[i], true);
+        free_list(v, n);
+        add_mount(b, root, false);
     }
+    if (b->opt->search_path_count && b->opt->base_dir && is_dir(b->opt->base_dir)) add_mount(b, b->opt->base_dir, false);
+}
+
+static void close_mounts(sb *b)
+{
+    for (uint32_t k = 0; k < b->mount_count; k++) {
+        bk_vpk_close(b->mounts[k].vpk);
+        bk_vfs_free(b->mounts[k].dir);
+        bk_free(b->mounts[k].path);
+    }
+    bk_free(b->mounts);
+    b->mounts = NULL;
+    b->mount_count = b->mount_cap = 0;
 }
 
 /* The VMT text of material name (materials/NAME.vmt) from the pakfile, following a patch
@@ -149,42 +390,19 @@ static char *read_vmt(sb *b, const char *name, size_t *len)
     return NULL;
 }
 
-/* Give material m the pakfile texture its VMT names (base colour white, alpha mode from the VMT). */
-static bk_result attach_texture(sb *b, bk_material *m, const char *name)
+/* The VTF materials/TEX(.vtf) decoded into the scene as image *idx (-1 when it is not found, does
+ * not decode or is over the decoded-bytes budget: a warning for the last two). */
+static bk_result load_texture(sb *b, const char *tex, int32_t *idx)
 {
-    size_t n = 0;
-    char *vmt = read_vmt(b, name, &n);
-    char tex[512] = "", flag[32];
-    if (!vmt) {
-        /* cubemap-patched copies are named maps/MAP/ORIGINAL_X_Y_Z: try the original name */
-        char orig[512];
-        snprintf(orig, sizeof orig, "%s", name);
-        if (bk_strncasecmp_prefix(orig, "maps/")) {
-            char *slash = strchr(orig + 5, '/');
-            char *u3 = strrchr(orig, '_');
-            if (slash && u3) {
-                *u3 = 0;
-                char *u2 = strrchr(orig, '_');
-                if (u2) *u2 = 0;
-                char *u1 = u2 ? strrchr(orig, '_') : NULL;
-                if (u1) *u1 = 0;
-                if (u1) vmt = read_vmt(b, slash + 1, &n);
-            }
+    *idx = -1;
+    /* materials that share a texture share its image */
+    for (uint32_t i = 0; i < b->s->image_count; i++) {
+        const bk_image *im = &b->s->images[i];
+        if (im->rgba && !im->is_lightmap && im->name && bk_strcasecmp(im->name, tex) == 0) {
+            *idx = (int32_t)i;
+            return BK_OK;
         }
-        if (!vmt) return BK_OK;
     }
-    bool found = bk_vmt_find(vmt, n, "$basetexture", tex, sizeof tex);
-    if (bk_vmt_find(vmt, n, "$translucent", flag, sizeof flag) && atoi(flag)) m->alpha_mode = BK_ALPHA_BLEND;
-    if (bk_vmt_find(vmt, n, "$alphatest", flag, sizeof flag) && atoi(flag)) {
-        m->alpha_mode = BK_ALPHA_MASK;
-        m->alpha_cutoff = 0.5f;
-    }
-    if (bk_vmt_find(vmt, n, "$nocull", flag, sizeof flag) && atoi(flag)) m->double_sided = 1;
-    char shader[64] = "";
-    bk_vmt_shader(vmt, n, shader, sizeof shader);
-    if (bk_strcasecmp(shader, "UnlitGeneric") == 0) m->unlit = 1;
-    bk_free(vmt);
-    if (!found || !tex[0]) return BK_OK;
     char path[600];
     size_t tl = strlen(tex);
     snprintf(path, sizeof path, "materials/%s%s", tex, tl > 4 && bk_strcasecmp(tex + tl - 4, ".vtf") == 0 ? "" : ".vtf");
@@ -217,14 +435,72 @@ static bk_result attach_texture(sb *b, bk_material *m, const char *name)
         return BK_OK;
     }
     b->texture_budget -= bytes;
-    int32_t idx;
-    r = bk_scene_add_image(b->s, tex, v.width, v.height, rgba, &idx);
+    r = bk_scene_add_image(b->s, tex, v.width, v.height, rgba, idx);
     if (r != BK_OK) {
         bk_free(rgba);
-        return r;
+        *idx = -1;
     }
+    return r;
+}
+
+/* Give material mi the texture its VMT names (base colour white, alpha mode from the VMT); a
+ * WorldVertexTransition material also its $basetexture2, blended in by the vertex alpha. */
+static bk_result attach_texture(sb *b, int32_t mi, const char *name)
+{
+    size_t n = 0;
+    char *vmt = read_vmt(b, name, &n);
+    char tex[512] = "", tex2[512] = "", flag[32];
+    if (!vmt) {
+        /* cubemap-patched copies are named maps/MAP/ORIGINAL_X_Y_Z: try the original name */
+        char orig[512];
+        snprintf(orig, sizeof orig, "%s", name);
+        if (bk_strncasecmp_prefix(orig, "maps/")) {
+            char *slash = strchr(orig + 5, '/');
+            char *u3 = strrchr(orig, '_');
+            if (slash && u3) {
+                *u3 = 0;
+                char *u2 = strrchr(orig, '_');
+                if (u2) *u2 = 0;
+                char *u1 = u2 ? strrchr(orig, '_') : NULL;
+                if (u1) *u1 = 0;
+                if (u1) vmt = read_vmt(b, slash + 1, &n);
+            }
+        }
+        if (!vmt) return BK_OK;
+    }
+    bk_material *m = &b->s->materials[mi];
+    bool found = bk_vmt_find(vmt, n, "$basetexture", tex, sizeof tex);
+    if (bk_vmt_find(vmt, n, "$translucent", flag, sizeof flag) && atoi(flag)) m->alpha_mode = BK_ALPHA_BLEND;
+    if (bk_vmt_find(vmt, n, "$alphatest", flag, sizeof flag) && atoi(flag)) {
+        m->alpha_mode = BK_ALPHA_MASK;
+        m->alpha_cutoff = 0.5f;
+    }
+    if (bk_vmt_find(vmt, n, "$nocull", flag, sizeof flag) && atoi(flag)) m->double_sided = 1;
+    char shader[64] = "";
+    bk_vmt_shader(vmt, n, shader, sizeof shader);
+    if (bk_strcasecmp(shader, "UnlitGeneric") == 0) m->unlit = 1;
+    bool wvt = bk_strcasecmp(shader, "WorldVertexTransition") == 0 &&
+               bk_vmt_find(vmt, n, "$basetexture2", tex2, sizeof tex2) && tex2[0];
+    bk_free(vmt);
+    if (wvt) {
+        BK_TRY(bk_kv_append(&m->extras, &m->extra_count, "shader", shader));
+        BK_TRY(bk_kv_append(&m->extras, &m->extra_count, "basetexture2", tex2));
+    }
+    if (!found || !tex[0]) return BK_OK;
+    int32_t idx;
+    BK_TRY(load_texture(b, tex, &idx));
+    if (idx < 0) return BK_OK;
+    m = &b->s->materials[mi];
     m->base_image = idx;
     m->base_color[0] = m->base_color[1] = m->base_color[2] = 1.0f;
+    if (wvt) {
+        /* the two textures of a blend are drawn at the same scale, over the same UVs */
+        int32_t idx2;
+        BK_TRY(load_texture(b, tex2, &idx2));
+        m = &b->s->materials[mi];
+        if (idx2 >= 0) m->blend_image = idx2;
+        else BK_TRY(bk_kv_append(&m->extras, &m->extra_count, "basetexture2Missing", "true"));
+    }
     return BK_OK;
 }
 
@@ -265,7 +541,8 @@ static bk_result build_lightmaps(sb *b)
     uint64_t luxels = 0;
     for (uint32_t i = 0; i < p->face_count; i++) {
         const bk_source_face *f = &b->faces[i];
-        if (!face_drawn(p, &p->faces[i]) || f->lightofs < 0 || f->styles[0] == 255) continue;
+        if (!face_drawn(p, &p->faces[i]) || texinfo_sky(p, p->faces[i].texinfo) || f->lightofs < 0 || f->styles[0] == 255)
+            continue;
         if (f->lm_size[0] < 0 || f->lm_size[1] < 0 || f->lm_size[0] > 1024 || f->lm_size[1] > 1024) continue;
         uint32_t w = (uint32_t)f->lm_size[0] + 1, h = (uint32_t)f->lm_size[1] + 1;
         size_t n = (size_t)w * h;
@@ -329,6 +606,21 @@ static bk_result material_for(sb *b, int32_t texinfo, int32_t *out)
     int32_t mi;
     BK_TRY(bk_scene_add_material(b->s, name, &mi));
     bk_material *m = &b->s->materials[mi];
+    if (texinfo_sky(p, texinfo)) {
+        /* the sky: unlit, no lightmap, no texture of its own (the skybox is drawn there); the
+         * colour is the sky tool texture's reflectivity, the sky named in extras */
+        m->unlit = 1;
+        m->lightmap_image = -1;
+        for (int k = 0; k < 3; k++) {
+            float r = td >= 0 ? p->texdata[td].reflectivity[k] : 0.5f;
+            m->base_color[k] = r > 0 && r <= 1 ? r : (r > 1 ? 1.0f : 0.5f);
+        }
+        BK_TRY(bk_kv_append(&m->extras, &m->extra_count, "sky", "faces"));
+        BK_TRY(bk_kv_append(&m->extras, &m->extra_count, "skyname", b->skyname ? b->skyname : ""));
+        b->tex_mat[slot] = mi;
+        *out = mi;
+        return BK_OK;
+    }
     if (td >= 0)
         for (int k = 0; k < 3; k++) {
             float r = p->texdata[td].reflectivity[k];
@@ -354,9 +646,9 @@ static bk_result material_for(sb *b, int32_t texinfo, int32_t *out)
     if (p->texinfo[texinfo].flags & BK_SRC_SURF_TRANS)
         BK_TRY(bk_kv_append(&m->extras, &m->extra_count, "translucent", "1"));
     if (!(b->opt->flags & BK_OPT_NO_TEXTURES) && td >= 0) {
-        BK_TRY(attach_texture(b, m, name));
+        BK_TRY(attach_texture(b, mi, name));
         m = &b->s->materials[mi];   /* images may have grown the scene's arrays */
-        if (m->base_image < 0 && (b->pak || b->vpk_count || b->opt->search_path_count))
+        if (m->base_image < 0 && (b->pak || b->mount_count || b->opt->search_path_count))
             BK_TRY(bk_kv_append(&m->extras, &m->extra_count, "missing", "true"));
     }
     b->tex_mat[slot] = mi;
@@ -607,7 +899,7 @@ static bk_result lk_attach(void *u, bk_scene *s, int32_t mi, const char *name)
 {
     sb *b = u;
     b->s = s;
-    return attach_texture(b, &s->materials[mi], name);
+    return attach_texture(b, mi, name);
 }
 
 static void make_lookup(sb *b, bk_src_lookup *lk)
@@ -779,8 +1071,12 @@ bk_result bk_vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene 
     /* materials and prop models are found in the pakfile, then the --game-dir VPKs and folders */
     if (!(opt->flags & BK_OPT_NO_TEXTURES) || !(opt->flags & BK_OPT_NO_PROPS)) {
         if (bk_source_pak_open(f, opt, &b.pak) != BK_OK) b.pak = NULL;
-        open_vpks(&b);
+        open_mounts(&b);
     }
+    /* the sky the map asks for: named by the sky faces' material and in the scene's extras */
+    const bk_entities *ents = bk_file_entities(f);
+    const char *sky = ents->count ? bk_entity_get(&ents->items[0], "skyname") : NULL;
+    b.skyname = sky;
     r = build_lightmaps(&b);
     if (r != BK_OK) goto done;
     for (uint32_t i = 0; i < p->model_count && r == BK_OK; i++) r = build_model(&b, i, &model_mesh[i]);
@@ -788,9 +1084,6 @@ bk_result bk_vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene 
         bk_entity_layout lay = {model_mesh, p->model_count, BK_ENT_ROTATE_BRUSH, NULL, NULL};
         r = bk_scene_add_entity_nodes(s, &f->entities, opt, &lay);
     }
-    /* the sky the map asks for (its faces are the skybox's, not drawn here) */
-    const bk_entities *ents = bk_file_entities(f);
-    const char *sky = ents->count ? bk_entity_get(&ents->items[0], "skyname") : NULL;
     if (r == BK_OK && sky && *sky) r = bk_kv_append(&s->extras, &s->extra_count, "skyname", sky);
     if (r == BK_OK && !(opt->flags & BK_OPT_NO_PROPS)) r = add_prop_nodes(&b);
 done:
@@ -799,8 +1092,7 @@ done:
     bk_free(b.face_rect);
     bk_atlas_free(b.atlas);
     bk_source_pak_close(b.pak);
-    for (uint32_t k = 0; k < b.vpk_count; k++) bk_vpk_close(b.vpks[k]);
-    bk_vfs_free(b.vfs);
+    close_mounts(&b);
     return r;
 }
 
@@ -869,7 +1161,7 @@ bk_result bk_source_assets_open(const bk_file *f, const bk_options *opt, bk_sour
     a->b.p = p;
     a->b.opt = opt;
     if (bk_source_pak_open(f, opt, &a->b.pak) != BK_OK) a->b.pak = NULL;
-    open_vpks(&a->b);
+    open_mounts(&a->b);
     *out = a;
     return BK_OK;
 }
@@ -906,8 +1198,12 @@ void bk_source_assets_where(const bk_source_assets *a, char *buf, size_t cap)
     if (!cap) return;
     buf[0] = 0;
     o += (size_t)snprintf(buf + o, cap - o, "%s", a->b.pak ? "the map's pakfile" : "no pakfile");
-    for (uint32_t k = 0; k < a->b.opt->search_path_count && o < cap; k++)
-        o += (size_t)snprintf(buf + o, cap - o, ", %s", a->b.opt->search_paths[k]);
+    for (uint32_t k = 0; k < a->b.opt->search_path_count && o < cap; k++) {
+        const char *p = a->b.opt->search_paths[k];
+        char gi[4096];
+        bool with_gi = p && (size_t)snprintf(gi, sizeof gi, "%s/gameinfo.txt", p) < sizeof gi && is_file(gi);
+        o += (size_t)snprintf(buf + o, cap - o, ", %s%s", p ? p : "", with_gi ? " (its gameinfo.txt search paths)" : "");
+    }
     if (o >= cap) buf[cap - 1] = 0;
 }
 
@@ -915,8 +1211,7 @@ void bk_source_assets_close(bk_source_assets *a)
 {
     if (!a) return;
     bk_source_pak_close(a->b.pak);
-    for (uint32_t k = 0; k < a->b.vpk_count; k++) bk_vpk_close(a->b.vpks[k]);
-    bk_vfs_free(a->b.vfs);
+    close_mounts(&a->b);
     bk_free(a->paths);
     bk_free(a->root);
     bk_free(a);
@@ -943,7 +1238,7 @@ bk_result bk_source_assets_open_dirs(const bk_options *opt, const char *extra_ro
     a->opt.search_path_count = n;
     a->b.opt = &a->opt;
     a->b.texture_budget = (opt->limits.max_alloc_bytes ? opt->limits.max_alloc_bytes : ((uint64_t)1 << 30)) / 2;
-    open_vpks(&a->b);
+    open_mounts(&a->b);
     *out = a;
     return BK_OK;
 }

@@ -38,5 +38,10 @@ bk_result bk_vbsp_extract_images(const bk_file *f, const bk_options *opt, bk_sce
 /* VMT text (vmt.c): the shader name; the first value of key anywhere (case-insensitive) */
 bool bk_vmt_shader(const char *text, size_t len, char *out, size_t cap);
 bool bk_vmt_find(const char *text, size_t len, const char *key, char *out, size_t cap);
+/* gameinfo.txt (gameinfo.c): fn(user, ids, path) for each GameInfo > FileSystem > SearchPaths
+ * entry in order (ids: the key, e.g. "game+mod"; return false to stop). Errors are located
+ * (lump "gameinfo", index = line, offset) and reported through opt->diag. */
+typedef bool (*bk_gameinfo_fn)(void *user, const char *ids, const char *path);
+bk_result bk_gameinfo_search_paths(const char *text, size_t len, const bk_options *opt, bk_gameinfo_fn fn, void *user);
 
 #endif

@@ -46,14 +46,17 @@ bk_result bk_vpk_open(const char *path, const bk_options *opt, bk_vpk **out)
     bk_ctx ctx;
     bk_ctx_init(&ctx, opt, false);
     size_t pl = strlen(path);
-    if (pl < 8 || bk_strcasecmp(path + pl - 8, "_dir.vpk") != 0) {
-        bk_report(&ctx, BK_SEV_ERROR, BK_EARG, NULL, BK_NO_INDEX, BK_NO_OFFSET, "a VPK is opened by its NAME_dir.vpk file");
+    /* NAME_dir.vpk with its NAME_NNN.vpk data files, or a single-file NAME.vpk (custom/ add-ons) */
+    size_t cut = pl >= 8 && bk_strcasecmp(path + pl - 8, "_dir.vpk") == 0 ? 8
+               : pl >= 4 && bk_strcasecmp(path + pl - 4, ".vpk") == 0 ? 4 : 0;
+    if (!cut) {
+        bk_report(&ctx, BK_SEV_ERROR, BK_EARG, NULL, BK_NO_INDEX, BK_NO_OFFSET, "a VPK is opened by its NAME_dir.vpk (or NAME.vpk) file");
         return BK_EARG;
     }
     bk_vpk *v = bk_calloc(1, sizeof *v);
     if (!v) return BK_ENOMEM;
     v->max_bytes = ctx.opt.limits.max_alloc_bytes;
-    v->base = bk_strndup(path, pl - 8);
+    v->base = bk_strndup(path, pl - cut);
     bk_result r = v->base ? bk_read_file_opt(opt, path, ctx.opt.limits.max_file_bytes, &v->dir, &v->dir_size) : BK_ENOMEM;
     if (r != BK_OK) {
         bk_vpk_close(v);
