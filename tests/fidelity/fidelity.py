@@ -6,7 +6,8 @@ the engine renders the view from that spot under Xvfb with software GL (LIBGL_AL
 with noclip, HUD and gun off, fov 90, 640x480, and takes a screenshot:
   - OpenArena on ioquake3 (Debian 'openarena'): classic renderer (cl_renderer opengl1) unless
     --renderer says otherwise, full-resolution textures (r_picmip 0); 'setviewpos' places the player (the game pushes a teleported player
-    forward a little, so the eye the engine really used is read back with 'viewpos' and that is
+    forward a little, so the eye the engine really used is read back (the snapshots' origin, printed
+    in full by cl_shownet 2, checked against 'viewpos') and that is
     the camera bspkit's picture uses); pitch is always 0 there.
   - Nexuiz on DarkPlaces (Debian 'nexuiz'): the player edict's origin, velocity and angles are
     set with prvm_edictset (pitch can be given), and read back with prvm_edictget.
