@@ -6,7 +6,8 @@ the engine renders the view from that spot under Xvfb with software GL (LIBGL_AL
 with noclip, HUD and gun off, fov 90, 640x480, and takes a screenshot:
   - OpenArena on ioquake3 (Debian 'openarena'): classic renderer (cl_renderer opengl1) unless
     --renderer says otherwise, full-resolution textures (r_picmip 0); 'setviewpos' places the player (the game pushes a teleported player
-    forward a little, so the eye the engine really used is read back with 'viewpos' and that is
+    forward a little, so the eye the engine really used is read back (the snapshots' origin, printed
+    in full by cl_shownet 2, checked against 'viewpos') and that is
     the camera bspkit's picture uses); pitch is always 0 there.
   - Nexuiz on DarkPlaces (Debian 'nexuiz'): the player edict's origin, velocity and angles are
     set with prvm_edictset (pitch can be given), and read back with prvm_edictget.
@@ -155,6 +156,18 @@ def wait_for(path, pattern, timeout, start=0):
     return None, start
 
 
+def exact_origin(logpath, start, end):
+    """The player's origin (and viewheight) as the last snapshots between two log offsets
+    printed them (cl_shownet 2): {0: x, 1: y, 2: z, 'viewheight': h}, fields not seen left out."""
+    with open(logpath, errors='replace') as f:
+        f.seek(start)
+        text = f.read(end - start)
+    got = {'viewheight': 26.0}   # DEFAULT_VIEWHEIGHT, unless a snapshot says otherwise
+    for m in re.finditer(r'\b(origin\[([012])\]|viewheight):(-?\d+(?:\.\d*)?)', text):
+        got[int(m.group(2)) if m.group(2) else 'viewheight'] = float(m.group(3))
+    return got
+
+
 def shoot_ioq3(game, mapname, views, items, outdir, display, renderer, extra=()):
     """One ioquake3 session: the map loaded once, one screenshot per view."""
     home = tempfile.mkdtemp(prefix='bk-ioq3-')
@@ -192,18 +205,33 @@ def shoot_ioq3(game, mapname, views, items, outdir, display, renderer, extra=())
             o, yaw = v['origin'], v['yaw']
             target = list(o)
             eye = None
-            # setviewpos pushes the player forward; read where the eye ended up, correct once
+            # setviewpos pushes the player forward; read where the eye ended up, correct once.
+            # 'viewpos' prints the eye truncated to whole units, and at 100 units a unit is 3
+            # pixels: the exact origin comes from the snapshots (cl_shownet 2 prints each
+            # playerstate field that changes, floats in full), the eye is origin + viewheight.
             for attempt in range(2):
+                start = pos
+                cmd('cl_shownet 2')
                 cmd(f'setviewpos {target[0]:.0f} {target[1]:.0f} {target[2]:.0f} {yaw:.0f}')
                 time.sleep(3)
+                cmd('cl_shownet 0')
                 cmd('viewpos')
                 m, pos = wait_for(logpath, r'\((-?\d+) (-?\d+) (-?\d+)\) : (-?\d+)', 20, pos)
                 if not m:
                     raise RuntimeError('no viewpos answer')
                 eye = [float(m.group(k)) for k in (1, 2, 3)]
-                got_yaw = float(m.group(4))
+                exact = exact_origin(logpath, start, pos)
+                for k in range(3):
+                    if k in exact:
+                        e = exact[k] + (exact['viewheight'] if k == 2 else 0.0)
+                        if int(e) == int(eye[k]):    # the same place as viewpos says, to the unit
+                            eye[k] = e
                 drift = [eye[0] - o[0], eye[1] - o[1]]
                 target = [o[0] - drift[0], o[1] - drift[1], o[2]]
+            # the view angle is a 16-bit fraction of a turn (ANGLE2SHORT), as the renderer gets it
+            got_yaw = (int(yaw * 65536 / 360) & 65535) * 360.0 / 65536
+            if got_yaw > 180:
+                got_yaw -= 360
             name = f'bkshot{i}'
             cmd(f'screenshot {name}')
             m, pos = wait_for(logpath, rf'Wrote screenshots/{name}\.tga', 30, pos)
