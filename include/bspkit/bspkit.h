@@ -63,7 +63,8 @@ typedef struct bk_allocator {
 
 /* Install an allocator for the whole process (NULL: back to malloc). Like sqlite3_config or
  * cJSON_InitHooks it is set once, before any other bspkit call allocates: once a block is live it
- * returns BK_EARG and changes nothing. Not thread-safe against concurrent bspkit calls. */
+ * returns BK_EARG and changes nothing. Not thread-safe against concurrent bspkit calls. The
+ * functions must be thread-safe: the glTF exporter encodes images on a second thread. */
 bk_result bk_set_allocator(const bk_allocator *a);
 /* Memory the library hands you (bk_export_glb_memory, bk_source_pak_read, bk_vpk_read,
  * bk_dpm_save_memory, bk_utf8_from_8bit, ...) is freed with bk_free; buffers you hand over

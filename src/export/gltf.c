@@ -8,6 +8,11 @@
 
 #include "xform.h"
 
+#if defined(__unix__) || defined(__APPLE__)
+#include <pthread.h>
+#define BK_HAVE_PTHREAD 1
+#endif
+
 #define GL_FLOAT 5126
 #define GL_UNSIGNED_SHORT 5123
 #define GL_UNSIGNED_INT 5125
@@ -310,7 +315,83 @@ out:
     return prim;
 }
 
-static void write_images(gltf_writer *w, int32_t *tex_of_image)
+/* The images' PNGs, encoded on a second thread while the geometry is written (the deflate of
+ * a lightmap atlas is the largest single cost of a conversion). */
+typedef struct png_job {
+    const bk_scene *s;
+    int level;
+    bk_buf *pngs;      /* one per image; empty for images without pixels */
+    bk_result r;
+#ifdef BK_HAVE_PTHREAD
+    pthread_t th;
+    bool running;
+#endif
+} png_job;
+
+static void *png_encode_all(void *user)
+{
+    png_job *j = user;
+    for (uint32_t i = 0; i < j->s->image_count && j->r == BK_OK; i++) {
+        const bk_image *im = &j->s->images[i];
+        if (!im->rgba || !im->width || !im->height) continue;
+        j->r = bk_png_encode(im->rgba, im->width, im->height, im->has_alpha != 0, j->level, &j->pngs[i]);
+    }
+    return NULL;
+}
+
+/* start encoding (on a thread when there is enough to encode to be worth one) */
+static void png_start(png_job *j, const bk_scene *s, int level)
+{
+    memset(j, 0, sizeof *j);
+    j->s = s;
+    j->level = level;
+    j->pngs = bk_calloc(s->image_count + 1, sizeof *j->pngs);
+    if (!j->pngs) {
+        j->r = BK_ENOMEM;
+        return;
+    }
+    uint64_t px = 0;
+    for (uint32_t i = 0; i < s->image_count; i++)
+        if (s->images[i].rgba) px += (uint64_t)s->images[i].width * s->images[i].height;
+#ifdef BK_HAVE_PTHREAD
+    if (px >= (1u << 16) && pthread_create(&j->th, NULL, png_encode_all, j) == 0) {
+        j->running = true;
+        return;
+    }
+#endif
+    (void)px;
+    png_encode_all(j);
+}
+
+static bk_result png_finish(png_job *j)
+{
+#ifdef BK_HAVE_PTHREAD
+    if (j->running) pthread_join(j->th, NULL);
+    j->running = false;
+#endif
+    return j->r;
+}
+
+static void png_free(png_job *j)
+{
+    png_finish(j);
+    if (j->pngs)
+        for (uint32_t i = 0; i < j->s->image_count; i++) bk_buf_free(&j->pngs[i]);
+    bk_free(j->pngs);
+    j->pngs = NULL;
+}
+
+/* Texture numbers, known before any PNG is encoded: one per image with pixels, in order. */
+static void number_textures(const bk_scene *s, int32_t *tex_of_image)
+{
+    int32_t count = 0;
+    for (uint32_t i = 0; i < s->image_count; i++) {
+        const bk_image *im = &s->images[i];
+        tex_of_image[i] = im->rgba && im->width && im->height ? count++ : -1;
+    }
+}
+
+static void write_images(gltf_writer *w, const int32_t *tex_of_image, png_job *job)
 {
     const bk_scene *s = w->s;
     cJSON *images = cJSON_CreateArray(), *textures = cJSON_CreateArray(), *samplers = cJSON_CreateArray();
@@ -334,19 +415,17 @@ static void write_images(gltf_writer *w, int32_t *tex_of_image)
     cJSON_AddItemToArray(samplers, clamp_mip);
     bool any_clamp_mip = false;
     int count = 0;
+    bk_result pr = png_finish(job);
+    if (pr != BK_OK) w->err = pr;
     for (uint32_t i = 0; i < s->image_count && !w->err; i++) {
         const bk_image *im = &s->images[i];
-        tex_of_image[i] = -1;
-        if (!im->rgba || !im->width || !im->height) continue;
-        bk_buf png = {0};
-        bk_result r = bk_png_encode(im->rgba, im->width, im->height, im->has_alpha != 0, w->png_level, &png);
-        if (r != BK_OK) {
-            bk_buf_free(&png);
-            w->err = r;
+        if (tex_of_image[i] < 0) continue;
+        if (job->pngs[i].failed) {
+            w->err = BK_ENOMEM;
             break;
         }
-        int view = add_view(w, png.data, png.size, 0);
-        bk_buf_free(&png);
+        int view = add_view(w, job->pngs[i].data, job->pngs[i].size, 0);
+        bk_buf_free(&job->pngs[i]);
         if (view < 0) break;
         cJSON *img = cJSON_CreateObject();
         cJSON_AddStringToObject(img, "name", im->name);
@@ -359,7 +438,7 @@ static void write_images(gltf_writer *w, int32_t *tex_of_image)
         cJSON_AddNumberToObject(t, "source", count);
         cJSON_AddStringToObject(t, "name", im->name);
         cJSON_AddItemToArray(textures, t);
-        tex_of_image[i] = count++;
+        count++;
         w->st.images++;
     }
     if (!any_clamp_mip) cJSON_DeleteItemFromArray(samplers, 2);
@@ -663,7 +742,9 @@ static bk_result gltf_make(const bk_scene *s, const bk_export_options *opt, cons
     int32_t *mesh_map = bk_calloc(s->mesh_count + 1, sizeof(int32_t));
     if (!tex_of_image || !mesh_map) w.err = BK_ENOMEM;
     unsigned used_ext = 0;
-    if (!w.err) write_images(&w, tex_of_image);
+    png_job job;
+    png_start(&job, s, w.png_level);
+    if (!w.err) number_textures(s, tex_of_image);
     if (!w.err) write_materials(&w, tex_of_image, &used_ext);
     cJSON *meshes = cJSON_CreateArray();
     int mesh_total = 0;
@@ -691,6 +772,8 @@ static bk_result gltf_make(const bk_scene *s, const bk_export_options *opt, cons
     if (!w.err) write_nodes(&w, mesh_map);
     if (!w.err) write_skins(&w);
     if (!w.err) write_animations(&w);
+    if (!w.err) write_images(&w, tex_of_image, &job); /* after the geometry: the PNGs were encoding meanwhile */
+    png_free(&job);
     if (used_ext) {
         cJSON *eu = cJSON_AddArrayToObject(w.root, "extensionsUsed");
         if (used_ext & EXT_UNLIT) cJSON_AddItemToArray(eu, cJSON_CreateString("KHR_materials_unlit"));

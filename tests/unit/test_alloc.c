@@ -5,6 +5,7 @@
  * (abort here, or an invalid free under ASan). One file of every family the test can find. */
 #include <dirent.h>
 #include <execinfo.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,8 +37,10 @@ typedef struct counter {
     long bad;       /* frees of blocks this allocator did not make */
 } counter;
 static counter g;
+/* the glTF exporter allocates on a second thread too */
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void *t_alloc(void *user, size_t n)
+static void *t_alloc_(void *user, size_t n)
 {
     counter *c = user;
     if (c->fail_at && c->allocs + 1 >= c->fail_at) return NULL;
@@ -49,7 +52,7 @@ static void *t_alloc(void *user, size_t n)
     return h + 1;
 }
 
-static void *t_realloc(void *user, void *p, size_t n)
+static void *t_realloc_(void *user, void *p, size_t n)
 {
     counter *c = user;
     hdr *h = (hdr *)p - 1;
@@ -72,7 +75,7 @@ static void *t_realloc(void *user, void *p, size_t n)
     return q + 1;
 }
 
-static void t_free(void *user, void *p)
+static void t_free_(void *user, void *p)
 {
     counter *c = user;
     hdr *h = (hdr *)p - 1;
@@ -85,6 +88,27 @@ static void t_free(void *user, void *p)
     unlink_(h);
     c->live--, c->frees++;
     free(h);
+}
+
+static void *t_alloc(void *user, size_t n)
+{
+    pthread_mutex_lock(&g_lock);
+    void *p = t_alloc_(user, n);
+    pthread_mutex_unlock(&g_lock);
+    return p;
+}
+static void *t_realloc(void *user, void *p, size_t n)
+{
+    pthread_mutex_lock(&g_lock);
+    void *q = t_realloc_(user, p, n);
+    pthread_mutex_unlock(&g_lock);
+    return q;
+}
+static void t_free(void *user, void *p)
+{
+    pthread_mutex_lock(&g_lock);
+    t_free_(user, p);
+    pthread_mutex_unlock(&g_lock);
 }
 
 static const bk_allocator k_alloc = {t_alloc, t_realloc, t_free, &g};
