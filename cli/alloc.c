@@ -109,3 +109,66 @@ void bk_cli_install_allocator(void)
 #else
 void bk_cli_install_allocator(void) {}
 #endif
+
+#if defined(__unix__) || defined(__APPLE__)
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
+
+bool cli_read_whole(const char *path, size_t max, uint8_t **data, size_t *size, bool *mapped)
+{
+    *data = NULL, *size = 0, *mapped = false;
+#if defined(__unix__) || defined(__APPLE__)
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return false;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > max) {
+        close(fd);
+        return false;
+    }
+    if (st.st_size >= (256 << 10)) {
+        int flags = MAP_PRIVATE;
+#ifdef MAP_POPULATE
+        flags |= MAP_POPULATE;
+#endif
+        void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, flags, fd, 0);
+        if (p != MAP_FAILED) {
+            close(fd);
+            *data = p, *size = (size_t)st.st_size, *mapped = true;
+            return true;
+        }
+    }
+    close(fd);
+#endif
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return false;
+    bool ok = false;
+    if (fseek(fp, 0, SEEK_END) == 0) {
+        long n = ftell(fp);
+        if (n >= 0 && (unsigned long)n <= max && fseek(fp, 0, SEEK_SET) == 0) {
+            *size = (size_t)n;
+            *data = malloc(*size ? *size : 1);
+            ok = *data && (*size == 0 || fread(*data, 1, *size, fp) == *size);
+        }
+    }
+    fclose(fp);
+    if (!ok) {
+        free(*data);
+        *data = NULL, *size = 0;
+    }
+    return ok;
+}
+
+void cli_release_whole(uint8_t *data, size_t size, bool mapped)
+{
+#if defined(__unix__) || defined(__APPLE__)
+    if (mapped) {
+        munmap(data, size);
+        return;
+    }
+#endif
+    (void)size, (void)mapped;
+    free(data);
+}

@@ -226,19 +226,8 @@ int cmd_validate(int argc, char **argv)
         size_t size = 0;
         uint32_t errors = 0, warnings = 0;
         bk_format fmt = BK_FORMAT_UNKNOWN;
-        FILE *fp = fopen(path, "rb");
-        bool read_ok = false;
-        if (fp) {
-            if (fseek(fp, 0, SEEK_END) == 0) {
-                long n = ftell(fp);
-                if (n >= 0 && (unsigned long)n <= (2ul << 30) && fseek(fp, 0, SEEK_SET) == 0) {
-                    size = (size_t)n;
-                    data = malloc(size ? size : 1);
-                    read_ok = data && (size == 0 || fread(data, 1, size, fp) == size);
-                }
-            }
-            fclose(fp);
-        }
+        bool mapped = false;
+        bool read_ok = cli_read_whole(path, (size_t)2 << 30, &data, &size, &mapped);
         if (!read_ok) {
             bk_diag d = {BK_SEV_ERROR, BK_EIO, path, NULL, BK_NO_INDEX, BK_NO_OFFSET, "cannot read file"};
             vdiag(&v, &d);
@@ -271,7 +260,7 @@ int cmd_validate(int argc, char **argv)
             if (o.assets) printf(", %u missing asset%s", missing, missing == 1 ? "" : "s");
             printf("\n");
         }
-        free(data);
+        cli_release_whole(data, size, mapped);
     }
     if (all) {
         cli_print_json(all);
