@@ -17,7 +17,7 @@ all: build
 deps:
 	@scripts/install-deps
 
-BUILD_PKGS = zlib liblzma libdeflate libcjson libzip
+BUILD_PKGS = zlib liblzma libdeflate libcjson minizip
 build:
 	@pkg-config --exists $(BUILD_PKGS) 2>/dev/null && [ -f /usr/include/stb/stb_image.h ] || { \
 		echo "bspkit: build dependencies missing ($(BUILD_PKGS), stb): run 'make deps', or 'make demo' / 'make test' which install them" >&2; exit 1; }

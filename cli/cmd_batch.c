@@ -8,7 +8,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <zip.h>
 
 #include "bspkit/write.h"
 #include "cli.h"
@@ -111,21 +110,20 @@ static int collect(batch *b, const char *in)
         return rc;
     }
     if ((ends_with(in, ".pk3") || ends_with(in, ".zip")) && !strchr(in, ':')) {
-        int err = 0;
-        zip_t *z = zip_open(in, ZIP_RDONLY, &err);
-        if (!z) return add_job(b, in, 0);   /* reported as a failure when converted */
-        zip_int64_t n = zip_get_num_entries(z, 0);
-        for (zip_int64_t i = 0; i < n; i++) {
-            zip_stat_t zs;
-            if (zip_stat_index(z, (zip_uint64_t)i, 0, &zs) != 0 || !zs.name || !ends_with(zs.name, ".bsp")) continue;
+        bk_archive *z = NULL;
+        if (bk_archive_open(in, NULL, &z) != BK_OK) return add_job(b, in, 0); /* reported as a failure when converted */
+        uint32_t n = bk_archive_count(z);
+        for (uint32_t i = 0; i < n; i++) {
+            const char *nm = bk_archive_name(z, i);
+            if (!nm || !ends_with(nm, ".bsp")) continue;
             char spec[4096];
-            snprintf(spec, sizeof spec, "%s:%s", in, zs.name);
-            if (add_job(b, spec, zs.size) != 0) {
-                zip_close(z);
+            snprintf(spec, sizeof spec, "%s:%s", in, nm);
+            if (add_job(b, spec, bk_archive_size(z, i)) != 0) {
+                bk_archive_close(z);
                 return -1;
             }
         }
-        zip_close(z);
+        bk_archive_close(z);
         return 0;
     }
     return add_job(b, in, stat(in, &st) == 0 ? (uint64_t)st.st_size : 0);

@@ -45,6 +45,15 @@ int cli_rewrite(cli_opts *o, bk_file *f)
 
 /* ---- entities --import ------------------------------------------------------------------------ */
 
+/* entities handed to the library are freed by it (bk_entities_free): allocated with bk_malloc */
+static char *cli_strdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = bk_malloc(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+
 static bk_result from_json(const char *text, bk_entities *out, char *err, size_t cap)
 {
     memset(out, 0, sizeof *out);
@@ -55,11 +64,12 @@ static bk_result from_json(const char *text, bk_entities *out, char *err, size_t
         return BK_EFORMAT;
     }
     int n = cJSON_GetArraySize(root);
-    out->items = calloc(n > 0 ? (size_t)n : 1, sizeof *out->items);
+    out->items = bk_malloc((n > 0 ? (size_t)n : 1) * sizeof *out->items);
     if (!out->items) {
         cJSON_Delete(root);
         return BK_ENOMEM;
     }
+    memset(out->items, 0, (n > 0 ? (size_t)n : 1) * sizeof *out->items);
     int i = 0;
     bk_result r = BK_OK;
     for (cJSON *o = root->child; o && r == BK_OK; o = o->next, i++) {
@@ -71,11 +81,12 @@ static bk_result from_json(const char *text, bk_entities *out, char *err, size_t
         bk_entity *en = &out->items[out->count++];
         uint32_t np = 0;
         for (cJSON *kv = o->child; kv; kv = kv->next) np++;
-        en->pairs = calloc(np ? np : 1, sizeof *en->pairs);
+        en->pairs = bk_malloc((np ? np : 1) * sizeof *en->pairs);
         if (!en->pairs) {
             r = BK_ENOMEM;
             break;
         }
+        memset(en->pairs, 0, (np ? np : 1) * sizeof *en->pairs);
         for (cJSON *kv = o->child; kv; kv = kv->next) {
             char num[64];
             const char *v = NULL;
@@ -89,8 +100,8 @@ static bk_result from_json(const char *text, bk_entities *out, char *err, size_t
                 break;
             }
             bk_kv *p = &en->pairs[en->pair_count++];
-            p->key = strdup(kv->string ? kv->string : "");
-            p->value = strdup(v);
+            p->key = cli_strdup(kv->string ? kv->string : "");
+            p->value = cli_strdup(v);
             if (!p->key || !p->value) {
                 r = BK_ENOMEM;
                 break;

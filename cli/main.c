@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zip.h>
 
 #include <cjson/cJSON.h>
 #include <sys/stat.h>
@@ -322,7 +321,7 @@ int cli_parse(int argc, char **argv, cli_opts *o, bool *help)
     return 0;
 }
 
-/* ARCHIVE.pk3:member -> read the member with libzip */
+/* ARCHIVE.pk3:member -> read the member (bk_archive) */
 static int load_from_archive(const char *spec, const char *sep, cli_opts *o, bk_file **out, void **owned)
 {
     size_t alen = (size_t)(sep - spec);
@@ -334,39 +333,32 @@ static int load_from_archive(const char *spec, const char *sep, cli_opts *o, bk_
     memcpy(archive, spec, alen);
     archive[alen] = 0;
     const char *member = sep + 1;
-    int err = 0;
-    zip_t *z = zip_open(archive, ZIP_RDONLY, &err);
-    if (!z) {
-        fprintf(stderr, "%s: cannot open archive (libzip error %d)\n", archive, err);
+    bk_archive *z = NULL;
+    bk_result ar = bk_archive_open(archive, &o->opt, &z);
+    if (ar != BK_OK) {
+        fprintf(stderr, "%s: cannot open archive: %s\n", archive, bk_strerror(ar));
         return EXIT_BAD_INPUT;
     }
-    zip_int64_t idx = zip_name_locate(z, member, ZIP_FL_NOCASE);
-    zip_stat_t st;
-    if (idx < 0 || zip_stat_index(z, (zip_uint64_t)idx, 0, &st) != 0) {
+    int32_t idx = bk_archive_find(z, member);
+    if (idx < 0) {
         fprintf(stderr, "%s: no member '%s' in the archive\n", archive, member);
-        zip_discard(z);
+        bk_archive_close(z);
         return EXIT_BAD_INPUT;
     }
-    if (st.size > ((zip_uint64_t)1 << 31)) {
-        fprintf(stderr, "%s: member '%s' is too large\n", archive, member);
-        zip_discard(z);
-        return EXIT_BAD_INPUT;
-    }
-    uint8_t *buf = bk_malloc(st.size ? st.size : 1);
-    zip_file_t *zf = buf ? zip_fopen_index(z, (zip_uint64_t)idx, 0) : NULL;
-    zip_int64_t got = zf ? zip_fread(zf, buf, st.size) : -1;
-    if (zf) zip_fclose(zf);
-    zip_discard(z);
-    if (got < 0 || (zip_uint64_t)got != st.size) {
-        fprintf(stderr, "%s: cannot read member '%s'\n", archive, member);
-        bk_free(buf);
+    uint8_t *buf = NULL;
+    size_t got = 0;
+    ar = bk_archive_read(z, (uint32_t)idx, (uint64_t)1 << 31, &buf, &got);
+    bk_archive_close(z);
+    if (ar != BK_OK) {
+        fprintf(stderr, "%s: cannot read member '%s': %s\n", archive, member,
+                ar == BK_ELIMIT ? "it is too large" : bk_strerror(ar));
         return EXIT_BAD_INPUT;
     }
     /* the archive itself is searched for textures and shaders, after the user's paths */
     if (o->path_count < (int)(sizeof o->paths / sizeof o->paths[0])) o->paths[o->path_count++] = archive;
     o->opt.search_path_count = (uint32_t)o->path_count;
     o->opt.name = spec;
-    bk_result r = bk_file_load_memory(buf, st.size, &o->opt, out);
+    bk_result r = bk_file_load_memory(buf, got, &o->opt, out);
     if (r != BK_OK) {
         bk_free(buf);
         return EXIT_BAD_INPUT;

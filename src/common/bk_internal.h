@@ -210,6 +210,9 @@ bk_result bk_read_file(const char *path, uint64_t max_bytes, uint8_t **out, size
 #define BK_MAP_MIN (256u << 10)
 bk_result bk_map_file(const char *path, uint64_t max_bytes, void **out, size_t *out_size);
 void bk_unmap_file(void *p, size_t size);
+/* zip members: the stored bytes of any method (raw), and what the directory says of one */
+bk_result bk_archive_read_ex(bk_archive *a, uint32_t i, uint64_t max_bytes, bool raw, uint8_t **out, size_t *size);
+void bk_archive_entry_raw(const bk_archive *a, uint32_t i, uint64_t *csize, int *method, uint32_t *crc);
 /* The same through opt->read_file when the program gave one (opt may be NULL) */
 bk_result bk_read_file_opt(const bk_options *opt, const char *path, uint64_t max_bytes, uint8_t **out,
                            size_t *out_size);

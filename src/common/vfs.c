@@ -1,15 +1,14 @@
 /* Resource lookup across folders and zip archives (.pk3, .zip), case-insensitively, as the
- * engines' file systems do. Archives are read with libzip. */
+ * engines' file systems do. Archives are read through bk_archive (archive.c). */
 #include <dirent.h>
 #include <stdio.h>
 #include <sys/stat.h>
-#include <zip.h>
 
 #include "bk_internal.h"
 
 typedef struct vfs_root {
     char *path;
-    zip_t *zip;     /* NULL for a folder */
+    bk_archive *zip; /* NULL for a folder */
 } vfs_root;
 
 struct bk_vfs {
@@ -32,16 +31,14 @@ static void add_root(bk_vfs *v, const char *path)
     if (S_ISDIR(st.st_mode)) {
         r.path = bk_strdup(path);
     } else if (S_ISREG(st.st_mode) && (has_ext(path, ".pk3") || has_ext(path, ".zip") || has_ext(path, ".pk4"))) {
-        int err = 0;
-        r.zip = zip_open(path, ZIP_RDONLY, &err);
-        if (!r.zip) return;
+        if (bk_archive_open(path, NULL, &r.zip) != BK_OK) return;
         r.path = bk_strdup(path);
     } else {
         return;
     }
     if (!r.path || bk_grow((void **)&v->roots, &v->cap, v->count + 1, sizeof(vfs_root)) != BK_OK) {
         bk_free(r.path);
-        if (r.zip) zip_discard(r.zip);
+        bk_archive_close(r.zip);
         return;
     }
     v->roots[v->count++] = r;
@@ -65,7 +62,7 @@ void bk_vfs_free(bk_vfs *v)
     if (!v) return;
     for (uint32_t i = 0; i < v->count; i++) {
         bk_free(v->roots[i].path);
-        if (v->roots[i].zip) zip_discard(v->roots[i].zip);
+        bk_archive_close(v->roots[i].zip);
     }
     bk_free(v->roots);
     bk_free(v);
@@ -142,27 +139,11 @@ bk_result bk_vfs_read(bk_vfs *v, const char *relpath, uint64_t max_bytes, uint8_
     for (uint32_t i = 0; i < v->count; i++) {
         vfs_root *r = &v->roots[i];
         if (r->zip) {
-            zip_int64_t idx = zip_name_locate(r->zip, rel, ZIP_FL_NOCASE);
+            int32_t idx = bk_archive_find(r->zip, rel);
             if (idx < 0) continue;
-            zip_stat_t st;
-            if (zip_stat_index(r->zip, (zip_uint64_t)idx, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE)) continue;
-            if (st.size > max_bytes || st.size > SIZE_MAX - 1) return BK_ELIMIT;
-            zip_file_t *zf = zip_fopen_index(r->zip, (zip_uint64_t)idx, 0);
-            if (!zf) return BK_EIO;
-            uint8_t *buf = bk_malloc(st.size ? (size_t)st.size : 1);
-            if (!buf) {
-                zip_fclose(zf);
-                return BK_ENOMEM;
-            }
-            zip_int64_t got = zip_fread(zf, buf, st.size);
-            zip_fclose(zf);
-            if (got < 0 || (zip_uint64_t)got != st.size) {
-                bk_free(buf);
-                return BK_EDECOMPRESS;
-            }
-            *out = buf;
-            *size = (size_t)st.size;
-            return BK_OK;
+            bk_result ar = bk_archive_read(r->zip, (uint32_t)idx, max_bytes, out, size);
+            if (ar == BK_EFORMAT) return BK_EIO;
+            return ar;
         }
         char *full = resolve_nocase(r->path, rel);
         if (!full) continue;
@@ -183,9 +164,9 @@ void bk_vfs_list(bk_vfs *v, const char *dir, const char *ext, bk_vfs_list_fn fn,
     for (uint32_t i = 0; i < v->count; i++) {
         vfs_root *r = &v->roots[i];
         if (r->zip) {
-            zip_int64_t n = zip_get_num_entries(r->zip, 0);
-            for (zip_int64_t k = 0; k < n; k++) {
-                const char *nm = zip_get_name(r->zip, (zip_uint64_t)k, ZIP_FL_ENC_GUESS);
+            uint32_t n = bk_archive_count(r->zip);
+            for (uint32_t k = 0; k < n; k++) {
+                const char *nm = bk_archive_name(r->zip, k);
                 if (!nm || strlen(nm) <= dn + 1 || nm[dn] != '/' || strchr(nm + dn + 1, '/')) continue;
                 bool same = true;
                 for (size_t c = 0; c < dn && same; c++) {

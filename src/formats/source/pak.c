@@ -1,42 +1,26 @@
-/* The pakfile (lump 40): a zip read from memory with libzip. Entries are stored (0), deflated (8)
- * or LZMA (14). Debian's libzip is built without LZMA, so method 14 is read raw
- * (ZIP_FL_COMPRESSED) and decoded here: 2-byte LZMA SDK version, 2-byte property size (5),
- * 5 property bytes, then the raw LZMA1 stream. Every entry is CRC-checked. */
-#include <zip.h>
+/* The pakfile (lump 40): a zip read from memory through bk_archive (minizip). Entries are stored
+ * (0), deflated (8) or LZMA (14). minizip inflates only the first two, so method 14 is read raw
+ * and decoded here: 2-byte LZMA SDK version, 2-byte property size (5), 5 property bytes, then the
+ * raw LZMA1 stream. Every entry is CRC-checked. */
 #include <zlib.h>
 
 #include "vbsp_internal.h"
 
 struct bk_source_pak {
-    zip_t *z;
+    bk_archive *z;
     bk_source_pak_entry *e;
     uint32_t count;
     uint64_t max_bytes;
 };
 
-static zip_t *open_mem(const uint8_t *data, size_t size)
-{
-    zip_error_t err;
-    zip_error_init(&err);
-    zip_source_t *src = zip_source_buffer_create(data, size, 0, &err);
-    if (!src) {
-        zip_error_fini(&err);
-        return NULL;
-    }
-    zip_t *z = zip_open_from_source(src, ZIP_RDONLY, &err);
-    if (!z) zip_source_free(src);
-    zip_error_fini(&err);
-    return z;
-}
-
 int32_t bk_vbsp_pak_count(const uint8_t *data, size_t size);
 int32_t bk_vbsp_pak_count(const uint8_t *data, size_t size)
 {
-    zip_t *z = open_mem(data, size);
-    if (!z) return -1;
-    zip_int64_t n = zip_get_num_entries(z, 0);
-    zip_discard(z);
-    return n < 0 || n > INT32_MAX ? -1 : (int32_t)n;
+    bk_archive *z = NULL;
+    if (bk_archive_open_memory(data, size, NULL, &z) != BK_OK) return -1;
+    uint32_t n = bk_archive_count(z);
+    bk_archive_close(z);
+    return n > INT32_MAX ? -1 : (int32_t)n;
 }
 
 bk_result bk_source_pak_open(const bk_file *f, const bk_options *opt, bk_source_pak **out)
@@ -51,38 +35,31 @@ bk_result bk_source_pak_open(const bk_file *f, const bk_options *opt, bk_source_
     bk_source_pak *p = bk_calloc(1, sizeof *p);
     if (!p) return BK_ENOMEM;
     p->max_bytes = ctx.opt.limits.max_alloc_bytes;
-    p->z = open_mem(m->pakfile, m->pakfile_size);
-    if (!p->z) {
+    bk_result r = bk_archive_open_memory(m->pakfile, m->pakfile_size, opt, &p->z);
+    if (r != BK_OK) {
         bk_free(p);
-        return BK_EFORMAT;
+        return r == BK_ENOMEM || r == BK_ELIMIT ? r : BK_EFORMAT;
     }
-    zip_int64_t n = zip_get_num_entries(p->z, 0);
-    if (n < 0 || (uint64_t)n > ctx.opt.limits.max_elements) {
-        bk_source_pak_close(p);
-        return n < 0 ? BK_EFORMAT : BK_ELIMIT;
-    }
-    bk_result r = BK_OK;
-    p->e = bk_alloc_array(&ctx, (size_t)n, sizeof *p->e, &r);
+    uint32_t n = bk_archive_count(p->z);
+    p->e = bk_alloc_array(&ctx, n, sizeof *p->e, &r);
     if (!p->e) {
         bk_source_pak_close(p);
         return r;
     }
-    p->count = (uint32_t)n;
+    p->count = n;
     for (uint32_t i = 0; i < p->count; i++) {
-        zip_stat_t st;
-        zip_stat_init(&st);
-        if (zip_stat_index(p->z, i, ZIP_FL_ENC_RAW, &st) != 0 || !(st.valid & ZIP_STAT_NAME)) {
-            bk_source_pak_close(p);
-            return BK_EFORMAT;
-        }
         bk_source_pak_entry *e = &p->e[i];
-        e->name = st.name;
-        e->size = (st.valid & ZIP_STAT_SIZE) ? st.size : 0;
-        e->compressed_size = (st.valid & ZIP_STAT_COMP_SIZE) ? st.comp_size : 0;
-        e->method = (st.valid & ZIP_STAT_COMP_METHOD) ? (uint32_t)st.comp_method : 0;
-        e->crc = (st.valid & ZIP_STAT_CRC) ? st.crc : 0;
-        size_t nl = strlen(st.name);
-        e->is_dir = nl > 0 && st.name[nl - 1] == '/';
+        uint64_t csize;
+        int method;
+        uint32_t crc;
+        bk_archive_entry_raw(p->z, i, &csize, &method, &crc);
+        e->name = bk_archive_name(p->z, i);
+        e->size = bk_archive_size(p->z, i);
+        e->compressed_size = csize;
+        e->method = (uint32_t)method;
+        e->crc = crc;
+        size_t nl = strlen(e->name);
+        e->is_dir = nl > 0 && e->name[nl - 1] == '/';
     }
     *out = p;
     return BK_OK;
@@ -95,17 +72,6 @@ const bk_source_pak_entry *bk_source_pak_entry_at(const bk_source_pak *p, uint32
     return p && i < p->count ? &p->e[i] : NULL;
 }
 
-static bk_result read_all(zip_file_t *zf, uint8_t *buf, uint64_t n)
-{
-    uint64_t got = 0;
-    while (got < n) {
-        zip_int64_t r = zip_fread(zf, buf + got, n - got);
-        if (r <= 0) return BK_EDECOMPRESS;
-        got += (uint64_t)r;
-    }
-    return BK_OK;
-}
-
 bk_result bk_source_pak_read(bk_source_pak *p, uint32_t i, uint8_t **out, size_t *size)
 {
     if (!p || !out || !size || i >= p->count) return BK_EARG;
@@ -113,27 +79,22 @@ bk_result bk_source_pak_read(bk_source_pak *p, uint32_t i, uint8_t **out, size_t
     *size = 0;
     const bk_source_pak_entry *e = &p->e[i];
     if (e->size > p->max_bytes || e->compressed_size > p->max_bytes || e->size > SIZE_MAX - 1) return BK_ELIMIT;
-    uint8_t *buf = bk_malloc(e->size ? (size_t)e->size : 1);
-    if (!buf) return BK_ENOMEM;
-    bk_result r = BK_OK;
-    if (e->method == ZIP_CM_LZMA && !zip_compression_method_supported(ZIP_CM_LZMA, 0)) {
-        uint8_t *raw = bk_malloc(e->compressed_size ? (size_t)e->compressed_size : 1);
-        zip_file_t *zf = raw ? zip_fopen_index(p->z, i, ZIP_FL_COMPRESSED) : NULL;
-        if (!raw) r = BK_ENOMEM;
-        else if (!zf) r = BK_EFORMAT;
-        else r = read_all(zf, raw, e->compressed_size);
-        if (zf) zip_fclose(zf);
-        if (r == BK_OK) {
-            if (e->compressed_size < 9 || bk_rd_u16le(raw + 2) != 5) r = BK_EDECOMPRESS;
-            else if (e->size) r = bk_vbsp_lzma_raw(raw + 4, raw + 9, (size_t)e->compressed_size - 9, buf, (size_t)e->size, NULL);
-        }
-        bk_free(raw);
-    } else {
-        zip_file_t *zf = zip_fopen_index(p->z, i, 0);
-        if (!zf) r = zip_error_code_zip(zip_get_error(p->z)) == ZIP_ER_COMPNOTSUPP ? BK_EUNSUPPORTED : BK_EFORMAT;
-        else r = read_all(zf, buf, e->size);
-        if (zf) zip_fclose(zf);
+    if (e->method != 14) {
+        bk_result r = bk_archive_read(p->z, i, p->max_bytes, out, size);
+        return r == BK_EFORMAT ? BK_EFORMAT : r;
     }
+    uint8_t *raw = NULL, *buf = NULL;
+    size_t rn = 0;
+    bk_result r = bk_archive_read_ex(p->z, i, p->max_bytes, true, &raw, &rn);
+    if (r == BK_OK) {
+        buf = bk_malloc(e->size ? (size_t)e->size : 1);
+        if (!buf) r = BK_ENOMEM;
+    }
+    if (r == BK_OK) {
+        if (rn < 9 || bk_rd_u16le(raw + 2) != 5) r = BK_EDECOMPRESS;
+        else if (e->size) r = bk_vbsp_lzma_raw(raw + 4, raw + 9, rn - 9, buf, (size_t)e->size, NULL);
+    }
+    bk_free(raw);
     if (r == BK_OK && (uint32_t)crc32(0L, buf, (uInt)e->size) != e->crc) r = BK_EDECOMPRESS;
     if (r != BK_OK) {
         bk_free(buf);
@@ -147,7 +108,7 @@ bk_result bk_source_pak_read(bk_source_pak *p, uint32_t i, uint8_t **out, size_t
 void bk_source_pak_close(bk_source_pak *p)
 {
     if (!p) return;
-    if (p->z) zip_discard(p->z);
+    bk_archive_close(p->z);
     bk_free(p->e);
     bk_free(p);
 }

@@ -1,0 +1,340 @@
+/* Zip archives (.pk3, .zip, Source pakfiles), read with zlib's minizip. The central directory is
+ * read once into an index (names hashed case-insensitively, '\' as '/'); members are inflated on
+ * demand, CRC-checked, within the caller's size limit. An archive held in memory (a pakfile) is
+ * read through minizip's I/O callbacks, without a copy. */
+#include <unzip.h>
+
+#include "bk_internal.h"
+
+typedef struct ar_entry {
+    char *name;
+    uint64_t size, csize;
+    uint32_t crc;
+    int method;
+    unz64_file_pos pos;
+    uint32_t next;       /* next entry in the same hash bucket, UINT32_MAX: none */
+} ar_entry;
+
+typedef struct ar_mem {
+    const uint8_t *data;
+    uint64_t size, pos;
+} ar_mem;
+
+struct bk_archive {
+    unzFile uf;
+    ar_entry *e;
+    uint32_t count;
+    uint32_t *bucket;
+    uint32_t nbucket;
+    ar_mem mem;           /* the bytes of an archive opened from memory */
+    zlib_filefunc64_def io;
+};
+
+/* ---- I/O over a block of memory ----------------------------------------------------------- */
+static voidpf ZCALLBACK mem_open(voidpf opaque, const void *filename, int mode)
+{
+    (void)filename;
+    if (mode & ZLIB_FILEFUNC_MODE_WRITE) return NULL;
+    ar_mem *m = opaque;
+    m->pos = 0;
+    return m;
+}
+
+static uLong ZCALLBACK mem_read(voidpf opaque, voidpf stream, void *buf, uLong size)
+{
+    (void)opaque;
+    ar_mem *m = stream;
+    uint64_t left = m->pos < m->size ? m->size - m->pos : 0;
+    uLong n = (uint64_t)size < left ? size : (uLong)left;
+    if (n) memcpy(buf, m->data + m->pos, n);
+    m->pos += n;
+    return n;
+}
+
+static uLong ZCALLBACK mem_write(voidpf opaque, voidpf stream, const void *buf, uLong size)
+{
+    (void)opaque, (void)stream, (void)buf, (void)size;
+    return 0;
+}
+
+static ZPOS64_T ZCALLBACK mem_tell(voidpf opaque, voidpf stream)
+{
+    (void)opaque;
+    return ((ar_mem *)stream)->pos;
+}
+
+static long ZCALLBACK mem_seek(voidpf opaque, voidpf stream, ZPOS64_T offset, int origin)
+{
+    (void)opaque;
+    ar_mem *m = stream;
+    uint64_t base;
+    switch (origin) {
+    case ZLIB_FILEFUNC_SEEK_SET: base = 0; break;
+    case ZLIB_FILEFUNC_SEEK_CUR: base = m->pos; break;
+    case ZLIB_FILEFUNC_SEEK_END: base = m->size; break;
+    default: return -1;
+    }
+    if (offset > m->size || base > m->size - offset) return -1;
+    m->pos = base + offset;
+    return 0;
+}
+
+static int ZCALLBACK mem_close(voidpf opaque, voidpf stream)
+{
+    (void)opaque, (void)stream;
+    return 0;
+}
+
+static int ZCALLBACK mem_error(voidpf opaque, voidpf stream)
+{
+    (void)opaque, (void)stream;
+    return 0;
+}
+
+/* ---- the index --------------------------------------------------------------------------- */
+static uint32_t name_hash(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '\\') c = '/';
+        if (c >= 'A' && c <= 'Z') c = (unsigned char)(c + 32);
+        h = (h ^ c) * 16777619u;
+    }
+    return h;
+}
+
+static bool name_eq(const char *a, const char *b)
+{
+    for (;; a++, b++) {
+        unsigned char x = (unsigned char)*a, y = (unsigned char)*b;
+        if (x == '\\') x = '/';
+        if (y == '\\') y = '/';
+        if (x >= 'A' && x <= 'Z') x = (unsigned char)(x + 32);
+        if (y >= 'A' && y <= 'Z') y = (unsigned char)(y + 32);
+        if (x != y) return false;
+        if (!x) return true;
+    }
+}
+
+static bk_result build_index(bk_archive *a, const bk_options *opt)
+{
+    bk_limits lim = bk_limits_of(opt);
+    unz_global_info64 gi;
+    if (unzGetGlobalInfo64(a->uf, &gi) != UNZ_OK) return BK_EFORMAT;
+    if (gi.number_entry > lim.max_elements || gi.number_entry > UINT32_MAX / 2) return BK_ELIMIT;
+    uint32_t n = (uint32_t)gi.number_entry;
+    a->e = bk_calloc(n ? n : 1, sizeof *a->e);
+    a->nbucket = 16;
+    while (a->nbucket < n * 2) a->nbucket *= 2;
+    a->bucket = bk_malloc((size_t)a->nbucket * sizeof *a->bucket);
+    if (!a->e || !a->bucket) return BK_ENOMEM;
+    memset(a->bucket, 0xff, (size_t)a->nbucket * sizeof *a->bucket);
+    int rc = n ? unzGoToFirstFile(a->uf) : UNZ_END_OF_LIST_OF_FILE;
+    uint32_t i = 0;
+    for (; rc == UNZ_OK && i < n; i++, rc = unzGoToNextFile(a->uf)) {
+        unz_file_info64 fi;
+        char name[1024];
+        if (unzGetCurrentFileInfo64(a->uf, &fi, name, sizeof name, NULL, 0, NULL, 0) != UNZ_OK) return BK_EFORMAT;
+        name[sizeof name - 1] = 0;
+        ar_entry *e = &a->e[i];
+        e->name = bk_strdup(name);
+        if (!e->name) return BK_ENOMEM;
+        a->count = i + 1; /* what close() frees */
+        e->size = fi.uncompressed_size;
+        e->csize = fi.compressed_size;
+        e->crc = (uint32_t)fi.crc;
+        e->method = (int)fi.compression_method;
+        if (unzGetFilePos64(a->uf, &e->pos) != UNZ_OK) return BK_EFORMAT;
+        uint32_t b = name_hash(name) & (a->nbucket - 1);
+        e->next = a->bucket[b];
+        a->bucket[b] = i;
+    }
+    if (rc != UNZ_OK && rc != UNZ_END_OF_LIST_OF_FILE) return BK_EFORMAT;
+    return BK_OK;
+}
+
+/* An archive of no members is its end record alone, at offset 0, where minizip does not look. */
+static bool empty_zip(const uint8_t *head, size_t n)
+{
+    return n >= 22 && bk_rd_u32le(head) == 0x06054b50u && bk_rd_u16le(head + 10) == 0 &&
+           (size_t)22 + bk_rd_u16le(head + 20) <= n;
+}
+
+static bk_result open_common(bk_archive *a, const char *path, const bk_options *opt, bk_archive **out)
+{
+    a->uf = unzOpen2_64(path, a->mem.data ? &a->io : NULL);
+    if (!a->uf) {
+        uint8_t head[22];
+        size_t n = 0;
+        if (a->mem.data) {
+            n = a->mem.size < sizeof head ? (size_t)a->mem.size : sizeof head;
+            memcpy(head, a->mem.data, n);
+            if (n == sizeof head && empty_zip(a->mem.data, (size_t)a->mem.size)) {
+                *out = a;
+                return BK_OK;
+            }
+        } else {
+            FILE *fp = fopen(path, "rb");
+            if (fp) {
+                n = fread(head, 1, sizeof head, fp);
+                long end = fseek(fp, 0, SEEK_END) == 0 ? ftell(fp) : -1;
+                fclose(fp);
+                if (n == sizeof head && end >= 0 && empty_zip(head, (size_t)end)) {
+                    *out = a;
+                    return BK_OK;
+                }
+            }
+        }
+    }
+    bk_result r = a->uf ? build_index(a, opt) : BK_EFORMAT;
+    if (r != BK_OK) {
+        bk_archive_close(a);
+        return r;
+    }
+    *out = a;
+    return BK_OK;
+}
+
+bk_result bk_archive_open(const char *path, const bk_options *opt, bk_archive **out)
+{
+    if (!path || !out) return BK_EARG;
+    *out = NULL;
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return BK_ENOTFOUND;
+    fclose(fp);
+    bk_archive *a = bk_calloc(1, sizeof *a);
+    if (!a) return BK_ENOMEM;
+    return open_common(a, path, opt, out);
+}
+
+bk_result bk_archive_open_memory(const void *data, size_t size, const bk_options *opt, bk_archive **out)
+{
+    if (!data || !out) return BK_EARG;
+    *out = NULL;
+    bk_archive *a = bk_calloc(1, sizeof *a);
+    if (!a) return BK_ENOMEM;
+    a->mem.data = data;
+    a->mem.size = size;
+    a->io.zopen64_file = mem_open;
+    a->io.zread_file = mem_read;
+    a->io.zwrite_file = mem_write;
+    a->io.ztell64_file = mem_tell;
+    a->io.zseek64_file = mem_seek;
+    a->io.zclose_file = mem_close;
+    a->io.zerror_file = mem_error;
+    a->io.opaque = &a->mem;
+    return open_common(a, "memory", opt, out);
+}
+
+uint32_t bk_archive_count(const bk_archive *a) { return a ? a->count : 0; }
+
+const char *bk_archive_name(const bk_archive *a, uint32_t i) { return a && i < a->count ? a->e[i].name : NULL; }
+
+uint64_t bk_archive_size(const bk_archive *a, uint32_t i) { return a && i < a->count ? a->e[i].size : 0; }
+
+void bk_archive_entry_raw(const bk_archive *a, uint32_t i, uint64_t *csize, int *method, uint32_t *crc)
+{
+    const ar_entry *e = &a->e[i];
+    *csize = e->csize;
+    *method = e->method;
+    *crc = e->crc;
+}
+
+int32_t bk_archive_find(const bk_archive *a, const char *name)
+{
+    if (!a || !name || !a->count) return -1;
+    while (*name == '/' || *name == '\\') name++;
+    for (uint32_t k = a->bucket[name_hash(name) & (a->nbucket - 1)]; k != UINT32_MAX; k = a->e[k].next)
+        if (name_eq(a->e[k].name, name)) {
+            /* the first of equal names, as the central directory lists them */
+            int32_t best = (int32_t)k;
+            for (uint32_t j = a->e[k].next; j != UINT32_MAX; j = a->e[j].next)
+                if (name_eq(a->e[j].name, name) && j < (uint32_t)best) best = (int32_t)j;
+            return best;
+        }
+    return -1;
+}
+
+/* The stored bytes of a member of an archive in memory, found through its central directory
+ * entry and local header (minizip opens only the methods it inflates, even raw). */
+static bk_result mem_raw(const bk_archive *a, const ar_entry *e, uint8_t **out, size_t *size)
+{
+    const uint8_t *d = a->mem.data;
+    uint64_t n = a->mem.size, cd = e->pos.pos_in_zip_directory;
+    if (cd > n || n - cd < 46 || bk_rd_u32le(d + cd) != 0x02014b50u) return BK_EFORMAT;
+    uint64_t lh = bk_rd_u32le(d + cd + 42);
+    if (lh == 0xffffffffu) return BK_EUNSUPPORTED; /* zip64 offsets: not in pakfiles */
+    if (lh > n || n - lh < 30 || bk_rd_u32le(d + lh) != 0x04034b50u) return BK_EFORMAT;
+    uint64_t start = lh + 30 + (uint64_t)bk_rd_u16le(d + lh + 26) + bk_rd_u16le(d + lh + 28);
+    if (start > n || n - start < e->csize) return BK_ETRUNCATED;
+    uint8_t *buf = bk_malloc(e->csize ? (size_t)e->csize : 1);
+    if (!buf) return BK_ENOMEM;
+    memcpy(buf, d + start, (size_t)e->csize);
+    *out = buf;
+    *size = (size_t)e->csize;
+    return BK_OK;
+}
+
+/* raw: the member's stored bytes (for methods minizip does not inflate), not CRC-checked */
+bk_result bk_archive_read_ex(bk_archive *a, uint32_t i, uint64_t max_bytes, bool raw, uint8_t **out, size_t *size)
+{
+    if (!a || !out || !size || i >= a->count) return BK_EARG;
+    *out = NULL;
+    *size = 0;
+    const ar_entry *e = &a->e[i];
+    uint64_t n = raw ? e->csize : e->size;
+    if (n > max_bytes || n > SIZE_MAX - 1 || n > UINT32_MAX) return BK_ELIMIT;
+    if (raw && e->method != 0 && e->method != Z_DEFLATED) return a->mem.data ? mem_raw(a, e, out, size) : BK_EUNSUPPORTED;
+    if (!raw && e->method != 0 && e->method != Z_DEFLATED) return BK_EUNSUPPORTED;
+    unz64_file_pos pos = e->pos;
+    if (unzGoToFilePos64(a->uf, &pos) != UNZ_OK) return BK_EFORMAT;
+    int method = 0, level = 0;
+    if (unzOpenCurrentFile2(a->uf, &method, &level, raw ? 1 : 0) != UNZ_OK) return BK_EFORMAT;
+    uint8_t *buf = bk_malloc(n ? (size_t)n : 1);
+    if (!buf) {
+        unzCloseCurrentFile(a->uf);
+        return BK_ENOMEM;
+    }
+    uint64_t got = 0;
+    bk_result r = BK_OK;
+    while (got < n) {
+        uint64_t want = n - got;
+        int k = unzReadCurrentFile(a->uf, buf + got, (unsigned)(want > (1u << 30) ? (1u << 30) : want));
+        if (k <= 0) {
+            r = BK_EDECOMPRESS;
+            break;
+        }
+        got += (uint64_t)k;
+    }
+    if (r == BK_OK && !raw) {
+        /* nothing may follow the declared size, and the CRC must match */
+        uint8_t extra;
+        if (unzReadCurrentFile(a->uf, &extra, 1) != 0) r = BK_EDECOMPRESS;
+        else if ((uint32_t)crc32(0L, buf, (uInt)n) != e->crc) r = BK_EDECOMPRESS;
+    }
+    unzCloseCurrentFile(a->uf);
+    if (r != BK_OK) {
+        bk_free(buf);
+        return r;
+    }
+    *out = buf;
+    *size = (size_t)n;
+    return BK_OK;
+}
+
+bk_result bk_archive_read(bk_archive *a, uint32_t i, uint64_t max_bytes, uint8_t **out, size_t *size)
+{
+    return bk_archive_read_ex(a, i, max_bytes, false, out, size);
+}
+
+void bk_archive_close(bk_archive *a)
+{
+    if (!a) return;
+    if (a->uf) unzClose(a->uf);
+    for (uint32_t i = 0; a->e && i < a->count; i++) bk_free(a->e[i].name);
+    /* entries indexed before a failure */
+    bk_free(a->e);
+    bk_free(a->bucket);
+    bk_free(a);
+}
