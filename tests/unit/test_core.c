@@ -374,6 +374,60 @@ static void test_detect(void)
     CHECK(strcmp(bk_format_name(BK_FORMAT_GOLDSRC), "goldsrc") == 0);
 }
 
+
+/* the zip reader: case-insensitive lookups with either separator, the first of duplicate names,
+ * members inflated and CRC-checked, an empty archive, truncated and corrupted archives refused */
+static void test_archive(const char *src_dir)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/data/zip/deflated.zip", src_dir);
+    bk_archive *a = NULL;
+    CHECK(bk_archive_open(path, NULL, &a) == BK_OK && bk_archive_count(a) == 3);
+    int32_t i = bk_archive_find(a, "textures\\b.tga");
+    CHECK(i >= 0 && bk_archive_size(a, (uint32_t)i) == 300);
+    uint8_t *d = NULL;
+    size_t n = 0;
+    CHECK(i >= 0 && bk_archive_read(a, (uint32_t)i, 1 << 20, &d, &n) == BK_OK && n == 300 && d[0] == 'x' && d[299] == 'x');
+    bk_free(d);
+    CHECK(i >= 0 && bk_archive_read(a, (uint32_t)i, 100, &d, &n) == BK_ELIMIT);
+    CHECK(bk_archive_find(a, "/MAPS/A.BSP") >= 0 && bk_archive_find(a, "maps/b.bsp") < 0);
+    bk_archive_close(a);
+    /* the same bytes in memory, with one byte of a member's data flipped: the CRC says so */
+    uint8_t *z = NULL;
+    size_t zn = 0;
+    CHECK(bk_read_file(path, 1 << 20, &z, &zn) == BK_OK);
+    if (z) {
+        CHECK(bk_archive_open_memory(z, zn, NULL, &a) == BK_OK);
+        int32_t j = bk_archive_find(a, "maps/a.bsp");
+        CHECK(j >= 0 && bk_archive_read(a, (uint32_t)j, 1 << 20, &d, &n) == BK_OK && n == 204 && memcmp(d, "IBSP", 4) == 0);
+        bk_free(d);
+        bk_archive_close(a);
+        uint8_t *bad = bk_malloc(zn);
+        memcpy(bad, z, zn);
+        bad[40] ^= 0x55; /* inside the first member's stored data */
+        if (bk_archive_open_memory(bad, zn, NULL, &a) == BK_OK) {
+            j = bk_archive_find(a, "maps/a.bsp");
+            CHECK(j >= 0 && bk_archive_read(a, (uint32_t)j, 1 << 20, &d, &n) != BK_OK);
+            bk_archive_close(a);
+        }
+        /* cut short: no end record, no archive */
+        CHECK(bk_archive_open_memory(z, zn / 2, NULL, &a) == BK_EFORMAT && a == NULL);
+        bk_free(bad);
+        bk_free(z);
+    }
+    snprintf(path, sizeof path, "%s/tests/data/zip/stored.zip", src_dir);
+    CHECK(bk_archive_open(path, NULL, &a) == BK_OK);
+    i = bk_archive_find(a, "SCRIPTS/X.SHADER");
+    CHECK(i == 0 && bk_archive_read(a, 0, 1 << 20, &d, &n) == BK_OK && n > 3 && memcmp(d, "textures/a", 10) == 0);
+    bk_free(d);
+    bk_archive_close(a);
+    snprintf(path, sizeof path, "%s/tests/data/zip/empty.zip", src_dir);
+    CHECK(bk_archive_open(path, NULL, &a) == BK_OK && bk_archive_count(a) == 0 && bk_archive_find(a, "x") < 0);
+    bk_archive_close(a);
+    snprintf(path, sizeof path, "%s/tests/data/zip/none.zip", src_dir);
+    CHECK(bk_archive_open(path, NULL, &a) == BK_ENOTFOUND);
+}
+
 int main(int argc, char **argv)
 {
     /* outputs go to the work folder ctest gives, else the temporary folder (never the checkout) */
@@ -383,6 +437,7 @@ int main(int argc, char **argv)
     test_limits();
     test_atlas_limit(SOURCE_DIR);
     test_read_hook(SOURCE_DIR);
+    test_archive(SOURCE_DIR);
     test_entity_nodes();
     test_cursor();
     test_atlas();
