@@ -144,6 +144,7 @@ static void first_error(void *user, const bk_diag *d)
 static void convert_one(batch *b, job *j)
 {
     cli_opts oc = *b->o;   /* per job: cli_load writes base_dir / archive into it */
+    oc.opt.search_paths = oc.paths; /* its own list (an archive member adds its archive to it) */
     capture cap = {j->err, sizeof j->err};
     oc.opt.diag = first_error;
     oc.opt.diag_user = &cap;

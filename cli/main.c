@@ -356,6 +356,7 @@ static int load_from_archive(const char *spec, const char *sep, cli_opts *o, bk_
     }
     /* the archive itself is searched for textures and shaders, after the user's paths */
     if (o->path_count < (int)(sizeof o->paths / sizeof o->paths[0])) o->paths[o->path_count++] = archive;
+    o->opt.search_paths = o->paths;
     o->opt.search_path_count = (uint32_t)o->path_count;
     o->opt.name = spec;
     bk_result r = bk_file_load_memory(buf, got, &o->opt, out);

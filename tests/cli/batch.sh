@@ -34,6 +34,14 @@ for f in sys.argv[2:]: z.write(f, "maps/" + f.rsplit("/", 1)[-1])
 z.close()' "$WORK/maps.pk3" "$in/cs16_aim_map.bsp" "$in/progs_dump_start.bsp"
 expect_exit 0 "$CLI" convert "$WORK/maps.pk3" -o "$WORK/o3/" -j 1
 check "the pk3's maps converted" test -s "$WORK/o3/cs16_aim_map.glb" -a -s "$WORK/o3/progs_dump_start.glb"
+# members named ARCHIVE:MEMBER, on two workers: each job's archive joins its own search paths
+# (a Quake 3 map reads them to tell the game; the shared list once crashed the batch)
+/usr/bin/python3 -c '
+import sys, zipfile
+for p in sys.argv[2:]:
+    with zipfile.ZipFile(p, "w") as z: z.write(sys.argv[1], "maps/q3syn.bsp")' "$BK_TESTS/q3/data/synthetic.bsp" "$WORK/q1.pk3" "$WORK/q2.pk3"
+expect_exit 0 "$CLI" convert "$WORK/q1.pk3:maps/q3syn.bsp" "$WORK/q2.pk3:maps/Q3SYN.BSP" "$WORK/q1.pk3:maps/q3syn.bsp" -o "$WORK/o6/" -j 2 -q
+check "archive members converted in a batch" test -s "$WORK/o6/q3syn.glb"
 # --format bsp: batch rewrite, byte for byte
 expect_exit 0 "$CLI" convert "$in/cs16_aim_map.bsp" "$in/progs_dump_start.bsp" -o "$WORK/o4/" --format bsp
 check "batch rewrite is byte-identical" cmp -s "$in/cs16_aim_map.bsp" "$WORK/o4/cs16_aim_map.bsp"
