@@ -8,6 +8,8 @@ bk_sh_test(source_vpk source/vpk.sh)
 bk_sh_test(source_blend source/blend.sh)
 # sky faces as an unlit sky material, against the texinfo flags read by Python
 bk_sh_test(source_sky source/sky.sh)
+# every world face faces the empty space it is seen from, by the map's own BSP tree
+bk_sh_test(source_facing source/facing.sh)
 # gameinfo.txt search paths: the parser (entries, located errors, prefixes, mutants, crashers)
 # and a synthetic game tree (loose folders, a VPK, custom/* wildcards) through convert
 bk_unit_test(source_gameinfo source/test_gameinfo.c)

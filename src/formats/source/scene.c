@@ -699,8 +699,10 @@ static bk_result emit_face(sb *b, bk_primitive *pr, uint32_t fi)
     const bk_source_texinfo *ti = &p->texinfo[f->texinfo];
     const bk_source_plane *pl = &p->planes[f->planenum];
     float nrm[3];
+    /* the face's own plane: vbsp stores the plane the face looks along (for side 1, the flipped
+     * twin planenum ^ 1 of the node's plane), so side is not applied again; the empty space in
+     * front of every face of the corpus maps is on its plane's positive side */
     vcopy(nrm, pl->normal);
-    if (f->side) nrm[0] = -nrm[0], nrm[1] = -nrm[1], nrm[2] = -nrm[2];
     uint32_t n = (uint32_t)f->numedges, first;
     /* Newell normal of the polygon decides the winding (glTF front faces are counter-clockwise) */
     float nw[3] = {0, 0, 0};
@@ -777,8 +779,7 @@ static bk_result emit_disp(sb *b, bk_primitive *pr, uint32_t fi)
     }
     /* the winding that faces the base face's plane normal */
     float nrm[3], e1[3], e2[3], cn[3];
-    vcopy(nrm, p->planes[f->planenum].normal);
-    if (f->side) nrm[0] = -nrm[0], nrm[1] = -nrm[1], nrm[2] = -nrm[2];
+    vcopy(nrm, p->planes[f->planenum].normal); /* the face's own plane, as in emit_face */
     for (int k = 0; k < 3; k++) e1[k] = q[1][k] - q[0][k], e2[k] = q[3][k] - q[0][k];
     cross3(e1, e2, cn); /* the normal of grid order (y, x) -> triangle (i0, i2, i1) sense */
     bool flip = dot3(cn, nrm) > 0;
