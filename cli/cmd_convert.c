@@ -28,7 +28,7 @@ static const char *extra_of(const bk_material *m, const char *key)
 
 /* Say what could not be found and how to give it: the textures the scene lacks, the WADs a
  * GoldSrc map names, where bspkit looked. */
-static void explain_missing(const cli_opts *o, const bk_file *f, const bk_scene *s)
+static void explain_missing(const cli_opts *o, bk_format fmt, const char *wad, const bk_scene *s)
 {
     uint32_t n = 0;
     for (uint32_t i = 0; i < s->material_count; i++) n += extra_of(&s->materials[i], "missing") != NULL;
@@ -45,13 +45,10 @@ static void explain_missing(const cli_opts *o, const bk_file *f, const bk_scene 
     if (o->path_count) {
         printf("  looked in:");
         for (int i = 0; i < o->path_count; i++) printf(" %s", o->paths[i]);
-        printf(" (and beside the %s)\n", bk_file_format(f) == BK_FORMAT_MDL ? "model" : "map");
+        printf(" (and beside the %s)\n", fmt == BK_FORMAT_MDL ? "model" : "map");
     } else {
-        printf("  looked beside the %s only\n", bk_file_format(f) == BK_FORMAT_MDL ? "model" : "map");
+        printf("  looked beside the %s only\n", fmt == BK_FORMAT_MDL ? "model" : "map");
     }
-    bk_format fmt = bk_file_format(f);
-    const bk_entities *es = bk_file_entities(f);
-    const char *wad = es->count ? bk_entity_get(&es->items[0], "wad") : NULL;
     if (fmt == BK_FORMAT_GOLDSRC && wad && *wad) {
         printf("  the map names these WADs:");
         const char *p = wad;
@@ -123,6 +120,16 @@ int cmd_convert(int argc, char **argv)
         bk_free(owned);
         return EXIT_BAD_INPUT;
     }
+    /* the scene owns everything the export needs: the input and its decoded arrays go first,
+     * so they are not alive alongside the export's buffers (peak memory) */
+    bk_format fmt = bk_file_format(f);
+    const bk_entities *es = bk_file_entities(f);
+    const char *wad0 = es->count ? bk_entity_get(&es->items[0], "wad") : NULL;
+    char *wad = wad0 ? strdup(wad0) : NULL;
+    bk_file_free(f);
+    f = NULL;
+    bk_free(owned);
+    owned = NULL;
     bk_export_stats st;
     r = gltf ? bk_export_gltf(s, &o.xopt, out, &st) : bk_export_obj(s, &o.xopt, out, &st);
     if (r != BK_OK) {
@@ -136,11 +143,10 @@ int cmd_convert(int argc, char **argv)
         if (st.cleaned_values || st.dropped_degenerate || s->warning_count)
             printf("  cleaned %llu non-finite or non-unit values, dropped %llu degenerate triangles, %u warnings\n",
                    (unsigned long long)st.cleaned_values, (unsigned long long)st.dropped_degenerate, s->warning_count);
-        explain_missing(&o, f, s);
+        explain_missing(&o, fmt, wad, s);
     }
+    free(wad);
     bk_scene_free(s);
-    bk_file_free(f);
-    bk_free(owned);
     return r == BK_OK ? EXIT_OK : EXIT_BAD_INPUT;
 }
 
