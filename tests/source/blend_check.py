@@ -9,20 +9,11 @@ usage: blend_check.py MAP.bsp OUT.gltf  (prints a summary; exit 1 on a mismatch)
 import json, os, struct, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vbsp_ref import lzma_lump  # noqa: E402
+from vbsp_ref import lumps  # noqa: E402
 
 bsp, gltf_path = sys.argv[1], sys.argv[2]
 data = open(bsp, "rb").read()
-version = struct.unpack_from("<i", data, 4)[0]
-raw = [struct.unpack_from("<iiii", data, 8 + 16 * i) for i in range(64)]
-tab = [(r[0], r[1]) for r in raw]
-if version == 21 and not all(o >= 0 and (ln == 0 or o >= 1036) and o + ln <= len(data) for o, ln in tab):
-    tab = [(r[1], r[2]) for r in raw]  # L4D2 lump_t order
-
-
-def lump(i):
-    o, ln = tab[i]
-    return lzma_lump(data[o:o + ln])[0]
+version, lump = lumps(data)
 
 
 FACE = 104 if version == 17 else 56

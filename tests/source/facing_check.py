@@ -6,29 +6,24 @@ for each triangle of the worldspawn mesh (sky and displacements aside), the poin
 front of its centroid, along its counter-clockwise normal taken back to engine axes, must lie in
 a leaf that is not solid. Prints a JSON summary; exit 1 when under 95% of triangles pass
 (a few faces of real maps touch solid one unit out; flipped faces make a third of them fail).
-The standard lump layout only (not Left 4 Dead 2's, not Bloodlines' v17 leaves).
+Standard and Left 4 Dead 2 lump layouts, LZMA lumps decoded (not Bloodlines' v17 leaves).
 
 usage: facing_check.py MAP.bsp MAP.glb
 """
-import json, struct, sys
+import json, os, struct, sys
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from vbsp_ref import lumps  # noqa: E402
 
 bsp, glb = sys.argv[1], sys.argv[2]
 d = open(bsp, 'rb').read()
-ver = struct.unpack_from('<i', d, 4)[0]
-
-def lump(i):
-    o, l, _, _ = struct.unpack_from('<iii4s', d, 8 + 16 * i)
-    if d[o:o + 4] == b'LZMA':
-        print(json.dumps({'skip': 'LZMA lumps'}))
-        sys.exit(77)
-    return o, l
-
-po, pl = lump(1); no, nl = lump(5); lo, ll = lump(10)
-planes = [struct.unpack_from('<4f', d, po + i * 20) for i in range(pl // 20)]
-nodes = [struct.unpack_from('<3i', d, no + i * 32) for i in range(nl // 32)]
+ver, lump = lumps(d)
+P, N, L = lump(1), lump(5), lump(10)
+planes = [struct.unpack_from('<4f', P, i * 20) for i in range(len(P) // 20)]
+nodes = [struct.unpack_from('<3i', N, i * 32) for i in range(len(N) // 32)]
 lsz = 56 if ver <= 19 else 32
-leaf_contents = [struct.unpack_from('<i', d, lo + i * lsz)[0] for i in range(ll // lsz)]
+leaf_contents = [struct.unpack_from('<i', L, i * lsz)[0] for i in range(len(L) // lsz)]
 
 def solid(p):
     n = 0

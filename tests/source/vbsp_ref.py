@@ -29,6 +29,16 @@ def lzma_lump(blob):
     return out, True
 
 
+def lumps(data):
+    """(version, lump(i) -> its bytes, LZMA lumps decoded), for the standard and L4D2 layouts"""
+    version = struct.unpack_from("<i", data, 4)[0]
+    raw = [struct.unpack_from("<iiii", data, 8 + 16 * i) for i in range(64)]
+    tab = [(r[0], r[1]) for r in raw]
+    if version == 21 and not all(o >= 0 and (ln == 0 or o >= 1036) and o + ln <= len(data) for o, ln in tab):
+        tab = [(r[1], r[2]) for r in raw]  # L4D2 lump_t order
+    return version, lambda i: lzma_lump(data[tab[i][0]:tab[i][0] + tab[i][1]])[0]
+
+
 def count_entities(text):
     """Count top-level { } blocks outside quoted strings."""
     n = 0
