@@ -165,19 +165,16 @@ static bk_result open_common(bk_archive *a, const char *path, const bk_options *
 {
     a->uf = unzOpen2_64(path, a->mem.data ? &a->io : NULL);
     if (!a->uf) {
-        uint8_t head[22];
-        size_t n = 0;
         if (a->mem.data) {
-            n = a->mem.size < sizeof head ? (size_t)a->mem.size : sizeof head;
-            memcpy(head, a->mem.data, n);
-            if (n == sizeof head && empty_zip(a->mem.data, (size_t)a->mem.size)) {
+            if (empty_zip(a->mem.data, (size_t)a->mem.size)) {
                 *out = a;
                 return BK_OK;
             }
         } else {
+            uint8_t head[22];
             FILE *fp = fopen(path, "rb");
             if (fp) {
-                n = fread(head, 1, sizeof head, fp);
+                size_t n = fread(head, 1, sizeof head, fp);
                 long end = fseek(fp, 0, SEEK_END) == 0 ? ftell(fp) : -1;
                 fclose(fp);
                 if (n == sizeof head && end >= 0 && empty_zip(head, (size_t)end)) {
