@@ -1,6 +1,9 @@
-/* glTF 2.0 exporter (.glb and .gltf + .bin). JSON is built with cJSON; binary data goes into one
- * buffer. Values are cleaned on the way out (NaN/Inf, zero or non-unit normals, unnormalised
- * weights, degenerate triangles) so that the Khronos validator reports no errors. */
+/* glTF 2.0 exporter (.glb and .gltf + .bin). JSON is built with cJSON. The binary buffer is never
+ * held in memory: the JSON pass lays it out as a list of segments (where each buffer view starts,
+ * how long it is, and what produces its bytes), and the emit pass streams the segments to the
+ * output through a small chunk buffer, producing vertex attributes from the scene as it goes.
+ * Values are cleaned on the way out (NaN/Inf, zero or non-unit normals, unnormalised weights,
+ * degenerate triangles) so that the Khronos validator reports no errors. */
 #include <cjson/cJSON.h>
 #include <float.h>
 #include <math.h>
@@ -19,10 +22,26 @@
 #define GL_ARRAY_BUFFER 34962
 #define GL_ELEMENT_ARRAY_BUFFER 34963
 
+/* What produces a buffer view's bytes at emit time. */
+enum {
+    SEG_OWNED,                      /* bytes held by the segment (PNGs, skins, animations) */
+    SEG_POS, SEG_NRM, SEG_UV0, SEG_UV1, SEG_ZERO2, SEG_COL, SEG_JTS, SEG_WTS, /* a primitive's attribute */
+    SEG_IDX16, SEG_IDX32,           /* a primitive's indices, degenerate triangles dropped */
+};
+
+typedef struct bin_seg {
+    uint64_t ofs, bytes;
+    const bk_primitive *p;          /* SEG_POS .. SEG_IDX32 */
+    uint8_t *owned;                 /* SEG_OWNED */
+    int kind;
+} bin_seg;
+
 typedef struct gltf_writer {
     const bk_scene *s;
     bk_xform x;
-    bk_buf bin;
+    bin_seg *segs;
+    uint32_t seg_count, seg_cap;
+    uint64_t bin_size;
     cJSON *root, *buffer_views, *accessors;
     bk_export_stats st;
     bk_result err;
@@ -36,14 +55,28 @@ static bool ends_with(const char *s, const char *suf)
     return n >= m && bk_strcasecmp(s + n - m, suf) == 0;
 }
 
-static int add_view(gltf_writer *w, const void *data, size_t bytes, int target)
+/* A buffer view of `bytes` at the next 4-aligned offset, produced by `kind` from p (or owned,
+ * which the writer takes over, and frees on failure too). */
+static int add_view(gltf_writer *w, int kind, const bk_primitive *p, uint8_t *owned, uint64_t bytes, int target)
 {
-    while (w->bin.size % 4) bk_buf_append(&w->bin, "\0", 1);
-    size_t ofs = w->bin.size;
-    if (!bk_buf_append(&w->bin, data, bytes)) {
-        w->err = BK_ENOMEM;
+    if (w->err) {
+        bk_free(owned);
         return -1;
     }
+    if (w->seg_count == w->seg_cap) {
+        uint32_t cap = w->seg_cap ? w->seg_cap * 2 : 64;
+        bin_seg *n = bk_realloc(w->segs, (size_t)cap * sizeof *n);
+        if (!n) {
+            bk_free(owned);
+            w->err = BK_ENOMEM;
+            return -1;
+        }
+        w->segs = n;
+        w->seg_cap = cap;
+    }
+    uint64_t ofs = (w->bin_size + 3) & ~(uint64_t)3;
+    w->segs[w->seg_count++] = (bin_seg){.ofs = ofs, .bytes = bytes, .p = p, .owned = owned, .kind = kind};
+    w->bin_size = ofs + bytes;
     cJSON *v = cJSON_CreateObject();
     cJSON_AddNumberToObject(v, "buffer", 0);
     cJSON_AddNumberToObject(v, "byteOffset", (double)ofs);
@@ -51,6 +84,18 @@ static int add_view(gltf_writer *w, const void *data, size_t bytes, int target)
     if (target) cJSON_AddNumberToObject(v, "target", target);
     cJSON_AddItemToArray(w->buffer_views, v);
     return w->view_count++;
+}
+
+/* a view holding a copy of data */
+static int add_view_copy(gltf_writer *w, const void *data, size_t bytes, int target)
+{
+    uint8_t *c = bk_malloc(bytes ? bytes : 1);
+    if (!c) {
+        w->err = BK_ENOMEM;
+        return -1;
+    }
+    memcpy(c, data, bytes);
+    return add_view(w, SEG_OWNED, NULL, c, bytes, target);
 }
 
 static const char *type_name(int comps)
@@ -64,19 +109,31 @@ static const char *type_name(int comps)
     }
 }
 
-/* Float accessor; with_minmax adds min/max per component. */
-static int add_float_accessor(gltf_writer *w, const float *data, uint32_t count, int comps, int target,
-                              bool with_minmax)
+static int add_accessor(gltf_writer *w, int view, int component_type, uint32_t count, int comps, const double *mn,
+                        const double *mx)
 {
-    int view = add_view(w, data, (size_t)count * comps * sizeof(float), target);
     if (view < 0) return -1;
     cJSON *a = cJSON_CreateObject();
     cJSON_AddNumberToObject(a, "bufferView", view);
-    cJSON_AddNumberToObject(a, "componentType", GL_FLOAT);
+    cJSON_AddNumberToObject(a, "componentType", component_type);
     cJSON_AddNumberToObject(a, "count", count);
     cJSON_AddStringToObject(a, "type", type_name(comps));
+    if (mn) {
+        cJSON_AddItemToObject(a, "min", cJSON_CreateDoubleArray(mn, comps));
+        cJSON_AddItemToObject(a, "max", cJSON_CreateDoubleArray(mx, comps));
+    }
+    cJSON_AddItemToArray(w->accessors, a);
+    return w->accessor_count++;
+}
+
+/* Float accessor over a copy of data; with_minmax adds min/max per component. */
+static int add_float_accessor(gltf_writer *w, const float *data, uint32_t count, int comps, int target,
+                              bool with_minmax)
+{
+    int view = add_view_copy(w, data, (size_t)count * comps * sizeof(float), target);
+    if (view < 0) return -1;
+    double mn[16], mx[16];
     if (with_minmax) {
-        double mn[16], mx[16];
         for (int c = 0; c < comps; c++) {
             mn[c] = DBL_MAX;
             mx[c] = -DBL_MAX;
@@ -87,52 +144,19 @@ static int add_float_accessor(gltf_writer *w, const float *data, uint32_t count,
                 if (v < mn[c]) mn[c] = v;
                 if (v > mx[c]) mx[c] = v;
             }
-        cJSON_AddItemToObject(a, "min", cJSON_CreateDoubleArray(mn, comps));
-        cJSON_AddItemToObject(a, "max", cJSON_CreateDoubleArray(mx, comps));
     }
-    cJSON_AddItemToArray(w->accessors, a);
-    return w->accessor_count++;
+    return add_accessor(w, view, GL_FLOAT, count, comps, with_minmax ? mn : NULL, with_minmax ? mx : NULL);
 }
 
-static int add_u16_accessor(gltf_writer *w, const uint16_t *data, uint32_t count, int comps, int target)
+/* a primitive's attribute, produced at emit time */
+static int add_prim_accessor(gltf_writer *w, const bk_primitive *p, int kind, uint32_t count, int comps,
+                             const double *mn, const double *mx)
 {
-    int view = add_view(w, data, (size_t)count * comps * sizeof(uint16_t), target);
-    if (view < 0) return -1;
-    cJSON *a = cJSON_CreateObject();
-    cJSON_AddNumberToObject(a, "bufferView", view);
-    cJSON_AddNumberToObject(a, "componentType", GL_UNSIGNED_SHORT);
-    cJSON_AddNumberToObject(a, "count", count);
-    cJSON_AddStringToObject(a, "type", type_name(comps));
-    cJSON_AddItemToArray(w->accessors, a);
-    return w->accessor_count++;
-}
-
-static int add_index_accessor(gltf_writer *w, const uint32_t *idx, uint32_t count, uint32_t vcount)
-{
-    int view;
-    int type;
-    if (vcount <= 65535) {
-        uint16_t *tmp = bk_malloc((size_t)count * 2 + 2);
-        if (!tmp) {
-            w->err = BK_ENOMEM;
-            return -1;
-        }
-        for (uint32_t i = 0; i < count; i++) tmp[i] = (uint16_t)idx[i];
-        view = add_view(w, tmp, (size_t)count * 2, GL_ELEMENT_ARRAY_BUFFER);
-        bk_free(tmp);
-        type = GL_UNSIGNED_SHORT;
-    } else {
-        view = add_view(w, idx, (size_t)count * 4, GL_ELEMENT_ARRAY_BUFFER);
-        type = GL_UNSIGNED_INT;
-    }
-    if (view < 0) return -1;
-    cJSON *a = cJSON_CreateObject();
-    cJSON_AddNumberToObject(a, "bufferView", view);
-    cJSON_AddNumberToObject(a, "componentType", type);
-    cJSON_AddNumberToObject(a, "count", count);
-    cJSON_AddStringToObject(a, "type", "SCALAR");
-    cJSON_AddItemToArray(w->accessors, a);
-    return w->accessor_count++;
+    int ct = kind == SEG_JTS || kind == SEG_IDX16 ? GL_UNSIGNED_SHORT : kind == SEG_IDX32 ? GL_UNSIGNED_INT : GL_FLOAT;
+    size_t size = ct == GL_UNSIGNED_SHORT ? 2 : 4;
+    int target = kind == SEG_IDX16 || kind == SEG_IDX32 ? GL_ELEMENT_ARRAY_BUFFER : GL_ARRAY_BUFFER;
+    int view = add_view(w, kind, p, NULL, (uint64_t)count * comps * size, target);
+    return add_accessor(w, view, ct, count, comps, mn, mx);
 }
 
 static float clean(float v, float dflt, uint64_t *n)
@@ -153,143 +177,141 @@ static cJSON *kv_object(const bk_kv *kv, uint32_t n)
     return o;
 }
 
-/* Write one primitive; returns NULL when it is empty after cleaning. */
+static bool bad_element(const uint32_t *v, uint32_t per, uint32_t n)
+{
+    bool bad = false;
+    for (uint32_t k = 0; k < per; k++) bad |= v[k] >= n;
+    if (!bad) bad = v[0] == v[1] || (per == 3 && (v[1] == v[2] || v[0] == v[2]));
+    return bad;
+}
+
+/* The cleaned vertex i of p for attribute kind, into out (floats, or uint16 for SEG_JTS);
+ * cl counts the values cleaned. */
+static void vertex_attr(const bk_xform *x, const bk_primitive *p, int kind, uint32_t i, void *out, uint64_t *cl)
+{
+    float v[4], *o = out;
+    switch (kind) {
+    case SEG_POS:
+        for (int c = 0; c < 3; c++) v[c] = clean(p->position[(size_t)i * 3 + c], 0.0f, cl);
+        bk_xf_point(x, v, o);
+        break;
+    case SEG_NRM: {
+        for (int c = 0; c < 3; c++) v[c] = clean(p->normal[(size_t)i * 3 + c], 0.0f, cl);
+        float len = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+        if (!(len > 1e-6f)) {
+            v[0] = 0, v[1] = 0, v[2] = 1;
+            (*cl)++;
+        } else {
+            if (fabsf(len - 1.0f) > 1e-4f) (*cl)++;
+            v[0] /= len, v[1] /= len, v[2] /= len;
+        }
+        bk_xf_dir(x, v, o);
+        break;
+    }
+    case SEG_UV0:
+    case SEG_UV1: {
+        const float *uv = kind == SEG_UV0 ? p->uv0 : p->uv1;
+        for (int c = 0; c < 2; c++) o[c] = clean(uv[(size_t)i * 2 + c], 0.0f, cl);
+        break;
+    }
+    case SEG_ZERO2: o[0] = o[1] = 0; break;
+    case SEG_COL:
+        for (int c = 0; c < 4; c++) {
+            float f = clean(p->color[(size_t)i * 4 + c], 1.0f, cl);
+            o[c] = f < 0 ? 0 : (f > 1 ? 1 : f);
+        }
+        break;
+    case SEG_JTS:
+    case SEG_WTS: {
+        float wts[4];
+        uint16_t jts[4];
+        uint64_t ignored = 0;
+        for (int c = 0; c < 4; c++) {
+            float f = clean(p->weights[(size_t)i * 4 + c], 0.0f, kind == SEG_WTS ? cl : &ignored);
+            wts[c] = f < 0 ? 0 : f;
+            jts[c] = p->joints[(size_t)i * 4 + c];
+        }
+        /* zero weights point at joint 0; merge duplicates of one joint */
+        for (int c = 0; c < 4; c++) {
+            if (wts[c] == 0) jts[c] = 0;
+            for (int d = 0; d < c; d++)
+                if (wts[c] > 0 && wts[d] > 0 && jts[c] == jts[d]) {
+                    wts[d] += wts[c];
+                    wts[c] = 0;
+                    jts[c] = 0;
+                }
+        }
+        float sum = wts[0] + wts[1] + wts[2] + wts[3];
+        if (!(sum > 1e-6f)) {
+            wts[0] = 1, wts[1] = wts[2] = wts[3] = 0;
+            jts[1] = jts[2] = jts[3] = 0;
+            if (kind == SEG_WTS) (*cl)++;
+        } else {
+            for (int c = 0; c < 4; c++) wts[c] /= sum;
+        }
+        if (kind == SEG_WTS) memcpy(o, wts, sizeof wts);
+        else memcpy(out, jts, sizeof jts);
+        break;
+    }
+    default: break;
+    }
+}
+
+/* Lay out one primitive; returns NULL when it is empty after cleaning. */
 static cJSON *write_primitive(gltf_writer *w, const bk_primitive *p)
 {
     uint32_t n = p->vertex_count;
     if (!n || !p->position) return NULL;
-    uint32_t *idx = NULL;
     uint32_t icount = 0;
-    if (p->mode == BK_PRIM_TRIANGLES || p->mode == BK_PRIM_LINES) {
+    bool indexed = p->mode == BK_PRIM_TRIANGLES || p->mode == BK_PRIM_LINES;
+    if (indexed) {
         uint32_t per = p->mode == BK_PRIM_TRIANGLES ? 3 : 2;
         if (!p->indices || p->index_count < per) return NULL;
-        idx = bk_malloc((size_t)p->index_count * sizeof(uint32_t));
-        if (!idx) {
-            w->err = BK_ENOMEM;
-            return NULL;
-        }
         for (uint32_t t = 0; t + per <= p->index_count; t += per) {
-            const uint32_t *v = p->indices + t;
-            bool bad = false;
-            for (uint32_t k = 0; k < per; k++) bad |= v[k] >= n;
-            if (!bad) bad = v[0] == v[1] || (per == 3 && (v[1] == v[2] || v[0] == v[2]));
-            if (bad) {
-                w->st.dropped_degenerate++;
-                continue;
-            }
-            memcpy(idx + icount, v, per * sizeof(uint32_t));
-            icount += per;
+            if (bad_element(p->indices + t, per, n)) w->st.dropped_degenerate++;
+            else icount += per;
         }
-        if (!icount) {
-            bk_free(idx);
-            return NULL;
-        }
+        if (!icount) return NULL;
     }
-    size_t n3 = (size_t)n * 3;
-    float *pos = bk_malloc(n3 * sizeof(float));
-    float *nrm = p->normal ? bk_malloc(n3 * sizeof(float)) : NULL;
-    float *uv0 = p->uv0 ? bk_malloc((size_t)n * 2 * sizeof(float)) : NULL;
-    float *uv1 = p->uv1 ? bk_malloc((size_t)n * 2 * sizeof(float)) : NULL;
-    float *col = p->color ? bk_malloc((size_t)n * 4 * sizeof(float)) : NULL;
-    float *wts = p->weights && p->joints ? bk_malloc((size_t)n * 4 * sizeof(float)) : NULL;
-    uint16_t *jts = p->weights && p->joints ? bk_malloc((size_t)n * 4 * sizeof(uint16_t)) : NULL;
-    cJSON *prim = NULL;
-    if (!pos || (p->normal && !nrm) || (p->uv0 && !uv0) || (p->uv1 && !uv1) || (p->color && !col) ||
-        (p->weights && p->joints && (!wts || !jts))) {
-        w->err = BK_ENOMEM;
-        goto out;
-    }
-    uint64_t *cl = &w->st.cleaned_values;
+    double mn[3] = {DBL_MAX, DBL_MAX, DBL_MAX}, mx[3] = {-DBL_MAX, -DBL_MAX, -DBL_MAX};
+    uint64_t ignored = 0; /* counted when the values are emitted */
     for (uint32_t i = 0; i < n; i++) {
         float v[3];
-        for (int c = 0; c < 3; c++) v[c] = clean(p->position[i * 3 + c], 0.0f, cl);
-        bk_xf_point(&w->x, v, pos + i * 3);
-        if (nrm) {
-            for (int c = 0; c < 3; c++) v[c] = clean(p->normal[i * 3 + c], 0.0f, cl);
-            float len = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-            if (!(len > 1e-6f)) {
-                v[0] = 0, v[1] = 0, v[2] = 1;
-                (*cl)++;
-            } else {
-                if (fabsf(len - 1.0f) > 1e-4f) (*cl)++;
-                v[0] /= len, v[1] /= len, v[2] /= len;
-            }
-            bk_xf_dir(&w->x, v, nrm + i * 3);
-        }
-        if (uv0)
-            for (int c = 0; c < 2; c++) uv0[i * 2 + c] = clean(p->uv0[i * 2 + c], 0.0f, cl);
-        if (uv1)
-            for (int c = 0; c < 2; c++) uv1[i * 2 + c] = clean(p->uv1[i * 2 + c], 0.0f, cl);
-        if (col)
-            for (int c = 0; c < 4; c++) {
-                float f = clean(p->color[i * 4 + c], 1.0f, cl);
-                col[i * 4 + c] = f < 0 ? 0 : (f > 1 ? 1 : f);
-            }
-        if (wts) {
-            float sum = 0;
-            for (int c = 0; c < 4; c++) {
-                float f = clean(p->weights[i * 4 + c], 0.0f, cl);
-                if (f < 0) f = 0;
-                wts[i * 4 + c] = f;
-                jts[i * 4 + c] = p->joints[i * 4 + c];
-            }
-            /* zero weights point at joint 0; merge duplicates of one joint */
-            for (int c = 0; c < 4; c++) {
-                if (wts[i * 4 + c] == 0) jts[i * 4 + c] = 0;
-                for (int d = 0; d < c; d++)
-                    if (wts[i * 4 + c] > 0 && wts[i * 4 + d] > 0 && jts[i * 4 + c] == jts[i * 4 + d]) {
-                        wts[i * 4 + d] += wts[i * 4 + c];
-                        wts[i * 4 + c] = 0;
-                        jts[i * 4 + c] = 0;
-                    }
-            }
-            for (int c = 0; c < 4; c++) sum += wts[i * 4 + c];
-            if (!(sum > 1e-6f)) {
-                wts[i * 4] = 1, wts[i * 4 + 1] = wts[i * 4 + 2] = wts[i * 4 + 3] = 0;
-                jts[i * 4 + 1] = jts[i * 4 + 2] = jts[i * 4 + 3] = 0;
-                (*cl)++;
-            } else {
-                for (int c = 0; c < 4; c++) wts[i * 4 + c] /= sum;
-            }
+        vertex_attr(&w->x, p, SEG_POS, i, v, &ignored);
+        for (int c = 0; c < 3; c++) {
+            if (v[c] < mn[c]) mn[c] = v[c];
+            if (v[c] > mx[c]) mx[c] = v[c];
         }
     }
-    prim = cJSON_CreateObject();
+    cJSON *prim = cJSON_CreateObject();
     cJSON *attrs = cJSON_AddObjectToObject(prim, "attributes");
     int a;
-    if ((a = add_float_accessor(w, pos, n, 3, GL_ARRAY_BUFFER, true)) < 0) goto fail;
+    if ((a = add_prim_accessor(w, p, SEG_POS, n, 3, mn, mx)) < 0) goto fail;
     cJSON_AddNumberToObject(attrs, "POSITION", a);
-    if (nrm) {
-        if ((a = add_float_accessor(w, nrm, n, 3, GL_ARRAY_BUFFER, false)) < 0) goto fail;
+    if (p->normal) {
+        if ((a = add_prim_accessor(w, p, SEG_NRM, n, 3, NULL, NULL)) < 0) goto fail;
         cJSON_AddNumberToObject(attrs, "NORMAL", a);
     }
-    if (uv0) {
-        if ((a = add_float_accessor(w, uv0, n, 2, GL_ARRAY_BUFFER, false)) < 0) goto fail;
+    if (p->uv0 || p->uv1) { /* TEXCOORD_1 needs TEXCOORD_0 before it */
+        if ((a = add_prim_accessor(w, p, p->uv0 ? SEG_UV0 : SEG_ZERO2, n, 2, NULL, NULL)) < 0) goto fail;
         cJSON_AddNumberToObject(attrs, "TEXCOORD_0", a);
     }
-    if (uv1) {
-        if (!uv0) { /* TEXCOORD_1 needs TEXCOORD_0 before it */
-            float *z = bk_calloc((size_t)n * 2, sizeof(float));
-            if (!z) goto fail;
-            a = add_float_accessor(w, z, n, 2, GL_ARRAY_BUFFER, false);
-            bk_free(z);
-            if (a < 0) goto fail;
-            cJSON_AddNumberToObject(attrs, "TEXCOORD_0", a);
-        }
-        if ((a = add_float_accessor(w, uv1, n, 2, GL_ARRAY_BUFFER, false)) < 0) goto fail;
+    if (p->uv1) {
+        if ((a = add_prim_accessor(w, p, SEG_UV1, n, 2, NULL, NULL)) < 0) goto fail;
         cJSON_AddNumberToObject(attrs, "TEXCOORD_1", a);
     }
-    if (col) {
-        if ((a = add_float_accessor(w, col, n, 4, GL_ARRAY_BUFFER, false)) < 0) goto fail;
+    if (p->color) {
+        if ((a = add_prim_accessor(w, p, SEG_COL, n, 4, NULL, NULL)) < 0) goto fail;
         cJSON_AddNumberToObject(attrs, "COLOR_0", a);
     }
-    if (wts) {
-        if ((a = add_u16_accessor(w, jts, n, 4, GL_ARRAY_BUFFER)) < 0) goto fail;
+    if (p->weights && p->joints) {
+        if ((a = add_prim_accessor(w, p, SEG_JTS, n, 4, NULL, NULL)) < 0) goto fail;
         cJSON_AddNumberToObject(attrs, "JOINTS_0", a);
-        if ((a = add_float_accessor(w, wts, n, 4, GL_ARRAY_BUFFER, false)) < 0) goto fail;
+        if ((a = add_prim_accessor(w, p, SEG_WTS, n, 4, NULL, NULL)) < 0) goto fail;
         cJSON_AddNumberToObject(attrs, "WEIGHTS_0", a);
     }
-    if (idx) {
-        if ((a = add_index_accessor(w, idx, icount, n)) < 0) goto fail;
+    if (indexed) {
+        if ((a = add_prim_accessor(w, p, n <= 65535 ? SEG_IDX16 : SEG_IDX32, icount, 1, NULL, NULL)) < 0) goto fail;
         cJSON_AddNumberToObject(prim, "indices", a);
     }
     cJSON_AddNumberToObject(prim, "mode", p->mode == BK_PRIM_POINTS ? 0 : (p->mode == BK_PRIM_LINES ? 1 : 4));
@@ -298,21 +320,116 @@ static cJSON *write_primitive(gltf_writer *w, const bk_primitive *p)
     w->st.vertices += n;
     if (p->mode == BK_PRIM_TRIANGLES) w->st.triangles += icount / 3;
     w->st.primitives++;
-    goto out;
+    return prim;
 fail:
     if (!w->err) w->err = BK_ENOMEM;
     cJSON_Delete(prim);
-    prim = NULL;
-out:
-    bk_free(idx);
-    bk_free(pos);
-    bk_free(nrm);
-    bk_free(uv0);
-    bk_free(uv1);
-    bk_free(col);
-    bk_free(wts);
-    bk_free(jts);
-    return prim;
+    return NULL;
+}
+
+/* The emit pass: the buffer's bytes through a chunk buffer to write(). */
+typedef struct bin_sink {
+    bk_write_fn write;
+    void *user;
+    uint64_t written;
+    size_t n;
+    bool ok;
+    uint8_t buf[1 << 16];
+} bin_sink;
+
+static void sink_flush(bin_sink *k)
+{
+    if (k->ok && k->n && !k->write(k->user, k->buf, k->n)) k->ok = false;
+    k->written += k->n;
+    k->n = 0;
+}
+
+/* room for `size` (at most 64 bytes) more bytes in the chunk */
+static uint8_t *sink_room(bin_sink *k, size_t size)
+{
+    if (k->n + size > sizeof k->buf) sink_flush(k);
+    uint8_t *r = k->buf + k->n;
+    k->n += size;
+    return r;
+}
+
+static void sink_bytes(bin_sink *k, const void *data, size_t size)
+{
+    if (k->n + size <= sizeof k->buf) {
+        memcpy(k->buf + k->n, data, size);
+        k->n += size;
+        return;
+    }
+    sink_flush(k);
+    if (k->ok && size && !k->write(k->user, data, size)) k->ok = false;
+    k->written += size;
+}
+
+static void emit_segment(gltf_writer *w, const bin_seg *g, bin_sink *k)
+{
+    const bk_primitive *p = g->p;
+    uint64_t *cl = &w->st.cleaned_values;
+    switch (g->kind) {
+    case SEG_OWNED: sink_bytes(k, g->owned, g->bytes); break;
+    case SEG_IDX16:
+    case SEG_IDX32: {
+        uint32_t per = p->mode == BK_PRIM_TRIANGLES ? 3 : 2;
+        for (uint32_t t = 0; t + per <= p->index_count; t += per) {
+            const uint32_t *v = p->indices + t;
+            if (bad_element(v, per, p->vertex_count)) continue;
+            if (g->kind == SEG_IDX32) {
+                memcpy(sink_room(k, per * 4), v, per * 4);
+            } else {
+                uint16_t s[3] = {(uint16_t)v[0], (uint16_t)v[1], (uint16_t)(per == 3 ? v[2] : 0)};
+                memcpy(sink_room(k, per * 2), s, per * 2);
+            }
+        }
+        break;
+    }
+    default: {
+        size_t size = g->kind == SEG_POS || g->kind == SEG_NRM ? 12 : g->kind == SEG_UV0 || g->kind == SEG_UV1 ||
+                      g->kind == SEG_ZERO2 ? 8 : g->kind == SEG_JTS ? 8 : 16;
+        for (uint32_t i = 0; i < p->vertex_count; i++) vertex_attr(&w->x, p, g->kind, i, sink_room(k, size), cl);
+        break;
+    }
+    }
+}
+
+/* Stream the whole buffer (bin_size bytes, zero padding between views and at the end). */
+static bk_result emit_bin(gltf_writer *w, uint64_t padded_size, bk_write_fn write, void *user)
+{
+    bin_sink *k = bk_malloc(sizeof *k);
+    if (!k) return BK_ENOMEM;
+    k->write = write;
+    k->user = user;
+    k->written = 0;
+    k->n = 0;
+    k->ok = true;
+    static const uint8_t zero[4];
+    bk_result r = BK_OK;
+    for (uint32_t i = 0; i < w->seg_count && k->ok; i++) {
+        const bin_seg *g = &w->segs[i];
+        uint64_t at = k->written + k->n;
+        if (at > g->ofs || g->ofs - at > 3) {
+            r = BK_EIO;
+            break;
+        }
+        sink_bytes(k, zero, (size_t)(g->ofs - at));
+        emit_segment(w, g, k);
+        if (k->written + k->n != g->ofs + g->bytes) { /* the layout and the bytes disagree: a bug */
+            r = BK_EIO;
+            break;
+        }
+    }
+    if (r == BK_OK && k->ok) {
+        uint64_t at = k->written + k->n;
+        if (at <= padded_size && padded_size - at <= 3) sink_bytes(k, zero, (size_t)(padded_size - at));
+        else r = BK_EIO;
+    }
+    sink_flush(k);
+    if (r == BK_OK && !k->ok) r = BK_EIO;
+    bk_free(k);
+    return r;
 }
 
 /* The images' PNGs, encoded on a second thread while the geometry is written (the deflate of
@@ -424,8 +541,8 @@ static void write_images(gltf_writer *w, const int32_t *tex_of_image, png_job *j
             w->err = BK_ENOMEM;
             break;
         }
-        int view = add_view(w, job->pngs[i].data, job->pngs[i].size, 0);
-        bk_buf_free(&job->pngs[i]);
+        int view = add_view(w, SEG_OWNED, NULL, job->pngs[i].data, job->pngs[i].size, 0); /* taken over */
+        memset(&job->pngs[i], 0, sizeof job->pngs[i]);
         if (view < 0) break;
         cJSON *img = cJSON_CreateObject();
         cJSON_AddStringToObject(img, "name", im->name);
@@ -719,13 +836,22 @@ static bk_result pad_json(const char *json, bk_buf *out)
     return BK_OK;
 }
 
-/* The glTF JSON and its binary buffer for scene s (bin_uri: the buffer's file name for .gltf,
- * NULL for .glb). On success *json (cJSON_free) and *bin (bk_buf_free) are the caller's. */
+static void writer_release(gltf_writer *w)
+{
+    for (uint32_t i = 0; i < w->seg_count; i++) bk_free(w->segs[i].owned);
+    bk_free(w->segs);
+    w->segs = NULL;
+    w->seg_count = w->seg_cap = 0;
+}
+
+/* The glTF JSON for scene s and the layout of its binary buffer in w (bin_uri: the buffer's file
+ * name for .gltf, NULL for .glb). On success *json (cJSON_free) is the caller's, and w holds the
+ * segments to emit (writer_release). w->bin_size is then the buffer's padded length. */
 static bk_result gltf_make(const bk_scene *s, const bk_export_options *opt, const char *bin_uri, char **json_out,
-                           bk_buf *bin_out, bk_export_stats *st_out)
+                           gltf_writer *wp)
 {
     *json_out = NULL;
-    memset(bin_out, 0, sizeof *bin_out);
+    memset(wp, 0, sizeof *wp);
     gltf_writer w;
     memset(&w, 0, sizeof w);
     w.s = s;
@@ -781,14 +907,13 @@ static bk_result gltf_make(const bk_scene *s, const bk_export_options *opt, cons
             cJSON_AddItemToArray(eu, cJSON_CreateString("KHR_materials_emissive_strength"));
         if (used_ext & EXT_SPECULAR) cJSON_AddItemToArray(eu, cJSON_CreateString("KHR_materials_specular"));
     }
-    if (w.bin.failed) w.err = BK_ENOMEM;
 
     bk_result r = w.err;
-    if (r == BK_OK && w.bin.size) {
-        while (w.bin.size % 4) bk_buf_append(&w.bin, "\0", 1);
+    w.bin_size = (w.bin_size + 3) & ~(uint64_t)3;
+    if (r == BK_OK && w.bin_size) {
         cJSON *buffers = cJSON_AddArrayToObject(w.root, "buffers");
         cJSON *b = cJSON_CreateObject();
-        cJSON_AddNumberToObject(b, "byteLength", (double)w.bin.size);
+        cJSON_AddNumberToObject(b, "byteLength", (double)w.bin_size);
         if (bin_uri) cJSON_AddStringToObject(b, "uri", bin_uri);
         cJSON_AddItemToArray(buffers, b);
     }
@@ -797,33 +922,33 @@ static bk_result gltf_make(const bk_scene *s, const bk_export_options *opt, cons
     if (cJSON_GetArraySize(w.accessors)) cJSON_AddItemToObject(w.root, "accessors", w.accessors);
     else cJSON_Delete(w.accessors);
 
-    if (r == BK_OK && w.bin.size > UINT32_MAX - 4096) r = BK_ELIMIT;
+    if (r == BK_OK && w.bin_size > UINT32_MAX - 4096) r = BK_ELIMIT;
     char *json = r == BK_OK ? cJSON_PrintUnformatted(w.root) : NULL;
     if (r == BK_OK && !json) r = BK_ENOMEM;
     cJSON_Delete(w.root);
+    w.root = w.buffer_views = w.accessors = NULL;
     bk_free(tex_of_image);
     bk_free(mesh_map);
-    if (w.bin.failed && r == BK_OK) r = BK_ENOMEM;
-    if (st_out) *st_out = w.st;
     if (r != BK_OK) {
         cJSON_free(json);
-        bk_buf_free(&w.bin);
+        writer_release(&w);
+        *wp = w;
         return r;
     }
     *json_out = json;
-    *bin_out = w.bin;
+    *wp = w;
     return BK_OK;
 }
 
-/* A .glb in pieces: header, JSON chunk (space-padded), BIN chunk; no copy of the buffer. */
-static bk_result glb_emit(const char *json, const bk_buf *bin, bk_write_fn write, void *user, uint64_t *bytes)
+/* A .glb in pieces: header, JSON chunk (space-padded), BIN chunk streamed from the layout. */
+static bk_result glb_emit(const char *json, gltf_writer *w, bk_write_fn write, void *user, uint64_t *bytes)
 {
     bk_buf j = {0};
     bk_result r = pad_json(json, &j);
     if (r == BK_OK && j.failed) r = BK_ENOMEM;
     if (r == BK_OK) {
         uint8_t hdr[20];
-        uint64_t total = 12 + 8 + (uint64_t)j.size + (bin->size ? 8 + (uint64_t)bin->size : 0);
+        uint64_t total = 12 + 8 + (uint64_t)j.size + (w->bin_size ? 8 + w->bin_size : 0);
         if (total > UINT32_MAX) r = BK_ELIMIT;
         memcpy(hdr, "glTF", 4);
         bk_wr_u32le(hdr + 4, 2);
@@ -831,10 +956,11 @@ static bk_result glb_emit(const char *json, const bk_buf *bin, bk_write_fn write
         bk_wr_u32le(hdr + 12, (uint32_t)j.size);
         memcpy(hdr + 16, "JSON", 4);
         if (r == BK_OK && (!write(user, hdr, 20) || !write(user, j.data, j.size))) r = BK_EIO;
-        if (r == BK_OK && bin->size) {
-            bk_wr_u32le(hdr, (uint32_t)bin->size);
+        bk_buf_free(&j);
+        if (r == BK_OK && w->bin_size) {
+            bk_wr_u32le(hdr, (uint32_t)w->bin_size);
             memcpy(hdr + 4, "BIN\0", 4);
-            if (!write(user, hdr, 8) || !write(user, bin->data, bin->size)) r = BK_EIO;
+            r = write(user, hdr, 8) ? emit_bin(w, w->bin_size, write, user) : BK_EIO;
         }
         if (bytes) *bytes = total;
     }
@@ -847,13 +973,12 @@ bk_result bk_export_glb_to(const bk_scene *s, const bk_export_options *opt, bk_w
 {
     if (!s || !write) return BK_EARG;
     char *json;
-    bk_buf bin;
-    bk_export_stats st;
-    bk_result r = gltf_make(s, opt, NULL, &json, &bin, &st);
-    if (r == BK_OK) r = glb_emit(json, &bin, write, user, &st.bytes);
-    if (stats) *stats = st;
+    gltf_writer w;
+    bk_result r = gltf_make(s, opt, NULL, &json, &w);
+    if (r == BK_OK) r = glb_emit(json, &w, write, user, &w.st.bytes);
+    if (stats) *stats = w.st;
     cJSON_free(json);
-    bk_buf_free(&bin);
+    writer_release(&w);
     return r;
 }
 
@@ -895,26 +1020,29 @@ bk_result bk_export_gltf(const bk_scene *s, const bk_export_options *opt, const 
         bin_uri = bin_uri ? bin_uri + 1 : bin_path;
     }
     char *json;
-    bk_buf bin;
-    bk_export_stats st;
-    bk_result r = gltf_make(s, opt, bin_uri, &json, &bin, &st);
+    gltf_writer w;
+    bk_result r = gltf_make(s, opt, bin_uri, &json, &w);
+    /* streamed into temporary files, renamed when complete */
+    bk_atomic_file af;
     if (r == BK_OK && glb) {
-        /* streamed into a temporary file, renamed when complete */
-        bk_atomic_file af;
         r = bk_atomic_open(&af, path);
         if (r == BK_OK) {
-            r = glb_emit(json, &bin, bk_atomic_write, &af, &st.bytes);
+            r = glb_emit(json, &w, bk_atomic_write, &af, &w.st.bytes);
             bk_result c = bk_atomic_close(&af, r == BK_OK);
             if (r == BK_OK) r = c;
         }
     } else if (r == BK_OK) {
-        if (bin.size) r = bk_write_file_atomic(bin_path, bin.data, bin.size);
+        if (w.bin_size && (r = bk_atomic_open(&af, bin_path)) == BK_OK) {
+            r = emit_bin(&w, w.bin_size, bk_atomic_write, &af);
+            bk_result c = bk_atomic_close(&af, r == BK_OK);
+            if (r == BK_OK) r = c;
+        }
         if (r == BK_OK) r = bk_write_file_atomic(path, json, strlen(json));
-        st.bytes = strlen(json) + bin.size;
+        w.st.bytes = strlen(json) + w.bin_size;
     }
-    if (stats) *stats = st;
+    if (stats) *stats = w.st;
     bk_free(bin_path);
     cJSON_free(json);
-    bk_buf_free(&bin);
+    writer_release(&w);
     return r;
 }
