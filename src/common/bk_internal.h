@@ -151,6 +151,7 @@ typedef struct bk_ctx {
     bool keep_going;           /* validate mode: report and continue */
     uint32_t errors, warnings, reported;
     bk_result first_error;
+    bool mapped_input;         /* the file's bytes are a read-only file mapping (bk_input_decoded) */
 } bk_ctx;
 
 void bk_ctx_init(bk_ctx *ctx, const bk_options *opt, bool keep_going);
@@ -210,6 +211,14 @@ bk_result bk_read_file(const char *path, uint64_t max_bytes, uint8_t **out, size
 #define BK_MAP_MIN (256u << 10)
 bk_result bk_map_file(const char *path, uint64_t max_bytes, void **out, size_t *out_size);
 void bk_unmap_file(void *p, size_t size);
+/* A loader is done with these input bytes for now (it decoded them into arrays): when the input is
+ * a file mapping, their whole pages leave the process's memory. They stay readable (a later read
+ * brings them back from the file); with an input in memory this does nothing. */
+void bk_input_decoded(const bk_ctx *ctx, const void *data, size_t size);
+/* the same for bytes known to be in a read-only file mapping (bk_file.mapped) */
+void bk_mapped_release(const void *data, size_t size);
+/* give back the spare capacity of every primitive's arrays (after a builder is done) */
+void bk_scene_shrink(bk_scene *s);
 /* zip members: the stored bytes of any method (raw), and what the directory says of one */
 bk_result bk_archive_read_ex(bk_archive *a, uint32_t i, uint64_t max_bytes, bool raw, uint8_t **out, size_t *size);
 void bk_archive_entry_raw(const bk_archive *a, uint32_t i, uint64_t *csize, int *method, uint32_t *crc);
@@ -236,6 +245,8 @@ typedef struct bk_buf {
 } bk_buf;
 bool bk_buf_reserve(bk_buf *b, size_t extra);
 bool bk_buf_append(bk_buf *b, const void *p, size_t n);
+/* give back the room reserved past b->size */
+void bk_buf_shrink(bk_buf *b);
 bool bk_buf_printf(bk_buf *b, const char *fmt, ...) BK_PRINTF(2, 3);
 void bk_buf_free(bk_buf *b);
 

@@ -80,6 +80,25 @@ bk_result bk_map_file(const char *path, uint64_t max_bytes, void **out, size_t *
 #endif
 }
 
+void bk_input_decoded(const bk_ctx *ctx, const void *data, size_t size)
+{
+    if (ctx->mapped_input) bk_mapped_release(data, size);
+}
+
+void bk_mapped_release(const void *data, size_t size)
+{
+#if defined(BK_HAVE_MMAP) && defined(MADV_DONTNEED)
+    if (!size) return;
+    long pg = sysconf(_SC_PAGESIZE);
+    if (pg <= 0) return;
+    uintptr_t a = ((uintptr_t)data + (uintptr_t)pg - 1) & ~((uintptr_t)pg - 1);
+    uintptr_t b = ((uintptr_t)data + size) & ~((uintptr_t)pg - 1);
+    if (b > a) madvise((void *)a, b - a, MADV_DONTNEED);
+#else
+    (void)data, (void)size;
+#endif
+}
+
 void bk_unmap_file(void *p, size_t size)
 {
 #ifdef BK_HAVE_MMAP
@@ -162,7 +181,8 @@ bool bk_buf_reserve(bk_buf *b, size_t extra)
     size_t need;
     if (!bk_add_ok(b->size, extra, &need)) return !(b->failed = true);
     if (need <= b->cap) return true;
-    size_t ncap = b->cap ? b->cap : 4096;
+    /* a first reservation is taken as asked (a buffer sized up front is not doubled); growth doubles */
+    size_t ncap = b->cap ? b->cap : (need > 4096 ? need : 4096);
     while (ncap < need) {
         if (ncap > SIZE_MAX / 2) return !(b->failed = true);
         ncap *= 2;
@@ -172,6 +192,15 @@ bool bk_buf_reserve(bk_buf *b, size_t extra)
     b->data = p;
     b->cap = ncap;
     return true;
+}
+
+void bk_buf_shrink(bk_buf *b)
+{
+    if (b->failed || !b->data || b->size == b->cap) return;
+    uint8_t *p = bk_realloc(b->data, b->size ? b->size : 1);
+    if (!p) return; /* the larger block stays: nothing lost */
+    b->data = p;
+    b->cap = b->size ? b->size : 1;
 }
 
 bool bk_buf_append(bk_buf *b, const void *p, size_t n)

@@ -77,15 +77,12 @@ bk_result bk_png_encode(const uint8_t *rgba, uint32_t w, uint32_t h, bool alpha,
     if (level <= 0) level = 3;
     if (level > 12) level = 12;
     struct libdeflate_compressor *c = libdeflate_alloc_compressor(level);
-    size_t bound = c ? libdeflate_zlib_compress_bound(c, raw_n) : 0;
-    uint8_t *z = c ? bk_malloc(bound) : NULL;
-    size_t zn = z ? libdeflate_zlib_compress(c, raw, raw_n, z, bound) : 0;
-    if (c) libdeflate_free_compressor(c);
-    bk_free(raw);
-    if (!zn || zn > 0x7fffffffu) {
-        bk_free(z);
-        return c ? BK_EIO : BK_ENOMEM;
+    if (!c) {
+        bk_free(raw);
+        return BK_ENOMEM;
     }
+    /* the zlib stream is compressed straight into the IDAT chunk of out; the chunk's length and
+     * CRC are filled in after, and the room left over is given back */
     static const uint8_t sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
     uint8_t ihdr[13];
     ihdr[0] = (uint8_t)(w >> 24), ihdr[1] = (uint8_t)(w >> 16), ihdr[2] = (uint8_t)(w >> 8), ihdr[3] = (uint8_t)w;
@@ -93,13 +90,35 @@ bk_result bk_png_encode(const uint8_t *rgba, uint32_t w, uint32_t h, bool alpha,
     ihdr[8] = 8;                  /* bit depth */
     ihdr[9] = alpha ? 6 : 2;      /* RGBA or RGB */
     ihdr[10] = ihdr[11] = ihdr[12] = 0;
-    bk_buf_reserve(out, 8 + 25 + 12 + zn + 12);
-    bk_buf_append(out, sig, 8);
-    put_chunk(out, "IHDR", ihdr, 13);
-    put_chunk(out, "IDAT", z, zn);
-    put_chunk(out, "IEND", NULL, 0);
-    bk_free(z);
-    return out->failed ? BK_ENOMEM : BK_OK;
+    /* room for half the filtered bytes first (lightmaps and textures deflate well below that;
+     * touching room that stays unused costs memory), all that deflate can need if that is short */
+    size_t bound = libdeflate_zlib_compress_bound(c, raw_n), room = raw_n / 2 + 4096;
+    if (room > bound) room = bound;
+    size_t zn = 0, start = out->size;
+    for (int attempt = 0; attempt < 2 && !zn; attempt++, room = bound) {
+        out->size = start;
+        if (!bk_buf_reserve(out, 8 + 25 + 8 + room + 4 + 12)) break;
+        bk_buf_append(out, sig, 8);
+        put_chunk(out, "IHDR", ihdr, 13);
+        uint8_t *idat = out->data + out->size;
+        zn = libdeflate_zlib_compress(c, raw, raw_n, idat + 8, room);
+        if (!zn && room == bound) break;
+        if (zn && zn <= 0x7fffffffu) {
+            idat[0] = (uint8_t)(zn >> 24), idat[1] = (uint8_t)(zn >> 16), idat[2] = (uint8_t)(zn >> 8);
+            idat[3] = (uint8_t)zn;
+            memcpy(idat + 4, "IDAT", 4);
+            uint32_t crc = (uint32_t)crc32(0L, idat + 4, (uInt)(zn + 4));
+            out->size += 8 + zn;
+            uint8_t cb[4] = {(uint8_t)(crc >> 24), (uint8_t)(crc >> 16), (uint8_t)(crc >> 8), (uint8_t)crc};
+            bk_buf_append(out, cb, 4);
+            put_chunk(out, "IEND", NULL, 0);
+            bk_buf_shrink(out);
+        }
+    }
+    libdeflate_free_compressor(c);
+    bk_free(raw);
+    if (out->failed) return BK_ENOMEM;
+    return zn && zn <= 0x7fffffffu ? BK_OK : BK_EIO;
 }
 
 bk_result bk_image_write_png(const bk_image *img, const char *path)
