@@ -21,12 +21,10 @@ typedef struct blk {
 #define HDR 16 /* sizeof(blk), keeps 16-byte alignment */
 
 #define HUGE ((size_t)2 << 20)
-/* whole 2 MiB pages from 2 MiB up (so the kernel can back all of it with huge pages) */
-static size_t map_len(size_t n)
-{
-    size_t len = (n + HDR + 4095) & ~(size_t)4095;
-    return len >= HUGE ? (len + HUGE - 1) & ~(HUGE - 1) : len;
-}
+/* whole 4 KiB pages; from 2 MiB up the block starts on a 2 MiB boundary, so the kernel backs its
+ * whole 2 MiB stretches with huge pages and the tail with small ones (rounding the length up to
+ * 2 MiB instead would hold up to 2 MiB more than asked for) */
+static size_t map_len(size_t n) { return (n + HDR + 4095) & ~(size_t)4095; }
 
 static void *big_map(size_t n)
 {

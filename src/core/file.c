@@ -111,6 +111,7 @@ bk_result bk_file_open(const char *path, const bk_options *opt, bk_file **out)
     bk_result r = (!opt || !opt->read_file) ? bk_map_file(path, ctx.opt.limits.max_file_bytes, &map, &size)
                                             : BK_EUNSUPPORTED;
     if (r == BK_OK) {
+        ctx.mapped_input = true;
         r = load_common(map, size, &ctx, out);
         if (r != BK_OK) {
             bk_unmap_file(map, size);
@@ -203,6 +204,7 @@ bk_result bk_file_build_scene(const bk_file *f, const bk_options *opt, bk_scene 
          f->format == BK_FORMAT_QUAKE3 || f->format == BK_FORMAT_SOURCE))
         r = bk_scene_add_collision(f, &o, s);
     if (r == BK_OK) r = bk_scene_fix_utf8(s);
+    if (r == BK_OK) bk_scene_shrink(s); /* the builders' spare capacity */
     if (r != BK_OK) {
         bk_scene_free(s);
         return r;

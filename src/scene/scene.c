@@ -219,11 +219,12 @@ bk_result bk_mesh_add_primitive(bk_mesh *m, int32_t material, uint32_t mode, uin
     return BK_OK;
 }
 
-static bk_result grow_attr(float **arr, uint32_t oldcap, uint32_t ncap, uint32_t comps)
+/* capacity only: the room past the vertices is not touched (untouched pages cost no memory);
+ * bk_prim_add_vertices clears the vertices it adds */
+static bk_result grow_attr(float **arr, uint32_t ncap, uint32_t comps)
 {
     float *n = bk_realloc(*arr, (size_t)ncap * comps * sizeof(float));
     if (!n) return BK_ENOMEM;
-    memset(n + (size_t)oldcap * comps, 0, (size_t)(ncap - oldcap) * comps * sizeof(float));
     *arr = n;
     return BK_OK;
 }
@@ -236,29 +237,67 @@ bk_result bk_prim_add_vertices(bk_primitive *p, uint32_t n, uint32_t *first)
         uint64_t ncap = p->vcap_ ? p->vcap_ : 64;
         while (ncap < need) ncap *= 2;
         if (ncap > UINT32_MAX) ncap = UINT32_MAX;
-        uint32_t oc = p->vcap_, nc = (uint32_t)ncap;
-        BK_TRY(grow_attr(&p->position, oc, nc, 3));
-        if (p->attrs & BK_ATTR_NORMAL) BK_TRY(grow_attr(&p->normal, oc, nc, 3));
-        if (p->attrs & BK_ATTR_UV0) BK_TRY(grow_attr(&p->uv0, oc, nc, 2));
-        if (p->attrs & BK_ATTR_UV1) BK_TRY(grow_attr(&p->uv1, oc, nc, 2));
-        if (p->attrs & BK_ATTR_COLOR) BK_TRY(grow_attr(&p->color, oc, nc, 4));
+        uint32_t nc = (uint32_t)ncap;
+        BK_TRY(grow_attr(&p->position, nc, 3));
+        if (p->attrs & BK_ATTR_NORMAL) BK_TRY(grow_attr(&p->normal, nc, 3));
+        if (p->attrs & BK_ATTR_UV0) BK_TRY(grow_attr(&p->uv0, nc, 2));
+        if (p->attrs & BK_ATTR_UV1) BK_TRY(grow_attr(&p->uv1, nc, 2));
+        if (p->attrs & BK_ATTR_COLOR) BK_TRY(grow_attr(&p->color, nc, 4));
         if (p->attrs & BK_ATTR_SKIN) {
-            BK_TRY(grow_attr(&p->weights, oc, nc, 4));
+            BK_TRY(grow_attr(&p->weights, nc, 4));
             uint16_t *j = bk_realloc(p->joints, (size_t)nc * 4 * sizeof(uint16_t));
             if (!j) return BK_ENOMEM;
-            memset(j + (size_t)oc * 4, 0, (size_t)(nc - oc) * 4 * sizeof(uint16_t));
             p->joints = j;
         }
         p->vcap_ = nc;
     }
-    if (p->attrs & BK_ATTR_SKIN)
+    /* the new vertices: zero, white, and fully weighted to joint 0 */
+    size_t v0 = p->vertex_count;
+    memset(p->position + v0 * 3, 0, (size_t)n * 3 * sizeof(float));
+    if (p->attrs & BK_ATTR_NORMAL) memset(p->normal + v0 * 3, 0, (size_t)n * 3 * sizeof(float));
+    if (p->attrs & BK_ATTR_UV0) memset(p->uv0 + v0 * 2, 0, (size_t)n * 2 * sizeof(float));
+    if (p->attrs & BK_ATTR_UV1) memset(p->uv1 + v0 * 2, 0, (size_t)n * 2 * sizeof(float));
+    if (p->attrs & BK_ATTR_SKIN) {
+        memset(p->weights + v0 * 4, 0, (size_t)n * 4 * sizeof(float));
+        memset(p->joints + v0 * 4, 0, (size_t)n * 4 * sizeof(uint16_t));
         for (uint32_t i = p->vertex_count; i < need; i++) p->weights[i * 4] = 1.0f;
+    }
     if (p->attrs & BK_ATTR_COLOR)
         for (uint32_t i = p->vertex_count; i < need; i++)
             p->color[i * 4] = p->color[i * 4 + 1] = p->color[i * 4 + 2] = p->color[i * 4 + 3] = 1.0f;
     if (first) *first = p->vertex_count;
     p->vertex_count = need;
     return BK_OK;
+}
+
+static void shrink_to(void **arr, size_t bytes)
+{
+    if (!*arr || !bytes) return;
+    void *n = bk_realloc(*arr, bytes);
+    if (n) *arr = n; /* on failure the larger block stays */
+}
+
+void bk_scene_shrink(bk_scene *s)
+{
+    for (uint32_t i = 0; i < s->mesh_count; i++)
+        for (uint32_t j = 0; j < s->meshes[i].prim_count; j++) {
+            bk_primitive *p = &s->meshes[i].prims[j];
+            size_t v = p->vertex_count;
+            if (p->vcap_ > v && v) {
+                shrink_to((void **)&p->position, v * 3 * sizeof(float));
+                shrink_to((void **)&p->normal, v * 3 * sizeof(float));
+                shrink_to((void **)&p->uv0, v * 2 * sizeof(float));
+                shrink_to((void **)&p->uv1, v * 2 * sizeof(float));
+                shrink_to((void **)&p->color, v * 4 * sizeof(float));
+                shrink_to((void **)&p->weights, v * 4 * sizeof(float));
+                shrink_to((void **)&p->joints, v * 4 * sizeof(uint16_t));
+                p->vcap_ = (uint32_t)v;
+            }
+            if (p->icap_ > p->index_count && p->index_count) {
+                shrink_to((void **)&p->indices, (size_t)p->index_count * sizeof(uint32_t));
+                p->icap_ = p->index_count;
+            }
+        }
 }
 
 bk_result bk_prim_add_indices(bk_primitive *p, const uint32_t *idx, uint32_t n)

@@ -596,6 +596,10 @@ static bk_result q3_load(bk_file *f, bk_ctx *ctx)
     }
     BK_TRY(check_refs(&L));
     BK_TRY(check_lightgrid(&L));
+    /* everything but the lightmaps (which the scene's atlas reads) now lives in arrays, or is read
+     * again only by queries: let a mapped input's pages go */
+    for (int i = 0; i < BK_Q3_LUMP_COUNT; i++)
+        if (i != BK_Q3_LUMP_LIGHTMAPS && L.l[i].ok) bk_input_decoded(ctx, lump_ptr(&L, i), (size_t)L.l[i].len);
 
     bk_q3_map *m = L.m;
     bk_info *in = &f->info;

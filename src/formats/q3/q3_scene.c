@@ -186,6 +186,9 @@ static bk_result build_lightmaps(q3_builder *b)
             b->atlas_w = (float)W;
             b->atlas_h = (float)H;
             r = bk_atlas_to_image(a, b->s, "lightmap_atlas", &b->atlas_image);
+            /* the pages are in the atlas now: a mapped input's lightmap pages can go */
+            if (r == BK_OK && b->f->mapped && m->lightmap_count)
+                bk_mapped_release(m->lightmaps, (size_t)m->lightmap_count * Q3_LIGHTMAP_BYTES);
         }
     }
 done:
