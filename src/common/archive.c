@@ -1,7 +1,10 @@
-/* Zip archives (.pk3, .zip, Source pakfiles), read with zlib's minizip. The central directory is
- * read once into an index (names hashed case-insensitively, '\' as '/'); members are inflated on
- * demand, CRC-checked, within the caller's size limit. An archive held in memory (a pakfile) is
- * read through minizip's I/O callbacks, without a copy. */
+/* Zip archives (.pk3, .zip, Source pakfiles). zlib's minizip reads the central directory, once,
+ * into an index (names hashed case-insensitively, '\' as '/'). Members are decoded on demand,
+ * CRC-checked, within the caller's size limit. An archive file is mapped (its pages read in as
+ * members are), and an archive held in memory (a pakfile) is read in place: minizip sees both
+ * through its I/O callbacks, and stored or deflated members are found through their local header
+ * and decoded from the mapping with libdeflate, which inflates several times faster than zlib. */
+#include <libdeflate.h>
 #include <unzip.h>
 
 #include "bk_internal.h"
@@ -26,7 +29,9 @@ struct bk_archive {
     uint32_t count;
     uint32_t *bucket;
     uint32_t nbucket;
-    ar_mem mem;           /* the bytes of an archive opened from memory */
+    ar_mem mem;           /* the bytes of an archive opened from memory, or mapped */
+    void *map;            /* the mapping of an archive file (mem.data), unmapped on close */
+    size_t map_size;
     zlib_filefunc64_def io;
 };
 
@@ -193,24 +198,8 @@ static bk_result open_common(bk_archive *a, const char *path, const bk_options *
     return BK_OK;
 }
 
-bk_result bk_archive_open(const char *path, const bk_options *opt, bk_archive **out)
+static void use_memory(bk_archive *a, const void *data, size_t size)
 {
-    if (!path || !out) return BK_EARG;
-    *out = NULL;
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return BK_ENOTFOUND;
-    fclose(fp);
-    bk_archive *a = bk_calloc(1, sizeof *a);
-    if (!a) return BK_ENOMEM;
-    return open_common(a, path, opt, out);
-}
-
-bk_result bk_archive_open_memory(const void *data, size_t size, const bk_options *opt, bk_archive **out)
-{
-    if (!data || !out) return BK_EARG;
-    *out = NULL;
-    bk_archive *a = bk_calloc(1, sizeof *a);
-    if (!a) return BK_ENOMEM;
     a->mem.data = data;
     a->mem.size = size;
     a->io.zopen64_file = mem_open;
@@ -221,6 +210,32 @@ bk_result bk_archive_open_memory(const void *data, size_t size, const bk_options
     a->io.zclose_file = mem_close;
     a->io.zerror_file = mem_error;
     a->io.opaque = &a->mem;
+}
+
+bk_result bk_archive_open(const char *path, const bk_options *opt, bk_archive **out)
+{
+    if (!path || !out) return BK_EARG;
+    *out = NULL;
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return BK_ENOTFOUND;
+    fclose(fp);
+    bk_archive *a = bk_calloc(1, sizeof *a);
+    if (!a) return BK_ENOMEM;
+    /* mapped where possible; read through stdio otherwise (an empty file, no mmap) */
+    if (bk_map_file_lazy(path, UINT64_MAX, &a->map, &a->map_size) == BK_OK) {
+        use_memory(a, a->map, a->map_size);
+        return open_common(a, "memory", opt, out);
+    }
+    return open_common(a, path, opt, out);
+}
+
+bk_result bk_archive_open_memory(const void *data, size_t size, const bk_options *opt, bk_archive **out)
+{
+    if (!data || !out) return BK_EARG;
+    *out = NULL;
+    bk_archive *a = bk_calloc(1, sizeof *a);
+    if (!a) return BK_ENOMEM;
+    use_memory(a, data, size);
     return open_common(a, "memory", opt, out);
 }
 
@@ -253,24 +268,56 @@ int32_t bk_archive_find(const bk_archive *a, const char *name)
     return -1;
 }
 
-/* The stored bytes of a member of an archive in memory, found through its central directory
- * entry and local header (minizip opens only the methods it inflates, even raw). */
-static bk_result mem_raw(const bk_archive *a, const ar_entry *e, uint8_t **out, size_t *size)
+/* Where the stored bytes of a member of an archive in memory start, found through its central
+ * directory entry and local header (minizip opens only the methods it inflates, even raw).
+ * BK_EUNSUPPORTED for what minizip must read (zip64 offsets, encrypted members). */
+static bk_result member_span(const bk_archive *a, const ar_entry *e, const uint8_t **start_out)
 {
     const uint8_t *d = a->mem.data;
     uint64_t n = a->mem.size, cd = e->pos.pos_in_zip_directory;
     if (cd > n || n - cd < 46 || bk_rd_u32le(d + cd) != 0x02014b50u) return BK_EFORMAT;
+    if (bk_rd_u16le(d + cd + 8) & 1) return BK_EUNSUPPORTED; /* encrypted */
     uint64_t lh = bk_rd_u32le(d + cd + 42);
-    if (lh == 0xffffffffu) return BK_EUNSUPPORTED; /* zip64 offsets: not in pakfiles */
+    if (lh == 0xffffffffu) return BK_EUNSUPPORTED; /* zip64 offsets */
     if (lh > n || n - lh < 30 || bk_rd_u32le(d + lh) != 0x04034b50u) return BK_EFORMAT;
     uint64_t start = lh + 30 + (uint64_t)bk_rd_u16le(d + lh + 26) + bk_rd_u16le(d + lh + 28);
     if (start > n || n - start < e->csize) return BK_ETRUNCATED;
+    *start_out = d + start;
+    return BK_OK;
+}
+
+static bk_result mem_raw(const bk_archive *a, const ar_entry *e, uint8_t **out, size_t *size)
+{
+    const uint8_t *src;
+    BK_TRY(member_span(a, e, &src));
     uint8_t *buf = bk_malloc(e->csize ? (size_t)e->csize : 1);
     if (!buf) return BK_ENOMEM;
-    memcpy(buf, d + start, (size_t)e->csize);
+    memcpy(buf, src, (size_t)e->csize);
     *out = buf;
     *size = (size_t)e->csize;
     return BK_OK;
+}
+
+/* A stored or deflated member of an archive in memory, decoded from where it lies: exactly
+ * e->size bytes must come out, and their CRC must match. BK_EUNSUPPORTED: leave it to minizip. */
+static bk_result mem_decode(const bk_archive *a, const ar_entry *e, uint8_t *buf)
+{
+    const uint8_t *src;
+    BK_TRY(member_span(a, e, &src));
+    bk_map_prefetch(src, (size_t)e->csize);
+    size_t n = (size_t)e->size;
+    if (e->method == 0) {
+        if (e->csize != e->size) return BK_EDECOMPRESS;
+        memcpy(buf, src, n);
+    } else {
+        struct libdeflate_decompressor *z = libdeflate_alloc_decompressor();
+        if (!z) return BK_ENOMEM;
+        /* with no actual-size result, anything but exactly n bytes is an error */
+        enum libdeflate_result dr = libdeflate_deflate_decompress(z, src, (size_t)e->csize, buf, n, NULL);
+        libdeflate_free_decompressor(z);
+        if (dr != LIBDEFLATE_SUCCESS) return BK_EDECOMPRESS;
+    }
+    return libdeflate_crc32(0, buf, n) == e->crc ? BK_OK : BK_EDECOMPRESS;
 }
 
 /* raw: the member's stored bytes (for methods minizip does not inflate), not CRC-checked */
@@ -284,6 +331,18 @@ bk_result bk_archive_read_ex(bk_archive *a, uint32_t i, uint64_t max_bytes, bool
     if (n > max_bytes || n > SIZE_MAX - 1 || n > UINT32_MAX) return BK_ELIMIT;
     if (raw && e->method != 0 && e->method != Z_DEFLATED) return a->mem.data ? mem_raw(a, e, out, size) : BK_EUNSUPPORTED;
     if (!raw && e->method != 0 && e->method != Z_DEFLATED) return BK_EUNSUPPORTED;
+    if (!raw && a->mem.data) {
+        uint8_t *buf = bk_malloc(n ? (size_t)n : 1);
+        if (!buf) return BK_ENOMEM;
+        bk_result r = mem_decode(a, e, buf);
+        if (r == BK_OK) {
+            *out = buf;
+            *size = (size_t)n;
+            return BK_OK;
+        }
+        bk_free(buf);
+        if (r != BK_EUNSUPPORTED) return r;
+    }
     unz64_file_pos pos = e->pos;
     if (unzGoToFilePos64(a->uf, &pos) != UNZ_OK) return BK_EFORMAT;
     int method = 0, level = 0;
@@ -329,6 +388,7 @@ void bk_archive_close(bk_archive *a)
 {
     if (!a) return;
     if (a->uf) unzClose(a->uf);
+    if (a->map) bk_unmap_file(a->map, a->map_size);
     for (uint32_t i = 0; a->e && i < a->count; i++) bk_free(a->e[i].name);
     /* entries indexed before a failure */
     bk_free(a->e);

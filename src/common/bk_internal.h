@@ -210,6 +210,10 @@ bk_result bk_read_file(const char *path, uint64_t max_bytes, uint8_t **out, size
  * (the caller then reads it); other errors as bk_read_file. */
 #define BK_MAP_MIN (256u << 10)
 bk_result bk_map_file(const char *path, uint64_t max_bytes, void **out, size_t *out_size);
+/* Map any non-empty regular file read-only, its pages brought in only as they are read (large
+ * archives of which a few members are read); bk_map_prefetch brings a range in with one call. */
+bk_result bk_map_file_lazy(const char *path, uint64_t max_bytes, void **out, size_t *out_size);
+void bk_map_prefetch(const void *data, size_t size);
 void bk_unmap_file(void *p, size_t size);
 /* A loader is done with these input bytes for now (it decoded them into arrays): when the input is
  * a file mapping, their whole pages leave the process's memory. They stay readable (a later read

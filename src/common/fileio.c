@@ -44,7 +44,8 @@ bk_result bk_read_file(const char *path, uint64_t max_bytes, uint8_t **out, size
 #define BK_HAVE_MMAP 1
 #endif
 
-bk_result bk_map_file(const char *path, uint64_t max_bytes, void **out, size_t *out_size)
+static bk_result map_file(const char *path, uint64_t max_bytes, uint64_t min_bytes, bool populate, void **out,
+                          size_t *out_size)
 {
     *out = NULL;
     *out_size = 0;
@@ -60,14 +61,15 @@ bk_result bk_map_file(const char *path, uint64_t max_bytes, void **out, size_t *
         close(fd);
         return BK_ELIMIT;
     }
-    if ((uint64_t)st.st_size < BK_MAP_MIN || (uint64_t)st.st_size > SIZE_MAX) {
+    if ((uint64_t)st.st_size < min_bytes || st.st_size == 0 || (uint64_t)st.st_size > SIZE_MAX) {
         close(fd);
         return BK_EUNSUPPORTED;
     }
     int flags = MAP_PRIVATE;
 #ifdef MAP_POPULATE
-    flags |= MAP_POPULATE;
+    if (populate) flags |= MAP_POPULATE;
 #endif
+    (void)populate;
     void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, flags, fd, 0);
     close(fd);
     if (p == MAP_FAILED) return BK_EUNSUPPORTED;
@@ -75,8 +77,35 @@ bk_result bk_map_file(const char *path, uint64_t max_bytes, void **out, size_t *
     *out_size = (size_t)st.st_size;
     return BK_OK;
 #else
-    (void)path, (void)max_bytes;
+    (void)path, (void)max_bytes, (void)min_bytes, (void)populate;
     return BK_EUNSUPPORTED;
+#endif
+}
+
+bk_result bk_map_file(const char *path, uint64_t max_bytes, void **out, size_t *out_size)
+{
+    return map_file(path, max_bytes, BK_MAP_MIN, true, out, out_size);
+}
+
+bk_result bk_map_file_lazy(const char *path, uint64_t max_bytes, void **out, size_t *out_size)
+{
+    return map_file(path, max_bytes, 1, false, out, out_size);
+}
+
+void bk_map_prefetch(const void *data, size_t size)
+{
+#if defined(BK_HAVE_MMAP) && defined(MADV_WILLNEED)
+    if (!size) return;
+    long pg = sysconf(_SC_PAGESIZE);
+    if (pg <= 0) return;
+    uintptr_t a = (uintptr_t)data & ~((uintptr_t)pg - 1);
+    uintptr_t b = ((uintptr_t)data + size + (uintptr_t)pg - 1) & ~((uintptr_t)pg - 1);
+#ifdef MADV_POPULATE_READ
+    if (madvise((void *)a, b - a, MADV_POPULATE_READ) == 0) return;
+#endif
+    madvise((void *)a, b - a, MADV_WILLNEED);
+#else
+    (void)data, (void)size;
 #endif
 }
 
