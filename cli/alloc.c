@@ -59,6 +59,18 @@ static void *a_alloc(void *user, size_t n)
     return (uint8_t *)b + HDR;
 }
 
+/* mapped blocks come zeroed: only small ones are cleared */
+static void *a_calloc(void *user, size_t count, size_t size)
+{
+    if (size && count > (SIZE_MAX - 8192) / size) return NULL;
+    size_t n = count * size;
+    if (n >= BIG_MIN) return a_alloc(user, n);
+    blk *b = calloc(1, HDR + n);
+    if (!b) return NULL;
+    b->size = n, b->map = 0;
+    return (uint8_t *)b + HDR;
+}
+
 static void a_free(void *user, void *p)
 {
     (void)user;
@@ -101,7 +113,7 @@ static void *a_realloc(void *user, void *p, size_t n)
 
 void bk_cli_install_allocator(void)
 {
-    static const bk_allocator a = {a_alloc, a_realloc, a_free, NULL};
+    static const bk_allocator a = {a_alloc, a_realloc, a_free, NULL, a_calloc};
     (void)bk_set_allocator(&a);
 }
 #else

@@ -59,6 +59,9 @@ typedef struct bk_allocator {
     void *(*realloc)(void *user, void *ptr, size_t size);  /* as realloc (ptr may be NULL, size > 0) */
     void (*free)(void *user, void *ptr);                   /* as free (ptr is never NULL) */
     void *user;
+    /* optional, as calloc (count, size > 0): memory that comes zeroed anyway (fresh pages) need
+     * not be cleared again; NULL: alloc, then cleared */
+    void *(*calloc)(void *user, size_t count, size_t size);
 } bk_allocator;
 
 /* Install an allocator for the whole process (NULL: back to malloc). Like sqlite3_config or

@@ -152,6 +152,8 @@ typedef struct bk_ctx {
     uint32_t errors, warnings, reported;
     bk_result first_error;
     bool mapped_input;         /* the file's bytes are a read-only file mapping (bk_input_decoded) */
+    bool check_only;           /* validation: the file is dropped after loading, so decoded arrays
+                                * that no later check reads need not be kept */
 } bk_ctx;
 
 void bk_ctx_init(bk_ctx *ctx, const bk_options *opt, bool keep_going);

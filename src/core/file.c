@@ -141,6 +141,7 @@ bk_result bk_validate_memory(const void *data, size_t size, const bk_options *op
 {
     bk_ctx ctx;
     bk_ctx_init(&ctx, opt, true);
+    ctx.check_only = true;
     bk_file *f = NULL;
     bk_result r;
     if (!data && size) r = BK_EARG;

@@ -111,7 +111,7 @@ static void t_free(void *user, void *p)
     pthread_mutex_unlock(&g_lock);
 }
 
-static const bk_allocator k_alloc = {t_alloc, t_realloc, t_free, &g};
+static const bk_allocator k_alloc = {t_alloc, t_realloc, t_free, &g, NULL} /* no calloc: bk_calloc clears */;
 
 static int file_exists(const char *p)
 {
@@ -220,7 +220,7 @@ int main(int argc, char **argv)
     const char *work = argc > 3 ? argv[3] : (getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 
     /* bad allocators are refused; a good one is taken while nothing is live */
-    bk_allocator half = {t_alloc, NULL, t_free, &g};
+    bk_allocator half = {t_alloc, NULL, t_free, &g, NULL};
     CHECK(bk_set_allocator(&half) == BK_EARG);
     CHECK(bk_set_allocator(&k_alloc) == BK_OK);
     /* and refused while one of its blocks is live */

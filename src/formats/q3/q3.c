@@ -273,13 +273,17 @@ static bk_result load_arrays(q3_loader *L)
     }
 
     /* vertices */
-    m->verts = lump_alloc(L, BK_Q3_LUMP_DRAWVERTS, sizeof *m->verts, &r);
-    if (!m->verts) return r;
+    /* nothing else checked reads the vertices: a file only checked keeps none (the largest lump) */
+    bk_q3_vertex scratch;
+    if (!ctx->check_only) {
+        m->verts = lump_alloc(L, BK_Q3_LUMP_DRAWVERTS, sizeof *m->verts, &r);
+        if (!m->verts) return r;
+    }
     m->vert_count = L->l[BK_Q3_LUMP_DRAWVERTS].count;
     p = lump_ptr(L, BK_Q3_LUMP_DRAWVERTS);
     uint32_t bad_attr = 0;
     for (uint32_t i = 0; i < m->vert_count; i++, p += Q3_VERT_SIZE) {
-        bk_q3_vertex *v = &m->verts[i];
+        bk_q3_vertex *v = m->verts ? &m->verts[i] : &scratch;
         for (int k = 0; k < 3; k++) {
             v->xyz[k] = bk_rd_f32le(p + 4 * k);
             v->normal[k] = bk_rd_f32le(p + 28 + 4 * k);
