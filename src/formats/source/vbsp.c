@@ -6,6 +6,14 @@
 
 #include "vbsp_internal.h"
 
+#include <stdatomic.h>
+#if defined(__unix__) || defined(__APPLE__)
+#include <pthread.h>
+#include <unistd.h>
+#define BK_HAVE_PTHREAD 1
+static long bk_cpu_count(void) { return sysconf(_SC_NPROCESSORS_ONLN); }
+#endif
+
 /* The lump directory: names and element sizes of the arrays bspkit decodes (1: read as bytes;
  * 0: the size depends on the version, given where the lump is read). */
 static const bk_lump_row k_lumps[BK_SRC_LUMP_COUNT] = {
@@ -202,17 +210,13 @@ static int table_score(const uint8_t *d, size_t size, bool l4d2, bool *all_ok)
     return ok;
 }
 
-bk_result bk_vbsp_lump_decode(const bk_file *f, int idx, bk_ctx *ctx)
+/* The outcome of decoding lump idx (out: the bytes, taken over), applied in lump order. */
+static bk_result lump_decoded(const bk_file *f, int idx, bk_ctx *ctx, bk_result r, uint8_t *out, size_t out_size,
+                              const char *why)
 {
     vbsp_impl *m = f->impl;
-    if (idx < 0 || idx >= BK_SRC_LUMP_COUNT || !m->pending[idx]) return BK_OK;
     bk_source_lump *l = &m->pub.lumps[idx];
-    m->pending[idx] = 0;
-    uint8_t *out;
-    size_t out_size, used;
-    const char *why;
     uint64_t budget = m->lzma_budget;
-    bk_result r = bk_vbsp_lzma_block(f->data + l->offset, (size_t)l->length, budget, &out, &out_size, &used, &why);
     if (r != BK_OK) {
         l->data = NULL;
         l->size = 0;
@@ -230,6 +234,124 @@ bk_result bk_vbsp_lump_decode(const bk_file *f, int idx, bk_ctx *ctx)
     l->data = out;
     l->size = out_size;
     return BK_OK;
+}
+
+bk_result bk_vbsp_lump_decode(const bk_file *f, int idx, bk_ctx *ctx)
+{
+    vbsp_impl *m = f->impl;
+    if (idx < 0 || idx >= BK_SRC_LUMP_COUNT || !m->pending[idx]) return BK_OK;
+    const bk_source_lump *l = &m->pub.lumps[idx];
+    m->pending[idx] = 0;
+    uint8_t *out;
+    size_t out_size, used;
+    const char *why;
+    bk_result r =
+        bk_vbsp_lzma_block(f->data + l->offset, (size_t)l->length, m->lzma_budget, &out, &out_size, &used, &why);
+    return lump_decoded(f, idx, ctx, r, out, out_size, why);
+}
+
+/* ---- validation decodes every LZMA lump: on the machine's cores, largest first ------------- */
+typedef struct par_job {
+    const bk_file *f;
+    int idx;
+    uint64_t max_out;
+    bk_result r;
+    uint8_t *out;
+    size_t out_size;
+    const char *why;
+} par_job;
+
+typedef struct par_queue {
+    par_job *jobs;     /* largest compressed size first */
+    int count;
+    atomic_int next;
+} par_queue;
+
+static void *par_work(void *user)
+{
+    par_queue *q = user;
+    for (int k; (k = atomic_fetch_add(&q->next, 1)) < q->count;) {
+        par_job *j = &q->jobs[k];
+        const bk_source_lump *l = &((vbsp_impl *)j->f->impl)->pub.lumps[j->idx];
+        size_t used;
+        j->r = bk_vbsp_lzma_block(j->f->data + l->offset, (size_t)l->length, j->max_out, &j->out, &j->out_size,
+                                  &used, &j->why);
+    }
+    return NULL;
+}
+
+static int by_size_desc(const void *a, const void *b)
+{
+    const par_job *x = a, *y = b;
+    const bk_source_lump *lx = &((vbsp_impl *)x->f->impl)->pub.lumps[x->idx];
+    const bk_source_lump *ly = &((vbsp_impl *)y->f->impl)->pub.lumps[y->idx];
+    return lx->length < ly->length ? 1 : lx->length > ly->length ? -1 : x->idx - y->idx;
+}
+
+/* Decode the pending lumps of list (in lump order) with the results, reports and budget exactly as
+ * decoding them one by one in that order would give: the budget is shared out first, in order. */
+static bk_result decode_pending(ld *L, const int *list, int n)
+{
+    vbsp_impl *m = L->m;
+    par_job *jobs = n ? bk_calloc((size_t)n, sizeof *jobs) : NULL;
+    int *job_of = bk_malloc(sizeof(int) * BK_SRC_LUMP_COUNT);
+    if ((n && !jobs) || !job_of) {
+        bk_free(jobs);
+        bk_free(job_of);
+        return BK_ENOMEM;
+    }
+    int nj = 0;
+    uint64_t budget = m->lzma_budget;
+    for (int k = 0; k < n; k++) {
+        const bk_source_lump *l = &m->pub.lumps[list[k]];
+        const uint8_t *src = L->f->data + l->offset;
+        job_of[list[k]] = -1;
+        /* the ones that will fail on their header or the budget are left to the sequential pass */
+        if (l->length < VBSP_LZMA_HEADER || bk_rd_u32le(src + 8) > l->length - VBSP_LZMA_HEADER) continue;
+        uint64_t actual = bk_rd_u32le(src + 4);
+        if (actual > budget) continue;
+        budget -= actual;
+        jobs[nj] = (par_job){.f = L->f, .idx = list[k], .max_out = actual};
+        nj++;
+    }
+    if (nj > 1) qsort(jobs, (size_t)nj, sizeof *jobs, by_size_desc);
+    for (int k = 0; k < nj; k++) job_of[jobs[k].idx] = k;
+    par_queue q = {jobs, nj, 0};
+#ifdef BK_HAVE_PTHREAD
+    pthread_t th;
+    bool threaded = nj > 1 && bk_cpu_count() > 1 && pthread_create(&th, NULL, par_work, &q) == 0;
+    par_work(&q);
+    if (threaded) pthread_join(th, NULL);
+#else
+    par_work(&q);
+#endif
+    bk_result r = BK_OK;
+    for (int k = 0; k < n; k++) {
+        int i = list[k], j = job_of[i];
+        bk_result lr;
+        if (r == BK_ENOMEM) { /* stop: free what the workers made */
+            if (j >= 0) bk_free(jobs[j].out);
+            continue;
+        }
+        if (j >= 0) {
+            m->pending[i] = 0;
+            lr = lump_decoded(L->f, i, L->ctx, jobs[j].r, jobs[j].out, jobs[j].out_size, jobs[j].why);
+        } else {
+            lr = bk_vbsp_lump_decode(L->f, i, L->ctx);
+        }
+        if (lr == BK_ENOMEM) {
+            r = lr;
+            continue;
+        }
+        bk_source_lump *l = &m->pub.lumps[i];
+        if (lr == BK_OK && l->fourcc && l->fourcc != l->size)
+            BK_WARN(L->ctx, BK_EFORMAT, LNAME(i), BK_NO_INDEX, 8 + 16 * (uint64_t)i + 12,
+                    "fourCC says %u uncompressed bytes, the LZMA header %zu", l->fourcc, l->size);
+        L->f->info.lumps[i].uncompressed = l->size;
+    }
+    bk_free(jobs);
+    bk_free(job_of);
+    return r;
 }
 
 static bk_result load_directory(ld *L)
@@ -252,6 +374,7 @@ static bk_result load_directory(ld *L)
     L->m->lzma_budget = ctx->opt.limits.max_decoded_bytes < ctx->opt.limits.max_alloc_bytes
                             ? ctx->opt.limits.max_decoded_bytes
                             : ctx->opt.limits.max_alloc_bytes;
+    int now[BK_SRC_LUMP_COUNT], now_count = 0;
     for (int i = 0; i < BK_SRC_LUMP_COUNT; i++) {
         const uint8_t *e = d + 8 + 16 * (size_t)i;
         int32_t ofs, len, ver;
@@ -300,19 +423,15 @@ static bk_result load_directory(ld *L)
                             "fourCC says %u uncompressed bytes, the LZMA header %u", l->fourcc, actual);
                 continue;
             }
+            /* decoded now, after the directory (validation, or a header to report) */
             L->m->pending[i] = 1;
-            bk_result r = bk_vbsp_lump_decode(L->f, i, ctx);
-            if (r == BK_ENOMEM) return r;
-            if (r == BK_OK && l->fourcc && l->fourcc != l->size)
-                BK_WARN(ctx, BK_EFORMAT, LNAME(i), BK_NO_INDEX, hofs + 12,
-                        "fourCC says %u uncompressed bytes, the LZMA header %zu", l->fourcc, l->size);
-            li->uncompressed = l->size;
+            now[now_count++] = i;
         } else {
             l->data = src;
             l->size = (size_t)l->length;
         }
     }
-    return BK_OK;
+    return decode_pending(L, now, now_count);
 }
 
 /* lumps sharing bytes: the engine does not forbid it, no compiler writes it (a warning) */
