@@ -175,14 +175,19 @@ static bk_result load_arrays(q3_loader *L)
     }
 
     /* planes */
-    m->planes = lump_alloc(L, BK_Q3_LUMP_PLANES, sizeof *m->planes, &r);
-    if (!m->planes) return r;
+    /* only queries read the planes: a file only checked keeps none */
+    bk_q3_plane plane_scratch;
+    if (!ctx->check_only) {
+        m->planes = lump_alloc(L, BK_Q3_LUMP_PLANES, sizeof *m->planes, &r);
+        if (!m->planes) return r;
+    }
     m->plane_count = L->l[BK_Q3_LUMP_PLANES].count;
     p = lump_ptr(L, BK_Q3_LUMP_PLANES);
     for (uint32_t i = 0; i < m->plane_count; i++, p += Q3_PLANE_SIZE) {
-        for (int k = 0; k < 3; k++) m->planes[i].normal[k] = bk_rd_f32le(p + 4 * k);
-        m->planes[i].dist = bk_rd_f32le(p + 12);
-        if (!bk_finite3(m->planes[i].normal) || !finite_f(m->planes[i].dist))
+        bk_q3_plane *pl = m->planes ? &m->planes[i] : &plane_scratch;
+        for (int k = 0; k < 3; k++) pl->normal[k] = bk_rd_f32le(p + 4 * k);
+        pl->dist = bk_rd_f32le(p + 12);
+        if (!bk_finite3(pl->normal) || !finite_f(pl->dist))
             BK_ERR(ctx, BK_EFORMAT, LN(BK_Q3_LUMP_PLANES), i, EOFS(L, BK_Q3_LUMP_PLANES, i), "non-finite plane");
     }
 
