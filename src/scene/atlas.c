@@ -74,9 +74,10 @@ typedef struct seg {
 } seg;
 
 /* Place every rectangle (in order) bottom-left on a skyline of width W, at most maxh high.
- * Returns the height used (UINT64_MAX: does not fit) and the width used in *used_w. */
+ * Returns the height used (UINT64_MAX: does not fit, or width x height used has passed give_up,
+ * so it cannot beat a packing found before) and the width used in *used_w. */
 static uint64_t skyline(bk_atlas *a, const uint32_t *order, uint32_t W, uint32_t maxh, bool commit, seg *sk,
-                        uint32_t *used_w)
+                        uint32_t *used_w, uint64_t give_up)
 {
     uint32_t n = 1, p2 = a->pad * 2;
     uint64_t top = 0, right = 0;
@@ -108,6 +109,8 @@ static uint64_t skyline(bk_atlas *a, const uint32_t *order, uint32_t W, uint32_t
         }
         if ((uint64_t)best_y + rh > top) top = (uint64_t)best_y + rh;
         if ((uint64_t)x + rw > right) right = (uint64_t)x + rw;
+        /* width used and height only grow: past give_up this packing cannot win */
+        if (right * top > give_up) return UINT64_MAX;
         /* the new segment replaces [x, x+rw): insert it, then trim or drop the ones it covers */
         memmove(&sk[best_i + 1], &sk[best_i], (n - best_i) * sizeof *sk);
         sk[best_i] = (seg){x, best_y + rh, rw};
@@ -214,7 +217,7 @@ bk_result bk_atlas_pack(bk_atlas *a)
         if (seen) continue;
         for (int how = 0; how < 3; how++) {
             uint32_t used = 0;
-            uint64_t h = skyline(a, order + (size_t)how * n, (uint32_t)W, a->max_size, false, sk, &used);
+            uint64_t h = skyline(a, order + (size_t)how * n, (uint32_t)W, a->max_size, false, sk, &used, best_area);
             if (h == UINT64_MAX) continue;
             uint64_t ar = (uint64_t)used * h, sd = used > h ? used : h;
             if (ar < best_area || (ar == best_area && sd < best_side)) {
@@ -228,7 +231,7 @@ bk_result bk_atlas_pack(bk_atlas *a)
     bk_result r = BK_ELIMIT;
     if (best_w) {
         uint32_t used = 0;
-        uint64_t h = skyline(a, order + (size_t)best_how * n, best_w, a->max_size, true, sk, &used);
+        uint64_t h = skyline(a, order + (size_t)best_how * n, best_w, a->max_size, true, sk, &used, UINT64_MAX);
         a->width = used;
         a->height = (uint32_t)h;
         a->packed = true;
