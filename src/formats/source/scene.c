@@ -529,6 +529,23 @@ static uint8_t tonemap(uint8_t c, int8_t e)
     return (uint8_t)(g >= 1.0 ? 255 : g * 255.0 + 0.5);
 }
 
+/* tonemap() for every colour byte of one exponent, made the first time the exponent is met (a map
+ * uses a few dozen of the 256: a row of 256 pow() calls each instead of one per channel of every
+ * luxel) */
+typedef struct tone_rows {
+    uint8_t v[256][256];   /* [exponent byte][colour byte] */
+    uint8_t made[256];
+} tone_rows;
+
+static const uint8_t *tone_row(tone_rows *t, uint8_t e)
+{
+    if (!t->made[e]) {
+        for (int c = 0; c < 256; c++) t->v[e][c] = tonemap((uint8_t)c, (int8_t)e);
+        t->made[e] = 1;
+    }
+    return t->v[e];
+}
+
 static bk_result build_lightmaps(sb *b)
 {
     const bk_source_map *p = b->p;
@@ -539,6 +556,8 @@ static bk_result build_lightmaps(sb *b)
     uint8_t *tmp = NULL;
     size_t tmp_cap = 0;
     uint64_t luxels = 0;
+    tone_rows *tone = bk_calloc(1, sizeof *tone);
+    if (!tone) return BK_ENOMEM;
     for (uint32_t i = 0; i < p->face_count; i++) {
         const bk_source_face *f = &b->faces[i];
         if (!face_drawn(p, &p->faces[i]) || texinfo_sky(p, p->faces[i].texinfo) || f->lightofs < 0 || f->styles[0] == 255)
@@ -553,6 +572,7 @@ static bk_result build_lightmaps(sb *b)
             bk_scene_diag(b->s, b->opt, BK_SEV_WARNING, BK_ELIMIT, NULL, "faces", (int64_t)i, BK_NO_OFFSET,
                           "more than %llu luxels: converted unlit", (unsigned long long)SRC_MAX_LUXELS);
             bk_free(tmp);
+            bk_free(tone);
             memset(b->face_rect, 0, p->face_count * sizeof *b->face_rect);
             return BK_OK;
         }
@@ -560,6 +580,7 @@ static bk_result build_lightmaps(sb *b)
             uint8_t *t = bk_realloc(tmp, n * 4);
             if (!t) {
                 bk_free(tmp);
+                bk_free(tone);
                 return BK_ENOMEM;
             }
             tmp = t;
@@ -567,19 +588,21 @@ static bk_result build_lightmaps(sb *b)
         }
         const uint8_t *src = b->light->data + f->lightofs;
         for (size_t k = 0; k < n; k++) {
-            int8_t e = (int8_t)src[k * 4 + 3];
-            for (int c = 0; c < 3; c++) tmp[k * 4 + c] = tonemap(src[k * 4 + c], e);
+            const uint8_t *row = tone_row(tone, src[k * 4 + 3]);
+            for (int c = 0; c < 3; c++) tmp[k * 4 + c] = row[src[k * 4 + c]];
             tmp[k * 4 + 3] = 255;
         }
         uint32_t id;
         bk_result r = bk_atlas_add(b->atlas, w, h, tmp, &id);
         if (r != BK_OK) {
             bk_free(tmp);
+            bk_free(tone);
             return r;
         }
         b->face_rect[i] = id + 1;
     }
     bk_free(tmp);
+    bk_free(tone);
     if (bk_atlas_count(b->atlas) == 0) return BK_OK;
     if (bk_atlas_pack(b->atlas) != BK_OK) {
         /* too much lighting for one atlas: keep the geometry, drop the lightmaps */
