@@ -23,10 +23,6 @@ typedef struct cli_cmd {
 int bk_cli_main(int argc, char **argv);
 /* libbspkit's memory from the CLI's allocator (cli/alloc.c); before any other bspkit call */
 void bk_cli_install_allocator(void);
-/* A whole file, mapped read-only when it is large (pages brought in at once) or else read;
- * false when it cannot be read or is over max bytes. Release with cli_release_whole. */
-bool cli_read_whole(const char *path, size_t max, uint8_t **data, size_t *size, bool *mapped);
-void cli_release_whole(uint8_t *data, size_t size, bool mapped);
 
 /* Options shared by the commands that load and convert. */
 typedef struct cli_opts {

@@ -222,20 +222,9 @@ int cmd_validate(int argc, char **argv)
         opt.name = path;
         opt.diag = vdiag;
         opt.diag_user = &v;
-        uint8_t *data = NULL;
-        size_t size = 0;
         uint32_t errors = 0, warnings = 0;
         bk_format fmt = BK_FORMAT_UNKNOWN;
-        bool mapped = false;
-        bool read_ok = cli_read_whole(path, (size_t)2 << 30, &data, &size, &mapped);
-        if (!read_ok) {
-            bk_diag d = {BK_SEV_ERROR, BK_EIO, path, NULL, BK_NO_INDEX, BK_NO_OFFSET, "cannot read file"};
-            vdiag(&v, &d);
-            errors = 1;
-        } else {
-            bk_validate_memory(data, size, &opt, &errors, &warnings);
-            fmt = bk_detect(data, size);
-        }
+        bk_validate_file(path, &opt, &fmt, &errors, &warnings);
         if (errors) rc = EXIT_BAD_INPUT;
         cJSON *assets = o.json && o.assets ? cJSON_CreateArray() : NULL;
         uint32_t missing = 0;
@@ -260,7 +249,6 @@ int cmd_validate(int argc, char **argv)
             if (o.assets) printf(", %u missing asset%s", missing, missing == 1 ? "" : "s");
             printf("\n");
         }
-        cli_release_whole(data, size, mapped);
     }
     if (all) {
         cli_print_json(all);

@@ -235,6 +235,11 @@ void bk_file_free(bk_file *f);
 bk_result bk_validate_memory(const void *data, size_t size, const bk_options *opt,
                              uint32_t *out_errors, uint32_t *out_warnings);
 
+/* The same for a file: large files are mapped, not copied (as bk_file_open). A file that cannot
+ * be read is one error, reported as "cannot read file". out_format: the format its magic names. */
+bk_result bk_validate_file(const char *path, const bk_options *opt, bk_format *out_format, uint32_t *out_errors,
+                           uint32_t *out_warnings);
+
 /* Identify the format of data by its magic (never by file name). */
 bk_format bk_detect(const void *data, size_t size);
 

@@ -157,6 +157,42 @@ bk_result bk_validate_memory(const void *data, size_t size, const bk_options *op
     return r;
 }
 
+bk_result bk_validate_file(const char *path, const bk_options *opt, bk_format *out_format, uint32_t *out_errors,
+                           uint32_t *out_warnings)
+{
+    if (out_format) *out_format = BK_FORMAT_UNKNOWN;
+    if (out_errors) *out_errors = 0;
+    if (out_warnings) *out_warnings = 0;
+    if (!path) return BK_EARG;
+    bk_ctx ctx;
+    bk_ctx_init(&ctx, opt, true);
+    if (!ctx.file) ctx.file = path;
+    ctx.check_only = true;
+    /* as bk_file_open: mapped when large (and no read_file hook), read otherwise */
+    void *map = NULL;
+    uint8_t *buf = NULL;
+    size_t size = 0;
+    bk_result r = (!opt || !opt->read_file) ? bk_map_file(path, ctx.opt.limits.max_file_bytes, &map, &size)
+                                            : BK_EUNSUPPORTED;
+    if (r == BK_OK) ctx.mapped_input = true;
+    else if (r == BK_EUNSUPPORTED) r = bk_read_file_opt(opt, path, ctx.opt.limits.max_file_bytes, &buf, &size);
+    bk_file *f = NULL;
+    if (r != BK_OK) {
+        bk_report(&ctx, BK_SEV_ERROR, r, NULL, BK_NO_INDEX, BK_NO_OFFSET, "cannot read file: %s", bk_strerror(r));
+    } else {
+        const uint8_t *data = map ? map : buf;
+        if (out_format) *out_format = bk_detect(data, size);
+        r = load_common(data, size, &ctx, &f);
+    }
+    bk_file_free(f);
+    if (map) bk_unmap_file(map, size);
+    bk_free(buf);
+    if (out_errors) *out_errors = ctx.errors + (r != BK_OK && ctx.errors == 0);
+    if (out_warnings) *out_warnings = ctx.warnings;
+    if (r == BK_OK && ctx.errors) r = ctx.first_error;
+    return r;
+}
+
 void bk_file_free(bk_file *f)
 {
     if (!f) return;

@@ -428,6 +428,56 @@ static void test_archive(const char *src_dir)
     CHECK(bk_archive_open(path, NULL, &a) == BK_ENOTFOUND);
 }
 
+typedef struct diag_count {
+    int n;
+    bool read_error;
+} diag_count;
+
+static void count_diag(void *user, const bk_diag *d)
+{
+    diag_count *c = user;
+    c->n++;
+    if (strstr(d->message, "cannot read file")) c->read_error = true;
+}
+
+/* bk_validate_file gives what bk_validate_memory gives on the same bytes, read (small file) or
+ * mapped (256 KiB and more), and one located error for a file that cannot be read */
+static void test_validate_file(const char *src_dir, const char *work)
+{
+    char small[1024], big[1024];
+    snprintf(small, sizeof small, "%s/samples/bsp_tool_quake_mp_lobby.bsp", src_dir);
+    snprintf(big, sizeof big, "%s/bk_validate_big.bsp", work);
+    FILE *fp = fopen(small, "rb");
+    static uint8_t buf[300 << 10];
+    size_t n = fp ? fread(buf, 1, sizeof buf, fp) : 0;
+    if (fp) fclose(fp);
+    CHECK(n > 0 && n < (256u << 10));
+    /* the same map with trailing bytes to pass the mapping threshold */
+    fp = fopen(big, "wb");
+    CHECK(fp && fwrite(buf, 1, sizeof buf, fp) == sizeof buf);
+    if (fp) fclose(fp);
+    const char *paths[2] = {small, big};
+    size_t sizes[2] = {n, sizeof buf};
+    for (int i = 0; i < 2; i++) {
+        uint32_t fe = 9, fw = 9, me = 7, mw = 7;
+        bk_format fmt = BK_FORMAT_UNKNOWN;
+        bk_result rf = bk_validate_file(paths[i], NULL, &fmt, &fe, &fw);
+        bk_result rm = bk_validate_memory(buf, sizes[i], NULL, &me, &mw);
+        CHECK(rf == rm && fe == me && fw == mw && fmt == bk_detect(buf, sizes[i]) && fmt != BK_FORMAT_UNKNOWN);
+    }
+    remove(big);
+    diag_count c = {0, false};
+    bk_options o;
+    memset(&o, 0, sizeof o);
+    o.diag = count_diag;
+    o.diag_user = &c;
+    uint32_t e = 0, w = 0;
+    bk_format fmt = BK_FORMAT_QUAKE1;
+    CHECK(bk_validate_file(big, &o, &fmt, &e, &w) == BK_ENOTFOUND && e == 1 && c.n == 1 && c.read_error &&
+          fmt == BK_FORMAT_UNKNOWN);
+    CHECK(bk_validate_file(NULL, NULL, NULL, NULL, NULL) == BK_EARG);
+}
+
 int main(int argc, char **argv)
 {
     /* outputs go to the work folder ctest gives, else the temporary folder (never the checkout) */
@@ -443,6 +493,7 @@ int main(int argc, char **argv)
     test_atlas();
     test_xform();
     test_export(work);
+    test_validate_file(SOURCE_DIR, work);
     test_detect();
     test_utf8();
     test_null_file();
