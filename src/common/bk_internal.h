@@ -207,11 +207,17 @@ int bk_strncasecmp_prefix(const char *s, const char *prefix);
 
 /* ---- files --------------------------------------------------------------------------- */
 bk_result bk_read_file(const char *path, uint64_t max_bytes, uint8_t **out, size_t *out_size);
-/* Map a regular file of at least BK_MAP_MIN bytes read-only, its pages brought in at once
- * (Linux: MAP_POPULATE). BK_EUNSUPPORTED when the file is small or mapping is not available
- * (the caller then reads it); other errors as bk_read_file. */
-#define BK_MAP_MIN (256u << 10)
-bk_result bk_map_file(const char *path, uint64_t max_bytes, void **out, size_t *out_size);
+#define BK_MAP_MIN (256u << 10)   /* files from this size up are mapped (bk_input_load) */
+/* A file's bytes, with one open: mapped (pages brought in at once) from BK_MAP_MIN bytes up,
+ * read into memory below that, or through opt->read_file when the program gives one. */
+typedef struct bk_input {
+    void *map;          /* the mapping, or NULL */
+    uint8_t *owned;     /* the bytes read (bk_free), or NULL */
+    size_t size;
+} bk_input;
+bk_result bk_input_load(const bk_options *opt, const char *path, uint64_t max_bytes, bk_input *in);
+static inline const uint8_t *bk_input_data(const bk_input *in) { return in->map ? in->map : in->owned; }
+void bk_input_release(bk_input *in);
 /* Map any non-empty regular file read-only, its pages brought in only as they are read (large
  * archives of which a few members are read); bk_map_prefetch brings a range in with one call. */
 bk_result bk_map_file_lazy(const char *path, uint64_t max_bytes, void **out, size_t *out_size);

@@ -44,8 +44,70 @@ bk_result bk_read_file(const char *path, uint64_t max_bytes, uint8_t **out, size
 #define BK_HAVE_MMAP 1
 #endif
 
-static bk_result map_file(const char *path, uint64_t max_bytes, uint64_t min_bytes, bool populate, void **out,
-                          size_t *out_size)
+bk_result bk_input_load(const bk_options *opt, const char *path, uint64_t max_bytes, bk_input *in)
+{
+    memset(in, 0, sizeof *in);
+    if (opt && opt->read_file) return bk_read_file_opt(opt, path, max_bytes, &in->owned, &in->size);
+#ifdef BK_HAVE_MMAP
+    /* one open: mapped from BK_MAP_MIN bytes up, read below */
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return errno == ENOENT ? BK_ENOTFOUND : BK_EIO;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return BK_EIO;
+    }
+    if ((uint64_t)st.st_size > max_bytes || (uint64_t)st.st_size > SIZE_MAX - 1) {
+        close(fd);
+        return BK_ELIMIT;
+    }
+    size_t size = (size_t)st.st_size;
+    if (size >= BK_MAP_MIN) {
+        int flags = MAP_PRIVATE;
+#ifdef MAP_POPULATE
+        flags |= MAP_POPULATE;
+#endif
+        void *p = mmap(NULL, size, PROT_READ, flags, fd, 0);
+        if (p != MAP_FAILED) {
+            close(fd);
+            in->map = p;
+            in->size = size;
+            return BK_OK;
+        }
+    }
+    uint8_t *buf = bk_malloc(size ? size : 1);
+    if (!buf) {
+        close(fd);
+        return BK_ENOMEM;
+    }
+    size_t got = 0;
+    while (got < size) {
+        ssize_t k = read(fd, buf + got, size - got);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) break;
+        got += (size_t)k;
+    }
+    close(fd);
+    if (got != size) {
+        bk_free(buf);
+        return BK_EIO;
+    }
+    in->owned = buf;
+    in->size = size;
+    return BK_OK;
+#else
+    return bk_read_file(path, max_bytes, &in->owned, &in->size);
+#endif
+}
+
+void bk_input_release(bk_input *in)
+{
+    if (in->map) bk_unmap_file(in->map, in->size);
+    bk_free(in->owned);
+    memset(in, 0, sizeof *in);
+}
+
+bk_result bk_map_file_lazy(const char *path, uint64_t max_bytes, void **out, size_t *out_size)
 {
     *out = NULL;
     *out_size = 0;
@@ -61,35 +123,20 @@ static bk_result map_file(const char *path, uint64_t max_bytes, uint64_t min_byt
         close(fd);
         return BK_ELIMIT;
     }
-    if ((uint64_t)st.st_size < min_bytes || st.st_size == 0 || (uint64_t)st.st_size > SIZE_MAX) {
+    if (st.st_size == 0 || (uint64_t)st.st_size > SIZE_MAX) {
         close(fd);
         return BK_EUNSUPPORTED;
     }
-    int flags = MAP_PRIVATE;
-#ifdef MAP_POPULATE
-    if (populate) flags |= MAP_POPULATE;
-#endif
-    (void)populate;
-    void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, flags, fd, 0);
+    void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);
     if (p == MAP_FAILED) return BK_EUNSUPPORTED;
     *out = p;
     *out_size = (size_t)st.st_size;
     return BK_OK;
 #else
-    (void)path, (void)max_bytes, (void)min_bytes, (void)populate;
+    (void)path, (void)max_bytes;
     return BK_EUNSUPPORTED;
 #endif
-}
-
-bk_result bk_map_file(const char *path, uint64_t max_bytes, void **out, size_t *out_size)
-{
-    return map_file(path, max_bytes, BK_MAP_MIN, true, out, out_size);
-}
-
-bk_result bk_map_file_lazy(const char *path, uint64_t max_bytes, void **out, size_t *out_size)
-{
-    return map_file(path, max_bytes, 1, false, out, out_size);
 }
 
 void bk_map_prefetch(const void *data, size_t size)

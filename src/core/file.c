@@ -104,35 +104,23 @@ bk_result bk_file_open(const char *path, const bk_options *opt, bk_file **out)
     bk_ctx ctx;
     bk_ctx_init(&ctx, opt, false);
     if (!ctx.file) ctx.file = path;
-    uint8_t *buf = NULL;
-    size_t size = 0;
-    /* large files are mapped (no copy, pages brought in with one call), unless the program reads */
-    void *map = NULL;
-    bk_result r = (!opt || !opt->read_file) ? bk_map_file(path, ctx.opt.limits.max_file_bytes, &map, &size)
-                                            : BK_EUNSUPPORTED;
-    if (r == BK_OK) {
-        ctx.mapped_input = true;
-        r = load_common(map, size, &ctx, out);
-        if (r != BK_OK) {
-            bk_unmap_file(map, size);
-            return r;
-        }
-        (*out)->mapped = map;
-        (*out)->mapped_size = size;
-        return BK_OK;
-    }
-    if (r == BK_EUNSUPPORTED) r = bk_read_file_opt(opt, path, ctx.opt.limits.max_file_bytes, &buf, &size);
+    bk_input in;
+    bk_result r = bk_input_load(opt, path, ctx.opt.limits.max_file_bytes, &in);
     if (r != BK_OK) {
         bk_report(&ctx, BK_SEV_ERROR, r, NULL, BK_NO_INDEX, BK_NO_OFFSET, "cannot read file: %s",
                   bk_strerror(r));
         return r;
     }
-    r = load_common(buf, size, &ctx, out);
+    ctx.mapped_input = in.map != NULL;
+    r = load_common(bk_input_data(&in), in.size, &ctx, out);
     if (r != BK_OK) {
-        bk_free(buf);
+        bk_input_release(&in);
         return r;
     }
-    (*out)->owned = buf;
+    /* the file keeps the bytes */
+    (*out)->mapped = in.map;
+    (*out)->mapped_size = in.map ? in.size : 0;
+    (*out)->owned = in.owned;
     return BK_OK;
 }
 
@@ -169,24 +157,18 @@ bk_result bk_validate_file(const char *path, const bk_options *opt, bk_format *o
     if (!ctx.file) ctx.file = path;
     ctx.check_only = true;
     /* as bk_file_open: mapped when large (and no read_file hook), read otherwise */
-    void *map = NULL;
-    uint8_t *buf = NULL;
-    size_t size = 0;
-    bk_result r = (!opt || !opt->read_file) ? bk_map_file(path, ctx.opt.limits.max_file_bytes, &map, &size)
-                                            : BK_EUNSUPPORTED;
-    if (r == BK_OK) ctx.mapped_input = true;
-    else if (r == BK_EUNSUPPORTED) r = bk_read_file_opt(opt, path, ctx.opt.limits.max_file_bytes, &buf, &size);
+    bk_input in;
+    bk_result r = bk_input_load(opt, path, ctx.opt.limits.max_file_bytes, &in);
     bk_file *f = NULL;
     if (r != BK_OK) {
         bk_report(&ctx, BK_SEV_ERROR, r, NULL, BK_NO_INDEX, BK_NO_OFFSET, "cannot read file: %s", bk_strerror(r));
     } else {
-        const uint8_t *data = map ? map : buf;
-        if (out_format) *out_format = bk_detect(data, size);
-        r = load_common(data, size, &ctx, &f);
+        ctx.mapped_input = in.map != NULL;
+        if (out_format) *out_format = bk_detect(bk_input_data(&in), in.size);
+        r = load_common(bk_input_data(&in), in.size, &ctx, &f);
     }
     bk_file_free(f);
-    if (map) bk_unmap_file(map, size);
-    bk_free(buf);
+    bk_input_release(&in);
     if (out_errors) *out_errors = ctx.errors + (r != BK_OK && ctx.errors == 0);
     if (out_warnings) *out_warnings = ctx.warnings;
     if (r == BK_OK && ctx.errors) r = ctx.first_error;
