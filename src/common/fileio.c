@@ -158,7 +158,8 @@ void bk_map_prefetch(const void *data, size_t size)
 
 void bk_input_decoded(const bk_ctx *ctx, const void *data, size_t size)
 {
-    if (ctx->mapped_input) bk_mapped_release(data, size);
+    /* a file only checked is unmapped in a moment anyway */
+    if (ctx->mapped_input && !ctx->check_only) bk_mapped_release(data, size);
 }
 
 void bk_mapped_release(const void *data, size_t size)
