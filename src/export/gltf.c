@@ -7,6 +7,7 @@
 #include <cjson/cJSON.h>
 #include <float.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 
 #include "xform.h"
@@ -433,12 +434,15 @@ static bk_result emit_bin(gltf_writer *w, uint64_t padded_size, bk_write_fn writ
 }
 
 /* The images' PNGs, encoded on a second thread while the geometry is written (the deflate of
- * a lightmap atlas is the largest single cost of a conversion). */
+ * a lightmap atlas is the largest single cost of a conversion); once the geometry is done the
+ * writing thread takes images from the same queue, so maps of many textures use both. */
 typedef struct png_job {
     const bk_scene *s;
     int level;
     bk_buf *pngs;      /* one per image; empty for images without pixels */
-    bk_result r;
+    bk_result *res;    /* one per image */
+    atomic_uint next;  /* the next image to take */
+    bk_result r;       /* BK_ENOMEM when the job could not be set up */
 #ifdef BK_HAVE_PTHREAD
     pthread_t th;
     bool running;
@@ -448,10 +452,10 @@ typedef struct png_job {
 static void *png_encode_all(void *user)
 {
     png_job *j = user;
-    for (uint32_t i = 0; i < j->s->image_count && j->r == BK_OK; i++) {
+    for (uint32_t i; (i = atomic_fetch_add(&j->next, 1)) < j->s->image_count;) {
         const bk_image *im = &j->s->images[i];
         if (!im->rgba || !im->width || !im->height) continue;
-        j->r = bk_png_encode(im->rgba, im->width, im->height, im->has_alpha != 0, j->level, &j->pngs[i]);
+        j->res[i] = bk_png_encode(im->rgba, im->width, im->height, im->has_alpha != 0, j->level, &j->pngs[i]);
     }
     return NULL;
 }
@@ -462,9 +466,16 @@ static void png_start(png_job *j, const bk_scene *s, int level)
     memset(j, 0, sizeof *j);
     j->s = s;
     j->level = level;
+    atomic_init(&j->next, 0);
     j->pngs = bk_calloc(s->image_count + 1, sizeof *j->pngs);
-    if (!j->pngs) {
+    j->res = bk_calloc(s->image_count + 1, sizeof *j->res);
+    if (!j->pngs || !j->res) {
+        bk_free(j->pngs);
+        bk_free(j->res);
+        j->pngs = NULL;
+        j->res = NULL;
         j->r = BK_ENOMEM;
+        atomic_store(&j->next, UINT32_MAX);
         return;
     }
     uint64_t px = 0;
@@ -480,22 +491,34 @@ static void png_start(png_job *j, const bk_scene *s, int level)
     png_encode_all(j);
 }
 
+/* the writing thread joins in, then waits for the rest; the first failure in image order */
 static bk_result png_finish(png_job *j)
 {
+    if (j->r != BK_OK) return j->r;
+    png_encode_all(j);
 #ifdef BK_HAVE_PTHREAD
     if (j->running) pthread_join(j->th, NULL);
     j->running = false;
 #endif
-    return j->r;
+    for (uint32_t i = 0; i < j->s->image_count; i++)
+        if (j->res[i] != BK_OK) return j->res[i];
+    return BK_OK;
 }
 
 static void png_free(png_job *j)
 {
-    png_finish(j);
+    /* no more images are taken (after a failure elsewhere there is no point); wait for the thread */
+    atomic_store(&j->next, UINT32_MAX);
+#ifdef BK_HAVE_PTHREAD
+    if (j->running) pthread_join(j->th, NULL);
+    j->running = false;
+#endif
     if (j->pngs)
         for (uint32_t i = 0; i < j->s->image_count; i++) bk_buf_free(&j->pngs[i]);
     bk_free(j->pngs);
+    bk_free(j->res);
     j->pngs = NULL;
+    j->res = NULL;
 }
 
 /* Texture numbers, known before any PNG is encoded: one per image with pixels, in order. */
