@@ -69,6 +69,8 @@ bench: deps
 	@$(MAKE) --no-print-directory build corpus
 	@$(BUILD)/bench/bench_load ../shared/corpus $${BSPKIT_CORPUS:-$$HOME/.cache/bspkit-corpus} --scene
 	@for b in $(BUILD)/bench/bench_*; do case $$b in */bench_load) ;; *) [ -x $$b ] && $$b;; esac; done
+	@bash bench/families.sh $(BUILD)/bspkit
+	@bash bench/q3_vs_assimp.sh $(BUILD)/bspkit   # against assimp when $$ASSIMP names one
 
 install: build
 	cmake --install $(BUILD)

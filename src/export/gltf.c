@@ -390,7 +390,12 @@ static void emit_segment(gltf_writer *w, const bin_seg *g, bin_sink *k)
     default: {
         size_t size = g->kind == SEG_POS || g->kind == SEG_NRM ? 12 : g->kind == SEG_UV0 || g->kind == SEG_UV1 ||
                       g->kind == SEG_ZERO2 ? 8 : g->kind == SEG_JTS ? 8 : 16;
-        for (uint32_t i = 0; i < p->vertex_count; i++) vertex_attr(&w->x, p, g->kind, i, sink_room(k, size), cl);
+        /* through a local: the chunk can sit at any byte offset after a flush */
+        float v[4];
+        for (uint32_t i = 0; i < p->vertex_count; i++) {
+            vertex_attr(&w->x, p, g->kind, i, v, cl);
+            memcpy(sink_room(k, size), v, size);
+        }
         break;
     }
     }
