@@ -44,12 +44,10 @@ bk_result bk_read_file(const char *path, uint64_t max_bytes, uint8_t **out, size
 #define BK_HAVE_MMAP 1
 #endif
 
-bk_result bk_input_load(const bk_options *opt, const char *path, uint64_t max_bytes, bk_input *in)
-{
-    memset(in, 0, sizeof *in);
-    if (opt && opt->read_file) return bk_read_file_opt(opt, path, max_bytes, &in->owned, &in->size);
 #ifdef BK_HAVE_MMAP
-    /* one open: mapped from BK_MAP_MIN bytes up, read below */
+/* open a regular file of at most max_bytes for reading: *fd and its size */
+static bk_result open_regular(const char *path, uint64_t max_bytes, int *fd_out, size_t *size)
+{
     int fd = open(path, O_RDONLY);
     if (fd < 0) return errno == ENOENT ? BK_ENOTFOUND : BK_EIO;
     struct stat st;
@@ -61,7 +59,21 @@ bk_result bk_input_load(const bk_options *opt, const char *path, uint64_t max_by
         close(fd);
         return BK_ELIMIT;
     }
-    size_t size = (size_t)st.st_size;
+    *fd_out = fd;
+    *size = (size_t)st.st_size;
+    return BK_OK;
+}
+#endif
+
+bk_result bk_input_load(const bk_options *opt, const char *path, uint64_t max_bytes, bk_input *in)
+{
+    memset(in, 0, sizeof *in);
+    if (opt && opt->read_file) return bk_read_file_opt(opt, path, max_bytes, &in->owned, &in->size);
+#ifdef BK_HAVE_MMAP
+    /* one open: mapped from BK_MAP_MIN bytes up, read below */
+    int fd;
+    size_t size;
+    BK_TRY(open_regular(path, max_bytes, &fd, &size));
     if (size >= BK_MAP_MIN) {
         int flags = MAP_PRIVATE;
 #ifdef MAP_POPULATE
@@ -112,26 +124,14 @@ bk_result bk_map_file_lazy(const char *path, uint64_t max_bytes, void **out, siz
     *out = NULL;
     *out_size = 0;
 #ifdef BK_HAVE_MMAP
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) return errno == ENOENT ? BK_ENOTFOUND : BK_EIO;
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return BK_EIO;
-    }
-    if ((uint64_t)st.st_size > max_bytes) {
-        close(fd);
-        return BK_ELIMIT;
-    }
-    if (st.st_size == 0 || (uint64_t)st.st_size > SIZE_MAX) {
-        close(fd);
-        return BK_EUNSUPPORTED;
-    }
-    void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    int fd;
+    size_t size;
+    BK_TRY(open_regular(path, max_bytes, &fd, &size));
+    void *p = size ? mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
     close(fd);
     if (p == MAP_FAILED) return BK_EUNSUPPORTED;
     *out = p;
-    *out_size = (size_t)st.st_size;
+    *out_size = size;
     return BK_OK;
 #else
     (void)path, (void)max_bytes;

@@ -401,8 +401,8 @@ static void emit_segment(gltf_writer *w, const bin_seg *g, bin_sink *k)
     }
 }
 
-/* Stream the whole buffer (bin_size bytes, zero padding between views and at the end). */
-static bk_result emit_bin(gltf_writer *w, uint64_t padded_size, bk_write_fn write, void *user)
+/* Stream the whole buffer (w->bin_size bytes, zero padding between views and at the end). */
+static bk_result emit_bin(gltf_writer *w, bk_write_fn write, void *user)
 {
     bin_sink *k = bk_malloc(sizeof *k);
     if (!k) return BK_ENOMEM;
@@ -429,7 +429,7 @@ static bk_result emit_bin(gltf_writer *w, uint64_t padded_size, bk_write_fn writ
     }
     if (r == BK_OK && k->ok) {
         uint64_t at = k->written + k->n;
-        if (at <= padded_size && padded_size - at <= 3) sink_bytes(k, zero, (size_t)(padded_size - at));
+        if (at <= w->bin_size && w->bin_size - at <= 3) sink_bytes(k, zero, (size_t)(w->bin_size - at));
         else r = BK_EIO;
     }
     sink_flush(k);
@@ -988,7 +988,7 @@ static bk_result glb_emit(const char *json, gltf_writer *w, bk_write_fn write, v
         if (r == BK_OK && w->bin_size) {
             bk_wr_u32le(hdr, (uint32_t)w->bin_size);
             memcpy(hdr + 4, "BIN\0", 4);
-            r = write(user, hdr, 8) ? emit_bin(w, w->bin_size, write, user) : BK_EIO;
+            r = write(user, hdr, 8) ? emit_bin(w, write, user) : BK_EIO;
         }
         if (bytes) *bytes = total;
     }
@@ -1061,7 +1061,7 @@ bk_result bk_export_gltf(const bk_scene *s, const bk_export_options *opt, const 
         }
     } else if (r == BK_OK) {
         if (w.bin_size && (r = bk_atomic_open(&af, bin_path)) == BK_OK) {
-            r = emit_bin(&w, w.bin_size, bk_atomic_write, &af);
+            r = emit_bin(&w, bk_atomic_write, &af);
             bk_result c = bk_atomic_close(&af, r == BK_OK);
             if (r == BK_OK) r = c;
         }
