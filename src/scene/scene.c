@@ -251,6 +251,8 @@ bk_result bk_prim_add_vertices(bk_primitive *p, uint32_t n, uint32_t *first)
         }
         p->vcap_ = nc;
     }
+    if (first) *first = p->vertex_count;
+    if (n == 0) return BK_OK; /* the arrays may not exist yet: nothing to clear */
     /* the new vertices: zero, white, and fully weighted to joint 0 */
     size_t v0 = p->vertex_count;
     memset(p->position + v0 * 3, 0, (size_t)n * 3 * sizeof(float));
@@ -265,7 +267,6 @@ bk_result bk_prim_add_vertices(bk_primitive *p, uint32_t n, uint32_t *first)
     if (p->attrs & BK_ATTR_COLOR)
         for (uint32_t i = p->vertex_count; i < need; i++)
             p->color[i * 4] = p->color[i * 4 + 1] = p->color[i * 4 + 2] = p->color[i * 4 + 3] = 1.0f;
-    if (first) *first = p->vertex_count;
     p->vertex_count = need;
     return BK_OK;
 }
