@@ -216,16 +216,19 @@ bk_result bk_archive_open(const char *path, const bk_options *opt, bk_archive **
 {
     if (!path || !out) return BK_EARG;
     *out = NULL;
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return BK_ENOTFOUND;
-    fclose(fp);
     bk_archive *a = bk_calloc(1, sizeof *a);
     if (!a) return BK_ENOMEM;
-    /* mapped where possible; read through stdio otherwise (an empty file, no mmap) */
+    /* mapped where possible (one open); read through stdio otherwise (an empty file, no mmap) */
     if (bk_map_file_lazy(path, UINT64_MAX, &a->map, &a->map_size) == BK_OK) {
         use_memory(a, a->map, a->map_size);
         return open_common(a, "memory", opt, out);
     }
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        bk_free(a);
+        return BK_ENOTFOUND;
+    }
+    fclose(fp);
     return open_common(a, path, opt, out);
 }
 
