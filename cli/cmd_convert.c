@@ -78,6 +78,8 @@ int cmd_convert(int argc, char **argv)
     int rc = cli_begin(me, argc, argv, 1, -1, &o);
     if (rc != CLI_CONTINUE) return rc;
     if (!o.output) return cli_usage_error(me, "missing -o OUT%s", "");
+    /* images stay packed (palette indices, DXT blocks, RGB lightmaps) until their PNG is made */
+    o.opt.flags |= BK_OPT_COMPACT_IMAGES;
     const char *out = o.output;
     struct stat st0;
     bool in_dir = stat(o.positional[0], &st0) == 0 && S_ISDIR(st0.st_mode);
@@ -189,7 +191,7 @@ int cmd_textures(int argc, char **argv)
     uint32_t written = 0, skipped = 0;
     for (uint32_t i = 0; i < s->image_count && rc == EXIT_OK; i++) {
         const bk_image *im = &s->images[i];
-        if (!im->rgba) {
+        if (!bk_image_has_pixels(im)) {
             skipped++;
             continue;
         }

@@ -127,9 +127,13 @@ enum {
     BK_OPT_NO_ENTITIES = 1u << 4,  /* do not keep entity key/values in node extras */
     BK_OPT_NO_ANIMATIONS = 1u << 5, /* DPM: skeleton only */
     BK_OPT_KEEP_ALL_BONES = 1u << 6, /* DPM writer: keep unreferenced, unflagged bones (tags found by name) */
-    BK_OPT_COLLISION = 1u << 7      /* scenes of maps: add the collision geometry as separate nodes under a
+    BK_OPT_COLLISION = 1u << 7,     /* scenes of maps: add the collision geometry as separate nodes under a
                                      * node named "collision" (convex pieces named by contents, with an
                                      * invisible material), see bk_scene_add_collision */
+    BK_OPT_COMPACT_IMAGES = 1u << 8 /* scenes: images may keep their pixels packed (palette indices, block-
+                                     * compressed texels, RGB lightmaps) until an exporter encodes them;
+                                     * bk_image.rgba is then NULL, see bk_image_unpack. Peak memory of a
+                                     * conversion: what bspkit convert sets */
 };
 
 typedef struct bk_options {

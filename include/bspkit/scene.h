@@ -15,14 +15,35 @@
 extern "C" {
 #endif
 
+/* How a packed image holds its pixels (scenes built with BK_OPT_COMPACT_IMAGES). */
+enum {
+    BK_PACK_NONE = 0,   /* rgba holds the pixels (or the image has none: an external texture) */
+    BK_PACK_RGB_UP = 1, /* packed: opaque RGB as PNG rows (a filter byte, then width*3 bytes): row 0 plain
+                         * (filter 0), every other row minus the row above (filter 2, "up"), bytewise */
+    BK_PACK_PAL8 = 2,   /* packed: a 256-entry RGBA palette (1024 bytes), then one index per pixel */
+    BK_PACK_CODEC = 3   /* packed: the source's own encoding (e.g. a VTF's DXT blocks), unpacked by unpack */
+};
+
 typedef struct bk_image {
     char *name;                /* texture / shader / lightmap name */
     uint32_t width, height;
-    uint8_t *rgba;             /* width*height*4 bytes, straight alpha */
+    uint8_t *rgba;             /* width*height*4 bytes, straight alpha; NULL while packed */
     uint32_t has_alpha;        /* any pixel with alpha < 255 */
     uint32_t is_lightmap;      /* sampled with clamp-to-edge */
     uint32_t clamp;            /* sampled with clamp-to-edge but mipmapped (sky box faces, clampMap) */
+    /* pixels kept packed until needed (BK_OPT_COMPACT_IMAGES): read them with bk_image_unpack */
+    uint32_t packing;          /* BK_PACK_* */
+    uint8_t *packed;           /* packed_size bytes, owned by the scene */
+    size_t packed_size;
+    /* BK_PACK_CODEC: writes the width*height*4 RGBA pixels of packed to out */
+    bk_result (*unpack)(const uint8_t *packed, size_t size, uint32_t w, uint32_t h, uint8_t *out);
 } bk_image;
+
+/* Whether an image has pixels (held as rgba or packed); external textures have none. */
+bool bk_image_has_pixels(const bk_image *im);
+/* The pixels as width*height*4 RGBA in a new block (*rgba, bk_free it): a copy of rgba, or the
+ * packed pixels unpacked. BK_EARG for an image without pixels. */
+bk_result bk_image_unpack(const bk_image *im, uint8_t **rgba);
 
 typedef enum bk_alpha_mode { BK_ALPHA_OPAQUE = 0, BK_ALPHA_MASK = 1, BK_ALPHA_BLEND = 2 } bk_alpha_mode;
 
@@ -151,6 +172,13 @@ bk_scene *bk_scene_new(void);
 /* The scene takes ownership of rgba (malloc'd). Returns the image index in *out. */
 bk_result bk_scene_add_image(bk_scene *s, const char *name, uint32_t w, uint32_t h, uint8_t *rgba,
                              int32_t *out);
+/* The same for packed pixels (BK_PACK_*; the scene takes ownership of packed, malloc'd). has_alpha:
+ * 0 or 1, or -1 to work it out (BK_PACK_RGB_UP: 0; BK_PACK_PAL8: from the palette entries used). unpack
+ * only for BK_PACK_CODEC. The size is checked against width and height. */
+bk_result bk_scene_add_packed_image(bk_scene *s, const char *name, uint32_t w, uint32_t h, uint32_t packing,
+                                    uint8_t *packed, size_t size,
+                                    bk_result (*unpack)(const uint8_t *, size_t, uint32_t, uint32_t, uint8_t *),
+                                    int has_alpha, int32_t *out);
 bk_result bk_scene_add_material(bk_scene *s, const char *name, int32_t *out);
 bk_result bk_scene_add_mesh(bk_scene *s, const char *name, int32_t *out);
 bk_result bk_scene_add_node(bk_scene *s, const char *name, int32_t parent, int32_t mesh, int32_t *out);
@@ -198,6 +226,9 @@ void bk_atlas_size(const bk_atlas *a, uint32_t *w, uint32_t *h);
 /* After packing: render into a new image of the scene (marked is_lightmap); texels outside every
  * rectangle and its padding are opaque black. */
 bk_result bk_atlas_to_image(const bk_atlas *a, bk_scene *s, const char *name, int32_t *out);
+/* The same image kept packed as RGB (BK_PACK_RGB_UP: three quarters of the memory, and the PNG encoder
+ * deflates it as it is; lightmaps are opaque). */
+bk_result bk_atlas_to_rgb_image(const bk_atlas *a, bk_scene *s, const char *name, int32_t *out);
 void bk_atlas_free(bk_atlas *a);
 
 /* ---- exporters ----------------------------------------------------------------------- */
@@ -232,7 +263,7 @@ bk_result bk_export_gltf(const bk_scene *s, const bk_export_options *opt, const 
 /* .obj + .mtl (+ PNG textures beside them). */
 bk_result bk_export_obj(const bk_scene *s, const bk_export_options *opt, const char *path,
                         bk_export_stats *stats);
-/* Encode one image as PNG to path (temporary file + rename). */
+/* Encode one image (held as rgba or packed) as PNG to path (temporary file + rename). */
 bk_result bk_image_write_png(const bk_image *img, const char *path);
 
 #ifdef __cplusplus

@@ -306,5 +306,8 @@ bk_result bk_image_decode(const uint8_t *data, size_t size, uint32_t max_dim, ui
                           uint32_t *w, uint32_t *h);
 /* level: deflate effort 1 (fastest) .. 12 (smallest), 0 = default (3) */
 bk_result bk_png_encode(const uint8_t *rgba, uint32_t w, uint32_t h, bool alpha, int level, bk_buf *out);
+/* The PNG of a scene image, held as rgba or packed (RGB is encoded straight from its packed bytes,
+ * other packings are unpacked to a temporary block first). */
+bk_result bk_png_encode_image(const bk_image *im, int level, bk_buf *out);
 
 #endif

@@ -50,11 +50,15 @@ static void put_chunk(bk_buf *out, const char *type, const uint8_t *data, size_t
     bk_buf_append(out, t, 4);
 }
 
-bk_result bk_png_encode(const uint8_t *rgba, uint32_t w, uint32_t h, bool alpha, int level, bk_buf *out)
+static bk_result png_deflate(const uint8_t *raw, size_t raw_n, uint32_t w, uint32_t h, bool alpha, int level,
+                             bk_buf *out);
+
+/* rgba: w*h RGBA texels (written as RGB when alpha is false), up-filtered */
+static bk_result png_encode(const uint8_t *rgba, uint32_t w, uint32_t h, bool alpha, int level, bk_buf *out)
 {
     if (!w || !h || !rgba) return BK_EARG;
-    size_t px;
-    if (!bk_mul_ok((size_t)w, (size_t)h, &px) || px > ((size_t)1 << 28) || w > (1u << 30) || h > (1u << 30))
+    size_t npx;
+    if (!bk_mul_ok((size_t)w, (size_t)h, &npx) || npx > ((size_t)1 << 28) || w > (1u << 30) || h > (1u << 30))
         return BK_ELIMIT;
     size_t bpp = alpha ? 4 : 3, stride = (size_t)w * bpp + 1, raw_n = stride * h;
     uint8_t *raw = bk_malloc(raw_n);
@@ -74,13 +78,19 @@ bk_result bk_png_encode(const uint8_t *rgba, uint32_t w, uint32_t h, bool alpha,
             }
         }
     }
+    bk_result r = png_deflate(raw, raw_n, w, h, alpha, level, out);
+    bk_free(raw);
+    return r;
+}
+
+/* raw: the h filtered rows of a PNG (a filter byte, then the row), deflated into IDAT */
+static bk_result png_deflate(const uint8_t *raw, size_t raw_n, uint32_t w, uint32_t h, bool alpha, int level,
+                             bk_buf *out)
+{
     if (level <= 0) level = 3;
     if (level > 12) level = 12;
     struct libdeflate_compressor *c = libdeflate_alloc_compressor(level);
-    if (!c) {
-        bk_free(raw);
-        return BK_ENOMEM;
-    }
+    if (!c) return BK_ENOMEM;
     /* the zlib stream is compressed straight into the IDAT chunk of out; the chunk's length and
      * CRC are filled in after, and the room left over is given back */
     static const uint8_t sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
@@ -116,16 +126,35 @@ bk_result bk_png_encode(const uint8_t *rgba, uint32_t w, uint32_t h, bool alpha,
         }
     }
     libdeflate_free_compressor(c);
-    bk_free(raw);
     if (out->failed) return BK_ENOMEM;
     return zn && zn <= 0x7fffffffu ? BK_OK : BK_EIO;
 }
 
+bk_result bk_png_encode(const uint8_t *rgba, uint32_t w, uint32_t h, bool alpha, int level, bk_buf *out)
+{
+    return png_encode(rgba, w, h, alpha, level, out);
+}
+
+bk_result bk_png_encode_image(const bk_image *im, int level, bk_buf *out)
+{
+    if (!bk_image_has_pixels(im)) return BK_EARG;
+    if (im->rgba) return png_encode(im->rgba, im->width, im->height, im->has_alpha != 0, level, out);
+    if (im->packing == BK_PACK_RGB_UP) {
+        if (im->packed_size != ((size_t)im->width * 3 + 1) * im->height) return BK_EARG;
+        return png_deflate(im->packed, im->packed_size, im->width, im->height, false, level, out);
+    }
+    uint8_t *px;
+    BK_TRY(bk_image_unpack(im, &px));
+    bk_result r = png_encode(px, im->width, im->height, im->has_alpha != 0, level, out);
+    bk_free(px);
+    return r;
+}
+
 bk_result bk_image_write_png(const bk_image *img, const char *path)
 {
-    if (!img || !img->rgba) return BK_EARG;
+    if (!bk_image_has_pixels(img)) return BK_EARG;
     bk_buf b = {0};
-    bk_result r = bk_png_encode(img->rgba, img->width, img->height, img->has_alpha != 0, 0, &b);
+    bk_result r = bk_png_encode_image(img, 0, &b);
     if (r == BK_OK) r = bk_write_file_atomic(path, b.data, b.size);
     bk_buf_free(&b);
     return r;

@@ -459,8 +459,8 @@ static void *png_encode_all(void *user)
     png_job *j = user;
     for (uint32_t i; (i = atomic_fetch_add(&j->next, 1)) < j->s->image_count;) {
         const bk_image *im = &j->s->images[i];
-        if (!im->rgba || !im->width || !im->height) continue;
-        j->res[i] = bk_png_encode(im->rgba, im->width, im->height, im->has_alpha != 0, j->level, &j->pngs[i]);
+        if (!bk_image_has_pixels(im)) continue;
+        j->res[i] = bk_png_encode_image(im, j->level, &j->pngs[i]);
     }
     return NULL;
 }
@@ -485,7 +485,7 @@ static void png_start(png_job *j, const bk_scene *s, int level)
     }
     uint64_t px = 0;
     for (uint32_t i = 0; i < s->image_count; i++)
-        if (s->images[i].rgba) px += (uint64_t)s->images[i].width * s->images[i].height;
+        if (bk_image_has_pixels(&s->images[i])) px += (uint64_t)s->images[i].width * s->images[i].height;
 #ifdef BK_HAVE_PTHREAD
     if (px >= (1u << 16) && pthread_create(&j->th, NULL, png_encode_all, j) == 0) {
         j->running = true;
@@ -532,7 +532,7 @@ static void number_textures(const bk_scene *s, int32_t *tex_of_image)
     int32_t count = 0;
     for (uint32_t i = 0; i < s->image_count; i++) {
         const bk_image *im = &s->images[i];
-        tex_of_image[i] = im->rgba && im->width && im->height ? count++ : -1;
+        tex_of_image[i] = bk_image_has_pixels(im) ? count++ : -1;
     }
 }
 

@@ -255,51 +255,123 @@ void bk_atlas_size(const bk_atlas *a, uint32_t *w, uint32_t *h)
 }
 
 /* Copy a rectangle's edge texels outwards into its padding (what bilinear filtering reads at
- * the rectangle's border). */
-static void pad_rect(uint8_t *img, size_t W, const rect *r, uint32_t pad)
+ * the rectangle's border); texels of bpp bytes. */
+static void pad_rect(uint8_t *img, size_t W, const rect *r, uint32_t pad, size_t bpp)
 {
     for (uint32_t y = 0; y < r->h; y++) {
-        uint32_t *row = (uint32_t *)(void *)(img + ((size_t)(r->y + y) * W + r->x) * 4);
+        uint8_t *row = img + ((size_t)(r->y + y) * W + r->x) * bpp;
         for (uint32_t k = 1; k <= pad; k++) {
-            row[-(int64_t)k] = row[0];
-            row[r->w - 1 + k] = row[r->w - 1];
+            memcpy(row - k * bpp, row, bpp);
+            memcpy(row + (r->w - 1 + k) * bpp, row + (r->w - 1) * bpp, bpp);
         }
     }
-    size_t span = ((size_t)r->w + 2 * pad) * 4;
-    const uint8_t *first = img + ((size_t)r->y * W + r->x - pad) * 4;
-    const uint8_t *last = img + ((size_t)(r->y + r->h - 1) * W + r->x - pad) * 4;
+    size_t span = ((size_t)r->w + 2 * pad) * bpp;
+    const uint8_t *first = img + ((size_t)r->y * W + r->x - pad) * bpp;
+    const uint8_t *last = img + ((size_t)(r->y + r->h - 1) * W + r->x - pad) * bpp;
     for (uint32_t k = 1; k <= pad; k++) {
-        memcpy(img + ((size_t)(r->y - k) * W + r->x - pad) * 4, first, span);
-        memcpy(img + ((size_t)(r->y + r->h - 1 + k) * W + r->x - pad) * 4, last, span);
+        memcpy(img + ((size_t)(r->y - k) * W + r->x - pad) * bpp, first, span);
+        memcpy(img + ((size_t)(r->y + r->h - 1 + k) * W + r->x - pad) * bpp, last, span);
     }
+}
+
+/* Draw the atlas with texels of bpp bytes (4: RGBA, 3: RGB). A rectangle drawn by the fill
+ * callback into an RGB atlas goes through one rectangle's worth of RGBA. */
+static bk_result draw(const bk_atlas *a, size_t bpp, uint8_t **out)
+{
+    if (!a->packed) return BK_EARG;
+    size_t W = a->width, H = a->height;
+    /* not calloc: every texel is written once below (opaque black where no rectangle is). An RGB
+     * atlas is drawn H bytes into its block, which then becomes PNG rows in place (filter bytes) */
+    size_t front = bpp == 3 ? H : 0;
+    uint8_t *block = bk_malloc(W * H * bpp + front), *px = block + front;
+    if (!block) return BK_ENOMEM;
+    if (bpp == 3) {
+        memset(px, 0, W * H * 3);
+    } else {
+        uint32_t black, *img = (uint32_t *)(void *)px;
+        memcpy(&black, (const uint8_t[4]){0, 0, 0, 255}, 4);
+        for (size_t i = 0; i < W * H; i++) img[i] = black;
+    }
+    uint8_t *tmp = NULL;
+    size_t tmp_cap = 0;
+    for (uint32_t k = 0; k < a->count; k++) {
+        const rect *r = &a->r[k];
+        uint8_t *dst = px + ((size_t)r->y * W + r->x) * bpp;
+        const uint8_t *src = NULL;
+        if (r->px != SIZE_MAX) {
+            src = a->arena.data + r->px;
+        } else if (a->fill && bpp == 4) {
+            a->fill(a->fill_user, k, dst, W * 4);
+        } else if (a->fill) {
+            size_t need = (size_t)r->w * r->h * 4;
+            if (need > tmp_cap) {
+                bk_free(tmp);
+                tmp = bk_malloc(need);
+                tmp_cap = tmp ? need : 0;
+                if (!tmp) {
+                    bk_free(block);
+                    return BK_ENOMEM;
+                }
+            }
+            a->fill(a->fill_user, k, tmp, (size_t)r->w * 4);
+            src = tmp;
+        }
+        if (src) {
+            for (uint32_t y = 0; y < r->h; y++) {
+                uint8_t *d = dst + (size_t)y * W * bpp;
+                const uint8_t *s = src + (size_t)y * r->w * 4;
+                if (bpp == 4) {
+                    memcpy(d, s, (size_t)r->w * 4);
+                } else {
+                    for (uint32_t x = 0; x < r->w; x++) memcpy(d + x * 3, s + x * 4, 3);
+                }
+            }
+        }
+        pad_rect(px, W, r, a->pad, bpp);
+    }
+    bk_free(tmp);
+    if (bpp == 3) {
+        /* BK_PACK_RGB_UP: each row minus the one above (from the bottom, so the rows above are
+         * still plain), then the rows moved down to make room for their filter bytes */
+        size_t row = W * 3;
+        for (size_t y = H; y-- > 1;) {
+            uint8_t *d = px + y * row;
+            const uint8_t *u = d - row;
+            for (size_t i = 0; i < row; i++) d[i] = (uint8_t)(d[i] - u[i]);
+        }
+        for (size_t y = 0; y < H; y++) {
+            memmove(block + y * (row + 1) + 1, px + y * row, row);
+            block[y * (row + 1)] = y ? 2 : 0;
+        }
+    }
+    *out = block;
+    return BK_OK;
 }
 
 bk_result bk_atlas_to_image(const bk_atlas *a, bk_scene *s, const char *name, int32_t *out)
 {
-    if (!a->packed) return BK_EARG;
-    size_t W = a->width, H = a->height;
-    /* not calloc: every texel is written once below (opaque black where no rectangle is) */
-    uint32_t *img = bk_malloc(W * H * 4);
-    if (!img) return BK_ENOMEM;
-    uint32_t black;
-    memcpy(&black, (const uint8_t[4]){0, 0, 0, 255}, 4);
-    for (size_t i = 0; i < W * H; i++) img[i] = black;
-    uint8_t *px = (uint8_t *)img;
-    for (uint32_t k = 0; k < a->count; k++) {
-        const rect *r = &a->r[k];
-        uint8_t *dst = px + ((size_t)r->y * W + r->x) * 4;
-        if (r->px != SIZE_MAX) {
-            const uint8_t *src = a->arena.data + r->px;
-            for (uint32_t y = 0; y < r->h; y++) memcpy(dst + (size_t)y * W * 4, src + (size_t)y * r->w * 4, (size_t)r->w * 4);
-        } else if (a->fill) {
-            a->fill(a->fill_user, k, dst, W * 4);
-        }
-        pad_rect(px, W, r, a->pad);
-    }
+    uint8_t *px;
+    BK_TRY(draw(a, 4, &px));
     int32_t idx;
-    bk_result res = bk_scene_add_image(s, name, (uint32_t)W, (uint32_t)H, px, &idx);
+    bk_result res = bk_scene_add_image(s, name, a->width, a->height, px, &idx);
     if (res != BK_OK) {
-        bk_free(img);
+        bk_free(px);
+        return res;
+    }
+    s->images[idx].is_lightmap = 1;
+    if (out) *out = idx;
+    return BK_OK;
+}
+
+bk_result bk_atlas_to_rgb_image(const bk_atlas *a, bk_scene *s, const char *name, int32_t *out)
+{
+    uint8_t *px;
+    BK_TRY(draw(a, 3, &px));
+    int32_t idx;
+    bk_result res = bk_scene_add_packed_image(s, name, a->width, a->height, BK_PACK_RGB_UP, px,
+                                              ((size_t)a->width * 3 + 1) * a->height, NULL, 0, &idx);
+    if (res != BK_OK) {
+        bk_free(px);
         return res;
     }
     s->images[idx].is_lightmap = 1;

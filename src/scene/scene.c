@@ -30,6 +30,7 @@ void bk_scene_free(bk_scene *s)
     for (uint32_t i = 0; i < s->image_count; i++) {
         bk_free(s->images[i].name);
         bk_free(s->images[i].rgba);
+        bk_free(s->images[i].packed);
     }
     for (uint32_t i = 0; i < s->material_count; i++) {
         bk_free(s->materials[i].name);
@@ -89,6 +90,82 @@ bk_result bk_scene_add_image(bk_scene *s, const char *name, uint32_t w, uint32_t
     }
     if (out) *out = (int32_t)s->image_count;
     s->image_count++;
+    return BK_OK;
+}
+
+bk_result bk_scene_add_packed_image(bk_scene *s, const char *name, uint32_t w, uint32_t h, uint32_t packing,
+                                    uint8_t *packed, size_t size,
+                                    bk_result (*unpack)(const uint8_t *, size_t, uint32_t, uint32_t, uint8_t *),
+                                    int has_alpha, int32_t *out)
+{
+    size_t n;
+    if (!packed || !w || !h || !bk_mul_ok((size_t)w, (size_t)h, &n) || n > SIZE_MAX / 4) return BK_EARG;
+    switch (packing) {
+    case BK_PACK_RGB_UP:
+        if (size != n * 3 + h) return BK_EARG;
+        if (has_alpha < 0) has_alpha = 0;
+        break;
+    case BK_PACK_PAL8:
+        if (size != n + 1024) return BK_EARG;
+        if (has_alpha < 0) {
+            /* any pixel whose palette entry is not opaque */
+            uint8_t see[256] = {0};
+            for (size_t i = 0; i < n; i++) see[packed[1024 + i]] = 1;
+            has_alpha = 0;
+            for (int c = 0; c < 256 && !has_alpha; c++) has_alpha = see[c] && packed[c * 4 + 3] != 255;
+        }
+        break;
+    case BK_PACK_CODEC:
+        if (!unpack || has_alpha < 0) return BK_EARG;
+        break;
+    default: return BK_EARG;
+    }
+    BK_TRY(bk_scene_add_image(s, name, w, h, NULL, out));
+    bk_image *im = &s->images[s->image_count - 1];
+    im->packing = packing;
+    im->packed = packed;
+    im->packed_size = size;
+    im->unpack = packing == BK_PACK_CODEC ? unpack : NULL;
+    im->has_alpha = has_alpha != 0;
+    return BK_OK;
+}
+
+bool bk_image_has_pixels(const bk_image *im)
+{
+    return im && im->width && im->height && (im->rgba || (im->packed && im->packing != BK_PACK_NONE));
+}
+
+bk_result bk_image_unpack(const bk_image *im, uint8_t **rgba)
+{
+    *rgba = NULL;
+    if (!bk_image_has_pixels(im)) return BK_EARG;
+    size_t n = (size_t)im->width * im->height;
+    uint8_t *o = bk_malloc(n * 4);
+    if (!o) return BK_ENOMEM;
+    const uint8_t *p = im->packed;
+    if (im->rgba) {
+        memcpy(o, im->rgba, n * 4);
+    } else if (im->packing == BK_PACK_RGB_UP) {
+        size_t w = im->width, stride = w * 3 + 1;
+        for (size_t y = 0; y < im->height; y++) {
+            const uint8_t *row = p + y * stride;
+            uint8_t *d = o + y * w * 4, *up = y ? d - w * 4 : NULL;
+            bool filtered = row[0] == 2 && up;
+            for (size_t x = 0; x < w; x++) {
+                for (int c = 0; c < 3; c++) d[x * 4 + c] = (uint8_t)(row[1 + x * 3 + c] + (filtered ? up[x * 4 + c] : 0));
+                d[x * 4 + 3] = 255;
+            }
+        }
+    } else if (im->packing == BK_PACK_PAL8) {
+        for (size_t i = 0; i < n; i++) memcpy(o + i * 4, p + (size_t)p[1024 + i] * 4, 4);
+    } else {
+        bk_result r = im->unpack ? im->unpack(p, im->packed_size, im->width, im->height, o) : BK_EARG;
+        if (r != BK_OK) {
+            bk_free(o);
+            return r;
+        }
+    }
+    *rgba = o;
     return BK_OK;
 }
 

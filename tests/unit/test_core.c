@@ -210,7 +210,7 @@ static void test_atlas(void)
 {
     bk_atlas *a = bk_atlas_new(64, 1);
     uint8_t px[4 * 15 * 15];
-    memset(px, 200, sizeof px);
+    for (size_t i = 0; i < sizeof px; i++) px[i] = (uint8_t)(i % 4 == 3 ? 255 : 37 * i); /* opaque, like lightmaps */
     uint32_t ids[5];
     for (int i = 0; i < 5; i++) CHECK(bk_atlas_add(a, 10, (uint32_t)(2 + i), px, &ids[i]) == BK_OK);
     CHECK(bk_atlas_pack(a) == BK_OK);
@@ -231,6 +231,20 @@ static void test_atlas(void)
     bk_scene *s = bk_scene_new();
     int32_t img;
     CHECK(bk_atlas_to_image(a, s, "lm", &img) == BK_OK && s->images[img].is_lightmap);
+    /* the same atlas kept as RGB rows (BK_PACK_RGB_UP) unpacks to the same pixels, and encodes to the
+     * same PNG */
+    int32_t rgb;
+    CHECK(bk_atlas_to_rgb_image(a, s, "lm_rgb", &rgb) == BK_OK && s->images[rgb].is_lightmap &&
+          s->images[rgb].rgba == NULL && s->images[rgb].packing == BK_PACK_RGB_UP && !s->images[rgb].has_alpha);
+    uint8_t *un = NULL;
+    CHECK(bk_image_unpack(&s->images[rgb], &un) == BK_OK && un &&
+          memcmp(un, s->images[img].rgba, (size_t)w * h * 4) == 0);
+    bk_free(un);
+    bk_buf p1 = {0}, p2 = {0};
+    CHECK(bk_png_encode_image(&s->images[img], 1, &p1) == BK_OK && bk_png_encode_image(&s->images[rgb], 1, &p2) == BK_OK);
+    CHECK(p1.size > 0 && p1.size == p2.size && memcmp(p1.data, p2.data, p1.size) == 0);
+    bk_buf_free(&p1);
+    bk_buf_free(&p2);
     bk_atlas_free(a);
     bk_scene_free(s);
     bk_atlas *big = bk_atlas_new(16, 1);
@@ -478,6 +492,62 @@ static void test_validate_file(const char *src_dir, const char *work)
     CHECK(bk_validate_file(NULL, NULL, NULL, NULL, NULL) == BK_EARG);
 }
 
+/* Real maps built with BK_OPT_COMPACT_IMAGES (what the CLI's convert sets) hold images packed, and
+ * those unpack to exactly the pixels of a plain build and encode to the same PNG. */
+static void test_compact_images(const char *shared, const char *fetched)
+{
+    char paths[4][1024];
+    snprintf(paths[0], sizeof paths[0], "%s/corpus/goldsrc/cs16_fy_snow.bsp", shared);
+    snprintf(paths[1], sizeof paths[1], "%s/corpus/quake1/progs_dump_start.bsp", shared);
+    snprintf(paths[2], sizeof paths[2], "%s/corpus/source/css_v20_gg_lego_arena_x.bsp", shared);
+    snprintf(paths[3], sizeof paths[3], "%s/q3/oa081/oa_dm1.bsp", fetched);
+    static const uint32_t want[4] = {1u << BK_PACK_RGB_UP | 1u << BK_PACK_PAL8, 1u << BK_PACK_RGB_UP | 1u << BK_PACK_PAL8,
+                                     1u << BK_PACK_RGB_UP | 1u << BK_PACK_CODEC, 1u << BK_PACK_RGB_UP};
+    for (int k = 0; k < 4; k++) {
+        bk_file *f = NULL;
+        if (bk_file_open(paths[k], NULL, &f) != BK_OK) {
+            printf("skip: %s not readable\n", paths[k]);
+            continue;
+        }
+        bk_options plain = {0}, compact = {0};
+        compact.flags = BK_OPT_COMPACT_IMAGES;
+        bk_scene *a = NULL, *b = NULL;
+        CHECK(bk_file_build_scene(f, &plain, &a) == BK_OK && bk_file_build_scene(f, &compact, &b) == BK_OK);
+        if (!a || !b) {
+            bk_scene_free(a);
+            bk_scene_free(b);
+            bk_file_free(f);
+            continue;
+        }
+        CHECK(a->image_count == b->image_count && a->image_count > 0);
+        uint32_t seen = 0, same = 0, n = a->image_count < b->image_count ? a->image_count : b->image_count;
+        for (uint32_t i = 0; i < n; i++) {
+            const bk_image *x = &a->images[i], *y = &b->images[i];
+            if (!x->rgba) continue;
+            if (y->rgba == NULL) seen |= 1u << y->packing;
+            uint8_t *px = NULL;
+            bk_buf p1 = {0}, p2 = {0};
+            bool ok = strcmp(x->name, y->name) == 0 && x->width == y->width && x->height == y->height &&
+                      x->has_alpha == y->has_alpha && x->is_lightmap == y->is_lightmap &&
+                      bk_image_unpack(y, &px) == BK_OK && memcmp(px, x->rgba, (size_t)x->width * x->height * 4) == 0 &&
+                      bk_png_encode_image(x, 1, &p1) == BK_OK && bk_png_encode_image(y, 1, &p2) == BK_OK &&
+                      p1.size == p2.size && memcmp(p1.data, p2.data, p1.size) == 0;
+            same += ok;
+            if (!ok) fprintf(stderr, "%s: image %u (%s) differs when packed\n", paths[k], i, x->name);
+            bk_free(px);
+            bk_buf_free(&p1);
+            bk_buf_free(&p2);
+        }
+        uint32_t with_px = 0;
+        for (uint32_t i = 0; i < n; i++) with_px += a->images[i].rgba != NULL;
+        CHECK(same == with_px && with_px > 0);
+        CHECK((seen & want[k]) == want[k]);
+        bk_scene_free(a);
+        bk_scene_free(b);
+        bk_file_free(f);
+    }
+}
+
 int main(int argc, char **argv)
 {
     /* outputs go to the work folder ctest gives, else the temporary folder (never the checkout) */
@@ -491,6 +561,7 @@ int main(int argc, char **argv)
     test_entity_nodes();
     test_cursor();
     test_atlas();
+    if (argc > 2) test_compact_images(argv[1], argv[2]);
     test_xform();
     test_export(work);
     test_validate_file(SOURCE_DIR, work);

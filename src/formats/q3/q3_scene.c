@@ -185,7 +185,8 @@ static bk_result build_lightmaps(q3_builder *b)
             bk_atlas_size(a, &W, &H);
             b->atlas_w = (float)W;
             b->atlas_h = (float)H;
-            r = bk_atlas_to_image(a, b->s, "lightmap_atlas", &b->atlas_image);
+            r = (b->opt->flags & BK_OPT_COMPACT_IMAGES) ? bk_atlas_to_rgb_image(a, b->s, "lightmap_atlas", &b->atlas_image)
+                                                        : bk_atlas_to_image(a, b->s, "lightmap_atlas", &b->atlas_image);
             /* the pages are in the atlas now: a mapped input's lightmap pages can go */
             if (r == BK_OK && b->f->mapped && m->lightmap_count)
                 bk_mapped_release(m->lightmaps, (size_t)m->lightmap_count * Q3_LIGHTMAP_BYTES);

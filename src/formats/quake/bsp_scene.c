@@ -125,11 +125,13 @@ static void free_wads(builder *B)
     bk_free(B->wads);
 }
 
-/* Decode a texture slot to RGBA: embedded pixels, or a WAD3 entry of the same name. */
-static bk_result texture_pixels(builder *B, const bk_q1_miptex *m, uint8_t **rgba, uint32_t *w, uint32_t *h,
-                                const char **source)
+/* Decode a texture slot to RGBA (or, with BK_OPT_COMPACT_IMAGES, keep it as palette indices):
+ * embedded pixels, or a WAD3 entry of the same name. */
+static bk_result texture_pixels(builder *B, const bk_q1_miptex *m, uint8_t **px, bool *pal8, uint32_t *w,
+                                uint32_t *h, const char **source)
 {
-    *rgba = NULL;
+    *px = NULL;
+    *pal8 = (B->opt->flags & BK_OPT_COMPACT_IMAGES) != 0;
     int mode = m->name[0] == '{' ? BK_PAL_MASK255 : BK_PAL_OPAQUE;
     /* miptex entries may share pixels in hostile files: bound what all textures decode to */
     uint64_t cost = (uint64_t)m->width * m->height * 4;
@@ -137,11 +139,15 @@ static bk_result texture_pixels(builder *B, const bk_q1_miptex *m, uint8_t **rgb
     B->pixel_budget -= cost;
     if (m->embedded) {
         size_t npx = (size_t)m->width * m->height;
-        uint8_t *px = bk_malloc(npx * 4);
-        if (!px) return BK_ENOMEM;
-        if (B->gold) bk_pal_expand(m->pixels, npx, m->palette, m->palette_colors, mode, px);
-        else bk_pal_expand(m->pixels, npx, bk_quake_palette(), 256, mode, px);
-        *rgba = px;
+        const uint8_t *pal = B->gold ? m->palette : bk_quake_palette();
+        uint32_t ncolors = B->gold ? m->palette_colors : 256;
+        if (*pal8) {
+            BK_TRY(bk_pal_pack(m->pixels, npx, pal, ncolors, mode, px));
+        } else {
+            *px = bk_malloc(npx * 4);
+            if (!*px) return BK_ENOMEM;
+            bk_pal_expand(m->pixels, npx, pal, ncolors, mode, *px);
+        }
         *w = m->width;
         *h = m->height;
         *source = "embedded";
@@ -153,7 +159,9 @@ static bk_result texture_pixels(builder *B, const bk_q1_miptex *m, uint8_t **rgb
         if (k < 0) continue;
         const bk_wad3_entry *e = &B->wads[i].dir.entries[k];
         if (e->type != BK_WAD_TYPE_MIPTEX && e->type != BK_WAD_TYPE_DECAL) continue;
-        bk_result r = bk_miptex_to_rgba(B->wads[i].data + e->filepos, e->disksize, NULL, mode, rgba, w, h);
+        const uint8_t *mt = B->wads[i].data + e->filepos;
+        bk_result r = *pal8 ? bk_miptex_to_pal8(mt, e->disksize, NULL, mode, px, w, h)
+                            : bk_miptex_to_rgba(mt, e->disksize, NULL, mode, px, w, h);
         if (r == BK_ENOMEM) return r;
         if (r == BK_OK) {
             *source = B->wads[i].name;
@@ -219,10 +227,13 @@ static bk_result get_material(builder *B, int32_t miptex, bool lit, int32_t *out
         if (img < 0) {
             uint8_t *px;
             uint32_t w, h;
-            bk_result r = texture_pixels(B, m, &px, &w, &h, &src);
+            bool pal8;
+            bk_result r = texture_pixels(B, m, &px, &pal8, &w, &h, &src);
             if (r == BK_ENOMEM) return r;
             if (r == BK_OK) {
-                r = bk_scene_add_image(B->s, name, w, h, px, &img);
+                r = pal8 ? bk_scene_add_packed_image(B->s, name, w, h, BK_PACK_PAL8, px, (size_t)w * h + 1024, NULL,
+                                                     -1, &img)
+                         : bk_scene_add_image(B->s, name, w, h, px, &img);
                 if (r != BK_OK) {
                     bk_free(px);
                     return r;
@@ -252,13 +263,51 @@ static bk_result get_material(builder *B, int32_t miptex, bool lit, int32_t *out
     return BK_OK;
 }
 
-/* Lightmap rectangles: one per lit face (style 0), plus a black luxel for lit faces without data. */
+/* Lightmap rectangles: one per lit face (style 0), plus a black luxel for lit faces without data.
+ * A rectangle's texels are drawn straight into the atlas image from the lighting lump. */
 typedef struct lm_state {
     bk_atlas *atlas;
     uint32_t *rect_of;             /* per face: atlas id + 1, 0 = none */
+    uint32_t *face_of;             /* per atlas id: face, or UINT32_MAX for the black luxel */
     uint32_t black_id;
     bool has_black;
+    const bk_quake_bsp *q;
+    bool gold;
+    float gain;
 } lm_state;
+
+static void fill_face(void *user, uint32_t id, uint8_t *dst, size_t stride)
+{
+    const lm_state *lm = user;
+    const bk_quake_bsp *q = lm->q;
+    uint32_t face = lm->face_of[id];
+    if (face == UINT32_MAX) {
+        memcpy(dst, (const uint8_t[4]){0, 0, 0, 255}, 4);
+        return;
+    }
+    const bk_q1_face *fc = &q->faces[face];
+    uint32_t w = fc->lm_size[0], h = fc->lm_size[1];
+    size_t bpp = q->lighting_bpp;
+    const uint8_t *src = q->lighting + (size_t)fc->light_ofs * (bpp == 3 && !lm->gold ? 3 : 1);
+    for (uint32_t y = 0; y < h; y++, dst += stride, src += (size_t)w * bpp) {
+        for (uint32_t x = 0; x < w; x++) {
+            uint8_t *o = dst + (size_t)x * 4;
+            if (bpp == 3) {
+                o[0] = src[x * 3];
+                o[1] = src[x * 3 + 1];
+                o[2] = src[x * 3 + 2];
+            } else {
+                o[0] = o[1] = o[2] = src[x];
+            }
+            if (lm->gain != 1.0f)
+                for (int c = 0; c < 3; c++) {
+                    float v = o[c] * lm->gain;
+                    o[c] = (uint8_t)(v > 255.0f ? 255 : v + 0.5f);
+                }
+            o[3] = 255;
+        }
+    }
+}
 
 static bk_result build_lightmaps(builder *B, lm_state *lm)
 {
@@ -268,26 +317,29 @@ static bk_result build_lightmaps(builder *B, lm_state *lm)
     bk_result r = BK_OK;
     lm->rect_of = bk_alloc_array(&tmp, q->face_count, sizeof(uint32_t), &r);
     if (!lm->rect_of) return r;
+    lm->face_of = bk_alloc_array(&tmp, (size_t)q->face_count + 1, sizeof(uint32_t), &r);
+    if (!lm->face_of) return r;
     lm->atlas = bk_atlas_new(tmp.opt.limits.max_atlas_size, 1);
     if (!lm->atlas) return BK_ENOMEM;
-    uint8_t *buf = NULL;
-    size_t bufcap = 0;
-    bool gold = B->gold;
+    lm->q = q;
+    lm->gold = B->gold;
+    bk_atlas_set_fill(lm->atlas, fill_face, lm);
     uint64_t luxel_budget = (uint64_t)q->lighting_size * 2 + (1u << 20);
     /* Quake's renderers treat 128 as full brightness ("overbright"): by default Quake lightmaps are
      * doubled (clamped), GoldSrc ones kept; opt->overbright sets the shift in bits (<0: none). */
     float shift = B->opt->overbright;
-    if (shift == 0.0f) shift = gold ? 0.0f : 1.0f;
+    if (shift == 0.0f) shift = lm->gold ? 0.0f : 1.0f;
     if (!(shift > 0.0f) || shift > 4.0f) shift = shift > 4.0f ? 4.0f : 0.0f;
-    float gain = powf(2.0f, shift);
+    lm->gain = powf(2.0f, shift);
     for (uint32_t i = 0; i < q->face_count; i++) {
         const bk_q1_face *fc = &q->faces[i];
         if (fc->edge_count < 3 || face_special(B, fc)) continue;
+        uint32_t id;
         if (fc->light_ofs < 0 || fc->lm_styles == 0 || fc->lm_size[0] == 0) {
             if (!lm->has_black) {
-                static const uint8_t black[4] = {0, 0, 0, 255};
-                r = bk_atlas_add(lm->atlas, 1, 1, black, &lm->black_id);
+                r = bk_atlas_add(lm->atlas, 1, 1, NULL, &lm->black_id);
                 if (r != BK_OK) break;
+                lm->face_of[lm->black_id] = UINT32_MAX;
                 lm->has_black = true;
             }
             lm->rect_of[i] = lm->black_id + 1;
@@ -301,42 +353,15 @@ static bk_result build_lightmaps(builder *B, lm_state *lm)
             break;
         }
         luxel_budget -= npx;
-        if (npx * 4 > bufcap) {
-            bk_free(buf);
-            bufcap = npx * 4;
-            buf = bk_malloc(bufcap);
-            if (!buf) {
-                r = BK_ENOMEM;
-                break;
-            }
-        }
-        size_t bpp = q->lighting_bpp;
-        size_t lo = (size_t)fc->light_ofs * (bpp == 3 && !gold ? 3 : 1);
-        const uint8_t *src = q->lighting + lo;
-        for (size_t k = 0; k < npx; k++) {
-            uint8_t *o = buf + k * 4;
-            if (bpp == 3) {
-                o[0] = src[k * 3];
-                o[1] = src[k * 3 + 1];
-                o[2] = src[k * 3 + 2];
-            } else {
-                o[0] = o[1] = o[2] = src[k];
-            }
-            if (gain != 1.0f)
-                for (int c = 0; c < 3; c++) {
-                    float v = o[c] * gain;
-                    o[c] = (uint8_t)(v > 255.0f ? 255 : v + 0.5f);
-                }
-            o[3] = 255;
-        }
-        uint32_t id;
-        r = bk_atlas_add(lm->atlas, w, h, buf, &id);
+        r = bk_atlas_add(lm->atlas, w, h, NULL, &id);
         if (r != BK_OK) break;
+        lm->face_of[id] = i;
         lm->rect_of[i] = id + 1;
     }
-    bk_free(buf);
     if (r == BK_OK) r = bk_atlas_pack(lm->atlas);
-    if (r == BK_OK) r = bk_atlas_to_image(lm->atlas, B->s, "lightmap", &B->lightmap_image);
+    if (r == BK_OK)
+        r = (B->opt->flags & BK_OPT_COMPACT_IMAGES) ? bk_atlas_to_rgb_image(lm->atlas, B->s, "lightmap", &B->lightmap_image)
+                                                    : bk_atlas_to_image(lm->atlas, B->s, "lightmap", &B->lightmap_image);
     return r;
 }
 
@@ -526,6 +551,7 @@ bk_result bk_quake_build_scene(const bk_file *f, const bk_options *opt, bk_scene
     }
     bk_free(model_mesh);
     bk_atlas_free(lm.atlas);
+    bk_free(lm.face_of);
     bk_free(lm.rect_of);
     bk_free(B.mat_of);
     free_wads(&B);
@@ -549,8 +575,11 @@ bk_result bk_quake_extract_images(const bk_file *f, const bk_options *opt, bk_sc
         uint8_t *px;
         uint32_t w, h;
         const char *src;
-        BK_TRY(texture_pixels(&B, m, &px, &w, &h, &src));
-        bk_result r = bk_scene_add_image(s, m->name, w, h, px, &idx);
+        bool pal8;
+        BK_TRY(texture_pixels(&B, m, &px, &pal8, &w, &h, &src));
+        bk_result r = pal8 ? bk_scene_add_packed_image(s, m->name, w, h, BK_PACK_PAL8, px, (size_t)w * h + 1024, NULL,
+                                                       -1, &idx)
+                           : bk_scene_add_image(s, m->name, w, h, px, &idx);
         if (r != BK_OK) {
             bk_free(px);
             return r;

@@ -26,6 +26,12 @@ bk_result bk_miptex_to_rgba(const uint8_t *mt, size_t avail, const uint8_t *pale
 /* palette indexes to RGBA (ncolors entries in pal; indexes beyond it become black) */
 void bk_pal_expand(const uint8_t *idx, size_t n, const uint8_t *pal, uint32_t ncolors, int alpha_mode,
                    uint8_t *rgba);
+/* The same pixels packed (BK_PACK_PAL8: the RGBA bk_pal_expand makes of each of the 256 indices,
+ * then the n indices; bk_malloc'd) */
+bk_result bk_pal_pack(const uint8_t *idx, size_t n, const uint8_t *pal, uint32_t ncolors, int alpha_mode,
+                      uint8_t **packed);
+bk_result bk_miptex_to_pal8(const uint8_t *mt, size_t avail, const uint8_t *palette, int alpha_mode,
+                            uint8_t **packed, uint32_t *w, uint32_t *h);
 
 /* Sky, liquid and GoldSrc "!" water textures: drawn without a lightmap. */
 bool bk_quake_special_texture(const char *name, bool gold);

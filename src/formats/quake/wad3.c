@@ -37,33 +37,69 @@ void bk_pal_expand(const uint8_t *idx, size_t n, const uint8_t *pal, uint32_t nc
     }
 }
 
-bk_result bk_miptex_to_rgba(const uint8_t *mt, size_t avail, const uint8_t *palette, int alpha_mode,
-                            uint8_t **rgba, uint32_t *w, uint32_t *h)
+/* Where a miptex's pixels and palette are (palette: the caller's, or the WAD3 one after mip 3). */
+static bk_result miptex_parts(const uint8_t *mt, size_t avail, const uint8_t *palette, const uint8_t **idx,
+                              const uint8_t **pal, uint32_t *ncolors, uint32_t *w, uint32_t *h)
 {
-    *rgba = NULL;
     if (avail < MIPTEX_HDR) return BK_ETRUNCATED;
     uint32_t width = bk_rd_u32le(mt + 16), height = bk_rd_u32le(mt + 20);
     uint32_t ofs0 = bk_rd_u32le(mt + 24), ofs3 = bk_rd_u32le(mt + 36);
     if (!width || !height || width > BK_Q1_MAX_TEX_DIM || height > BK_Q1_MAX_TEX_DIM) return BK_EFORMAT;
     size_t npx = (size_t)width * height;
     if (!bk_span_ok(ofs0, npx, avail)) return BK_ETRUNCATED;
-    const uint8_t *pal = palette;
-    uint32_t ncolors = 256;
-    if (!pal) {
+    *pal = palette;
+    *ncolors = 256;
+    if (!palette) {
         uint64_t pofs = (uint64_t)ofs3 + (uint64_t)(width / 8) * (height / 8);
         if (!bk_span_ok(pofs, 2, avail)) return BK_ETRUNCATED;
-        ncolors = bk_rd_u16le(mt + pofs);
-        if (ncolors > 256) return BK_EFORMAT;
-        if (!bk_span_ok(pofs + 2, (uint64_t)ncolors * 3, avail)) return BK_ETRUNCATED;
-        pal = mt + pofs + 2;
+        *ncolors = bk_rd_u16le(mt + pofs);
+        if (*ncolors > 256) return BK_EFORMAT;
+        if (!bk_span_ok(pofs + 2, (uint64_t)*ncolors * 3, avail)) return BK_ETRUNCATED;
+        *pal = mt + pofs + 2;
     }
-    uint8_t *px = bk_malloc(npx * 4);
-    if (!px) return BK_ENOMEM;
-    bk_pal_expand(mt + ofs0, npx, pal, ncolors, alpha_mode, px);
-    *rgba = px;
+    *idx = mt + ofs0;
     *w = width;
     *h = height;
     return BK_OK;
+}
+
+bk_result bk_miptex_to_rgba(const uint8_t *mt, size_t avail, const uint8_t *palette, int alpha_mode,
+                            uint8_t **rgba, uint32_t *w, uint32_t *h)
+{
+    *rgba = NULL;
+    const uint8_t *idx, *pal;
+    uint32_t ncolors;
+    BK_TRY(miptex_parts(mt, avail, palette, &idx, &pal, &ncolors, w, h));
+    size_t npx = (size_t)*w * *h;
+    uint8_t *px = bk_malloc(npx * 4);
+    if (!px) return BK_ENOMEM;
+    bk_pal_expand(idx, npx, pal, ncolors, alpha_mode, px);
+    *rgba = px;
+    return BK_OK;
+}
+
+bk_result bk_pal_pack(const uint8_t *idx, size_t n, const uint8_t *pal, uint32_t ncolors, int alpha_mode,
+                      uint8_t **packed)
+{
+    uint8_t *p = bk_malloc(1024 + n);
+    if (!p) return BK_ENOMEM;
+    uint8_t all[256];
+    for (int c = 0; c < 256; c++) all[c] = (uint8_t)c;
+    /* the palette's RGBA is what bk_pal_expand makes of each index (it works pixel by pixel) */
+    bk_pal_expand(all, 256, pal, ncolors, alpha_mode, p);
+    memcpy(p + 1024, idx, n);
+    *packed = p;
+    return BK_OK;
+}
+
+bk_result bk_miptex_to_pal8(const uint8_t *mt, size_t avail, const uint8_t *palette, int alpha_mode,
+                            uint8_t **packed, uint32_t *w, uint32_t *h)
+{
+    *packed = NULL;
+    const uint8_t *idx, *pal;
+    uint32_t ncolors;
+    BK_TRY(miptex_parts(mt, avail, palette, &idx, &pal, &ncolors, w, h));
+    return bk_pal_pack(idx, (size_t)*w * *h, pal, ncolors, alpha_mode, packed);
 }
 
 void bk_wad3_clear(bk_wad3 *w)

@@ -398,7 +398,7 @@ static bk_result load_texture(sb *b, const char *tex, int32_t *idx)
     /* materials that share a texture share its image */
     for (uint32_t i = 0; i < b->s->image_count; i++) {
         const bk_image *im = &b->s->images[i];
-        if (im->rgba && !im->is_lightmap && im->name && bk_strcasecmp(im->name, tex) == 0) {
+        if (bk_image_has_pixels(im) && !im->is_lightmap && im->name && bk_strcasecmp(im->name, tex) == 0) {
             *idx = (int32_t)i;
             return BK_OK;
         }
@@ -427,14 +427,35 @@ static bk_result load_texture(sb *b, const char *tex, int32_t *idx)
         return BK_ENOMEM;
     }
     r = bk_vtf_decode(d, dn, &v, 0, rgba);
+    /* with BK_OPT_COMPACT_IMAGES, texels stored smaller than RGBA (DXT) stay as stored until the
+     * exporter needs them; decoding once here says whether any is transparent */
+    uint8_t *packed = NULL;
+    size_t packed_size = 0;
+    if (r == BK_OK && (b->opt->flags & BK_OPT_COMPACT_IMAGES) && v.image_bytes + 4 < bytes) {
+        bk_result pr = bk_vtf_pack(d, dn, &v, &packed, &packed_size);
+        if (pr == BK_ENOMEM) r = pr;
+    }
     bk_free(d);
     if (r != BK_OK) {
         bk_free(rgba);
+        if (r == BK_ENOMEM) return r;
         bk_scene_diag(b->s, b->opt, BK_SEV_WARNING, r, path, NULL, BK_NO_INDEX, BK_NO_OFFSET, "texture not decoded: %s",
                       bk_strerror(r));
         return BK_OK;
     }
     b->texture_budget -= bytes;
+    if (packed) {
+        bool alpha = false;
+        for (size_t i = 0, n = (size_t)v.width * v.height; i < n && !alpha; i++) alpha = rgba[i * 4 + 3] != 255;
+        bk_free(rgba);
+        r = bk_scene_add_packed_image(b->s, tex, v.width, v.height, BK_PACK_CODEC, packed, packed_size, bk_vtf_unpack,
+                                      alpha, idx);
+        if (r != BK_OK) {
+            bk_free(packed);
+            *idx = -1;
+        }
+        return r;
+    }
     r = bk_scene_add_image(b->s, tex, v.width, v.height, rgba, idx);
     if (r != BK_OK) {
         bk_free(rgba);
@@ -546,6 +567,29 @@ static const uint8_t *tone_row(tone_rows *t, uint8_t e)
     return t->v[e];
 }
 
+/* Draws face rectangle id straight into the atlas image: the lighting lump's RGBE luxels through
+ * the tone curve. */
+typedef struct lm_fill {
+    const sb *b;
+    uint32_t *face_of;         /* per atlas id */
+    tone_rows *tone;
+} lm_fill;
+
+static void fill_face(void *user, uint32_t id, uint8_t *dst, size_t stride)
+{
+    const lm_fill *lf = user;
+    const bk_source_face *f = &lf->b->faces[lf->face_of[id]];
+    uint32_t w = (uint32_t)f->lm_size[0] + 1, h = (uint32_t)f->lm_size[1] + 1;
+    const uint8_t *src = lf->b->light->data + f->lightofs;
+    for (uint32_t y = 0; y < h; y++, dst += stride, src += (size_t)w * 4) {
+        for (uint32_t x = 0; x < w; x++) {
+            const uint8_t *row = tone_row(lf->tone, src[x * 4 + 3]);
+            for (int c = 0; c < 3; c++) dst[x * 4 + c] = row[src[x * 4 + c]];
+            dst[x * 4 + 3] = 255;
+        }
+    }
+}
+
 static bk_result build_lightmaps(sb *b)
 {
     const bk_source_map *p = b->p;
@@ -553,12 +597,11 @@ static bk_result build_lightmaps(sb *b)
     b->face_rect = bk_calloc(p->face_count, sizeof *b->face_rect);
     b->atlas = bk_atlas_new(bk_limits_of(b->opt).max_atlas_size, 1);
     if (!b->face_rect || !b->atlas) return BK_ENOMEM;
-    uint8_t *tmp = NULL;
-    size_t tmp_cap = 0;
     uint64_t luxels = 0;
-    tone_rows *tone = bk_calloc(1, sizeof *tone);
-    if (!tone) return BK_ENOMEM;
-    for (uint32_t i = 0; i < p->face_count; i++) {
+    lm_fill lf = {b, bk_malloc((size_t)p->face_count * sizeof(uint32_t)), bk_calloc(1, sizeof(tone_rows))};
+    bk_result r = lf.face_of && lf.tone ? BK_OK : BK_ENOMEM;
+    bk_atlas_set_fill(b->atlas, fill_face, &lf);
+    for (uint32_t i = 0; i < p->face_count && r == BK_OK; i++) {
         const bk_source_face *f = &b->faces[i];
         if (!face_drawn(p, &p->faces[i]) || texinfo_sky(p, p->faces[i].texinfo) || f->lightofs < 0 || f->styles[0] == 255)
             continue;
@@ -571,49 +614,32 @@ static bk_result build_lightmaps(sb *b)
             /* more lighting than any real map has: keep the geometry, drop the lightmaps */
             bk_scene_diag(b->s, b->opt, BK_SEV_WARNING, BK_ELIMIT, NULL, "faces", (int64_t)i, BK_NO_OFFSET,
                           "more than %llu luxels: converted unlit", (unsigned long long)SRC_MAX_LUXELS);
-            bk_free(tmp);
-            bk_free(tone);
+            bk_free(lf.face_of);
+            bk_free(lf.tone);
             memset(b->face_rect, 0, p->face_count * sizeof *b->face_rect);
             return BK_OK;
         }
-        if (n * 4 > tmp_cap) {
-            uint8_t *t = bk_realloc(tmp, n * 4);
-            if (!t) {
-                bk_free(tmp);
-                bk_free(tone);
-                return BK_ENOMEM;
-            }
-            tmp = t;
-            tmp_cap = n * 4;
-        }
-        const uint8_t *src = b->light->data + f->lightofs;
-        for (size_t k = 0; k < n; k++) {
-            const uint8_t *row = tone_row(tone, src[k * 4 + 3]);
-            for (int c = 0; c < 3; c++) tmp[k * 4 + c] = row[src[k * 4 + c]];
-            tmp[k * 4 + 3] = 255;
-        }
         uint32_t id;
-        bk_result r = bk_atlas_add(b->atlas, w, h, tmp, &id);
-        if (r != BK_OK) {
-            bk_free(tmp);
-            bk_free(tone);
-            return r;
-        }
+        r = bk_atlas_add(b->atlas, w, h, NULL, &id);
+        if (r != BK_OK) break;
+        lf.face_of[id] = i;
         b->face_rect[i] = id + 1;
     }
-    bk_free(tmp);
-    bk_free(tone);
-    if (bk_atlas_count(b->atlas) == 0) return BK_OK;
-    if (bk_atlas_pack(b->atlas) != BK_OK) {
-        /* too much lighting for one atlas: keep the geometry, drop the lightmaps */
-        bk_scene_diag(b->s, b->opt, BK_SEV_WARNING, BK_ELIMIT, NULL, "lighting", BK_NO_INDEX, BK_NO_OFFSET,
-                      "the lightmaps do not fit one atlas (limits.max_atlas_size): converted unlit");
-        memset(b->face_rect, 0, p->face_count * sizeof *b->face_rect);
-        return BK_OK;
+    if (r == BK_OK && bk_atlas_count(b->atlas) != 0) {
+        if (bk_atlas_pack(b->atlas) != BK_OK) {
+            /* too much lighting for one atlas: keep the geometry, drop the lightmaps */
+            bk_scene_diag(b->s, b->opt, BK_SEV_WARNING, BK_ELIMIT, NULL, "lighting", BK_NO_INDEX, BK_NO_OFFSET,
+                          "the lightmaps do not fit one atlas (limits.max_atlas_size): converted unlit");
+            memset(b->face_rect, 0, p->face_count * sizeof *b->face_rect);
+        } else {
+            r = (b->opt->flags & BK_OPT_COMPACT_IMAGES) ? bk_atlas_to_rgb_image(b->atlas, b->s, "lightmap", &b->lm_image)
+                                                        : bk_atlas_to_image(b->atlas, b->s, "lightmap", &b->lm_image);
+            if (r == BK_OK) bk_atlas_size(b->atlas, &b->atlas_w, &b->atlas_h);
+        }
     }
-    BK_TRY(bk_atlas_to_image(b->atlas, b->s, "lightmap", &b->lm_image));
-    bk_atlas_size(b->atlas, &b->atlas_w, &b->atlas_h);
-    return BK_OK;
+    bk_free(lf.face_of);
+    bk_free(lf.tone);
+    return r;
 }
 
 static bk_result material_for(sb *b, int32_t texinfo, int32_t *out)

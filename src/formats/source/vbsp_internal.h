@@ -32,6 +32,10 @@ bk_result bk_vbsp_lzma_raw(const uint8_t props[5], const uint8_t *src, size_t sr
  * everything in validate mode). On failure the lump becomes empty and the error is returned
  * (reported through ctx when given). Not thread-safe on one file. */
 bk_result bk_vbsp_lump_decode(const bk_file *f, int idx, bk_ctx *ctx);
+/* A VTF's largest mip of frame 0, face 0 as it is stored (BK_PACK_CODEC: its format, then the
+ * texels), and what bk_vtf_unpack makes of it (RGBA). */
+bk_result bk_vtf_pack(const uint8_t *d, size_t n, const bk_vtf *v, uint8_t **packed, size_t *size);
+bk_result bk_vtf_unpack(const uint8_t *packed, size_t size, uint32_t w, uint32_t h, uint8_t *rgba);
 
 bk_result bk_vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s);
 bk_result bk_vbsp_extract_images(const bk_file *f, const bk_options *opt, bk_scene *out);

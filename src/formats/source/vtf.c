@@ -288,6 +288,29 @@ bk_result bk_vtf_decode(const uint8_t *d, size_t n, const bk_vtf *v, uint32_t fa
     return decode(v->format, d + ofs, v->width, v->height, rgba);
 }
 
+bk_result bk_vtf_pack(const uint8_t *d, size_t n, const bk_vtf *v, uint8_t **packed, size_t *size)
+{
+    *packed = NULL;
+    if (!d || !v || v->image_bytes > SIZE_MAX - 4 || !bk_span_ok(v->image_offset, v->image_bytes, n)) return BK_EARG;
+    if (image_bytes(v->format, v->width, v->height) != v->image_bytes) return BK_EUNSUPPORTED;
+    uint8_t *p = bk_malloc((size_t)v->image_bytes + 4);
+    if (!p) return BK_ENOMEM;
+    bk_wr_u32le(p, (uint32_t)v->format);
+    memcpy(p + 4, d + v->image_offset, (size_t)v->image_bytes);
+    *packed = p;
+    *size = (size_t)v->image_bytes + 4;
+    return BK_OK;
+}
+
+bk_result bk_vtf_unpack(const uint8_t *packed, size_t size, uint32_t w, uint32_t h, uint8_t *rgba)
+{
+    if (size < 4) return BK_EARG;
+    int32_t format = (int32_t)bk_rd_u32le(packed);
+    uint64_t need = image_bytes(format, w, h);
+    if (!need || need != size - 4) return BK_EARG;
+    return decode(format, packed + 4, w, h, rgba);
+}
+
 bk_result bk_vtf_decode_thumbnail(const uint8_t *d, size_t n, const bk_vtf *v, uint8_t *rgba)
 {
     if (!d || !v || !rgba || !v->lowres_offset || !v->lowres_width) return BK_ENOTFOUND;
