@@ -930,6 +930,13 @@ static bk_result q_load(bk_file *f, bk_ctx *ctx)
     BK_TRY(decode_textures(&L));
     BK_TRY(decode_bspx(&L));
     BK_TRY(check_refs(&L));
+    /* the lumps decoded into arrays: a mapped input's pages of them can go (they are read again
+     * from the file if anything asks) */
+    static const int k_decoded[] = {BK_Q1_LUMP_PLANES, BK_Q1_LUMP_VERTICES, BK_Q1_LUMP_NODES, BK_Q1_LUMP_TEXINFO,
+                                    BK_Q1_LUMP_FACES, BK_Q1_LUMP_CLIPNODES, BK_Q1_LUMP_LEAFS, BK_Q1_LUMP_MARKSURFACES,
+                                    BK_Q1_LUMP_EDGES, BK_Q1_LUMP_SURFEDGES, BK_Q1_LUMP_MODELS};
+    for (size_t i = 0; i < BK_ARRAY_LEN(k_decoded); i++)
+        bk_input_decoded(ctx, L.d + L.ofs[k_decoded[i]], (size_t)L.len[k_decoded[i]]);
     if (f->entities.count == 0)
         BK_WARN(ctx, BK_EFORMAT, "entities", BK_NO_INDEX, L.ofs[BK_Q1_LUMP_ENTITIES], "map has no entities");
     else {

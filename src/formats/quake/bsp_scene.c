@@ -362,6 +362,8 @@ static bk_result build_lightmaps(builder *B, lm_state *lm)
     if (r == BK_OK)
         r = (B->opt->flags & BK_OPT_COMPACT_IMAGES) ? bk_atlas_to_rgb_image(lm->atlas, B->s, "lightmap", &B->lightmap_image)
                                                     : bk_atlas_to_image(lm->atlas, B->s, "lightmap", &B->lightmap_image);
+    /* the lighting is in the atlas now: a mapped input's pages of it can go */
+    if (r == BK_OK && B->f->mapped) bk_mapped_release(q->lighting, q->lighting_size);
     return r;
 }
 

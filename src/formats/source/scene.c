@@ -1097,6 +1097,7 @@ bk_result bk_vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene 
     const bk_source_lump *ldr = &p->lumps[BK_SRC_LUMP_LIGHTING], *hdr = &p->lumps[BK_SRC_LUMP_LIGHTING_HDR];
     /* compressed lighting is decoded now, and HDR only when there is no LDR (a lump that fails to
      * decode becomes empty: the map converts unlit) */
+    bool lazy_ldr = bk_vbsp_lump_pending(f, BK_SRC_LUMP_LIGHTING), lazy_hdr = bk_vbsp_lump_pending(f, BK_SRC_LUMP_LIGHTING_HDR);
     if (!(opt->flags & BK_OPT_NO_LIGHTMAPS)) {
         bk_result lr = bk_vbsp_lump_decode(f, BK_SRC_LUMP_LIGHTING, NULL);
         if (lr == BK_OK && !ldr->size) lr = bk_vbsp_lump_decode(f, BK_SRC_LUMP_LIGHTING_HDR, NULL);
@@ -1128,6 +1129,10 @@ bk_result bk_vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene 
     const char *sky = ents->count ? bk_entity_get(&ents->items[0], "skyname") : NULL;
     b.skyname = sky;
     r = build_lightmaps(&b);
+    /* the lighting is in the atlas now: a lump decoded for it alone is given back */
+    if (lazy_ldr) bk_vbsp_lump_forget(f, BK_SRC_LUMP_LIGHTING);
+    if (lazy_hdr) bk_vbsp_lump_forget(f, BK_SRC_LUMP_LIGHTING_HDR);
+    b.light = NULL;
     if (r != BK_OK) goto done;
     for (uint32_t i = 0; i < p->model_count && r == BK_OK; i++) r = build_model(&b, i, &model_mesh[i]);
     if (r == BK_OK) {

@@ -233,6 +233,9 @@ static bk_result lump_decoded(const bk_file *f, int idx, bk_ctx *ctx, bk_result 
     m->owned_lumps[idx] = out;
     l->data = out;
     l->size = out_size;
+    /* a mapped input's pages of the compressed bytes can go (read again from the file if asked) */
+    if (ctx) bk_input_decoded(ctx, f->data + l->offset, (size_t)l->length);
+    else if (f->mapped) bk_mapped_release(f->data + l->offset, (size_t)l->length);
     return BK_OK;
 }
 
@@ -248,6 +251,24 @@ bk_result bk_vbsp_lump_decode(const bk_file *f, int idx, bk_ctx *ctx)
     bk_result r =
         bk_vbsp_lzma_block(f->data + l->offset, (size_t)l->length, m->lzma_budget, &out, &out_size, &used, &why);
     return lump_decoded(f, idx, ctx, r, out, out_size, why);
+}
+
+bool bk_vbsp_lump_pending(const bk_file *f, int idx)
+{
+    const vbsp_impl *m = f->impl;
+    return idx >= 0 && idx < BK_SRC_LUMP_COUNT && m->pending[idx];
+}
+
+void bk_vbsp_lump_forget(const bk_file *f, int idx)
+{
+    vbsp_impl *m = f->impl;
+    if (idx < 0 || idx >= BK_SRC_LUMP_COUNT || !m->owned_lumps[idx]) return;
+    bk_source_lump *l = &m->pub.lumps[idx];
+    bk_free(m->owned_lumps[idx]);
+    m->owned_lumps[idx] = NULL;
+    m->lzma_budget += l->size;
+    l->data = NULL;        /* l->size stays: what a pending lump says */
+    m->pending[idx] = 1;
 }
 
 /* ---- validation decodes every LZMA lump: on the machine's cores, largest first ------------- */

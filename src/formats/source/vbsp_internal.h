@@ -32,6 +32,10 @@ bk_result bk_vbsp_lzma_raw(const uint8_t props[5], const uint8_t *src, size_t sr
  * everything in validate mode). On failure the lump becomes empty and the error is returned
  * (reported through ctx when given). Not thread-safe on one file. */
 bk_result bk_vbsp_lump_decode(const bk_file *f, int idx, bk_ctx *ctx);
+/* Whether compressed lump idx is still to be decoded; and giving a decoded one's bytes back (it is
+ * pending again: decoded anew when next read). For lumps a builder decoded for itself. */
+bool bk_vbsp_lump_pending(const bk_file *f, int idx);
+void bk_vbsp_lump_forget(const bk_file *f, int idx);
 /* A VTF's largest mip of frame 0, face 0 as it is stored (BK_PACK_CODEC: its format, then the
  * texels), and what bk_vtf_unpack makes of it (RGBA). */
 bk_result bk_vtf_pack(const uint8_t *d, size_t n, const bk_vtf *v, uint8_t **packed, size_t *size);
