@@ -50,8 +50,14 @@ static void put_chunk(bk_buf *out, const char *type, const uint8_t *data, size_t
     bk_buf_append(out, t, 4);
 }
 
-static bk_result png_deflate(const uint8_t *raw, size_t raw_n, uint32_t w, uint32_t h, bool alpha, int level,
-                             bk_buf *out);
+/* the chunks a PNG has before IDAT besides IHDR: PLTE and tRNS of an indexed one */
+typedef struct png_pal {
+    const uint8_t *plte, *trns;
+    size_t plte_n, trns_n;
+} png_pal;
+
+static bk_result png_deflate(const uint8_t *raw, size_t raw_n, uint32_t w, uint32_t h, uint8_t ctype,
+                             const png_pal *pal, int level, bk_buf *out);
 
 /* rgba: w*h RGBA texels (written as RGB when alpha is false), up-filtered */
 static bk_result png_encode(const uint8_t *rgba, uint32_t w, uint32_t h, bool alpha, int level, bk_buf *out)
@@ -78,15 +84,17 @@ static bk_result png_encode(const uint8_t *rgba, uint32_t w, uint32_t h, bool al
             }
         }
     }
-    bk_result r = png_deflate(raw, raw_n, w, h, alpha, level, out);
+    bk_result r = png_deflate(raw, raw_n, w, h, alpha ? 6 : 2, NULL, level, out);
     bk_free(raw);
     return r;
 }
 
-/* raw: the h filtered rows of a PNG (a filter byte, then the row), deflated into IDAT */
-static bk_result png_deflate(const uint8_t *raw, size_t raw_n, uint32_t w, uint32_t h, bool alpha, int level,
-                             bk_buf *out)
+/* raw: the h filtered rows of a PNG (a filter byte, then the row), deflated into IDAT; ctype: the
+ * PNG colour type (2 RGB, 6 RGBA, 3 indexed with pal) */
+static bk_result png_deflate(const uint8_t *raw, size_t raw_n, uint32_t w, uint32_t h, uint8_t ctype,
+                             const png_pal *pal, int level, bk_buf *out)
 {
+    size_t extra = pal ? pal->plte_n + pal->trns_n + 24 : 0;
     if (level <= 0) level = 3;
     if (level > 12) level = 12;
     struct libdeflate_compressor *c = libdeflate_alloc_compressor(level);
@@ -98,7 +106,7 @@ static bk_result png_deflate(const uint8_t *raw, size_t raw_n, uint32_t w, uint3
     ihdr[0] = (uint8_t)(w >> 24), ihdr[1] = (uint8_t)(w >> 16), ihdr[2] = (uint8_t)(w >> 8), ihdr[3] = (uint8_t)w;
     ihdr[4] = (uint8_t)(h >> 24), ihdr[5] = (uint8_t)(h >> 16), ihdr[6] = (uint8_t)(h >> 8), ihdr[7] = (uint8_t)h;
     ihdr[8] = 8;                  /* bit depth */
-    ihdr[9] = alpha ? 6 : 2;      /* RGBA or RGB */
+    ihdr[9] = ctype;
     ihdr[10] = ihdr[11] = ihdr[12] = 0;
     /* room for half the filtered bytes first (lightmaps and textures deflate well below that;
      * touching room that stays unused costs memory), all that deflate can need if that is short */
@@ -107,9 +115,11 @@ static bk_result png_deflate(const uint8_t *raw, size_t raw_n, uint32_t w, uint3
     size_t zn = 0, start = out->size;
     for (int attempt = 0; attempt < 2 && !zn; attempt++, room = bound) {
         out->size = start;
-        if (!bk_buf_reserve(out, 8 + 25 + 8 + room + 4 + 12)) break;
+        if (!bk_buf_reserve(out, 8 + 25 + extra + 8 + room + 4 + 12)) break;
         bk_buf_append(out, sig, 8);
         put_chunk(out, "IHDR", ihdr, 13);
+        if (pal) put_chunk(out, "PLTE", pal->plte, pal->plte_n);
+        if (pal && pal->trns_n) put_chunk(out, "tRNS", pal->trns, pal->trns_n);
         uint8_t *idat = out->data + out->size;
         zn = libdeflate_zlib_compress(c, raw, raw_n, idat + 8, room);
         if (!zn && room == bound) break;
@@ -141,7 +151,29 @@ bk_result bk_png_encode_image(const bk_image *im, int level, bk_buf *out)
     if (im->rgba) return png_encode(im->rgba, im->width, im->height, im->has_alpha != 0, level, out);
     if (im->packing == BK_PACK_RGB_UP) {
         if (im->packed_size != ((size_t)im->width * 3 + 1) * im->height) return BK_EARG;
-        return png_deflate(im->packed, im->packed_size, im->width, im->height, false, level, out);
+        return png_deflate(im->packed, im->packed_size, im->width, im->height, 2, NULL, level, out);
+    }
+    if (im->packing == BK_PACK_PAL8) {
+        /* an indexed PNG: the same pixels in a quarter of the bytes to deflate */
+        size_t w = im->width, h = im->height;
+        if (im->packed_size != w * h + 1024) return BK_EARG;
+        uint8_t plte[768], trns[256];
+        size_t trns_n = 0;
+        for (int c = 0; c < 256; c++) {
+            memcpy(plte + c * 3, im->packed + c * 4, 3);
+            trns[c] = im->packed[c * 4 + 3];
+            if (trns[c] != 255) trns_n = (size_t)c + 1;
+        }
+        uint8_t *raw = bk_malloc((w + 1) * h);
+        if (!raw) return BK_ENOMEM;
+        for (size_t y = 0; y < h; y++) {
+            raw[y * (w + 1)] = 0;   /* no filter: differences of palette indices mean nothing */
+            memcpy(raw + y * (w + 1) + 1, im->packed + 1024 + y * w, w);
+        }
+        png_pal pal = {plte, trns, sizeof plte, trns_n};
+        bk_result r = png_deflate(raw, (w + 1) * h, im->width, im->height, 3, &pal, level, out);
+        bk_free(raw);
+        return r;
     }
     uint8_t *px;
     BK_TRY(bk_image_unpack(im, &px));
