@@ -309,5 +309,7 @@ bk_result bk_png_encode(const uint8_t *rgba, uint32_t w, uint32_t h, bool alpha,
 /* The PNG of a scene image, held as rgba or packed (RGB is encoded straight from its packed bytes,
  * other packings are unpacked to a temporary block first). */
 bk_result bk_png_encode_image(const bk_image *im, int level, bk_buf *out);
+/* bk_image_unpack into out (width*height*4 bytes) */
+bk_result bk_image_unpack_to(const bk_image *im, uint8_t *out);
 
 #endif

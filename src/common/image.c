@@ -175,10 +175,42 @@ bk_result bk_png_encode_image(const bk_image *im, int level, bk_buf *out)
         bk_free(raw);
         return r;
     }
-    uint8_t *px;
-    BK_TRY(bk_image_unpack(im, &px));
-    bk_result r = png_encode(px, im->width, im->height, im->has_alpha != 0, level, out);
-    bk_free(px);
+    /* other packings are unpacked into the end of the block that then becomes the PNG's rows in
+     * place: each row moved down for its filter byte (and to 3 bytes a pixel without alpha), then
+     * "up" filtered from the bottom, so no RGBA copy is held beside the filtered rows */
+    size_t w = im->width, h = im->height, n;
+    if (!bk_mul_ok(w, h, &n) || n > ((size_t)1 << 28)) return BK_ELIMIT;
+    bool alpha = im->has_alpha != 0;
+    size_t bpp = alpha ? 4 : 3, stride = w * bpp + 1;
+    uint8_t *raw = bk_malloc(n * 4 + h);
+    if (!raw) return BK_ENOMEM;
+    bk_result r = bk_image_unpack_to(im, raw + h);
+    if (r != BK_OK) {
+        bk_free(raw);
+        return r;
+    }
+    for (size_t y = 0; y < h; y++) {
+        /* the row's new place starts before its old one (y + 1 <= h), so a forward copy is safe */
+        const uint8_t *src = raw + h + y * w * 4;
+        uint8_t *dst = raw + y * stride;
+        if (alpha) {
+            memmove(dst + 1, src, w * 4);
+        } else {
+            for (size_t x = 0; x < w; x++) {
+                dst[1 + x * 3] = src[x * 4];
+                dst[1 + x * 3 + 1] = src[x * 4 + 1];
+                dst[1 + x * 3 + 2] = src[x * 4 + 2];
+            }
+        }
+        dst[0] = y ? 2 : 0;
+    }
+    for (size_t y = h; y-- > 1;) {
+        uint8_t *row = raw + y * stride + 1;
+        const uint8_t *up = row - stride;
+        for (size_t i = 0; i < w * bpp; i++) row[i] = (uint8_t)(row[i] - up[i]);
+    }
+    r = png_deflate(raw, stride * h, im->width, im->height, alpha ? 6 : 2, NULL, level, out);
+    bk_free(raw);
     return r;
 }
 

@@ -135,18 +135,16 @@ bool bk_image_has_pixels(const bk_image *im)
     return im && im->width && im->height && (im->rgba || (im->packed && im->packing != BK_PACK_NONE));
 }
 
-bk_result bk_image_unpack(const bk_image *im, uint8_t **rgba)
+bk_result bk_image_unpack_to(const bk_image *im, uint8_t *o)
 {
-    *rgba = NULL;
     if (!bk_image_has_pixels(im)) return BK_EARG;
-    size_t n = (size_t)im->width * im->height;
-    uint8_t *o = bk_malloc(n * 4);
-    if (!o) return BK_ENOMEM;
+    size_t w = im->width, n = w * im->height;
     const uint8_t *p = im->packed;
     if (im->rgba) {
         memcpy(o, im->rgba, n * 4);
     } else if (im->packing == BK_PACK_RGB_UP) {
-        size_t w = im->width, stride = w * 3 + 1;
+        size_t stride = w * 3 + 1;
+        if (im->packed_size != stride * im->height) return BK_EARG;
         for (size_t y = 0; y < im->height; y++) {
             const uint8_t *row = p + y * stride;
             uint8_t *d = o + y * w * 4, *up = y ? d - w * 4 : NULL;
@@ -157,13 +155,24 @@ bk_result bk_image_unpack(const bk_image *im, uint8_t **rgba)
             }
         }
     } else if (im->packing == BK_PACK_PAL8) {
+        if (im->packed_size != n + 1024) return BK_EARG;
         for (size_t i = 0; i < n; i++) memcpy(o + i * 4, p + (size_t)p[1024 + i] * 4, 4);
     } else {
-        bk_result r = im->unpack ? im->unpack(p, im->packed_size, im->width, im->height, o) : BK_EARG;
-        if (r != BK_OK) {
-            bk_free(o);
-            return r;
-        }
+        return im->unpack ? im->unpack(p, im->packed_size, im->width, im->height, o) : BK_EARG;
+    }
+    return BK_OK;
+}
+
+bk_result bk_image_unpack(const bk_image *im, uint8_t **rgba)
+{
+    *rgba = NULL;
+    if (!bk_image_has_pixels(im)) return BK_EARG;
+    uint8_t *o = bk_malloc((size_t)im->width * im->height * 4);
+    if (!o) return BK_ENOMEM;
+    bk_result r = bk_image_unpack_to(im, o);
+    if (r != BK_OK) {
+        bk_free(o);
+        return r;
     }
     *rgba = o;
     return BK_OK;
