@@ -421,41 +421,46 @@ static bk_result load_texture(sb *b, const char *tex, int32_t *idx)
                       r != BK_OK ? bk_strerror(r) : " (limits.max_decoded_bytes)");
         return BK_OK;
     }
+    /* with BK_OPT_COMPACT_IMAGES, texels stored smaller than RGBA (DXT) stay as stored until the
+     * exporter needs them (decoded here four rows at a time, to know whether any is transparent) */
+    if ((b->opt->flags & BK_OPT_COMPACT_IMAGES) && v.image_bytes + 4 < bytes) {
+        uint8_t *packed = NULL;
+        size_t packed_size = 0;
+        bool alpha = false;
+        r = bk_vtf_pack(d, dn, &v, &packed, &packed_size);
+        if (r == BK_OK) r = bk_vtf_packed_alpha(packed, packed_size, v.width, v.height, &alpha);
+        if (r == BK_OK) {
+            bk_free(d);
+            b->texture_budget -= bytes;
+            r = bk_scene_add_packed_image(b->s, tex, v.width, v.height, BK_PACK_CODEC, packed, packed_size,
+                                          bk_vtf_unpack, alpha, idx);
+            if (r != BK_OK) {
+                bk_free(packed);
+                *idx = -1;
+            }
+            return r;
+        }
+        bk_free(packed);
+        if (r == BK_ENOMEM) {
+            bk_free(d);
+            return r;
+        }
+        /* anything else: decoded whole below, which says what is wrong */
+    }
     uint8_t *rgba = bk_malloc((size_t)bytes);
     if (!rgba) {
         bk_free(d);
         return BK_ENOMEM;
     }
     r = bk_vtf_decode(d, dn, &v, 0, rgba);
-    /* with BK_OPT_COMPACT_IMAGES, texels stored smaller than RGBA (DXT) stay as stored until the
-     * exporter needs them; decoding once here says whether any is transparent */
-    uint8_t *packed = NULL;
-    size_t packed_size = 0;
-    if (r == BK_OK && (b->opt->flags & BK_OPT_COMPACT_IMAGES) && v.image_bytes + 4 < bytes) {
-        bk_result pr = bk_vtf_pack(d, dn, &v, &packed, &packed_size);
-        if (pr == BK_ENOMEM) r = pr;
-    }
     bk_free(d);
     if (r != BK_OK) {
         bk_free(rgba);
-        if (r == BK_ENOMEM) return r;
         bk_scene_diag(b->s, b->opt, BK_SEV_WARNING, r, path, NULL, BK_NO_INDEX, BK_NO_OFFSET, "texture not decoded: %s",
                       bk_strerror(r));
         return BK_OK;
     }
     b->texture_budget -= bytes;
-    if (packed) {
-        bool alpha = false;
-        for (size_t i = 0, n = (size_t)v.width * v.height; i < n && !alpha; i++) alpha = rgba[i * 4 + 3] != 255;
-        bk_free(rgba);
-        r = bk_scene_add_packed_image(b->s, tex, v.width, v.height, BK_PACK_CODEC, packed, packed_size, bk_vtf_unpack,
-                                      alpha, idx);
-        if (r != BK_OK) {
-            bk_free(packed);
-            *idx = -1;
-        }
-        return r;
-    }
     r = bk_scene_add_image(b->s, tex, v.width, v.height, rgba, idx);
     if (r != BK_OK) {
         bk_free(rgba);

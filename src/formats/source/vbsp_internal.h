@@ -40,6 +40,8 @@ void bk_vbsp_lump_forget(const bk_file *f, int idx);
  * texels), and what bk_vtf_unpack makes of it (RGBA). */
 bk_result bk_vtf_pack(const uint8_t *d, size_t n, const bk_vtf *v, uint8_t **packed, size_t *size);
 bk_result bk_vtf_unpack(const uint8_t *packed, size_t size, uint32_t w, uint32_t h, uint8_t *rgba);
+/* whether any texel of a packed VTF image is transparent, decoded four rows at a time */
+bk_result bk_vtf_packed_alpha(const uint8_t *packed, size_t size, uint32_t w, uint32_t h, bool *alpha);
 
 bk_result bk_vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s);
 bk_result bk_vbsp_extract_images(const bk_file *f, const bk_options *opt, bk_scene *out);

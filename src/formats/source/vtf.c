@@ -311,6 +311,26 @@ bk_result bk_vtf_unpack(const uint8_t *packed, size_t size, uint32_t w, uint32_t
     return decode(format, packed + 4, w, h, rgba);
 }
 
+bk_result bk_vtf_packed_alpha(const uint8_t *packed, size_t size, uint32_t w, uint32_t h, bool *alpha)
+{
+    *alpha = false;
+    if (size < 4) return BK_EARG;
+    int32_t format = (int32_t)bk_rd_u32le(packed);
+    uint64_t need = image_bytes(format, w, h), strip = image_bytes(format, w, 4);
+    if (!need || need != size - 4 || !strip) return BK_EARG;
+    /* four rows at a time (one row of DXT blocks): a strip's worth of RGBA, not the image's */
+    uint8_t *tmp = bk_malloc((size_t)w * 16);
+    if (!tmp) return BK_ENOMEM;
+    bk_result r = BK_OK;
+    for (uint32_t y = 0; y < h && r == BK_OK && !*alpha; y += 4) {
+        uint32_t rows = h - y < 4 ? h - y : 4;
+        r = decode(format, packed + 4 + (size_t)(y / 4) * strip, w, rows, tmp);
+        for (size_t i = 0, n = (size_t)w * rows; r == BK_OK && i < n && !*alpha; i++) *alpha = tmp[i * 4 + 3] != 255;
+    }
+    bk_free(tmp);
+    return r;
+}
+
 bk_result bk_vtf_decode_thumbnail(const uint8_t *d, size_t n, const bk_vtf *v, uint8_t *rgba)
 {
     if (!d || !v || !rgba || !v->lowres_offset || !v->lowres_width) return BK_ENOTFOUND;
