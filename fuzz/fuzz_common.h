@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "bspkit/bspkit.h"
+#include "bspkit/scene.h"
+#include "common/bk_internal.h"
 
 static inline bk_file *fuzz_load(const uint8_t *data, size_t size, bk_options *opt)
 {
@@ -17,6 +19,24 @@ static inline bk_file *fuzz_load(const uint8_t *data, size_t size, bk_options *o
     bk_validate_memory(data, size, opt, &errors, &warnings);
     bk_file *f = NULL;
     return bk_file_load_memory(data, size, opt, &f) == BK_OK ? f : NULL;
+}
+
+/* A scene built with packed images (what convert does): every small image is unpacked and
+ * encoded as its PNG, the path the exporter takes. */
+static inline void fuzz_compact_scene(const bk_file *f, const bk_options *base)
+{
+    bk_options opt = *base;
+    opt.flags |= BK_OPT_COMPACT_IMAGES;
+    bk_scene *s = NULL;
+    if (bk_file_build_scene(f, &opt, &s) != BK_OK) return;
+    for (uint32_t i = 0; i < s->image_count; i++) {
+        const bk_image *im = &s->images[i];
+        if (!bk_image_has_pixels(im) || (uint64_t)im->width * im->height > (1u << 16)) continue;
+        bk_buf b = {0};
+        (void)bk_png_encode_image(im, 1, &b);
+        bk_buf_free(&b);
+    }
+    bk_scene_free(s);
 }
 
 #endif

@@ -47,6 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         opt.flags = BK_OPT_NO_TEXTURES;
         opt.patch_level = 2;
         if (bk_file_build_scene(f, &opt, &s) == BK_OK) bk_scene_free(s);
+        fuzz_compact_scene(f, &opt);
         bk_file_free(f);
     }
     free(buf);

@@ -15,6 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (f) {
         bk_scene *s = NULL;
         if (bk_file_build_scene(f, &opt, &s) == BK_OK) bk_scene_free(s);
+        fuzz_compact_scene(f, &opt);
         s = NULL;
         if (bk_file_extract_images(f, &opt, &s) == BK_OK) bk_scene_free(s);
         bk_file_free(f);

@@ -14,6 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!f) return 0;
     bk_scene *s = NULL;
     if (bk_file_build_scene(f, &opt, &s) == BK_OK) bk_scene_free(s);
+    fuzz_compact_scene(f, &opt);
     bk_source_pak *pak = NULL;
     if (bk_source_pak_open(f, &opt, &pak) == BK_OK) {
         uint32_t n = bk_source_pak_count(pak);
