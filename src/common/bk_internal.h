@@ -248,6 +248,8 @@ typedef struct bk_atomic_file {
 } bk_atomic_file;
 bk_result bk_atomic_open(bk_atomic_file *a, const char *path);
 bool bk_atomic_write(void *a, const void *data, size_t size);
+/* write size bytes at ofs (already written), then go on at the end */
+bool bk_atomic_pwrite(bk_atomic_file *a, uint64_t ofs, const void *data, size_t size);
 bk_result bk_atomic_close(bk_atomic_file *a, bool keep);
 
 typedef struct bk_buf {

@@ -1,5 +1,6 @@
 /* Whole-file reads bounded by a limit, atomic writes, and a growable byte buffer. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -228,6 +229,16 @@ bool bk_atomic_write(void *user, const void *data, size_t size)
 {
     bk_atomic_file *a = user;
     if (a->ok && size && fwrite(data, 1, size, a->fp) != size) a->ok = false;
+    return a->ok;
+}
+
+bool bk_atomic_pwrite(bk_atomic_file *a, uint64_t ofs, const void *data, size_t size)
+{
+    if (!a->ok) return false;
+    long end = ftell(a->fp);
+    if (end < 0 || ofs > (uint64_t)LONG_MAX || fseek(a->fp, (long)ofs, SEEK_SET) != 0 ||
+        (size && fwrite(data, 1, size, a->fp) != size) || fseek(a->fp, end, SEEK_SET) != 0)
+        a->ok = false;
     return a->ok;
 }
 

@@ -28,6 +28,8 @@ enum {
     SEG_OWNED,                      /* bytes held by the segment (PNGs, skins, animations) */
     SEG_POS, SEG_NRM, SEG_UV0, SEG_UV1, SEG_ZERO2, SEG_COL, SEG_JTS, SEG_WTS, /* a primitive's attribute */
     SEG_IDX16, SEG_IDX32,           /* a primitive's indices, degenerate triangles dropped */
+    SEG_PNG,                        /* an image's PNG, written as it is encoded (offset and length
+                                     * known only then: the JSON holds placeholders, filled after) */
 };
 
 typedef struct bin_seg {
@@ -35,7 +37,9 @@ typedef struct bin_seg {
     const bk_primitive *p;          /* SEG_POS .. SEG_IDX32 */
     uint8_t *owned;                 /* SEG_OWNED */
     int kind;
+    uint32_t image;                 /* SEG_PNG */
 } bin_seg;
+
 
 typedef struct gltf_writer {
     const bk_scene *s;
@@ -48,7 +52,18 @@ typedef struct gltf_writer {
     bk_result err;
     int png_level;
     int view_count, accessor_count;   /* cJSON counts an array by walking it: count here instead */
+    struct png_job *job;              /* the images' PNGs (encoding while the geometry is laid out) */
+    bool defer_png;                   /* PNGs go out as they are encoded (SEG_PNG), not held first */
+    uint32_t png_views;
 } gltf_writer;
+
+/* Placeholders in the JSON for numbers known only once the PNGs are written (deferred mode):
+ * a control byte (which cJSON escapes inside strings, so it cannot occur elsewhere) and spaces,
+ * as wide as the largest 32-bit number; filled in with the number, right-aligned. */
+#define PH_WIDTH 10
+#define PH_BUFFER_LENGTH "\x01         "
+#define PH_VIEW_OFFSET "\x02         "
+#define PH_VIEW_LENGTH "\x03         "
 
 static bool ends_with(const char *s, const char *suf)
 {
@@ -84,6 +99,31 @@ static int add_view(gltf_writer *w, int kind, const bk_primitive *p, uint8_t *ow
     cJSON_AddNumberToObject(v, "byteLength", (double)bytes);
     if (target) cJSON_AddNumberToObject(v, "target", target);
     cJSON_AddItemToArray(w->buffer_views, v);
+    return w->view_count++;
+}
+
+/* A view for image i's PNG, laid out after every other view once the PNG exists (deferred mode):
+ * its offset and length in the JSON are placeholders until then. */
+static int add_png_view(gltf_writer *w, uint32_t image)
+{
+    if (w->err) return -1;
+    if (w->seg_count == w->seg_cap) {
+        uint32_t cap = w->seg_cap ? w->seg_cap * 2 : 64;
+        bin_seg *n = bk_realloc(w->segs, (size_t)cap * sizeof *n);
+        if (!n) {
+            w->err = BK_ENOMEM;
+            return -1;
+        }
+        w->segs = n;
+        w->seg_cap = cap;
+    }
+    w->segs[w->seg_count++] = (bin_seg){.kind = SEG_PNG, .image = image};
+    cJSON *v = cJSON_CreateObject();
+    cJSON_AddNumberToObject(v, "buffer", 0);
+    cJSON_AddRawToObject(v, "byteOffset", PH_VIEW_OFFSET);
+    cJSON_AddRawToObject(v, "byteLength", PH_VIEW_LENGTH);
+    cJSON_AddItemToArray(w->buffer_views, v);
+    w->png_views++;
     return w->view_count++;
 }
 
@@ -328,6 +368,140 @@ fail:
     return NULL;
 }
 
+/* The images' PNGs, encoded on a second thread while the geometry is laid out and written (the
+ * deflate of a lightmap atlas is the largest single cost of a conversion); the writing thread
+ * takes images from the same queue when it needs one that is not started, so maps of many
+ * textures use both. */
+typedef struct png_job {
+    const bk_scene *s;
+    int level;
+    bk_buf *pngs;      /* one per image; empty for images without pixels */
+    bk_result *res;    /* one per image */
+    uint8_t *done;     /* one per image: its PNG (or its failure) is in */
+    atomic_uint next;  /* the next image to take */
+    bk_result r;       /* BK_ENOMEM when the job could not be set up */
+#ifdef BK_HAVE_PTHREAD
+    pthread_t th;
+    bool running;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+#endif
+} png_job;
+
+static void png_encode_one(png_job *j, uint32_t i)
+{
+    const bk_image *im = &j->s->images[i];
+    if (bk_image_has_pixels(im)) j->res[i] = bk_png_encode_image(im, j->level, &j->pngs[i]);
+#ifdef BK_HAVE_PTHREAD
+    pthread_mutex_lock(&j->mu);
+    j->done[i] = 1;
+    pthread_cond_broadcast(&j->cv);
+    pthread_mutex_unlock(&j->mu);
+#else
+    j->done[i] = 1;
+#endif
+}
+
+static void *png_encode_all(void *user)
+{
+    png_job *j = user;
+    for (uint32_t i; (i = atomic_fetch_add(&j->next, 1)) < j->s->image_count;) png_encode_one(j, i);
+    return NULL;
+}
+
+/* start encoding (on a thread when there is enough to encode to be worth one) */
+static void png_start(png_job *j, const bk_scene *s, int level)
+{
+    memset(j, 0, sizeof *j);
+    j->s = s;
+    j->level = level;
+    atomic_init(&j->next, 0);
+#ifdef BK_HAVE_PTHREAD
+    pthread_mutex_init(&j->mu, NULL);
+    pthread_cond_init(&j->cv, NULL);
+#endif
+    j->pngs = bk_calloc(s->image_count + 1, sizeof *j->pngs);
+    j->res = bk_calloc(s->image_count + 1, sizeof *j->res);
+    j->done = bk_calloc(s->image_count + 1, 1);
+    if (!j->pngs || !j->res || !j->done) {
+        bk_free(j->pngs);
+        bk_free(j->res);
+        bk_free(j->done);
+        j->pngs = NULL;
+        j->res = NULL;
+        j->done = NULL;
+        j->r = BK_ENOMEM;
+        atomic_store(&j->next, UINT32_MAX);
+        return;
+    }
+    uint64_t px = 0;
+    for (uint32_t i = 0; i < s->image_count; i++)
+        if (bk_image_has_pixels(&s->images[i])) px += (uint64_t)s->images[i].width * s->images[i].height;
+#ifdef BK_HAVE_PTHREAD
+    if (px >= (1u << 16) && pthread_create(&j->th, NULL, png_encode_all, j) == 0) {
+        j->running = true;
+        return;
+    }
+#endif
+    (void)px;
+    png_encode_all(j);
+}
+
+/* Image i's PNG: encoded here if no thread has taken it yet (with the images before it), else
+ * waited for. */
+static bk_result png_take(png_job *j, uint32_t i)
+{
+    if (j->r != BK_OK) return j->r;
+    if (i >= j->s->image_count) return BK_EARG;
+    for (;;) {
+        unsigned nx = atomic_load(&j->next);
+        if (nx > i) break;
+        if (atomic_compare_exchange_weak(&j->next, &nx, nx + 1)) png_encode_one(j, nx);
+    }
+#ifdef BK_HAVE_PTHREAD
+    pthread_mutex_lock(&j->mu);
+    while (!j->done[i]) pthread_cond_wait(&j->cv, &j->mu);
+    pthread_mutex_unlock(&j->mu);
+#endif
+    return j->res[i];
+}
+
+/* the writing thread joins in, then waits for the rest; the first failure in image order */
+static bk_result png_finish(png_job *j)
+{
+    if (j->r != BK_OK) return j->r;
+    png_encode_all(j);
+#ifdef BK_HAVE_PTHREAD
+    if (j->running) pthread_join(j->th, NULL);
+    j->running = false;
+#endif
+    for (uint32_t i = 0; i < j->s->image_count; i++)
+        if (j->res[i] != BK_OK) return j->res[i];
+    return BK_OK;
+}
+
+static void png_free(png_job *j)
+{
+    if (!j->s) return;
+    /* no more images are taken (after a failure elsewhere there is no point); wait for the thread */
+    atomic_store(&j->next, UINT32_MAX);
+#ifdef BK_HAVE_PTHREAD
+    if (j->running) pthread_join(j->th, NULL);
+    j->running = false;
+    pthread_mutex_destroy(&j->mu);
+    pthread_cond_destroy(&j->cv);
+#endif
+    if (j->pngs)
+        for (uint32_t i = 0; i < j->s->image_count; i++) bk_buf_free(&j->pngs[i]);
+    bk_free(j->pngs);
+    bk_free(j->res);
+    bk_free(j->done);
+    j->pngs = NULL;
+    j->res = NULL;
+    j->done = NULL;
+    j->s = NULL;
+}
+
 /* The emit pass: the buffer's bytes through a chunk buffer to write(). */
 typedef struct bin_sink {
     bk_write_fn write;
@@ -414,8 +588,28 @@ static bk_result emit_bin(gltf_writer *w, bk_write_fn write, void *user)
     static const uint8_t zero[4];
     bk_result r = BK_OK;
     for (uint32_t i = 0; i < w->seg_count && k->ok; i++) {
-        const bin_seg *g = &w->segs[i];
+        bin_seg *g = &w->segs[i];
         uint64_t at = k->written + k->n;
+        if (g->kind == SEG_PNG) {
+            /* deferred: the PNG goes out once it is encoded, at the next 4-aligned offset, and is
+             * let go; its place is filled into the JSON after */
+            uint64_t ofs = (at + 3) & ~(uint64_t)3;
+            sink_bytes(k, zero, (size_t)(ofs - at));
+            bk_result pr = png_take(w->job, g->image);
+            bk_buf *png = &w->job->pngs[g->image];
+            if (pr == BK_OK && png->failed) pr = BK_ENOMEM;
+            if (pr == BK_OK && ofs + png->size > UINT32_MAX) pr = BK_ELIMIT;
+            if (pr != BK_OK) {
+                r = pr;
+                break;
+            }
+            g->ofs = ofs;
+            g->bytes = png->size;
+            sink_bytes(k, png->data, png->size);
+            bk_buf_free(png);
+            w->bin_size = (ofs + g->bytes + 3) & ~(uint64_t)3;
+            continue;
+        }
         if (at > g->ofs || g->ofs - at > 3) {
             r = BK_EIO;
             break;
@@ -436,94 +630,6 @@ static bk_result emit_bin(gltf_writer *w, bk_write_fn write, void *user)
     if (r == BK_OK && !k->ok) r = BK_EIO;
     bk_free(k);
     return r;
-}
-
-/* The images' PNGs, encoded on a second thread while the geometry is written (the deflate of
- * a lightmap atlas is the largest single cost of a conversion); once the geometry is done the
- * writing thread takes images from the same queue, so maps of many textures use both. */
-typedef struct png_job {
-    const bk_scene *s;
-    int level;
-    bk_buf *pngs;      /* one per image; empty for images without pixels */
-    bk_result *res;    /* one per image */
-    atomic_uint next;  /* the next image to take */
-    bk_result r;       /* BK_ENOMEM when the job could not be set up */
-#ifdef BK_HAVE_PTHREAD
-    pthread_t th;
-    bool running;
-#endif
-} png_job;
-
-static void *png_encode_all(void *user)
-{
-    png_job *j = user;
-    for (uint32_t i; (i = atomic_fetch_add(&j->next, 1)) < j->s->image_count;) {
-        const bk_image *im = &j->s->images[i];
-        if (!bk_image_has_pixels(im)) continue;
-        j->res[i] = bk_png_encode_image(im, j->level, &j->pngs[i]);
-    }
-    return NULL;
-}
-
-/* start encoding (on a thread when there is enough to encode to be worth one) */
-static void png_start(png_job *j, const bk_scene *s, int level)
-{
-    memset(j, 0, sizeof *j);
-    j->s = s;
-    j->level = level;
-    atomic_init(&j->next, 0);
-    j->pngs = bk_calloc(s->image_count + 1, sizeof *j->pngs);
-    j->res = bk_calloc(s->image_count + 1, sizeof *j->res);
-    if (!j->pngs || !j->res) {
-        bk_free(j->pngs);
-        bk_free(j->res);
-        j->pngs = NULL;
-        j->res = NULL;
-        j->r = BK_ENOMEM;
-        atomic_store(&j->next, UINT32_MAX);
-        return;
-    }
-    uint64_t px = 0;
-    for (uint32_t i = 0; i < s->image_count; i++)
-        if (bk_image_has_pixels(&s->images[i])) px += (uint64_t)s->images[i].width * s->images[i].height;
-#ifdef BK_HAVE_PTHREAD
-    if (px >= (1u << 16) && pthread_create(&j->th, NULL, png_encode_all, j) == 0) {
-        j->running = true;
-        return;
-    }
-#endif
-    (void)px;
-    png_encode_all(j);
-}
-
-/* the writing thread joins in, then waits for the rest; the first failure in image order */
-static bk_result png_finish(png_job *j)
-{
-    if (j->r != BK_OK) return j->r;
-    png_encode_all(j);
-#ifdef BK_HAVE_PTHREAD
-    if (j->running) pthread_join(j->th, NULL);
-    j->running = false;
-#endif
-    for (uint32_t i = 0; i < j->s->image_count; i++)
-        if (j->res[i] != BK_OK) return j->res[i];
-    return BK_OK;
-}
-
-static void png_free(png_job *j)
-{
-    /* no more images are taken (after a failure elsewhere there is no point); wait for the thread */
-    atomic_store(&j->next, UINT32_MAX);
-#ifdef BK_HAVE_PTHREAD
-    if (j->running) pthread_join(j->th, NULL);
-    j->running = false;
-#endif
-    if (j->pngs)
-        for (uint32_t i = 0; i < j->s->image_count; i++) bk_buf_free(&j->pngs[i]);
-    bk_free(j->pngs);
-    bk_free(j->res);
-    j->pngs = NULL;
-    j->res = NULL;
 }
 
 /* Texture numbers, known before any PNG is encoded: one per image with pixels, in order. */
@@ -560,17 +666,26 @@ static void write_images(gltf_writer *w, const int32_t *tex_of_image, png_job *j
     cJSON_AddItemToArray(samplers, clamp_mip);
     bool any_clamp_mip = false;
     int count = 0;
-    bk_result pr = png_finish(job);
-    if (pr != BK_OK) w->err = pr;
+    if (!w->defer_png) {
+        bk_result pr = png_finish(job);
+        if (pr != BK_OK) w->err = pr;
+    } else if (job->r != BK_OK) {
+        w->err = job->r;
+    }
     for (uint32_t i = 0; i < s->image_count && !w->err; i++) {
         const bk_image *im = &s->images[i];
         if (tex_of_image[i] < 0) continue;
-        if (job->pngs[i].failed) {
-            w->err = BK_ENOMEM;
-            break;
+        int view;
+        if (w->defer_png) {
+            view = add_png_view(w, i);
+        } else {
+            if (job->pngs[i].failed) {
+                w->err = BK_ENOMEM;
+                break;
+            }
+            view = add_view(w, SEG_OWNED, NULL, job->pngs[i].data, job->pngs[i].size, 0); /* taken over */
+            memset(&job->pngs[i], 0, sizeof job->pngs[i]);
         }
-        int view = add_view(w, SEG_OWNED, NULL, job->pngs[i].data, job->pngs[i].size, 0); /* taken over */
-        memset(&job->pngs[i], 0, sizeof job->pngs[i]);
         if (view < 0) break;
         cJSON *img = cJSON_CreateObject();
         cJSON_AddStringToObject(img, "name", im->name);
@@ -855,17 +970,13 @@ static void write_animations(gltf_writer *w)
     if (cJSON_GetArraySize(anims) == 0) cJSON_DeleteItemFromObject(w->root, "animations");
 }
 
-static bk_result pad_json(const char *json, bk_buf *out)
-{
-    size_t n = strlen(json);
-    if (!bk_buf_append(out, json, n)) return BK_ENOMEM;
-    while (out->size % 4)
-        if (!bk_buf_append(out, " ", 1)) return BK_ENOMEM;
-    return BK_OK;
-}
-
 static void writer_release(gltf_writer *w)
 {
+    if (w->job) {
+        png_free(w->job);
+        bk_free(w->job);
+        w->job = NULL;
+    }
     for (uint32_t i = 0; i < w->seg_count; i++) bk_free(w->segs[i].owned);
     bk_free(w->segs);
     w->segs = NULL;
@@ -875,8 +986,8 @@ static void writer_release(gltf_writer *w)
 /* The glTF JSON for scene s and the layout of its binary buffer in w (bin_uri: the buffer's file
  * name for .gltf, NULL for .glb). On success *json (cJSON_free) is the caller's, and w holds the
  * segments to emit (writer_release). w->bin_size is then the buffer's padded length. */
-static bk_result gltf_make(const bk_scene *s, const bk_export_options *opt, const char *bin_uri, char **json_out,
-                           gltf_writer *wp)
+static bk_result gltf_make(const bk_scene *s, const bk_export_options *opt, const char *bin_uri, bool defer_png,
+                           char **json_out, gltf_writer *wp)
 {
     *json_out = NULL;
     memset(wp, 0, sizeof *wp);
@@ -885,6 +996,7 @@ static bk_result gltf_make(const bk_scene *s, const bk_export_options *opt, cons
     w.s = s;
     w.x = bk_xform_make(opt);
     w.png_level = opt ? opt->png_level : 0;
+    w.defer_png = defer_png;
     w.root = cJSON_CreateObject();
     cJSON *asset = cJSON_AddObjectToObject(w.root, "asset");
     cJSON_AddStringToObject(asset, "version", "2.0");
@@ -896,8 +1008,10 @@ static bk_result gltf_make(const bk_scene *s, const bk_export_options *opt, cons
     int32_t *mesh_map = bk_calloc(s->mesh_count + 1, sizeof(int32_t));
     if (!tex_of_image || !mesh_map) w.err = BK_ENOMEM;
     unsigned used_ext = 0;
-    png_job job;
-    png_start(&job, s, w.png_level);
+    /* on the heap: the encoding thread holds its address while w is copied out */
+    w.job = bk_calloc(1, sizeof *w.job);
+    if (w.job) png_start(w.job, s, w.png_level);
+    else w.err = BK_ENOMEM;
     if (!w.err) number_textures(s, tex_of_image);
     if (!w.err) write_materials(&w, tex_of_image, &used_ext);
     cJSON *meshes = cJSON_CreateArray();
@@ -926,8 +1040,12 @@ static bk_result gltf_make(const bk_scene *s, const bk_export_options *opt, cons
     if (!w.err) write_nodes(&w, mesh_map);
     if (!w.err) write_skins(&w);
     if (!w.err) write_animations(&w);
-    if (!w.err) write_images(&w, tex_of_image, &job); /* after the geometry: the PNGs were encoding meanwhile */
-    png_free(&job);
+    if (!w.err) write_images(&w, tex_of_image, w.job); /* after the geometry: the PNGs were encoding meanwhile */
+    if (!w.defer_png && w.job) {
+        png_free(w.job);
+        bk_free(w.job);
+        w.job = NULL;
+    }
     if (used_ext) {
         cJSON *eu = cJSON_AddArrayToObject(w.root, "extensionsUsed");
         if (used_ext & EXT_UNLIT) cJSON_AddItemToArray(eu, cJSON_CreateString("KHR_materials_unlit"));
@@ -938,10 +1056,11 @@ static bk_result gltf_make(const bk_scene *s, const bk_export_options *opt, cons
 
     bk_result r = w.err;
     w.bin_size = (w.bin_size + 3) & ~(uint64_t)3;
-    if (r == BK_OK && w.bin_size) {
+    if (r == BK_OK && (w.bin_size || w.png_views)) {
         cJSON *buffers = cJSON_AddArrayToObject(w.root, "buffers");
         cJSON *b = cJSON_CreateObject();
-        cJSON_AddNumberToObject(b, "byteLength", (double)w.bin_size);
+        if (w.png_views) cJSON_AddRawToObject(b, "byteLength", PH_BUFFER_LENGTH);
+        else cJSON_AddNumberToObject(b, "byteLength", (double)w.bin_size);
         if (bin_uri) cJSON_AddStringToObject(b, "uri", bin_uri);
         cJSON_AddItemToArray(buffers, b);
     }
@@ -971,28 +1090,85 @@ static bk_result gltf_make(const bk_scene *s, const bk_export_options *opt, cons
 /* A .glb in pieces: header, JSON chunk (space-padded), BIN chunk streamed from the layout. */
 static bk_result glb_emit(const char *json, gltf_writer *w, bk_write_fn write, void *user, uint64_t *bytes)
 {
-    bk_buf j = {0};
-    bk_result r = pad_json(json, &j);
-    if (r == BK_OK && j.failed) r = BK_ENOMEM;
-    if (r == BK_OK) {
-        uint8_t hdr[20];
-        uint64_t total = 12 + 8 + (uint64_t)j.size + (w->bin_size ? 8 + w->bin_size : 0);
-        if (total > UINT32_MAX) r = BK_ELIMIT;
-        memcpy(hdr, "glTF", 4);
-        bk_wr_u32le(hdr + 4, 2);
-        bk_wr_u32le(hdr + 8, (uint32_t)total);
-        bk_wr_u32le(hdr + 12, (uint32_t)j.size);
-        memcpy(hdr + 16, "JSON", 4);
-        if (r == BK_OK && (!write(user, hdr, 20) || !write(user, j.data, j.size))) r = BK_EIO;
-        bk_buf_free(&j);
-        if (r == BK_OK && w->bin_size) {
-            bk_wr_u32le(hdr, (uint32_t)w->bin_size);
-            memcpy(hdr + 4, "BIN\0", 4);
-            r = write(user, hdr, 8) ? emit_bin(w, write, user) : BK_EIO;
-        }
-        if (bytes) *bytes = total;
+    size_t n = strlen(json), jlen = (n + 3) & ~(size_t)3;
+    uint8_t hdr[20];
+    uint64_t total = 12 + 8 + (uint64_t)jlen + (w->bin_size ? 8 + w->bin_size : 0);
+    if (total > UINT32_MAX) return BK_ELIMIT;
+    memcpy(hdr, "glTF", 4);
+    bk_wr_u32le(hdr + 4, 2);
+    bk_wr_u32le(hdr + 8, (uint32_t)total);
+    bk_wr_u32le(hdr + 12, (uint32_t)jlen);
+    memcpy(hdr + 16, "JSON", 4);
+    bk_result r = BK_OK;
+    if (!write(user, hdr, 20) || !write(user, json, n) || (jlen > n && !write(user, "   ", jlen - n))) r = BK_EIO;
+    if (r == BK_OK && w->bin_size) {
+        bk_wr_u32le(hdr, (uint32_t)w->bin_size);
+        memcpy(hdr + 4, "BIN\0", 4);
+        r = write(user, hdr, 8) ? emit_bin(w, write, user) : BK_EIO;
     }
-    bk_buf_free(&j);
+    if (bytes) *bytes = total;
+    return r;
+}
+
+/* Deferred mode, once the buffer is written: each placeholder in json (n bytes) gets its number. */
+static bk_result fill_placeholders(const gltf_writer *w, char *json, size_t n)
+{
+    _Static_assert(sizeof PH_BUFFER_LENGTH - 1 == PH_WIDTH && sizeof PH_VIEW_OFFSET - 1 == PH_WIDTH &&
+                       sizeof PH_VIEW_LENGTH - 1 == PH_WIDTH,
+                   "placeholders are PH_WIDTH wide");
+    if (w->png_views > w->seg_count) return BK_EIO;
+    uint32_t first = w->seg_count - w->png_views, k_ofs = 0, k_len = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)json[i];
+        if (c < 1 || c > 3) continue;
+        uint64_t v;
+        if (c == 1) {
+            v = w->bin_size;
+        } else {
+            uint32_t *k = c == 2 ? &k_ofs : &k_len;
+            if (*k >= w->png_views) return BK_EIO;
+            const bin_seg *g = &w->segs[first + (*k)++];
+            if (g->kind != SEG_PNG) return BK_EIO;
+            v = c == 2 ? g->ofs : g->bytes;
+        }
+        char num[24];
+        if (v > UINT32_MAX || n - i < PH_WIDTH) return BK_EIO;
+        snprintf(num, sizeof num, "%*llu", PH_WIDTH, (unsigned long long)v);
+        memcpy(json + i, num, PH_WIDTH);
+        i += PH_WIDTH - 1;
+    }
+    return k_ofs == w->png_views && k_len == w->png_views ? BK_OK : BK_EIO;
+}
+
+/* A .glb into a file, PNGs written as they are encoded: header, JSON with placeholders, the BIN
+ * chunk; then the header's lengths and the JSON's numbers written over their places. */
+static bk_result glb_emit_file(char *json, gltf_writer *w, bk_atomic_file *af, uint64_t *bytes)
+{
+    /* the JSON is written as it is, padded with spaces to 4 bytes, and filled in place after */
+    size_t n = strlen(json), jlen = (n + 3) & ~(size_t)3;
+    bool has_bin = w->bin_size || w->png_views;
+    uint8_t hdr[20], bh[8] = {0, 0, 0, 0, 'B', 'I', 'N', 0};
+    memcpy(hdr, "glTF", 4);
+    bk_wr_u32le(hdr + 4, 2);
+    bk_wr_u32le(hdr + 8, 0); /* written over below */
+    bk_wr_u32le(hdr + 12, (uint32_t)jlen);
+    memcpy(hdr + 16, "JSON", 4);
+    bk_result r = BK_OK;
+    if (jlen > UINT32_MAX || !bk_atomic_write(af, hdr, 20) || !bk_atomic_write(af, json, n) ||
+        !bk_atomic_write(af, "   ", jlen - n))
+        r = BK_EIO;
+    if (r == BK_OK && has_bin) r = bk_atomic_write(af, bh, 8) ? emit_bin(w, bk_atomic_write, af) : BK_EIO;
+    if (r == BK_OK) r = fill_placeholders(w, json, n);
+    uint64_t total = 12 + 8 + (uint64_t)jlen + (has_bin ? 8 + w->bin_size : 0);
+    if (r == BK_OK && total > UINT32_MAX) r = BK_ELIMIT;
+    if (r == BK_OK) {
+        bk_wr_u32le(hdr + 8, (uint32_t)total);
+        bk_wr_u32le(bh, (uint32_t)w->bin_size);
+        if (!bk_atomic_pwrite(af, 0, hdr, 20) || !bk_atomic_pwrite(af, 20, json, n) ||
+            (has_bin && !bk_atomic_pwrite(af, 20 + (uint64_t)jlen, bh, 8)))
+            r = BK_EIO;
+    }
+    if (bytes) *bytes = total;
     return r;
 }
 
@@ -1002,7 +1178,7 @@ bk_result bk_export_glb_to(const bk_scene *s, const bk_export_options *opt, bk_w
     if (!s || !write) return BK_EARG;
     char *json;
     gltf_writer w;
-    bk_result r = gltf_make(s, opt, NULL, &json, &w);
+    bk_result r = gltf_make(s, opt, NULL, false, &json, &w);
     if (r == BK_OK) r = glb_emit(json, &w, write, user, &w.st.bytes);
     if (stats) *stats = w.st;
     cJSON_free(json);
@@ -1049,22 +1225,24 @@ bk_result bk_export_gltf(const bk_scene *s, const bk_export_options *opt, const 
     }
     char *json;
     gltf_writer w;
-    bk_result r = gltf_make(s, opt, bin_uri, &json, &w);
+    /* PNGs are written as they are encoded, not all held first (peak memory) */
+    bk_result r = gltf_make(s, opt, bin_uri, true, &json, &w);
     /* streamed into temporary files, renamed when complete */
     bk_atomic_file af;
     if (r == BK_OK && glb) {
         r = bk_atomic_open(&af, path);
         if (r == BK_OK) {
-            r = glb_emit(json, &w, bk_atomic_write, &af, &w.st.bytes);
+            r = glb_emit_file(json, &w, &af, &w.st.bytes);
             bk_result c = bk_atomic_close(&af, r == BK_OK);
             if (r == BK_OK) r = c;
         }
     } else if (r == BK_OK) {
-        if (w.bin_size && (r = bk_atomic_open(&af, bin_path)) == BK_OK) {
+        if ((w.bin_size || w.png_views) && (r = bk_atomic_open(&af, bin_path)) == BK_OK) {
             r = emit_bin(&w, bk_atomic_write, &af);
             bk_result c = bk_atomic_close(&af, r == BK_OK);
             if (r == BK_OK) r = c;
         }
+        if (r == BK_OK) r = fill_placeholders(&w, json, strlen(json));
         if (r == BK_OK) r = bk_write_file_atomic(path, json, strlen(json));
         w.st.bytes = strlen(json) + w.bin_size;
     }
