@@ -5,8 +5,8 @@
 # single-file figures the speed issue names: validate of the largest Quake 3 map (Nexuiz
 # ons-reborn, when fetched) and of the LZMA-compressed Source maps, against cat; then convert's peak
 # memory (resident set, /usr/bin/time) per family as a ratio to the input, for files of 100 KB and
-# more, above two bases: the process's start-up, and a conversion's fixed cost (converting the
-# family's smallest file).
+# more (median of 3 runs each), above two bases: the process's start-up, and a conversion's fixed
+# cost (converting the family's smallest file).
 #
 # usage: bench/families.sh [BSPKIT] [SHARED_CORPUS] [FETCHED_CORPUS]    (REPS=3 by default;
 #        MEMORY_ONLY=1: only the peak-memory table)
@@ -91,22 +91,27 @@ def rss_kb(cmd):
     except (ValueError, IndexError):
         return None
 
+def rss_med(cmd, n=3):
+    """median of n runs: a few hundred KB of resident set move between runs"""
+    v = [k for k in (rss_kb(cmd) for _ in range(n)) if k is not None]
+    return statistics.median(v) if v else None
+
 if os.path.exists('/usr/bin/time'):
-    start = rss_kb([bspkit, '--version']) or 0
+    start = rss_med([bspkit, '--version']) or 0
     print(f'peak memory of convert / input, files of 100 KB and more (start-up: {start / 1024:.1f} MiB)')
     print(f'  {"family":22s} {"files":>5s} {"fixed MiB":>9s} {"above start-up: median":>23s} {"max":>6s} {"over 3x":>7s}'
           f' {"above fixed: median":>20s} {"max":>6s} {"over 3x":>7s}  worst')
     for name, files in fam.items():
         # the LZMA maps are a part of the Source family: its smallest file is their base too
         smallest = min(fam['source'] if name.startswith('source') and 'source' in fam else files, key=os.path.getsize)
-        fixed = rss_kb([bspkit, 'convert', smallest, '-o', f'{tmp}/rss.glb', '-q']) or start
+        fixed = rss_med([bspkit, 'convert', smallest, '-o', f'{tmp}/rss.glb', '-q']) or start
         a, b = [], []
         worst = ('', 0)
         for f in files:
             size = os.path.getsize(f)
             if size < 100_000:
                 continue
-            kb = rss_kb([bspkit, 'convert', f, '-o', f'{tmp}/rss.glb', '-q'])
+            kb = rss_med([bspkit, 'convert', f, '-o', f'{tmp}/rss.glb', '-q'])
             if kb is None:
                 continue
             ra = (kb - start) * 1024 / size
