@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "check.h"
 #include "common/bk_internal.h"
 #include "export/xform.h"
@@ -340,6 +342,99 @@ static void test_export(const char *work)
     bk_scene_free(s);
 }
 
+/* a .glb's JSON and BIN chunks */
+static bool glb_chunks(const uint8_t *d, size_t n, cJSON **json, const uint8_t **bin, size_t *bin_n)
+{
+    if (n < 20 || memcmp(d, "glTF", 4) != 0 || bk_rd_u32le(d + 8) != n) return false;
+    size_t jl = bk_rd_u32le(d + 12);
+    if (20 + jl > n) return false;
+    *json = cJSON_ParseWithLength((const char *)d + 20, jl);
+    *bin = NULL;
+    *bin_n = 0;
+    if (20 + jl + 8 <= n) {
+        *bin_n = bk_rd_u32le(d + 20 + jl);
+        *bin = d + 28 + jl;
+        if (28 + jl + *bin_n != n) return false;
+    }
+    return *json != NULL;
+}
+
+/* Written to a file, a scene's PNGs go out as they are encoded (placeholders in the JSON written
+ * over after); in memory they are encoded first. Both must be the same glTF, in every packing. */
+static void test_export_images(const char *work)
+{
+    bk_scene *s = bk_scene_new();
+    uint8_t *rgba = bk_malloc(8 * 8 * 4), *pal = bk_malloc(1024 + 16 * 16);
+    for (int i = 0; i < 8 * 8 * 4; i++) rgba[i] = (uint8_t)(i * 7 + (i % 4 == 3 ? 100 : 0));
+    for (int i = 0; i < 1024; i++) pal[i] = (uint8_t)(i % 4 == 3 ? 255 : i * 3);
+    for (int i = 0; i < 16 * 16; i++) pal[1024 + i] = (uint8_t)(i % 13);
+    int32_t im0, im1, im2, mat, mesh;
+    CHECK(bk_scene_add_image(s, "rgba", 8, 8, rgba, &im0) == BK_OK);
+    CHECK(bk_scene_add_packed_image(s, "pal", 16, 16, BK_PACK_PAL8, pal, 1024 + 16 * 16, NULL, -1, &im1) == BK_OK);
+    CHECK(bk_scene_add_image(s, "external", 0, 0, NULL, &im2) == BK_OK); /* no pixels: no PNG */
+    bk_atlas *a = bk_atlas_new(64, 1);
+    uint8_t px[4 * 5 * 3];
+    for (size_t i = 0; i < sizeof px; i++) px[i] = (uint8_t)(i % 4 == 3 ? 255 : 11 * i);
+    int32_t lm = -1;
+    CHECK(bk_atlas_add(a, 5, 3, px, NULL) == BK_OK && bk_atlas_pack(a) == BK_OK &&
+          bk_atlas_to_rgb_image(a, s, "lm", &lm) == BK_OK);
+    bk_atlas_free(a);
+    CHECK(bk_scene_add_material(s, "m", &mat) == BK_OK);
+    s->materials[mat].base_image = im1;
+    s->materials[mat].lightmap_image = lm;
+    s->materials[mat].emissive_image = im0;
+    s->materials[mat].emissive[0] = 1;
+    CHECK(bk_scene_add_mesh(s, "m", &mesh) == BK_OK);
+    bk_primitive *p;
+    uint32_t first;
+    CHECK(bk_mesh_add_primitive(&s->meshes[mesh], mat, BK_PRIM_TRIANGLES, BK_ATTR_UV0 | BK_ATTR_UV1, &p) == BK_OK);
+    CHECK(bk_prim_add_vertices(p, 3, &first) == BK_OK);
+    p->position[3] = p->position[7] = 1;
+    CHECK(bk_prim_add_triangle(p, 0, 1, 2) == BK_OK);
+    CHECK(bk_scene_add_node(s, "n", -1, mesh, NULL) == BK_OK);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/unit_images.glb", work);
+    bk_export_stats st;
+    uint8_t *d = NULL, *mem = NULL;
+    size_t n = 0, mn = 0;
+    CHECK(bk_export_gltf(s, NULL, path, &st) == BK_OK && st.images == 3);
+    CHECK(bk_read_file(path, 1 << 20, &d, &n) == BK_OK && st.bytes == n);
+    CHECK(bk_export_glb_memory(s, NULL, &mem, &mn, NULL) == BK_OK);
+    cJSON *jf = NULL, *jm = NULL;
+    const uint8_t *bf = NULL, *bm = NULL;
+    size_t bfn = 0, bmn = 0;
+    CHECK(d && glb_chunks(d, n, &jf, &bf, &bfn));
+    CHECK(mem && glb_chunks(mem, mn, &jm, &bm, &bmn));
+    CHECK(jf && jm && cJSON_Compare(jf, jm, true));
+    CHECK(bfn > 0 && bfn == bmn && memcmp(bf, bm, bfn) == 0);
+    /* three PNGs in the buffer, each where its view says */
+    const cJSON *views = cJSON_GetObjectItem(jf, "bufferViews"), *imgs = cJSON_GetObjectItem(jf, "images");
+    CHECK(cJSON_GetArraySize(imgs) == 3);
+    int pngs = 0;
+    for (int i = 0; i < cJSON_GetArraySize(imgs); i++) {
+        int v = cJSON_GetObjectItem(cJSON_GetArrayItem(imgs, i), "bufferView")->valueint;
+        const cJSON *view = cJSON_GetArrayItem(views, v);
+        double ofs = cJSON_GetObjectItem(view, "byteOffset")->valuedouble;
+        double len = cJSON_GetObjectItem(view, "byteLength")->valuedouble;
+        if (ofs >= 0 && len > 8 && ofs + len <= (double)bfn && memcmp(bf + (size_t)ofs, "\x89PNG", 4) == 0) pngs++;
+    }
+    CHECK(pngs == 3);
+    cJSON_Delete(jf);
+    cJSON_Delete(jm);
+    bk_free(d);
+    bk_free(mem);
+    /* .gltf + .bin: the same JSON but for the buffer's uri */
+    snprintf(path, sizeof path, "%s/unit_images.gltf", work);
+    CHECK(bk_export_gltf(s, NULL, path, NULL) == BK_OK);
+    CHECK(bk_read_file(path, 1 << 20, &d, &n) == BK_OK);
+    cJSON *jg = d ? cJSON_ParseWithLength((const char *)d, n) : NULL;
+    const cJSON *buf0 = jg ? cJSON_GetArrayItem(cJSON_GetObjectItem(jg, "buffers"), 0) : NULL;
+    CHECK(buf0 && cJSON_GetObjectItem(buf0, "byteLength")->valuedouble == (double)bfn);
+    cJSON_Delete(jg);
+    bk_free(d);
+    bk_scene_free(s);
+}
+
 static void test_null_file(void)
 {
     /* the accessors answer for a file that failed to load instead of dereferencing NULL */
@@ -577,6 +672,7 @@ int main(int argc, char **argv)
     if (argc > 2) test_compact_images(argv[1], argv[2]);
     test_xform();
     test_export(work);
+    test_export_images(work);
     test_validate_file(SOURCE_DIR, work);
     test_detect();
     test_utf8();
