@@ -17,10 +17,10 @@ all: build
 deps:
 	@scripts/install-deps
 
-BUILD_PKGS = zlib liblzma libdeflate libcjson minizip
+BUILD_PKGS = zlib libdeflate libcjson minizip
 build:
-	@pkg-config --exists $(BUILD_PKGS) 2>/dev/null && [ -f /usr/include/stb/stb_image.h ] || { \
-		echo "bspkit: build dependencies missing ($(BUILD_PKGS), stb): run 'make deps', or 'make demo' / 'make test' which install them" >&2; exit 1; }
+	@pkg-config --exists $(BUILD_PKGS) 2>/dev/null && [ -f /usr/include/stb/stb_image.h ] && [ -f /usr/include/lzma/LzmaDec.c ] || { \
+		echo "bspkit: build dependencies missing ($(BUILD_PKGS), stb, lzma-dev): run 'make deps', or 'make demo' / 'make test' which install them" >&2; exit 1; }
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD) -j$(JOBS)
 

@@ -1,25 +1,45 @@
 /* LZMA as Source stores it: Valve's 17-byte lump header, and zip method 14 in the pakfile. Both
- * are raw LZMA1 streams with the 5 classic property bytes; liblzma's raw LZMA1 decoder is told
- * those properties and the known uncompressed size, so it stops exactly at that size (an end
- * marker there is allowed, as in .lzma files) and rejects streams that end early. */
-#include <lzma.h>
-
+ * are raw LZMA1 streams with the 5 classic property bytes. They are decoded with the LZMA SDK's
+ * decoder (Igor Pavlov's reference code, public domain; Debian's lzma-dev ships its source, built
+ * into the library): told the known uncompressed size, it decodes straight into the output, which
+ * is its own dictionary. A decoder with a dictionary of its own (liblzma's) holds each lump twice
+ * while it decodes: for a map's lighting that was the peak memory of a conversion. */
 #include "vbsp_internal.h"
 
-/* liblzma's dictionary through the library's allocator (bk_set_allocator): the CLI's maps blocks
- * of 128 KiB and more with their pages brought in at once */
-static void *lz_alloc(void *opaque, size_t n, size_t size)
+/* The decoder is compiled here, as it ships, its public names given the library's bk_ prefix (so
+ * libbspkit links beside another copy of the SDK) and its warnings left to its authors. */
+#define LzmaDec_InitDicAndState bk_lzsdk_InitDicAndState
+#define LzmaDec_Init bk_lzsdk_Init
+#define LzmaDec_DecodeToDic bk_lzsdk_DecodeToDic
+#define LzmaDec_DecodeToBuf bk_lzsdk_DecodeToBuf
+#define LzmaDec_FreeProbs bk_lzsdk_FreeProbs
+#define LzmaDec_Free bk_lzsdk_Free
+#define LzmaDec_AllocateProbs bk_lzsdk_AllocateProbs
+#define LzmaDec_Allocate bk_lzsdk_Allocate
+#define LzmaProps_Decode bk_lzsdk_Props_Decode
+#define LzmaDecode bk_lzsdk_Decode
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wall"
+#pragma GCC diagnostic ignored "-Wextra"
+#pragma GCC diagnostic ignored "-Wshadow"
+#endif
+#include <lzma/LzmaDec.c>
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+
+/* the decoder's probability tables (about 16 KiB) through the library's allocator */
+static void *lz_alloc(void *p, size_t size)
 {
-    (void)opaque;
-    size_t bytes;
-    return bk_mul_ok(n, size, &bytes) ? bk_malloc(bytes) : NULL;
+    (void)p;
+    return bk_malloc(size ? size : 1);
 }
-static void lz_free(void *opaque, void *ptr)
+static void lz_free(void *p, void *address)
 {
-    (void)opaque;
-    bk_free(ptr);
+    (void)p;
+    if (address) bk_free(address);
 }
-static const lzma_allocator k_lzma_alloc = {lz_alloc, lz_free, NULL};
 
 bk_result bk_vbsp_lzma_raw(const uint8_t props[5], const uint8_t *src, size_t src_size, uint8_t *out,
                         size_t out_size, const char **why)
@@ -32,46 +52,21 @@ bk_result bk_vbsp_lzma_raw(const uint8_t props[5], const uint8_t *src, size_t sr
         *why = "bad LZMA properties";
         return BK_EDECOMPRESS;
     }
-    /* a raw LZMA1 decoder told the exact output size (end marker allowed there), as the .lzma
-     * header would; its dictionary need not exceed the output (nothing can refer back further),
-     * which spares a 16 MiB dictionary per lump and its page faults */
-    lzma_options_lzma o;
-    memset(&o, 0, sizeof o);
-    unsigned pr = props[0];
-    o.lc = pr % 9;
-    pr /= 9;
-    o.lp = pr % 5;
-    o.pb = pr / 5;
-    o.dict_size = bk_rd_u32le(props + 1);
-    if (o.dict_size > out_size) o.dict_size = (uint32_t)out_size;
-    if (o.dict_size < LZMA_DICT_SIZE_MIN) o.dict_size = LZMA_DICT_SIZE_MIN;
-    o.ext_flags = LZMA_LZMA1EXT_ALLOW_EOPM;
-    o.ext_size_low = (uint32_t)out_size;
-    o.ext_size_high = (uint32_t)((uint64_t)out_size >> 32);
-    lzma_filter filters[2] = {{LZMA_FILTER_LZMA1EXT, &o}, {LZMA_VLI_UNKNOWN, NULL}};
-    lzma_stream st = LZMA_STREAM_INIT;
-    st.allocator = &k_lzma_alloc;
-    if (lzma_raw_decoder(&st, filters) != LZMA_OK) {
-        *why = "cannot start the LZMA decoder";
+    ISzAlloc alloc = {lz_alloc, lz_free};
+    SizeT produced = out_size, used = src_size;
+    ELzmaStatus status;
+    /* exactly out_size bytes: the stream may end there with or without an end marker */
+    SRes r = LzmaDecode(out, &produced, src, &used, props, LZMA_PROPS_SIZE, LZMA_FINISH_ANY, &status, &alloc);
+    if (r == SZ_OK && produced == out_size) return BK_OK;
+    if (r == SZ_ERROR_MEM) {
+        *why = "out of memory for the LZMA decoder";
         return BK_ENOMEM;
     }
-    st.next_out = out;
-    st.avail_out = out_size;
-    st.next_in = src;
-    st.avail_in = src_size;
-    lzma_ret r = lzma_code(&st, LZMA_FINISH);
-    size_t produced = out_size - st.avail_out;
-    lzma_end(&st);
-    if (r == LZMA_STREAM_END && produced == out_size) return BK_OK;
-    if (r == LZMA_MEM_ERROR) {
-        *why = "out of memory for the LZMA dictionary";
-        return BK_ENOMEM;
-    }
-    if (r == LZMA_OK || r == LZMA_BUF_ERROR) {
+    if (r == SZ_OK || r == SZ_ERROR_INPUT_EOF) {
         *why = "LZMA data ends before the stated size";
         return BK_EDECOMPRESS;
     }
-    *why = r == LZMA_DATA_ERROR ? "corrupt LZMA data" : r == LZMA_OPTIONS_ERROR ? "bad LZMA properties" : "LZMA error";
+    *why = r == SZ_ERROR_DATA ? "corrupt LZMA data" : r == SZ_ERROR_UNSUPPORTED ? "bad LZMA properties" : "LZMA error";
     return BK_EDECOMPRESS;
 }
 
