@@ -2,9 +2,13 @@
  * large ones (decoded lumps, scene arrays, the lightmap atlas, PNG and glTF buffers) mapped on
  * their own with transparent huge pages asked for, so filling them takes one page fault per
  * 2 MiB instead of one per 4 KiB, and grown in place with mremap instead of copied. Page faults
- * are a large part of a conversion's time on virtual machines; see README "Performance". */
+ * are a large part of a conversion's time on virtual machines; see README "Performance". Blocks
+ * under 2 MiB are not populated up front: room reserved and never written (a buffer's estimate,
+ * an array's doubled capacity) would be resident for nothing, and populating them was measured
+ * to save no time. */
 #define _GNU_SOURCE
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,9 +34,7 @@ static void *big_map(size_t n)
 {
     size_t len = map_len(n);
     size_t extra = len >= HUGE ? HUGE : 0; /* room to start on a 2 MiB boundary */
-    /* below 2 MiB the pages are brought in with the mapping, one call instead of a fault each */
-    int pop = extra ? 0 : MAP_POPULATE;
-    uint8_t *p = mmap(NULL, len + extra, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | pop, -1, 0);
+    uint8_t *p = mmap(NULL, len + extra, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) return NULL;
     uint8_t *a = p;
     if (extra) {
@@ -91,9 +93,6 @@ static void *a_realloc(void *user, void *p, size_t n)
 #ifdef MADV_HUGEPAGE
         if (len >= HUGE && old < HUGE) madvise(q, len, MADV_HUGEPAGE);
 #endif
-#ifdef MADV_POPULATE_WRITE
-        if (len > old && len < HUGE) madvise((uint8_t *)q + old, len - old, MADV_POPULATE_WRITE);
-#endif
         b = q;
         b->size = n, b->map = len;
         return (uint8_t *)q + HDR;
@@ -116,6 +115,25 @@ void bk_cli_install_allocator(void)
     static const bk_allocator a = {a_alloc, a_realloc, a_free, NULL, a_calloc};
     (void)bk_set_allocator(&a);
 }
+
+void bk_cli_resident_code(void)
+{
+#ifdef MADV_POPULATE_READ
+    FILE *fp = fopen("/proc/self/maps", "r");
+    if (!fp) return;
+    char line[512];
+    while (fgets(line, sizeof line, fp)) {
+        unsigned long a, b;
+        char perm[8];
+        int path = 0;
+        /* "start-end perms offset dev inode path": only mappings of a file */
+        if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %n", &a, &b, perm, &path) < 3 || !path || line[path] != '/') continue;
+        if (perm[0] == 'r') madvise((void *)a, b - a, MADV_POPULATE_READ);
+    }
+    fclose(fp);
+#endif
+}
 #else
 void bk_cli_install_allocator(void) {}
+void bk_cli_resident_code(void) {}
 #endif

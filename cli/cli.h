@@ -23,6 +23,9 @@ typedef struct cli_cmd {
 int bk_cli_main(int argc, char **argv);
 /* libbspkit's memory from the CLI's allocator (cli/alloc.c); before any other bspkit call */
 void bk_cli_install_allocator(void);
+/* Bring every page of the program's file mappings (its code and data, and its libraries') into
+ * the resident set now: a memory benchmark's start-up baseline then holds them all. */
+void bk_cli_resident_code(void);
 
 /* Options shared by the commands that load and convert. */
 typedef struct cli_opts {

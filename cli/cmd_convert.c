@@ -7,6 +7,7 @@
 #include "bspkit/source.h"
 #include "cli.h"
 
+
 static bool has_ext(const char *p, const char *ext)
 {
     size_t n = strlen(p), e = strlen(ext);
@@ -80,6 +81,8 @@ int cmd_convert(int argc, char **argv)
     if (!o.output) return cli_usage_error(me, "missing -o OUT%s", "");
     /* images stay packed (palette indices, DXT blocks, RGB lightmaps) until their PNG is made */
     o.opt.flags |= BK_OPT_COMPACT_IMAGES;
+    /* the file is freed after its one scene: building it may give back what the scene does not need */
+    o.opt.flags |= BK_OPT_RELEASE_INPUT;
     const char *out = o.output;
     struct stat st0;
     bool in_dir = stat(o.positional[0], &st0) == 0 && S_ISDIR(st0.st_mode);

@@ -21,7 +21,9 @@ enum {
     BK_PACK_RGB_UP = 1, /* packed: opaque RGB as PNG rows (a filter byte, then width*3 bytes): row 0 plain
                          * (filter 0), every other row minus the row above (filter 2, "up"), bytewise */
     BK_PACK_PAL8 = 2,   /* packed: a 256-entry RGBA palette (1024 bytes), then one index per pixel */
-    BK_PACK_CODEC = 3   /* packed: the source's own encoding (e.g. a VTF's DXT blocks), unpacked by unpack */
+    BK_PACK_CODEC = 3,  /* packed: the source's own encoding (e.g. a VTF's DXT blocks), unpacked by unpack */
+    BK_PACK_PNG = 4     /* packed: a whole PNG file (8-bit RGB or RGBA), written as it is by the exporters at
+                         * their default PNG level */
 };
 
 typedef struct bk_image {
@@ -229,6 +231,9 @@ bk_result bk_atlas_to_image(const bk_atlas *a, bk_scene *s, const char *name, in
 /* The same image kept packed as RGB (BK_PACK_RGB_UP: three quarters of the memory, and the PNG encoder
  * deflates it as it is; lightmaps are opaque). */
 bk_result bk_atlas_to_rgb_image(const bk_atlas *a, bk_scene *s, const char *name, int32_t *out);
+/* The same image as a finished PNG (BK_PACK_PNG), deflated band by band as it is drawn (zlib; level
+ * as bk_export_options.png_level, 0: fast): the atlas is never held whole, only its PNG. */
+bk_result bk_atlas_to_png_image(const bk_atlas *a, bk_scene *s, const char *name, int level, int32_t *out);
 void bk_atlas_free(bk_atlas *a);
 
 /* ---- exporters ----------------------------------------------------------------------- */

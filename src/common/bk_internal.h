@@ -311,6 +311,20 @@ bk_result bk_png_encode(const uint8_t *rgba, uint32_t w, uint32_t h, bool alpha,
 /* The PNG of a scene image, held as rgba or packed (RGB is encoded straight from its packed bytes,
  * other packings are unpacked to a temporary block first). */
 bk_result bk_png_encode_image(const bk_image *im, int level, bk_buf *out);
+/* The image a map's lightmap atlas becomes in scene s: RGBA (bk_atlas_to_image) unless opt asks for
+ * compact images; then a PNG deflated as it is drawn (bk_atlas_to_png_image) when its RGB rows
+ * would be over stream_above bytes, else those rows (bk_atlas_to_rgb_image), which the exporter
+ * deflates faster (libdeflate) on its second thread while it writes the geometry. */
+bk_result bk_atlas_to_scene_image(const bk_atlas *a, bk_scene *s, const char *name, const bk_options *opt,
+                                  size_t stream_above, int32_t *out);
+/* A PNG written as its rows come (8-bit RGB, or RGBA with alpha): rows go through zlib's
+ * streaming deflate, so only the compressed bytes are held, never the whole image (a lightmap
+ * atlas larger than the map it comes from). Rows are given with their filter byte. */
+typedef struct bk_png_stream bk_png_stream;
+bk_result bk_png_stream_begin(bk_png_stream **ps, uint32_t w, uint32_t h, bool alpha, int level, bk_buf *out);
+bk_result bk_png_stream_rows(bk_png_stream *ps, const uint8_t *rows, size_t n);
+/* finishes the PNG in out (on BK_OK) and frees ps, also after a failure */
+bk_result bk_png_stream_end(bk_png_stream *ps, bool ok);
 /* bk_image_unpack into out (width*height*4 bytes) */
 bk_result bk_image_unpack_to(const bk_image *im, uint8_t *out);
 

@@ -140,6 +140,130 @@ static bk_result png_deflate(const uint8_t *raw, size_t raw_n, uint32_t w, uint3
     return zn && zn <= 0x7fffffffu ? BK_OK : BK_EIO;
 }
 
+/* ---- streamed PNG: zlib deflates the rows as they come --------------------------------------- */
+struct bk_png_stream {
+    z_stream z;
+    bk_buf *out;
+    size_t idat;   /* where the IDAT chunk's length goes */
+    size_t expect; /* filtered bytes still to come */
+};
+
+static voidpf z_alloc(voidpf user, uInt items, uInt size)
+{
+    (void)user;
+    return bk_calloc(items, size);
+}
+
+static void z_free(voidpf user, voidpf p)
+{
+    (void)user;
+    bk_free(p);
+}
+
+bk_result bk_png_stream_begin(bk_png_stream **ps, uint32_t w, uint32_t h, bool alpha, int level, bk_buf *out)
+{
+    *ps = NULL;
+    size_t row, n;
+    if (!w || !h || !bk_mul_ok((size_t)w, alpha ? 4 : 3, &row) || !bk_mul_ok(row + 1, h, &n)) return BK_ELIMIT;
+    bk_png_stream *p = bk_calloc(1, sizeof *p);
+    if (!p) return BK_ENOMEM;
+    p->z.zalloc = z_alloc;
+    p->z.zfree = z_free;
+    /* zlib's levels: 1 fastest .. 9 smallest; bspkit's 1 .. 12 map onto them */
+    int zl = level <= 0 ? 2 : level >= 12 ? 9 : level * 9 / 12 > 0 ? level * 9 / 12 : 1;
+    if (deflateInit2(&p->z, zl, Z_DEFLATED, 15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+        bk_free(p);
+        return BK_ENOMEM;
+    }
+    static const uint8_t sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    uint8_t ihdr[13];
+    ihdr[0] = (uint8_t)(w >> 24), ihdr[1] = (uint8_t)(w >> 16), ihdr[2] = (uint8_t)(w >> 8), ihdr[3] = (uint8_t)w;
+    ihdr[4] = (uint8_t)(h >> 24), ihdr[5] = (uint8_t)(h >> 16), ihdr[6] = (uint8_t)(h >> 8), ihdr[7] = (uint8_t)h;
+    ihdr[8] = 8;
+    ihdr[9] = alpha ? 6 : 2;
+    ihdr[10] = ihdr[11] = ihdr[12] = 0;
+    p->out = out;
+    p->expect = n;
+    /* a first guess of a quarter of the rows (smooth lightmaps deflate below that), grown as needed */
+    bk_buf_reserve(out, 8 + 25 + 8 + n / 4 + 4096);
+    bk_buf_append(out, sig, 8);
+    put_chunk(out, "IHDR", ihdr, 13);
+    p->idat = out->size;
+    bk_buf_append(out, "\0\0\0\0IDAT", 8);
+    *ps = p;
+    if (out->failed) {
+        bk_png_stream_end(p, false);
+        *ps = NULL;
+        return BK_ENOMEM;
+    }
+    return BK_OK;
+}
+
+/* deflate what is in p->z with flush, growing out for what comes */
+static bk_result png_stream_pump(bk_png_stream *p, int flush)
+{
+    bk_buf *out = p->out;
+    for (;;) {
+        if (out->cap - out->size < 16384) {
+            /* grow by half again, not double: the buffer is the image's compressed bytes */
+            size_t more = out->size / 2 > 65536 ? out->size / 2 : 65536;
+            if (!bk_buf_reserve(out, more)) return BK_ENOMEM;
+        }
+        size_t room = out->cap - out->size;
+        if (room > UINT32_MAX) room = UINT32_MAX;
+        p->z.next_out = out->data + out->size;
+        p->z.avail_out = (uInt)room;
+        int zr = deflate(&p->z, flush);
+        out->size += room - p->z.avail_out;
+        if (zr == Z_STREAM_END) return BK_OK;
+        if (zr != Z_OK && zr != Z_BUF_ERROR) return BK_EIO;
+        if (flush == Z_NO_FLUSH && p->z.avail_in == 0) return BK_OK;
+        if (zr == Z_BUF_ERROR && p->z.avail_out != 0) return BK_EIO;
+    }
+}
+
+bk_result bk_png_stream_rows(bk_png_stream *p, const uint8_t *rows, size_t n)
+{
+    if (n > p->expect) return BK_EARG;
+    p->expect -= n;
+    while (n) {
+        uInt k = n > UINT32_MAX ? UINT32_MAX : (uInt)n;
+        p->z.next_in = (Bytef *)(uintptr_t)rows;
+        p->z.avail_in = k;
+        BK_TRY(png_stream_pump(p, Z_NO_FLUSH));
+        rows += k;
+        n -= k;
+    }
+    return BK_OK;
+}
+
+bk_result bk_png_stream_end(bk_png_stream *p, bool ok)
+{
+    if (!p) return BK_EARG;
+    bk_result r = ok ? (p->expect ? BK_EARG : BK_OK) : BK_EIO;
+    if (r == BK_OK) {
+        p->z.next_in = NULL;
+        p->z.avail_in = 0;
+        r = png_stream_pump(p, Z_FINISH);
+    }
+    deflateEnd(&p->z);
+    bk_buf *out = p->out;
+    size_t zn = out->size - p->idat - 8;
+    if (r == BK_OK && zn > 0x7fffffffu) r = BK_ELIMIT;
+    if (r == BK_OK) {
+        uint8_t *c = out->data + p->idat;
+        c[0] = (uint8_t)(zn >> 24), c[1] = (uint8_t)(zn >> 16), c[2] = (uint8_t)(zn >> 8), c[3] = (uint8_t)zn;
+        uint32_t crc = (uint32_t)crc32(0L, c + 4, (uInt)(zn + 4));
+        uint8_t cb[4] = {(uint8_t)(crc >> 24), (uint8_t)(crc >> 16), (uint8_t)(crc >> 8), (uint8_t)crc};
+        bk_buf_append(out, cb, 4);
+        put_chunk(out, "IEND", NULL, 0);
+        bk_buf_shrink(out);
+        if (out->failed) r = BK_ENOMEM;
+    }
+    bk_free(p);
+    return r;
+}
+
 bk_result bk_png_encode(const uint8_t *rgba, uint32_t w, uint32_t h, bool alpha, int level, bk_buf *out)
 {
     return png_encode(rgba, w, h, alpha, level, out);
@@ -153,6 +277,8 @@ bk_result bk_png_encode_image(const bk_image *im, int level, bk_buf *out)
         if (im->packed_size != ((size_t)im->width * 3 + 1) * im->height) return BK_EARG;
         return png_deflate(im->packed, im->packed_size, im->width, im->height, 2, NULL, level, out);
     }
+    if (im->packing == BK_PACK_PNG && level <= 0) /* made at the default level already */
+        return bk_buf_append(out, im->packed, im->packed_size) ? BK_OK : BK_ENOMEM;
     if (im->packing == BK_PACK_PAL8) {
         /* an indexed PNG: the same pixels in a quarter of the bytes to deflate */
         size_t w = im->width, h = im->height;

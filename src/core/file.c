@@ -217,12 +217,17 @@ bk_result bk_file_build_scene(const bk_file *f, const bk_options *opt, bk_scene 
     bk_options o = {0};
     if (opt) o = *opt;
     if (!o.name) o.name = f->name;
+    /* a mapped input's pages come back as the builder reads them: the parts a scene never reads
+     * (visibility, light grids, lumps already decoded into the file's arrays) stay out */
+    bool release = (o.flags & BK_OPT_RELEASE_INPUT) && f->mapped;
+    if (release) bk_mapped_release(f->data, f->size);
     bk_result r = f->ops->build_scene(f, &o, s);
     if (r == BK_OK && (o.flags & BK_OPT_COLLISION) &&
         (f->format == BK_FORMAT_QUAKE1 || f->format == BK_FORMAT_BSP2 || f->format == BK_FORMAT_GOLDSRC ||
          f->format == BK_FORMAT_QUAKE3 || f->format == BK_FORMAT_SOURCE))
         r = bk_scene_add_collision(f, &o, s);
     if (r == BK_OK) r = bk_scene_fix_utf8(s);
+    if (release) bk_mapped_release(f->data, f->size);
     if (r == BK_OK) bk_scene_shrink(s); /* the builders' spare capacity */
     if (r != BK_OK) {
         bk_scene_free(s);

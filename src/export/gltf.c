@@ -378,6 +378,7 @@ typedef struct png_job {
     bk_buf *pngs;      /* one per image; empty for images without pixels */
     bk_result *res;    /* one per image */
     uint8_t *done;     /* one per image: its PNG (or its failure) is in */
+    bool borrow;       /* a PNG the scene holds (BK_PACK_PNG) is written from there, not copied */
     atomic_uint next;  /* the next image to take */
     bk_result r;       /* BK_ENOMEM when the job could not be set up */
 #ifdef BK_HAVE_PTHREAD
@@ -391,7 +392,13 @@ typedef struct png_job {
 static void png_encode_one(png_job *j, uint32_t i)
 {
     const bk_image *im = &j->s->images[i];
-    if (bk_image_has_pixels(im)) j->res[i] = bk_png_encode_image(im, j->level, &j->pngs[i]);
+    if (j->borrow && im->packing == BK_PACK_PNG && im->packed && j->level <= 0) {
+        /* a view of the scene's bytes (cap 0: not owned, see png_release) */
+        j->pngs[i] = (bk_buf){(uint8_t *)im->packed, im->packed_size, 0, false};
+        j->res[i] = BK_OK;
+    } else if (bk_image_has_pixels(im)) {
+        j->res[i] = bk_png_encode_image(im, j->level, &j->pngs[i]);
+    }
 #ifdef BK_HAVE_PTHREAD
     pthread_mutex_lock(&j->mu);
     j->done[i] = 1;
@@ -402,6 +409,13 @@ static void png_encode_one(png_job *j, uint32_t i)
 #endif
 }
 
+/* image i's PNG is let go: freed, or forgotten when it is the scene's own */
+static void png_release(png_job *j, uint32_t i)
+{
+    if (j->pngs[i].cap) bk_buf_free(&j->pngs[i]);
+    memset(&j->pngs[i], 0, sizeof j->pngs[i]);
+}
+
 static void *png_encode_all(void *user)
 {
     png_job *j = user;
@@ -410,11 +424,12 @@ static void *png_encode_all(void *user)
 }
 
 /* start encoding (on a thread when there is enough to encode to be worth one) */
-static void png_start(png_job *j, const bk_scene *s, int level)
+static void png_start(png_job *j, const bk_scene *s, int level, bool borrow)
 {
     memset(j, 0, sizeof *j);
     j->s = s;
     j->level = level;
+    j->borrow = borrow;
     atomic_init(&j->next, 0);
 #ifdef BK_HAVE_PTHREAD
     pthread_mutex_init(&j->mu, NULL);
@@ -492,7 +507,7 @@ static void png_free(png_job *j)
     pthread_cond_destroy(&j->cv);
 #endif
     if (j->pngs)
-        for (uint32_t i = 0; i < j->s->image_count; i++) bk_buf_free(&j->pngs[i]);
+        for (uint32_t i = 0; i < j->s->image_count; i++) png_release(j, i);
     bk_free(j->pngs);
     bk_free(j->res);
     bk_free(j->done);
@@ -606,7 +621,7 @@ static bk_result emit_bin(gltf_writer *w, bk_write_fn write, void *user)
             g->ofs = ofs;
             g->bytes = png->size;
             sink_bytes(k, png->data, png->size);
-            bk_buf_free(png);
+            png_release(w->job, g->image);
             w->bin_size = (ofs + g->bytes + 3) & ~(uint64_t)3;
             continue;
         }
@@ -1010,7 +1025,7 @@ static bk_result gltf_make(const bk_scene *s, const bk_export_options *opt, cons
     unsigned used_ext = 0;
     /* on the heap: the encoding thread holds its address while w is copied out */
     w.job = bk_calloc(1, sizeof *w.job);
-    if (w.job) png_start(w.job, s, w.png_level);
+    if (w.job) png_start(w.job, s, w.png_level, w.defer_png);
     else w.err = BK_ENOMEM;
     if (!w.err) number_textures(s, tex_of_image);
     if (!w.err) write_materials(&w, tex_of_image, &used_ext);

@@ -348,6 +348,114 @@ static bk_result draw(const bk_atlas *a, size_t bpp, uint8_t **out)
     return BK_OK;
 }
 
+/* Rows y0 .. y0 + n - 1 of the RGB atlas draw() makes, into band (n rows of width * 3 bytes). Each
+ * rectangle is drawn with its padding as clamped reads of its own texels, in the order draw()
+ * draws them, so every texel ends as draw() leaves it. A rectangle drawn by the fill callback is
+ * drawn whole into tmp for each band it reaches. */
+static bk_result draw_rows(const bk_atlas *a, uint32_t y0, uint32_t n, uint8_t *band, uint8_t **tmp, size_t *tmp_cap)
+{
+    size_t W = a->width, row = W * 3, pad = a->pad;
+    memset(band, 0, row * n);
+    for (uint32_t k = 0; k < a->count; k++) {
+        const rect *r = &a->r[k];
+        uint64_t top = r->y >= pad ? r->y - pad : 0, bot = (uint64_t)r->y + r->h + pad;
+        if (bot <= y0 || top >= (uint64_t)y0 + n) continue;
+        const uint8_t *src = NULL;
+        if (r->px != SIZE_MAX) {
+            src = a->arena.data + r->px;
+        } else if (a->fill) {
+            size_t need = (size_t)r->w * r->h * 4;
+            if (need > *tmp_cap) {
+                bk_free(*tmp);
+                *tmp = bk_malloc(need);
+                *tmp_cap = *tmp ? need : 0;
+                if (!*tmp) return BK_ENOMEM;
+            }
+            a->fill(a->fill_user, k, *tmp, (size_t)r->w * 4);
+            src = *tmp;
+        }
+        uint64_t from = top > y0 ? top : y0, to = bot < (uint64_t)y0 + n ? bot : (uint64_t)y0 + n;
+        for (uint64_t y = from; y < to; y++) {
+            uint8_t *d = band + (size_t)(y - y0) * row + ((size_t)r->x - pad) * 3;
+            if (!src) {
+                memset(d, 0, ((size_t)r->w + 2 * pad) * 3);
+                continue;
+            }
+            int64_t sy = (int64_t)y - r->y;
+            if (sy < 0) sy = 0;
+            if (sy >= r->h) sy = r->h - 1;
+            const uint8_t *s = src + (size_t)sy * r->w * 4;
+            for (size_t x = 0; x < pad; x++, d += 3) memcpy(d, s, 3);
+            for (size_t x = 0; x < r->w; x++, d += 3) memcpy(d, s + x * 4, 3);
+            for (size_t x = 0; x < pad; x++, d += 3) memcpy(d, s + ((size_t)r->w - 1) * 4, 3);
+        }
+    }
+    return BK_OK;
+}
+
+bk_result bk_atlas_to_png_image(const bk_atlas *a, bk_scene *s, const char *name, int level, int32_t *out)
+{
+    if (!a->packed || !a->width || !a->height) return BK_EARG;
+    size_t W = a->width, H = a->height, row = W * 3;
+    /* bands of about 256 KiB of texels (at least 32 rows), drawn, filtered and deflated in turn */
+    size_t B = ((size_t)256 << 10) / row;
+    if (B < 32) B = 32;
+    if (B > H) B = H;
+    uint8_t *band = bk_malloc(row * B), *line = bk_malloc(row + 1), *tmp = NULL;
+    size_t tmp_cap = 0;
+    bk_buf png = {0};
+    bk_png_stream *ps = NULL;
+    bk_result r = band && line ? bk_png_stream_begin(&ps, a->width, a->height, false, level, &png) : BK_ENOMEM;
+    const uint8_t *prev = NULL;
+    uint8_t *keep = NULL; /* the last row of the band before (the "up" row of the next band's first) */
+    if (r == BK_OK && !(keep = bk_malloc(row))) r = BK_ENOMEM;
+    for (size_t y0 = 0; y0 < H && r == BK_OK; y0 += B) {
+        size_t n = H - y0 < B ? H - y0 : B;
+        r = draw_rows(a, (uint32_t)y0, (uint32_t)n, band, &tmp, &tmp_cap);
+        for (size_t j = 0; j < n && r == BK_OK; j++) {
+            const uint8_t *cur = band + j * row;
+            line[0] = prev ? 2 : 0; /* row 0 plain, then "up" */
+            if (prev) {
+                for (size_t i = 0; i < row; i++) line[1 + i] = (uint8_t)(cur[i] - prev[i]);
+            } else {
+                memcpy(line + 1, cur, row);
+            }
+            r = bk_png_stream_rows(ps, line, row + 1);
+            prev = cur;
+        }
+        if (r == BK_OK) {
+            memcpy(keep, band + (n - 1) * row, row);
+            prev = keep;
+        }
+    }
+    if (ps) {
+        bk_result e = bk_png_stream_end(ps, r == BK_OK);
+        if (r == BK_OK) r = e;
+    }
+    bk_free(band);
+    bk_free(line);
+    bk_free(keep);
+    bk_free(tmp);
+    int32_t idx = -1;
+    if (r == BK_OK) r = bk_scene_add_packed_image(s, name, a->width, a->height, BK_PACK_PNG, png.data, png.size, NULL, 0, &idx);
+    if (r != BK_OK) {
+        bk_buf_free(&png);
+        return r;
+    }
+    s->images[idx].is_lightmap = 1;
+    if (out) *out = idx;
+    return BK_OK;
+}
+
+bk_result bk_atlas_to_scene_image(const bk_atlas *a, bk_scene *s, const char *name, const bk_options *opt,
+                                  size_t stream_above, int32_t *out)
+{
+    if (!(opt->flags & BK_OPT_COMPACT_IMAGES)) return bk_atlas_to_image(a, s, name, out);
+    size_t raw = ((size_t)a->width * 3 + 1) * a->height;
+    if (raw > stream_above) return bk_atlas_to_png_image(a, s, name, 0, out);
+    return bk_atlas_to_rgb_image(a, s, name, out);
+}
+
 bk_result bk_atlas_to_image(const bk_atlas *a, bk_scene *s, const char *name, int32_t *out)
 {
     uint8_t *px;

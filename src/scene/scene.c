@@ -118,6 +118,15 @@ bk_result bk_scene_add_packed_image(bk_scene *s, const char *name, uint32_t w, u
     case BK_PACK_CODEC:
         if (!unpack || has_alpha < 0) return BK_EARG;
         break;
+    case BK_PACK_PNG: {
+        /* the signature, then IHDR: this size, 8 bits, RGB (2) or RGBA (6), not interlaced */
+        static const uint8_t sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+        if (size < 33 || memcmp(packed, sig, 8) || memcmp(packed + 12, "IHDR", 4) || bk_rd_u32be(packed + 16) != w ||
+            bk_rd_u32be(packed + 20) != h || packed[24] != 8 || (packed[25] != 2 && packed[25] != 6) || packed[28])
+            return BK_EARG;
+        has_alpha = packed[25] == 6;
+        break;
+    }
     default: return BK_EARG;
     }
     BK_TRY(bk_scene_add_image(s, name, w, h, NULL, out));
@@ -157,6 +166,16 @@ bk_result bk_image_unpack_to(const bk_image *im, uint8_t *o)
     } else if (im->packing == BK_PACK_PAL8) {
         if (im->packed_size != n + 1024) return BK_EARG;
         for (size_t i = 0; i < n; i++) memcpy(o + i * 4, p + (size_t)p[1024 + i] * 4, 4);
+    } else if (im->packing == BK_PACK_PNG) {
+        uint8_t *px;
+        uint32_t pw, ph;
+        BK_TRY(bk_image_decode(p, im->packed_size, UINT32_MAX, &px, &pw, &ph));
+        if (pw != im->width || ph != im->height) {
+            bk_free(px);
+            return BK_EFORMAT;
+        }
+        memcpy(o, px, n * 4);
+        bk_free(px);
     } else {
         return im->unpack ? im->unpack(p, im->packed_size, im->width, im->height, o) : BK_EARG;
     }

@@ -185,8 +185,9 @@ static bk_result build_lightmaps(q3_builder *b)
             bk_atlas_size(a, &W, &H);
             b->atlas_w = (float)W;
             b->atlas_h = (float)H;
-            r = (b->opt->flags & BK_OPT_COMPACT_IMAGES) ? bk_atlas_to_rgb_image(a, b->s, "lightmap_atlas", &b->atlas_image)
-                                                        : bk_atlas_to_image(a, b->s, "lightmap_atlas", &b->atlas_image);
+            /* the pages are RGB in the file already: their atlas is kept as rows for the exporter's
+             * faster deflate (beside the geometry), unless it outgrows the whole map */
+            r = bk_atlas_to_scene_image(a, b->s, "lightmap_atlas", b->opt, b->f->size, &b->atlas_image);
             /* the pages are in the atlas now: a mapped input's lightmap pages can go */
             if (r == BK_OK && b->f->mapped && m->lightmap_count)
                 bk_mapped_release(m->lightmaps, (size_t)m->lightmap_count * Q3_LIGHTMAP_BYTES);

@@ -143,6 +143,11 @@ static bk_result texture_pixels(builder *B, const bk_q1_miptex *m, uint8_t **px,
         uint32_t ncolors = B->gold ? m->palette_colors : 256;
         if (*pal8) {
             BK_TRY(bk_pal_pack(m->pixels, npx, pal, ncolors, mode, px));
+            /* the scene has its copy: a mapped input's pages of the mip chain can go */
+            if (B->f->mapped && (B->opt->flags & BK_OPT_RELEASE_INPUT)) {
+                size_t at = (size_t)(m->pixels - B->f->data), span = npx + npx / 4 + npx / 16 + npx / 64;
+                if (at < B->f->size) bk_mapped_release(m->pixels, span < B->f->size - at ? span : B->f->size - at);
+            }
         } else {
             *px = bk_malloc(npx * 4);
             if (!*px) return BK_ENOMEM;
@@ -360,8 +365,8 @@ static bk_result build_lightmaps(builder *B, lm_state *lm)
     }
     if (r == BK_OK) r = bk_atlas_pack(lm->atlas);
     if (r == BK_OK)
-        r = (B->opt->flags & BK_OPT_COMPACT_IMAGES) ? bk_atlas_to_rgb_image(lm->atlas, B->s, "lightmap", &B->lightmap_image)
-                                                    : bk_atlas_to_image(lm->atlas, B->s, "lightmap", &B->lightmap_image);
+        /* one byte (Quake) or three (GoldSrc) a luxel become three and padding: streamed */
+        r = bk_atlas_to_scene_image(lm->atlas, B->s, "lightmap", B->opt, B->f->size / 2, &B->lightmap_image);
     /* the lighting is in the atlas now: a mapped input's pages of it can go */
     if (r == BK_OK && B->f->mapped) bk_mapped_release(q->lighting, q->lighting_size);
     return r;

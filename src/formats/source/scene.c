@@ -38,6 +38,7 @@ typedef struct sb {
     uint32_t mount_count, mount_cap;
     uint64_t texture_budget;       /* decoded texture bytes left */
     const char *skyname;           /* worldspawn's skyname, or NULL */
+    size_t file_size;              /* the map's bytes (how its atlas is kept: bk_atlas_to_scene_image) */
 } sb;
 
 /* hostile maps can make faces share huge lightmaps or surfedge runs: bound what the scene holds */
@@ -637,8 +638,8 @@ static bk_result build_lightmaps(sb *b)
                           "the lightmaps do not fit one atlas (limits.max_atlas_size): converted unlit");
             memset(b->face_rect, 0, p->face_count * sizeof *b->face_rect);
         } else {
-            r = (b->opt->flags & BK_OPT_COMPACT_IMAGES) ? bk_atlas_to_rgb_image(b->atlas, b->s, "lightmap", &b->lm_image)
-                                                        : bk_atlas_to_image(b->atlas, b->s, "lightmap", &b->lm_image);
+            /* lighting decoded from LZMA, or four bytes a luxel: streamed */
+            r = bk_atlas_to_scene_image(b->atlas, b->s, "lightmap", b->opt, b->file_size / 2, &b->lm_image);
             if (r == BK_OK) bk_atlas_size(b->atlas, &b->atlas_w, &b->atlas_h);
         }
     }
@@ -1095,13 +1096,16 @@ bk_result bk_vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene 
     const bk_source_map *p = &m->pub;
     sb b;
     memset(&b, 0, sizeof b);
-    b.p = p, b.opt = opt, b.s = s, b.faces = p->faces, b.lm_image = -1;
+    b.p = p, b.opt = opt, b.s = s, b.faces = p->faces, b.lm_image = -1, b.file_size = f->size;
     /* about 64 bytes of attributes per vertex: keep the whole scene within the allocation limit */
     bk_limits lim = bk_limits_of(opt);
     b.vertex_budget = lim.max_scene_vertices;
     const bk_source_lump *ldr = &p->lumps[BK_SRC_LUMP_LIGHTING], *hdr = &p->lumps[BK_SRC_LUMP_LIGHTING_HDR];
     /* compressed lighting is decoded now, and HDR only when there is no LDR (a lump that fails to
      * decode becomes empty: the map converts unlit) */
+    /* the loader's decoded lumps are in the map's arrays already: a caller that frees the file after
+     * this scene lets them go now, before the lighting and the atlas are made */
+    if (opt->flags & BK_OPT_RELEASE_INPUT) bk_vbsp_forget_decoded(f);
     bool lazy_ldr = bk_vbsp_lump_pending(f, BK_SRC_LUMP_LIGHTING), lazy_hdr = bk_vbsp_lump_pending(f, BK_SRC_LUMP_LIGHTING_HDR);
     if (!(opt->flags & BK_OPT_NO_LIGHTMAPS)) {
         bk_result lr = bk_vbsp_lump_decode(f, BK_SRC_LUMP_LIGHTING, NULL);

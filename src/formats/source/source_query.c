@@ -125,10 +125,13 @@ static bk_result src_open(const bk_file *f, bk_ctx *ctx, void **state, bk_query_
     srcstate *s = bk_calloc(1, sizeof *s);
     if (!s) return BK_ENOMEM;
     s->m = m;
-    s->vis = m->lumps[BK_SRC_LUMP_VISIBILITY].data;
-    s->vis_size = m->lumps[BK_SRC_LUMP_VISIBILITY].size;
+    /* decoded again if a scene build with BK_OPT_RELEASE_INPUT gave it back */
+    bk_result r = bk_source_lump_bytes(f, BK_SRC_LUMP_VISIBILITY, &s->vis, &s->vis_size);
+    if (r != BK_OK) {
+        bk_free(s);
+        return r;
+    }
     bk_cm *cm = &s->cm;
-    bk_result r = BK_OK;
     uint64_t ntri = 0;
     uint32_t nmesh = 0;
     for (uint32_t i = 0; i < m->face_count; i++)

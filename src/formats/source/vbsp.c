@@ -271,6 +271,11 @@ void bk_vbsp_lump_forget(const bk_file *f, int idx)
     m->pending[idx] = 1;
 }
 
+void bk_vbsp_forget_decoded(const bk_file *f)
+{
+    for (int i = 0; i < BK_SRC_LUMP_COUNT; i++) bk_vbsp_lump_forget(f, i);
+}
+
 /* ---- validation decodes every LZMA lump: on the machine's cores, largest first ------------- */
 typedef struct par_job {
     const bk_file *f;

@@ -36,6 +36,8 @@ bk_result bk_vbsp_lump_decode(const bk_file *f, int idx, bk_ctx *ctx);
  * pending again: decoded anew when next read). For lumps a builder decoded for itself. */
 bool bk_vbsp_lump_pending(const bk_file *f, int idx);
 void bk_vbsp_lump_forget(const bk_file *f, int idx);
+/* bk_vbsp_lump_forget for every decoded lump (the loader has copied what it read into arrays) */
+void bk_vbsp_forget_decoded(const bk_file *f);
 /* A VTF's largest mip of frame 0, face 0 as it is stored (BK_PACK_CODEC: its format, then the
  * texels), and what bk_vtf_unpack makes of it (RGBA). */
 bk_result bk_vtf_pack(const uint8_t *d, size_t n, const bk_vtf *v, uint8_t **packed, size_t *size);
