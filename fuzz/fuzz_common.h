@@ -26,7 +26,8 @@ static inline bk_file *fuzz_load(const uint8_t *data, size_t size, bk_options *o
 static inline void fuzz_compact_scene(const bk_file *f, const bk_options *base)
 {
     bk_options opt = *base;
-    opt.flags |= BK_OPT_COMPACT_IMAGES;
+    /* as bspkit convert builds it: packed images, the file's decoded lumps given back as it goes */
+    opt.flags |= BK_OPT_COMPACT_IMAGES | BK_OPT_RELEASE_INPUT;
     bk_scene *s = NULL;
     if (bk_file_build_scene(f, &opt, &s) != BK_OK) return;
     for (uint32_t i = 0; i < s->image_count; i++) {
