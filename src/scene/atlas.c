@@ -397,9 +397,14 @@ bk_result bk_atlas_to_png_image(const bk_atlas *a, bk_scene *s, const char *name
 {
     if (!a->packed || !a->width || !a->height) return BK_EARG;
     size_t W = a->width, H = a->height, row = W * 3;
-    /* bands of about 256 KiB of texels (at least 32 rows), drawn, filtered and deflated in turn */
-    size_t B = ((size_t)256 << 10) / row;
-    if (B < 32) B = 32;
+    /* bands drawn, filtered and deflated in turn: a sixteenth of the atlas, from 32 to 256 KiB of
+     * texels (at least 16 rows), so a small map's atlas is not held whole either and a large one
+     * is drawn in few passes over the rectangles */
+    size_t want = row * H / 16;
+    if (want < ((size_t)32 << 10)) want = (size_t)32 << 10;
+    if (want > ((size_t)256 << 10)) want = (size_t)256 << 10;
+    size_t B = want / row;
+    if (B < 16) B = 16;
     if (B > H) B = H;
     uint8_t *band = bk_malloc(row * B), *line = bk_malloc(row + 1), *tmp = NULL;
     size_t tmp_cap = 0;
