@@ -263,6 +263,8 @@ bool bk_buf_append(bk_buf *b, const void *p, size_t n);
 void bk_buf_shrink(bk_buf *b);
 bool bk_buf_printf(bk_buf *b, const char *fmt, ...) BK_PRINTF(2, 3);
 void bk_buf_free(bk_buf *b);
+/* a JSON number as cJSON prints it (number.c): glTF JSON written as text matches cJSON's */
+void bk_json_num(bk_buf *b, double d);
 
 /* ---- resource lookup (folders, .wad, .pk3/.zip) ----------------------------------------- */
 typedef struct bk_vfs bk_vfs;

@@ -6,6 +6,7 @@
  * (no hex, inf or nan). The first 19 significant digits make an integer mantissa; mantissa and
  * power of ten are exact doubles for |exponent| <= 22 (one rounding, so correctly rounded there),
  * and within an ulp or two beyond, which is far below float precision, where every value ends up. */
+#include <float.h>
 #include <locale.h>
 #include <math.h>
 #include <stdio.h>
@@ -141,4 +142,26 @@ int bk_fmt_num(char *buf, size_t size, double v, int precision)
         }
     }
     return n;
+}
+
+/* A number as cJSON prints one, so a glTF's JSON is the same whichever writes a part: 15
+ * significant digits, or 17 when 15 do not read back (integers, -0 too, come out as they are);
+ * "null" for NaN and infinities; '.' whatever the locale. */
+void bk_json_num(bk_buf *b, double d)
+{
+    char t[40];
+    int n;
+    if (isnan(d) || isinf(d)) {
+        n = snprintf(t, sizeof t, "null");
+    } else if (fabs(d) < 1e15 && d == floor(d)) { /* what %1.15g prints for these, faster */
+        n = d == 0 && signbit(d) ? snprintf(t, sizeof t, "-0") : snprintf(t, sizeof t, "%lld", (long long)d);
+    } else {
+        n = snprintf(t, sizeof t, "%1.15g", d);
+        double back = 0;
+        if (sscanf(t, "%lg", &back) != 1 || !(fabs(back - d) <= fmax(fabs(back), fabs(d)) * DBL_EPSILON))
+            n = snprintf(t, sizeof t, "%1.17g", d);
+        for (int i = 0; i < n; i++)
+            if (!(t[i] >= '0' && t[i] <= '9') && t[i] != '-' && t[i] != '+' && t[i] != 'e') t[i] = '.';
+    }
+    if (n > 0 && (size_t)n < sizeof t) bk_buf_append(b, t, (size_t)n);
 }

@@ -1,4 +1,7 @@
-/* glTF 2.0 exporter (.glb and .gltf + .bin). JSON is built with cJSON. The binary buffer is never
+/* glTF 2.0 exporter (.glb and .gltf + .bin). JSON is built with cJSON, except its two longest
+ * arrays, bufferViews and accessors (most of a map's or an animated model's JSON), which are
+ * written as text as they are laid out, at about a tenth of the memory of cJSON's tree of them,
+ * with numbers written as cJSON writes them. The binary buffer is never
  * held in memory: the JSON pass lays it out as a list of segments (where each buffer view starts,
  * how long it is, and what produces its bytes), and the emit pass streams the segments to the
  * output through a small chunk buffer, producing vertex attributes from the scene as it goes.
@@ -47,11 +50,12 @@ typedef struct gltf_writer {
     bin_seg *segs;
     uint32_t seg_count, seg_cap;
     uint64_t bin_size;
-    cJSON *root, *buffer_views, *accessors;
+    cJSON *root;
+    bk_buf views, accessors;          /* the bufferViews and accessors arrays' JSON, without [ ] */
     bk_export_stats st;
     bk_result err;
     int png_level;
-    int view_count, accessor_count;   /* cJSON counts an array by walking it: count here instead */
+    int view_count, accessor_count;
     struct png_job *job;              /* the images' PNGs (encoding while the geometry is laid out) */
     bool defer_png;                   /* PNGs go out as they are encoded (SEG_PNG), not held first */
     uint32_t png_views;
@@ -69,6 +73,14 @@ static bool ends_with(const char *s, const char *suf)
 {
     size_t n = strlen(s), m = strlen(suf);
     return n >= m && bk_strcasecmp(s + n - m, suf) == 0;
+}
+
+static void json_str(bk_buf *b, const char *s) { bk_buf_append(b, s, strlen(s)); }
+
+static void json_key_num(bk_buf *b, const char *key, double d)
+{
+    json_str(b, key);
+    bk_json_num(b, d);
 }
 
 /* A buffer view of `bytes` at the next 4-aligned offset, produced by `kind` from p (or owned,
@@ -93,12 +105,12 @@ static int add_view(gltf_writer *w, int kind, const bk_primitive *p, uint8_t *ow
     uint64_t ofs = (w->bin_size + 3) & ~(uint64_t)3;
     w->segs[w->seg_count++] = (bin_seg){.ofs = ofs, .bytes = bytes, .p = p, .owned = owned, .kind = kind};
     w->bin_size = ofs + bytes;
-    cJSON *v = cJSON_CreateObject();
-    cJSON_AddNumberToObject(v, "buffer", 0);
-    cJSON_AddNumberToObject(v, "byteOffset", (double)ofs);
-    cJSON_AddNumberToObject(v, "byteLength", (double)bytes);
-    if (target) cJSON_AddNumberToObject(v, "target", target);
-    cJSON_AddItemToArray(w->buffer_views, v);
+    bk_buf *b = &w->views;
+    json_str(b, w->view_count ? ",{\"buffer\":0" : "{\"buffer\":0");
+    json_key_num(b, ",\"byteOffset\":", (double)ofs);
+    json_key_num(b, ",\"byteLength\":", (double)bytes);
+    if (target) json_key_num(b, ",\"target\":", target);
+    json_str(b, "}");
     return w->view_count++;
 }
 
@@ -118,11 +130,9 @@ static int add_png_view(gltf_writer *w, uint32_t image)
         w->seg_cap = cap;
     }
     w->segs[w->seg_count++] = (bin_seg){.kind = SEG_PNG, .image = image};
-    cJSON *v = cJSON_CreateObject();
-    cJSON_AddNumberToObject(v, "buffer", 0);
-    cJSON_AddRawToObject(v, "byteOffset", PH_VIEW_OFFSET);
-    cJSON_AddRawToObject(v, "byteLength", PH_VIEW_LENGTH);
-    cJSON_AddItemToArray(w->buffer_views, v);
+    bk_buf *b = &w->views;
+    json_str(b, w->view_count ? ",{\"buffer\":0" : "{\"buffer\":0");
+    json_str(b, ",\"byteOffset\":" PH_VIEW_OFFSET ",\"byteLength\":" PH_VIEW_LENGTH "}");
     w->png_views++;
     return w->view_count++;
 }
@@ -154,16 +164,25 @@ static int add_accessor(gltf_writer *w, int view, int component_type, uint32_t c
                         const double *mx)
 {
     if (view < 0) return -1;
-    cJSON *a = cJSON_CreateObject();
-    cJSON_AddNumberToObject(a, "bufferView", view);
-    cJSON_AddNumberToObject(a, "componentType", component_type);
-    cJSON_AddNumberToObject(a, "count", count);
-    cJSON_AddStringToObject(a, "type", type_name(comps));
+    bk_buf *b = &w->accessors;
+    json_key_num(b, w->accessor_count ? ",{\"bufferView\":" : "{\"bufferView\":", view);
+    json_key_num(b, ",\"componentType\":", component_type);
+    json_key_num(b, ",\"count\":", count);
+    json_str(b, ",\"type\":\"");
+    json_str(b, type_name(comps));
+    json_str(b, "\"");
     if (mn) {
-        cJSON_AddItemToObject(a, "min", cJSON_CreateDoubleArray(mn, comps));
-        cJSON_AddItemToObject(a, "max", cJSON_CreateDoubleArray(mx, comps));
+        for (int m = 0; m < 2; m++) {
+            const double *v = m ? mx : mn;
+            json_str(b, m ? ",\"max\":[" : ",\"min\":[");
+            for (int c = 0; c < comps; c++) {
+                if (c) json_str(b, ",");
+                bk_json_num(b, v[c]);
+            }
+            json_str(b, "]");
+        }
     }
-    cJSON_AddItemToArray(w->accessors, a);
+    json_str(b, "}");
     return w->accessor_count++;
 }
 
@@ -999,7 +1018,7 @@ static void writer_release(gltf_writer *w)
 }
 
 /* The glTF JSON for scene s and the layout of its binary buffer in w (bin_uri: the buffer's file
- * name for .gltf, NULL for .glb). On success *json (cJSON_free) is the caller's, and w holds the
+ * name for .gltf, NULL for .glb). On success *json (bk_free) is the caller's, and w holds the
  * segments to emit (writer_release). w->bin_size is then the buffer's padded length. */
 static bk_result gltf_make(const bk_scene *s, const bk_export_options *opt, const char *bin_uri, bool defer_png,
                            char **json_out, gltf_writer *wp)
@@ -1016,8 +1035,6 @@ static bk_result gltf_make(const bk_scene *s, const bk_export_options *opt, cons
     cJSON *asset = cJSON_AddObjectToObject(w.root, "asset");
     cJSON_AddStringToObject(asset, "version", "2.0");
     cJSON_AddStringToObject(asset, "generator", opt && opt->generator ? opt->generator : "bspkit " BK_VERSION_STRING);
-    w.buffer_views = cJSON_CreateArray();
-    w.accessors = cJSON_CreateArray();
 
     int32_t *tex_of_image = bk_calloc(s->image_count + 1, sizeof(int32_t));
     int32_t *mesh_map = bk_calloc(s->mesh_count + 1, sizeof(int32_t));
@@ -1079,20 +1096,48 @@ static bk_result gltf_make(const bk_scene *s, const bk_export_options *opt, cons
         if (bin_uri) cJSON_AddStringToObject(b, "uri", bin_uri);
         cJSON_AddItemToArray(buffers, b);
     }
-    if (cJSON_GetArraySize(w.buffer_views)) cJSON_AddItemToObject(w.root, "bufferViews", w.buffer_views);
-    else cJSON_Delete(w.buffer_views);
-    if (cJSON_GetArraySize(w.accessors)) cJSON_AddItemToObject(w.root, "accessors", w.accessors);
-    else cJSON_Delete(w.accessors);
-
+    if (r == BK_OK && (w.views.failed || w.accessors.failed)) r = BK_ENOMEM;
     if (r == BK_OK && w.bin_size > UINT32_MAX - 4096) r = BK_ELIMIT;
-    char *json = r == BK_OK ? cJSON_PrintUnformatted(w.root) : NULL;
-    if (r == BK_OK && !json) r = BK_ENOMEM;
+    /* the tree's text, then the two arrays written as text, last as they always were */
+    char *tree = r == BK_OK ? cJSON_PrintUnformatted(w.root) : NULL;
+    if (r == BK_OK && !tree) r = BK_ENOMEM;
     cJSON_Delete(w.root);
-    w.root = w.buffer_views = w.accessors = NULL;
+    w.root = NULL;
+    char *json = NULL;
+    if (r == BK_OK) {
+        bk_buf j = {0};
+        size_t tn = strlen(tree);
+        bk_buf_reserve(&j, tn + w.views.size + w.accessors.size + 40);
+        bk_buf_append(&j, tree, tn ? tn - 1 : 0); /* without its closing brace */
+        cJSON_free(tree);
+        tree = NULL;
+        if (w.view_count) {
+            json_str(&j, ",\"bufferViews\":[");
+            bk_buf_append(&j, w.views.data, w.views.size);
+            json_str(&j, "]");
+        }
+        bk_buf_free(&w.views);
+        if (w.accessor_count) {
+            json_str(&j, ",\"accessors\":[");
+            bk_buf_append(&j, w.accessors.data, w.accessors.size);
+            json_str(&j, "]");
+        }
+        bk_buf_free(&w.accessors);
+        bk_buf_append(&j, "}", 2); /* with the string's end */
+        if (j.failed) {
+            bk_buf_free(&j);
+            r = BK_ENOMEM;
+        } else {
+            json = (char *)j.data;
+        }
+    }
+    cJSON_free(tree);
+    bk_buf_free(&w.views);
+    bk_buf_free(&w.accessors);
     bk_free(tex_of_image);
     bk_free(mesh_map);
     if (r != BK_OK) {
-        cJSON_free(json);
+        bk_free(json);
         writer_release(&w);
         *wp = w;
         return r;
@@ -1196,7 +1241,7 @@ bk_result bk_export_glb_to(const bk_scene *s, const bk_export_options *opt, bk_w
     bk_result r = gltf_make(s, opt, NULL, false, &json, &w);
     if (r == BK_OK) r = glb_emit(json, &w, write, user, &w.st.bytes);
     if (stats) *stats = w.st;
-    cJSON_free(json);
+    bk_free(json);
     writer_release(&w);
     return r;
 }
@@ -1263,7 +1308,7 @@ bk_result bk_export_gltf(const bk_scene *s, const bk_export_options *opt, const 
     }
     if (stats) *stats = w.st;
     bk_free(bin_path);
-    cJSON_free(json);
+    bk_free(json);
     writer_release(&w);
     return r;
 }

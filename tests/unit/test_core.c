@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <cjson/cJSON.h>
+#include <float.h>
 
 #include "check.h"
 #include "common/bk_internal.h"
@@ -265,6 +266,44 @@ static void fill_test(void *user, uint32_t id, uint8_t *dst, size_t stride)
             uint8_t *t = dst + y * stride + x * 4;
             t[0] = (uint8_t)(id * 7 + x), t[1] = (uint8_t)(id * 13 + y * 3), t[2] = (uint8_t)(x ^ y ^ id), t[3] = 255;
         }
+}
+
+/* bk_json_num writes numbers as cJSON does (the exporter mixes the two in one JSON) */
+static void test_json_num(void)
+{
+    double v[64 + 2000];
+    size_t n = 0;
+    static const double fixed[] = {0, -0.0, 1, -1, 288, 34962, 2147483647.0, 2147483648.0, 4294967295.0,
+                                   -2147483649.0, 1e15, 1e15 + 2, 999999999999999.0, 123456789012345.0, 1e16,
+                                   0.1f, 0.1, 1.1175999641418457, -0.50800001621246338, 2.54, 0.5, 1e-7, 3.4e38,
+                                   1e300, -1e-300, 5e-324, DBL_MAX, -DBL_MAX, 0.0254, 1.0 / 3};
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) v[n++] = fixed[i];
+    uint32_t seed = 99;
+    for (int i = 0; i < 2000; i++) {
+        seed = seed * 1103515245u + 12345u;
+        float f = (float)((int32_t)seed) / (float)(1u << (seed % 31));
+        v[n++] = i % 2 ? (double)f : (double)f * 1.000001;
+    }
+    int bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        bk_buf b = {0};
+        bk_json_num(&b, v[i]);
+        bk_buf_append(&b, "", 1);
+        cJSON *c = cJSON_CreateNumber(v[i]);
+        char *t = cJSON_PrintUnformatted(c);
+        if (!t || !b.data || strcmp(t, (char *)b.data) != 0) {
+            if (bad++ < 5) fprintf(stderr, "json number %.17g: cJSON %s, bspkit %s\n", v[i], t ? t : "?", b.data ? (char *)b.data : "?");
+        }
+        cJSON_free(t);
+        cJSON_Delete(c);
+        bk_buf_free(&b);
+    }
+    CHECK(bad == 0);
+    bk_buf nb = {0};
+    bk_json_num(&nb, NAN);
+    bk_json_num(&nb, INFINITY);
+    CHECK(nb.size == 8 && memcmp(nb.data, "nullnull", 8) == 0);
+    bk_buf_free(&nb);
 }
 
 /* PNGs decode to the pixels encoded, on both deflate paths (zlib with a window sized to a small
@@ -776,6 +815,7 @@ int main(int argc, char **argv)
     test_atlas();
     test_atlas_png();
     test_png_roundtrip();
+    test_json_num();
     if (argc > 2) test_compact_images(argv[1], argv[2]);
     test_xform();
     test_export(work);
