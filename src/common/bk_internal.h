@@ -265,6 +265,8 @@ bool bk_buf_printf(bk_buf *b, const char *fmt, ...) BK_PRINTF(2, 3);
 void bk_buf_free(bk_buf *b);
 /* a JSON number as cJSON prints it (number.c): glTF JSON written as text matches cJSON's */
 void bk_json_num(bk_buf *b, double d);
+/* a JSON string (quoted) as cJSON prints it (number.c) */
+void bk_json_str(bk_buf *b, const char *s);
 
 /* ---- resource lookup (folders, .wad, .pk3/.zip) ----------------------------------------- */
 typedef struct bk_vfs bk_vfs;

@@ -165,3 +165,32 @@ void bk_json_num(bk_buf *b, double d)
     }
     if (n > 0 && (size_t)n < sizeof t) bk_buf_append(b, t, (size_t)n);
 }
+
+/* A string as cJSON prints one: quoted; '"', '\\' and the control characters escaped (\b \f \n \r
+ * \t, others \u00xx); every other byte as it is. */
+void bk_json_str(bk_buf *b, const char *s)
+{
+    bk_buf_append(b, "\"", 1);
+    const unsigned char *p = (const unsigned char *)s, *run = p;
+    for (; *p; p++) {
+        if (*p > 31 && *p != '"' && *p != '\\') continue;
+        bk_buf_append(b, run, (size_t)(p - run));
+        run = p + 1;
+        char e[8];
+        int n = 2;
+        e[0] = '\\';
+        switch (*p) {
+        case '"': e[1] = '"'; break;
+        case '\\': e[1] = '\\'; break;
+        case '\b': e[1] = 'b'; break;
+        case '\f': e[1] = 'f'; break;
+        case '\n': e[1] = 'n'; break;
+        case '\r': e[1] = 'r'; break;
+        case '\t': e[1] = 't'; break;
+        default: n = snprintf(e + 1, sizeof e - 1, "u%04x", *p) + 1; break;
+        }
+        bk_buf_append(b, e, (size_t)n);
+    }
+    bk_buf_append(b, run, (size_t)(p - run));
+    bk_buf_append(b, "\"", 1);
+}

@@ -33,11 +33,13 @@ enum {
     SEG_IDX16, SEG_IDX32,           /* a primitive's indices, degenerate triangles dropped */
     SEG_PNG,                        /* an image's PNG, written as it is encoded (offset and length
                                      * known only then: the JSON holds placeholders, filled after) */
+    SEG_TIMES, SEG_KEYS,            /* an animation channel's key times, its values (converted) */
 };
 
 typedef struct bin_seg {
     uint64_t ofs, bytes;
     const bk_primitive *p;          /* SEG_POS .. SEG_IDX32 */
+    const bk_channel *ch;           /* SEG_TIMES, SEG_KEYS */
     uint8_t *owned;                 /* SEG_OWNED */
     int kind;
     uint32_t image;                 /* SEG_PNG */
@@ -580,6 +582,26 @@ static void emit_segment(gltf_writer *w, const bin_seg *g, bin_sink *k)
     uint64_t *cl = &w->st.cleaned_values;
     switch (g->kind) {
     case SEG_OWNED: sink_bytes(k, g->owned, g->bytes); break;
+    case SEG_TIMES: sink_bytes(k, g->ch->times, g->bytes); break;
+    case SEG_KEYS: {
+        const bk_channel *ch = g->ch;
+        size_t comps = ch->path == BK_PATH_ROTATION ? 4 : 3;
+        for (uint32_t i = 0; i < ch->key_count; i++) {
+            const float *in = ch->values + (size_t)i * comps;
+            float out[4], tmp[3];
+            if (ch->path == BK_PATH_TRANSLATION) {
+                for (int q = 0; q < 3; q++) tmp[q] = isfinite(in[q]) ? in[q] : 0;
+                bk_xf_point(&w->x, tmp, out);
+            } else if (ch->path == BK_PATH_ROTATION) {
+                bk_xf_quat(&w->x, in, out);
+            } else {
+                for (int q = 0; q < 3; q++) tmp[q] = isfinite(in[q]) ? in[q] : 1;
+                bk_xf_scale(&w->x, tmp, out);
+            }
+            memcpy(sink_room(k, comps * 4), out, comps * 4);
+        }
+        break;
+    }
     case SEG_IDX16:
     case SEG_IDX32: {
         uint32_t per = p->mode == BK_PRIM_TRIANGLES ? 3 : 2;
@@ -929,19 +951,40 @@ static void write_skins(gltf_writer *w)
     }
 }
 
+/* An accessor over a channel's times (with their range) or its values, produced at emit time */
+static int add_channel_accessor(gltf_writer *w, const bk_channel *ch, bool times)
+{
+    int comps = times ? 1 : ch->path == BK_PATH_ROTATION ? 4 : 3;
+    int view = add_view(w, times ? SEG_TIMES : SEG_KEYS, NULL, NULL, (uint64_t)ch->key_count * comps * 4, 0);
+    if (view < 0) return -1;
+    w->segs[view].ch = ch; /* one segment per view, in order */
+    double mn = DBL_MAX, mx = -DBL_MAX;
+    if (times)
+        for (uint32_t k = 0; k < ch->key_count; k++) {
+            if (ch->times[k] < mn) mn = ch->times[k];
+            if (ch->times[k] > mx) mx = ch->times[k];
+        }
+    return add_accessor(w, view, GL_FLOAT, ch->key_count, comps, times ? &mn : NULL, times ? &mx : NULL);
+}
+
+/* The animations, written as JSON text (samplers and channels are most of an animated model's
+ * JSON) and put in the tree whole; the keys go out at emit time, converted there. */
 static void write_animations(gltf_writer *w)
 {
     const bk_scene *s = w->s;
     if (!s->anim_count) return;
-    cJSON *anims = cJSON_AddArrayToObject(w->root, "animations");
+    bk_buf t = {0}, chs = {0};
+    json_str(&t, "[");
+    uint32_t written = 0;
     for (uint32_t i = 0; i < s->anim_count && !w->err; i++) {
         const bk_animation *an = &s->anims[i];
         if (!an->channel_count) continue;
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "name", an->name);
-        cJSON *samplers = cJSON_AddArrayToObject(o, "samplers");
+        size_t start = t.size;
+        json_str(&t, written ? ",{\"name\":" : "{\"name\":");
+        bk_json_str(&t, an->name ? an->name : "");
+        json_str(&t, ",\"samplers\":[");
+        chs.size = 0;
         int sampler_count = 0;
-        cJSON *channels = cJSON_AddArrayToObject(o, "channels");
         const float *last_times = NULL;
         uint32_t last_count = 0;
         int last_input = -1;
@@ -953,55 +996,40 @@ static void write_animations(gltf_writer *w)
                 memcmp(last_times, ch->times, ch->key_count * sizeof(float)) == 0) {
                 input = last_input;
             } else {
-                input = add_float_accessor(w, ch->times, ch->key_count, 1, 0, true);
+                input = add_channel_accessor(w, ch, true);
                 last_input = input;
                 last_times = ch->times;
                 last_count = ch->key_count;
             }
-            uint32_t comps = ch->path == BK_PATH_ROTATION ? 4 : 3;
-            float *vals = bk_malloc((size_t)ch->key_count * comps * sizeof(float));
-            if (!vals) {
-                w->err = BK_ENOMEM;
-                break;
-            }
-            for (uint32_t k = 0; k < ch->key_count; k++) {
-                const float *in = ch->values + (size_t)k * comps;
-                float *out = vals + (size_t)k * comps;
-                float tmp[3];
-                if (ch->path == BK_PATH_TRANSLATION) {
-                    for (int q = 0; q < 3; q++) tmp[q] = isfinite(in[q]) ? in[q] : 0;
-                    bk_xf_point(&w->x, tmp, out);
-                } else if (ch->path == BK_PATH_ROTATION) {
-                    bk_xf_quat(&w->x, in, out);
-                } else {
-                    for (int q = 0; q < 3; q++) tmp[q] = isfinite(in[q]) ? in[q] : 1;
-                    bk_xf_scale(&w->x, tmp, out);
-                }
-            }
-            int output = add_float_accessor(w, vals, ch->key_count, (int)comps, 0, false);
-            bk_free(vals);
-            cJSON *smp = cJSON_CreateObject();
-            cJSON_AddNumberToObject(smp, "input", input);
-            cJSON_AddNumberToObject(smp, "output", output);
-            cJSON_AddStringToObject(smp, "interpolation", ch->interpolation == BK_INTERP_STEP ? "STEP" : "LINEAR");
-            cJSON_AddItemToArray(samplers, smp);
-            cJSON *chj = cJSON_CreateObject();
-            cJSON_AddNumberToObject(chj, "sampler", sampler_count++);
-            cJSON *tgt = cJSON_AddObjectToObject(chj, "target");
-            cJSON_AddNumberToObject(tgt, "node", ch->node);
-            cJSON_AddStringToObject(tgt, "path",
-                                    ch->path == BK_PATH_TRANSLATION ? "translation"
-                                    : ch->path == BK_PATH_ROTATION  ? "rotation" : "scale");
-            cJSON_AddItemToArray(channels, chj);
+            int output = add_channel_accessor(w, ch, false);
+            json_key_num(&t, sampler_count ? ",{\"input\":" : "{\"input\":", input);
+            json_key_num(&t, ",\"output\":", output);
+            json_str(&t, ch->interpolation == BK_INTERP_STEP ? ",\"interpolation\":\"STEP\"}"
+                                                             : ",\"interpolation\":\"LINEAR\"}");
+            json_key_num(&chs, sampler_count ? ",{\"sampler\":" : "{\"sampler\":", sampler_count);
+            json_key_num(&chs, ",\"target\":{\"node\":", ch->node);
+            json_str(&chs, ch->path == BK_PATH_TRANSLATION ? ",\"path\":\"translation\"}}"
+                           : ch->path == BK_PATH_ROTATION  ? ",\"path\":\"rotation\"}}" : ",\"path\":\"scale\"}}");
+            sampler_count++;
         }
-        if (cJSON_GetArraySize(channels) == 0) {
-            cJSON_Delete(o);
+        if (!sampler_count) {
+            t.size = start;
             continue;
         }
-        cJSON_AddItemToArray(anims, o);
+        json_str(&t, "],\"channels\":[");
+        bk_buf_append(&t, chs.data, chs.size);
+        json_str(&t, "]}");
+        written++;
         w->st.animations++;
     }
-    if (cJSON_GetArraySize(anims) == 0) cJSON_DeleteItemFromObject(w->root, "animations");
+    bk_buf_append(&t, "]", 2); /* with the string's end */
+    if (t.failed || chs.failed) {
+        if (!w->err) w->err = BK_ENOMEM;
+    } else if (written && !w->err) {
+        if (!cJSON_AddRawToObject(w->root, "animations", (const char *)t.data)) w->err = BK_ENOMEM;
+    }
+    bk_buf_free(&t);
+    bk_buf_free(&chs);
 }
 
 static void writer_release(gltf_writer *w)

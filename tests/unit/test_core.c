@@ -268,7 +268,8 @@ static void fill_test(void *user, uint32_t id, uint8_t *dst, size_t stride)
         }
 }
 
-/* bk_json_num writes numbers as cJSON does (the exporter mixes the two in one JSON) */
+/* bk_json_num and bk_json_str write numbers and strings as cJSON does (the exporter mixes the two
+ * in one JSON) */
 static void test_json_num(void)
 {
     double v[64 + 2000];
@@ -294,6 +295,27 @@ static void test_json_num(void)
         if (!t || !b.data || strcmp(t, (char *)b.data) != 0) {
             if (bad++ < 5) fprintf(stderr, "json number %.17g: cJSON %s, bspkit %s\n", v[i], t ? t : "?", b.data ? (char *)b.data : "?");
         }
+        cJSON_free(t);
+        cJSON_Delete(c);
+        bk_buf_free(&b);
+    }
+    CHECK(bad == 0);
+    /* strings: every byte value, quotes, backslashes and control characters among them */
+    char str[64];
+    for (int i = 0; i < 600; i++) {
+        seed = seed * 1103515245u + 12345u;
+        size_t len = i < 256 ? 1 : seed % 60;
+        for (size_t k = 0; k < len; k++) {
+            seed = seed * 1103515245u + 12345u;
+            str[k] = (char)(i < 256 ? (i ? i : (int)'a') : (int)(1 + (seed >> 8) % 255));
+        }
+        str[len] = 0;
+        bk_buf b = {0};
+        bk_json_str(&b, str);
+        bk_buf_append(&b, "", 1);
+        cJSON *c = cJSON_CreateString(str);
+        char *t = cJSON_PrintUnformatted(c);
+        if (!t || !b.data || strcmp(t, (char *)b.data) != 0) bad++;
         cJSON_free(t);
         cJSON_Delete(c);
         bk_buf_free(&b);
