@@ -69,14 +69,32 @@ static void fill_page(void *user, uint32_t id, uint8_t *dst, size_t stride)
 {
     const page_fill *pf = user;
     const uint8_t *src = pf->m->lightmaps + (size_t)pf->page_of_id[id] * Q3_LIGHTMAP_BYTES;
+    /* bk_q3_color_shift by table: a texel whose brightest channel does not overflow takes each
+     * channel's shifted byte (the same float product, so the same bytes); the others go through
+     * the function, which scales all three down together */
+    uint8_t shifted[256], over[256];
+    for (int v = 0; v < 256; v++) {
+        float f = (float)v * pf->gain;
+        over[v] = pf->gain > 1.0f && f > 255.0f;
+        shifted[v] = pf->gain > 1.0f ? (uint8_t)(f + 0.5f > 255 ? 255 : f + 0.5f) : (uint8_t)v;
+    }
     for (uint32_t y = 0; y < 128; y++, dst += stride, src += 128 * 3) {
         for (uint32_t x = 0; x < 128; x++) {
             uint8_t *o = dst + x * 4;
-            o[0] = src[x * 3];
-            o[1] = src[x * 3 + 1];
-            o[2] = src[x * 3 + 2];
+            uint8_t r = src[x * 3], g = src[x * 3 + 1], bl = src[x * 3 + 2];
+            uint8_t mx = r > g ? r : g;
+            if (bl > mx) mx = bl;
+            if (!over[mx]) {
+                o[0] = shifted[r];
+                o[1] = shifted[g];
+                o[2] = shifted[bl];
+            } else {
+                o[0] = r;
+                o[1] = g;
+                o[2] = bl;
+                bk_q3_color_shift(o, pf->gain);
+            }
             o[3] = 255;
-            bk_q3_color_shift(o, pf->gain);
             if (pf->ambient) add_ambient(o, pf->ambient);
         }
     }
