@@ -156,6 +156,10 @@ typedef struct bk_scene {
     bk_kv *extras;          uint32_t extra_count;   /* scene-level facts: format, version */
     /* warnings gathered while building (missing textures, dropped influences...) */
     uint32_t warning_count;
+    /* private: a PNG the library is still making on a second thread (a Quake 3 lightmap atlas,
+     * when built with BK_OPT_RELEASE_INPUT): that image's pixels must not be changed or freed
+     * other than by bk_scene_free, which waits for it */
+    struct bk_png_bg *png_job_;
 } bk_scene;
 
 /* Build the scene of a loaded file. */

@@ -329,6 +329,19 @@ bk_result bk_png_stream_begin(bk_png_stream **ps, uint32_t w, uint32_t h, bool a
 bk_result bk_png_stream_rows(bk_png_stream *ps, const uint8_t *rows, size_t n);
 /* finishes the PNG in out (on BK_OK) and frees ps, also after a failure */
 bk_result bk_png_stream_end(bk_png_stream *ps, bool ok);
+/* A scene image's PNG made on a second thread while the builder and then the exporter go on (a
+ * Quake 3 atlas, deflated while the geometry is built and written): bk_png_bg_start starts
+ * deflating image `image` (RGB rows in PNG layout, BK_PACK_RGB_UP, left as they are) into a PNG
+ * held by s->png_job_, when a second processor and a thread are to be had (else nothing).
+ * bk_png_bg_get: that PNG for image i of s, waited for; false when there is none (another image,
+ * no job, or it failed: the image's rows are there to encode). bk_png_bg_free (bk_scene_free)
+ * waits and frees it. */
+typedef struct bk_png_bg bk_png_bg;
+void bk_png_bg_start(bk_scene *s, int32_t image);
+bool bk_png_bg_get(const bk_scene *s, uint32_t image, const uint8_t **png, size_t *size);
+void bk_png_bg_free(bk_scene *s);
+/* processors online (fileio.c); 1 when unknown */
+long bk_cpu_count(void);
 /* bk_image_unpack into out (width*height*4 bytes) */
 bk_result bk_image_unpack_to(const bk_image *im, uint8_t *out);
 

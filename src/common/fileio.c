@@ -7,6 +7,16 @@
 
 #include "bk_internal.h"
 
+long bk_cpu_count(void)
+{
+#ifdef _SC_NPROCESSORS_ONLN
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? n : 1;
+#else
+    return 1;
+#endif
+}
+
 bk_result bk_read_file(const char *path, uint64_t max_bytes, uint8_t **out, size_t *out_size)
 {
     *out = NULL;

@@ -413,10 +413,20 @@ typedef struct png_job {
 static void png_encode_one(png_job *j, uint32_t i)
 {
     const bk_image *im = &j->s->images[i];
+    const uint8_t *made;
+    size_t made_n;
     if (j->borrow && im->packing == BK_PACK_PNG && im->packed && j->level <= 0) {
         /* a view of the scene's bytes (cap 0: not owned, see png_release) */
         j->pngs[i] = (bk_buf){(uint8_t *)im->packed, im->packed_size, 0, false};
         j->res[i] = BK_OK;
+    } else if (j->level <= 0 && bk_png_bg_get(j->s, i, &made, &made_n)) {
+        /* made at the default level on the builder's second thread: viewed, or copied */
+        if (j->borrow) {
+            j->pngs[i] = (bk_buf){(uint8_t *)made, made_n, 0, false};
+            j->res[i] = BK_OK;
+        } else {
+            j->res[i] = bk_buf_append(&j->pngs[i], made, made_n) ? BK_OK : BK_ENOMEM;
+        }
     } else if (bk_image_has_pixels(im)) {
         j->res[i] = bk_png_encode_image(im, j->level, &j->pngs[i]);
     }

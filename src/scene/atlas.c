@@ -6,6 +6,11 @@
  * so the pages are never held twice. */
 #include "../common/bk_internal.h"
 
+#if defined(__unix__) || defined(__APPLE__)
+#include <pthread.h>
+#define BK_HAVE_PTHREAD 1
+#endif
+
 typedef struct rect {
     uint32_t w, h, x, y;
     size_t px;            /* offset into the arena, or SIZE_MAX: drawn by the fill callback */
@@ -490,4 +495,88 @@ bk_result bk_atlas_to_rgb_image(const bk_atlas *a, bk_scene *s, const char *name
     s->images[idx].is_lightmap = 1;
     if (out) *out = idx;
     return BK_OK;
+}
+
+/* ---- an image's PNG on a second thread ------------------------------------------------------ */
+struct bk_png_bg {
+    bk_image im;    /* a copy of the image's description: its rows are read there, not owned */
+    uint32_t index;
+    bk_buf png;
+    bk_result r;
+#ifdef BK_HAVE_PTHREAD
+    pthread_t th;
+    pthread_mutex_t mu;
+    bool joined;
+#endif
+};
+
+#ifdef BK_HAVE_PTHREAD
+static void *png_bg_run(void *user)
+{
+    bk_png_bg *j = user;
+    j->r = bk_png_encode_image(&j->im, 0, &j->png);
+    if (j->r == BK_OK && (j->png.failed || !j->png.size)) j->r = BK_ENOMEM;
+    return NULL;
+}
+
+static void png_bg_join(bk_png_bg *j)
+{
+    pthread_mutex_lock(&j->mu);
+    if (!j->joined) {
+        pthread_join(j->th, NULL);
+        j->joined = true;
+    }
+    pthread_mutex_unlock(&j->mu);
+}
+#endif
+
+void bk_png_bg_start(bk_scene *s, int32_t image)
+{
+#ifdef BK_HAVE_PTHREAD
+    if (s->png_job_ || image < 0 || (uint32_t)image >= s->image_count || bk_cpu_count() < 2) return;
+    const bk_image *im = &s->images[image];
+    if (im->packing != BK_PACK_RGB_UP || !im->packed) return;
+    bk_png_bg *j = bk_calloc(1, sizeof *j);
+    if (!j) return;
+    j->im = *im;
+    j->index = (uint32_t)image;
+    if (pthread_mutex_init(&j->mu, NULL) != 0) {
+        bk_free(j);
+        return;
+    }
+    if (pthread_create(&j->th, NULL, png_bg_run, j) != 0) {
+        pthread_mutex_destroy(&j->mu);
+        bk_free(j);
+        return;
+    }
+    s->png_job_ = j;
+#else
+    (void)s, (void)image;
+#endif
+}
+
+bool bk_png_bg_get(const bk_scene *s, uint32_t image, const uint8_t **png, size_t *size)
+{
+    bk_png_bg *j = s->png_job_;
+    if (!j || j->index != image || image >= s->image_count || s->images[image].packed != j->im.packed) return false;
+#ifdef BK_HAVE_PTHREAD
+    png_bg_join(j);
+#endif
+    if (j->r != BK_OK) return false;
+    *png = j->png.data;
+    *size = j->png.size;
+    return true;
+}
+
+void bk_png_bg_free(bk_scene *s)
+{
+    bk_png_bg *j = s->png_job_;
+    if (!j) return;
+#ifdef BK_HAVE_PTHREAD
+    png_bg_join(j);
+    pthread_mutex_destroy(&j->mu);
+#endif
+    bk_buf_free(&j->png);
+    bk_free(j);
+    s->png_job_ = NULL;
 }

@@ -27,6 +27,7 @@ static void free_prim(bk_primitive *p)
 void bk_scene_free(bk_scene *s)
 {
     if (!s) return;
+    bk_png_bg_free(s); /* first: its thread reads an image's rows */
     for (uint32_t i = 0; i < s->image_count; i++) {
         bk_free(s->images[i].name);
         bk_free(s->images[i].rgba);

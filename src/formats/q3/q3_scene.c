@@ -711,6 +711,9 @@ bk_result bk_q3_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s
     /* DarkPlaces games: the light their configs add to lightmaps, and their display gamma */
     if (r == BK_OK && b.darkplaces && b.vfs && !(opt->flags & BK_OPT_NO_TEXTURES)) read_game_cfg(&b, "default.cfg", 0);
     if (r == BK_OK) r = build_lightmaps(&b);
+    /* a conversion's atlas PNG is deflated on the second core while the geometry is built and
+     * written (the exporter takes it from there; it waited on the deflate before) */
+    if (r == BK_OK && b.atlas_image >= 0 && (opt->flags & BK_OPT_RELEASE_INPUT)) bk_png_bg_start(s, b.atlas_image);
     int32_t *meshes = NULL;
     if (r == BK_OK) {
         b.mat = bk_alloc_array(&tmp, (size_t)m->shader_count * 4 + 1, sizeof(int32_t), &r);

@@ -11,7 +11,6 @@
 #include <pthread.h>
 #include <unistd.h>
 #define BK_HAVE_PTHREAD 1
-static long bk_cpu_count(void) { return sysconf(_SC_NPROCESSORS_ONLN); }
 #endif
 
 /* The lump directory: names and element sizes of the arrays bspkit decodes (1: read as bytes;
