@@ -138,8 +138,10 @@ enum {
                                      * building it may give back what the file holds and the scene does
                                      * not need: the resident pages of a mapped input (read again from the
                                      * file if touched) and a Source map's decoded LZMA lumps (their data
-                                     * is NULL again: bk_source_lump_bytes decodes them on demand). Peak
-                                     * memory of a conversion: what bspkit convert sets */
+                                     * is NULL again: bk_source_lump_bytes decodes them on demand); a
+                                     * Quake 3 atlas's PNG is deflated on a second thread meanwhile (see
+                                     * bk_scene.png_job_). Peak memory and time of a conversion: what
+                                     * bspkit convert sets */
 };
 
 typedef struct bk_options {
