@@ -7,8 +7,8 @@
 # usage: ASSIMP=/path/to/assimp bench/q3_vs_assimp.sh [BSPKIT] [CORPUS]
 #   BSPKIT defaults to build/bspkit, CORPUS to ~/.cache/bspkit-corpus. Without $ASSIMP (a current
 #   assimp built with its Q3BSP importer and glTF exporter, as a Release build: without
-#   CMAKE_BUILD_TYPE=Release it is unoptimised and about 1.5x slower, which flatters bspkit;
-#   Debian's 5.2 crashes on these maps)
+#   CMAKE_BUILD_TYPE=Release it is unoptimised and slower, which flatters bspkit; Debian's 5.2
+#   crashes on these maps)
 #   the script says so and exits 0 after timing bspkit alone.
 set -uo pipefail
 BSPKIT=${1:-build/bspkit}
