@@ -22,7 +22,8 @@ static inline bk_file *fuzz_load(const uint8_t *data, size_t size, bk_options *o
 }
 
 /* A scene built with packed images (what convert does): every small image is unpacked and
- * encoded as its PNG, the path the exporter takes. */
+ * encoded as its PNG, the path the exporter takes; a small scene is exported as .glb in memory
+ * too (the JSON writer, and a Quake 3 atlas PNG made on the build's second thread). */
 static inline void fuzz_compact_scene(const bk_file *f, const bk_options *base)
 {
     bk_options opt = *base;
@@ -36,6 +37,15 @@ static inline void fuzz_compact_scene(const bk_file *f, const bk_options *base)
         bk_buf b = {0};
         (void)bk_png_encode_image(im, 1, &b);
         bk_buf_free(&b);
+    }
+    uint64_t verts = 0, px = 0;
+    for (uint32_t i = 0; i < s->mesh_count; i++)
+        for (uint32_t j = 0; j < s->meshes[i].prim_count; j++) verts += s->meshes[i].prims[j].vertex_count;
+    for (uint32_t i = 0; i < s->image_count; i++) px += (uint64_t)s->images[i].width * s->images[i].height;
+    if (verts <= (1u << 16) && px <= (1u << 20)) {
+        uint8_t *glb = NULL;
+        size_t n = 0;
+        if (bk_export_glb_memory(s, NULL, &glb, &n, NULL) == BK_OK) bk_free(glb);
     }
     bk_scene_free(s);
 }
