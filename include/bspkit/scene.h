@@ -245,7 +245,9 @@ typedef struct bk_export_options {
     float scale;              /* metres per engine unit; 0 = default 0.0254 (1 unit = 1 inch) */
     uint32_t keep_z_up;       /* 1: write engine axes unchanged (not glTF-conformant orientation) */
     const char *generator;    /* asset.generator; NULL = "bspkit VERSION" */
-    int32_t png_level;        /* PNG deflate effort 1 (fastest) .. 12 (smallest); 0 = default 3 */
+    int32_t png_level;        /* PNG deflate effort 1 (fastest) .. 12 (smallest); 0 = default: images
+                               * over 64 KiB deflated by ISA-L's level 1 when the library is built
+                               * with it (as 1 is), else libdeflate's 3 (2 .. 12 are libdeflate's) */
 } bk_export_options;
 
 /* What an export wrote, for reports. */

@@ -328,19 +328,27 @@ static void test_json_num(void)
     bk_buf_free(&nb);
 }
 
-/* PNGs decode to the pixels encoded, on both deflate paths (zlib with a window sized to a small
- * image, libdeflate for a larger one), RGBA and RGB, at the default and the extreme levels */
+/* PNGs decode to the pixels encoded, on every deflate path (zlib with a window sized to a small
+ * image; for a larger one ISA-L at the default level and 1 when built with it, libdeflate),
+ * RGBA and RGB, patterns and noise, at the default, the old default and the extreme levels */
 static void test_png_roundtrip(void)
 {
-    static const uint32_t dims[][2] = {{1, 1}, {20, 15}, {64, 64}, {200, 100}, {513, 257}};
+    static const uint32_t dims[][2] = {{1, 1}, {20, 15}, {64, 64}, {200, 100}, {513, 257}, {1024, 700}};
     for (size_t d = 0; d < sizeof dims / sizeof dims[0]; d++) {
         uint32_t w = dims[d][0], h = dims[d][1];
-        for (int alpha = 0; alpha < 2; alpha++) {
+        /* patterns, and noise that does not deflate (the encoders' room for output that grows) */
+        for (int alpha = 0; alpha < 4; alpha++) {
+            bool noise = alpha >= 2;
             bk_scene *s = bk_scene_new();
             uint8_t *px = bk_malloc((size_t)w * h * 4);
+            uint32_t seed = 777;
             for (size_t i = 0; i < (size_t)w * h; i++) {
                 px[i * 4] = (uint8_t)(i * 7), px[i * 4 + 1] = (uint8_t)(i / w * 3), px[i * 4 + 2] = (uint8_t)(i % 251);
-                px[i * 4 + 3] = alpha ? (uint8_t)(i * 13) : 255;
+                px[i * 4 + 3] = alpha & 1 ? (uint8_t)(i * 13) : 255;
+                for (int c = 0; noise && c < 4; c++) {
+                    seed = seed * 1103515245u + 12345u;
+                    if (c < 3 || alpha & 1) px[i * 4 + c] = (uint8_t)(seed >> 16);
+                }
             }
             int32_t idx = -1;
             CHECK(bk_scene_add_image(s, "t", w, h, px, &idx) == BK_OK && idx >= 0);
@@ -348,9 +356,11 @@ static void test_png_roundtrip(void)
                 bk_scene_free(s);
                 continue;
             }
-            s->images[idx].has_alpha = alpha;
-            static const int levels[] = {0, 1, 12};
-            for (size_t l = 0; l < 3; l++) {
+            s->images[idx].has_alpha = alpha & 1;
+            /* the default and 1 (ISA-L for large images when built with it), libdeflate's 3 and 12,
+             * zlib for small images */
+            static const int levels[] = {0, 1, 3, 12};
+            for (size_t l = 0; l < 4; l++) {
                 bk_buf png = {0};
                 uint8_t *back = NULL;
                 uint32_t bw = 0, bh = 0;
