@@ -263,6 +263,9 @@ static bk_result png_deflate(const uint8_t *raw, size_t raw_n, uint32_t w, uint3
 /* ---- streamed PNG: zlib deflates the rows as they come --------------------------------------- */
 struct bk_png_stream {
     z_stream z;
+#ifdef BK_HAVE_ISAL
+    isal_job *ij; /* at the default level and 1 ISA-L deflates instead of zlib (z unused) */
+#endif
     bk_buf *out;
     size_t idat;   /* where the IDAT chunk's length goes */
     size_t expect; /* filtered bytes still to come */
@@ -275,11 +278,29 @@ bk_result bk_png_stream_begin(bk_png_stream **ps, uint32_t w, uint32_t h, bool a
     if (!w || !h || !bk_mul_ok((size_t)w, alpha ? 4 : 3, &row) || !bk_mul_ok(row + 1, h, &n)) return BK_ELIMIT;
     bk_png_stream *p = bk_calloc(1, sizeof *p);
     if (!p) return BK_ENOMEM;
-    p->z.zalloc = z_alloc;
-    p->z.zfree = z_free;
-    if (deflateInit2(&p->z, zlib_level(level), Z_DEFLATED, 15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-        bk_free(p);
-        return BK_ENOMEM;
+#ifdef BK_HAVE_ISAL
+    if (level <= 1) {
+        p->ij = bk_malloc(sizeof *p->ij);
+        if (!p->ij) {
+            bk_free(p);
+            return BK_ENOMEM;
+        }
+        struct isal_zstream *z = &p->ij->z;
+        isal_deflate_init(z);
+        z->level = 1;
+        z->level_buf = p->ij->level_buf;
+        z->level_buf_size = sizeof p->ij->level_buf;
+        z->gzip_flag = IGZIP_ZLIB;
+        z->flush = NO_FLUSH;
+    } else
+#endif
+    {
+        p->z.zalloc = z_alloc;
+        p->z.zfree = z_free;
+        if (deflateInit2(&p->z, zlib_level(level), Z_DEFLATED, 15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+            bk_free(p);
+            return BK_ENOMEM;
+        }
     }
     static const uint8_t sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
     uint8_t ihdr[13];
@@ -305,18 +326,48 @@ bk_result bk_png_stream_begin(bk_png_stream **ps, uint32_t w, uint32_t h, bool a
     return BK_OK;
 }
 
+/* room for more output: grown by half again, not doubled (the buffer is the image's compressed
+ * bytes); how much there is, at most 4 GiB */
+static bk_result png_stream_room(bk_buf *out, size_t *room)
+{
+    if (out->cap - out->size < 16384) {
+        size_t more = out->size / 2 > 65536 ? out->size / 2 : 65536;
+        if (!bk_buf_reserve(out, more)) return BK_ENOMEM;
+    }
+    *room = out->cap - out->size;
+    if (*room > UINT32_MAX) *room = UINT32_MAX;
+    return BK_OK;
+}
+
+#ifdef BK_HAVE_ISAL
+/* ISA-L: deflate in[0..n) (all of it), and with finish end the stream */
+static bk_result png_stream_isal(bk_png_stream *p, const uint8_t *in, uint32_t n, bool finish)
+{
+    struct isal_zstream *z = &p->ij->z;
+    z->next_in = (uint8_t *)(uintptr_t)in;
+    z->avail_in = n;
+    z->end_of_stream = finish;
+    for (;;) {
+        size_t room;
+        BK_TRY(png_stream_room(p->out, &room));
+        z->next_out = p->out->data + p->out->size;
+        z->avail_out = (uint32_t)room;
+        uint32_t in_before = z->avail_in;
+        if (isal_deflate(z) != COMP_OK) return BK_EIO;
+        p->out->size += room - z->avail_out;
+        if (finish ? z->internal_state.state == ZSTATE_END : z->avail_in == 0) return BK_OK;
+        if (z->avail_in == in_before && z->avail_out == (uint32_t)room) return BK_EIO; /* no progress */
+    }
+}
+#endif
+
 /* deflate what is in p->z with flush, growing out for what comes */
 static bk_result png_stream_pump(bk_png_stream *p, int flush)
 {
     bk_buf *out = p->out;
     for (;;) {
-        if (out->cap - out->size < 16384) {
-            /* grow by half again, not double: the buffer is the image's compressed bytes */
-            size_t more = out->size / 2 > 65536 ? out->size / 2 : 65536;
-            if (!bk_buf_reserve(out, more)) return BK_ENOMEM;
-        }
-        size_t room = out->cap - out->size;
-        if (room > UINT32_MAX) room = UINT32_MAX;
+        size_t room;
+        BK_TRY(png_stream_room(out, &room));
         p->z.next_out = out->data + out->size;
         p->z.avail_out = (uInt)room;
         int zr = deflate(&p->z, flush);
@@ -334,6 +385,14 @@ bk_result bk_png_stream_rows(bk_png_stream *p, const uint8_t *rows, size_t n)
     p->expect -= n;
     while (n) {
         uInt k = n > UINT32_MAX ? UINT32_MAX : (uInt)n;
+#ifdef BK_HAVE_ISAL
+        if (p->ij) {
+            BK_TRY(png_stream_isal(p, rows, k, false));
+            rows += k;
+            n -= k;
+            continue;
+        }
+#endif
         p->z.next_in = (Bytef *)(uintptr_t)rows;
         p->z.avail_in = k;
         BK_TRY(png_stream_pump(p, Z_NO_FLUSH));
@@ -347,12 +406,20 @@ bk_result bk_png_stream_end(bk_png_stream *p, bool ok)
 {
     if (!p) return BK_EARG;
     bk_result r = ok ? (p->expect ? BK_EARG : BK_OK) : BK_EIO;
-    if (r == BK_OK) {
-        p->z.next_in = NULL;
-        p->z.avail_in = 0;
-        r = png_stream_pump(p, Z_FINISH);
+#ifdef BK_HAVE_ISAL
+    if (p->ij) {
+        if (r == BK_OK) r = png_stream_isal(p, NULL, 0, true);
+        bk_free(p->ij);
+    } else
+#endif
+    {
+        if (r == BK_OK) {
+            p->z.next_in = NULL;
+            p->z.avail_in = 0;
+            r = png_stream_pump(p, Z_FINISH);
+        }
+        deflateEnd(&p->z);
     }
-    deflateEnd(&p->z);
     bk_buf *out = p->out;
     size_t zn = out->size - p->idat - 8;
     if (r == BK_OK && zn > 0x7fffffffu) r = BK_ELIMIT;
