@@ -173,6 +173,54 @@ static void sort_ids(uint32_t *v, uint32_t *tmp, uint32_t n, const bk_atlas *a, 
     memcpy(v, tmp, n * sizeof *v);
 }
 
+/* the packings tried: widths by order of the rectangles; the best is the smallest area, then the
+ * squarest, then the first tried */
+typedef struct trial {
+    uint32_t w;
+    int how;
+} trial;
+
+typedef struct trial_run {
+    bk_atlas *a;
+    const uint32_t *order;
+    const trial *t;
+    int first, step, nt; /* trials first, first + step, ... below nt */
+    seg *sk;
+    uint64_t area, side; /* the best of them (area UINT64_MAX: none fits) */
+    int best;
+} trial_run;
+
+static void run_trials(trial_run *tr)
+{
+    uint32_t n = tr->a->count;
+    tr->area = UINT64_MAX, tr->side = 0, tr->best = -1;
+    for (int i = tr->first; i < tr->nt; i += tr->step) {
+        uint32_t used = 0;
+        /* a trial past the best area so far gives up: its area can only be larger */
+        uint64_t h = skyline(tr->a, tr->order + (size_t)tr->t[i].how * n, tr->t[i].w, tr->a->max_size, false, tr->sk,
+                             &used, tr->area);
+        if (h == UINT64_MAX) continue;
+        uint64_t ar = (uint64_t)used * h, sd = used > h ? used : h;
+        if (ar < tr->area || (ar == tr->area && sd < tr->side)) {
+            tr->area = ar;
+            tr->side = sd;
+            tr->best = i;
+        }
+    }
+}
+
+#ifdef BK_HAVE_PTHREAD
+static void *run_trials_thread(void *user)
+{
+    run_trials(user);
+    return NULL;
+}
+#endif
+
+/* from this many rectangles the trials are shared with a second thread (one trial of a large
+ * GoldSrc or Source map takes half a millisecond, a thread 30-50 microseconds to start) */
+#define PACK_THREAD_MIN 512
+
 bk_result bk_atlas_pack(bk_atlas *a)
 {
     if (a->count == 0) {
@@ -182,7 +230,7 @@ bk_result bk_atlas_pack(bk_atlas *a)
     }
     uint32_t n = a->count;
     uint32_t *order = bk_malloc(3 * (size_t)n * sizeof *order), *tmp = bk_malloc(n * sizeof *tmp);
-    seg *sk = bk_malloc(((size_t)n + 2) * sizeof *sk);
+    seg *sk = bk_malloc(2 * ((size_t)n + 2) * sizeof *sk);
     if (!order || !tmp || !sk) {
         bk_free(order);
         bk_free(tmp);
@@ -211,32 +259,41 @@ bk_result bk_atlas_pack(bk_atlas *a)
     uint64_t k0 = side / wmax;
     for (uint64_t k = k0 > 1 ? k0 - 1 : 1; k <= k0 + 3; k++) cand[nc++] = k * wmax;
     cand[nc++] = a->max_size;
-    uint64_t best_area = UINT64_MAX, best_side = 0;
-    uint32_t best_w = 0;
-    int best_how = 0;
+    trial t[24 * 3];
+    int nt = 0;
     for (int i = 0; i < nc; i++) {
         uint64_t W = cand[i] < wmax ? wmax : cand[i];
         if (W > a->max_size) W = a->max_size;
         bool seen = false;
         for (int j = 0; j < i; j++) seen |= (cand[j] < wmax ? wmax : (cand[j] > a->max_size ? a->max_size : cand[j])) == W;
         if (seen) continue;
-        for (int how = 0; how < 3; how++) {
-            uint32_t used = 0;
-            uint64_t h = skyline(a, order + (size_t)how * n, (uint32_t)W, a->max_size, false, sk, &used, best_area);
-            if (h == UINT64_MAX) continue;
-            uint64_t ar = (uint64_t)used * h, sd = used > h ? used : h;
-            if (ar < best_area || (ar == best_area && sd < best_side)) {
-                best_area = ar;
-                best_side = sd;
-                best_w = (uint32_t)W;
-                best_how = how;
-            }
-        }
+        for (int how = 0; how < 3; how++) t[nt++] = (trial){(uint32_t)W, how};
     }
+    /* each run finds the best of its share (the smallest area, then side, then the first tried), so
+     * the best of the two is the one a single run would find */
+    trial_run run[2] = {{a, order, t, 0, 1, nt, sk, 0, 0, -1}, {a, order, t, 1, 2, nt, sk + n + 2, 0, 0, -1}};
+    bool two = false;
+#ifdef BK_HAVE_PTHREAD
+    pthread_t th;
+    if (n >= PACK_THREAD_MIN && nt > 1 && bk_cpu_count() >= 2) {
+        run[0].step = 2;
+        two = pthread_create(&th, NULL, run_trials_thread, &run[1]) == 0;
+        if (!two) run[0].step = 1;
+    }
+#endif
+    run_trials(&run[0]);
+#ifdef BK_HAVE_PTHREAD
+    if (two) pthread_join(th, NULL);
+#endif
+    int best = run[0].best;
+    if (two && run[1].best >= 0 &&
+        (best < 0 || run[1].area < run[0].area ||
+         (run[1].area == run[0].area && (run[1].side < run[0].side || (run[1].side == run[0].side && run[1].best < best)))))
+        best = run[1].best;
     bk_result r = BK_ELIMIT;
-    if (best_w) {
+    if (best >= 0) {
         uint32_t used = 0;
-        uint64_t h = skyline(a, order + (size_t)best_how * n, best_w, a->max_size, true, sk, &used, UINT64_MAX);
+        uint64_t h = skyline(a, order + (size_t)t[best].how * n, t[best].w, a->max_size, true, sk, &used, UINT64_MAX);
         a->width = used;
         a->height = (uint32_t)h;
         a->packed = true;

@@ -257,6 +257,50 @@ static void test_atlas(void)
     bk_atlas_free(big);
 }
 
+/* Many rectangles (a large map's lightmaps; the packing's trials are then shared with a second
+ * thread): none overlaps another or its padding, all are inside, the atlas is tight, and packing
+ * the same rectangles again gives the same layout. */
+static void test_atlas_many(void)
+{
+    enum { N = 2000 };
+    static uint32_t wh[N * 2], xy[N * 2];
+    bk_atlas *a[2] = {bk_atlas_new(4096, 1), bk_atlas_new(4096, 1)};
+    uint32_t seed = 777;
+    uint64_t area = 0;
+    bool ok = a[0] && a[1];
+    for (uint32_t i = 0; i < N && ok; i++) {
+        seed = seed * 1103515245u + 12345u;
+        wh[i * 2] = 1 + (seed >> 16) % 17, wh[i * 2 + 1] = 1 + (seed >> 8) % 17; /* 1..17 luxels a side */
+        area += (uint64_t)(wh[i * 2] + 2) * (wh[i * 2 + 1] + 2);
+        for (int k = 0; k < 2; k++) ok = ok && bk_atlas_add(a[k], wh[i * 2], wh[i * 2 + 1], NULL, NULL) == BK_OK;
+    }
+    CHECK(ok && bk_atlas_pack(a[0]) == BK_OK && bk_atlas_pack(a[1]) == BK_OK);
+    uint32_t w, h, w1, h1;
+    bk_atlas_size(a[0], &w, &h);
+    bk_atlas_size(a[1], &w1, &h1);
+    CHECK(w == w1 && h == h1 && (uint64_t)w * h <= area * 5 / 4);
+    bool same = true, inside = true, apart = true;
+    for (uint32_t i = 0; i < N; i++) {
+        uint32_t x1, y1;
+        bk_atlas_rect(a[0], i, &xy[i * 2], &xy[i * 2 + 1]);
+        bk_atlas_rect(a[1], i, &x1, &y1);
+        same &= x1 == xy[i * 2] && y1 == xy[i * 2 + 1];
+        inside &= xy[i * 2] >= 1 && xy[i * 2 + 1] >= 1 && xy[i * 2] + wh[i * 2] + 1 <= w &&
+                  xy[i * 2 + 1] + wh[i * 2 + 1] + 1 <= h;
+    }
+    for (uint32_t i = 0; i < N; i++)
+        for (uint32_t j = i + 1; j < N; j++) {
+            /* padded boxes [x-1, x+w+1) may touch, not overlap */
+            uint32_t xi = xy[i * 2] - 1, yi = xy[i * 2 + 1] - 1, xj = xy[j * 2] - 1, yj = xy[j * 2 + 1] - 1;
+            if (!(xi + wh[i * 2] + 2 <= xj || xj + wh[j * 2] + 2 <= xi || yi + wh[i * 2 + 1] + 2 <= yj ||
+                  yj + wh[j * 2 + 1] + 2 <= yi))
+                apart = false;
+        }
+    CHECK(same && inside && apart);
+    bk_atlas_free(a[0]);
+    bk_atlas_free(a[1]);
+}
+
 /* fill callback of test_atlas_png: rectangle id's texels from its id and position (opaque) */
 static void fill_test(void *user, uint32_t id, uint8_t *dst, size_t stride)
 {
@@ -846,6 +890,7 @@ int main(int argc, char **argv)
     test_cursor();
     test_atlas();
     test_atlas_png();
+    test_atlas_many();
     test_png_roundtrip();
     test_json_num();
     if (argc > 2) test_compact_images(argv[1], argv[2]);
