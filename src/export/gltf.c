@@ -392,7 +392,10 @@ fail:
 /* The images' PNGs, encoded on a second thread while the geometry is laid out and written (the
  * deflate of a lightmap atlas is the largest single cost of a conversion); the writing thread
  * takes images from the same queue when it needs one that is not started, so maps of many
- * textures use both. */
+ * textures use both. When they go out as they are encoded (to a file), the thread stops taking
+ * images while the PNGs it has made and the writer has not let go pass a budget: the writer
+ * reaches the images only after the geometry, and a thread running ahead of it would hold every
+ * PNG at once (a small map's peak memory). */
 typedef struct png_job {
     const bk_scene *s;
     int level;
@@ -402,6 +405,9 @@ typedef struct png_job {
     bool borrow;       /* a PNG the scene holds (BK_PACK_PNG) is written from there, not copied */
     atomic_uint next;  /* the next image to take */
     bk_result r;       /* BK_ENOMEM when the job could not be set up */
+    size_t held;       /* bytes of the PNGs made and not let go (under mu) */
+    size_t budget;     /* the thread takes no image while held is over it (SIZE_MAX: no limit) */
+    bool stop;         /* the thread takes no more images (under mu) */
 #ifdef BK_HAVE_PTHREAD
     pthread_t th;
     bool running;
@@ -433,6 +439,7 @@ static void png_encode_one(png_job *j, uint32_t i)
 #ifdef BK_HAVE_PTHREAD
     pthread_mutex_lock(&j->mu);
     j->done[i] = 1;
+    j->held += j->pngs[i].cap ? j->pngs[i].size : 0;
     pthread_cond_broadcast(&j->cv);
     pthread_mutex_unlock(&j->mu);
 #else
@@ -443,16 +450,41 @@ static void png_encode_one(png_job *j, uint32_t i)
 /* image i's PNG is let go: freed, or forgotten when it is the scene's own */
 static void png_release(png_job *j, uint32_t i)
 {
+#ifdef BK_HAVE_PTHREAD
+    pthread_mutex_lock(&j->mu);
+    size_t n = j->pngs[i].cap ? j->pngs[i].size : 0;
+    j->held -= n <= j->held ? n : j->held;
+    pthread_cond_broadcast(&j->cv);
+    pthread_mutex_unlock(&j->mu);
+#endif
     if (j->pngs[i].cap) bk_buf_free(&j->pngs[i]);
     memset(&j->pngs[i], 0, sizeof j->pngs[i]);
 }
 
-static void *png_encode_all(void *user)
+/* the writing thread's share: every image not yet taken */
+static void png_encode_all(png_job *j)
+{
+    for (uint32_t i; (i = atomic_fetch_add(&j->next, 1)) < j->s->image_count;) png_encode_one(j, i);
+}
+
+#ifdef BK_HAVE_PTHREAD
+/* the second thread's: images while the PNGs held are within the budget */
+static void *png_encode_bg(void *user)
 {
     png_job *j = user;
-    for (uint32_t i; (i = atomic_fetch_add(&j->next, 1)) < j->s->image_count;) png_encode_one(j, i);
+    for (;;) {
+        pthread_mutex_lock(&j->mu);
+        while (!j->stop && j->held > j->budget) pthread_cond_wait(&j->cv, &j->mu);
+        bool stop = j->stop;
+        pthread_mutex_unlock(&j->mu);
+        if (stop) break;
+        uint32_t i = atomic_fetch_add(&j->next, 1);
+        if (i >= j->s->image_count) break;
+        png_encode_one(j, i);
+    }
     return NULL;
 }
+#endif
 
 /* start encoding (on a thread when there is enough to encode to be worth one) */
 static void png_start(png_job *j, const bk_scene *s, int level, bool borrow)
@@ -461,6 +493,7 @@ static void png_start(png_job *j, const bk_scene *s, int level, bool borrow)
     j->s = s;
     j->level = level;
     j->borrow = borrow;
+    j->budget = SIZE_MAX; /* PNGs held until the JSON is written: all of them are wanted */
     atomic_init(&j->next, 0);
 #ifdef BK_HAVE_PTHREAD
     pthread_mutex_init(&j->mu, NULL);
@@ -483,8 +516,11 @@ static void png_start(png_job *j, const bk_scene *s, int level, bool borrow)
     uint64_t px = 0;
     for (uint32_t i = 0; i < s->image_count; i++)
         if (bk_image_has_pixels(&s->images[i])) px += (uint64_t)s->images[i].width * s->images[i].height;
+    /* PNGs let go as written: the thread may run ahead by a sixteenth of the pixels' RGBA bytes
+     * (about a fourth of their PNGs), at least 64 KiB */
+    if (borrow) j->budget = px / 4 > ((size_t)64 << 10) ? (size_t)(px / 4) : ((size_t)64 << 10);
 #ifdef BK_HAVE_PTHREAD
-    if (px >= (1u << 16) && pthread_create(&j->th, NULL, png_encode_all, j) == 0) {
+    if (px >= (1u << 16) && pthread_create(&j->th, NULL, png_encode_bg, j) == 0) {
         j->running = true;
         return;
     }
@@ -532,13 +568,19 @@ static void png_free(png_job *j)
     /* no more images are taken (after a failure elsewhere there is no point); wait for the thread */
     atomic_store(&j->next, UINT32_MAX);
 #ifdef BK_HAVE_PTHREAD
+    pthread_mutex_lock(&j->mu);
+    j->stop = true;
+    pthread_cond_broadcast(&j->cv);
+    pthread_mutex_unlock(&j->mu);
     if (j->running) pthread_join(j->th, NULL);
     j->running = false;
-    pthread_mutex_destroy(&j->mu);
-    pthread_cond_destroy(&j->cv);
 #endif
     if (j->pngs)
         for (uint32_t i = 0; i < j->s->image_count; i++) png_release(j, i);
+#ifdef BK_HAVE_PTHREAD
+    pthread_mutex_destroy(&j->mu);
+    pthread_cond_destroy(&j->cv);
+#endif
     bk_free(j->pngs);
     bk_free(j->res);
     bk_free(j->done);

@@ -33,6 +33,7 @@ static void dump_live(void) { for (hdr *h = g_list.next; h != &g_list; h = h->ne
 
 typedef struct counter {
     long live, allocs, frees, reallocs;
+    size_t bytes, peak; /* bytes live, and the most there were since peak was last set */
     long fail_at;   /* fail the fail_at-th allocation (1-based) and every later one; 0: never */
     long bad;       /* frees of blocks this allocator did not make */
 } counter;
@@ -49,6 +50,8 @@ static void *t_alloc_(void *user, size_t n)
     h->magic = MAGIC, h->size = n;
     link_(h);
     c->allocs++, c->live++;
+    c->bytes += n;
+    if (c->bytes > c->peak) c->peak = c->bytes;
     return h + 1;
 }
 
@@ -64,12 +67,15 @@ static void *t_realloc_(void *user, void *p, size_t n)
     c->allocs++, c->reallocs++;
     h->magic = 0;
     unlink_(h);
+    size_t old = h->size;
     hdr *q = realloc(h, sizeof *q + n);
     if (!q) {
         h->magic = MAGIC;
         link_(h);
         return NULL;
     }
+    c->bytes += n - old; /* wraps and comes back when smaller: size_t arithmetic */
+    if (c->bytes > c->peak) c->peak = c->bytes;
     q->magic = MAGIC, q->size = n;
     link_(q);
     return q + 1;
@@ -87,6 +93,7 @@ static void t_free_(void *user, void *p)
     h->magic = 0;
     unlink_(h);
     c->live--, c->frees++;
+    c->bytes -= h->size;
     free(h);
 }
 
@@ -213,6 +220,61 @@ static bk_result exercise(const char *path, const char *work)
     return r;
 }
 
+/* Writing a .glb file, the exporter's second thread encodes the PNGs while the geometry goes
+ * out, and the images come after the geometry in the buffer: it must not run ahead holding every
+ * PNG until the writer gets to them. 48 incompressible 256x256 RGBA images (12 MiB of PNG) behind
+ * two million vertices: the export's extra memory stays under half the PNGs' bytes. */
+static void test_png_lookahead(const char *work)
+{
+    bk_scene *s = bk_scene_new();
+    CHECK(s != NULL);
+    if (!s) return;
+    enum { N = 48, W = 256 };
+    uint32_t seed = 2463534242u;
+    bool ok = true;
+    for (int i = 0; i < N && ok; i++) {
+        uint8_t *px = bk_malloc((size_t)W * W * 4);
+        ok = px != NULL;
+        for (size_t k = 0; ok && k < (size_t)W * W * 4; k++) {
+            seed ^= seed << 13, seed ^= seed >> 17, seed ^= seed << 5;
+            px[k] = (uint8_t)seed;
+        }
+        char name[16];
+        snprintf(name, sizeof name, "noise%d", i);
+        int32_t img, mat;
+        ok = ok && bk_scene_add_image(s, name, W, W, px, &img) == BK_OK;
+        ok = ok && bk_scene_add_material(s, name, &mat) == BK_OK;
+        if (ok) s->materials[mat].base_image = img;
+    }
+    int32_t mesh;
+    bk_primitive *p = NULL;
+    uint32_t first = 0, nv = 2u << 20;
+    ok = ok && bk_scene_add_mesh(s, "m", &mesh) == BK_OK &&
+         bk_mesh_add_primitive(&s->meshes[mesh], 0, BK_PRIM_TRIANGLES, BK_ATTR_NORMAL, &p) == BK_OK &&
+         bk_prim_add_vertices(p, nv, &first) == BK_OK;
+    for (uint32_t v = 0; ok && v < nv; v++) {
+        p->position[v * 3] = (float)(v % 1000), p->position[v * 3 + 1] = (float)(v / 1000), p->position[v * 3 + 2] = (float)(v % 3);
+        p->normal[v * 3 + 2] = 1.0f;
+    }
+    for (uint32_t v = 0; ok && v + 2 < nv; v += 3) ok = bk_prim_add_triangle(p, v, v + 1, v + 2) == BK_OK;
+    ok = ok && bk_scene_add_node(s, "n", -1, mesh, NULL) == BK_OK;
+    CHECK(ok);
+    char path[1100];
+    snprintf(path, sizeof path, "%s/lookahead.glb", work);
+    pthread_mutex_lock(&g_lock);
+    size_t before = g.bytes;
+    g.peak = g.bytes;
+    pthread_mutex_unlock(&g_lock);
+    bk_export_stats st;
+    CHECK(ok && bk_export_gltf(s, NULL, path, &st) == BK_OK && st.images == N);
+    size_t extra = g.peak - before, png = (size_t)N * W * W * 4;
+    printf("export of %d noise images behind %u vertices: %zu KiB above the scene at most (PNGs: %zu KiB)\n", N, nv,
+           extra >> 10, png >> 10);
+    CHECK(extra < png / 2);
+    remove(path);
+    bk_scene_free(s);
+}
+
 int main(int argc, char **argv)
 {
     const char *shared = argc > 1 ? argv[1] : "";
@@ -286,6 +348,8 @@ int main(int argc, char **argv)
         printf("%s: %ld allocations in a run\n", files[i], total);
     }
     CHECK(failures > 0);
+    test_png_lookahead(work);
+    CHECK(g.live == 0);
     CHECK(bk_set_allocator(NULL) == BK_OK);
     printf("%d files, %ld runs with a failing allocator, %ld of them failed cleanly\n", nf, points, failures);
     return CHECK_DONE();
