@@ -1,5 +1,8 @@
 /* convert and textures: the commands that write files. */
 #include <errno.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -90,6 +93,12 @@ int cmd_convert(int argc, char **argv)
     if (o.positional_count > 1 || in_dir || (ol && out[ol - 1] == '/') ||
         ((has_ext(o.positional[0], ".pk3") || has_ext(o.positional[0], ".zip")) && !strchr(o.positional[0], ':')))
         return cli_batch(&o);
+    /* one file: the library's second threads (a Quake 3 atlas's PNG, the exporter's PNGs, atlas
+     * packing) allocate from the main heap instead of a heap of their own, whose freed blocks the
+     * main thread would not reuse (100-250 KB more peak on a small map, one run in two) */
+#if defined(__GLIBC__) && defined(M_ARENA_MAX)
+    mallopt(M_ARENA_MAX, 1);
+#endif
     bool gltf = has_ext(out, ".glb") || has_ext(out, ".gltf"), obj = has_ext(out, ".obj"), dpm = has_ext(out, ".dpm");
     bool bsp = has_ext(out, ".bsp");
     if (!gltf && !obj && !dpm && !bsp)
