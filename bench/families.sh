@@ -5,7 +5,7 @@
 # single-file figures the speed issue names: validate of the largest Quake 3 map (Nexuiz
 # ons-reborn, when fetched) and of the LZMA-compressed Source maps, against cat; then convert's peak
 # memory (resident set, /usr/bin/time) per family as a ratio to the input, for files of 100 KB and
-# more (median of 3 runs each), above two bases: the process's start-up, and a conversion's fixed
+# more (median of 5 runs each), above two bases: the process's start-up, and a conversion's fixed
 # cost (converting the family's smallest file, a few KB). Both runs set BSPKIT_RESIDENT_CODE, which
 # makes every page of the program's code resident at start: the code a command runs (about 1 MiB,
 # shared with every other process of the program) is then part of the start-up base, not counted
@@ -96,7 +96,7 @@ def rss_kb(cmd):
     except (ValueError, IndexError):
         return None
 
-def rss_med(cmd, n=3):
+def rss_med(cmd, n=5):
     """median of n runs: a few hundred KB of resident set move between runs"""
     v = [k for k in (rss_kb(cmd) for _ in range(n)) if k is not None]
     return statistics.median(v) if v else None
