@@ -209,6 +209,15 @@ static void run_trials(trial_run *tr)
     }
 }
 
+/* x's best beats y's: a smaller area, then a smaller side, then tried first */
+static bool run_beats(const trial_run *x, const trial_run *y)
+{
+    if (x->best < 0 || y->best < 0) return x->best >= 0;
+    if (x->area != y->area) return x->area < y->area;
+    if (x->side != y->side) return x->side < y->side;
+    return x->best < y->best;
+}
+
 #ifdef BK_HAVE_PTHREAD
 static void *run_trials_thread(void *user)
 {
@@ -285,11 +294,7 @@ bk_result bk_atlas_pack(bk_atlas *a)
 #ifdef BK_HAVE_PTHREAD
     if (two) pthread_join(th, NULL);
 #endif
-    int best = run[0].best;
-    if (two && run[1].best >= 0 &&
-        (best < 0 || run[1].area < run[0].area ||
-         (run[1].area == run[0].area && (run[1].side < run[0].side || (run[1].side == run[0].side && run[1].best < best)))))
-        best = run[1].best;
+    int best = two && run_beats(&run[1], &run[0]) ? run[1].best : run[0].best;
     bk_result r = BK_ELIMIT;
     if (best >= 0) {
         uint32_t used = 0;
