@@ -93,7 +93,7 @@ typedef struct bk_primitive {
     float *normal;             /* 3 per vertex, or NULL */
     float *uv0;                /* 2 per vertex, or NULL */
     float *uv1;                /* 2 per vertex, or NULL */
-    float *color;              /* 4 per vertex, or NULL */
+    uint8_t *color;            /* 4 per vertex (RGBA, 255 = 1.0), or NULL */
     uint16_t *joints;          /* 4 per vertex, or NULL */
     float *weights;            /* 4 per vertex, or NULL */
     uint32_t index_count;
@@ -200,6 +200,9 @@ bk_result bk_mesh_add_primitive(bk_mesh *m, int32_t material, uint32_t mode, uin
  * The new vertices' attribute slots are zeroed (weights: 1,0,0,0). */
 bk_result bk_prim_add_vertices(bk_primitive *p, uint32_t n, uint32_t *first);
 bk_result bk_prim_add_indices(bk_primitive *p, const uint32_t *idx, uint32_t n);
+/* Room for `vertices` more vertices and `indices` more indices, allocated to that size at once: a
+ * builder that knows its counts saves the copies and spare room of growing by doubling. */
+bk_result bk_prim_reserve(bk_primitive *p, uint32_t vertices, uint32_t indices);
 bk_result bk_prim_add_triangle(bk_primitive *p, uint32_t a, uint32_t b, uint32_t c);
 /* Append a key/value to a node / material / scene extras list (copies both strings). */
 bk_result bk_kv_append(bk_kv **list, uint32_t *count, const char *key, const char *value);

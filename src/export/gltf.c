@@ -21,6 +21,7 @@
 #endif
 
 #define GL_FLOAT 5126
+#define GL_UNSIGNED_BYTE 5121
 #define GL_UNSIGNED_SHORT 5123
 #define GL_UNSIGNED_INT 5125
 #define GL_ARRAY_BUFFER 34962
@@ -169,6 +170,7 @@ static int add_accessor(gltf_writer *w, int view, int component_type, uint32_t c
     bk_buf *b = &w->accessors;
     json_key_num(b, w->accessor_count ? ",{\"bufferView\":" : "{\"bufferView\":", view);
     json_key_num(b, ",\"componentType\":", component_type);
+    if (component_type == GL_UNSIGNED_BYTE) json_str(b, ",\"normalized\":true"); /* colours: 255 = 1.0 */
     json_key_num(b, ",\"count\":", count);
     json_str(b, ",\"type\":\"");
     json_str(b, type_name(comps));
@@ -214,8 +216,11 @@ static int add_float_accessor(gltf_writer *w, const float *data, uint32_t count,
 static int add_prim_accessor(gltf_writer *w, const bk_primitive *p, int kind, uint32_t count, int comps,
                              const double *mn, const double *mx)
 {
-    int ct = kind == SEG_JTS || kind == SEG_IDX16 ? GL_UNSIGNED_SHORT : kind == SEG_IDX32 ? GL_UNSIGNED_INT : GL_FLOAT;
-    size_t size = ct == GL_UNSIGNED_SHORT ? 2 : 4;
+    int ct = kind == SEG_JTS || kind == SEG_IDX16 ? GL_UNSIGNED_SHORT
+             : kind == SEG_IDX32                 ? GL_UNSIGNED_INT
+             : kind == SEG_COL                   ? GL_UNSIGNED_BYTE
+                                                 : GL_FLOAT;
+    size_t size = ct == GL_UNSIGNED_SHORT ? 2 : ct == GL_UNSIGNED_BYTE ? 1 : 4;
     int target = kind == SEG_IDX16 || kind == SEG_IDX32 ? GL_ELEMENT_ARRAY_BUFFER : GL_ARRAY_BUFFER;
     int view = add_view(w, kind, p, NULL, (uint64_t)count * comps * size, target);
     return add_accessor(w, view, ct, count, comps, mn, mx);
@@ -247,7 +252,7 @@ static bool bad_element(const uint32_t *v, uint32_t per, uint32_t n)
     return bad;
 }
 
-/* The cleaned vertex i of p for attribute kind, into out (floats, or uint16 for SEG_JTS);
+/* The cleaned vertex i of p for attribute kind, into out (floats; uint16 for SEG_JTS, bytes for SEG_COL);
  * cl counts the values cleaned. */
 static void vertex_attr(const bk_xform *x, const bk_primitive *p, int kind, uint32_t i, void *out, uint64_t *cl)
 {
@@ -277,12 +282,7 @@ static void vertex_attr(const bk_xform *x, const bk_primitive *p, int kind, uint
         break;
     }
     case SEG_ZERO2: o[0] = o[1] = 0; break;
-    case SEG_COL:
-        for (int c = 0; c < 4; c++) {
-            float f = clean(p->color[(size_t)i * 4 + c], 1.0f, cl);
-            o[c] = f < 0 ? 0 : (f > 1 ? 1 : f);
-        }
-        break;
+    case SEG_COL: memcpy(out, p->color + (size_t)i * 4, 4); break;
     case SEG_JTS:
     case SEG_WTS: {
         float wts[4];
@@ -671,7 +671,7 @@ static void emit_segment(gltf_writer *w, const bin_seg *g, bin_sink *k)
     }
     default: {
         size_t size = g->kind == SEG_POS || g->kind == SEG_NRM ? 12 : g->kind == SEG_UV0 || g->kind == SEG_UV1 ||
-                      g->kind == SEG_ZERO2 ? 8 : g->kind == SEG_JTS ? 8 : 16;
+                      g->kind == SEG_ZERO2 ? 8 : g->kind == SEG_JTS ? 8 : g->kind == SEG_COL ? 4 : 16;
         /* through a local: the chunk can sit at any byte offset after a flush */
         float v[4];
         for (uint32_t i = 0; i < p->vertex_count; i++) {

@@ -335,6 +335,46 @@ static bk_result grow_attr(float **arr, uint32_t ncap, uint32_t comps)
     return BK_OK;
 }
 
+static bk_result grow_bytes(uint8_t **arr, uint32_t ncap, uint32_t per)
+{
+    uint8_t *n = bk_realloc(*arr, (size_t)ncap * per);
+    if (!n) return BK_ENOMEM;
+    *arr = n;
+    return BK_OK;
+}
+
+/* every vertex array of p to room for exactly nc vertices */
+static bk_result vertex_room(bk_primitive *p, uint32_t nc)
+{
+    BK_TRY(grow_attr(&p->position, nc, 3));
+    if (p->attrs & BK_ATTR_NORMAL) BK_TRY(grow_attr(&p->normal, nc, 3));
+    if (p->attrs & BK_ATTR_UV0) BK_TRY(grow_attr(&p->uv0, nc, 2));
+    if (p->attrs & BK_ATTR_UV1) BK_TRY(grow_attr(&p->uv1, nc, 2));
+    if (p->attrs & BK_ATTR_COLOR) BK_TRY(grow_bytes(&p->color, nc, 4));
+    if (p->attrs & BK_ATTR_SKIN) {
+        BK_TRY(grow_attr(&p->weights, nc, 4));
+        uint16_t *j = bk_realloc(p->joints, (size_t)nc * 4 * sizeof(uint16_t));
+        if (!j) return BK_ENOMEM;
+        p->joints = j;
+    }
+    p->vcap_ = nc;
+    return BK_OK;
+}
+
+bk_result bk_prim_reserve(bk_primitive *p, uint32_t vertices, uint32_t indices)
+{
+    if (vertices > UINT32_MAX - p->vertex_count || indices > UINT32_MAX - p->index_count) return BK_ELIMIT;
+    if (p->vertex_count + vertices > p->vcap_) BK_TRY(vertex_room(p, p->vertex_count + vertices));
+    uint32_t ni = p->index_count + indices;
+    if (ni > p->icap_) {
+        uint32_t *n = bk_realloc(p->indices, (size_t)ni * sizeof(uint32_t));
+        if (!n) return BK_ENOMEM;
+        p->indices = n;
+        p->icap_ = ni;
+    }
+    return BK_OK;
+}
+
 bk_result bk_prim_add_vertices(bk_primitive *p, uint32_t n, uint32_t *first)
 {
     if (n > UINT32_MAX - p->vertex_count) return BK_ELIMIT;
@@ -343,19 +383,7 @@ bk_result bk_prim_add_vertices(bk_primitive *p, uint32_t n, uint32_t *first)
         uint64_t ncap = p->vcap_ ? p->vcap_ : 64;
         while (ncap < need) ncap *= 2;
         if (ncap > UINT32_MAX) ncap = UINT32_MAX;
-        uint32_t nc = (uint32_t)ncap;
-        BK_TRY(grow_attr(&p->position, nc, 3));
-        if (p->attrs & BK_ATTR_NORMAL) BK_TRY(grow_attr(&p->normal, nc, 3));
-        if (p->attrs & BK_ATTR_UV0) BK_TRY(grow_attr(&p->uv0, nc, 2));
-        if (p->attrs & BK_ATTR_UV1) BK_TRY(grow_attr(&p->uv1, nc, 2));
-        if (p->attrs & BK_ATTR_COLOR) BK_TRY(grow_attr(&p->color, nc, 4));
-        if (p->attrs & BK_ATTR_SKIN) {
-            BK_TRY(grow_attr(&p->weights, nc, 4));
-            uint16_t *j = bk_realloc(p->joints, (size_t)nc * 4 * sizeof(uint16_t));
-            if (!j) return BK_ENOMEM;
-            p->joints = j;
-        }
-        p->vcap_ = nc;
+        BK_TRY(vertex_room(p, (uint32_t)ncap));
     }
     if (first) *first = p->vertex_count;
     if (n == 0) return BK_OK; /* the arrays may not exist yet: nothing to clear */
@@ -370,9 +398,7 @@ bk_result bk_prim_add_vertices(bk_primitive *p, uint32_t n, uint32_t *first)
         memset(p->joints + v0 * 4, 0, (size_t)n * 4 * sizeof(uint16_t));
         for (uint32_t i = p->vertex_count; i < need; i++) p->weights[i * 4] = 1.0f;
     }
-    if (p->attrs & BK_ATTR_COLOR)
-        for (uint32_t i = p->vertex_count; i < need; i++)
-            p->color[i * 4] = p->color[i * 4 + 1] = p->color[i * 4 + 2] = p->color[i * 4 + 3] = 1.0f;
+    if (p->attrs & BK_ATTR_COLOR) memset(p->color + v0 * 4, 255, (size_t)n * 4);
     p->vertex_count = need;
     return BK_OK;
 }
@@ -395,7 +421,7 @@ void bk_scene_shrink(bk_scene *s)
                 shrink_to((void **)&p->normal, v * 3 * sizeof(float));
                 shrink_to((void **)&p->uv0, v * 2 * sizeof(float));
                 shrink_to((void **)&p->uv1, v * 2 * sizeof(float));
-                shrink_to((void **)&p->color, v * 4 * sizeof(float));
+                shrink_to((void **)&p->color, v * 4);
                 shrink_to((void **)&p->weights, v * 4 * sizeof(float));
                 shrink_to((void **)&p->joints, v * 4 * sizeof(uint16_t));
                 p->vcap_ = (uint32_t)v;
@@ -411,7 +437,16 @@ bk_result bk_prim_add_indices(bk_primitive *p, const uint32_t *idx, uint32_t n)
 {
     if (n == 0) return BK_OK; /* memcpy from/to NULL is undefined even for 0 bytes */
     if (n > UINT32_MAX - p->index_count) return BK_ELIMIT;
-    BK_TRY(bk_grow((void **)&p->indices, &p->icap_, p->index_count + n, sizeof(uint32_t)));
+    uint32_t need = p->index_count + n;
+    if (need > p->icap_) { /* doubling; the spare room is not cleared (untouched pages cost nothing) */
+        uint64_t ncap = p->icap_ ? (uint64_t)p->icap_ * 2 : 64;
+        while (ncap < need) ncap *= 2;
+        if (ncap > UINT32_MAX) ncap = UINT32_MAX;
+        uint32_t *ni = bk_realloc(p->indices, (size_t)ncap * sizeof(uint32_t));
+        if (!ni) return BK_ENOMEM;
+        p->indices = ni;
+        p->icap_ = (uint32_t)ncap;
+    }
     memcpy(p->indices + p->index_count, idx, (size_t)n * sizeof(uint32_t));
     p->index_count += n;
     return BK_OK;

@@ -2,7 +2,7 @@
 """Checks the displacement blends of a converted Source map against the map itself, read here
 independently of bspkit (standard library only, LZMA lumps through vbsp_ref.lzma_lump):
 every displacement of the world whose material is a WorldVertexTransition material must reach the
-glTF with COLOR_0 = (1, 1, 1, alpha / 255), alpha from its DISP_VERTS entries (in the engine's
+glTF with COLOR_0 = (1, 1, 1, alpha / 255) (normalized bytes: within half a step), alpha from its DISP_VERTS entries (in the engine's
 grid order), in the primitive of that material; the material names $basetexture2's texture in
 extras.blendTexture (with blendFactor "COLOR_0.a") when that texture was found.
 usage: blend_check.py MAP.bsp OUT.gltf  (prints a summary; exit 1 on a mismatch)"""
@@ -37,8 +37,13 @@ blob = open(binpath, "rb").read()
 def accessor(i):
     a = g["accessors"][i]
     v = g["bufferViews"][a["bufferView"]]
-    assert a["componentType"] == 5126 and a["type"] == "VEC4", a
+    assert a["type"] == "VEC4", a
     o = v.get("byteOffset", 0) + a.get("byteOffset", 0)
+    if a["componentType"] == 5121:  # normalized unsigned bytes
+        assert a.get("normalized"), a
+        stride = v.get("byteStride", 4)
+        return [tuple(x / 255.0 for x in blob[o + k * stride:o + k * stride + 4]) for k in range(a["count"])]
+    assert a["componentType"] == 5126, a
     stride = v.get("byteStride", 16)
     return [struct.unpack_from("<4f", blob, o + k * stride) for k in range(a["count"])]
 
@@ -74,7 +79,8 @@ for mi in sorted(wvt):
         continue
     for k, (c, a) in enumerate(zip(got, want)):
         exp = min(max(a / 255.0, 0.0), 1.0)
-        if abs(c[3] - exp) > 1e-6 or any(abs(x - 1.0) > 1e-6 for x in c[:3]):
+        # stored as a byte: within half a step of the map's alpha
+        if abs(c[3] - exp) > 0.5 / 255 + 1e-6 or any(abs(x - 1.0) > 1e-6 for x in c[:3]):
             print("%s vertex %d: COLOR_0 %s, dispverts alpha %g" % (name, k, c, a))
             bad += 1
             break

@@ -265,6 +265,12 @@ static void vtx_from(vtx *o, const bk_q3_vertex *v)
     for (int k = 0; k < 4; k++) o->c[k] = v->color[k] / 255.0f;
 }
 
+/* a colour component of 0-1 (exact for the file's bytes, rounded where a patch interpolates) */
+static uint8_t unit_byte(float f)
+{
+    return (uint8_t)(f > 0 ? (f < 1 ? f * 255.0f + 0.5f : 255) : 0);
+}
+
 static void put_vertex(q3_builder *b, bk_primitive *p, uint32_t at, const vtx *v, const page_rect *pg)
 {
     memcpy(p->position + (size_t)at * 3, v->xyz, 12);
@@ -284,10 +290,10 @@ static void put_vertex(q3_builder *b, bk_primitive *p, uint32_t at, const vtx *v
             uint8_t c[3];
             for (int k = 0; k < 3; k++) c[k] = (uint8_t)(v->c[k] * 255.0f + 0.5f);
             bk_q3_color_shift(c, gain);
-            for (int k = 0; k < 3; k++) p->color[(size_t)at * 4 + k] = c[k] / 255.0f;
-            p->color[(size_t)at * 4 + 3] = v->c[3];
+            memcpy(p->color + (size_t)at * 4, c, 3);
+            p->color[(size_t)at * 4 + 3] = unit_byte(v->c[3]);
         } else {
-            memcpy(p->color + (size_t)at * 4, v->c, 16);
+            for (int k = 0; k < 4; k++) p->color[(size_t)at * 4 + k] = unit_byte(v->c[k]);
         }
     }
 }
@@ -413,9 +419,9 @@ static bk_result emit_flare(q3_builder *b, bk_primitive *p, const bk_q3_surface 
     if (p->color) {
         for (int k = 0; k < 3; k++) {
             float c = s->lm_vecs[0][k];
-            p->color[(size_t)at * 4 + k] = c > 0 && c <= 1 ? c : (c > 1 ? 1.0f : 0.0f);
+            p->color[(size_t)at * 4 + k] = unit_byte(c); /* NaN: 0 */
         }
-        p->color[(size_t)at * 4 + 3] = 1.0f;
+        p->color[(size_t)at * 4 + 3] = 255;
     }
     return BK_OK;
 }

@@ -493,7 +493,12 @@ static bk_result build_model_mesh(builder *B, const lm_state *lm, uint32_t mi, c
             bk_primitive *p;
             r = bk_mesh_add_primitive(&B->s->meshes[mesh], mat, BK_PRIM_TRIANGLES,
                                       BK_ATTR_NORMAL | BK_ATTR_UV0 | (lit ? BK_ATTR_UV1 : 0), &p);
-            for (; r == BK_OK && k < nref && refs[k].mat == mat; k++) r = emit_face(B, lit ? lm : NULL, p, refs[k].face, aw, ah);
+            /* the material's faces' room at once (fans: n vertices, n - 2 triangles a face) */
+            uint64_t nv = 0;
+            uint32_t end = k;
+            for (; end < nref && refs[end].mat == mat; end++) nv += q->faces[refs[end].face].edge_count;
+            if (r == BK_OK && nv <= UINT32_MAX / 3) r = bk_prim_reserve(p, (uint32_t)nv, (uint32_t)(nv * 3 - (end - k) * 6));
+            for (; r == BK_OK && k < end; k++) r = emit_face(B, lit ? lm : NULL, p, refs[k].face, aw, ah);
         }
         if (r == BK_OK) *mesh_out = mesh;
     }

@@ -827,9 +827,8 @@ static bk_result emit_disp(sb *b, bk_primitive *pr, uint32_t fi)
                 if (lm) lm_uv_param(b, fi, u, t, &pr->uv1[vi * 2]);
                 else pr->uv1[vi * 2] = pr->uv1[vi * 2 + 1] = 0;
             }
-            float a = dv->alpha / 255.0f;
-            pr->color[vi * 4 + 0] = pr->color[vi * 4 + 1] = pr->color[vi * 4 + 2] = 1.0f;
-            pr->color[vi * 4 + 3] = a < 0 ? 0 : (a > 1 ? 1 : a);
+            float a = dv->alpha; /* 0-255, rounded; RGB is white already; NaN: opaque */
+            pr->color[vi * 4 + 3] = (uint8_t)(isnan(a) ? 255 : a > 0 ? (a < 255 ? a + 0.5f : 255) : 0);
         }
     }
     /* the winding that faces the base face's plane normal */
