@@ -291,17 +291,27 @@ int cmd_entities(int argc, char **argv)
         cJSON *arr = cJSON_CreateArray();
         for (uint32_t i = 0; i < es->count; i++) {
             cJSON *e = cJSON_CreateObject();
-            for (uint32_t k = 0; k < es->items[i].pair_count; k++) {
-                const bk_kv *kv = &es->items[i].pairs[k];
+            const bk_entity *en = &es->items[i];
+            uint8_t *last = bk_malloc(en->pair_count ? en->pair_count : 1);
+            if (!last || bk_kv_last(en->pairs, en->pair_count, last) != BK_OK) {
+                bk_free(last);
+                cJSON_Delete(e);
+                cJSON_Delete(arr);
+                bk_file_free(f);
+                bk_free(owned);
+                fprintf(stderr, "bspkit entities: %s: out of memory\n", o.positional[0]);
+                return EXIT_BAD_INPUT;
+            }
+            for (uint32_t k = 0; k < en->pair_count; k++) {
+                if (!last[k]) continue; /* a later pair has this key: its value wins */
+                const bk_kv *kv = &en->pairs[k];
                 /* JSON is UTF-8; map text is 8-bit */
                 char *ku = bk_utf8_from_8bit(kv->key), *vu = bk_utf8_from_8bit(kv->value);
-                if (ku && vu) {
-                    if (cJSON_HasObjectItem(e, ku)) cJSON_DeleteItemFromObjectCaseSensitive(e, ku);
-                    cJSON_AddStringToObject(e, ku, vu);
-                }
+                if (ku && vu) cJSON_AddStringToObject(e, ku, vu);
                 bk_free(ku);
                 bk_free(vu);
             }
+            bk_free(last);
             cJSON_AddItemToArray(arr, e);
         }
         cli_print_json(arr);

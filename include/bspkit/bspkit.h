@@ -206,6 +206,10 @@ typedef struct bk_entities {
 
 /* Last value of key in e (engines let later duplicates win), or NULL. */
 const char *bk_entity_get(const bk_entity *e, const char *key);
+/* For writing key/values as a JSON object, where a key appears once: last[i] = 1 where no later
+ * pair has pair i's key (the value the engines use), else 0. Linear time (hashed), so an entity
+ * with very many keys costs no more than its size. BK_ENOMEM if its table cannot be allocated. */
+bk_result bk_kv_last(const bk_kv *kv, uint32_t n, uint8_t *last);
 
 typedef struct bk_lump_info {
     char name[32];

@@ -122,6 +122,40 @@ done:
     return r;
 }
 
+bk_result bk_kv_last(const bk_kv *kv, uint32_t n, uint8_t *last)
+{
+    if (n <= 16) { /* the usual entity: a table costs more than the pairs */
+        for (uint32_t i = 0; i < n; i++) {
+            last[i] = 1;
+            for (uint32_t j = i + 1; j < n && last[i]; j++) last[i] = strcmp(kv[i].key, kv[j].key) != 0;
+        }
+        return BK_OK;
+    }
+    /* open addressing over the pairs' indices, filled from the end: a key already in the table
+     * has a later pair */
+    size_t cap = 32;
+    while (cap < (size_t)n * 2) cap *= 2;
+    uint32_t *slot = bk_malloc(cap * sizeof *slot);
+    if (!slot) return BK_ENOMEM;
+    memset(slot, 0xff, cap * sizeof *slot);
+    for (uint32_t i = n; i-- > 0;) {
+        uint32_t h = 2166136261u; /* FNV-1a */
+        for (const unsigned char *c = (const unsigned char *)kv[i].key; *c; c++) h = (h ^ *c) * 16777619u;
+        size_t at = h & (cap - 1);
+        last[i] = 1;
+        while (slot[at] != UINT32_MAX) {
+            if (strcmp(kv[slot[at]].key, kv[i].key) == 0) {
+                last[i] = 0;
+                break;
+            }
+            at = (at + 1) & (cap - 1);
+        }
+        if (last[i]) slot[at] = i;
+    }
+    bk_free(slot);
+    return BK_OK;
+}
+
 const char *bk_entity_get(const bk_entity *e, const char *key)
 {
     const char *v = NULL;

@@ -69,6 +69,35 @@ static void test_numbers(void)
     setlocale(LC_NUMERIC, "C");
 }
 
+/* one key per JSON object, the last value winning: small entities (pairwise) and large ones
+ * (hashed) must give the same flags */
+static void test_kv_last(void)
+{
+    enum { N = 5000 };
+    static bk_kv kv[N];
+    static char keys[N][16];
+    static uint8_t last[N];
+    for (uint32_t i = 0; i < N; i++) {
+        /* keys k0..k999 five times over, plus the first pair's key once more at the very end */
+        snprintf(keys[i], sizeof keys[i], "k%u", i == N - 1 ? 0 : i % 1000);
+        kv[i].key = keys[i];
+        kv[i].value = keys[i];
+    }
+    for (uint32_t n = 0; n <= N; n += n < 40 ? 1 : 997) {
+        memset(last, 7, sizeof last);
+        CHECK(bk_kv_last(kv, n, last) == BK_OK);
+        uint32_t bad = 0, kept = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            bool later = false;
+            for (uint32_t j = i + 1; j < n && !later; j++) later = strcmp(kv[i].key, kv[j].key) == 0;
+            bad += last[i] != !later;
+            kept += last[i] == 1;
+        }
+        CHECK(bad == 0);
+        CHECK(kept == (n < 1000 ? n : 1000));
+    }
+}
+
 /* one rule set for entities -> nodes, whatever the family */
 static void test_entity_nodes(void)
 {
@@ -881,6 +910,7 @@ int main(int argc, char **argv)
     /* outputs go to the work folder ctest gives, else the temporary folder (never the checkout) */
     const char *work = argc > 3 ? argv[3] : (getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
     test_entities();
+    test_kv_last();
     test_numbers();
     test_limits();
     test_atlas_limit(SOURCE_DIR);
