@@ -55,6 +55,7 @@ typedef struct gltf_writer {
     uint64_t bin_size;
     cJSON *root;
     bk_buf views, accessors;          /* the bufferViews and accessors arrays' JSON, without [ ] */
+    bk_buf tail;                      /* ,"nodes":[...],"scenes":[...],"scene":0 */
     bk_export_stats st;
     bk_result err;
     int png_level;
@@ -233,14 +234,28 @@ static float clean(float v, float dflt, uint64_t *n)
     return dflt;
 }
 
+/* last[i] for the pairs of kv (see bk_kv_last), in small when they fit; NULL when out of memory */
+static uint8_t *kv_last_flags(const bk_kv *kv, uint32_t n, uint8_t small[64])
+{
+    uint8_t *last = n <= 64 ? small : bk_malloc(n);
+    if (last && bk_kv_last(kv, n, last) != BK_OK) {
+        if (last != small) bk_free(last);
+        last = NULL;
+    }
+    return last;
+}
+
 static cJSON *kv_object(const bk_kv *kv, uint32_t n)
 {
     /* later duplicates win, as in the engines' entity parsers */
     cJSON *o = cJSON_CreateObject();
+    uint8_t small[64], *last = kv_last_flags(kv, n, small);
     for (uint32_t i = 0; i < n; i++) {
-        if (cJSON_HasObjectItem(o, kv[i].key)) cJSON_DeleteItemFromObjectCaseSensitive(o, kv[i].key);
+        if (last && !last[i]) continue;
+        if (!last) cJSON_DeleteItemFromObjectCaseSensitive(o, kv[i].key); /* no memory for the flags */
         cJSON_AddStringToObject(o, kv[i].key, kv[i].value);
     }
+    if (last != small) bk_free(last);
     return o;
 }
 
@@ -932,50 +947,123 @@ static bool is_identity_trs(const bk_node *n)
            n->scale[1] == 1 && n->scale[2] == 1;
 }
 
+/* An object of key/value pairs, later duplicates winning as in the engines' entity parsers: a key
+ * is written at its last occurrence (what cJSON's delete-and-add gave). */
+static void kv_text(bk_buf *b, const bk_kv *kv, uint32_t n)
+{
+    uint8_t small[64], *last = kv_last_flags(kv, n, small);
+    if (!last) {
+        b->failed = true;
+        return;
+    }
+    bk_buf_append(b, "{", 1);
+    bool first = true;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!last[i]) continue;
+        if (!first) bk_buf_append(b, ",", 1);
+        first = false;
+        bk_json_str(b, kv[i].key);
+        bk_buf_append(b, ":", 1);
+        bk_json_str(b, kv[i].value);
+    }
+    bk_buf_append(b, "}", 1);
+    if (last != small) bk_free(last);
+}
+
+static void json_nums(bk_buf *b, const char *key, const float *v, int n)
+{
+    json_str(b, key);
+    for (int c = 0; c < n; c++) {
+        if (c) json_str(b, ",");
+        bk_json_num(b, v[c]);
+    }
+    json_str(b, "]");
+}
+
+/* nodes, scenes and scene, written as text into w->tail (a map's entities with their key/values
+ * are most of its JSON: a tree of them took several times the memory) */
 static void write_nodes(gltf_writer *w, const int32_t *mesh_map)
 {
     const bk_scene *s = w->s;
-    cJSON *nodes = cJSON_AddArrayToObject(w->root, "nodes");
-    cJSON *scene_nodes = cJSON_CreateArray();
-    for (uint32_t i = 0; i < s->node_count; i++) {
-        const bk_node *n = &s->nodes[i];
-        cJSON *o = cJSON_CreateObject();
-        if (n->name && *n->name) cJSON_AddStringToObject(o, "name", n->name);
-        if (!is_identity_trs(n)) {
+    bk_buf *b = &w->tail;
+    uint32_t n = s->node_count;
+    /* each node's children (the later nodes naming it as parent), in order, without a scan per node */
+    int32_t *head = bk_malloc(((size_t)n + 1) * sizeof(int32_t)), *next = bk_malloc(((size_t)n + 1) * sizeof(int32_t));
+    if (!head || !next) {
+        bk_free(head);
+        bk_free(next);
+        w->err = BK_ENOMEM;
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++) head[i] = -1;
+    for (uint32_t j = n; j-- > 0;) {
+        int32_t p = s->nodes[j].parent;
+        next[j] = -1;
+        if (p >= 0 && (uint32_t)p < j) next[j] = head[p], head[p] = (int32_t)j;
+    }
+    json_str(b, ",\"nodes\":[");
+    for (uint32_t i = 0; i < n; i++) {
+        const bk_node *nd = &s->nodes[i];
+        json_str(b, i ? ",{" : "{");
+        bool more = false; /* a key written before in this object */
+        if (nd->name && *nd->name) {
+            json_str(b, "\"name\":");
+            bk_json_str(b, nd->name);
+            more = true;
+        }
+        if (!is_identity_trs(nd)) {
             float t[3], q[4], sc[3], tin[3];
-            for (int c = 0; c < 3; c++) tin[c] = isfinite(n->translation[c]) ? n->translation[c] : 0;
+            for (int c = 0; c < 3; c++) tin[c] = isfinite(nd->translation[c]) ? nd->translation[c] : 0;
             bk_xf_point(&w->x, tin, t);
-            bk_xf_quat(&w->x, n->rotation, q);
+            bk_xf_quat(&w->x, nd->rotation, q);
             float sin_[3];
-            for (int c = 0; c < 3; c++) sin_[c] = isfinite(n->scale[c]) && n->scale[c] != 0 ? n->scale[c] : 1;
+            for (int c = 0; c < 3; c++) sin_[c] = isfinite(nd->scale[c]) && nd->scale[c] != 0 ? nd->scale[c] : 1;
             bk_xf_scale(&w->x, sin_, sc);
-            double dt[3] = {t[0], t[1], t[2]}, dq[4] = {q[0], q[1], q[2], q[3]}, ds[3] = {sc[0], sc[1], sc[2]};
-            cJSON_AddItemToObject(o, "translation", cJSON_CreateDoubleArray(dt, 3));
-            cJSON_AddItemToObject(o, "rotation", cJSON_CreateDoubleArray(dq, 4));
-            cJSON_AddItemToObject(o, "scale", cJSON_CreateDoubleArray(ds, 3));
+            json_nums(b, more ? ",\"translation\":[" : "\"translation\":[", t, 3);
+            json_nums(b, ",\"rotation\":[", q, 4);
+            json_nums(b, ",\"scale\":[", sc, 3);
+            more = true;
         }
-        if (n->mesh >= 0 && (uint32_t)n->mesh < s->mesh_count && mesh_map[n->mesh] >= 0) {
-            cJSON_AddNumberToObject(o, "mesh", mesh_map[n->mesh]);
-            if (n->skin >= 0 && (uint32_t)n->skin < s->skin_count) cJSON_AddNumberToObject(o, "skin", n->skin);
+        if (nd->mesh >= 0 && (uint32_t)nd->mesh < s->mesh_count && mesh_map[nd->mesh] >= 0) {
+            json_key_num(b, more ? ",\"mesh\":" : "\"mesh\":", mesh_map[nd->mesh]);
+            if (nd->skin >= 0 && (uint32_t)nd->skin < s->skin_count) json_key_num(b, ",\"skin\":", nd->skin);
+            more = true;
         }
-        cJSON *children = NULL;
-        for (uint32_t j = i + 1; j < s->node_count; j++)
-            if (s->nodes[j].parent == (int32_t)i) {
-                if (!children) children = cJSON_AddArrayToObject(o, "children");
-                cJSON_AddItemToArray(children, cJSON_CreateNumber(j));
+        if (head[i] >= 0) {
+            json_str(b, more ? ",\"children\":[" : "\"children\":[");
+            for (int32_t j = head[i]; j >= 0; j = next[j]) {
+                if (j != head[i]) json_str(b, ",");
+                bk_json_num(b, j);
             }
-        if (n->extra_count) cJSON_AddItemToObject(o, "extras", kv_object(n->extras, n->extra_count));
-        cJSON_AddItemToArray(nodes, o);
-        if (n->parent < 0 || n->parent >= (int32_t)i) cJSON_AddItemToArray(scene_nodes, cJSON_CreateNumber(i));
+            json_str(b, "]");
+            more = true;
+        }
+        if (nd->extra_count) {
+            json_str(b, more ? ",\"extras\":" : "\"extras\":");
+            kv_text(b, nd->extras, nd->extra_count);
+        }
+        json_str(b, "}");
         w->st.nodes++;
     }
-    cJSON *scenes = cJSON_AddArrayToObject(w->root, "scenes");
-    cJSON *sc = cJSON_CreateObject();
-    cJSON_AddStringToObject(sc, "name", s->name ? s->name : "scene");
-    cJSON_AddItemToObject(sc, "nodes", scene_nodes);
-    if (s->extra_count) cJSON_AddItemToObject(sc, "extras", kv_object(s->extras, s->extra_count));
-    cJSON_AddItemToArray(scenes, sc);
-    cJSON_AddNumberToObject(w->root, "scene", 0);
+    json_str(b, "],\"scenes\":[{\"name\":");
+    bk_json_str(b, s->name ? s->name : "scene");
+    json_str(b, ",\"nodes\":[");
+    bool any = false;
+    for (uint32_t i = 0; i < n; i++)
+        if (s->nodes[i].parent < 0 || s->nodes[i].parent >= (int32_t)i) {
+            if (any) json_str(b, ",");
+            bk_json_num(b, i);
+            any = true;
+        }
+    json_str(b, "]");
+    if (s->extra_count) {
+        json_str(b, ",\"extras\":");
+        kv_text(b, s->extras, s->extra_count);
+    }
+    json_str(b, "}],\"scene\":0");
+    bk_free(head);
+    bk_free(next);
+    if (b->failed && !w->err) w->err = BK_ENOMEM;
 }
 
 static void write_skins(gltf_writer *w)
@@ -1176,9 +1264,9 @@ static bk_result gltf_make(const bk_scene *s, const bk_export_options *opt, cons
         if (bin_uri) cJSON_AddStringToObject(b, "uri", bin_uri);
         cJSON_AddItemToArray(buffers, b);
     }
-    if (r == BK_OK && (w.views.failed || w.accessors.failed)) r = BK_ENOMEM;
+    if (r == BK_OK && (w.views.failed || w.accessors.failed || w.tail.failed)) r = BK_ENOMEM;
     if (r == BK_OK && w.bin_size > UINT32_MAX - 4096) r = BK_ELIMIT;
-    /* the tree's text, then the two arrays written as text, last as they always were */
+    /* the tree's text, then the parts written as text: nodes and scenes, bufferViews, accessors */
     char *tree = r == BK_OK ? cJSON_PrintUnformatted(w.root) : NULL;
     if (r == BK_OK && !tree) r = BK_ENOMEM;
     cJSON_Delete(w.root);
@@ -1187,10 +1275,12 @@ static bk_result gltf_make(const bk_scene *s, const bk_export_options *opt, cons
     if (r == BK_OK) {
         bk_buf j = {0};
         size_t tn = strlen(tree);
-        bk_buf_reserve(&j, tn + w.views.size + w.accessors.size + 40);
+        bk_buf_reserve(&j, tn + w.tail.size + w.views.size + w.accessors.size + 40);
         bk_buf_append(&j, tree, tn ? tn - 1 : 0); /* without its closing brace */
         cJSON_free(tree);
         tree = NULL;
+        bk_buf_append(&j, w.tail.data, w.tail.size);
+        bk_buf_free(&w.tail);
         if (w.view_count) {
             json_str(&j, ",\"bufferViews\":[");
             bk_buf_append(&j, w.views.data, w.views.size);
@@ -1212,6 +1302,7 @@ static bk_result gltf_make(const bk_scene *s, const bk_export_options *opt, cons
         }
     }
     cJSON_free(tree);
+    bk_buf_free(&w.tail);
     bk_buf_free(&w.views);
     bk_buf_free(&w.accessors);
     bk_free(tex_of_image);
@@ -1250,30 +1341,39 @@ static bk_result glb_emit(const char *json, gltf_writer *w, bk_write_fn write, v
     return r;
 }
 
+/* Deferred mode, once the buffer is written: the number of placeholder c (its k-th of that kind),
+ * as PH_WIDTH characters, right-aligned. */
+static bk_result ph_number(const gltf_writer *w, unsigned char c, uint32_t *k_ofs, uint32_t *k_len,
+                           char num[PH_WIDTH + 1])
+{
+    if (w->png_views > w->seg_count) return BK_EIO;
+    uint64_t v;
+    if (c == 1) {
+        v = w->bin_size;
+    } else {
+        uint32_t *k = c == 2 ? k_ofs : k_len;
+        if (*k >= w->png_views) return BK_EIO;
+        const bin_seg *g = &w->segs[w->seg_count - w->png_views + (*k)++];
+        if (g->kind != SEG_PNG) return BK_EIO;
+        v = c == 2 ? g->ofs : g->bytes;
+    }
+    if (v > UINT32_MAX) return BK_EIO;
+    snprintf(num, PH_WIDTH + 1, "%*llu", PH_WIDTH, (unsigned long long)v);
+    return BK_OK;
+}
+
 /* Deferred mode, once the buffer is written: each placeholder in json (n bytes) gets its number. */
 static bk_result fill_placeholders(const gltf_writer *w, char *json, size_t n)
 {
     _Static_assert(sizeof PH_BUFFER_LENGTH - 1 == PH_WIDTH && sizeof PH_VIEW_OFFSET - 1 == PH_WIDTH &&
                        sizeof PH_VIEW_LENGTH - 1 == PH_WIDTH,
                    "placeholders are PH_WIDTH wide");
-    if (w->png_views > w->seg_count) return BK_EIO;
-    uint32_t first = w->seg_count - w->png_views, k_ofs = 0, k_len = 0;
+    uint32_t k_ofs = 0, k_len = 0;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)json[i];
         if (c < 1 || c > 3) continue;
-        uint64_t v;
-        if (c == 1) {
-            v = w->bin_size;
-        } else {
-            uint32_t *k = c == 2 ? &k_ofs : &k_len;
-            if (*k >= w->png_views) return BK_EIO;
-            const bin_seg *g = &w->segs[first + (*k)++];
-            if (g->kind != SEG_PNG) return BK_EIO;
-            v = c == 2 ? g->ofs : g->bytes;
-        }
-        char num[24];
-        if (v > UINT32_MAX || n - i < PH_WIDTH) return BK_EIO;
-        snprintf(num, sizeof num, "%*llu", PH_WIDTH, (unsigned long long)v);
+        char num[PH_WIDTH + 1];
+        if (n - i < PH_WIDTH || ph_number(w, c, &k_ofs, &k_len, num) != BK_OK) return BK_EIO;
         memcpy(json + i, num, PH_WIDTH);
         i += PH_WIDTH - 1;
     }
@@ -1281,11 +1381,13 @@ static bk_result fill_placeholders(const gltf_writer *w, char *json, size_t n)
 }
 
 /* A .glb into a file, PNGs written as they are encoded: header, JSON with placeholders, the BIN
- * chunk; then the header's lengths and the JSON's numbers written over their places. */
-static bk_result glb_emit_file(char *json, gltf_writer *w, bk_atomic_file *af, uint64_t *bytes)
+ * chunk; then the header's lengths and the placeholders' numbers written over their places. The
+ * JSON is freed (*json = NULL) once written: only where its placeholders are is kept while the
+ * buffer is written (peak memory). */
+static bk_result glb_emit_file(char **json, gltf_writer *w, bk_atomic_file *af, uint64_t *bytes)
 {
-    /* the JSON is written as it is, padded with spaces to 4 bytes, and filled in place after */
-    size_t n = strlen(json), jlen = (n + 3) & ~(size_t)3;
+    /* the JSON is written as it is, padded with spaces to 4 bytes */
+    size_t n = strlen(*json), jlen = (n + 3) & ~(size_t)3;
     bool has_bin = w->bin_size || w->png_views;
     uint8_t hdr[20], bh[8] = {0, 0, 0, 0, 'B', 'I', 'N', 0};
     memcpy(hdr, "glTF", 4);
@@ -1294,18 +1396,38 @@ static bk_result glb_emit_file(char *json, gltf_writer *w, bk_atomic_file *af, u
     bk_wr_u32le(hdr + 12, (uint32_t)jlen);
     memcpy(hdr + 16, "JSON", 4);
     bk_result r = BK_OK;
-    if (jlen > UINT32_MAX || !bk_atomic_write(af, hdr, 20) || !bk_atomic_write(af, json, n) ||
+    if (jlen > UINT32_MAX || !bk_atomic_write(af, hdr, 20) || !bk_atomic_write(af, *json, n) ||
         !bk_atomic_write(af, "   ", jlen - n))
         r = BK_EIO;
+    /* the placeholders: one buffer length and two per PNG view */
+    size_t ph_cap = (size_t)w->png_views * 2 + 1, ph_n = 0;
+    uint32_t *ph_at = r == BK_OK ? bk_malloc(ph_cap * sizeof *ph_at) : NULL;
+    if (r == BK_OK && !ph_at) r = BK_ENOMEM;
+    for (size_t i = 0; r == BK_OK && i < n; i++) {
+        unsigned char c = (unsigned char)(*json)[i];
+        if (c < 1 || c > 3) continue;
+        if (ph_n == ph_cap || n - i < PH_WIDTH) r = BK_EIO;
+        else ph_at[ph_n++] = (uint32_t)i | (uint32_t)c << 30; /* n < 2^30: checked below */
+        i += PH_WIDTH - 1;
+    }
+    if (r == BK_OK && n >= (size_t)1 << 30) r = BK_ELIMIT;
+    bk_free(*json);
+    *json = NULL;
     if (r == BK_OK && has_bin) r = bk_atomic_write(af, bh, 8) ? emit_bin(w, bk_atomic_write, af) : BK_EIO;
-    if (r == BK_OK) r = fill_placeholders(w, json, n);
+    uint32_t k_ofs = 0, k_len = 0;
+    for (size_t k = 0; r == BK_OK && k < ph_n; k++) {
+        char num[PH_WIDTH + 1];
+        r = ph_number(w, (unsigned char)(ph_at[k] >> 30), &k_ofs, &k_len, num);
+        if (r == BK_OK && !bk_atomic_pwrite(af, 20 + (ph_at[k] & 0x3fffffffu), num, PH_WIDTH)) r = BK_EIO;
+    }
+    bk_free(ph_at);
+    if (r == BK_OK && (k_ofs != w->png_views || k_len != w->png_views)) r = BK_EIO;
     uint64_t total = 12 + 8 + (uint64_t)jlen + (has_bin ? 8 + w->bin_size : 0);
     if (r == BK_OK && total > UINT32_MAX) r = BK_ELIMIT;
     if (r == BK_OK) {
         bk_wr_u32le(hdr + 8, (uint32_t)total);
         bk_wr_u32le(bh, (uint32_t)w->bin_size);
-        if (!bk_atomic_pwrite(af, 0, hdr, 20) || !bk_atomic_pwrite(af, 20, json, n) ||
-            (has_bin && !bk_atomic_pwrite(af, 20 + (uint64_t)jlen, bh, 8)))
+        if (!bk_atomic_pwrite(af, 0, hdr, 20) || (has_bin && !bk_atomic_pwrite(af, 20 + (uint64_t)jlen, bh, 8)))
             r = BK_EIO;
     }
     if (bytes) *bytes = total;
@@ -1372,7 +1494,7 @@ bk_result bk_export_gltf(const bk_scene *s, const bk_export_options *opt, const 
     if (r == BK_OK && glb) {
         r = bk_atomic_open(&af, path);
         if (r == BK_OK) {
-            r = glb_emit_file(json, &w, &af, &w.st.bytes);
+            r = glb_emit_file(&json, &w, &af, &w.st.bytes);
             bk_result c = bk_atomic_close(&af, r == BK_OK);
             if (r == BK_OK) r = c;
         }

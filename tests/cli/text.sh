@@ -27,6 +27,27 @@ import json, struct, sys
 b = open(sys.argv[1], "rb").read()
 n = struct.unpack("<I", b[12:16])[0]
 assert "Qu\u00e4ke" in b[20:20 + n].decode("utf-8")' "$WORK/latin1.glb"
+# an entity with 100000 pairs, every key twice: one key per JSON object with its later value, in
+# --json and in the glTF's node extras (a pairwise check took minutes here)
+python3 -c '
+print("{\n\"classname\" \"worldspawn\"")
+for r in range(2):
+    for i in range(50000): print("\"k%d\" \"v%d_%d\"" % (i, i, r))
+print("}")' > "$WORK/many.ent"
+expect_exit 0 "$CLI" entities "$SRC" --import "$WORK/many.ent" -o "$WORK/many.bsp"
+"$CLI" entities --json "$WORK/many.bsp" > "$WORK/many.json"
+check "a key given twice keeps its later value (100000 pairs)" python3 -c '
+import json, sys
+e = json.load(open(sys.argv[1]))
+assert len(e) == 1 and len(e[0]) == 50001, len(e[0])
+assert all(e[0]["k%d" % i] == "v%d_1" % i for i in range(50000))' "$WORK/many.json"
+expect_exit 0 "$CLI" convert "$WORK/many.bsp" -o "$WORK/many.glb"
+check "the same in the glTF node extras" python3 -c '
+import json, struct, sys
+b = open(sys.argv[1], "rb").read()
+j = json.loads(b[20:20 + struct.unpack("<I", b[12:16])[0]])
+ex = [n["extras"] for n in j["nodes"] if n.get("extras", {}).get("classname") == "worldspawn"][0]
+assert ex["k49999"] == "v49999_1" and sum(k.startswith("k") for k in ex) == 50000' "$WORK/many.glb"
 expect_exit 0 "$CLI" textures "$SRC" -o "$WORK/deep/er/folder"
 check "textures creates parent folders" test -n "$(ls "$WORK/deep/er/folder"/*.png 2>/dev/null)"
 bk_done
