@@ -214,10 +214,11 @@ int cli_parse(int argc, char **argv, cli_opts *o, bool *help)
             *help = true;
         } else if (strcmp(a, "--json") == 0) {
             o->json = true;
-        } else if (strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0) {
-            if (need_value(argc, argv, i) < 0) return -1;
+        } else if (strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0 ||
+                   (strncmp(a, "-j", 2) == 0 && a[2] >= '0' && a[2] <= '9')) { /* -j N, or -jN as make takes it */
+            if (!a[2] && need_value(argc, argv, i) < 0) return -1;
             char *end;
-            long v = strtol(argv[++i], &end, 10);
+            long v = strtol(a[1] == 'j' && a[2] ? a + 2 : argv[++i], &end, 10);
             if (*end || v < 1 || v > 256) {
                 fprintf(stderr, "bspkit: -j needs a number of jobs from 1 to 256\n");
                 return -1;

@@ -32,8 +32,10 @@ import sys, zipfile
 z = zipfile.ZipFile(sys.argv[1], "w")
 for f in sys.argv[2:]: z.write(f, "maps/" + f.rsplit("/", 1)[-1])
 z.close()' "$WORK/maps.pk3" "$in/cs16_aim_map.bsp" "$in/progs_dump_start.bsp"
-expect_exit 0 "$CLI" convert "$WORK/maps.pk3" -o "$WORK/o3/" -j 1
+expect_exit 0 "$CLI" convert "$WORK/maps.pk3" -o "$WORK/o3/" -j1
 check "the pk3's maps converted" test -s "$WORK/o3/cs16_aim_map.glb" -a -s "$WORK/o3/progs_dump_start.glb"
+expect_exit 2 "$CLI" convert "$WORK/maps.pk3" -o "$WORK/o4/" -j0
+expect_exit 2 "$CLI" convert "$WORK/maps.pk3" -o "$WORK/o4/" -j2x
 # members named ARCHIVE:MEMBER, on two workers: each job's archive joins its own search paths
 # (a Quake 3 map reads them to tell the game; the shared list once crashed the batch)
 /usr/bin/python3 -c '
