@@ -61,27 +61,77 @@ static void q3_destroy(void *impl)
 {
     bk_q3_map *m = impl;
     if (!m) return;
+    /* arrays read in place belong to the file's bytes */
+#define FREE_OWN(a, lump) if (!(m->in_place_ & (1u << (lump)))) bk_free(a)
     bk_free(m->shaders);
-    bk_free(m->planes);
-    bk_free(m->nodes);
-    bk_free(m->leafs);
-    bk_free(m->leafsurfaces);
-    bk_free(m->leafbrushes);
-    bk_free(m->models);
-    bk_free(m->brushes);
-    bk_free(m->brushsides);
-    bk_free(m->verts);
-    bk_free(m->indexes);
+    FREE_OWN(m->planes, BK_Q3_LUMP_PLANES);
+    FREE_OWN(m->nodes, BK_Q3_LUMP_NODES);
+    FREE_OWN(m->leafs, BK_Q3_LUMP_LEAFS);
+    FREE_OWN(m->leafsurfaces, BK_Q3_LUMP_LEAFSURFACES);
+    FREE_OWN(m->leafbrushes, BK_Q3_LUMP_LEAFBRUSHES);
+    FREE_OWN(m->models, BK_Q3_LUMP_MODELS);
+    FREE_OWN(m->brushes, BK_Q3_LUMP_BRUSHES);
+    FREE_OWN(m->brushsides, BK_Q3_LUMP_BRUSHSIDES);
+    FREE_OWN(m->verts, BK_Q3_LUMP_DRAWVERTS);
+    FREE_OWN(m->indexes, BK_Q3_LUMP_DRAWINDEXES);
     bk_free(m->fogs);
-    bk_free(m->surfaces);
+    FREE_OWN(m->surfaces, BK_Q3_LUMP_SURFACES);
+#undef FREE_OWN
     bk_free(m);
 }
+
+static const uint8_t *lump_ptr(const q3_loader *L, int i) { return L->f->data + L->l[i].ofs; }
 
 /* Allocate count elements for lump i (count already bounded by the lump length). */
 static void *lump_alloc(q3_loader *L, int i, size_t elem, bk_result *res)
 {
     *res = BK_OK;
     return bk_alloc_array(L->ctx, L->l[i].count, elem, res);
+}
+
+/* The structs whose layout is the file's (little-endian int32 and float fields, no padding): on a
+ * little-endian host their lumps are read where they lie instead of copied */
+#define SAME_LAYOUT(T, size) (sizeof(T) == (size) && _Alignof(T) <= 4)
+static const bool k_layout[BK_Q3_LUMP_COUNT] = {
+    [BK_Q3_LUMP_PLANES] = SAME_LAYOUT(bk_q3_plane, Q3_PLANE_SIZE) && offsetof(bk_q3_plane, dist) == 12,
+    [BK_Q3_LUMP_NODES] = SAME_LAYOUT(bk_q3_node, Q3_NODE_SIZE) && offsetof(bk_q3_node, children) == 4 &&
+                         offsetof(bk_q3_node, mins) == 12 && offsetof(bk_q3_node, maxs) == 24,
+    [BK_Q3_LUMP_LEAFS] = SAME_LAYOUT(bk_q3_leaf, Q3_LEAF_SIZE) && offsetof(bk_q3_leaf, area) == 4 &&
+                         offsetof(bk_q3_leaf, mins) == 8 && offsetof(bk_q3_leaf, maxs) == 20 &&
+                         offsetof(bk_q3_leaf, first_leafsurface) == 32 && offsetof(bk_q3_leaf, num_leafbrushes) == 44,
+    [BK_Q3_LUMP_LEAFSURFACES] = true,
+    [BK_Q3_LUMP_LEAFBRUSHES] = true,
+    [BK_Q3_LUMP_DRAWINDEXES] = true,
+    [BK_Q3_LUMP_MODELS] = SAME_LAYOUT(bk_q3_model, Q3_MODEL_SIZE) && offsetof(bk_q3_model, maxs) == 12 &&
+                          offsetof(bk_q3_model, first_surface) == 24 && offsetof(bk_q3_model, num_brushes) == 36,
+    [BK_Q3_LUMP_BRUSHES] = SAME_LAYOUT(bk_q3_brush, Q3_BRUSH_SIZE) && offsetof(bk_q3_brush, shader) == 8,
+    [BK_Q3_LUMP_BRUSHSIDES] = SAME_LAYOUT(bk_q3_brushside, Q3_BRUSHSIDE_SIZE) && offsetof(bk_q3_brushside, shader) == 4,
+    [BK_Q3_LUMP_DRAWVERTS] = SAME_LAYOUT(bk_q3_vertex, Q3_VERT_SIZE) && offsetof(bk_q3_vertex, st) == 12 &&
+                             offsetof(bk_q3_vertex, lm) == 20 && offsetof(bk_q3_vertex, normal) == 28 &&
+                             offsetof(bk_q3_vertex, color) == 40,
+    [BK_Q3_LUMP_SURFACES] = SAME_LAYOUT(bk_q3_surface, Q3_SURFACE_SIZE) && offsetof(bk_q3_surface, lightmap) == 28 &&
+                            offsetof(bk_q3_surface, lm_h) == 44 && offsetof(bk_q3_surface, lm_origin) == 48 &&
+                            offsetof(bk_q3_surface, lm_vecs) == 60 && offsetof(bk_q3_surface, patch_w) == 96,
+};
+#undef SAME_LAYOUT
+
+/* Lump i as an array of elem-byte elements: its own bytes when they can be read in place (the
+ * file's layout on a little-endian host, 4-byte aligned in memory: no copy, no new pages), else
+ * allocated for the caller to decode into (*in_place false), or NULL when skip (nothing kept). */
+static void *lump_array(q3_loader *L, int i, size_t elem, bool skip, bool *in_place, bk_result *res)
+{
+    *res = BK_OK;
+    const uint8_t *p = lump_ptr(L, i);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (k_layout[i] && L->l[i].count && !((uintptr_t)p & 3) && elem == (size_t)k_lumps[i].entry) {
+        *in_place = true;
+        L->m->in_place_ |= 1u << i;
+        return (void *)(uintptr_t)p;
+    }
+#endif
+    (void)p;
+    *in_place = false;
+    return skip ? NULL : lump_alloc(L, i, elem, res);
 }
 
 static bk_result load_header(q3_loader *L)
@@ -147,7 +197,6 @@ static bk_result load_header(q3_loader *L)
     return BK_OK;
 }
 
-static const uint8_t *lump_ptr(const q3_loader *L, int i) { return L->f->data + L->l[i].ofs; }
 
 static bool finite_f(float x) { return x - x == 0.0f; }
 
@@ -177,26 +226,27 @@ static bk_result load_arrays(q3_loader *L)
     /* planes */
     /* only queries read the planes: a file only checked keeps none */
     bk_q3_plane plane_scratch;
-    if (!ctx->check_only) {
-        m->planes = lump_alloc(L, BK_Q3_LUMP_PLANES, sizeof *m->planes, &r);
-        if (!m->planes) return r;
-    }
+    bool ip; /* the lump is read in place: nothing to decode */
+    m->planes = lump_array(L, BK_Q3_LUMP_PLANES, sizeof *m->planes, ctx->check_only, &ip, &r);
+    if (r != BK_OK) return r;
     m->plane_count = L->l[BK_Q3_LUMP_PLANES].count;
     p = lump_ptr(L, BK_Q3_LUMP_PLANES);
     for (uint32_t i = 0; i < m->plane_count; i++, p += Q3_PLANE_SIZE) {
         bk_q3_plane *pl = m->planes ? &m->planes[i] : &plane_scratch;
-        for (int k = 0; k < 3; k++) pl->normal[k] = bk_rd_f32le(p + 4 * k);
-        pl->dist = bk_rd_f32le(p + 12);
+        if (!ip) {
+            for (int k = 0; k < 3; k++) pl->normal[k] = bk_rd_f32le(p + 4 * k);
+            pl->dist = bk_rd_f32le(p + 12);
+        }
         if (!bk_finite3(pl->normal) || !finite_f(pl->dist))
             BK_ERR(ctx, BK_EFORMAT, LN(BK_Q3_LUMP_PLANES), i, EOFS(L, BK_Q3_LUMP_PLANES, i), "non-finite plane");
     }
 
     /* nodes */
-    m->nodes = lump_alloc(L, BK_Q3_LUMP_NODES, sizeof *m->nodes, &r);
-    if (!m->nodes) return r;
+    m->nodes = lump_array(L, BK_Q3_LUMP_NODES, sizeof *m->nodes, false, &ip, &r);
+    if (r != BK_OK) return r;
     m->node_count = L->l[BK_Q3_LUMP_NODES].count;
     p = lump_ptr(L, BK_Q3_LUMP_NODES);
-    for (uint32_t i = 0; i < m->node_count; i++, p += Q3_NODE_SIZE) {
+    for (uint32_t i = 0; i < m->node_count && !ip; i++, p += Q3_NODE_SIZE) {
         bk_q3_node *n = &m->nodes[i];
         n->plane = bk_rd_i32le(p);
         n->children[0] = bk_rd_i32le(p + 4);
@@ -208,11 +258,11 @@ static bk_result load_arrays(q3_loader *L)
     }
 
     /* leafs */
-    m->leafs = lump_alloc(L, BK_Q3_LUMP_LEAFS, sizeof *m->leafs, &r);
-    if (!m->leafs) return r;
+    m->leafs = lump_array(L, BK_Q3_LUMP_LEAFS, sizeof *m->leafs, false, &ip, &r);
+    if (r != BK_OK) return r;
     m->leaf_count = L->l[BK_Q3_LUMP_LEAFS].count;
     p = lump_ptr(L, BK_Q3_LUMP_LEAFS);
-    for (uint32_t i = 0; i < m->leaf_count; i++, p += Q3_LEAF_SIZE) {
+    for (uint32_t i = 0; i < m->leaf_count && !ip; i++, p += Q3_LEAF_SIZE) {
         bk_q3_leaf *e = &m->leafs[i];
         e->cluster = bk_rd_i32le(p);
         e->area = bk_rd_i32le(p + 4);
@@ -231,48 +281,50 @@ static bk_result load_arrays(q3_loader *L)
     int32_t **dst[3] = {&m->leafsurfaces, &m->leafbrushes, &m->indexes};
     uint32_t *cnt[3] = {&m->leafsurface_count, &m->leafbrush_count, &m->index_count};
     for (int k = 0; k < 3; k++) {
-        int32_t *a = lump_alloc(L, ints[k], sizeof(int32_t), &r);
-        if (!a) return r;
+        int32_t *a = lump_array(L, ints[k], sizeof(int32_t), false, &ip, &r);
+        if (r != BK_OK) return r;
         *dst[k] = a;
         *cnt[k] = L->l[ints[k]].count;
         p = lump_ptr(L, ints[k]);
-        for (uint32_t i = 0; i < *cnt[k]; i++) a[i] = bk_rd_i32le(p + 4 * (size_t)i);
+        for (uint32_t i = 0; i < *cnt[k] && !ip; i++) a[i] = bk_rd_i32le(p + 4 * (size_t)i);
     }
 
     /* models */
-    m->models = lump_alloc(L, BK_Q3_LUMP_MODELS, sizeof *m->models, &r);
-    if (!m->models) return r;
+    m->models = lump_array(L, BK_Q3_LUMP_MODELS, sizeof *m->models, false, &ip, &r);
+    if (r != BK_OK) return r;
     m->model_count = L->l[BK_Q3_LUMP_MODELS].count;
     p = lump_ptr(L, BK_Q3_LUMP_MODELS);
     for (uint32_t i = 0; i < m->model_count; i++, p += Q3_MODEL_SIZE) {
         bk_q3_model *e = &m->models[i];
-        for (int k = 0; k < 3; k++) {
-            e->mins[k] = bk_rd_f32le(p + 4 * k);
-            e->maxs[k] = bk_rd_f32le(p + 12 + 4 * k);
+        if (!ip) {
+            for (int k = 0; k < 3; k++) {
+                e->mins[k] = bk_rd_f32le(p + 4 * k);
+                e->maxs[k] = bk_rd_f32le(p + 12 + 4 * k);
+            }
+            e->first_surface = bk_rd_i32le(p + 24);
+            e->num_surfaces = bk_rd_i32le(p + 28);
+            e->first_brush = bk_rd_i32le(p + 32);
+            e->num_brushes = bk_rd_i32le(p + 36);
         }
-        e->first_surface = bk_rd_i32le(p + 24);
-        e->num_surfaces = bk_rd_i32le(p + 28);
-        e->first_brush = bk_rd_i32le(p + 32);
-        e->num_brushes = bk_rd_i32le(p + 36);
         if (!bk_finite3(e->mins) || !bk_finite3(e->maxs))
             BK_ERR(ctx, BK_EFORMAT, LN(BK_Q3_LUMP_MODELS), i, EOFS(L, BK_Q3_LUMP_MODELS, i), "non-finite bounds");
     }
 
     /* brushes, brushsides */
-    m->brushes = lump_alloc(L, BK_Q3_LUMP_BRUSHES, sizeof *m->brushes, &r);
-    if (!m->brushes) return r;
+    m->brushes = lump_array(L, BK_Q3_LUMP_BRUSHES, sizeof *m->brushes, false, &ip, &r);
+    if (r != BK_OK) return r;
     m->brush_count = L->l[BK_Q3_LUMP_BRUSHES].count;
     p = lump_ptr(L, BK_Q3_LUMP_BRUSHES);
-    for (uint32_t i = 0; i < m->brush_count; i++, p += Q3_BRUSH_SIZE) {
+    for (uint32_t i = 0; i < m->brush_count && !ip; i++, p += Q3_BRUSH_SIZE) {
         m->brushes[i].first_side = bk_rd_i32le(p);
         m->brushes[i].num_sides = bk_rd_i32le(p + 4);
         m->brushes[i].shader = bk_rd_i32le(p + 8);
     }
-    m->brushsides = lump_alloc(L, BK_Q3_LUMP_BRUSHSIDES, sizeof *m->brushsides, &r);
-    if (!m->brushsides) return r;
+    m->brushsides = lump_array(L, BK_Q3_LUMP_BRUSHSIDES, sizeof *m->brushsides, false, &ip, &r);
+    if (r != BK_OK) return r;
     m->brushside_count = L->l[BK_Q3_LUMP_BRUSHSIDES].count;
     p = lump_ptr(L, BK_Q3_LUMP_BRUSHSIDES);
-    for (uint32_t i = 0; i < m->brushside_count; i++, p += Q3_BRUSHSIDE_SIZE) {
+    for (uint32_t i = 0; i < m->brushside_count && !ip; i++, p += Q3_BRUSHSIDE_SIZE) {
         m->brushsides[i].plane = bk_rd_i32le(p);
         m->brushsides[i].shader = bk_rd_i32le(p + 4);
     }
@@ -280,24 +332,24 @@ static bk_result load_arrays(q3_loader *L)
     /* vertices */
     /* nothing else checked reads the vertices: a file only checked keeps none (the largest lump) */
     bk_q3_vertex scratch;
-    if (!ctx->check_only) {
-        m->verts = lump_alloc(L, BK_Q3_LUMP_DRAWVERTS, sizeof *m->verts, &r);
-        if (!m->verts) return r;
-    }
+    m->verts = lump_array(L, BK_Q3_LUMP_DRAWVERTS, sizeof *m->verts, ctx->check_only, &ip, &r);
+    if (r != BK_OK) return r;
     m->vert_count = L->l[BK_Q3_LUMP_DRAWVERTS].count;
     p = lump_ptr(L, BK_Q3_LUMP_DRAWVERTS);
     uint32_t bad_attr = 0;
     for (uint32_t i = 0; i < m->vert_count; i++, p += Q3_VERT_SIZE) {
         bk_q3_vertex *v = m->verts ? &m->verts[i] : &scratch;
-        for (int k = 0; k < 3; k++) {
-            v->xyz[k] = bk_rd_f32le(p + 4 * k);
-            v->normal[k] = bk_rd_f32le(p + 28 + 4 * k);
+        if (!ip) {
+            for (int k = 0; k < 3; k++) {
+                v->xyz[k] = bk_rd_f32le(p + 4 * k);
+                v->normal[k] = bk_rd_f32le(p + 28 + 4 * k);
+            }
+            v->st[0] = bk_rd_f32le(p + 12);
+            v->st[1] = bk_rd_f32le(p + 16);
+            v->lm[0] = bk_rd_f32le(p + 20);
+            v->lm[1] = bk_rd_f32le(p + 24);
+            memcpy(v->color, p + 40, 4);
         }
-        v->st[0] = bk_rd_f32le(p + 12);
-        v->st[1] = bk_rd_f32le(p + 16);
-        v->lm[0] = bk_rd_f32le(p + 20);
-        v->lm[1] = bk_rd_f32le(p + 24);
-        memcpy(v->color, p + 40, 4);
         if (!bk_finite3(v->xyz) || fabsf(v->xyz[0]) > 1e9f || fabsf(v->xyz[1]) > 1e9f || fabsf(v->xyz[2]) > 1e9f)
             BK_ERR(ctx, BK_EFORMAT, LN(BK_Q3_LUMP_DRAWVERTS), i, EOFS(L, BK_Q3_LUMP_DRAWVERTS, i),
                    "non-finite or absurd vertex position");
@@ -321,11 +373,11 @@ static bk_result load_arrays(q3_loader *L)
     }
 
     /* surfaces */
-    m->surfaces = lump_alloc(L, BK_Q3_LUMP_SURFACES, sizeof *m->surfaces, &r);
-    if (!m->surfaces) return r;
+    m->surfaces = lump_array(L, BK_Q3_LUMP_SURFACES, sizeof *m->surfaces, false, &ip, &r);
+    if (r != BK_OK) return r;
     m->surface_count = L->l[BK_Q3_LUMP_SURFACES].count;
     p = lump_ptr(L, BK_Q3_LUMP_SURFACES);
-    for (uint32_t i = 0; i < m->surface_count; i++, p += Q3_SURFACE_SIZE) {
+    for (uint32_t i = 0; i < m->surface_count && !ip; i++, p += Q3_SURFACE_SIZE) {
         bk_q3_surface *s = &m->surfaces[i];
         int32_t *iv[12] = {&s->shader, &s->fog, &s->type, &s->first_vert, &s->num_verts, &s->first_index,
                            &s->num_indexes, &s->lightmap, &s->lm_x, &s->lm_y, &s->lm_w, &s->lm_h};
@@ -605,10 +657,11 @@ static bk_result q3_load(bk_file *f, bk_ctx *ctx)
     }
     BK_TRY(check_refs(&L));
     BK_TRY(check_lightgrid(&L));
-    /* everything but the lightmaps (which the scene's atlas reads) now lives in arrays, or is read
-     * again only by queries: let a mapped input's pages go */
+    /* everything but the lightmaps (which the scene's atlas reads) and the arrays read in place
+     * now lives in arrays, or is read again only by queries: let a mapped input's pages go */
     for (int i = 0; i < BK_Q3_LUMP_COUNT; i++)
-        if (i != BK_Q3_LUMP_LIGHTMAPS && L.l[i].ok) bk_input_decoded(ctx, lump_ptr(&L, i), (size_t)L.l[i].len);
+        if (i != BK_Q3_LUMP_LIGHTMAPS && L.l[i].ok && !(L.m->in_place_ & (1u << i)))
+            bk_input_decoded(ctx, lump_ptr(&L, i), (size_t)L.l[i].len);
 
     bk_q3_map *m = L.m;
     bk_info *in = &f->info;
