@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "bspkit/q3.h"
 #include "bspkit/scene.h"
@@ -484,6 +485,56 @@ static void test_real(const char *fetched)
     bk_file_free(f);
 }
 
+/* Most lumps are read in place (their layout is the file's): the library must never write into
+ * the input. A real map in a read-only mapping (a write would crash the test), as it is and with a
+ * bad vertex, surface and brush side: validate reports the bad ones, load, queries and a scene with
+ * its glTF go on as usual; the arrays are the file's own bytes. */
+static void test_read_only(const char *fetched)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/q3/oa081/dm4ish.bsp", fetched);
+    uint8_t *d = NULL;
+    size_t n = 0;
+    if (bk_read_file(path, 1u << 30, &d, &n) != BK_OK) return;
+    size_t len = (n + 4095) & ~(size_t)4095;
+    for (int c = 0; c < 4; c++) {
+        uint8_t *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        CHECK(m != MAP_FAILED);
+        if (m == MAP_FAILED) break;
+        memcpy(m, d, n);
+        float nan = NAN;
+        int32_t big = 0x7fffff00;
+        uint32_t vo = bk_rd_u32le(m + 8 + 8 * BK_Q3_LUMP_DRAWVERTS), so = bk_rd_u32le(m + 8 + 8 * BK_Q3_LUMP_SURFACES),
+                 bo = bk_rd_u32le(m + 8 + 8 * BK_Q3_LUMP_BRUSHSIDES);
+        if (c == 1) memcpy(m + vo + 4, &nan, 4);  /* vertex 0's y */
+        if (c == 2) memcpy(m + so + 12, &big, 4); /* surface 0's first vertex */
+        if (c == 3) memcpy(m + bo, &big, 4);      /* brush side 0's plane */
+        CHECK(mprotect(m, len, PROT_READ) == 0);
+        uint32_t e = 0, w = 0;
+        bk_result vr = bk_validate_memory(m, n, NULL, &e, &w);
+        CHECK(c == 0 ? vr == BK_OK : vr != BK_OK && e >= 1);
+        bk_file *f = NULL;
+        if (bk_file_load_memory(m, n, NULL, &f) == BK_OK) {
+            const bk_q3_map *q = bk_q3_map_of(f);
+            CHECK(c == 0 && q && (const uint8_t *)q->verts == m + vo && (const uint8_t *)q->surfaces == m + so);
+            float p[3] = {0, 0, 0};
+            (void)bk_q3_point_cluster(q, p);
+            bk_scene *s = NULL;
+            bk_options o = {0};
+            o.flags = BK_OPT_RELEASE_INPUT | BK_OPT_COMPACT_IMAGES;
+            CHECK(bk_file_build_scene(f, &o, &s) == BK_OK);
+            uint8_t *glb = NULL;
+            size_t gn = 0;
+            CHECK(s && bk_export_glb_memory(s, NULL, &glb, &gn, NULL) == BK_OK && gn > 0);
+            bk_free(glb);
+            bk_scene_free(s);
+        }
+        bk_file_free(f);
+        munmap(m, len);
+    }
+    bk_free(d);
+}
+
 int main(int argc, char **argv)
 {
     test_synthetic(argc > 3 ? argv[3] : NULL);
@@ -491,5 +542,6 @@ int main(int argc, char **argv)
     test_shaders();
     test_sample_script();
     if (argc > 2) test_real(argv[2]);
+    if (argc > 2) test_read_only(argv[2]);
     return CHECK_DONE();
 }

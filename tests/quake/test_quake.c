@@ -8,6 +8,8 @@
  *  - hostile variants of a real map (bad lump ranges, sizes, counts, indices) fail with an error
  *    located at the right lump, element and byte offset; random corruption never crashes. */
 #include <dirent.h>
+#include <math.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -498,6 +500,82 @@ static void test_wad(void)
     free(d);
 }
 
+/* Lumps are read in place where their layout is the file's (planes, vertices, texinfo, surfedges,
+ * models; BSP2's wide lumps): the library must never write into the input, also when it repairs a
+ * bad reference in validate mode. Real maps with aligned lumps, each with one bad value, in a
+ * read-only mapping (a write would crash the test): validate reports it, load and build go on. */
+static void read_only_case(const char *name, const uint8_t *orig, size_t n, int lump, size_t at, const void *val,
+                           size_t vn, bool expect_errors)
+{
+    size_t len = (n + 4095) & ~(size_t)4095;
+    uint8_t *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(m != MAP_FAILED);
+    if (m == MAP_FAILED) return;
+    memcpy(m, orig, n);
+    if (lump >= 0 && lump_len(m, lump) >= at + vn) memcpy(m + lump_ofs(m, lump) + at, val, vn);
+    CHECK(mprotect(m, len, PROT_READ) == 0);
+    uint32_t e = 0, w = 0;
+    bk_result vr = bk_validate_memory(m, n, NULL, &e, &w);
+    if (expect_errors && !(vr != BK_OK && e >= 1)) fprintf(stderr, "%s: lump %d +%zu: no error reported\n", name, lump, at);
+    CHECK(expect_errors ? vr != BK_OK && e >= 1 : vr == BK_OK);
+    bk_file *f = NULL;
+    if (bk_file_load_memory(m, n, NULL, &f) == BK_OK) {
+        bk_scene *s = NULL;
+        bk_options o = {0};
+        o.flags = BK_OPT_RELEASE_INPUT | BK_OPT_COMPACT_IMAGES;
+        if (bk_file_build_scene(f, &o, &s) == BK_OK) {
+            uint8_t *glb = NULL;
+            size_t gn = 0;
+            CHECK(bk_export_glb_memory(s, NULL, &glb, &gn, NULL) == BK_OK && gn > 0);
+            bk_free(glb);
+            bk_scene_free(s);
+        }
+    }
+    bk_file_free(f);
+    munmap(m, len);
+}
+
+static void test_read_only_input(const char *sub)
+{
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/corpus/%s", g_shared, sub);
+    DIR *dh = opendir(dir);
+    if (!dh) return;
+    struct dirent *de;
+    int tested = 0;
+    while ((de = readdir(dh)) && tested < 3) {
+        size_t nl = strlen(de->d_name);
+        if (nl < 5 || strcmp(de->d_name + nl - 4, ".bsp") || !strncmp(de->d_name, "unusual_", 8)) continue;
+        char path[2048];
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        size_t n;
+        uint8_t *d = read_all(path, &n);
+        if (!d) continue;
+        bool aligned = n > 4 + 8 * 15;
+        for (int i = 0; aligned && i < 15; i++) aligned = lump_ofs(d, i) % 4 == 0;
+        uint32_t e = 0, w = 0;
+        if (!aligned || bk_validate_memory(d, n, NULL, &e, &w) != BK_OK) {
+            free(d);
+            continue;
+        }
+        tested++;
+        float nan = NAN;
+        int32_t big = 0x7fffff00, neg = -5;
+        read_only_case(de->d_name, d, n, -1, 0, NULL, 0, false);           /* as it is */
+        read_only_case(de->d_name, d, n, 3, 12, &nan, 4, true);            /* a vertex coordinate */
+        read_only_case(de->d_name, d, n, 6, 32, &big, 4, true);            /* a texinfo's miptex */
+        read_only_case(de->d_name, d, n, 6, 4, &nan, 4, true);             /* a texinfo's vector */
+        read_only_case(de->d_name, d, n, 13, 4, &big, 4, true);            /* a surfedge */
+        read_only_case(de->d_name, d, n, 14, 56, &neg, 4, true);           /* model 0's first face */
+        read_only_case(de->d_name, d, n, 1, 20, &nan, 4, true);            /* a plane's normal */
+        read_only_case(de->d_name, d, n, 12, 4, &big, 4, true);            /* an edge's vertex */
+        free(d);
+    }
+    closedir(dh);
+    CHECK(tested > 0);
+    printf("read-only input: %d %s maps with aligned lumps, 8 cases each\n", tested, sub);
+}
+
 int main(int argc, char **argv)
 {
     g_shared = argc > 1 ? argv[1] : "../shared";
@@ -508,6 +586,8 @@ int main(int argc, char **argv)
     test_overbright();
     test_2psb();
     test_hostile();
+    test_read_only_input("quake1");
+    test_read_only_input("goldsrc");
     test_wad();
     return CHECK_DONE();
 }

@@ -44,18 +44,21 @@ static void q_destroy(void *impl)
 {
     bk_quake_bsp *q = impl;
     if (!q) return;
-    bk_free(q->planes);
+    /* arrays read in place belong to the file's bytes */
+#define FREE_OWN(a, lump) if (!(q->in_place_ & (1u << (lump)))) bk_free(a)
+    FREE_OWN(q->planes, BK_Q1_LUMP_PLANES);
     bk_free(q->miptex);
-    bk_free(q->vertices);
-    bk_free(q->nodes);
-    bk_free(q->texinfo);
+    FREE_OWN(q->vertices, BK_Q1_LUMP_VERTICES);
+    FREE_OWN(q->nodes, BK_Q1_LUMP_NODES);
+    FREE_OWN(q->texinfo, BK_Q1_LUMP_TEXINFO);
     bk_free(q->faces);
-    bk_free(q->clipnodes);
-    bk_free(q->leafs);
-    bk_free(q->marksurfaces);
-    bk_free(q->edges);
-    bk_free(q->surfedges);
-    bk_free(q->models);
+    FREE_OWN(q->clipnodes, BK_Q1_LUMP_CLIPNODES);
+    FREE_OWN(q->leafs, BK_Q1_LUMP_LEAFS);
+    FREE_OWN(q->marksurfaces, BK_Q1_LUMP_MARKSURFACES);
+    FREE_OWN(q->edges, BK_Q1_LUMP_EDGES);
+    FREE_OWN(q->surfedges, BK_Q1_LUMP_SURFEDGES);
+    FREE_OWN(q->models, BK_Q1_LUMP_MODELS);
+#undef FREE_OWN
     bk_free(q->bspx);
     bk_free(q);
 }
@@ -156,6 +159,72 @@ static bk_result array_count(loader *L, int lump, uint32_t *count)
         if (!(ptr)) return a_r_ ? a_r_ : BK_ENOMEM;                                                      \
     } while (0)
 
+/* Whether the struct has the file's layout for a lump (little-endian int32 / float fields in the
+ * file's order, no padding) in this variant: then the lump is read where it lies */
+static bool same_layout(int lump, int var)
+{
+    bool wide = var != V_29;
+    switch (lump) {
+    case BK_Q1_LUMP_PLANES: return sizeof(bk_q1_plane) == 20 && offsetof(bk_q1_plane, type) == 16;
+    case BK_Q1_LUMP_VERTICES: return true; /* float triples */
+    case BK_Q1_LUMP_TEXINFO:
+        return sizeof(bk_q1_texinfo) == 40 && offsetof(bk_q1_texinfo, miptex) == 32 && offsetof(bk_q1_texinfo, flags) == 36;
+    case BK_Q1_LUMP_SURFEDGES: return true;
+    case BK_Q1_LUMP_MODELS:
+        return sizeof(bk_q1_model) == 64 && offsetof(bk_q1_model, headnode) == 36 && offsetof(bk_q1_model, visleafs) == 52 &&
+               offsetof(bk_q1_model, face_count) == 60;
+    case BK_Q1_LUMP_MARKSURFACES: return wide;
+    case BK_Q1_LUMP_EDGES: return wide && sizeof(bk_q1_edge) == 8;
+    case BK_Q1_LUMP_CLIPNODES: return wide && sizeof(bk_q1_clipnode) == 12;
+    case BK_Q1_LUMP_NODES:
+        return var == V_BSP2 && sizeof(bk_q1_node) == 44 && offsetof(bk_q1_node, mins) == 12 &&
+               offsetof(bk_q1_node, first_face) == 36;
+    case BK_Q1_LUMP_LEAFS:
+        return var == V_BSP2 && sizeof(bk_q1_leaf) == 44 && offsetof(bk_q1_leaf, mins) == 8 &&
+               offsetof(bk_q1_leaf, first_marksurface) == 32 && offsetof(bk_q1_leaf, ambient) == 40;
+    default: return false;
+    }
+}
+
+/* Lump `lump` (count elements) as its own bytes when they can be read in place (see same_layout;
+ * a little-endian host, 4-byte aligned in memory): no copy, no new pages. NULL: decode a copy. */
+static void *in_place(loader *L, int lump, uint32_t count)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    const uint8_t *p = L->d + L->ofs[lump];
+    if (count && same_layout(lump, L->var) && !((uintptr_t)p & 3)) {
+        L->q->in_place_ |= 1u << lump;
+        return (void *)(uintptr_t)p;
+    }
+#else
+    (void)L, (void)lump, (void)count;
+#endif
+    return NULL;
+}
+
+/* A lump read in place that needs a change (a bad value cleared): copied after all */
+static void *own_copy(loader *L, int lump, void *arr, size_t bytes, bk_result *r)
+{
+    *r = BK_OK;
+    if (!(L->q->in_place_ & (1u << lump))) return arr;
+    void *c = bk_alloc_array(L->ctx, bytes, 1, r);
+    if (!c) return NULL;
+    memcpy(c, arr, bytes);
+    L->q->in_place_ &= ~(1u << lump);
+    return c;
+}
+
+/* before a repair writes into an array that may be read in place: make it the loader's own */
+#define MAKE_OWN(arr, lump, count)                                                                   \
+    do {                                                                                             \
+        if (L->q->in_place_ & (1u << (lump))) {                                                      \
+            bk_result o_r_;                                                                          \
+            void *o_ = own_copy(L, (lump), (arr), (size_t)(count) * sizeof *(arr), &o_r_);          \
+            if (!o_) return o_r_;                                                                    \
+            (arr) = o_;                                                                              \
+        }                                                                                            \
+    } while (0)
+
 static bool finite_n(const float *v, int n)
 {
     for (int i = 0; i < n; i++)
@@ -173,15 +242,18 @@ static bk_result decode_arrays(loader *L)
 
     /* planes */
     BK_TRY(array_count(L, BK_Q1_LUMP_PLANES, &c));
-    ALLOC(q->planes, c);
+    bool ip = (q->planes = in_place(L, BK_Q1_LUMP_PLANES, c)) != NULL; /* nothing to decode */
+    if (!ip) ALLOC(q->planes, c);
     q->plane_count = c;
     base = L->d + L->ofs[BK_Q1_LUMP_PLANES];
     for (uint32_t i = 0; i < c; i++) {
         const uint8_t *p = base + (size_t)i * 20;
         bk_q1_plane *pl = &q->planes[i];
-        for (int k = 0; k < 3; k++) pl->normal[k] = bk_rd_f32le(p + 4 * k);
-        pl->dist = bk_rd_f32le(p + 12);
-        pl->type = bk_rd_i32le(p + 16);
+        if (!ip) {
+            for (int k = 0; k < 3; k++) pl->normal[k] = bk_rd_f32le(p + 4 * k);
+            pl->dist = bk_rd_f32le(p + 12);
+            pl->type = bk_rd_i32le(p + 16);
+        }
         if (!finite_n(pl->normal, 3) || !isfinite(pl->dist))
             BK_ERR(L->ctx, BK_EFORMAT, "planes", i, L->ofs[BK_Q1_LUMP_PLANES] + (uint64_t)i * 20,
                    "plane has a non-finite normal or distance");
@@ -192,24 +264,31 @@ static bk_result decode_arrays(loader *L)
 
     /* vertices */
     BK_TRY(array_count(L, BK_Q1_LUMP_VERTICES, &c));
-    ALLOC(q->vertices, (size_t)c * 3);
+    ip = (q->vertices = in_place(L, BK_Q1_LUMP_VERTICES, c)) != NULL;
+    if (!ip) ALLOC(q->vertices, (size_t)c * 3);
     q->vertex_count = c;
     base = L->d + L->ofs[BK_Q1_LUMP_VERTICES];
     for (uint32_t i = 0; i < c; i++) {
-        for (int k = 0; k < 3; k++) q->vertices[i * 3 + k] = bk_rd_f32le(base + (size_t)i * 12 + 4 * k);
+        if (!ip)
+            for (int k = 0; k < 3; k++) q->vertices[i * 3 + k] = bk_rd_f32le(base + (size_t)i * 12 + 4 * k);
         if (!finite_n(q->vertices + i * 3, 3)) {
             BK_ERR(L->ctx, BK_EFORMAT, "vertices", i, L->ofs[BK_Q1_LUMP_VERTICES] + (uint64_t)i * 12,
                    "vertex has a non-finite coordinate");
+            bk_result r;
+            float *own = own_copy(L, BK_Q1_LUMP_VERTICES, q->vertices, (size_t)c * 12, &r);
+            if (!own) return r;
+            q->vertices = own;
             q->vertices[i * 3] = q->vertices[i * 3 + 1] = q->vertices[i * 3 + 2] = 0;
         }
     }
 
     /* nodes */
     BK_TRY(array_count(L, BK_Q1_LUMP_NODES, &c));
-    ALLOC(q->nodes, c);
+    ip = (q->nodes = in_place(L, BK_Q1_LUMP_NODES, c)) != NULL;
+    if (!ip) ALLOC(q->nodes, c);
     q->node_count = c;
     base = L->d + L->ofs[BK_Q1_LUMP_NODES];
-    for (uint32_t i = 0; i < c; i++) {
+    for (uint32_t i = 0; i < c && !ip; i++) {
         bk_q1_node *nd = &q->nodes[i];
         const uint8_t *p = base + (size_t)i * k_lumps[BK_Q1_LUMP_NODES].size[L->var];
         nd->plane = bk_rd_i32le(p);
@@ -245,19 +324,26 @@ static bk_result decode_arrays(loader *L)
 
     /* texinfo */
     BK_TRY(array_count(L, BK_Q1_LUMP_TEXINFO, &c));
-    ALLOC(q->texinfo, c);
+    ip = (q->texinfo = in_place(L, BK_Q1_LUMP_TEXINFO, c)) != NULL;
+    if (!ip) ALLOC(q->texinfo, c);
     q->texinfo_count = c;
     base = L->d + L->ofs[BK_Q1_LUMP_TEXINFO];
     for (uint32_t i = 0; i < c; i++) {
         const uint8_t *p = base + (size_t)i * 40;
         bk_q1_texinfo *t = &q->texinfo[i];
-        for (int k = 0; k < 8; k++) t->vecs[k / 4][k % 4] = bk_rd_f32le(p + 4 * k);
-        t->miptex = bk_rd_i32le(p + 32);
-        t->flags = bk_rd_u32le(p + 36);
+        if (!ip) {
+            for (int k = 0; k < 8; k++) t->vecs[k / 4][k % 4] = bk_rd_f32le(p + 4 * k);
+            t->miptex = bk_rd_i32le(p + 32);
+            t->flags = bk_rd_u32le(p + 36);
+        }
         if (!finite_n(&t->vecs[0][0], 8)) {
             BK_ERR(L->ctx, BK_EFORMAT, "texinfo", i, L->ofs[BK_Q1_LUMP_TEXINFO] + (uint64_t)i * 40,
                    "texture vectors are not finite");
-            memset(t->vecs, 0, sizeof t->vecs);
+            bk_result r;
+            bk_q1_texinfo *own = own_copy(L, BK_Q1_LUMP_TEXINFO, q->texinfo, (size_t)c * 40, &r);
+            if (!own) return r;
+            q->texinfo = own;
+            memset(q->texinfo[i].vecs, 0, sizeof q->texinfo[i].vecs);
         }
     }
 
@@ -292,10 +378,11 @@ static bk_result decode_arrays(loader *L)
 
     /* clipnodes */
     BK_TRY(array_count(L, BK_Q1_LUMP_CLIPNODES, &c));
-    ALLOC(q->clipnodes, c);
+    ip = (q->clipnodes = in_place(L, BK_Q1_LUMP_CLIPNODES, c)) != NULL;
+    if (!ip) ALLOC(q->clipnodes, c);
     q->clipnode_count = c;
     base = L->d + L->ofs[BK_Q1_LUMP_CLIPNODES];
-    for (uint32_t i = 0; i < c; i++) {
+    for (uint32_t i = 0; i < c && !ip; i++) {
         bk_q1_clipnode *cn = &q->clipnodes[i];
         if (!wide) {
             const uint8_t *p = base + (size_t)i * 8;
@@ -312,10 +399,11 @@ static bk_result decode_arrays(loader *L)
 
     /* leafs */
     BK_TRY(array_count(L, BK_Q1_LUMP_LEAFS, &c));
-    ALLOC(q->leafs, c);
+    ip = (q->leafs = in_place(L, BK_Q1_LUMP_LEAFS, c)) != NULL;
+    if (!ip) ALLOC(q->leafs, c);
     q->leaf_count = c;
     base = L->d + L->ofs[BK_Q1_LUMP_LEAFS];
-    for (uint32_t i = 0; i < c; i++) {
+    for (uint32_t i = 0; i < c && !ip; i++) {
         bk_q1_leaf *lf = &q->leafs[i];
         const uint8_t *p = base + (size_t)i * k_lumps[BK_Q1_LUMP_LEAFS].size[L->var];
         lf->contents = bk_rd_i32le(p);
@@ -349,18 +437,20 @@ static bk_result decode_arrays(loader *L)
 
     /* marksurfaces */
     BK_TRY(array_count(L, BK_Q1_LUMP_MARKSURFACES, &c));
-    ALLOC(q->marksurfaces, c);
+    ip = (q->marksurfaces = in_place(L, BK_Q1_LUMP_MARKSURFACES, c)) != NULL;
+    if (!ip) ALLOC(q->marksurfaces, c);
     q->marksurface_count = c;
     base = L->d + L->ofs[BK_Q1_LUMP_MARKSURFACES];
-    for (uint32_t i = 0; i < c; i++)
+    for (uint32_t i = 0; i < c && !ip; i++)
         q->marksurfaces[i] = wide ? bk_rd_u32le(base + (size_t)i * 4) : bk_rd_u16le(base + (size_t)i * 2);
 
     /* edges */
     BK_TRY(array_count(L, BK_Q1_LUMP_EDGES, &c));
-    ALLOC(q->edges, c);
+    ip = (q->edges = in_place(L, BK_Q1_LUMP_EDGES, c)) != NULL;
+    if (!ip) ALLOC(q->edges, c);
     q->edge_count = c;
     base = L->d + L->ofs[BK_Q1_LUMP_EDGES];
-    for (uint32_t i = 0; i < c; i++) {
+    for (uint32_t i = 0; i < c && !ip; i++) {
         if (wide) {
             q->edges[i].v[0] = bk_rd_u32le(base + (size_t)i * 8);
             q->edges[i].v[1] = bk_rd_u32le(base + (size_t)i * 8 + 4);
@@ -372,17 +462,19 @@ static bk_result decode_arrays(loader *L)
 
     /* surfedges */
     BK_TRY(array_count(L, BK_Q1_LUMP_SURFEDGES, &c));
-    ALLOC(q->surfedges, c);
+    ip = (q->surfedges = in_place(L, BK_Q1_LUMP_SURFEDGES, c)) != NULL;
+    if (!ip) ALLOC(q->surfedges, c);
     q->surfedge_count = c;
     base = L->d + L->ofs[BK_Q1_LUMP_SURFEDGES];
-    for (uint32_t i = 0; i < c; i++) q->surfedges[i] = bk_rd_i32le(base + (size_t)i * 4);
+    for (uint32_t i = 0; i < c && !ip; i++) q->surfedges[i] = bk_rd_i32le(base + (size_t)i * 4);
 
     /* models */
     BK_TRY(array_count(L, BK_Q1_LUMP_MODELS, &c));
-    ALLOC(q->models, c);
+    ip = (q->models = in_place(L, BK_Q1_LUMP_MODELS, c)) != NULL;
+    if (!ip) ALLOC(q->models, c);
     q->model_count = c;
     base = L->d + L->ofs[BK_Q1_LUMP_MODELS];
-    for (uint32_t i = 0; i < c; i++) {
+    for (uint32_t i = 0; i < c && !ip; i++) {
         const uint8_t *p = base + (size_t)i * 64;
         bk_q1_model *m = &q->models[i];
         for (int k = 0; k < 3; k++) {
@@ -609,6 +701,7 @@ static bk_result check_refs(loader *L)
             if (q->edges[i].v[k] >= q->vertex_count) {
                 BK_ERR(ctx, BK_EINDEX, "edges", i, elem_at(L, BK_Q1_LUMP_EDGES, i), "vertex %u out of range (%u vertices)",
                        q->edges[i].v[k], q->vertex_count);
+                MAKE_OWN(q->edges, BK_Q1_LUMP_EDGES, q->edge_count);
                 q->edges[i].v[k] = 0;
             }
     for (uint32_t i = 0; i < q->surfedge_count; i++) {
@@ -617,6 +710,7 @@ static bk_result check_refs(loader *L)
         if (e >= q->edge_count) {
             BK_ERR(ctx, BK_EINDEX, "surfedges", i, elem_at(L, BK_Q1_LUMP_SURFEDGES, i), "edge %d out of range (%u edges)",
                    se, q->edge_count);
+            MAKE_OWN(q->surfedges, BK_Q1_LUMP_SURFEDGES, q->surfedge_count);
             q->surfedges[i] = 0;
         }
     }
@@ -625,6 +719,7 @@ static bk_result check_refs(loader *L)
         if (m < 0 || (uint32_t)m >= q->miptex_count) {
             BK_ERR(ctx, BK_EINDEX, "texinfo", i, elem_at(L, BK_Q1_LUMP_TEXINFO, i) + 32, "miptex %d out of range (%u textures)",
                    m, q->miptex_count);
+            MAKE_OWN(q->texinfo, BK_Q1_LUMP_TEXINFO, q->texinfo_count);
             q->texinfo[i].miptex = -1;
         }
     }
@@ -722,6 +817,7 @@ static bk_result check_refs(loader *L)
         if (q->marksurfaces[i] >= q->face_count) {
             BK_ERR(ctx, BK_EINDEX, "marksurfaces", i, elem_at(L, BK_Q1_LUMP_MARKSURFACES, i),
                    "face %u out of range (%u faces)", q->marksurfaces[i], q->face_count);
+            MAKE_OWN(q->marksurfaces, BK_Q1_LUMP_MARKSURFACES, q->marksurface_count);
             q->marksurfaces[i] = 0;
         }
     /* vis rows are as long as the world's visleafs need */
@@ -733,6 +829,8 @@ static bk_result check_refs(loader *L)
         if (!bk_range_ok(lf->first_marksurface, lf->marksurface_count, q->marksurface_count)) {
             BK_ERR(ctx, BK_EINDEX, "leafs", i, at, "marksurfaces %u..+%u out of range (%u marksurfaces)",
                    lf->first_marksurface, lf->marksurface_count, q->marksurface_count);
+            MAKE_OWN(q->leafs, BK_Q1_LUMP_LEAFS, q->leaf_count);
+            lf = &q->leafs[i];
             lf->first_marksurface = lf->marksurface_count = 0;
         }
         if (q->visibility_size == 0) {
@@ -740,6 +838,8 @@ static bk_result check_refs(loader *L)
         } else if (lf->vis_ofs < -1 || (lf->vis_ofs >= 0 && (uint64_t)lf->vis_ofs >= q->visibility_size)) {
             BK_ERR(ctx, BK_EINDEX, "leafs", i, at + 4, "visibility offset %d outside the %zu-byte visibility lump",
                    lf->vis_ofs, q->visibility_size);
+            MAKE_OWN(q->leafs, BK_Q1_LUMP_LEAFS, q->leaf_count);
+            lf = &q->leafs[i];
             lf->vis_ofs = -1;
         } else if (lf->vis_ofs >= 0 && rowbytes && vis_budget) {
             /* walk the zero-run-length row (within a total work budget: rows are walked per leaf) */
@@ -773,6 +873,8 @@ static bk_result check_refs(loader *L)
         uint64_t at = elem_at(L, BK_Q1_LUMP_NODES, i);
         if (nd->plane < 0 || (uint32_t)nd->plane >= q->plane_count) {
             BK_ERR(ctx, BK_EINDEX, "nodes", i, at, "plane %d out of range (%u planes)", nd->plane, q->plane_count);
+            MAKE_OWN(q->nodes, BK_Q1_LUMP_NODES, q->node_count);
+            nd = &q->nodes[i];
             nd->plane = 0;
         }
         for (int k = 0; k < 2; k++) {
@@ -780,6 +882,8 @@ static bk_result check_refs(loader *L)
             if (ch >= 0 ? (uint32_t)ch >= q->node_count : (uint32_t)(~ch) >= q->leaf_count) {
                 BK_ERR(ctx, BK_EINDEX, "nodes", i, at + 4, "child %d points %s %d out of range (%u nodes, %u leafs)", k,
                        ch >= 0 ? "at node" : "at leaf", ch >= 0 ? ch : ~ch, q->node_count, q->leaf_count);
+                MAKE_OWN(q->nodes, BK_Q1_LUMP_NODES, q->node_count);
+                nd = &q->nodes[i];
                 nd->children[k] = -1;
             } else if (ch >= 0 && (uint32_t)ch <= i) {
                 BK_WARN(ctx, BK_EINDEX, "nodes", i, at + 4, "child %d points back at node %d (loop risk)", k, ch);
@@ -788,6 +892,8 @@ static bk_result check_refs(loader *L)
         if (!bk_range_ok(nd->first_face, nd->face_count, q->face_count)) {
             BK_ERR(ctx, BK_EINDEX, "nodes", i, at, "faces %u..+%u out of range (%u faces)", nd->first_face,
                    nd->face_count, q->face_count);
+            MAKE_OWN(q->nodes, BK_Q1_LUMP_NODES, q->node_count);
+            nd = &q->nodes[i];
             nd->first_face = nd->face_count = 0;
         }
     }
@@ -796,6 +902,8 @@ static bk_result check_refs(loader *L)
         uint64_t at = elem_at(L, BK_Q1_LUMP_CLIPNODES, i);
         if (cn->plane < 0 || (uint32_t)cn->plane >= q->plane_count) {
             BK_ERR(ctx, BK_EINDEX, "clipnodes", i, at, "plane %d out of range (%u planes)", cn->plane, q->plane_count);
+            MAKE_OWN(q->clipnodes, BK_Q1_LUMP_CLIPNODES, q->clipnode_count);
+            cn = &q->clipnodes[i];
             cn->plane = 0;
         }
         for (int k = 0; k < 2; k++) {
@@ -803,6 +911,8 @@ static bk_result check_refs(loader *L)
             if (ch >= 0 && (uint32_t)ch >= q->clipnode_count) {
                 BK_ERR(ctx, BK_EINDEX, "clipnodes", i, at + 4, "child %d points at clipnode %d out of range (%u clipnodes)",
                        k, ch, q->clipnode_count);
+                MAKE_OWN(q->clipnodes, BK_Q1_LUMP_CLIPNODES, q->clipnode_count);
+                cn = &q->clipnodes[i];
                 cn->children[k] = -2;
             } else if (ch < -15) {
                 BK_WARN(ctx, BK_EFORMAT, "clipnodes", i, at + 4, "child %d holds unknown contents %d", k, ch);
@@ -816,6 +926,8 @@ static bk_result check_refs(loader *L)
             !bk_range_ok((uint64_t)m->first_face, (uint64_t)m->face_count, q->face_count)) {
             BK_ERR(ctx, BK_EINDEX, "models", i, at + 56, "faces %d..+%d out of range (%u faces)", m->first_face,
                    m->face_count, q->face_count);
+            MAKE_OWN(q->models, BK_Q1_LUMP_MODELS, q->model_count);
+            m = &q->models[i];
             m->first_face = m->face_count = 0;
         }
         int32_t h0 = m->headnode[0];
@@ -930,13 +1042,14 @@ static bk_result q_load(bk_file *f, bk_ctx *ctx)
     BK_TRY(decode_textures(&L));
     BK_TRY(decode_bspx(&L));
     BK_TRY(check_refs(&L));
-    /* the lumps decoded into arrays: a mapped input's pages of them can go (they are read again
-     * from the file if anything asks) */
+    /* the lumps decoded into arrays (not those read in place): a mapped input's pages of them can
+     * go (they are read again from the file if anything asks) */
     static const int k_decoded[] = {BK_Q1_LUMP_PLANES, BK_Q1_LUMP_VERTICES, BK_Q1_LUMP_NODES, BK_Q1_LUMP_TEXINFO,
                                     BK_Q1_LUMP_FACES, BK_Q1_LUMP_CLIPNODES, BK_Q1_LUMP_LEAFS, BK_Q1_LUMP_MARKSURFACES,
                                     BK_Q1_LUMP_EDGES, BK_Q1_LUMP_SURFEDGES, BK_Q1_LUMP_MODELS};
     for (size_t i = 0; i < BK_ARRAY_LEN(k_decoded); i++)
-        bk_input_decoded(ctx, L.d + L.ofs[k_decoded[i]], (size_t)L.len[k_decoded[i]]);
+        if (!(L.q->in_place_ & (1u << k_decoded[i])))
+            bk_input_decoded(ctx, L.d + L.ofs[k_decoded[i]], (size_t)L.len[k_decoded[i]]);
     if (f->entities.count == 0)
         BK_WARN(ctx, BK_EFORMAT, "entities", BK_NO_INDEX, L.ofs[BK_Q1_LUMP_ENTITIES], "map has no entities");
     else {
