@@ -225,6 +225,10 @@ bk_result bk_atlas_add(bk_atlas *a, uint32_t w, uint32_t h, const uint8_t *rgba,
 /* Draws rectangle id (added without pixels) at dst: its w x h RGBA texels, rows stride bytes apart. */
 typedef void (*bk_atlas_fill_fn)(void *user, uint32_t id, uint8_t *dst, size_t stride);
 void bk_atlas_set_fill(bk_atlas *a, bk_atlas_fill_fn fn, void *user);
+/* Optional: the same rectangles drawn as RGB (3 bytes a texel, no alpha) straight into an RGB
+ * atlas (bk_atlas_to_rgb_image), with set_fill's user pointer; without it they are drawn as RGBA
+ * and copied. */
+void bk_atlas_set_fill_rgb(bk_atlas *a, bk_atlas_fill_fn fn);
 /* Place every rectangle (tallest first, bottom-left on a skyline) into the smallest image found,
  * of any size (not a power of two). BK_ELIMIT when they cannot fit in max_size x max_size. */
 bk_result bk_atlas_pack(bk_atlas *a);

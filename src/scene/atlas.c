@@ -23,7 +23,7 @@ struct bk_atlas {
     uint32_t width, height;
     bool packed;
     bk_buf arena;
-    bk_atlas_fill_fn fill;
+    bk_atlas_fill_fn fill, fill_rgb;
     void *fill_user;
 };
 
@@ -51,6 +51,8 @@ void bk_atlas_set_fill(bk_atlas *a, bk_atlas_fill_fn fn, void *user)
     a->fill = fn;
     a->fill_user = user;
 }
+
+void bk_atlas_set_fill_rgb(bk_atlas *a, bk_atlas_fill_fn fn) { a->fill_rgb = fn; }
 
 bk_result bk_atlas_add(bk_atlas *a, uint32_t w, uint32_t h, const uint8_t *rgba, uint32_t *id)
 {
@@ -369,6 +371,8 @@ static bk_result draw(const bk_atlas *a, size_t bpp, uint8_t **out)
             src = a->arena.data + r->px;
         } else if (a->fill && bpp == 4) {
             a->fill(a->fill_user, k, dst, W * 4);
+        } else if (a->fill && a->fill_rgb) {
+            a->fill_rgb(a->fill_user, k, dst, W * 3);
         } else if (a->fill) {
             size_t need = (size_t)r->w * r->h * 4;
             if (need > tmp_cap) {
@@ -398,18 +402,28 @@ static bk_result draw(const bk_atlas *a, size_t bpp, uint8_t **out)
     }
     bk_free(tmp);
     if (bpp == 3) {
-        /* BK_PACK_RGB_UP: each row minus the one above (from the bottom, so the rows above are
-         * still plain), then the rows moved down to make room for their filter bytes */
+        /* BK_PACK_RGB_UP in one pass from the top: row y moves H - y - 1 bytes back to make room
+         * for the filter bytes (onto bytes of its own and of the row above, both already read),
+         * minus the row above as it was, kept aside with this one */
         size_t row = W * 3;
-        for (size_t y = H; y-- > 1;) {
-            uint8_t *d = px + y * row;
-            const uint8_t *u = d - row;
-            for (size_t i = 0; i < row; i++) d[i] = (uint8_t)(d[i] - u[i]);
+        uint8_t *keep = bk_malloc(2 * row);
+        if (!keep) {
+            bk_free(block);
+            return BK_ENOMEM;
         }
+        uint8_t *prev = keep, *cur = keep + row;
         for (size_t y = 0; y < H; y++) {
-            memmove(block + y * (row + 1) + 1, px + y * row, row);
-            block[y * (row + 1)] = y ? 2 : 0;
+            const uint8_t *s = px + y * row;
+            uint8_t *d = block + y * (row + 1) + 1;
+            memcpy(cur, s, row);
+            d[-1] = y ? 2 : 0;
+            if (y) for (size_t i = 0; i < row; i++) d[i] = (uint8_t)(cur[i] - prev[i]);
+            else memcpy(d, cur, row);
+            uint8_t *t = prev;
+            prev = cur;
+            cur = t;
         }
+        bk_free(keep);
     }
     *out = block;
     return BK_OK;

@@ -120,6 +120,7 @@ typedef struct q3_builder {
     q3_shader_lib lib;
     int32_t patch_level;
     float overbright;          /* bits; <= 0: none */
+    float gain;                /* 2^overbright, or 1 (bk_q3_gain) */
     const char *engine;        /* the engine whose brightness the default follows, or NULL */
     bool darkplaces;           /* DarkPlaces' reading of shaders (Nexuiz, Xonotic) */
     float ambient;             /* light DarkPlaces adds to lightmaps (r_ambient / 64), 0..1 */
@@ -144,8 +145,24 @@ typedef struct q3_builder {
 
 /* lightmap gain the atlas holds (2^overbright) */
 float bk_q3_gain(const q3_builder *b);
-/* R_ColorShiftLightingBytes: scale by k, keeping the hue when a channel overflows */
-void bk_q3_color_shift(uint8_t *rgb, float k);
+/* R_ColorShiftLightingBytes: scale by k, keeping the hue when a channel overflows (inline: it runs
+ * for every bright lightmap texel) */
+static inline void bk_q3_color_shift(uint8_t *rgb, float k)
+{
+    if (k <= 1.0f) return;
+    float r = rgb[0] * k, g = rgb[1] * k, bl = rgb[2] * k;
+    float mx = r > g ? r : g;
+    if (bl > mx) mx = bl;
+    if (mx > 255.0f) {
+        float sc = 255.0f / mx;
+        r *= sc;
+        g *= sc;
+        bl *= sc;
+    }
+    rgb[0] = (uint8_t)(r + 0.5f > 255 ? 255 : r + 0.5f);
+    rgb[1] = (uint8_t)(g + 0.5f > 255 ? 255 : g + 0.5f);
+    rgb[2] = (uint8_t)(bl + 0.5f > 255 ? 255 : bl + 0.5f);
+}
 /* a gamma-space multiplier as glTF's linear factor (sRGB decoding; k^2.2 above 1) */
 float bk_q3_to_linear(float k);
 /* The image of that name (extension optional), decoded once; NULL when not found. */

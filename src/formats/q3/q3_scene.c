@@ -13,26 +13,7 @@
 /* ---- helpers ------------------------------------------------------------------------------- */
 
 
-/* R_ColorShiftLightingBytes: scale by k, and if a channel overflows scale all three down
- * together so the hue is kept. */
-void bk_q3_color_shift(uint8_t *rgb, float k)
-{
-    if (k <= 1.0f) return;
-    float r = rgb[0] * k, g = rgb[1] * k, bl = rgb[2] * k;
-    float mx = r > g ? r : g;
-    if (bl > mx) mx = bl;
-    if (mx > 255.0f) {
-        float sc = 255.0f / mx;
-        r *= sc;
-        g *= sc;
-        bl *= sc;
-    }
-    rgb[0] = (uint8_t)(r + 0.5f > 255 ? 255 : r + 0.5f);
-    rgb[1] = (uint8_t)(g + 0.5f > 255 ? 255 : g + 0.5f);
-    rgb[2] = (uint8_t)(bl + 0.5f > 255 ? 255 : bl + 0.5f);
-}
-
-float bk_q3_gain(const q3_builder *b) { return b->overbright > 0 ? powf(2.0f, b->overbright) : 1.0f; }
+float bk_q3_gain(const q3_builder *b) { return b->gain; }
 
 /* The map's name ("q3dm1" from ".../maps/q3dm1.bsp" or "x.pk3:maps/q3dm1.bsp"). */
 static void map_name(const char *path, char *out, size_t cap)
@@ -65,9 +46,9 @@ static void add_ambient(uint8_t *o, int add)
     for (int c = 0; c < 3; c++) o[c] = (uint8_t)(o[c] + add > 255 ? 255 : o[c] + add);
 }
 
-static void fill_page(void *user, uint32_t id, uint8_t *dst, size_t stride)
+/* a page drawn into the atlas, bpp bytes a texel (4: RGBA, 3: an RGB atlas drawn in place) */
+static inline void fill_page_bpp(const page_fill *pf, uint32_t id, uint8_t *dst, size_t stride, int bpp)
 {
-    const page_fill *pf = user;
     const uint8_t *src = pf->m->lightmaps + (size_t)pf->page_of_id[id] * Q3_LIGHTMAP_BYTES;
     /* bk_q3_color_shift by table: a texel whose brightest channel does not overflow takes each
      * channel's shifted byte (the same float product, so the same bytes); the others go through
@@ -80,7 +61,7 @@ static void fill_page(void *user, uint32_t id, uint8_t *dst, size_t stride)
     }
     for (uint32_t y = 0; y < 128; y++, dst += stride, src += 128 * 3) {
         for (uint32_t x = 0; x < 128; x++) {
-            uint8_t *o = dst + x * 4;
+            uint8_t *o = dst + x * (size_t)bpp;
             uint8_t r = src[x * 3], g = src[x * 3 + 1], bl = src[x * 3 + 2];
             uint8_t mx = r > g ? r : g;
             if (bl > mx) mx = bl;
@@ -94,11 +75,14 @@ static void fill_page(void *user, uint32_t id, uint8_t *dst, size_t stride)
                 o[2] = bl;
                 bk_q3_color_shift(o, pf->gain);
             }
-            o[3] = 255;
+            if (bpp == 4) o[3] = 255;
             if (pf->ambient) add_ambient(o, pf->ambient);
         }
     }
 }
+
+static void fill_page(void *user, uint32_t id, uint8_t *dst, size_t stride) { fill_page_bpp(user, id, dst, stride, 4); }
+static void fill_page_rgb(void *user, uint32_t id, uint8_t *dst, size_t stride) { fill_page_bpp(user, id, dst, stride, 3); }
 
 static bk_result build_lightmaps(q3_builder *b)
 {
@@ -132,6 +116,7 @@ static bk_result build_lightmaps(q3_builder *b)
     int ambient = b->ambient > 0 ? (int)(b->ambient * 255.0f + 0.5f) : 0;
     page_fill pf = {m, page_of_id, gain, ambient};
     bk_atlas_set_fill(a, fill_page, &pf);
+    bk_atlas_set_fill_rgb(a, fill_page_rgb);
     uint32_t added = 0, missing_run = 0;
     for (uint32_t i = 0; i < n && r == BK_OK; i++) {
         if (!used[i]) continue;
@@ -698,6 +683,7 @@ bk_result bk_q3_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s
     b.darkplaces = b.engine && strcmp(b.engine, "darkplaces") == 0;
     b.overbright = opt->overbright == 0 ? game_default : (opt->overbright < 0 ? 0.0f : opt->overbright);
     if (b.overbright > 8) b.overbright = 8;
+    b.gain = b.overbright > 0 ? powf(2.0f, b.overbright) : 1.0f;
     bk_ctx tmp;
     bk_ctx_init(&tmp, opt, false);
     /* every output vertex costs ~56 bytes of attributes plus its share of indices: bound the
