@@ -231,6 +231,9 @@ static void *run_trials_thread(void *user)
 /* from this many rectangles the trials are shared with a second thread (one trial of a large
  * GoldSrc or Source map takes half a millisecond, a thread 30-50 microseconds to start) */
 #define PACK_THREAD_MIN 512
+/* an RGB atlas of this many rectangles or more is drawn on two threads (each Quake 3 page takes
+ * about 40 us to draw) */
+#define DRAW_THREAD_MIN 8
 
 bk_result bk_atlas_pack(bk_atlas *a)
 {
@@ -343,8 +346,69 @@ static void pad_rect(uint8_t *img, size_t W, const rect *r, uint32_t pad, size_t
     }
 }
 
+/* Rectangles [from, to) drawn into px (W texels wide, bpp bytes each), with their padding; tmp:
+ * one rectangle's worth of RGBA for a fill callback drawing into an RGB atlas. */
+static bk_result draw_rects(const bk_atlas *a, uint8_t *px, size_t W, size_t bpp, uint32_t from, uint32_t to,
+                            uint8_t **tmp, size_t *tmp_cap)
+{
+    for (uint32_t k = from; k < to; k++) {
+        const rect *r = &a->r[k];
+        uint8_t *dst = px + ((size_t)r->y * W + r->x) * bpp;
+        const uint8_t *src = NULL;
+        if (r->px != SIZE_MAX) {
+            src = a->arena.data + r->px;
+        } else if (a->fill && bpp == 4) {
+            a->fill(a->fill_user, k, dst, W * 4);
+        } else if (a->fill && a->fill_rgb) {
+            a->fill_rgb(a->fill_user, k, dst, W * 3);
+        } else if (a->fill) {
+            size_t need = (size_t)r->w * r->h * 4;
+            if (need > *tmp_cap) {
+                bk_free(*tmp);
+                *tmp = bk_malloc(need);
+                *tmp_cap = *tmp ? need : 0;
+                if (!*tmp) return BK_ENOMEM;
+            }
+            a->fill(a->fill_user, k, *tmp, (size_t)r->w * 4);
+            src = *tmp;
+        }
+        if (src) {
+            for (uint32_t y = 0; y < r->h; y++) {
+                uint8_t *d = dst + (size_t)y * W * bpp;
+                const uint8_t *s = src + (size_t)y * r->w * 4;
+                if (bpp == 4) {
+                    memcpy(d, s, (size_t)r->w * 4);
+                } else {
+                    for (uint32_t x = 0; x < r->w; x++) memcpy(d + x * 3, s + x * 4, 3);
+                }
+            }
+        }
+        pad_rect(px, W, r, a->pad, bpp);
+    }
+    return BK_OK;
+}
+
+#ifdef BK_HAVE_PTHREAD
+typedef struct draw_half {
+    const bk_atlas *a;
+    uint8_t *px;
+    size_t W;
+    uint32_t from, to;
+} draw_half;
+
+static void *draw_half_run(void *user)
+{
+    draw_half *h = user;
+    /* the RGB fill draws straight into the atlas: no scratch, so nothing can fail */
+    (void)draw_rects(h->a, h->px, h->W, 3, h->from, h->to, NULL, NULL);
+    return NULL;
+}
+#endif
+
 /* Draw the atlas with texels of bpp bytes (4: RGBA, 3: RGB). A rectangle drawn by the fill
- * callback into an RGB atlas goes through one rectangle's worth of RGBA. */
+ * callback into an RGB atlas goes through one rectangle's worth of RGBA, unless the atlas has an
+ * RGB fill (bk_atlas_set_fill_rgb): then its rectangles are drawn in place, the second half of them
+ * on a second thread when there are enough (rectangles and their padding do not overlap). */
 static bk_result draw(const bk_atlas *a, size_t bpp, uint8_t **out)
 {
     if (!a->packed) return BK_EARG;
@@ -363,42 +427,26 @@ static bk_result draw(const bk_atlas *a, size_t bpp, uint8_t **out)
     }
     uint8_t *tmp = NULL;
     size_t tmp_cap = 0;
-    for (uint32_t k = 0; k < a->count; k++) {
-        const rect *r = &a->r[k];
-        uint8_t *dst = px + ((size_t)r->y * W + r->x) * bpp;
-        const uint8_t *src = NULL;
-        if (r->px != SIZE_MAX) {
-            src = a->arena.data + r->px;
-        } else if (a->fill && bpp == 4) {
-            a->fill(a->fill_user, k, dst, W * 4);
-        } else if (a->fill && a->fill_rgb) {
-            a->fill_rgb(a->fill_user, k, dst, W * 3);
-        } else if (a->fill) {
-            size_t need = (size_t)r->w * r->h * 4;
-            if (need > tmp_cap) {
-                bk_free(tmp);
-                tmp = bk_malloc(need);
-                tmp_cap = tmp ? need : 0;
-                if (!tmp) {
-                    bk_free(block);
-                    return BK_ENOMEM;
-                }
-            }
-            a->fill(a->fill_user, k, tmp, (size_t)r->w * 4);
-            src = tmp;
-        }
-        if (src) {
-            for (uint32_t y = 0; y < r->h; y++) {
-                uint8_t *d = dst + (size_t)y * W * bpp;
-                const uint8_t *s = src + (size_t)y * r->w * 4;
-                if (bpp == 4) {
-                    memcpy(d, s, (size_t)r->w * 4);
-                } else {
-                    for (uint32_t x = 0; x < r->w; x++) memcpy(d + x * 3, s + x * 4, 3);
-                }
-            }
-        }
-        pad_rect(px, W, r, a->pad, bpp);
+    uint32_t split = a->count;
+#ifdef BK_HAVE_PTHREAD
+    pthread_t th;
+    draw_half half;
+    bool two = false;
+    if (bpp == 3 && a->fill && a->fill_rgb && a->count >= DRAW_THREAD_MIN && bk_cpu_count() >= 2) {
+        split = a->count / 2;
+        half = (draw_half){a, px, W, split, a->count};
+        two = pthread_create(&th, NULL, draw_half_run, &half) == 0;
+        if (!two) split = a->count;
+    }
+#endif
+    bk_result r = draw_rects(a, px, W, bpp, 0, split, &tmp, &tmp_cap);
+#ifdef BK_HAVE_PTHREAD
+    if (two) pthread_join(th, NULL);
+#endif
+    if (r != BK_OK) {
+        bk_free(tmp);
+        bk_free(block);
+        return r;
     }
     bk_free(tmp);
     if (bpp == 3) {
