@@ -197,6 +197,27 @@ void *bk_alloc_array(const bk_ctx *ctx, size_t count, size_t size, bk_result *re
 bk_result bk_grow(void **ptr, uint32_t *cap, uint32_t need, size_t size);
 void *bk_calloc(size_t count, size_t size);
 void *bk_realloc(void *p, size_t size);
+/* A lump's count elements read where they lie (p, in the file's bytes) instead of decoded into a
+ * copy: when the struct has the file's layout (`layout`: little-endian int32 / float fields in the
+ * file's order, no padding), the host is little-endian and p is 4-byte aligned. Sets the lump's
+ * bit in *in_place and returns p; NULL: the caller decodes a copy. */
+static inline void *bk_lump_in_place(const uint8_t *p, uint64_t count, bool layout, uint32_t *in_place, int lump)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (layout && count && !((uintptr_t)p & 3)) {
+        *in_place |= 1u << lump;
+        return (void *)(uintptr_t)p;
+    }
+#else
+    (void)p, (void)count, (void)layout, (void)in_place, (void)lump;
+#endif
+    return NULL;
+}
+/* A decoded map's array freed, unless it was read in place (it belongs to the file's bytes). */
+static inline void bk_free_own(void *a, uint32_t in_place, int lump)
+{
+    if (!(in_place & (1u << lump))) bk_free(a);
+}
 char *bk_strdup(const char *s);
 char *bk_strndup(const char *s, size_t n);
 /* Copy a fixed-size, possibly unterminated name field into a NUL-terminated string buffer. */

@@ -89,6 +89,20 @@ static void check_lightmap_tiling(const char *name, const bk_quake_bsp *q)
     free(v);
 }
 
+/* The next .bsp in folder d (dir its path) whose name does not start with skip: its path in path */
+static const char *next_bsp(DIR *d, const char *dir, const char *skip, char *path, size_t cap)
+{
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        size_t len = strlen(de->d_name);
+        if (len < 5 || strcmp(de->d_name + len - 4, ".bsp") != 0 || strncmp(de->d_name, skip, strlen(skip)) == 0)
+            continue;
+        snprintf(path, cap, "%s/%s", dir, de->d_name);
+        return de->d_name;
+    }
+    return NULL;
+}
+
 static void test_corpus_dir(const char *sub)
 {
     char dir[1024];
@@ -98,13 +112,9 @@ static void test_corpus_dir(const char *sub)
         printf("skip %s (missing)\n", dir);
         return;
     }
-    struct dirent *de;
-    while ((de = readdir(d)) != NULL) {
-        size_t len = strlen(de->d_name);
-        if (len < 5 || strcmp(de->d_name + len - 4, ".bsp") != 0) continue;
-        if (strncmp(de->d_name, "unusual_quake2", 14) == 0) continue;
-        char path[2048];
-        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+    char path[2048];
+    const char *name;
+    while ((name = next_bsp(d, dir, "unusual_quake2", path, sizeof path))) {
         bk_file *f = NULL;
         diag_log log = {0};
         bk_options opt = {0};
@@ -119,7 +129,7 @@ static void test_corpus_dir(const char *sub)
         const bk_quake_bsp *q = bk_file_impl(f, bk_file_format(f));
         CHECK(q != NULL);
         if (q) {
-            check_lightmap_tiling(de->d_name, q);
+            check_lightmap_tiling(name, q);
             CHECK(q->model_count >= 1);
             /* the world's faces plus every brush model's faces cover each face at most once */
             uint64_t sum = 0;
@@ -541,13 +551,10 @@ static void test_read_only_input(const char *sub)
     snprintf(dir, sizeof dir, "%s/corpus/%s", g_shared, sub);
     DIR *dh = opendir(dir);
     if (!dh) return;
-    struct dirent *de;
     int tested = 0;
-    while ((de = readdir(dh)) && tested < 3) {
-        size_t nl = strlen(de->d_name);
-        if (nl < 5 || strcmp(de->d_name + nl - 4, ".bsp") || !strncmp(de->d_name, "unusual_", 8)) continue;
-        char path[2048];
-        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+    char path[2048];
+    const char *name;
+    while (tested < 3 && (name = next_bsp(dh, dir, "unusual_", path, sizeof path))) {
         size_t n;
         uint8_t *d = read_all(path, &n);
         if (!d) continue;
@@ -561,14 +568,14 @@ static void test_read_only_input(const char *sub)
         tested++;
         float nan = NAN;
         int32_t big = 0x7fffff00, neg = -5;
-        read_only_case(de->d_name, d, n, -1, 0, NULL, 0, false);           /* as it is */
-        read_only_case(de->d_name, d, n, 3, 12, &nan, 4, true);            /* a vertex coordinate */
-        read_only_case(de->d_name, d, n, 6, 32, &big, 4, true);            /* a texinfo's miptex */
-        read_only_case(de->d_name, d, n, 6, 4, &nan, 4, true);             /* a texinfo's vector */
-        read_only_case(de->d_name, d, n, 13, 4, &big, 4, true);            /* a surfedge */
-        read_only_case(de->d_name, d, n, 14, 56, &neg, 4, true);           /* model 0's first face */
-        read_only_case(de->d_name, d, n, 1, 20, &nan, 4, true);            /* a plane's normal */
-        read_only_case(de->d_name, d, n, 12, 4, &big, 4, true);            /* an edge's vertex */
+        read_only_case(name, d, n, -1, 0, NULL, 0, false);           /* as it is */
+        read_only_case(name, d, n, 3, 12, &nan, 4, true);            /* a vertex coordinate */
+        read_only_case(name, d, n, 6, 32, &big, 4, true);            /* a texinfo's miptex */
+        read_only_case(name, d, n, 6, 4, &nan, 4, true);             /* a texinfo's vector */
+        read_only_case(name, d, n, 13, 4, &big, 4, true);            /* a surfedge */
+        read_only_case(name, d, n, 14, 56, &neg, 4, true);           /* model 0's first face */
+        read_only_case(name, d, n, 1, 20, &nan, 4, true);            /* a plane's normal */
+        read_only_case(name, d, n, 12, 4, &big, 4, true);            /* an edge's vertex */
         free(d);
     }
     closedir(dh);

@@ -61,22 +61,20 @@ static void q3_destroy(void *impl)
 {
     bk_q3_map *m = impl;
     if (!m) return;
-    /* arrays read in place belong to the file's bytes */
-#define FREE_OWN(a, lump) if (!(m->in_place_ & (1u << (lump)))) bk_free(a)
+    uint32_t ip = m->in_place_;
     bk_free(m->shaders);
-    FREE_OWN(m->planes, BK_Q3_LUMP_PLANES);
-    FREE_OWN(m->nodes, BK_Q3_LUMP_NODES);
-    FREE_OWN(m->leafs, BK_Q3_LUMP_LEAFS);
-    FREE_OWN(m->leafsurfaces, BK_Q3_LUMP_LEAFSURFACES);
-    FREE_OWN(m->leafbrushes, BK_Q3_LUMP_LEAFBRUSHES);
-    FREE_OWN(m->models, BK_Q3_LUMP_MODELS);
-    FREE_OWN(m->brushes, BK_Q3_LUMP_BRUSHES);
-    FREE_OWN(m->brushsides, BK_Q3_LUMP_BRUSHSIDES);
-    FREE_OWN(m->verts, BK_Q3_LUMP_DRAWVERTS);
-    FREE_OWN(m->indexes, BK_Q3_LUMP_DRAWINDEXES);
+    bk_free_own(m->planes, ip, BK_Q3_LUMP_PLANES);
+    bk_free_own(m->nodes, ip, BK_Q3_LUMP_NODES);
+    bk_free_own(m->leafs, ip, BK_Q3_LUMP_LEAFS);
+    bk_free_own(m->leafsurfaces, ip, BK_Q3_LUMP_LEAFSURFACES);
+    bk_free_own(m->leafbrushes, ip, BK_Q3_LUMP_LEAFBRUSHES);
+    bk_free_own(m->models, ip, BK_Q3_LUMP_MODELS);
+    bk_free_own(m->brushes, ip, BK_Q3_LUMP_BRUSHES);
+    bk_free_own(m->brushsides, ip, BK_Q3_LUMP_BRUSHSIDES);
+    bk_free_own(m->verts, ip, BK_Q3_LUMP_DRAWVERTS);
+    bk_free_own(m->indexes, ip, BK_Q3_LUMP_DRAWINDEXES);
     bk_free(m->fogs);
-    FREE_OWN(m->surfaces, BK_Q3_LUMP_SURFACES);
-#undef FREE_OWN
+    bk_free_own(m->surfaces, ip, BK_Q3_LUMP_SURFACES);
     bk_free(m);
 }
 
@@ -115,22 +113,16 @@ static const bool k_layout[BK_Q3_LUMP_COUNT] = {
 };
 #undef SAME_LAYOUT
 
-/* Lump i as an array of elem-byte elements: its own bytes when they can be read in place (the
- * file's layout on a little-endian host, 4-byte aligned in memory: no copy, no new pages), else
- * allocated for the caller to decode into (*in_place false), or NULL when skip (nothing kept). */
+/* Lump i as an array of elem-byte elements: its own bytes when they can be read in place
+ * (bk_lump_in_place: no copy, no new pages), else allocated for the caller to decode into
+ * (*in_place false), or NULL when skip (nothing kept). */
 static void *lump_array(q3_loader *L, int i, size_t elem, bool skip, bool *in_place, bk_result *res)
 {
     *res = BK_OK;
-    const uint8_t *p = lump_ptr(L, i);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    if (k_layout[i] && L->l[i].count && !((uintptr_t)p & 3) && elem == (size_t)k_lumps[i].entry) {
-        *in_place = true;
-        L->m->in_place_ |= 1u << i;
-        return (void *)(uintptr_t)p;
-    }
-#endif
-    (void)p;
-    *in_place = false;
+    void *a = bk_lump_in_place(lump_ptr(L, i), L->l[i].count, k_layout[i] && elem == (size_t)k_lumps[i].entry,
+                               &L->m->in_place_, i);
+    *in_place = a != NULL;
+    if (a) return a;
     return skip ? NULL : lump_alloc(L, i, elem, res);
 }
 

@@ -44,21 +44,19 @@ static void q_destroy(void *impl)
 {
     bk_quake_bsp *q = impl;
     if (!q) return;
-    /* arrays read in place belong to the file's bytes */
-#define FREE_OWN(a, lump) if (!(q->in_place_ & (1u << (lump)))) bk_free(a)
-    FREE_OWN(q->planes, BK_Q1_LUMP_PLANES);
+    uint32_t ip = q->in_place_;
+    bk_free_own(q->planes, ip, BK_Q1_LUMP_PLANES);
     bk_free(q->miptex);
-    FREE_OWN(q->vertices, BK_Q1_LUMP_VERTICES);
-    FREE_OWN(q->nodes, BK_Q1_LUMP_NODES);
-    FREE_OWN(q->texinfo, BK_Q1_LUMP_TEXINFO);
+    bk_free_own(q->vertices, ip, BK_Q1_LUMP_VERTICES);
+    bk_free_own(q->nodes, ip, BK_Q1_LUMP_NODES);
+    bk_free_own(q->texinfo, ip, BK_Q1_LUMP_TEXINFO);
     bk_free(q->faces);
-    FREE_OWN(q->clipnodes, BK_Q1_LUMP_CLIPNODES);
-    FREE_OWN(q->leafs, BK_Q1_LUMP_LEAFS);
-    FREE_OWN(q->marksurfaces, BK_Q1_LUMP_MARKSURFACES);
-    FREE_OWN(q->edges, BK_Q1_LUMP_EDGES);
-    FREE_OWN(q->surfedges, BK_Q1_LUMP_SURFEDGES);
-    FREE_OWN(q->models, BK_Q1_LUMP_MODELS);
-#undef FREE_OWN
+    bk_free_own(q->clipnodes, ip, BK_Q1_LUMP_CLIPNODES);
+    bk_free_own(q->leafs, ip, BK_Q1_LUMP_LEAFS);
+    bk_free_own(q->marksurfaces, ip, BK_Q1_LUMP_MARKSURFACES);
+    bk_free_own(q->edges, ip, BK_Q1_LUMP_EDGES);
+    bk_free_own(q->surfedges, ip, BK_Q1_LUMP_SURFEDGES);
+    bk_free_own(q->models, ip, BK_Q1_LUMP_MODELS);
     bk_free(q->bspx);
     bk_free(q);
 }
@@ -186,27 +184,16 @@ static bool same_layout(int lump, int var)
     }
 }
 
-/* Lump `lump` (count elements) as its own bytes when they can be read in place (see same_layout;
- * a little-endian host, 4-byte aligned in memory): no copy, no new pages. NULL: decode a copy. */
+/* Lump `lump` (count elements) as its own bytes when they can be read in place (see same_layout
+ * and bk_lump_in_place): no copy, no new pages. NULL: decode a copy. */
 static void *in_place(loader *L, int lump, uint32_t count)
 {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    const uint8_t *p = L->d + L->ofs[lump];
-    if (count && same_layout(lump, L->var) && !((uintptr_t)p & 3)) {
-        L->q->in_place_ |= 1u << lump;
-        return (void *)(uintptr_t)p;
-    }
-#else
-    (void)L, (void)lump, (void)count;
-#endif
-    return NULL;
+    return bk_lump_in_place(L->d + L->ofs[lump], count, same_layout(lump, L->var), &L->q->in_place_, lump);
 }
 
 /* A lump read in place that needs a change (a bad value cleared): copied after all */
-static void *own_copy(loader *L, int lump, void *arr, size_t bytes, bk_result *r)
+static void *own_copy(loader *L, int lump, const void *arr, size_t bytes, bk_result *r)
 {
-    *r = BK_OK;
-    if (!(L->q->in_place_ & (1u << lump))) return arr;
     void *c = bk_alloc_array(L->ctx, bytes, 1, r);
     if (!c) return NULL;
     memcpy(c, arr, bytes);
@@ -274,10 +261,7 @@ static bk_result decode_arrays(loader *L)
         if (!finite_n(q->vertices + i * 3, 3)) {
             BK_ERR(L->ctx, BK_EFORMAT, "vertices", i, L->ofs[BK_Q1_LUMP_VERTICES] + (uint64_t)i * 12,
                    "vertex has a non-finite coordinate");
-            bk_result r;
-            float *own = own_copy(L, BK_Q1_LUMP_VERTICES, q->vertices, (size_t)c * 12, &r);
-            if (!own) return r;
-            q->vertices = own;
+            MAKE_OWN(q->vertices, BK_Q1_LUMP_VERTICES, (size_t)c * 3);
             q->vertices[i * 3] = q->vertices[i * 3 + 1] = q->vertices[i * 3 + 2] = 0;
         }
     }
@@ -339,10 +323,7 @@ static bk_result decode_arrays(loader *L)
         if (!finite_n(&t->vecs[0][0], 8)) {
             BK_ERR(L->ctx, BK_EFORMAT, "texinfo", i, L->ofs[BK_Q1_LUMP_TEXINFO] + (uint64_t)i * 40,
                    "texture vectors are not finite");
-            bk_result r;
-            bk_q1_texinfo *own = own_copy(L, BK_Q1_LUMP_TEXINFO, q->texinfo, (size_t)c * 40, &r);
-            if (!own) return r;
-            q->texinfo = own;
+            MAKE_OWN(q->texinfo, BK_Q1_LUMP_TEXINFO, c);
             memset(q->texinfo[i].vecs, 0, sizeof q->texinfo[i].vecs);
         }
     }
