@@ -327,17 +327,9 @@ bk_result bk_mesh_add_primitive(bk_mesh *m, int32_t material, uint32_t mode, uin
 
 /* capacity only: the room past the vertices is not touched (untouched pages cost no memory);
  * bk_prim_add_vertices clears the vertices it adds */
-static bk_result grow_attr(float **arr, uint32_t ncap, uint32_t comps)
+static bk_result grow_attr(void **arr, uint32_t ncap, size_t per_vertex)
 {
-    float *n = bk_realloc(*arr, (size_t)ncap * comps * sizeof(float));
-    if (!n) return BK_ENOMEM;
-    *arr = n;
-    return BK_OK;
-}
-
-static bk_result grow_bytes(uint8_t **arr, uint32_t ncap, uint32_t per)
-{
-    uint8_t *n = bk_realloc(*arr, (size_t)ncap * per);
+    void *n = bk_realloc(*arr, (size_t)ncap * per_vertex);
     if (!n) return BK_ENOMEM;
     *arr = n;
     return BK_OK;
@@ -346,16 +338,14 @@ static bk_result grow_bytes(uint8_t **arr, uint32_t ncap, uint32_t per)
 /* every vertex array of p to room for exactly nc vertices */
 static bk_result vertex_room(bk_primitive *p, uint32_t nc)
 {
-    BK_TRY(grow_attr(&p->position, nc, 3));
-    if (p->attrs & BK_ATTR_NORMAL) BK_TRY(grow_attr(&p->normal, nc, 3));
-    if (p->attrs & BK_ATTR_UV0) BK_TRY(grow_attr(&p->uv0, nc, 2));
-    if (p->attrs & BK_ATTR_UV1) BK_TRY(grow_attr(&p->uv1, nc, 2));
-    if (p->attrs & BK_ATTR_COLOR) BK_TRY(grow_bytes(&p->color, nc, 4));
+    BK_TRY(grow_attr((void **)&p->position, nc, 3 * sizeof(float)));
+    if (p->attrs & BK_ATTR_NORMAL) BK_TRY(grow_attr((void **)&p->normal, nc, 3 * sizeof(float)));
+    if (p->attrs & BK_ATTR_UV0) BK_TRY(grow_attr((void **)&p->uv0, nc, 2 * sizeof(float)));
+    if (p->attrs & BK_ATTR_UV1) BK_TRY(grow_attr((void **)&p->uv1, nc, 2 * sizeof(float)));
+    if (p->attrs & BK_ATTR_COLOR) BK_TRY(grow_attr((void **)&p->color, nc, 4));
     if (p->attrs & BK_ATTR_SKIN) {
-        BK_TRY(grow_attr(&p->weights, nc, 4));
-        uint16_t *j = bk_realloc(p->joints, (size_t)nc * 4 * sizeof(uint16_t));
-        if (!j) return BK_ENOMEM;
-        p->joints = j;
+        BK_TRY(grow_attr((void **)&p->weights, nc, 4 * sizeof(float)));
+        BK_TRY(grow_attr((void **)&p->joints, nc, 4 * sizeof(uint16_t)));
     }
     p->vcap_ = nc;
     return BK_OK;
