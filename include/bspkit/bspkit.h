@@ -165,7 +165,20 @@ typedef struct bk_options {
      * Folders are still listed and .pk3/.zip archives opened by the library itself. */
     bk_result (*read_file)(void *user, const char *path, uint64_t max_bytes, uint8_t **data, size_t *size);
     void *read_file_user;
+    /* A budget of decompressed bytes shared by every file the program works on at once (the
+     * threads of a batch), or NULL: each file has only its own limits. It must outlive the files. */
+    struct bk_budget *budget;
 } bk_options;
+
+/* A budget of decompressed bytes for a whole program (bk_options.budget): a Source map's
+ * decoded LZMA lumps hold their bytes from it while the map keeps them, a zip member (a .pk3's,
+ * a pakfile's) while it is inflated. What would take more than is left is refused (BK_ELIMIT),
+ * so N files at once hold no more decompressed data than the budget, whatever N. Thread-safe. */
+typedef struct bk_budget bk_budget;
+bk_budget *bk_budget_new(uint64_t bytes);
+/* bytes not held at the moment */
+uint64_t bk_budget_left(const bk_budget *b);
+void bk_budget_free(bk_budget *b);
 
 typedef enum bk_format {
     BK_FORMAT_UNKNOWN = 0,

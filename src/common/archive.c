@@ -5,6 +5,7 @@
  * through its I/O callbacks, and stored or deflated members are found through their local header
  * and decoded from the mapping with libdeflate, which inflates several times faster than zlib. */
 #include <libdeflate.h>
+#include <sys/stat.h>
 #include <unzip.h>
 
 #include "bk_internal.h"
@@ -33,6 +34,9 @@ struct bk_archive {
     void *map;            /* the mapping of an archive file (mem.data), unmapped on close */
     size_t map_size;
     zlib_filefunc64_def io;
+    uint64_t member_max;  /* the most one member may inflate to: limits.max_decoded_bytes, and at most
+                           * 8 x the archive's size + 64 MiB (bk_limits_embedded_budget) */
+    bk_budget *budget;    /* the program's shared budget of decoded bytes (bk_options.budget), or NULL */
 };
 
 /* ---- I/O over a block of memory ----------------------------------------------------------- */
@@ -168,6 +172,14 @@ static bool empty_zip(const uint8_t *head, size_t n)
 
 static bk_result open_common(bk_archive *a, const char *path, const bk_options *opt, bk_archive **out)
 {
+    bk_limits lim = bk_limits_of(opt);
+    uint64_t whole = a->mem.data ? a->mem.size : 0;
+    if (!a->mem.data) {
+        struct stat st;
+        if (stat(path, &st) == 0 && st.st_size > 0) whole = (uint64_t)st.st_size;
+    }
+    a->member_max = bk_limits_embedded_budget(&lim, whole);
+    a->budget = opt ? opt->budget : NULL;
     a->uf = unzOpen2_64(path, a->mem.data ? &a->io : NULL);
     if (!a->uf) {
         if (a->mem.data) {
@@ -323,15 +335,8 @@ static bk_result mem_decode(const bk_archive *a, const ar_entry *e, uint8_t *buf
     return libdeflate_crc32(0, buf, n) == e->crc ? BK_OK : BK_EDECOMPRESS;
 }
 
-/* raw: the member's stored bytes (for methods minizip does not inflate), not CRC-checked */
-bk_result bk_archive_read_ex(bk_archive *a, uint32_t i, uint64_t max_bytes, bool raw, uint8_t **out, size_t *size)
+static bk_result read_member(bk_archive *a, const ar_entry *e, uint64_t n, bool raw, uint8_t **out, size_t *size)
 {
-    if (!a || !out || !size || i >= a->count) return BK_EARG;
-    *out = NULL;
-    *size = 0;
-    const ar_entry *e = &a->e[i];
-    uint64_t n = raw ? e->csize : e->size;
-    if (n > max_bytes || n > SIZE_MAX - 1 || n > UINT32_MAX) return BK_ELIMIT;
     if (raw && e->method != 0 && e->method != Z_DEFLATED) return a->mem.data ? mem_raw(a, e, out, size) : BK_EUNSUPPORTED;
     if (!raw && e->method != 0 && e->method != Z_DEFLATED) return BK_EUNSUPPORTED;
     if (!raw && a->mem.data) {
@@ -379,6 +384,37 @@ bk_result bk_archive_read_ex(bk_archive *a, uint32_t i, uint64_t max_bytes, bool
     }
     *out = buf;
     *size = (size_t)n;
+    return BK_OK;
+}
+
+/* raw: the member's stored bytes (for methods minizip does not inflate), not CRC-checked. The
+ * size its directory entry declares is checked against the limits before anything is allocated
+ * or inflated, and the output is never more than that size (a stream that would go on is an
+ * error as soon as it does). */
+bk_result bk_archive_read_ex(bk_archive *a, uint32_t i, uint64_t max_bytes, bool raw, uint8_t **out, size_t *size)
+{
+    if (!a || !out || !size || i >= a->count) return BK_EARG;
+    *out = NULL;
+    *size = 0;
+    const ar_entry *e = &a->e[i];
+    uint64_t n = raw ? e->csize : e->size;
+    BK_TRY(bk_archive_member_check(a, i, max_bytes));
+    if (n > SIZE_MAX - 1) return BK_ELIMIT;
+    /* held while it is inflated: threads sharing a budget do not inflate more than it at once */
+    if (!bk_budget_take(a->budget, n)) return BK_ELIMIT;
+    bk_result r = read_member(a, e, n, raw, out, size);
+    bk_budget_give(a->budget, n);
+    return r;
+}
+
+bk_result bk_archive_member_check(const bk_archive *a, uint32_t i, uint64_t max_bytes)
+{
+    if (!a || i >= a->count) return BK_EARG;
+    const ar_entry *e = &a->e[i];
+    uint64_t lim = max_bytes < a->member_max ? max_bytes : a->member_max;
+    if (e->size > lim || e->size > UINT32_MAX || e->csize > UINT32_MAX) return BK_ELIMIT;
+    /* the stored bytes lie inside the archive */
+    if (a->mem.data && e->csize > a->mem.size) return BK_ETRUNCATED;
     return BK_OK;
 }
 

@@ -253,9 +253,16 @@ void bk_input_decoded(const bk_ctx *ctx, const void *data, size_t size);
 void bk_mapped_release(const void *data, size_t size);
 /* give back the spare capacity of every primitive's arrays (after a builder is done) */
 void bk_scene_shrink(bk_scene *s);
+/* Hold n bytes of a shared budget (NULL: always true), false when fewer are left; give them back. */
+bool bk_budget_take(bk_budget *b, uint64_t n);
+void bk_budget_give(bk_budget *b, uint64_t n);
 /* zip members: the stored bytes of any method (raw), and what the directory says of one */
 bk_result bk_archive_read_ex(bk_archive *a, uint32_t i, uint64_t max_bytes, bool raw, uint8_t **out, size_t *size);
 void bk_archive_entry_raw(const bk_archive *a, uint32_t i, uint64_t *csize, int *method, uint32_t *crc);
+/* What reading member i would refuse before inflating anything: BK_ELIMIT when its declared size
+ * is over max_bytes or the archive's own bound (8 x its size + 64 MiB, limits.max_decoded_bytes),
+ * BK_ETRUNCATED when its stored bytes are larger than the archive. */
+bk_result bk_archive_member_check(const bk_archive *a, uint32_t i, uint64_t max_bytes);
 /* The same through opt->read_file when the program gave one (opt may be NULL) */
 bk_result bk_read_file_opt(const bk_options *opt, const char *path, uint64_t max_bytes, uint8_t **out,
                            size_t *out_size);

@@ -152,7 +152,13 @@ static void vbsp_destroy(void *impl)
     if (!F) return;
     vbsp_impl *m = &F->base;
     bk_source_map *p = &m->pub;
-    for (int i = 0; i < BK_SRC_LUMP_COUNT; i++) bk_free(m->owned_lumps[i]);
+    for (int i = 0; i < BK_SRC_LUMP_COUNT; i++)
+        if (m->owned_lumps[i]) {
+            bk_budget_give(m->shared, p->lumps[i].size);
+            bk_free(m->owned_lumps[i]);
+        }
+    for (uint32_t i = 0; i < F->extra.gl_count && p->game_lumps; i++)
+        if (F->extra.gl_owned[i]) bk_budget_give(m->shared, p->game_lumps[i].size);
     bk_free(m->names);
     bk_free(p->planes);
     bk_free(p->vertices);
@@ -209,6 +215,25 @@ static int table_score(const uint8_t *d, size_t size, bool l4d2, bool *all_ok)
     return ok;
 }
 
+/* Decode the LZMA block at src within max_out bytes; what it decodes to is held from the program's
+ * shared budget too (given back by bk_vbsp_lump_forget and when the map is freed), taken before
+ * anything is allocated. */
+static bk_result lzma_take(const vbsp_impl *m, const uint8_t *src, size_t avail, uint64_t max_out, uint8_t **out,
+                           size_t *out_size, size_t *used, const char **why)
+{
+    uint64_t actual = avail >= VBSP_LZMA_HEADER && memcmp(src, "LZMA", 4) == 0 ? bk_rd_u32le(src + 4) : 0;
+    bool held = actual <= max_out;
+    if (held && !bk_budget_take(m->shared, actual)) {
+        *out = NULL;
+        *out_size = *used = 0;
+        *why = "the program's budget of decoded bytes is held by the other files open";
+        return BK_ELIMIT;
+    }
+    bk_result r = bk_vbsp_lzma_block(src, avail, max_out, out, out_size, used, why);
+    if (r != BK_OK && held) bk_budget_give(m->shared, actual);
+    return r;
+}
+
 /* The outcome of decoding lump idx (out: the bytes, taken over), applied in lump order. */
 static bk_result lump_decoded(const bk_file *f, int idx, bk_ctx *ctx, bk_result r, uint8_t *out, size_t out_size,
                               const char *why)
@@ -220,11 +245,13 @@ static bk_result lump_decoded(const bk_file *f, int idx, bk_ctx *ctx, bk_result 
         l->data = NULL;
         l->size = 0;
         if (ctx && r != BK_ENOMEM) {
-            bk_result rr = bk_report(ctx, BK_SEV_ERROR, r, LNAME(idx), BK_NO_INDEX, l->offset, "LZMA lump: %s%s", why,
-                                     r == BK_ELIMIT && budget < ctx->opt.limits.max_alloc_bytes
-                                         ? " (with the lumps decoded before it)"
-                                         : "");
-            return rr;
+            uint64_t actual = l->length >= VBSP_LZMA_HEADER ? bk_rd_u32le(f->data + l->offset + 4) : 0;
+            if (r == BK_ELIMIT && actual > budget)
+                return bk_report(ctx, BK_SEV_ERROR, r, LNAME(idx), BK_NO_INDEX, l->offset,
+                                 "LZMA lump declares %llu uncompressed bytes, over the %llu left of the file's budget "
+                                 "(8 x its size + 64 MiB, limits.max_decoded_bytes): not inflated",
+                                 (unsigned long long)actual, (unsigned long long)budget);
+            return bk_report(ctx, BK_SEV_ERROR, r, LNAME(idx), BK_NO_INDEX, l->offset, "LZMA lump: %s", why);
         }
         return r;
     }
@@ -247,8 +274,7 @@ bk_result bk_vbsp_lump_decode(const bk_file *f, int idx, bk_ctx *ctx)
     uint8_t *out;
     size_t out_size, used;
     const char *why;
-    bk_result r =
-        bk_vbsp_lzma_block(f->data + l->offset, (size_t)l->length, m->lzma_budget, &out, &out_size, &used, &why);
+    bk_result r = lzma_take(m, f->data + l->offset, (size_t)l->length, m->lzma_budget, &out, &out_size, &used, &why);
     return lump_decoded(f, idx, ctx, r, out, out_size, why);
 }
 
@@ -266,6 +292,7 @@ void bk_vbsp_lump_forget(const bk_file *f, int idx)
     bk_free(m->owned_lumps[idx]);
     m->owned_lumps[idx] = NULL;
     m->lzma_budget += l->size;
+    bk_budget_give(m->shared, l->size);
     l->data = NULL;        /* l->size stays: what a pending lump says */
     m->pending[idx] = 1;
 }
@@ -299,8 +326,8 @@ static void *par_work(void *user)
         par_job *j = &q->jobs[k];
         const bk_source_lump *l = &((vbsp_impl *)j->f->impl)->pub.lumps[j->idx];
         size_t used;
-        j->r = bk_vbsp_lzma_block(j->f->data + l->offset, (size_t)l->length, j->max_out, &j->out, &j->out_size,
-                                  &used, &j->why);
+        j->r = lzma_take(j->f->impl, j->f->data + l->offset, (size_t)l->length, j->max_out, &j->out, &j->out_size,
+                         &used, &j->why);
     }
     return NULL;
 }
@@ -355,7 +382,10 @@ static bk_result decode_pending(ld *L, const int *list, int n)
         int i = list[k], j = job_of[i];
         bk_result lr;
         if (r == BK_ENOMEM) { /* stop: free what the workers made */
-            if (j >= 0) bk_free(jobs[j].out);
+            if (j >= 0 && jobs[j].out) {
+                bk_budget_give(m->shared, jobs[j].out_size);
+                bk_free(jobs[j].out);
+            }
             continue;
         }
         if (j >= 0) {
@@ -369,7 +399,7 @@ static bk_result decode_pending(ld *L, const int *list, int n)
             continue;
         }
         bk_source_lump *l = &m->pub.lumps[i];
-        if (lr == BK_OK && l->fourcc && l->fourcc != l->size)
+        if (lr == BK_OK && l->data && l->fourcc && l->fourcc != l->size)
             BK_WARN(L->ctx, BK_EFORMAT, LNAME(i), BK_NO_INDEX, 8 + 16 * (uint64_t)i + 12,
                     "fourCC says %u uncompressed bytes, the LZMA header %zu", l->fourcc, l->size);
         L->f->info.lumps[i].uncompressed = l->size;
@@ -377,6 +407,29 @@ static bk_result decode_pending(ld *L, const int *list, int n)
     bk_free(jobs);
     bk_free(job_of);
     return r;
+}
+
+/* An LZMA lump's declared uncompressed size against its element size and the element limit,
+ * before anything is inflated (the lump stays empty when it does not fit). */
+static bk_result lzma_size_ok(ld *L, int i, uint32_t actual, bool *fits)
+{
+    size_t es = k_lumps[i].entry;
+    if (i == BK_SRC_LUMP_FACES || i == BK_SRC_LUMP_ORIGINALFACES || i == BK_SRC_LUMP_FACES_HDR)
+        es = L->p->version == 17 ? 104 : 56;
+    *fits = true;
+    if (es <= 1) return BK_OK;
+    const bk_source_lump *l = &L->p->lumps[i];
+    if (actual % es) {
+        *fits = false;
+        BK_ERR(L->ctx, BK_ELUMP_SIZE, LNAME(i), BK_NO_INDEX, l->offset,
+               "LZMA header declares %u uncompressed bytes, not a multiple of the %zu-byte element", actual, es);
+    } else if (actual / es > L->ctx->opt.limits.max_elements) {
+        *fits = false;
+        BK_ERR(L->ctx, BK_ELIMIT, LNAME(i), BK_NO_INDEX, l->offset,
+               "LZMA header declares %u elements, over the limit of %llu", (unsigned)(actual / es),
+               (unsigned long long)L->ctx->opt.limits.max_elements);
+    }
+    return BK_OK;
 }
 
 static bk_result load_directory(ld *L)
@@ -395,10 +448,11 @@ static bk_result load_directory(ld *L)
     if (p->l4d2_layout) snprintf(L->f->info.variant, sizeof L->f->info.variant, "l4d2");
     else if (p->version == 17) snprintf(L->f->info.variant, sizeof L->f->info.variant, "vtmb");
     BK_TRY(bk_info_set_lumps(&L->f->info, BK_SRC_LUMP_COUNT));
-    /* all decoded lumps together (each also within max_alloc_bytes) */
-    L->m->lzma_budget = ctx->opt.limits.max_decoded_bytes < ctx->opt.limits.max_alloc_bytes
-                            ? ctx->opt.limits.max_decoded_bytes
-                            : ctx->opt.limits.max_alloc_bytes;
+    /* all decoded lumps together: bounded by the file's size (8 x + 64 MiB: real maps decode to 2-4 x),
+     * max_decoded_bytes and max_alloc_bytes; and held from the program's budget when it gives one */
+    uint64_t embedded = bk_limits_embedded_budget(&ctx->opt.limits, size);
+    L->m->lzma_budget = embedded < ctx->opt.limits.max_alloc_bytes ? embedded : ctx->opt.limits.max_alloc_bytes;
+    L->m->shared = ctx->opt.budget;
     int now[BK_SRC_LUMP_COUNT], now_count = 0;
     for (int i = 0; i < BK_SRC_LUMP_COUNT; i++) {
         const uint8_t *e = d + 8 + 16 * (size_t)i;
@@ -438,6 +492,9 @@ static bk_result load_directory(ld *L)
             /* outside validate mode a lump is decoded when something reads it: a sound header is
              * enough to know its size (a bad one is decoded now, to be reported) */
             uint32_t actual = l->length >= VBSP_LZMA_HEADER ? bk_rd_u32le(src + 4) : 0;
+            bool fits;
+            BK_TRY(lzma_size_ok(L, i, actual, &fits));
+            if (!fits) continue; /* reported; never inflated */
             if (!ctx->keep_going && l->length >= VBSP_LZMA_HEADER &&
                 bk_rd_u32le(src + 8) <= l->length - VBSP_LZMA_HEADER && actual <= L->m->lzma_budget) {
                 L->m->pending[i] = 1;
@@ -1328,8 +1385,8 @@ static bk_result load_game_lumps(ld *L)
             uint8_t *out;
             size_t out_size, used;
             const char *why;
-            bk_result r = bk_vbsp_lzma_block(L->f->data + ofs, L->f->size - (size_t)ofs, L->m->lzma_budget, &out, &out_size,
-                                          &used, &why);
+            bk_result r = lzma_take(L->m, L->f->data + ofs, L->f->size - (size_t)ofs, L->m->lzma_budget, &out, &out_size,
+                                    &used, &why);
             if (r == BK_ENOMEM) return r;
             if (r != BK_OK) {
                 BK_ERR(ctx, r, "game_lump", i, (uint64_t)ofs, "'%s' LZMA: %s", nm, why);

@@ -14,7 +14,10 @@ typedef struct vbsp_impl {
     uint8_t *owned_lumps[BK_SRC_LUMP_COUNT];   /* decoded LZMA lumps */
     uint8_t pending[BK_SRC_LUMP_COUNT];        /* 1: LZMA lump not decoded yet (pub.lumps[i].data NULL,
                                                 * .size its uncompressed size): bk_vbsp_lump_decode */
-    uint64_t lzma_budget;                      /* decoded LZMA bytes left (max_alloc_bytes in all) */
+    uint64_t lzma_budget;                      /* decoded LZMA bytes left: 8 x the file's size + 64 MiB in
+                                                * all (bk_limits_embedded_budget), max_alloc_bytes at most */
+    bk_budget *shared;                         /* the program's budget (bk_options.budget): decoded
+                                                * lumps hold their bytes from it too, or NULL */
     char *names;                               /* texdata names, NUL-separated */
 } vbsp_impl;
 
