@@ -25,6 +25,7 @@ typedef struct batch {
     cli_opts *o;
     job *jobs;
     size_t count, cap, next, done;
+    size_t skipped;            /* folder entries that are not regular files (FIFOs, devices) */
     uint64_t bytes_done, bytes_total;
     pthread_mutex_t lock;
     double t0;
@@ -103,7 +104,15 @@ static int collect(batch *b, const char *in)
             char path[4096];
             snprintf(path, sizeof path, "%s/%s", in, names[i]);
             struct stat fs;
-            if (rc == 0) rc = add_job(b, path, stat(path, &fs) == 0 ? (uint64_t)fs.st_size : 0);
+            bool there = stat(path, &fs) == 0;
+            if (there && !S_ISREG(fs.st_mode)) {
+                /* a FIFO named *.bsp would wait for a writer forever: not opened at all */
+                fprintf(stderr, "bspkit convert: %s: not a regular file (%s): skipped\n", path,
+                        S_ISFIFO(fs.st_mode) ? "a FIFO" : S_ISDIR(fs.st_mode) ? "a folder" : "a device or socket");
+                b->skipped++;
+            } else if (rc == 0) {
+                rc = add_job(b, path, there ? (uint64_t)fs.st_size : 0);
+            }
             free(names[i]);
         }
         free(names);
@@ -235,6 +244,14 @@ static void json_str(const char *s)
     putchar('"');
 }
 
+static void free_jobs(batch *b)
+{
+    for (size_t i = 0; i < b->count; i++) free(b->jobs[i].in);
+    free(b->jobs);
+    b->jobs = NULL;
+    b->count = 0;
+}
+
 int cli_batch(cli_opts *o)
 {
     batch b;
@@ -243,6 +260,7 @@ int cli_batch(cli_opts *o)
     for (int i = 0; i < o->positional_count; i++)
         if (collect(&b, o->positional[i]) != 0) {
             fprintf(stderr, "bspkit convert: out of memory\n");
+            free_jobs(&b);
             return EXIT_BAD_INPUT;
         }
     if (b.count == 0) {
@@ -255,6 +273,7 @@ int cli_batch(cli_opts *o)
     while (dl > 1 && dir[dl - 1] == '/') dir[--dl] = 0;
     if (cli_mkdir_p(dir) != 0) {
         fprintf(stderr, "bspkit convert: cannot create folder %s\n", dir);
+        free_jobs(&b);
         return EXIT_BAD_INPUT;
     }
     const char *fmt = o->format ? o->format : "glb";
@@ -279,6 +298,10 @@ int cli_batch(cli_opts *o)
     int n = o->jobs > 0 ? o->jobs : (cores > 0 ? (int)cores : 1);
     if ((size_t)n > b.count) n = (int)b.count;
     b.bar = isatty(2) && !o->quiet && !o->json;
+    /* one budget of decompressed bytes for all the workers: N files at once hold no more than one
+     * file alone may (limits.max_decoded_bytes), whatever -j */
+    bk_budget *budget = bk_budget_new(o->opt.limits.max_decoded_bytes);
+    o->opt.budget = budget;
     pthread_mutex_init(&b.lock, NULL);
     b.t0 = now();
     pthread_t th[256];
@@ -290,6 +313,8 @@ int cli_batch(cli_opts *o)
     double t = now() - b.t0;
     if (b.bar) fprintf(stderr, "\n");
     pthread_mutex_destroy(&b.lock);
+    o->opt.budget = NULL;
+    bk_budget_free(budget);
     size_t failed = 0;
     uint64_t in_total = 0, out_total = 0;
     for (size_t i = 0; i < b.count; i++) {
@@ -313,12 +338,12 @@ int cli_batch(cli_opts *o)
         printf("converted %zu of %zu files into %s: %.1f MB read, %.1f MB written in %.2f s (%.1f MB/s, %d jobs)\n",
                b.count - failed, b.count, dir, (double)in_total / 1e6, (double)out_total / 1e6, t,
                t > 0 ? (double)in_total / 1e6 / t : 0.0, n);
+    if (b.skipped && !o->json && !o->quiet) printf("%zu skipped: not regular files\n", b.skipped);
     if (failed && !o->json) {
         fprintf(stderr, "%zu failed:\n", failed);
         for (size_t i = 0; i < b.count; i++)
             if (!b.jobs[i].ok) fprintf(stderr, "  %s\n", b.jobs[i].err);
     }
-    for (size_t i = 0; i < b.count; i++) free(b.jobs[i].in);
-    free(b.jobs);
+    free_jobs(&b);
     return failed ? EXIT_BAD_INPUT : EXIT_OK;
 }

@@ -175,6 +175,7 @@ typedef struct bk_options {
  * a pakfile's) while it is inflated. What would take more than is left is refused (BK_ELIMIT),
  * so N files at once hold no more decompressed data than the budget, whatever N. Thread-safe. */
 typedef struct bk_budget bk_budget;
+/* bytes: 0 = the default of limits.max_decoded_bytes (1 GiB); NULL when out of memory */
 bk_budget *bk_budget_new(uint64_t bytes);
 /* bytes not held at the moment */
 uint64_t bk_budget_left(const bk_budget *b);

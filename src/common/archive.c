@@ -189,7 +189,7 @@ static bk_result open_common(bk_archive *a, const char *path, const bk_options *
             }
         } else {
             uint8_t head[22];
-            FILE *fp = fopen(path, "rb");
+            FILE *fp = bk_open_regular(path, NULL);
             if (fp) {
                 size_t n = fread(head, 1, sizeof head, fp);
                 long end = fseek(fp, 0, SEEK_END) == 0 ? ftell(fp) : -1;
@@ -235,10 +235,11 @@ bk_result bk_archive_open(const char *path, const bk_options *opt, bk_archive **
         use_memory(a, a->map, a->map_size);
         return open_common(a, "memory", opt, out);
     }
-    FILE *fp = fopen(path, "rb");
+    bk_result why = BK_ENOTFOUND;
+    FILE *fp = bk_open_regular(path, &why);
     if (!fp) {
         bk_free(a);
-        return BK_ENOTFOUND;
+        return why;
     }
     fclose(fp);
     return open_common(a, path, opt, out);

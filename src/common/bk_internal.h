@@ -228,6 +228,9 @@ int bk_strncasecmp_prefix(const char *s, const char *prefix);
 
 /* ---- files --------------------------------------------------------------------------- */
 bk_result bk_read_file(const char *path, uint64_t max_bytes, uint8_t **out, size_t *out_size);
+/* fopen(path, "rb") for a regular file only (a FIFO, device or folder: NULL at once, never waiting
+ * for a writer); *why: BK_ENOTFOUND or BK_EIO */
+FILE *bk_open_regular(const char *path, bk_result *why);
 #define BK_MAP_MIN (128u << 10)   /* files from this size up are mapped (bk_input_load) */
 /* A file's bytes, with one open: mapped from BK_MAP_MIN bytes up (pages brought in as they are
  * read: the kernel maps 16 at a fault, which costs less than MAP_POPULATE's page-by-page walk and

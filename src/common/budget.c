@@ -11,6 +11,7 @@ struct bk_budget {
 
 bk_budget *bk_budget_new(uint64_t bytes)
 {
+    if (!bytes) bytes = bk_limits_of(NULL).max_decoded_bytes;
     bk_budget *b = bk_calloc(1, sizeof *b);
     if (b) atomic_init(&b->left, bytes);
     return b;

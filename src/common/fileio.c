@@ -17,17 +17,55 @@ long bk_cpu_count(void)
 #endif
 }
 
+#if defined(__unix__) || defined(__APPLE__)
+#include <fcntl.h>
+#include <sys/mman.h>
+#define BK_HAVE_MMAP 1
+#endif
+
+/* Open path for reading, if it is a regular file: without O_NONBLOCK, opening a FIFO waits for a
+ * writer (forever, in a folder scan); with it, the open returns at once and fstat says what it is. */
+static FILE *open_file(const char *path, struct stat *st, bk_result *r)
+{
+    struct stat st_;
+    if (!st) st = &st_;
+#ifdef BK_HAVE_MMAP
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    FILE *fp = NULL;
+    if (fd >= 0 && fstat(fd, st) == 0 && S_ISREG(st->st_mode)) {
+        int fl = fcntl(fd, F_GETFL);
+        if (fl != -1) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+        fp = fdopen(fd, "rb");
+    }
+#else
+    FILE *fp = fopen(path, "rb");
+    int fd = fp ? fileno(fp) : -1;
+    if (fp && (fstat(fd, st) != 0 || !S_ISREG(st->st_mode))) {
+        fclose(fp);
+        fp = NULL;
+        fd = -1;
+    }
+#endif
+    if (fp) return fp;
+    *r = fd < 0 && errno == ENOENT ? BK_ENOTFOUND : BK_EIO;
+    if (fd >= 0) close(fd);
+    return NULL;
+}
+
+FILE *bk_open_regular(const char *path, bk_result *why)
+{
+    bk_result r_;
+    return open_file(path, NULL, why ? why : &r_);
+}
+
 bk_result bk_read_file(const char *path, uint64_t max_bytes, uint8_t **out, size_t *out_size)
 {
     *out = NULL;
     *out_size = 0;
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return errno == ENOENT ? BK_ENOTFOUND : BK_EIO;
     struct stat st;
-    if (fstat(fileno(fp), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fclose(fp);
-        return BK_EIO;
-    }
+    bk_result r = BK_OK;
+    FILE *fp = open_file(path, &st, &r);
+    if (!fp) return r;
     if ((uint64_t)st.st_size > max_bytes || (uint64_t)st.st_size > SIZE_MAX - 1) {
         fclose(fp);
         return BK_ELIMIT;
@@ -49,23 +87,20 @@ bk_result bk_read_file(const char *path, uint64_t max_bytes, uint8_t **out, size
     return BK_OK;
 }
 
-#if defined(__unix__) || defined(__APPLE__)
-#include <fcntl.h>
-#include <sys/mman.h>
-#define BK_HAVE_MMAP 1
-#endif
-
 #ifdef BK_HAVE_MMAP
-/* open a regular file of at most max_bytes for reading: *fd and its size */
+/* open a regular file of at most max_bytes for reading: *fd and its size (O_NONBLOCK: a FIFO is
+ * refused at once instead of waiting for a writer) */
 static bk_result open_regular(const char *path, uint64_t max_bytes, int *fd_out, size_t *size)
 {
-    int fd = open(path, O_RDONLY);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) return errno == ENOENT ? BK_ENOTFOUND : BK_EIO;
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
         return BK_EIO;
     }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl != -1) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
     if ((uint64_t)st.st_size > max_bytes || (uint64_t)st.st_size > SIZE_MAX - 1) {
         close(fd);
         return BK_ELIMIT;
