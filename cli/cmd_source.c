@@ -264,7 +264,8 @@ int cmd_pak(int argc, char **argv)
         return cli_usage_error(me, "unknown action '%s' (use list, extract, add or remove)", action);
     if ((list || extract) && o.positional_count != 2) return cli_usage_error(me, "wrong number of arguments%s", "");
     size_t in_len = strlen(o.positional[0]);
-    if (in_len >= 8 && strcmp(o.positional[0] + in_len - 8, "_dir.vpk") == 0) {
+    /* a VPK by its signature, whatever its name (or by its name: a broken one is reported as a VPK) */
+    if (bk_vpk_probe_file(o.positional[0]) || (in_len >= 8 && strcmp(o.positional[0] + in_len - 8, "_dir.vpk") == 0)) {
         if (!list && !extract) return cli_usage_error(me, "a VPK can be listed or extracted%s", "");
         return vpk_cmd(&o, list);
     }
@@ -323,12 +324,13 @@ int cmd_pak(int argc, char **argv)
             printf("%u entries, %llu bytes\n", n, (unsigned long long)total);
         }
     } else {
-        /* refuse the whole archive if any name would escape DIR */
-        for (uint32_t i = 0; i < n && rc == EXIT_OK; i++) {
-            const char *nm = bk_source_pak_entry_at(pak, i)->name;
-            if (!bk_source_pak_name_safe(nm)) {
-                fprintf(stderr, "%s: pakfile entry %u '%s' is not a safe relative path (absolute, '..' or special "
-                                "characters): nothing extracted\n", o.positional[0], i, nm);
+        /* refuse the whole archive if any name would escape DIR or any entry cannot be read (the
+         * checks validate makes): nothing half extracted */
+        for (uint32_t i = 0; i < n; i++) {
+            const char *why;
+            if (bk_source_pak_check(pak, i, true, &why) != BK_OK) {
+                fprintf(stderr, "%s: pakfile entry %u '%s': %s: nothing extracted\n", o.positional[0], i,
+                        bk_source_pak_entry_at(pak, i)->name, why);
                 rc = EXIT_BAD_INPUT;
             }
         }

@@ -4,6 +4,8 @@ bk_sh_test(source_corpus source/corpus.sh)
 bk_unit_test(source_unit source/test_source.c)
 bk_sh_test(source_assets source/assets.sh)
 bk_sh_test(source_vpk source/vpk.sh)
+# validate reports what pak extract / pak list / textures / the writer / convert refuse
+bk_sh_test(source_refusals source/refusals.sh)
 # displacement blends (WorldVertexTransition) against the dispverts alpha read by Python
 bk_sh_test(source_blend source/blend.sh)
 # sky faces as an unlit sky material, against the texinfo flags read by Python

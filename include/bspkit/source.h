@@ -232,11 +232,17 @@ typedef struct bk_source_pak_entry {
 bk_result bk_source_pak_open(const bk_file *f, const bk_options *opt, bk_source_pak **out);
 uint32_t bk_source_pak_count(const bk_source_pak *p);
 const bk_source_pak_entry *bk_source_pak_entry_at(const bk_source_pak *p, uint32_t i);
+/* What reading entry i refuses before anything is inflated (a method other than stored, deflate
+ * or LZMA; a declared size over 8 x the pakfile's size + 64 MiB, 4 GiB or the limits; stored bytes
+ * larger than the pakfile), and with extract what `pak extract` refuses too (a name that is not a
+ * safe relative path). BK_OK, or the result and *why (a short reason). validate reports the same
+ * for every entry. */
+bk_result bk_source_pak_check(const bk_source_pak *p, uint32_t i, int extract, const char **why);
 /* Decode entry i (malloc'd, CRC-checked, bounded by opt limits). */
 bk_result bk_source_pak_read(bk_source_pak *p, uint32_t i, uint8_t **out, size_t *size);
 void bk_source_pak_close(bk_source_pak *p);
-/* 1 when name is a safe relative path to extract (no "..", no absolute path, no drive letter,
- * no backslash, no empty or control characters), else 0. */
+/* 1 when name is a safe relative path to extract (no ".." component, no absolute path, no drive
+ * letter, no empty name or control characters; '\\' counts as a separator), else 0. */
 int bk_source_pak_name_safe(const char *name);
 
 /* ---- VTF textures (Valve Texture Format 7.0-7.5) ------------------------------------------ */
@@ -265,7 +271,7 @@ bk_result bk_vtf_decode_thumbnail(const uint8_t *data, size_t n, const bk_vtf *v
 /* "DXT1", "BGR888", ... */
 const char *bk_vtf_format_name(int32_t format);
 
-/* ---- VPK archives (v1 and v2), opened by their NAME_dir.vpk ------------------------------- */
+/* ---- VPK archives (v1 and v2), opened by their NAME_dir.vpk (or any name: by signature) ---- */
 typedef struct bk_vpk bk_vpk;
 typedef struct bk_vpk_entry {
     const char *name;          /* "materials/brick/wall.vtf" */
@@ -275,6 +281,10 @@ typedef struct bk_vpk_entry {
     uint32_t preload;
 } bk_vpk_entry;
 bk_result bk_vpk_open(const char *dir_path, const bk_options *opt, bk_vpk **out);
+/* 1 when the bytes (a file's first 12 are enough) / the file at path start as a VPK directory does
+ * (signature 0x55aa1234, version 1 or 2), whatever its name; else 0 */
+int bk_vpk_probe(const void *data, size_t size);
+int bk_vpk_probe_file(const char *path);
 uint32_t bk_vpk_count(const bk_vpk *v);
 /* valid until the next call on v */
 const bk_vpk_entry *bk_vpk_entry_at(bk_vpk *v, uint32_t i);

@@ -1,7 +1,9 @@
 /* The front door: detect the format by magic, run its decoder, hand out what it decoded. */
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include "../formats/format.h"
+#include "bspkit/source.h"
 
 static const char *const k_format_names[BK_FORMAT_COUNT_] = {
     [BK_FORMAT_UNKNOWN] = "unknown", [BK_FORMAT_QUAKE1] = "quake1", [BK_FORMAT_BSP2] = "bsp2",
@@ -61,6 +63,10 @@ static bk_result load_common(const uint8_t *data, size_t size, bk_ctx *ctx, bk_f
         describe_magic(data, size, m, sizeof m);
         if (size < 4)
             bk_report(ctx, BK_SEV_ERROR, BK_ETRUNCATED, "header", BK_NO_INDEX, 0, "file is only %zu bytes", size);
+        else if (bk_vpk_probe(data, size))
+            bk_report(ctx, BK_SEV_ERROR, BK_EMAGIC, "header", BK_NO_INDEX, 0,
+                      "a VPK archive (signature 0x55aa1234), not a map or model: `bspkit pak FILE list` or "
+                      "`extract` reads it, --game-dir FILE lends its materials to a map");
         else
             bk_report(ctx, BK_SEV_ERROR, BK_EMAGIC, "header", BK_NO_INDEX, 0,
                       "unknown magic '%s': not a BSP, WAD3, DPM, VTF or MDL file", m);
@@ -97,6 +103,18 @@ bk_result bk_file_load_memory(const void *data, size_t size, const bk_options *o
     return load_common(data, size, &ctx, out);
 }
 
+/* why path could not be read: a FIFO, device or folder is said to be one (bk_input_load refuses
+ * them at once, without waiting for a FIFO's writer) */
+static void report_unread(bk_ctx *ctx, const char *path, bk_result r)
+{
+    struct stat st;
+    if (r == BK_EIO && stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        bk_report(ctx, BK_SEV_ERROR, r, NULL, BK_NO_INDEX, BK_NO_OFFSET, "not a regular file (%s): not read",
+                  S_ISDIR(st.st_mode) ? "a folder" : S_ISFIFO(st.st_mode) ? "a FIFO" : "a device or socket");
+    else
+        bk_report(ctx, BK_SEV_ERROR, r, NULL, BK_NO_INDEX, BK_NO_OFFSET, "cannot read file: %s", bk_strerror(r));
+}
+
 bk_result bk_file_open(const char *path, const bk_options *opt, bk_file **out)
 {
     if (!path || !out) return BK_EARG;
@@ -107,8 +125,7 @@ bk_result bk_file_open(const char *path, const bk_options *opt, bk_file **out)
     bk_input in;
     bk_result r = bk_input_load(opt, path, ctx.opt.limits.max_file_bytes, &in);
     if (r != BK_OK) {
-        bk_report(&ctx, BK_SEV_ERROR, r, NULL, BK_NO_INDEX, BK_NO_OFFSET, "cannot read file: %s",
-                  bk_strerror(r));
+        report_unread(&ctx, path, r);
         return r;
     }
     ctx.mapped_input = in.map != NULL;
@@ -161,7 +178,7 @@ bk_result bk_validate_file(const char *path, const bk_options *opt, bk_format *o
     bk_result r = bk_input_load(opt, path, ctx.opt.limits.max_file_bytes, &in);
     bk_file *f = NULL;
     if (r != BK_OK) {
-        bk_report(&ctx, BK_SEV_ERROR, r, NULL, BK_NO_INDEX, BK_NO_OFFSET, "cannot read file: %s", bk_strerror(r));
+        report_unread(&ctx, path, r);
     } else {
         ctx.mapped_input = in.map != NULL;
         if (out_format) *out_format = bk_detect(bk_input_data(&in), in.size);

@@ -10,8 +10,14 @@ bk_result bk_lump_locate(bk_ctx *ctx, const bk_lumpdir *dir, uint32_t i, int64_t
     const char *name = dir->rows[i].name;
     memset(out, 0, sizeof *out);
     if (len == 0) {
-        /* an empty lump's offset does not matter; keep it for reports when it is plausible */
-        out->ofs = ofs >= 0 && (uint64_t)ofs <= file_size ? (uint64_t)ofs : 0;
+        /* an empty lump's offset is not read, but it is written back as it is: the writer (edit.c)
+         * refuses a directory entry outside the file, empty or not, by this same test */
+        if (ofs < 0 || !bk_span_ok((uint64_t)ofs, 0, file_size)) {
+            BK_ERR(ctx, BK_ELUMP_RANGE, name, BK_NO_INDEX, dir_at,
+                   "empty lump at offset %lld lies outside the %zu-byte file", (long long)ofs, file_size);
+            return BK_OK; /* validate mode: reported, unusable */
+        }
+        out->ofs = (uint64_t)ofs;
         out->ok = true;
         return BK_OK;
     }

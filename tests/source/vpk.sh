@@ -52,4 +52,19 @@ import json, sys
 j = json.load(open(sys.argv[1]))[0]
 m = j["missing_assets"]
 sys.exit(0 if m and all(x["kind"] in ("material", "texture", "model") and x["looked_in"] for x in m) else 1)' "$WORK/a.json"
+# a VPK is known by its signature (0x55aa1234), whatever its name: listed, extracted and used as a
+# game folder when renamed; info says what it is instead of "unknown magic"
+mkdir -p "$WORK/renamed"
+cp "$WORK/game/pak01_dir.vpk" "$WORK/renamed/pak01.bin"
+cp "$WORK/game/pak01_000.vpk" "$WORK/renamed/pak01_000.vpk"
+cp "$WORK/game/pak01_dir.vpk" "$WORK/renamed/noext"
+"$CLI" pak "$WORK/renamed/pak01.bin" list --json > "$WORK/rlist.json"
+check "a renamed VPK lists every file ($n)" test "$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["count"])' "$WORK/rlist.json")" -eq "$n"
+expect_exit 0 "$CLI" pak "$WORK/renamed/pak01.bin" extract -o "$WORK/rout"
+check "a renamed VPK extracts (its data file found as NAME_000.vpk)" diff -r "$WORK/out" "$WORK/rout"
+expect_stdout_has "$n entries" "$CLI" pak "$WORK/renamed/noext" list
+expect_exit 1 "$CLI" info "$WORK/renamed/pak01.bin"
+check "info says it is a VPK" grep -q "a VPK archive (signature 0x55aa1234)" "$WORK/.err"
+"$CLI" convert "$WORK/bare.bsp" -o "$WORK/rvpk.gltf" -q --game-dir "$WORK/renamed/pak01.bin"
+check "a renamed VPK gives every texture back ($full)" test "$(textured "$WORK/rvpk.gltf")" -eq "$full"
 bk_done

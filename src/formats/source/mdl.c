@@ -117,6 +117,11 @@ static bk_result parse_mdl(bk_ctx *ctx, mdl_impl *mi, const uint8_t *d, size_t n
     int32_t sp = bk_rd_i32le(d + 308);
     if (sp) BK_TRY(name_at(ctx, mi, d, n, sp, "surfaceprop", BK_NO_INDEX, &m->surfaceprop));
 
+    /* the animation and sequence descriptions are not decoded, but their tables must lie in the
+     * file as every other (the engine walks them): a count of 0x7fffffff is no model */
+    TABLE(ctx, bk_rd_i32le(d + 180), bk_rd_i32le(d + 184), MDL_ANIMDESC_SIZE, n, "localanim", 180, "animations");
+    TABLE(ctx, bk_rd_i32le(d + 188), bk_rd_i32le(d + 192), MDL_SEQDESC_SIZE, n, "localseq", 188, "sequences");
+
     /* bones */
     int32_t nb = bk_rd_i32le(d + 156), bi = bk_rd_i32le(d + 160);
     TABLE(ctx, nb, bi, MDL_BONE_SIZE, n, "bones", 156, "bones");

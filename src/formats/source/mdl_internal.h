@@ -45,6 +45,8 @@
 #define MDL_BODYPART_SIZE 16u
 #define MDL_MODEL_SIZE 148u
 #define MDL_MESH_SIZE 116u
+#define MDL_ANIMDESC_SIZE 100u  /* mstudioanimdesc_t: numlocalanim 180, localanimindex 184 */
+#define MDL_SEQDESC_SIZE 212u   /* mstudioseqdesc_t: numlocalseq 188, localseqindex 192 */
 #define VVD_HEADER_SIZE 64u
 #define VVD_FIXUP_SIZE 12u
 #define VVD_VERTEX_SIZE 48u

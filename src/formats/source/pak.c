@@ -72,12 +72,35 @@ const bk_source_pak_entry *bk_source_pak_entry_at(const bk_source_pak *p, uint32
     return p && i < p->count ? &p->e[i] : NULL;
 }
 
+bk_result bk_source_pak_check(const bk_source_pak *p, uint32_t i, int extract, const char **why)
+{
+    const char *dummy;
+    if (!why) why = &dummy;
+    *why = "";
+    if (!p || i >= p->count) return BK_EARG;
+    const bk_source_pak_entry *e = &p->e[i];
+    if (extract && !bk_source_pak_name_safe(e->name)) {
+        *why = "not a safe relative path (absolute, '..' or special characters): pak extract refuses it";
+        return BK_EFORMAT;
+    }
+    if (e->method != 0 && e->method != 8 && e->method != 14) {
+        *why = "compression method not stored, deflate or LZMA";
+        return BK_EUNSUPPORTED;
+    }
+    bk_result r = bk_archive_member_check(p->z, i, p->max_bytes);
+    if (r == BK_ETRUNCATED) *why = "its compressed size runs past the pakfile";
+    else if (r != BK_OK) *why = "its declared size is over the limit (8 x the pakfile's size + 64 MiB, 4 GiB, "
+                                "limits.max_alloc_bytes): never inflated";
+    return r;
+}
+
 bk_result bk_source_pak_read(bk_source_pak *p, uint32_t i, uint8_t **out, size_t *size)
 {
     if (!p || !out || !size || i >= p->count) return BK_EARG;
     *out = NULL;
     *size = 0;
     const bk_source_pak_entry *e = &p->e[i];
+    BK_TRY(bk_source_pak_check(p, i, false, NULL));
     if (e->size > p->max_bytes || e->compressed_size > p->max_bytes || e->size > SIZE_MAX - 1) return BK_ELIMIT;
     if (e->method != 14) {
         bk_result r = bk_archive_read(p->z, i, p->max_bytes, out, size);

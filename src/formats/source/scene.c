@@ -326,7 +326,8 @@ static bool add_gameinfo(sb *b, const char *dir)
     return true;
 }
 
-/* The search order: for each --game-dir in turn, a NAME_dir.vpk (or NAME.vpk) itself; a folder
+/* The search order: for each --game-dir in turn, a NAME_dir.vpk (or NAME.vpk, or a VPK by another
+ * name) itself; a folder
  * with a gameinfo.txt, its search paths; another folder, its *_dir.vpk files (in name order) then
  * its loose files. Then the map's own folder (base_dir), for loose files beside it. */
 static void open_mounts(sb *b)
@@ -337,6 +338,10 @@ static void open_mounts(sb *b)
         size_t rl = strlen(root);
         if (rl >= 4 && bk_strcasecmp(root + rl - 4, ".vpk") == 0) {
             add_vpk(b, root);
+            continue;
+        }
+        if (bk_vpk_probe_file(root)) { /* a VPK by another name: by its signature */
+            add_mount(b, root, true);
             continue;
         }
         if (!is_dir(root) || add_gameinfo(b, root)) continue;

@@ -516,6 +516,32 @@ static bk_result load_directory(ld *L)
     return decode_pending(L, now, now_count);
 }
 
+/* validate: what `pak list`, `pak extract`, `textures` and the scene builder would refuse in the
+ * pakfile, by the checks they make (bk_source_pak_open, bk_source_pak_check), as errors */
+static bk_result check_pakfile(ld *L)
+{
+    const bk_source_lump *pl = &L->p->lumps[BK_SRC_LUMP_PAKFILE];
+    bk_source_pak *pak = NULL;
+    bk_result r = bk_source_pak_open(L->f, &L->ctx->opt, &pak);
+    if (r == BK_ENOMEM) return r;
+    if (r != BK_OK) {
+        BK_ERR(L->ctx, r, "pakfile", BK_NO_INDEX, pl->offset,
+               "the embedded zip cannot be read (%s): pak list and textures refuse it", bk_strerror(r));
+        return BK_OK;
+    }
+    for (uint32_t i = 0; i < bk_source_pak_count(pak); i++) {
+        const char *why;
+        bk_result er = bk_source_pak_check(pak, i, true, &why);
+        if (er == BK_OK) continue;
+        er = bk_report(L->ctx, BK_SEV_ERROR, er, "pakfile", i, pl->offset, "entry '%s' (declares %llu bytes): %s",
+                       bk_source_pak_entry_at(pak, i)->name,
+                       (unsigned long long)bk_source_pak_entry_at(pak, i)->size, why);
+        if (er != BK_OK) break;
+    }
+    bk_source_pak_close(pak);
+    return BK_OK;
+}
+
 /* lumps sharing bytes: the engine does not forbid it, no compiler writes it (a warning) */
 static void check_overlaps(ld *L)
 {
@@ -1509,7 +1535,8 @@ static bk_result vbsp_load(bk_file *f, bk_ctx *ctx)
     p->pakfile_size = pak->size;
     if (pak->size) {
         p->pakfile_entries = bk_vbsp_pak_count(pak->data, pak->size);
-        if (p->pakfile_entries < 0)
+        if (ctx->keep_going) BK_TRY(check_pakfile(&L));
+        else if (p->pakfile_entries < 0)
             BK_WARN(ctx, BK_EFORMAT, "pakfile", BK_NO_INDEX, pak->offset, "the embedded pakfile is not a readable zip");
     } else {
         p->pakfile_entries = 0;

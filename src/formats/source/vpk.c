@@ -39,6 +39,21 @@ static const char *cstr(const uint8_t *d, size_t end, size_t *pos)
     return s;
 }
 
+int bk_vpk_probe(const void *data, size_t size)
+{
+    const uint8_t *d = data;
+    return d && size >= 12 && bk_rd_u32le(d) == VPK_MAGIC && (bk_rd_u32le(d + 4) == 1 || bk_rd_u32le(d + 4) == 2);
+}
+
+int bk_vpk_probe_file(const char *path)
+{
+    FILE *fp = path ? bk_open_regular(path, NULL) : NULL;
+    uint8_t head[12];
+    size_t n = fp ? fread(head, 1, sizeof head, fp) : 0;
+    if (fp) fclose(fp);
+    return bk_vpk_probe(head, n);
+}
+
 bk_result bk_vpk_open(const char *path, const bk_options *opt, bk_vpk **out)
 {
     if (!path || !out) return BK_EARG;
@@ -46,13 +61,11 @@ bk_result bk_vpk_open(const char *path, const bk_options *opt, bk_vpk **out)
     bk_ctx ctx;
     bk_ctx_init(&ctx, opt, false);
     size_t pl = strlen(path);
-    /* NAME_dir.vpk with its NAME_NNN.vpk data files, or a single-file NAME.vpk (custom/ add-ons) */
+    /* NAME_dir.vpk with its NAME_NNN.vpk data files, or a single-file NAME.vpk (custom/ add-ons);
+     * a VPK by another name (known by its signature) is NAME.EXT with NAME_NNN.vpk beside it */
+    const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
     size_t cut = pl >= 8 && bk_strcasecmp(path + pl - 8, "_dir.vpk") == 0 ? 8
-               : pl >= 4 && bk_strcasecmp(path + pl - 4, ".vpk") == 0 ? 4 : 0;
-    if (!cut) {
-        bk_report(&ctx, BK_SEV_ERROR, BK_EARG, NULL, BK_NO_INDEX, BK_NO_OFFSET, "a VPK is opened by its NAME_dir.vpk (or NAME.vpk) file");
-        return BK_EARG;
-    }
+               : dot && (!slash || dot > slash + 1) ? pl - (size_t)(dot - path) : 0;
     bk_vpk *v = bk_calloc(1, sizeof *v);
     if (!v) return BK_ENOMEM;
     v->max_bytes = ctx.opt.limits.max_alloc_bytes;
@@ -182,7 +195,7 @@ bk_result bk_vpk_read(bk_vpk *v, uint32_t i, uint8_t **out, size_t *size)
         } else {
             char path[4096];
             snprintf(path, sizeof path, "%s_%03u.vpk", v->base, e->archive);
-            FILE *fp = fopen(path, "rb");
+            FILE *fp = bk_open_regular(path, NULL);
             bool ok = fp && fseek(fp, (long)e->offset, SEEK_SET) == 0 &&
                       fread(buf + e->preload, 1, e->length, fp) == e->length;
             if (fp) fclose(fp);
