@@ -78,7 +78,8 @@ typedef struct wentry {
     char *path;      /* as given: what messages name */
     char *target;    /* what is renamed over: path with its symbolic links followed */
     char *tmp;       /* the temporary beside target */
-    uint32_t slot;   /* in g_live */
+    char *bak;       /* while renaming: a second name of the old target (a hard link) */
+    uint32_t slot, bak_slot; /* in g_live */
     bool created, closed, renamed;
     bool had_old;    /* target existed: its mode and owner are copied */
     mode_t mode;
@@ -342,6 +343,11 @@ static void release(bk_wtx *t)
         wentry *e = &t->e[i];
         if (e->created && !e->renamed) unlink(e->tmp);
         if (e->created) live_drop(e->slot);
+        if (e->bak) {
+            unlink(e->bak);
+            live_drop(e->bak_slot);
+            bk_free(e->bak);
+        }
         bk_free(e->path);
         bk_free(e->target);
         bk_free(e->tmp);
@@ -381,36 +387,72 @@ static void sync_dirs(const bk_wtx *t)
     }
 }
 
+/* A second name (a hard link) for every old target, so that a rename that fails can put the old
+ * files back; where a file system has no hard links the old file cannot be put back. */
+static void keep_old(bk_wtx *t)
+{
+    for (uint32_t i = 0; i < t->count; i++) {
+        wentry *e = &t->e[i];
+        if (!e->had_old || t->count == 1) continue; /* one file: its rename either happens or not */
+        char *bak = temp_name(e->target);
+        if (bak && live_add(bak, &e->bak_slot)) {
+            if (link(e->target, bak) == 0) {
+                e->bak = bak;
+                continue;
+            }
+            live_drop(e->bak_slot);
+        }
+        bk_free(bak);
+    }
+}
+
+/* entries [0, k) were renamed, k failed: back to the old files (a new file is removed) */
+static void undo_renames(bk_wtx *t, uint32_t k)
+{
+    while (k-- > 0) {
+        wentry *e = &t->e[k];
+        if (e->bak && rename(e->bak, e->target) == 0) {
+            live_drop(e->bak_slot);
+            bk_free(e->bak);
+            e->bak = NULL;
+        } else if (!e->had_old) {
+            unlink(e->target);
+        }
+    }
+}
+
 bk_result bk_wtx_commit(bk_wtx *t)
 {
     if (!t) return BK_EARG;
     for (uint32_t i = 0; i < t->count && t->r == BK_OK; i++)
         if (!t->e[i].closed) fail(t, BK_EIO, t->e[i].path, "not written whole", 0);
     bk_result r = t->r;
-    if (r == BK_OK) {
-        /* the renames are not interrupted by a signal to this thread (a handler would remove the
-         * temporaries not yet renamed: half a group) */
-        sigset_t block, old;
-        sigemptyset(&block);
-        sigaddset(&block, SIGINT);
-        sigaddset(&block, SIGTERM);
-        sigaddset(&block, SIGHUP);
-        sigaddset(&block, SIGQUIT);
-        pthread_sigmask(SIG_BLOCK, &block, &old);
-        for (uint32_t i = 0; i < t->count; i++) {
-            wentry *e = &t->e[i];
-            if (rename(e->tmp, e->target) != 0) {
-                r = fail(t, BK_EIO, e->path, "cannot replace", errno);
-                break;
-            }
-            e->renamed = true;
-        }
-        if (r == BK_OK) sync_dirs(t);
+    if (r != BK_OK) {
         release(t);
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
         return r;
     }
+    /* the renames are not interrupted by a signal to this thread (a handler would remove the
+     * temporaries not yet renamed: half a group) */
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    sigaddset(&block, SIGQUIT);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    keep_old(t);
+    for (uint32_t i = 0; i < t->count; i++) {
+        wentry *e = &t->e[i];
+        if (rename(e->tmp, e->target) != 0) {
+            r = fail(t, BK_EIO, e->path, "cannot replace", errno);
+            undo_renames(t, i);
+            break;
+        }
+        e->renamed = true;
+    }
+    if (r == BK_OK) sync_dirs(t);
     release(t);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     return r;
 }
 
