@@ -86,6 +86,18 @@ check "hard link: the other name keeps the old contents" cmp -s "$M/h2.bsp" "$G/
 no_extra "in-place edits" "$M" m.bsp e.json new.glb real link.bsp h1.bsp h2.bsp
 no_extra "link target folder" "$M/real" t.bsp
 
+# a DPM re-saved in place through a link (the fetched corpus): mode and link kept
+dpm=$(ls "$FETCHED"/dpm/*.dpm 2>/dev/null | head -1)
+if [[ -n $dpm ]]; then
+    mkdir -p "$M/models"; cp "$dpm" "$M/models/m.dpm"; chmod 600 "$M/models/m.dpm"; ln -s models/m.dpm "$M/m.dpm"
+    expect_exit 0 "$CLI" convert "$M/m.dpm" -o "$M/m.dpm"
+    check "DPM re-save through a link: still a link" test -L "$M/m.dpm"
+    check "DPM re-save: mode 0600 kept" test "$(stat -c %a "$M/models/m.dpm")" = 600
+    rm -r "$M/m.dpm" "$M/models"
+else
+    echo "SKIP (part): no fetched DPM models: the DPM re-save check"
+fi
+
 # ---- errors say what happened --------------------------------------------------------------
 mkdir -p "$WORK/isdir/x.bsp"
 expect_exit 1 "$CLI" convert "$G/cs16_aim_map.bsp" -o "$WORK/isdir/x.bsp"
