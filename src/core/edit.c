@@ -326,17 +326,7 @@ bk_result bk_edit_pak_add_file(bk_edit *e, const char *name, const char *path)
     char what[160];
     bk_result r = bk_read_until_eof(path, max, &data, &n, what, sizeof what);
     if (r != BK_OK) {
-        if (e->opt.diag && what[0]) {
-            bk_diag d;
-            memset(&d, 0, sizeof d);
-            d.severity = BK_SEV_ERROR;
-            d.code = r;
-            d.file = path;
-            d.index = BK_NO_INDEX;
-            d.offset = BK_NO_OFFSET;
-            snprintf(d.message, sizeof d.message, "%s; nothing added", what);
-            e->opt.diag(e->opt.diag_user, &d);
-        }
+        if (what[0]) bk_scene_diag(NULL, &e->opt, BK_SEV_ERROR, r, path, NULL, BK_NO_INDEX, BK_NO_OFFSET, "%s; nothing added", what);
         return r;
     }
     return pak_add_owned(e, name, data, n);

@@ -13,12 +13,6 @@ Q=$CORPUS/quake1/progs_dump_pd_heal.bsp   # 18 textures of its own
 for f in "$G/hltopdown_test_tiny.bsp" "$G/cs16_aim_map.bsp" "$SRC" "$Q"; do
     [[ -f $f ]] || { echo "SKIP: $f missing"; exit 77; }
 done
-# what is in a folder besides the names given: temporaries (ours are .NAME.RANDOM.tmp) or strays
-extra() {
-    local d=$1; shift
-    ( cd "$d" && ls -A ) | grep -vxF -f <(printf '%s\n' "$@") || true
-}
-no_extra() { local what=$1; shift; local x; x=$(extra "$@"); [[ -z $x ]] && ok || fail "$what: left behind: $x"; }
 
 # ---- a .gltf + .bin pair is replaced as a whole ------------------------------------------------
 # a.gltf is a link into a folder where nothing can be created: the new .bin can be written, the
@@ -43,8 +37,8 @@ else
     check "the old .gltf + .bin pair is kept byte for byte when the .gltf cannot be written" md5sum -c --quiet "$WORK/pair.md5"
     check "the error names the .gltf and says why" grep -q "a.gltf: error: cannot create: Permission denied" "$WORK/.err"
     check "a.gltf is still a link" test -L "$P/a.gltf"
-    no_extra "pair folder" "$P" a.bin a.gltf locked
-    no_extra "locked folder" "$P/locked" a.gltf
+    only_files "pair folder" "$P" a.bin a.gltf locked
+    only_files "locked folder" "$P/locked" a.gltf
 fi
 # a folder named like the .bin: refused before anything is written, the old .gltf kept
 D=$WORK/dirbin; mkdir -p "$D"
@@ -54,7 +48,7 @@ cp "$D/a.gltf" "$WORK/old.gltf"
 expect_exit 1 "$CLI" convert "$G/cs16_aim_map.bsp" -o "$D/a.gltf"
 check "a folder named like the .bin: 'Is a directory', located at the .bin" grep -q "a.bin: error: cannot write: Is a directory; .*a.gltf not written" "$WORK/.err"
 check "the old .gltf is kept" cmp -s "$D/a.gltf" "$WORK/old.gltf"
-no_extra "a.bin as a folder" "$D" a.bin a.gltf
+only_files "a.bin as a folder" "$D" a.bin a.gltf
 
 # ---- in-place edits keep the file's identity -------------------------------------------------
 M=$WORK/mode; mkdir -p "$M"
@@ -83,8 +77,8 @@ cp "$G/cs16_aim_map.bsp" "$M/h1.bsp"; ln "$M/h1.bsp" "$M/h2.bsp"
 expect_exit 0 "$CLI" entities "$M/h1.bsp" --import "$M/e.json" -o "$M/h1.bsp"
 check "hard link: the name written has the edit" grep -q bspkit_mode <("$CLI" entities "$M/h1.bsp")
 check "hard link: the other name keeps the old contents" cmp -s "$M/h2.bsp" "$G/cs16_aim_map.bsp"
-no_extra "in-place edits" "$M" m.bsp e.json new.glb real link.bsp h1.bsp h2.bsp
-no_extra "link target folder" "$M/real" t.bsp
+only_files "in-place edits" "$M" m.bsp e.json new.glb real link.bsp h1.bsp h2.bsp
+only_files "link target folder" "$M/real" t.bsp
 
 # a DPM re-saved in place through a link (the fetched corpus): mode and link kept
 dpm=$(ls "$FETCHED"/dpm/*.dpm 2>/dev/null | head -1)
@@ -113,10 +107,10 @@ last=$(basename "$last")
 mkdir "$T/$last"     # the name of the last texture written is taken by a folder
 expect_exit 1 "$CLI" textures "$Q" -o "$T"
 check "textures: a failing PNG says why" grep -q "$last: error: cannot write: Is a directory" "$WORK/.err"
-no_extra "textures -o DIR: no PNG of a failed run lands" "$T" "$last"
+only_files "textures -o DIR: no PNG of a failed run lands" "$T" "$last"
 O=$WORK/obj; mkdir -p "$O/m.obj"
 expect_exit 1 "$CLI" convert "$Q" -o "$O/m.obj"
-no_extra "obj: no .mtl, PNG or textures folder of a failed output" "$O" m.obj
+only_files "obj: no .mtl, PNG or textures folder of a failed output" "$O" m.obj
 mkdir -p "$WORK/obj_ok"
 expect_exit 0 "$CLI" convert "$Q" -o "$WORK/obj_ok/m.obj"
 check "obj: a good output has its PNGs" test -n "$(ls "$WORK/obj_ok/m_textures/" 2>/dev/null)"

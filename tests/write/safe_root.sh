@@ -10,11 +10,6 @@ G=$CORPUS/goldsrc
 for f in "$G/hltopdown_test_tiny.bsp" "$G/cs16_aim_map.bsp"; do
     [[ -f $f ]] || { echo "SKIP: $f missing"; exit 77; }
 done
-extra() {
-    local d=$1; shift
-    ( cd "$d" && ls -A ) | grep -vxF -f <(printf '%s\n' "$@") || true
-}
-no_extra() { local what=$1; shift; local x; x=$(extra "$@"); [[ -z $x ]] && ok || fail "$what: left behind: $x"; }
 parts=0
 MNT=$WORK/mnt; mkdir -p "$MNT"
 trap 'umount "$MNT" 2>/dev/null; chattr -i "$WORK/imm/a.gltf" 2>/dev/null' EXIT
@@ -34,13 +29,13 @@ if mount -t tmpfs -o size=4m tmpfs "$MNT" 2>/dev/null; then
     expect_exit 1 "$CLI" convert "$G/cs16_aim_map.bsp" -o "$MNT/a.gltf"
     check "ENOSPC on the .gltf: the old pair is kept byte for byte" md5sum -c --quiet "$WORK/pair.md5"
     check "ENOSPC: 'No space left on device' with the path" grep -q "mnt/a.gltf: error: cannot write: No space left on device" "$WORK/.err"
-    no_extra "ENOSPC pair" "$MNT" a.gltf a.bin
+    only_files "ENOSPC pair" "$MNT" a.gltf a.bin
     # ---- ENOSPC on a map
     rm -f "$MNT"/*
     mount -o remount,size=64k "$MNT"
     expect_exit 1 "$CLI" convert "$G/cs16_aim_map.bsp" -o "$MNT/x.bsp"
     check "ENOSPC on a map: said so" grep -q "mnt/x.bsp: error: cannot write: No space left on device; nothing written" "$WORK/.err"
-    no_extra "ENOSPC map" "$MNT"
+    only_files "ENOSPC map" "$MNT"
     # ---- a read-only file system
     mount -o remount,ro "$MNT"
     expect_exit 1 "$CLI" convert "$G/cs16_aim_map.bsp" -o "$MNT/x.bsp"
@@ -60,7 +55,7 @@ if chattr +i "$I/a.gltf" 2>/dev/null; then
     chattr -i "$I/a.gltf"
     check "a failed rename of the .gltf: the .bin renamed before it is put back" md5sum -c --quiet "$WORK/imm.md5"
     check "a failed rename: said so" grep -q "a.gltf: error: cannot replace: Operation not permitted" "$WORK/.err"
-    no_extra "failed rename" "$I" a.gltf a.bin
+    only_files "failed rename" "$I" a.gltf a.bin
 else
     echo "SKIP (part): chattr +i not supported here: the failed-rename check"
 fi
@@ -71,7 +66,7 @@ if command -v setpriv >/dev/null && setpriv --reuid=nobody --regid=nogroup --cle
     mkdir -p "$WORK/rootonly"; chmod 755 "$WORK/rootonly"
     expect_exit 1 setpriv --reuid=nobody --regid=nogroup --clear-groups "$CLI" convert "$G/cs16_aim_map.bsp" -o "$WORK/rootonly/x.glb"
     check "EACCES: 'Permission denied' with the path" grep -q "rootonly/x.glb: error: cannot create: Permission denied" "$WORK/.err"
-    no_extra "EACCES" "$WORK/rootonly"
+    only_files "EACCES" "$WORK/rootonly"
 else
     echo "SKIP (part): no setpriv: the EACCES check"
 fi
