@@ -115,6 +115,23 @@ mkdir -p "$WORK/obj_ok"
 expect_exit 0 "$CLI" convert "$Q" -o "$WORK/obj_ok/m.obj"
 check "obj: a good output has its PNGs" test -n "$(ls "$WORK/obj_ok/m_textures/" 2>/dev/null)"
 
+# pak extract: one output too; a file that is a link is replaced, not followed out of DIR
+SP=$CORPUS/source/css_v19_test_speakers.bsp   # 4 pakfile entries
+if [[ -f $SP ]]; then
+    X=$WORK/extract; d=$X/materials/maps/test_speakers
+    mkdir -p "$d/c-24_86_117.vtf"      # the last entry's name is taken by a folder
+    expect_exit 1 "$CLI" pak "$SP" extract -o "$X"
+    check "pak extract: a failing entry says why" grep -q "c-24_86_117.vtf: error: cannot write: Is a directory" "$WORK/.err"
+    check "pak extract: no file of a failed extraction lands" test -z "$(find "$X" -type f)"
+    rmdir "$d/c-24_86_117.vtf"
+    echo outside > "$WORK/outside.txt"; ln -s "$WORK/outside.txt" "$d/cubemapdefault.vtf"
+    expect_exit 0 "$CLI" pak "$SP" extract -o "$X"
+    check "pak extract: a link in DIR is replaced by the file" test ! -L "$d/cubemapdefault.vtf" -a -s "$d/cubemapdefault.vtf"
+    check "pak extract: the link's old target is untouched" grep -qx outside "$WORK/outside.txt"
+else
+    echo "SKIP (part): $SP missing: the pak extract checks"
+fi
+
 # ---- pak add reads whole files, refuses devices ---------------------------------------------
 expect_exit 0 "$CLI" pak "$SRC" add status.txt=/proc/self/status -o "$WORK/pak.bsp"
 check "pak add /proc/self/status: a non-empty entry" awk '$3 == "status.txt" && $1 > 0 {f = 1} END {exit !f}' <("$CLI" pak "$WORK/pak.bsp" list)
