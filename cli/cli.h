@@ -62,6 +62,10 @@ int cli_usage_error(const cli_cmd *cmd, const char *fmt, const char *arg);
 #define CLI_CONTINUE (-1)
 int cli_begin(const cli_cmd *me, int argc, char **argv, int min_files, int max_files, cli_opts *o);
 const cli_cmd *cli_find(const char *name);
+/* When a write to out failed for a system reason (r BK_EIO / BK_ELIMIT and bk_write_error says
+ * which file and why): "PATH: error: cannot write: No space left on device; OUT not written" into
+ * buf, and 1; else 0. */
+int cli_write_failed(const char *out, bk_result r, char *buf, size_t cap);
 /* mkdir -p: 0 when dir exists as a folder afterwards */
 int cli_mkdir_p(const char *dir);
 

@@ -192,7 +192,7 @@ static void convert_one(batch *b, job *j)
         if (!j->bytes_out && stat(j->out, &st) == 0) j->bytes_out = (uint64_t)st.st_size;
         j->ok = 1;
         j->err[0] = 0;
-    } else if (!j->err[0]) {
+    } else if (!cli_write_failed(j->out, r, j->err, sizeof j->err) && !j->err[0]) {
         snprintf(j->err, sizeof j->err, "%s: %s", j->in, bk_strerror(r));
     }
     bk_file_free(f);

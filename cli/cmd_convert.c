@@ -116,8 +116,11 @@ int cmd_convert(int argc, char **argv)
     }
     if (dpm) {
         r = bk_file_write(f, &o.opt, out);
+        char why[1600];
         if (r == BK_OK) {
             printf("wrote %s\n", out);
+        } else if (cli_write_failed(out, r, why, sizeof why)) {
+            fprintf(stderr, "%s\n", why);
         } else {
             fprintf(stderr, "%s: cannot write %s: %s\n", o.positional[0], out,
                     r == BK_EUNSUPPORTED ? "this input has no writer for that format" : bk_strerror(r));
@@ -146,7 +149,10 @@ int cmd_convert(int argc, char **argv)
     owned = NULL;
     bk_export_stats st;
     r = gltf ? bk_export_gltf(s, &o.xopt, out, &st) : bk_export_obj(s, &o.xopt, out, &st);
-    if (r != BK_OK) {
+    char why[1600];
+    if (r != BK_OK && cli_write_failed(out, r, why, sizeof why)) {
+        fprintf(stderr, "%s\n", why);
+    } else if (r != BK_OK) {
         fprintf(stderr, "%s: cannot write %s: %s\n", o.positional[0], out, bk_strerror(r));
     } else if (!o.quiet) {
         printf("wrote %s: %llu bytes, %u nodes, %u meshes, %u primitives, %llu vertices, %llu triangles, "
@@ -200,6 +206,12 @@ int cmd_textures(int argc, char **argv)
         fprintf(stderr, "bspkit textures: cannot create folder %s\n", o.output);
         rc = EXIT_BAD_INPUT;
     }
+    /* every PNG of the run is one output: renamed into the folder together at the end, or none */
+    bk_write_group *g = NULL;
+    if (rc == EXIT_OK && bk_write_group_begin(&g, 0) != BK_OK) {
+        fprintf(stderr, "bspkit textures: out of memory\n");
+        rc = EXIT_BAD_INPUT;
+    }
     uint32_t written = 0, skipped = 0;
     for (uint32_t i = 0; i < s->image_count && rc == EXIT_OK; i++) {
         const bk_image *im = &s->images[i];
@@ -226,17 +238,32 @@ int cmd_textures(int argc, char **argv)
             }
             *slash = '/';
         }
-        r = bk_image_write_png(im, path);
+        r = bk_write_group_png(g, im, path);
         if (r != BK_OK) {
-            fprintf(stderr, "bspkit textures: cannot write %s: %s\n", path, bk_strerror(r));
+            char why[1600];
+            if (cli_write_failed(path, r, why, sizeof why)) fprintf(stderr, "%s\n", why);
+            else fprintf(stderr, "bspkit textures: cannot write %s: %s\n", path, bk_strerror(r));
             rc = EXIT_BAD_INPUT;
             break;
         }
         if (!o.quiet) printf("%s %ux%u\n", path, im->width, im->height);
         written++;
     }
+    if (rc == EXIT_OK) {
+        r = bk_write_group_commit(g);
+        if (r != BK_OK) {
+            char why[1600];
+            if (cli_write_failed(o.output, r, why, sizeof why)) fprintf(stderr, "%s\n", why);
+            else fprintf(stderr, "bspkit textures: cannot write into %s: %s\n", o.output, bk_strerror(r));
+            rc = EXIT_BAD_INPUT;
+        }
+    } else {
+        bk_write_group_abort(g);
+    }
     if (rc == EXIT_OK)
         printf("%u textures written to %s%s\n", written, o.output, skipped ? " (external ones skipped)" : "");
+    else if (written)
+        fprintf(stderr, "bspkit textures: none of the %u textures written\n", written);
     bk_scene_free(s);
     bk_file_free(f);
     bk_free(owned);

@@ -152,27 +152,31 @@ static int make_parents(const char *path, size_t root_len)
     return 0;
 }
 
-/* write to a temporary file beside path, then rename over it */
-static int write_atomic(const char *path, const uint8_t *data, size_t size)
+/* One extraction is one output (bspkit.h, "writing files safely"): every file to a temporary,
+ * all renamed at the end, or none. group_put and group_end print what failed. */
+static int group_put(bk_write_group *g, const char *path, const uint8_t *data, size_t size)
 {
-    char tmp[4200];
-    if ((size_t)snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) >= sizeof tmp) return -1;
-    int fd = mkstemp(tmp);
-    if (fd < 0) return -1;
-    FILE *fp = fdopen(fd, "wb");
-    if (!fp) {
-        close(fd);
-        unlink(tmp);
-        return -1;
+    bk_result r = bk_write_group_file(g, path, data, size);
+    if (r == BK_OK) return 0;
+    char why[1600];
+    if (cli_write_failed(path, r, why, sizeof why)) fprintf(stderr, "%s\n", why);
+    else fprintf(stderr, "bspkit pak: cannot write %s: %s\n", path, bk_strerror(r));
+    return -1;
+}
+
+static int group_end(bk_write_group *g, bool ok, const char *dir, uint32_t written)
+{
+    if (!ok) {
+        bk_write_group_abort(g);
+        if (written) fprintf(stderr, "bspkit pak: none of the %u files extracted\n", written);
+        return EXIT_BAD_INPUT;
     }
-    bool ok = size == 0 || fwrite(data, 1, size, fp) == size;
-    ok = fflush(fp) == 0 && ok;
-    ok = fclose(fp) == 0 && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
+    bk_result r = bk_write_group_commit(g);
+    if (r == BK_OK) return EXIT_OK;
+    char why[1600];
+    if (cli_write_failed(dir, r, why, sizeof why)) fprintf(stderr, "%s\n", why);
+    else fprintf(stderr, "bspkit pak: cannot write into %s: %s\n", dir, bk_strerror(r));
+    return EXIT_BAD_INPUT;
 }
 
 /* pak NAME_dir.vpk list|extract: a VPK archive, as a pakfile is */
@@ -219,6 +223,8 @@ static int vpk_cmd(cli_opts *o, bool list)
         }
         size_t root_len = strlen(o->output);
         uint32_t written = 0;
+        bk_write_group *g = NULL;
+        if (rc == EXIT_OK && bk_write_group_begin(&g, BK_WRITE_REPLACE_LINKS) != BK_OK) rc = EXIT_BAD_INPUT;
         for (uint32_t i = 0; i < n && rc == EXIT_OK; i++) {
             const bk_vpk_entry *e = bk_vpk_entry_at(v, i);
             char path[4096];
@@ -236,8 +242,7 @@ static int vpk_cmd(cli_opts *o, bool list)
                 rc = EXIT_BAD_INPUT;
                 break;
             }
-            if (write_atomic(path, data, size) != 0) {
-                fprintf(stderr, "bspkit pak: cannot write %s\n", path);
+            if (group_put(g, path, data, size) != 0) {
                 rc = EXIT_BAD_INPUT;
             } else {
                 written++;
@@ -245,6 +250,7 @@ static int vpk_cmd(cli_opts *o, bool list)
             }
             bk_free(data);
         }
+        if (g) rc = group_end(g, rc == EXIT_OK, o->output, written);
         if (rc == EXIT_OK) printf("%u files extracted to %s\n", written, o->output);
     }
     bk_vpk_close(v);
@@ -340,6 +346,8 @@ int cmd_pak(int argc, char **argv)
         }
         uint32_t written = 0;
         size_t root_len = strlen(o.output);
+        bk_write_group *g = NULL;
+        if (rc == EXIT_OK && bk_write_group_begin(&g, BK_WRITE_REPLACE_LINKS) != BK_OK) rc = EXIT_BAD_INPUT;
         for (uint32_t i = 0; i < n && rc == EXIT_OK; i++) {
             const bk_source_pak_entry *e = bk_source_pak_entry_at(pak, i);
             char path[4096];
@@ -372,8 +380,7 @@ int cmd_pak(int argc, char **argv)
                 rc = EXIT_BAD_INPUT;
                 break;
             }
-            if (write_atomic(path, data, size) != 0) {
-                fprintf(stderr, "bspkit pak: cannot write %s\n", path);
+            if (group_put(g, path, data, size) != 0) {
                 rc = EXIT_BAD_INPUT;
             } else {
                 written++;
@@ -381,6 +388,7 @@ int cmd_pak(int argc, char **argv)
             }
             bk_free(data);
         }
+        if (g) rc = group_end(g, rc == EXIT_OK, o.output, written);
         if (rc == EXIT_OK) printf("%u files extracted to %s\n", written, o.output);
     }
     bk_source_pak_close(pak);

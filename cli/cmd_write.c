@@ -13,7 +13,9 @@ static int save(const char *in, bk_edit *e, const char *out, const char *what)
 {
     bk_result r = bk_edit_save(e, out);
     if (r != BK_OK) {
-        fprintf(stderr, "%s: error: %s not written: %s\n", in, out, bk_strerror(r));
+        char why[1600];
+        if (cli_write_failed(out, r, why, sizeof why)) fprintf(stderr, "%s\n", why);
+        else fprintf(stderr, "%s: error: %s not written: %s\n", in, out, bk_strerror(r));
         return EXIT_BAD_INPUT;
     }
     printf("wrote %s (%s)\n", out, what);
@@ -224,24 +226,8 @@ int cli_pak_edit(cli_opts *o, bk_file *f, bool add)
             if (nl >= sizeof name) nl = sizeof name - 1;
             memcpy(name, arg, nl);
             name[nl] = 0;
-            FILE *fp = fopen(eq + 1, "rb");
-            uint8_t *data = NULL;
-            size_t n = 0;
-            if (fp) {
-                fseek(fp, 0, SEEK_END);
-                long sz = ftell(fp);
-                fseek(fp, 0, SEEK_SET);
-                if (sz >= 0 && sz < (1L << 30) && (data = malloc((size_t)sz + 1)))
-                    n = fread(data, 1, (size_t)sz, fp);
-                fclose(fp);
-            }
-            if (!data) {
-                fprintf(stderr, "%s: error: cannot read\n", eq + 1);
-                rc = EXIT_BAD_INPUT;
-                break;
-            }
-            r = bk_edit_pak_add(e, name, data, n);
-            free(data);
+            /* read until its end (pipes, /proc files), refused past one entry's limit (/dev/zero) */
+            r = bk_edit_pak_add_file(e, name, eq + 1);
             total++;
         } else {
             uint32_t removed = 0;

@@ -1,5 +1,6 @@
 /* bspkit CLI: command table, shared option parsing, loading with located errors. */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -394,6 +395,42 @@ int cli_load(const char *path, cli_opts *o, bk_file **out, void **owned)
     return r == BK_OK ? EXIT_OK : EXIT_BAD_INPUT;
 }
 
+int cli_write_failed(const char *out, bk_result r, char *buf, size_t cap)
+{
+    bk_diag d;
+    if ((r != BK_EIO && r != BK_ELIMIT) || !bk_write_error(&d)) return 0;
+    char line[1400];
+    bk_diag_format(&d, line, sizeof line);
+    if (strcmp(d.file, out) == 0) snprintf(buf, cap, "%s; nothing written", line);
+    else snprintf(buf, cap, "%s; %s not written", line, out);
+    return 1;
+}
+
+/* SIGINT, SIGTERM, SIGHUP, SIGQUIT: the temporaries of the writes in progress are removed, then
+ * the signal ends the process as it would have (SA_RESETHAND: the default action, re-raised) */
+static void on_signal(int sig)
+{
+    int saved = errno;
+    bk_write_cleanup();
+    raise(sig);
+    errno = saved;
+}
+
+static void catch_signals(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction old, sa;
+        /* a signal ignored when bspkit started (nohup, a background job) stays ignored */
+        if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN) continue;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_RESETHAND;
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
 int bk_cli_main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -423,5 +460,6 @@ int main(int argc, char **argv)
     /* benchmarks: the program's own pages resident from the start, so a peak resident set minus
      * the start-up one is the memory a command holds for its input (bench/families.sh) */
     if (getenv("BSPKIT_RESIDENT_CODE")) bk_cli_resident_code();
+    catch_signals();
     return bk_cli_main(argc, argv);
 }

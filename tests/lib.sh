@@ -49,6 +49,12 @@ blender_import() {
         grep -E '^(imported|INVALID)'
     return "${PIPESTATUS[0]}"
 }
+# only_files WHAT DIR NAME...: DIR holds exactly the NAMEs (no temporary or stray file left)
+only_files() {
+    local what=$1 d=$2; shift 2
+    local x; x=$( ( cd "$d" && ls -A ) | grep -vxF -f <(printf '%s\n' "$@") || true)
+    if [[ -z $x ]]; then ok; else fail "$what: left behind: $x"; fi
+}
 bk_done() {
     echo "$PASS passed, $FAILS failed"
     [[ $FAILS == 0 ]]

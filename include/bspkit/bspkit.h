@@ -285,6 +285,40 @@ const void *bk_file_impl(const bk_file *f, bk_format expect);
  * file renamed over path. BK_EUNSUPPORTED where the format has no writer. */
 bk_result bk_file_write(const bk_file *f, const bk_options *opt, const char *path);
 
+/* ---- writing files safely ------------------------------------------------------------------ */
+/* Every file bspkit writes (maps, .glb, .gltf + .bin, .obj + .mtl + PNGs, DPMs, PNGs) goes through
+ * one step: each file is written to a temporary in its target's folder (created exclusively, under
+ * an unpredictable name), flushed to disk (fsync), given the old file's mode (and owner where
+ * permitted; a new file: 0666 less the umask), and renamed over the target when every file of the
+ * output is complete. A target that is a symbolic link is written through (the link stays a link).
+ * On any failure every temporary is removed and every target is left as it was. A file with other
+ * hard links gets a new inode under the name written; its other names keep the old contents.
+ *
+ * A group writes several files as one output, e.g. a folder of textures: */
+typedef struct bk_write_group bk_write_group;
+enum {
+    /* a target that is a symbolic link is replaced by the new file, not written through (extracting
+     * an archive into a folder: nothing lands outside it) */
+    BK_WRITE_REPLACE_LINKS = 1u << 0
+};
+bk_result bk_write_group_begin(bk_write_group **out, uint32_t flags);
+/* size bytes to a temporary for path now (renamed at commit); after a failure the group only
+ * returns it again */
+bk_result bk_write_group_file(bk_write_group *g, const char *path, const void *data, size_t size);
+/* rename every file over its target, or (after any failure) remove them all: the group's first
+ * failure. Frees g. */
+bk_result bk_write_group_commit(bk_write_group *g);
+/* remove every temporary; no target is touched. Frees g (NULL: nothing). */
+void bk_write_group_abort(bk_write_group *g);
+/* After a write returned BK_EIO (or BK_ELIMIT for too many files at once): which file and what the
+ * system said, for the calling thread, as a located diagnostic (file = the path as given, message
+ * e.g. "cannot create: Permission denied", "cannot write: No space left on device"). 0 when
+ * the thread's last write did not fail that way. The strings live until the thread's next write. */
+int bk_write_error(bk_diag *out);
+/* Remove the temporaries of every write in progress in the process (they will not be renamed).
+ * Async-signal-safe: call it from a SIGINT / SIGTERM handler before the process ends. */
+void bk_write_cleanup(void);
+
 /* ---- zip archives (.pk3, .zip) ----------------------------------------------------------- */
 /* The archives the library searches (and a Source map's pakfile), for programs that want their
  * members too: names are looked up case-insensitively with '/' or '\\'; a member is inflated and

@@ -283,6 +283,8 @@ bk_result bk_export_obj(const bk_scene *s, const bk_export_options *opt, const c
                         bk_export_stats *stats);
 /* Encode one image (held as rgba or packed) as PNG to path (temporary file + rename). */
 bk_result bk_image_write_png(const bk_image *img, const char *path);
+/* The same as one file of a write group (bspkit.h): renamed at bk_write_group_commit. */
+bk_result bk_write_group_png(bk_write_group *g, const bk_image *img, const char *path);
 
 #ifdef __cplusplus
 }

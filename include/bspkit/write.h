@@ -50,10 +50,16 @@ bk_result bk_edit_set_entities(bk_edit *e, const bk_entities *ents);
  * written at the end of the pakfile. BK_EARG for a name that escapes the pakfile. */
 bk_result bk_edit_pak_add(bk_edit *e, const char *name, const void *data, size_t size);
 bk_result bk_edit_pak_remove(bk_edit *e, const char *glob, uint32_t *removed);
+/* Add the file at path, read until its end (a pipe or a /proc file too, whatever its size says), at
+ * most one entry's limit (2 GiB - 1, and bk_limits.max_alloc_bytes): BK_ELIMIT past it, BK_EARG for a
+ * device (/dev/zero: no end to read to), reported located at path through the edit's diag callback. */
+bk_result bk_edit_pak_add_file(bk_edit *e, const char *name, const char *path);
 
 /* Build the edited file in memory (malloc'd; the caller frees it), validated. */
 bk_result bk_edit_save_memory(bk_edit *e, uint8_t **out, size_t *size);
-/* Build, validate, write to a temporary file beside path and rename it over path. */
+/* Build, validate, write to a temporary file beside path and rename it over path (see "writing
+ * files safely" in bspkit.h: mode, owner and symbolic links kept; bk_write_error says why a write
+ * failed). */
 bk_result bk_edit_save(bk_edit *e, const char *path);
 
 /* zlib CRC-32 of a byte range (as `bspkit info --json` reports per lump). */

@@ -269,20 +269,42 @@ bk_result bk_archive_member_check(const bk_archive *a, uint32_t i, uint64_t max_
 /* The same through opt->read_file when the program gave one (opt may be NULL) */
 bk_result bk_read_file_opt(const bk_options *opt, const char *path, uint64_t max_bytes, uint8_t **out,
                            size_t *out_size);
-/* Write via a temporary file in the same folder, then rename over path. */
-bk_result bk_write_file_atomic(const char *path, const void *data, size_t size);
-/* The same in pieces: open a temporary file beside path, write (a bk_write_fn), then close:
- * renamed over path when keep and every write succeeded, removed otherwise. */
+/* ---- safe writes (safewrite.c): the one way every file is written ------------------------------
+ * A group (the public bk_write_group) of target files: each written to a temporary in its target's
+ * folder (O_EXCL, unpredictable name; a symbolic link is followed to its final target), flushed to
+ * disk (fsync) and given the old target's mode and owner (a new file: 0666 less the umask), then
+ * all renamed at commit. A failure anywhere (recorded once per group, with the path and errno for
+ * bk_write_error) removes every temporary at commit or abort and leaves every target as it was. */
+typedef struct bk_write_group bk_wtx;
+bk_result bk_wtx_begin(bk_wtx **out);
+/* one target written in pieces: open, bk_atomic_write (a bk_write_fn) / bk_atomic_pwrite, close */
 typedef struct bk_atomic_file {
     FILE *fp;
-    char *tmp, *path;
+    bk_wtx *tx;
+    uint32_t entry;
     bool ok;
 } bk_atomic_file;
-bk_result bk_atomic_open(bk_atomic_file *a, const char *path);
+bk_result bk_wtx_open(bk_wtx *t, const char *path, bk_atomic_file *a);
 bool bk_atomic_write(void *a, const void *data, size_t size);
 /* write size bytes at ofs (already written), then go on at the end */
 bool bk_atomic_pwrite(bk_atomic_file *a, uint64_t ofs, const void *data, size_t size);
-bk_result bk_atomic_close(bk_atomic_file *a, bool keep);
+/* flush, set the mode and owner, fsync, close: the group's first failure, if any */
+bk_result bk_wtx_close(bk_atomic_file *a);
+/* a whole target from memory */
+bk_result bk_wtx_add(bk_wtx *t, const char *path, const void *data, size_t size);
+/* rename every temporary over its target (or, after any failure, remove them all); frees t.
+ * Returns the group's first failure. */
+bk_result bk_wtx_commit(bk_wtx *t);
+/* remove every temporary, touch no target; frees t (NULL: nothing) */
+void bk_wtx_abort(bk_wtx *t);
+/* a group of one file */
+bk_result bk_write_file_atomic(const char *path, const void *data, size_t size);
+/* a PNG of img into a group (image.c) */
+bk_result bk_image_png_to(bk_wtx *t, const bk_image *img, const char *path);
+/* Read a file (or a pipe, /proc) until its end, at most max_bytes (BK_ELIMIT past it, with *what
+ * saying so); a device (/dev/zero) is refused (BK_EARG); *what names any failure. */
+bk_result bk_read_until_eof(const char *path, uint64_t max_bytes, uint8_t **out, size_t *out_size, char *what,
+                            size_t what_cap);
 
 typedef struct bk_buf {
     uint8_t *data;

@@ -1,5 +1,6 @@
 /* Whole-file reads bounded by a limit, atomic writes, and a growable byte buffer. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -244,67 +245,6 @@ bk_result bk_read_file_opt(const bk_options *opt, const char *path, uint64_t max
     return r;
 }
 
-bk_result bk_atomic_open(bk_atomic_file *a, const char *path)
-{
-    memset(a, 0, sizeof *a);
-    size_t n = strlen(path);
-    a->tmp = bk_malloc(n + 32);
-    a->path = bk_malloc(n + 1);
-    if (!a->tmp || !a->path) {
-        bk_free(a->tmp);
-        bk_free(a->path);
-        return BK_ENOMEM;
-    }
-    memcpy(a->path, path, n + 1);
-    snprintf(a->tmp, n + 32, "%s.tmp%ld", path, (long)getpid());
-    a->fp = fopen(a->tmp, "wb");
-    if (!a->fp) {
-        bk_free(a->tmp);
-        bk_free(a->path);
-        return BK_EIO;
-    }
-    a->ok = true;
-    return BK_OK;
-}
-
-bool bk_atomic_write(void *user, const void *data, size_t size)
-{
-    bk_atomic_file *a = user;
-    if (a->ok && size && fwrite(data, 1, size, a->fp) != size) a->ok = false;
-    return a->ok;
-}
-
-bool bk_atomic_pwrite(bk_atomic_file *a, uint64_t ofs, const void *data, size_t size)
-{
-    if (!a->ok) return false;
-    long end = ftell(a->fp);
-    if (end < 0 || ofs > (uint64_t)LONG_MAX || fseek(a->fp, (long)ofs, SEEK_SET) != 0 ||
-        (size && fwrite(data, 1, size, a->fp) != size) || fseek(a->fp, end, SEEK_SET) != 0)
-        a->ok = false;
-    return a->ok;
-}
-
-bk_result bk_atomic_close(bk_atomic_file *a, bool keep)
-{
-    bool ok = a->ok && keep;
-    ok = (fflush(a->fp) == 0) && ok;
-    ok = (fclose(a->fp) == 0) && ok;
-    if (ok && rename(a->tmp, a->path) != 0) ok = false;
-    if (!ok) remove(a->tmp);
-    bk_free(a->tmp);
-    bk_free(a->path);
-    memset(a, 0, sizeof *a);
-    return ok || !keep ? BK_OK : BK_EIO;
-}
-
-bk_result bk_write_file_atomic(const char *path, const void *data, size_t size)
-{
-    bk_atomic_file a;
-    BK_TRY(bk_atomic_open(&a, path));
-    bk_atomic_write(&a, data, size);
-    return bk_atomic_close(&a, true);
-}
-
 bool bk_buf_reserve(bk_buf *b, size_t extra)
 {
     if (b->failed) return false;
@@ -363,4 +303,74 @@ void bk_buf_free(bk_buf *b)
 {
     bk_free(b->data);
     memset(b, 0, sizeof *b);
+}
+
+bk_result bk_read_until_eof(const char *path, uint64_t max_bytes, uint8_t **out, size_t *out_size, char *what,
+                            size_t what_cap)
+{
+    *out = NULL;
+    *out_size = 0;
+    what[0] = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        int err = errno;
+        if (fd >= 0) close(fd);
+        snprintf(what, what_cap, "cannot read: %s", strerror(err));
+        return err == ENOENT ? BK_ENOTFOUND : BK_EIO;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        close(fd);
+        snprintf(what, what_cap, "cannot read: %s", strerror(EISDIR));
+        return BK_EIO;
+    }
+    /* a device (/dev/zero, /dev/urandom, a terminal) has no end to read to: refused at once
+     * rather than read up to the limit */
+    if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {
+        close(fd);
+        snprintf(what, what_cap, "not read: a device, not a file that can be read whole");
+        return BK_EARG;
+    }
+    if (max_bytes > SIZE_MAX - 2) max_bytes = SIZE_MAX - 2;
+    /* a regular file's size is a hint only (/proc files say 0): read until the end either way */
+    size_t cap = S_ISREG(st.st_mode) && st.st_size > 0 && (uint64_t)st.st_size <= max_bytes ? (size_t)st.st_size + 1
+                                                                                               : 65536;
+    if (cap > max_bytes + 1) cap = (size_t)max_bytes + 1;
+    uint8_t *buf = bk_malloc(cap);
+    size_t got = 0;
+    bk_result r = buf ? BK_OK : BK_ENOMEM;
+    while (r == BK_OK) {
+        if (got == cap) {
+            if (got > max_bytes) break;
+            size_t ncap = cap > (size_t)max_bytes / 2 ? (size_t)max_bytes + 1 : cap * 2;
+            uint8_t *nb = bk_realloc(buf, ncap);
+            if (!nb) {
+                r = BK_ENOMEM;
+                break;
+            }
+            buf = nb;
+            cap = ncap;
+        }
+        ssize_t k = read(fd, buf + got, cap - got);
+        if (k < 0 && errno == EINTR) continue;
+        if (k < 0) {
+            snprintf(what, what_cap, "cannot read: %s", strerror(errno));
+            r = BK_EIO;
+        }
+        if (k <= 0) break;
+        got += (size_t)k;
+    }
+    close(fd);
+    if (r == BK_OK && got > max_bytes) {
+        snprintf(what, what_cap, "not read whole: more than %llu bytes (the limit)%s", (unsigned long long)max_bytes,
+                 S_ISREG(st.st_mode) ? "" : "; not a regular file");
+        r = BK_ELIMIT;
+    }
+    if (r != BK_OK) {
+        bk_free(buf);
+        return r;
+    }
+    *out = buf;
+    *out_size = got;
+    return BK_OK;
 }

@@ -516,12 +516,28 @@ bk_result bk_png_encode_image(const bk_image *im, int level, bk_buf *out)
     return r;
 }
 
-bk_result bk_image_write_png(const bk_image *img, const char *path)
+bk_result bk_image_png_to(bk_wtx *t, const bk_image *img, const char *path)
 {
     if (!bk_image_has_pixels(img)) return BK_EARG;
     bk_buf b = {0};
     bk_result r = bk_png_encode_image(img, 0, &b);
-    if (r == BK_OK) r = bk_write_file_atomic(path, b.data, b.size);
+    if (r == BK_OK) r = bk_wtx_add(t, path, b.data, b.size);
     bk_buf_free(&b);
     return r;
+}
+
+bk_result bk_write_group_png(bk_write_group *g, const bk_image *img, const char *path)
+{
+    if (!g || !img || !path) return BK_EARG;
+    return bk_image_png_to(g, img, path);
+}
+
+bk_result bk_image_write_png(const bk_image *img, const char *path)
+{
+    if (!bk_image_has_pixels(img)) return BK_EARG;
+    bk_wtx *t;
+    BK_TRY(bk_wtx_begin(&t));
+    bk_result r = bk_image_png_to(t, img, path);
+    bk_result c = bk_wtx_commit(t);
+    return r != BK_OK ? r : c;
 }

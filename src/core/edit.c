@@ -271,31 +271,65 @@ static bool glob_match(const char *g, const char *s)
     }
 }
 
-bk_result bk_edit_pak_add(bk_edit *e, const char *name, const void *data, size_t size)
+/* add name with data (bk_malloc'd, taken over: freed on failure too) */
+static bk_result pak_add_owned(bk_edit *e, const char *name, uint8_t *data, size_t size)
 {
-    if (!e || !name || (!data && size)) return BK_EARG;
-    if (e->fam != FAM_SOURCE && e->fam != FAM_SOURCE_L4D2) return BK_EUNSUPPORTED;
     if (!bk_source_pak_name_safe(name) || strlen(name) > 1024) {
         report(e, BK_EARG, "pakfile", BK_NO_INDEX, "'%s': not a safe relative path inside the pakfile%s", name, "");
+        bk_free(data);
         return BK_EARG;
     }
-    if (size > 0x7fffffffu) return BK_ELIMIT;
+    if (size > 0x7fffffffu) {
+        bk_free(data);
+        return BK_ELIMIT;
+    }
     pak_add *na = bk_realloc(e->pak_adds, (e->pak_add_count + 1) * sizeof *na);
-    if (!na) return BK_ENOMEM;
+    if (!na) {
+        bk_free(data);
+        return BK_ENOMEM;
+    }
     e->pak_adds = na;
     pak_add *a = &na[e->pak_add_count];
     a->name = bk_strdup(name);
-    a->data = bk_malloc(size ? size : 1);
-    if (!a->name || !a->data) {
-        bk_free(a->name);
-        bk_free(a->data);
+    if (!a->name) {
+        bk_free(data);
         return BK_ENOMEM;
     }
-    if (size) memcpy(a->data, data, size);
+    a->data = data;
     a->size = size;
     e->pak_add_count++;
     e->edited = true;
     return BK_OK;
+}
+
+bk_result bk_edit_pak_add(bk_edit *e, const char *name, const void *data, size_t size)
+{
+    if (!e || !name || (!data && size)) return BK_EARG;
+    if (e->fam != FAM_SOURCE && e->fam != FAM_SOURCE_L4D2) return BK_EUNSUPPORTED;
+    if (size > 0x7fffffffu) return BK_ELIMIT;
+    uint8_t *copy = bk_malloc(size ? size : 1);
+    if (!copy) return BK_ENOMEM;
+    if (size) memcpy(copy, data, size);
+    return pak_add_owned(e, name, copy, size);
+}
+
+bk_result bk_edit_pak_add_file(bk_edit *e, const char *name, const char *path)
+{
+    if (!e || !name || !path) return BK_EARG;
+    if (e->fam != FAM_SOURCE && e->fam != FAM_SOURCE_L4D2) return BK_EUNSUPPORTED;
+    /* one entry: at most the zip's 2 GiB - 1 and the largest allocation */
+    bk_limits l = e->opt.limits;
+    bk_limits_resolve(&l);
+    uint64_t max = l.max_alloc_bytes < 0x7fffffffu ? l.max_alloc_bytes : 0x7fffffffu;
+    uint8_t *data;
+    size_t n;
+    char what[160];
+    bk_result r = bk_read_until_eof(path, max, &data, &n, what, sizeof what);
+    if (r != BK_OK) {
+        if (what[0]) bk_scene_diag(NULL, &e->opt, BK_SEV_ERROR, r, path, NULL, BK_NO_INDEX, BK_NO_OFFSET, "%s; nothing added", what);
+        return r;
+    }
+    return pak_add_owned(e, name, data, n);
 }
 
 typedef struct zent {

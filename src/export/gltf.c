@@ -1489,25 +1489,30 @@ bk_result bk_export_gltf(const bk_scene *s, const bk_export_options *opt, const 
     gltf_writer w;
     /* PNGs are written as they are encoded, not all held first (peak memory) */
     bk_result r = gltf_make(s, opt, bin_uri, true, &json, &w);
-    /* streamed into temporary files, renamed when complete */
+    /* streamed into temporary files, renamed together when both are complete: a .gltf and its
+     * .bin are replaced as a pair or not at all */
+    bk_wtx *tx = NULL;
+    if (r == BK_OK) r = bk_wtx_begin(&tx);
     bk_atomic_file af;
     if (r == BK_OK && glb) {
-        r = bk_atomic_open(&af, path);
+        r = bk_wtx_open(tx, path, &af);
         if (r == BK_OK) {
             r = glb_emit_file(&json, &w, &af, &w.st.bytes);
-            bk_result c = bk_atomic_close(&af, r == BK_OK);
+            bk_result c = bk_wtx_close(&af);
             if (r == BK_OK) r = c;
         }
     } else if (r == BK_OK) {
-        if ((w.bin_size || w.png_views) && (r = bk_atomic_open(&af, bin_path)) == BK_OK) {
+        if ((w.bin_size || w.png_views) && (r = bk_wtx_open(tx, bin_path, &af)) == BK_OK) {
             r = emit_bin(&w, bk_atomic_write, &af);
-            bk_result c = bk_atomic_close(&af, r == BK_OK);
+            bk_result c = bk_wtx_close(&af);
             if (r == BK_OK) r = c;
         }
         if (r == BK_OK) r = fill_placeholders(&w, json, strlen(json));
-        if (r == BK_OK) r = bk_write_file_atomic(path, json, strlen(json));
+        if (r == BK_OK) r = bk_wtx_add(tx, path, json, strlen(json));
         w.st.bytes = strlen(json) + w.bin_size;
     }
+    if (r == BK_OK) r = bk_wtx_commit(tx);
+    else bk_wtx_abort(tx);
     if (stats) *stats = w.st;
     bk_free(bin_path);
     bk_free(json);

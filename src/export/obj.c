@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "xform.h"
 
@@ -96,17 +97,23 @@ bk_result bk_export_obj(const bk_scene *s, const bk_export_options *opt, const c
     bk_buf_append(&tex_dir, "", 1);
     bk_result r = BK_OK;
     if (!stem || mtl_path.failed || tex_dir.failed) r = BK_ENOMEM;
+    /* the PNGs, the .mtl and the .obj are one output: renamed together at the end, or none */
+    bk_wtx *tx = NULL;
+    if (r == BK_OK) r = bk_wtx_begin(&tx);
 
     /* textures */
-    bool any_image = false;
+    bool any_image = false, made_dir = false;
     for (uint32_t i = 0; i < s->image_count; i++) any_image |= bk_image_has_pixels(&s->images[i]);
-    if (r == BK_OK && any_image && mkdir((const char *)tex_dir.data, 0777) != 0 && errno != EEXIST) r = BK_EIO;
+    if (r == BK_OK && any_image) {
+        /* when it cannot be made, the first PNG's temporary cannot either, and says why */
+        made_dir = mkdir((const char *)tex_dir.data, 0777) == 0;
+    }
     for (uint32_t i = 0; i < s->image_count && r == BK_OK; i++) {
         if (!bk_image_has_pixels(&s->images[i])) continue;
         char nm[200], file[600];
         sanitize_name(nm, sizeof nm, s->images[i].name, "image");
         snprintf(file, sizeof file, "%s/%u_%s.png", (const char *)tex_dir.data, i, nm);
-        r = bk_image_write_png(&s->images[i], file);
+        r = bk_image_png_to(tx, &s->images[i], file);
         st.images++;
     }
 
@@ -147,7 +154,7 @@ bk_result bk_export_obj(const bk_scene *s, const bk_export_options *opt, const c
         }
         st.materials++;
     }
-    if (r == BK_OK) r = mtl.failed ? BK_ENOMEM : bk_write_file_atomic((const char *)mtl_path.data, mtl.data, mtl.size);
+    if (r == BK_OK) r = mtl.failed ? BK_ENOMEM : bk_wtx_add(tx, (const char *)mtl_path.data, mtl.data, mtl.size);
     bk_buf_free(&mtl);
 
     /* geometry */
@@ -228,7 +235,11 @@ bk_result bk_export_obj(const bk_scene *s, const bk_export_options *opt, const c
             st.primitives++;
         }
     }
-    if (r == BK_OK) r = o.failed ? BK_ENOMEM : bk_write_file_atomic(path, o.data, o.size);
+    if (r == BK_OK) r = o.failed ? BK_ENOMEM : bk_wtx_add(tx, path, o.data, o.size);
+    if (r == BK_OK) r = bk_wtx_commit(tx);
+    else bk_wtx_abort(tx);
+    /* a textures folder made for this output goes again when nothing was written */
+    if (r != BK_OK && made_dir) rmdir((const char *)tex_dir.data);
     st.bytes = o.size;
     bk_buf_free(&o);
     bk_buf_free(&mtl_path);
