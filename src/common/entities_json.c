@@ -182,6 +182,16 @@ typedef struct jread {
     bk_diag *err;
 } jread;
 
+/* JSON text is UTF-8 (RFC 8259); bytes that are not would be read back as Latin-1 by the writer,
+ * so they are refused rather than stored as something else than what the JSON reads back */
+static bk_result utf8_ok(const jread *j, uint32_t i, uint32_t k, const char *key, const char *val)
+{
+    if (bk_utf8_valid(key) && bk_utf8_valid(val)) return BK_OK;
+    return fail(j->err, j->t, LOCATE(j, i, k), i, bk_utf8_valid(key) ? key : NULL,
+                "the %s is not UTF-8: JSON text is UTF-8 (write other characters as \\u00XX)",
+                bk_utf8_valid(key) ? "value" : "key");
+}
+
 /* the new form: an array of [key, value] string pairs */
 static bk_result read_pairs(const jread *j, const cJSON *ent, uint32_t i, bk_entity *en)
 {
@@ -197,7 +207,8 @@ static bk_result read_pairs(const jread *j, const cJSON *ent, uint32_t i, bk_ent
         if (!cJSON_IsString(val))
             return fail(j->err, j->t, at, i, key->valuestring,
                         "the value is %s: write it as a string (\"0.1\", not 0.1), as the map stores it", kind(val));
-        bk_result r = add_pair(en, &cap, key->valuestring, val->valuestring);
+        bk_result r = utf8_ok(j, i, k, key->valuestring, val->valuestring);
+        if (r == BK_OK) r = add_pair(en, &cap, key->valuestring, val->valuestring);
         if (r != BK_OK) return r;
     }
     return BK_OK;
@@ -211,13 +222,13 @@ static bk_result read_object(const jread *j, const cJSON *ent, uint32_t i, bk_en
         const char *key = m->string ? m->string : "";
         bk_result r = BK_OK;
         if (cJSON_IsString(m)) {
-            r = add_pair(en, &cap, key, m->valuestring);
+            if ((r = utf8_ok(j, i, k, key, m->valuestring)) == BK_OK) r = add_pair(en, &cap, key, m->valuestring);
         } else if (cJSON_IsArray(m)) {
             for (const cJSON *v = m->child; v && r == BK_OK; v = v->next) {
                 if (!cJSON_IsString(v))
                     return fail(j->err, j->t, LOCATE(j, i, k), i, key,
                                 "a repeated key's values must be strings, this one is %s: write it as a string", kind(v));
-                r = add_pair(en, &cap, key, v->valuestring);
+                if ((r = utf8_ok(j, i, k, key, v->valuestring)) == BK_OK) r = add_pair(en, &cap, key, v->valuestring);
             }
         } else {
             return fail(j->err, j->t, LOCATE(j, i, k), i, key,

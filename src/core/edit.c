@@ -262,10 +262,10 @@ static void check_warn(const bk_edit *e, ent_check *c, int64_t index, const char
 
 static bk_result check_pair(const bk_edit *e, ent_check *c, uint32_t i, const char *key, size_t key_len, size_t val_len)
 {
-    size_t most = key_len > val_len ? key_len : val_len;
-    if (most > c->lim.max_entity_string) {
-        entity_diag(e, BK_SEV_ERROR, BK_ELIMIT, i, "key \"%.40s\": a %s of %zu bytes, over bspkit's limit of %u",
-                    key, key_len > val_len ? "key" : "value", most, c->lim.max_entity_string);
+    if (key_len > c->lim.max_entity_string || val_len > c->lim.max_entity_string) {
+        bool k = key_len > c->lim.max_entity_string;
+        entity_diag(e, BK_SEV_ERROR, BK_ELIMIT, i, "key \"%.40s\": a %s of %zu bytes, over bspkit's limit of %u", key,
+                    k ? "key" : "value", k ? key_len : val_len, c->lim.max_entity_string);
         return BK_ELIMIT;
     }
     if (!c->eng->engine) return BK_OK;

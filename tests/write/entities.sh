@@ -113,6 +113,8 @@ printf '[[["classname", "worldspawn"]], [["a", "b", "c"]]]' > "$WORK/three.json"
 refused "a pair of three" "$WORK/three.json" "pair 0 is an array of another length"
 printf '[[["classname", "worldspawn"]],\n [["a", "b"] ["c", "d"]]]' > "$WORK/syntax.json"
 refused "malformed JSON" "$WORK/syntax.json" "@45: error: line 2, column 14: not valid JSON here"
+printf '[[["classname", "worldspawn"], ["a", "caf\xe9"]]]' > "$WORK/latin1.json"
+refused "JSON that is not UTF-8" "$WORK/latin1.json" 'line 1, column 32: key "a": the value is not UTF-8'
 printf '{\n"classname" "worldspawn"\n}\n{\n"a"\n}\n' > "$WORK/odd.txt"
 refused "malformed text" "$WORK/odd.txt" "line 6, column 1: entity text does not parse here"
 
