@@ -120,17 +120,22 @@ static size_t locate(const char *t, size_t len, size_t pos, int64_t ent, int64_t
 
 #define LOCATE(j, ent, pair) locate((j)->t, (j)->len, (j)->start, ent, pair, NULL, 0)
 
+static void set_diag(bk_diag *d, bk_result code, int64_t ent, uint64_t off)
+{
+    memset(d, 0, sizeof *d);
+    d->severity = BK_SEV_ERROR;
+    d->code = code;
+    d->lump = "entities";
+    d->index = ent;
+    d->offset = off;
+}
+
 static bk_result fail(bk_diag *d, const char *t, size_t off, int64_t ent, const char *key, const char *fmt, ...)
     BK_PRINTF(6, 7);
 static bk_result fail(bk_diag *d, const char *t, size_t off, int64_t ent, const char *key, const char *fmt, ...)
 {
     if (!d) return BK_EFORMAT;
-    memset(d, 0, sizeof *d);
-    d->severity = BK_SEV_ERROR;
-    d->code = BK_EFORMAT;
-    d->lump = "entities";
-    d->index = ent;
-    d->offset = off;
+    set_diag(d, BK_EFORMAT, ent, off);
     size_t line = 1, col = 1;
     for (size_t i = 0; i < off; i++) {
         if (t[i] == '\n') line++, col = 1;
@@ -287,12 +292,7 @@ bk_result bk_entities_from_json(const char *text, size_t len, bk_entities *out, 
     cJSON_Delete(root);
     if (r != BK_OK) {
         if (r != BK_EFORMAT && err) {
-            memset(err, 0, sizeof *err);
-            err->severity = BK_SEV_ERROR;
-            err->code = r;
-            err->lump = "entities";
-            err->index = BK_NO_INDEX;
-            err->offset = BK_NO_OFFSET;
+            set_diag(err, r, BK_NO_INDEX, BK_NO_OFFSET);
             snprintf(err->message, sizeof err->message, "%s", bk_strerror(r));
         }
         bk_entities_free(out);

@@ -67,20 +67,31 @@ uint32_t bk_crc32(const void *data, size_t size)
     return (uint32_t)c;
 }
 
-static void report(const bk_edit *e, bk_result code, const char *lump, int64_t index, const char *fmt, const char *a,
-                   const char *b)
+static void edit_diag(const bk_edit *e, bk_severity sev, bk_result code, const char *lump, int64_t index,
+                      const char *fmt, ...) BK_PRINTF(6, 7);
+static void edit_diag(const bk_edit *e, bk_severity sev, bk_result code, const char *lump, int64_t index,
+                      const char *fmt, ...)
 {
     if (!e->opt.diag) return;
     bk_diag d;
     memset(&d, 0, sizeof d);
-    d.severity = BK_SEV_ERROR;
+    d.severity = sev;
     d.code = code;
     d.file = e->opt.name ? e->opt.name : e->f->name;
     d.lump = lump;
     d.index = index;
     d.offset = BK_NO_OFFSET;
-    snprintf(d.message, sizeof d.message, fmt, a ? a : "", b ? b : "");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d.message, sizeof d.message, fmt, ap);
+    va_end(ap);
     e->opt.diag(e->opt.diag_user, &d);
+}
+
+static void report(const bk_edit *e, bk_result code, const char *lump, int64_t index, const char *fmt, const char *a,
+                   const char *b)
+{
+    edit_diag(e, BK_SEV_ERROR, code, lump, index, fmt, a ? a : "", b ? b : "");
 }
 
 bk_result bk_edit_begin(const bk_file *f, const bk_options *opt, bk_edit **out)
@@ -222,25 +233,7 @@ static const engine_limits k_engine_limits[BK_FORMAT_COUNT_] = {
 
 #define MAX_LIMIT_WARNINGS 20
 
-static void entity_diag(const bk_edit *e, bk_severity sev, bk_result code, int64_t index, const char *fmt, ...)
-    BK_PRINTF(5, 6);
-static void entity_diag(const bk_edit *e, bk_severity sev, bk_result code, int64_t index, const char *fmt, ...)
-{
-    if (!e->opt.diag) return;
-    bk_diag d;
-    memset(&d, 0, sizeof d);
-    d.severity = sev;
-    d.code = code;
-    d.file = e->opt.name ? e->opt.name : e->f->name;
-    d.lump = "entities";
-    d.index = index;
-    d.offset = BK_NO_OFFSET;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(d.message, sizeof d.message, fmt, ap);
-    va_end(ap);
-    e->opt.diag(e->opt.diag_user, &d);
-}
+#define entity_diag(e, sev, code, index, ...) edit_diag(e, sev, code, "entities", index, __VA_ARGS__)
 
 /* Counts and sizes against the library's limits (refused) and the engine's (warned, the first
  * MAX_LIMIT_WARNINGS of them). key_len / val_len: bytes as written. */
