@@ -213,9 +213,11 @@ static bool text_ok(const char *s)
  *    (each key and value with its NUL) per entity, else G_Error (ioquake3 code/game/g_local.h,
  *    g_spawn.c); entities: MAX_GENTITIES 1024 less MAX_CLIENTS 64 client slots and the 2 reserved
  *    (ENTITYNUM_MAX_NORMAL = MAX_GENTITIES - 2, g_utils.c G_Spawn: "no free entities"), plus worldspawn.
- *  - Source: vbsp refuses a key of MAX_KEY - 1 = 31 bytes or more and a value of MAX_VALUE - 1 = 1023
- *    or more (source-sdk-2013 src/utils/common/bsplib.cpp ParseEpair, src/public/bspfile.h MAX_KEY 32,
- *    MAX_VALUE 1024) and more than MAX_MAP_ENTITIES 8192 entities (bspfile.h). */
+ *  - Source: the game reads keys and values into char[MAPKEY_MAXLENGTH] (2048, cutting longer ones;
+ *    source-sdk-2013 src/game/shared/mapentities_shared.h/.cpp); vbsp refuses more than
+ *    MAX_MAP_ENTITIES 8192 entities (src/public/bspfile.h). Not vbsp's MAX_KEY 32 / MAX_VALUE 1024
+ *    (bsplib.cpp ParseEpair): real Left 4 Dead 2 maps have 32- and 39-byte keys
+ *    (clip_3D_skybox_near_to_world_far_offset), so later compilers allow more. */
 typedef struct engine_limits {
     const char *engine;
     uint32_t key, value;     /* longest key, value in bytes */
@@ -228,7 +230,7 @@ static const engine_limits k_engine_limits[BK_FORMAT_COUNT_] = {
     [BK_FORMAT_BSP2] = {"QuakeSpasm's", 255, 1023, 0, 0, 32000},
     [BK_FORMAT_GOLDSRC] = {"Half-Life's", 30, 1022, 0, 0, 900},
     [BK_FORMAT_QUAKE3] = {"Quake III's", 1023, 1023, 64, 4096, 1024 - 64 - 2 + 1},
-    [BK_FORMAT_SOURCE] = {"Source's (vbsp)", 30, 1022, 0, 0, 8192},
+    [BK_FORMAT_SOURCE] = {"Source's", 2047, 2047, 0, 0, 8192},
 };
 
 #define MAX_LIMIT_WARNINGS 20
