@@ -79,7 +79,7 @@ int cmd_pak(int argc, char **argv);
 int cmd_query(int argc, char **argv);
 /* writing maps back (cmd_write.c) */
 int cli_rewrite(cli_opts *o, bk_file *f);
-int cli_entities_import(cli_opts *o, bk_file *f, const char *ents_path);
+int cli_entities_import(cli_opts *o, bk_file *f, const char *ents_path, bool allow_no_worldspawn);
 int cli_pak_edit(cli_opts *o, bk_file *f, bool add);
 /* convert many files into a folder (cmd_batch.c) */
 int cli_batch(cli_opts *o);

@@ -263,6 +263,7 @@ int cmd_entities(int argc, char **argv)
     cli_opts o;
     /* --import ENTS is this command's own option */
     const char *import = NULL;
+    bool allow_no_world = false;
     char *rest[512];
     int nrest = 0;
     if (argc > 500) return cli_usage_error(me, "too many arguments%s", "");
@@ -270,52 +271,38 @@ int cmd_entities(int argc, char **argv)
         if (i > 0 && strcmp(argv[i], "--import") == 0) {
             if (i + 1 >= argc) return cli_usage_error(me, "--import needs a file%s", "");
             import = argv[++i];
+        } else if (i > 0 && strcmp(argv[i], "--allow-no-worldspawn") == 0) {
+            allow_no_world = true;
         } else {
             rest[nrest++] = argv[i];
         }
     }
     int rc = cli_begin(me, nrest, rest, 1, 1, &o);
     if (rc != CLI_CONTINUE) return rc;
+    if (allow_no_world && !import) return cli_usage_error(me, "--allow-no-worldspawn goes with --import%s", "");
     bk_file *f;
     void *owned;
     rc = cli_load(o.positional[0], &o, &f, &owned);
     if (rc) return rc;
     if (import) {
-        rc = cli_entities_import(&o, f, import);
+        rc = cli_entities_import(&o, f, import, allow_no_world);
         bk_file_free(f);
         bk_free(owned);
         return rc;
     }
     const bk_entities *es = bk_file_entities(f);
     if (o.json) {
-        cJSON *arr = cJSON_CreateArray();
-        for (uint32_t i = 0; i < es->count; i++) {
-            cJSON *e = cJSON_CreateObject();
-            const bk_entity *en = &es->items[i];
-            uint8_t *last = bk_malloc(en->pair_count ? en->pair_count : 1);
-            if (!last || bk_kv_last(en->pairs, en->pair_count, last) != BK_OK) {
-                bk_free(last);
-                cJSON_Delete(e);
-                cJSON_Delete(arr);
-                bk_file_free(f);
-                bk_free(owned);
-                fprintf(stderr, "bspkit entities: %s: out of memory\n", o.positional[0]);
-                return EXIT_BAD_INPUT;
-            }
-            for (uint32_t k = 0; k < en->pair_count; k++) {
-                if (!last[k]) continue; /* a later pair has this key: its value wins */
-                const bk_kv *kv = &en->pairs[k];
-                /* JSON is UTF-8; map text is 8-bit */
-                char *ku = bk_utf8_from_8bit(kv->key), *vu = bk_utf8_from_8bit(kv->value);
-                if (ku && vu) cJSON_AddStringToObject(e, ku, vu);
-                bk_free(ku);
-                bk_free(vu);
-            }
-            bk_free(last);
-            cJSON_AddItemToArray(arr, e);
+        /* every pair in file order, repeated keys included: what --import reads back */
+        char *js = NULL;
+        size_t jn = 0;
+        if (bk_entities_to_json(es, &js, &jn) != BK_OK) {
+            bk_file_free(f);
+            bk_free(owned);
+            fprintf(stderr, "bspkit entities: %s: out of memory\n", o.positional[0]);
+            return EXIT_BAD_INPUT;
         }
-        cli_print_json(arr);
-        cJSON_Delete(arr);
+        fwrite(js, 1, jn, stdout);
+        bk_free(js);
     } else {
         for (uint32_t i = 0; i < es->count; i++) {
             printf("{\n");

@@ -1,10 +1,9 @@
 /* The commands that write maps back: convert MAP -o OUT.bsp (rewrite), entities --import,
  * pak add / remove. All go through bspkit/write.h: validated before a temporary file is renamed
  * over the target. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <cjson/cJSON.h>
 
 #include "bspkit/write.h"
 #include "cli.h"
@@ -47,137 +46,117 @@ int cli_rewrite(cli_opts *o, bk_file *f)
 
 /* ---- entities --import ------------------------------------------------------------------------ */
 
-/* entities handed to the library are freed by it (bk_entities_free): allocated with bk_malloc */
-static char *cli_strdup(const char *s)
+/* The whole import (a file or '-'), bounded: 64 MiB is far past any engine's entity text (bk_edit
+ * refuses past 16 MiB). NULL after a message when it cannot be read (a folder, EACCES, ...). */
+static char *read_import(const char *path, size_t *len)
 {
-    size_t n = strlen(s) + 1;
-    char *d = bk_malloc(n);
-    if (d) memcpy(d, s, n);
-    return d;
-}
-
-static bk_result from_json(const char *text, bk_entities *out, char *err, size_t cap)
-{
-    memset(out, 0, sizeof *out);
-    cJSON *root = cJSON_Parse(text);
-    if (!root || !cJSON_IsArray(root)) {
-        snprintf(err, cap, "not a JSON array of objects");
-        cJSON_Delete(root);
-        return BK_EFORMAT;
+    FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    if (!fp) {
+        fprintf(stderr, "%s: error: cannot open: %s\n", path, strerror(errno));
+        return NULL;
     }
-    int n = cJSON_GetArraySize(root);
-    out->items = bk_malloc((n > 0 ? (size_t)n : 1) * sizeof *out->items);
-    if (!out->items) {
-        cJSON_Delete(root);
-        return BK_ENOMEM;
-    }
-    memset(out->items, 0, (n > 0 ? (size_t)n : 1) * sizeof *out->items);
-    int i = 0;
-    bk_result r = BK_OK;
-    for (cJSON *o = root->child; o && r == BK_OK; o = o->next, i++) {
-        if (!cJSON_IsObject(o)) {
-            snprintf(err, cap, "element %d is not an object", i);
-            r = BK_EFORMAT;
+    size_t cap = 1 << 16, n = 0, limit = (size_t)64 << 20;
+    char *text = malloc(cap + 1);
+    for (size_t got; text && (got = fread(text + n, 1, cap - n, fp)) > 0;) {
+        n += got;
+        if (n < cap) continue;
+        char *t = cap >= limit ? NULL : realloc(text, cap * 2 + 1);
+        if (!t) {
+            fprintf(stderr, "%s: error: %s\n", path, cap >= limit ? "entity text over 64 MiB refused" : "out of memory");
+            free(text);
+            text = NULL;
             break;
         }
-        bk_entity *en = &out->items[out->count++];
-        uint32_t np = 0;
-        for (cJSON *kv = o->child; kv; kv = kv->next) np++;
-        en->pairs = bk_malloc((np ? np : 1) * sizeof *en->pairs);
-        if (!en->pairs) {
-            r = BK_ENOMEM;
-            break;
-        }
-        memset(en->pairs, 0, (np ? np : 1) * sizeof *en->pairs);
-        for (cJSON *kv = o->child; kv; kv = kv->next) {
-            char num[64];
-            const char *v = NULL;
-            if (cJSON_IsString(kv)) v = kv->valuestring;
-            else if (cJSON_IsNumber(kv)) {
-                snprintf(num, sizeof num, "%.17g", kv->valuedouble);
-                v = num;
-            } else {
-                snprintf(err, cap, "entity %d key \"%.40s\": values must be strings", i, kv->string ? kv->string : "");
-                r = BK_EFORMAT;
-                break;
-            }
-            bk_kv *p = &en->pairs[en->pair_count++];
-            p->key = cli_strdup(kv->string ? kv->string : "");
-            p->value = cli_strdup(v);
-            if (!p->key || !p->value) {
-                r = BK_ENOMEM;
-                break;
-            }
-        }
+        text = t;
+        cap *= 2;
     }
-    cJSON_Delete(root);
-    return r;
+    if (text && ferror(fp)) {   /* a folder reads as EISDIR here, not as an empty file */
+        fprintf(stderr, "%s: error: cannot read: %s\n", path, strerror(errno));
+        free(text);
+        text = NULL;
+    }
+    if (fp != stdin) fclose(fp);
+    if (text) text[n] = 0;
+    *len = n;
+    return text;
 }
 
-int cli_entities_import(cli_opts *o, bk_file *f, const char *ents_path)
+/* JSON (starts with '[' after blanks and a byte-order mark) or the engines' text form, as UTF-8 */
+static bk_result parse_import(const char *path, const char *text, size_t n, bk_entities *ents)
+{
+    size_t p = n >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
+    while (p < n && (text[p] == ' ' || text[p] == '\t' || text[p] == '\r' || text[p] == '\n')) p++;
+    bk_result r;
+    if (p < n && text[p] == '[') {
+        bk_diag d;
+        r = bk_entities_from_json(text, n, ents, &d);
+        if (r != BK_OK) {
+            char line[512];
+            d.file = path;
+            bk_diag_format(&d, line, sizeof line);
+            fprintf(stderr, "%s\n", line);
+        }
+        return r;
+    }
+    uint64_t at = 0;
+    r = bk_entities_parse(text, n, ents, &at);
+    if (r != BK_OK) {
+        size_t ln = 1, col = 1;
+        for (size_t i = 0; i < at && i < n; i++) {
+            if (text[i] == '\n') ln++, col = 1;
+            else col++;
+        }
+        fprintf(stderr, "%s: entities @%llu: error: line %zu, column %zu: entity text does not parse here (%s)\n",
+                path, (unsigned long long)at, ln, col, bk_strerror(r));
+        return r;
+    }
+    /* the engines' text is the map's own 8-bit text: make it UTF-8 as the JSON is; bk_edit writes it
+     * back in the map's encoding */
+    for (uint32_t i = 0; i < ents->count; i++)
+        for (uint32_t k = 0; k < ents->items[i].pair_count; k++) {
+            bk_kv *kv = &ents->items[i].pairs[k];
+            char *a = bk_utf8_from_8bit(kv->key), *b = bk_utf8_from_8bit(kv->value);
+            if (a) bk_free(kv->key), kv->key = a;
+            if (b) bk_free(kv->value), kv->value = b;
+        }
+    return BK_OK;
+}
+
+/* An import with no entities, or whose first is not worldspawn, would leave a map no engine loads
+ * (ioquake3's SP_worldspawn: "The first entity isn't 'worldspawn'"): most likely a failed pipeline. */
+static bool worldspawn_first(const char *path, const bk_entities *ents)
+{
+    const char *cls = ents->count ? bk_entity_get(&ents->items[0], "classname") : NULL;
+    bool world = cls && strlen(cls) == 10;
+    for (int i = 0; world && i < 10; i++) world = (cls[i] | 0x20) == "worldspawn"[i];   /* as Q_stricmp */
+    if (world) return true;
+    if (!ents->count)
+        fprintf(stderr, "%s: error: no entities in the import (an empty file or pipe?)", path);
+    else
+        fprintf(stderr, "%s: entities[0]: error: the first entity is %s%s%s, not worldspawn", path, cls ? "\"" : "",
+                cls ? cls : "without a classname", cls ? "\"" : "");
+    fprintf(stderr, ": nothing written (--allow-no-worldspawn writes it anyway)\n");
+    return false;
+}
+
+int cli_entities_import(cli_opts *o, bk_file *f, const char *ents_path, bool allow_no_worldspawn)
 {
     const char *in = o->positional[0];
     if (!o->output) {
         fprintf(stderr, "bspkit entities: --import needs -o OUT.bsp\n");
         return EXIT_USAGE;
     }
-    FILE *fp = strcmp(ents_path, "-") == 0 ? stdin : fopen(ents_path, "rb");
-    if (!fp) {
-        fprintf(stderr, "%s: error: cannot open\n", ents_path);
-        return EXIT_BAD_INPUT;
-    }
-    /* bounded read: 64 MiB is far past any engine's entity text; bk_edit refuses past 16 MiB */
-    size_t cap = 1 << 16, n = 0, limit = (size_t)64 << 20;
-    char *text = malloc(cap + 1);
-    for (size_t got; text && (got = fread(text + n, 1, cap - n, fp)) > 0;) {
-        n += got;
-        if (n == cap) {
-            if (cap >= limit) {
-                free(text);
-                text = NULL;
-                fprintf(stderr, "%s: error: entity text over 64 MiB refused\n", ents_path);
-                break;
-            }
-            char *t = realloc(text, cap * 2 + 1);
-            if (!t) {
-                free(text);
-                text = NULL;
-                break;
-            }
-            text = t;
-            cap *= 2;
-        }
-    }
-    if (fp != stdin) fclose(fp);
+    size_t n = 0;
+    char *text = read_import(ents_path, &n);
     if (!text) return EXIT_BAD_INPUT;
-    text[n] = 0;
     bk_entities ents;
-    char err[256] = "";
-    bk_result r;
-    const char *p = text;
-    while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') p++;
-    if (*p == '[') {
-        r = from_json(text, &ents, err, sizeof err);
-    } else {
-        uint64_t at = 0;
-        r = bk_entities_parse(text, n, &ents, &at);
-        if (r != BK_OK) snprintf(err, sizeof err, "entity text does not parse at byte %llu", (unsigned long long)at);
-    }
+    bk_result r = parse_import(ents_path, text, n, &ents);
     free(text);
-    if (r != BK_OK) {
-        fprintf(stderr, "%s: error: %s (%s)\n", ents_path, err[0] ? err : "cannot read", bk_strerror(r));
+    if (r != BK_OK) return EXIT_BAD_INPUT;
+    if (!allow_no_worldspawn && !worldspawn_first(ents_path, &ents)) {
         bk_entities_free(&ents);
         return EXIT_BAD_INPUT;
     }
-    /* the import is UTF-8 (JSON) or the map's own 8-bit text: make it UTF-8; bk_edit writes it back
-     * in the map's encoding */
-    for (uint32_t i = 0; i < ents.count; i++)
-        for (uint32_t k = 0; k < ents.items[i].pair_count; k++) {
-            bk_kv *kv = &ents.items[i].pairs[k];
-            char *a = bk_utf8_from_8bit(kv->key), *b = bk_utf8_from_8bit(kv->value);
-            if (a) bk_free(kv->key), kv->key = a;
-            if (b) bk_free(kv->value), kv->value = b;
-        }
     bk_edit *e = begin(in, f, o);
     int rc = EXIT_BAD_INPUT;
     if (e) {

@@ -30,13 +30,18 @@ static const cli_cmd k_cmds[] = {
      cmd_validate},
     {"entities", "the entity lump as text or JSON; --import writes it back",
      "usage: bspkit entities FILE [--json]\n"
-     "       bspkit entities MAP --import ENTS -o OUT.bsp\n"
+     "       bspkit entities MAP --import ENTS -o OUT.bsp [--allow-no-worldspawn]\n"
      "  Print the entities (ripent-style text, every key in file order), or with --json an\n"
-     "  array of objects (a key given twice keeps its last value, as the engines do).\n"
+     "  array of entities, each an array of [\"key\", \"value\"] pairs: every pair in file order,\n"
+     "  a repeated key (Source I/O outputs) as often as the map has it.\n"
      "  --import ENTS  replace the map's entities with ENTS (the text or the JSON this command\n"
-     "                 prints; '-' reads standard input) and write OUT.bsp: every other lump keeps\n"
-     "                 its bytes, the text keeps the map's encoding, the result is validated\n"
-     "                 before it replaces OUT.bsp\n",
+     "                 prints, or an array of objects of string values; '-' reads standard\n"
+     "                 input) and write OUT.bsp: every other lump keeps its bytes, the text keeps\n"
+     "                 the map's encoding, the result is validated before it replaces OUT.bsp.\n"
+     "                 Values are strings (\"0.1\", not 0.1); past an engine's limits (key and\n"
+     "                 value length, keys per entity, entities) a warning, past bspkit's an error\n"
+     "  --allow-no-worldspawn  write an import that has no entities, or whose first is not\n"
+     "                 worldspawn (refused otherwise: no engine loads such a map)\n",
      cmd_entities},
     {"textures", "embedded textures (or a whole WAD3) as PNG",
      "usage: bspkit textures FILE -o DIR\n"

@@ -116,6 +116,10 @@ typedef struct bk_limits {
                                  * textures, stored in the file, at most 8 x its size + 64 MiB) */
     uint64_t max_scene_vertices; /* vertices of one scene, default max_alloc_bytes / 64 */
     uint64_t max_work;          /* steps of one walk over shared data (PVS rows, edge loops), default 64 Mi */
+    /* entities written to a map (bk_edit_set_entities), past any engine's own limits (which only warn) */
+    uint32_t max_entity_string; /* bytes of one key or value, default 64 KiB */
+    uint32_t max_entity_pairs;  /* key/value pairs of one entity, default 8192 */
+    uint32_t max_entities;      /* entities of one map, default 65536 */
 } bk_limits;
 
 /* Option flags */
@@ -342,8 +346,27 @@ int bk_utf8_valid(const char *s);
 char *bk_utf8_from_8bit(const char *s);
 
 /* ---- entity text (shared by every BSP family) ------------------------------------------ */
+/* The engines' text form { "key" "value" ... } { ... }. A leading UTF-8 byte-order mark is skipped.
+ * On a syntax error *err_offset (may be NULL) is its byte offset in text. */
 bk_result bk_entities_parse(const char *text, size_t len, bk_entities *out, uint64_t *err_offset);
 void bk_entities_free(bk_entities *e);
+
+/* The JSON form of entities (what `bspkit entities --json` prints and `--import` reads):
+ *     [ [["classname", "worldspawn"], ["wad", "..."]], [["classname", "light"], ...], ... ]
+ * an array of entities, each an array of [key, value] string pairs in file order, every pair kept
+ * (a repeated key, as Source stores I/O outputs, appears as often as in the map).
+ * bk_entities_to_json: *out is NUL-terminated UTF-8 (text that is not UTF-8 is read as Latin-1, as
+ * bk_utf8_from_8bit does), freed with bk_free; out_len (may be NULL) its length. */
+bk_result bk_entities_to_json(const bk_entities *e, char **out, size_t *out_len);
+/* Read that form, or the older one: an array of objects whose values are strings (a value that is an
+ * array of strings is the key repeated, in that order). A leading UTF-8 byte-order mark is skipped.
+ * Strings are kept byte for byte; BK_EFORMAT for what an entity lump cannot hold or what is not one
+ * of these shapes: a string holding U+0000, a value that is not a string (a number, true, false,
+ * null: write it as a string, "0.1"), malformed JSON. err (may be NULL) then receives the error,
+ * located: lump "entities", index = the entity (or BK_NO_INDEX), offset = byte offset in text, the
+ * message naming the key and the line:column; err->file is NULL (set it before printing).
+ * out is empty (bk_entities_free-able) on error. */
+bk_result bk_entities_from_json(const char *text, size_t len, bk_entities *out, bk_diag *err);
 
 #ifdef __cplusplus
 }

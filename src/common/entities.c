@@ -75,6 +75,7 @@ bk_result bk_entities_parse(const char *text, size_t len, bk_entities *out, uint
     memset(out, 0, sizeof *out);
     uint32_t cap = 0;
     size_t pos = 0;
+    if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) pos = 3;   /* a UTF-8 byte-order mark */
     bk_result r = BK_OK;
     for (;;) {
         tok k = next_token(text, len, &pos);

@@ -82,6 +82,9 @@ void bk_limits_resolve(bk_limits *l)
     if (!l->max_decoded_bytes) l->max_decoded_bytes = (uint64_t)1 << 30;
     if (!l->max_scene_vertices) l->max_scene_vertices = l->max_alloc_bytes / 64;
     if (!l->max_work) l->max_work = (uint64_t)64 << 20;
+    if (!l->max_entity_string) l->max_entity_string = 64u << 10;
+    if (!l->max_entity_pairs) l->max_entity_pairs = 8192;
+    if (!l->max_entities) l->max_entities = 65536;
 }
 
 bk_limits bk_limits_of(const bk_options *opt)

@@ -6,6 +6,7 @@
  * keeping the bytes between lumps, so that a save with no edit reproduces the input byte for
  * byte. What is particular to a family is a small fix-up after the move: Quake's BSPX directory
  * and Source's game-lump directory hold absolute file offsets, and Source counts revisions. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <zlib.h>
 
@@ -66,20 +67,31 @@ uint32_t bk_crc32(const void *data, size_t size)
     return (uint32_t)c;
 }
 
-static void report(const bk_edit *e, bk_result code, const char *lump, int64_t index, const char *fmt, const char *a,
-                   const char *b)
+static void edit_diag(const bk_edit *e, bk_severity sev, bk_result code, const char *lump, int64_t index,
+                      const char *fmt, ...) BK_PRINTF(6, 7);
+static void edit_diag(const bk_edit *e, bk_severity sev, bk_result code, const char *lump, int64_t index,
+                      const char *fmt, ...)
 {
     if (!e->opt.diag) return;
     bk_diag d;
     memset(&d, 0, sizeof d);
-    d.severity = BK_SEV_ERROR;
+    d.severity = sev;
     d.code = code;
     d.file = e->opt.name ? e->opt.name : e->f->name;
     d.lump = lump;
     d.index = index;
     d.offset = BK_NO_OFFSET;
-    snprintf(d.message, sizeof d.message, fmt, a ? a : "", b ? b : "");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d.message, sizeof d.message, fmt, ap);
+    va_end(ap);
     e->opt.diag(e->opt.diag_user, &d);
+}
+
+static void report(const bk_edit *e, bk_result code, const char *lump, int64_t index, const char *fmt, const char *a,
+                   const char *b)
+{
+    edit_diag(e, BK_SEV_ERROR, code, lump, index, fmt, a ? a : "", b ? b : "");
 }
 
 bk_result bk_edit_begin(const bk_file *f, const bk_options *opt, bk_edit **out)
@@ -186,6 +198,90 @@ static bool text_ok(const char *s)
 
 #define BK_MAX_ENTITY_TEXT ((size_t)16 << 20)   /* bspkit's own bound: far past any engine's */
 
+/* What each family's engine reads whole; past these a write only warns (a mod's engine may read
+ * more). Where the engine's source is public its own buffers count, else the figures its SDK's
+ * map tools enforce.
+ *  - Quake: ED_ParseEdict copies the key into keyname[256] and values come from com_token[1024]
+ *    (id-Software/Quake WinQuake/pr_edict.c, common.c); MAX_EDICTS 600 (WinQuake/quakedef.h).
+ *  - BSP2 (QuakeSpasm, FitzQuake and their kin, the engines that load BSP2): the same parser,
+ *    MAX_EDICTS 32000 (quakespasm Quake/quakedef.h, "johnfitz -- highest allowed value for max_edicts").
+ *  - Half-Life: the SDK's map tools refuse a key of MAX_KEY - 1 = 31 bytes or more and a value of
+ *    MAX_VALUE - 1 = 1023 or more (ValveSoftware/halflife utils/common/bsplib.c ParseEpair,
+ *    bsplib.h MAX_KEY 32, MAX_VALUE 1024); MAX_EDICTS 900 (common/com_model.h).
+ *  - Quake III: keys and values are read into char[MAX_TOKEN_CHARS] (1024, code/qcommon/q_shared.h;
+ *    longer tokens are cut), at most MAX_SPAWN_VARS 64 pairs and MAX_SPAWN_VARS_CHARS 4096 bytes
+ *    (each key and value with its NUL) per entity, else G_Error (ioquake3 code/game/g_local.h,
+ *    g_spawn.c); entities: MAX_GENTITIES 1024 less MAX_CLIENTS 64 client slots and the 2 reserved
+ *    (ENTITYNUM_MAX_NORMAL = MAX_GENTITIES - 2, g_utils.c G_Spawn: "no free entities"), plus worldspawn.
+ *  - Source: the game reads keys and values into char[MAPKEY_MAXLENGTH] (2048, cutting longer ones;
+ *    source-sdk-2013 src/game/shared/mapentities_shared.h/.cpp); vbsp refuses more than
+ *    MAX_MAP_ENTITIES 8192 entities (src/public/bspfile.h). Not vbsp's MAX_KEY 32 / MAX_VALUE 1024
+ *    (bsplib.cpp ParseEpair): real Left 4 Dead 2 maps have 32- and 39-byte keys
+ *    (clip_3D_skybox_near_to_world_far_offset), so later compilers allow more. */
+typedef struct engine_limits {
+    const char *engine;
+    uint32_t key, value;     /* longest key, value in bytes */
+    uint32_t pairs;          /* pairs of one entity, 0: no limit */
+    uint32_t pair_bytes;     /* keys and values of one entity with a NUL each, 0: no limit */
+    uint32_t entities;
+} engine_limits;
+static const engine_limits k_engine_limits[BK_FORMAT_COUNT_] = {
+    [BK_FORMAT_QUAKE1] = {"Quake's", 255, 1023, 0, 0, 600},
+    [BK_FORMAT_BSP2] = {"QuakeSpasm's", 255, 1023, 0, 0, 32000},
+    [BK_FORMAT_GOLDSRC] = {"Half-Life's", 30, 1022, 0, 0, 900},
+    [BK_FORMAT_QUAKE3] = {"Quake III's", 1023, 1023, 64, 4096, 1024 - 64 - 2 + 1},
+    [BK_FORMAT_SOURCE] = {"Source's", 2047, 2047, 0, 0, 8192},
+};
+
+#define MAX_LIMIT_WARNINGS 20
+
+#define entity_diag(e, sev, code, index, ...) edit_diag(e, sev, code, "entities", index, __VA_ARGS__)
+
+/* Counts and sizes against the library's limits (refused) and the engine's (warned, the first
+ * MAX_LIMIT_WARNINGS of them). key_len / val_len: bytes as written. */
+typedef struct ent_check {
+    const engine_limits *eng;
+    bk_limits lim;
+    uint32_t warned;
+} ent_check;
+
+static void check_warn(const bk_edit *e, ent_check *c, int64_t index, const char *fmt, const char *key, uint64_t a,
+                       uint64_t b)
+{
+    if (c->warned++ < MAX_LIMIT_WARNINGS)
+        entity_diag(e, BK_SEV_WARNING, BK_ELIMIT, index, fmt, key, (unsigned long long)a, c->eng->engine,
+                    (unsigned long long)b);
+    else if (c->warned == MAX_LIMIT_WARNINGS + 1)
+        entity_diag(e, BK_SEV_WARNING, BK_ELIMIT, BK_NO_INDEX, "more entities past the engine's limits: the rest not listed");
+}
+
+static bk_result check_pair(const bk_edit *e, ent_check *c, uint32_t i, const char *key, size_t key_len, size_t val_len)
+{
+    if (key_len > c->lim.max_entity_string || val_len > c->lim.max_entity_string) {
+        bool k = key_len > c->lim.max_entity_string;
+        entity_diag(e, BK_SEV_ERROR, BK_ELIMIT, i, "key \"%.40s\": a %s of %zu bytes, over bspkit's limit of %u", key,
+                    k ? "key" : "value", k ? key_len : val_len, c->lim.max_entity_string);
+        return BK_ELIMIT;
+    }
+    if (!c->eng->engine) return BK_OK;
+    if (key_len > c->eng->key)
+        check_warn(e, c, i, "key \"%.40s\": %llu bytes, over %s limit of %llu", key, key_len, c->eng->key);
+    if (val_len > c->eng->value)
+        check_warn(e, c, i, "key \"%.40s\": a value of %llu bytes, over %s limit of %llu", key, val_len,
+                   c->eng->value);
+    return BK_OK;
+}
+
+static void check_entity(const bk_edit *e, ent_check *c, uint32_t i, const bk_entity *en, uint64_t bytes)
+{
+    if (!c->eng->engine) return;
+    if (c->eng->pairs && en->pair_count > c->eng->pairs)
+        check_warn(e, c, i, "%s%llu key/value pairs, over %s limit of %llu", "", en->pair_count, c->eng->pairs);
+    if (c->eng->pair_bytes && bytes > c->eng->pair_bytes)
+        check_warn(e, c, i, "%s%llu bytes of keys and values (a NUL each), over %s limit of %llu", "", bytes,
+                   c->eng->pair_bytes);
+}
+
 bk_result bk_edit_set_entities(bk_edit *e, const bk_entities *ents)
 {
     if (!e || !ents) return BK_EARG;
@@ -197,10 +293,27 @@ bk_result bk_edit_set_entities(bk_edit *e, const bk_entities *ents)
     for (uint32_t i = 0; i < orig->count && !eight_bit; i++)
         for (uint32_t k = 0; k < orig->items[i].pair_count && !eight_bit; k++)
             eight_bit = !bk_utf8_valid(orig->items[i].pairs[k].key) || !bk_utf8_valid(orig->items[i].pairs[k].value);
+    ent_check chk = {&k_engine_limits[e->f->format < BK_FORMAT_COUNT_ ? e->f->format : 0], bk_limits_of(&e->opt), 0};
+    if (ents->count > chk.lim.max_entities) {
+        entity_diag(e, BK_SEV_ERROR, BK_ELIMIT, BK_NO_INDEX, "%u entities, over bspkit's limit of %u", ents->count,
+                    chk.lim.max_entities);
+        return BK_ELIMIT;
+    }
+    if (chk.eng->engine && ents->count > chk.eng->entities)
+        check_warn(e, &chk, BK_NO_INDEX, "%s%llu entities, over %s limit of %llu", "", ents->count,
+                   chk.eng->entities);
     bk_buf b = {0};
     char idx[32];
     for (uint32_t i = 0; i < ents->count; i++) {
         const bk_entity *en = &ents->items[i];
+        bk_result cr = BK_OK;
+        if (en->pair_count > chk.lim.max_entity_pairs) {
+            entity_diag(e, BK_SEV_ERROR, BK_ELIMIT, i, "%u key/value pairs, over bspkit's limit of %u", en->pair_count,
+                        chk.lim.max_entity_pairs);
+            bk_buf_free(&b);
+            return BK_ELIMIT;
+        }
+        uint64_t ent_bytes = 0;
         bk_buf_append(&b, "{\n", 2);
         for (uint32_t k = 0; k < en->pair_count; k++) {
             const char *key = en->pairs[k].key ? en->pairs[k].key : "", *val = en->pairs[k].value ? en->pairs[k].value : "";
@@ -212,12 +325,21 @@ bk_result bk_edit_set_entities(bk_edit *e, const bk_entities *ents)
             }
             bk_buf_append(&b, "\"", 1);
             bool ok = true;
+            size_t at = b.size;
             if (eight_bit) ok = put_latin1(&b, key);
             else bk_buf_append(&b, key, strlen(key));
+            size_t key_len = b.size - at;
             bk_buf_append(&b, "\" \"", 3);
+            at = b.size;
             if (eight_bit) ok = ok && put_latin1(&b, val);
             else bk_buf_append(&b, val, strlen(val));
+            size_t val_len = b.size - at;
             bk_buf_append(&b, "\"\n", 2);
+            ent_bytes += key_len + val_len + 2;
+            if (ok && !b.failed && (cr = check_pair(e, &chk, i, key, key_len, val_len)) != BK_OK) {
+                bk_buf_free(&b);
+                return cr;
+            }
             if (!ok) {
                 report(e, BK_EFORMAT, "entities", i,
                        "key \"%s\": the map's text is 8-bit and this text has characters Latin-1 lacks%s", key, "");
@@ -227,6 +349,7 @@ bk_result bk_edit_set_entities(bk_edit *e, const bk_entities *ents)
         }
         bk_buf_append(&b, "}\n", 2);
         if (b.size > BK_MAX_ENTITY_TEXT) break;
+        check_entity(e, &chk, i, en, ent_bytes);
     }
     bk_buf_append(&b, "", 1);   /* the engines read the lump as a C string */
     if (b.failed) {

@@ -20,6 +20,17 @@ for f in "$BK_TESTS"/crashers/*/*; do
         else fail "$cmd $f: exit $rc without a located error"; head -5 "$WORK/.err" >&2; fi
     done
 done
+# entity imports a fuzzer crashed on (fuzz/fuzz_entities.c: JSON and text) are imported into a map
+M=$CORPUS/quake1/vektar_start.bsp
+for f in "$BK_TESTS"/crashers/entities/*; do
+    [[ -f $f && -f $M ]] || continue
+    n=$((n + 1))
+    "$CLI" entities "$M" --import "$f" -o "$WORK/e.bsp" >"$WORK/.out" 2>"$WORK/.err"
+    rc=$?
+    if grep -q 'Sanitizer' "$WORK/.err"; then fail "import $f: sanitizer report"; head -5 "$WORK/.err" >&2
+    elif [[ $rc == 0 ]] || { [[ $rc == 1 ]] && grep -q 'error:' "$WORK/.err"; }; then ok
+    else fail "import $f: exit $rc without a located error"; head -5 "$WORK/.err" >&2; fi
+done
 echo "$n crasher inputs"
 check "the crasher inputs are there" test "$n" -gt 0
 bk_done

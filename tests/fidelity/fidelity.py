@@ -119,7 +119,7 @@ def find_map(data, name):
 
 def spawns_of(bspkit, src, count):
     out = subprocess.run([bspkit, 'entities', '--json', src], capture_output=True, text=True).stdout
-    ents = json.loads(out)
+    ents = [dict(e) for e in json.loads(out)]   # [key, value] pairs: the last value of a key wins
     pick = []
     for cls in (r'^info_player_deathmatch$', r'^info_player_start$', r'^(info_player_|team_CTF_)'):
         pick = [e for e in ents if re.match(cls, e.get('classname', '')) and 'origin' in e]

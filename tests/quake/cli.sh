@@ -27,8 +27,9 @@ golden fence2.entities.txt "$CLI" entities "$SAMPLE"
 golden dod_small.info.txt "$CLI" info "$GS"
 golden dod_small.entities.txt "$CLI" entities "$GS"
 golden dod_small.entities.json "$CLI" entities --json "$GS"
-# duplicated worldspawn keys are kept in text output, the last one wins in JSON
+# duplicated worldspawn keys are kept in the text output and in the JSON
 check "duplicate classname kept" test "$(grep -c '"classname" "worldspawn"' "$WORK/dod_small.entities.txt")" = 2
+check "duplicate classname kept in JSON" test "$(grep -c '\["classname", "worldspawn"\]' "$WORK/dod_small.entities.json")" = 2
 
 # ---- hostile variants of a real map, generated here --------------------------------------
 python3 - "$CORPUS/quake1/vektar_bg.bsp" "$WORK" <<'PY'

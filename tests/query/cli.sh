@@ -17,7 +17,7 @@ M=$CORPUS/goldsrc/cs16_fy_pool_day.bsp
 # a spawn: its point, a trace down per hull (GoldSrc hulls stand 36 / 32 / 18 units above the floor)
 read -r X Y Z < <("$CLI" entities "$M" --json | python3 -c '
 import json, sys
-e = [e for e in json.load(sys.stdin) if e.get("classname") == "info_player_start"][0]
+e = [e for e in map(dict, json.load(sys.stdin)) if e.get("classname") == "info_player_start"][0]
 print(e["origin"])')
 "$CLI" query "$M" --point $X $Y $Z --json >"$WORK/p.json"
 check "point json" python3 -c '

@@ -70,7 +70,7 @@ for path in maps:
             A.append(t[:, 0]); B.append(t[:, 1]); C.append(t[:, 2])
     if not A: continue
     tris = (np.concatenate(A).astype(np.float64), np.concatenate(B).astype(np.float64), np.concatenate(C).astype(np.float64))
-    ents = json.loads(subprocess.run([bk, "entities", "--json", path], capture_output=True, text=True).stdout or "[]")
+    ents = [dict(e) for e in json.loads(subprocess.run([bk, "entities", "--json", path], capture_output=True, text=True).stdout or "[]")]
     spawns = []
     for e in ents:
         if e.get("classname") in SPAWN:

@@ -182,7 +182,7 @@ for path in maps:
     data = open(path, "rb").read()
     magic = data[:4]
     fam = "q3" if magic == b"IBSP" else "source" if magic == b"VBSP" else "quake"
-    ents = json.loads(run(["entities", "--json", path]).stdout or "[]")
+    ents = [dict(e) for e in json.loads(run(["entities", "--json", path]).stdout or "[]")]
     origins = []
     for e in ents:
         try:

@@ -3,6 +3,9 @@
 
 usage: bspread.py lumps MAP            -> one line per lump: index offset length crc32
        bspread.py entities MAP         -> the entity lump's text (up to its NUL), to stdout
+       bspread.py pairs FILE           -> the entities of a map (or of an entity text file) as JSON:
+                                          [[[key, value], ...], ...], every pair in order, the bytes of
+                                          each string as latin-1 code points (exact, whatever they are)
        bspread.py pak MAP OUTDIR       -> list the pakfile with Python's zipfile, test every CRC,
                                           extract into OUTDIR; prints the names
 Checks every lump lies inside the file; exits 1 with a message otherwise."""
@@ -36,17 +39,55 @@ def entity_slot(d):
     l = lumps(d)
     return 1 if l[1][2] and d[l[1][1]:l[1][1] + 1] == b"{" and d[l[0][1]:l[0][1] + 1] != b"{" else 0
 
-d = open(sys.argv[2], "rb").read()
-if sys.argv[1] == "lumps":
-    for i, o, n, c in lumps(d): print(i, o, n, c)
-elif sys.argv[1] == "entities":
+def entity_text(d):
     _, o, n, _ = lumps(d)[entity_slot(d)]
     raw = d[o:o + n]
     if raw[:4] == b"LZMA":
         actual, lz = struct.unpack_from("<II", raw, 4)
         dec = lzma.LZMADecompressor(lzma.FORMAT_RAW, filters=[lzma._decode_filter_properties(lzma.FILTER_LZMA1, raw[12:17])])
         raw = dec.decompress(raw[17:17 + lz], max_length=actual)
-    sys.stdout.buffer.write(raw.split(b"\0")[0])
+    return raw.split(b"\0")[0]
+
+def pairs(t):
+    """The engines' tokeniser, written from their description: blanks and // comments skipped,
+    quoted strings (to the next quote), braces, bare words."""
+    toks, i, n = [], 0, len(t)
+    while True:
+        while i < n and t[i] <= 32: i += 1
+        if t[i:i + 2] == b"//":
+            while i < n and t[i] != 10: i += 1
+            continue
+        if i >= n: break
+        if t[i] in b"{}":
+            toks.append(t[i:i + 1]); i += 1
+        elif t[i] == 34:
+            j = t.index(b'"', i + 1)
+            toks.append(b"S" + t[i + 1:j]); i = j + 1
+        else:
+            j = i
+            while j < n and t[j] > 32 and t[j] not in b'{}"': j += 1
+            toks.append(b"S" + t[i:j]); i = j
+    ents, k = [], 0
+    while k < len(toks):
+        assert toks[k] == b"{", toks[k]
+        k += 1
+        e = []
+        while toks[k] != b"}":
+            e.append([toks[k][1:].decode("latin-1"), toks[k + 1][1:].decode("latin-1")]); k += 2
+        ents.append(e); k += 1
+    return ents
+
+d = open(sys.argv[2], "rb").read()
+if sys.argv[1] == "pairs":
+    import json
+    t = entity_text(d) if d[:4] in (b"IBSP", b"VBSP") or d[:4] in (b"\x1d\0\0\0", b"\x1e\0\0\0", b"BSP2") else d
+    if t[:3] == b"\xef\xbb\xbf": t = t[3:]
+    json.dump(pairs(t), sys.stdout)
+    sys.exit(0)
+if sys.argv[1] == "lumps":
+    for i, o, n, c in lumps(d): print(i, o, n, c)
+elif sys.argv[1] == "entities":
+    sys.stdout.buffer.write(entity_text(d))
 elif sys.argv[1] == "pak":
     _, o, n, _ = lumps(d)[40]
     z = zipfile.ZipFile(io.BytesIO(d[o:o + n]))

@@ -34,8 +34,8 @@ for f in "${maps[@]}"; do
     $PY - "$WORK/e.json" "$WORK/want.json" <<'PY'
 import json, sys
 e = json.load(open(sys.argv[1]))
-e[0]["bspkit_test"] = "added by the writer test: café"
-e.append({"classname": "info_null", "origin": "1 2 3", "targetname": "bspkit_added"})
+e[0].append(["bspkit_test", "added by the writer test: café"])
+e.append([["classname", "info_null"], ["origin", "1 2 3"], ["targetname", "bspkit_added"]])
 json.dump(e, open(sys.argv[2], "w"), ensure_ascii=False)
 PY
     if ! "$CLI" entities "$f" --import "$WORK/want.json" -o "$WORK/ed.bsp" > /dev/null 2>"$WORK/err"; then
@@ -165,7 +165,9 @@ if [[ -x $DP ]]; then
         "$CLI" entities --json "$f" > "$WORK/e.json"
         $PY -c '
 import json, sys
-e = json.load(open(sys.argv[1])); e[0]["message"] = "edited by bspkit"; e.append({"classname": "info_null", "origin": "0 0 0"})
+e = json.load(open(sys.argv[1]))
+e[0] = [p for p in e[0] if p[0] != "message"] + [["message", "edited by bspkit"]]
+e.append([["classname", "info_null"], ["origin", "0 0 0"]])
 json.dump(e, open(sys.argv[1], "w"))' "$WORK/e.json"
         "$CLI" entities "$f" --import "$WORK/e.json" -o "$WORK/${n}_ed.bsp" >/dev/null || { fail "$n: edit for darkplaces"; continue; }
         for v in orig ed; do
