@@ -54,7 +54,7 @@ only_files "a.bin as a folder" "$D" a.bin a.gltf
 M=$WORK/mode; mkdir -p "$M"
 cp "$G/cs16_aim_map.bsp" "$M/m.bsp"; chmod 640 "$M/m.bsp"
 "$CLI" entities "$M/m.bsp" --json > "$M/e0.json"
-python3 -c 'import json, sys; e = json.load(open(sys.argv[1])); e[0]["bspkit_mode"] = "1"; json.dump(e, open(sys.argv[2], "w"))' \
+python3 -c 'import json, sys; e = json.load(open(sys.argv[1])); e[0].append(["bspkit_mode", "1"]); json.dump(e, open(sys.argv[2], "w"))' \
     "$M/e0.json" "$M/e.json"; rm "$M/e0.json"
 expect_exit 0 "$CLI" entities "$M/m.bsp" --import "$M/e.json" -o "$M/m.bsp"
 check "entities --import -o SAME keeps mode 0640" test "$(stat -c %a "$M/m.bsp")" = 640
