@@ -129,19 +129,7 @@ enum {
     BK_OPT_KEEP_ALL_BONES = 1u << 6, /* DPM writer: keep unreferenced, unflagged bones (tags found by name) */
     BK_OPT_COLLISION = 1u << 7,     /* scenes of maps: add the collision geometry as separate nodes under a
                                      * node named "collision" (convex pieces named by contents, with an
-                                     * invisible material), see bk_scene_add_collision */
-    BK_OPT_COMPACT_IMAGES = 1u << 8, /* scenes: images may keep their pixels packed (palette indices, block-
-                                     * compressed texels, RGB lightmaps) until an exporter encodes them;
-                                     * bk_image.rgba is then NULL, see bk_image_unpack. Peak memory of a
-                                     * conversion: what bspkit convert sets */
-    BK_OPT_RELEASE_INPUT = 1u << 9  /* bk_file_build_scene: the file is freed after this one scene, so
-                                     * building it may give back what the file holds and the scene does
-                                     * not need: the resident pages of a mapped input (read again from the
-                                     * file if touched) and a Source map's decoded LZMA lumps (their data
-                                     * is NULL again: bk_source_lump_bytes decodes them on demand); a
-                                     * Quake 3 atlas's PNG is deflated on a second thread meanwhile (see
-                                     * bk_scene.png_job_). Peak memory and time of a conversion: what
-                                     * bspkit convert sets */
+                                     * invisible material) */
 };
 
 typedef struct bk_options {

@@ -433,12 +433,12 @@ typedef struct png_job {
 
 static void png_encode_one(png_job *j, uint32_t i)
 {
-    const bk_image *im = &j->s->images[i];
+    const bk_pixels *px = bk_scene_pixels(j->s, i);
     const uint8_t *made;
     size_t made_n;
-    if (j->borrow && im->packing == BK_PACK_PNG && im->packed && j->level <= 0) {
+    if (j->borrow && px->packing == BK_PACK_PNG && px->packed && j->level <= 0) {
         /* a view of the scene's bytes (cap 0: not owned, see png_release) */
-        j->pngs[i] = (bk_buf){(uint8_t *)im->packed, im->packed_size, 0, false};
+        j->pngs[i] = (bk_buf){(uint8_t *)px->packed, px->packed_size, 0, false};
         j->res[i] = BK_OK;
     } else if (j->level <= 0 && bk_png_bg_get(j->s, i, &made, &made_n)) {
         /* made at the default level on the builder's second thread: viewed, or copied */
@@ -448,8 +448,8 @@ static void png_encode_one(png_job *j, uint32_t i)
         } else {
             j->res[i] = bk_buf_append(&j->pngs[i], made, made_n) ? BK_OK : BK_ENOMEM;
         }
-    } else if (bk_image_has_pixels(im)) {
-        j->res[i] = bk_png_encode_image(im, j->level, &j->pngs[i]);
+    } else if (bk_scene_image_has_pixels(j->s, i)) {
+        j->res[i] = bk_png_encode_image(j->s, i, j->level, &j->pngs[i]);
     }
 #ifdef BK_HAVE_PTHREAD
     pthread_mutex_lock(&j->mu);
@@ -530,7 +530,7 @@ static void png_start(png_job *j, const bk_scene *s, int level, bool borrow)
     }
     uint64_t px = 0;
     for (uint32_t i = 0; i < s->image_count; i++)
-        if (bk_image_has_pixels(&s->images[i])) px += (uint64_t)s->images[i].width * s->images[i].height;
+        if (bk_scene_image_has_pixels(s, i)) px += (uint64_t)s->images[i].width * s->images[i].height;
     /* PNGs let go as written: the thread may run ahead by a sixteenth of the pixels' RGBA bytes
      * (about a fourth of their PNGs), at least 64 KiB */
     if (borrow) j->budget = px / 4 > ((size_t)64 << 10) ? (size_t)(px / 4) : ((size_t)64 << 10);
@@ -760,8 +760,7 @@ static void number_textures(const bk_scene *s, int32_t *tex_of_image)
 {
     int32_t count = 0;
     for (uint32_t i = 0; i < s->image_count; i++) {
-        const bk_image *im = &s->images[i];
-        tex_of_image[i] = bk_image_has_pixels(im) ? count++ : -1;
+        tex_of_image[i] = bk_scene_image_has_pixels(s, i) ? count++ : -1;
     }
 }
 

@@ -623,7 +623,8 @@ bk_result bk_atlas_to_rgb_image(const bk_atlas *a, bk_scene *s, const char *name
 
 /* ---- an image's PNG on a second thread ------------------------------------------------------ */
 struct bk_png_bg {
-    bk_image im;    /* a copy of the image's description: its rows are read there, not owned */
+    bk_image im;    /* a copy of the image's description and pixels: its rows are read there, not owned */
+    bk_pixels px;
     uint32_t index;
     bk_buf png;
     bk_result r;
@@ -638,7 +639,7 @@ struct bk_png_bg {
 static void *png_bg_run(void *user)
 {
     bk_png_bg *j = user;
-    j->r = bk_png_encode_image(&j->im, 0, &j->png);
+    j->r = bk_png_encode_pixels(&j->im, &j->px, 0, &j->png);
     if (j->r == BK_OK && (j->png.failed || !j->png.size)) j->r = BK_ENOMEM;
     return NULL;
 }
@@ -657,12 +658,13 @@ static void png_bg_join(bk_png_bg *j)
 void bk_png_bg_start(bk_scene *s, int32_t image)
 {
 #ifdef BK_HAVE_PTHREAD
-    if (s->png_job_ || image < 0 || (uint32_t)image >= s->image_count || bk_cpu_count() < 2) return;
-    const bk_image *im = &s->images[image];
-    if (im->packing != BK_PACK_RGB_UP || !im->packed) return;
+    if (*bk_scene_png_job(s) || image < 0 || (uint32_t)image >= s->image_count || bk_cpu_count() < 2) return;
+    const bk_pixels *px = bk_scene_pixels(s, (uint32_t)image);
+    if (px->packing != BK_PACK_RGB_UP || !px->packed) return;
     bk_png_bg *j = bk_calloc(1, sizeof *j);
     if (!j) return;
-    j->im = *im;
+    j->im = s->images[image];
+    j->px = *px;
     j->index = (uint32_t)image;
     if (pthread_mutex_init(&j->mu, NULL) != 0) {
         bk_free(j);
@@ -673,7 +675,7 @@ void bk_png_bg_start(bk_scene *s, int32_t image)
         bk_free(j);
         return;
     }
-    s->png_job_ = j;
+    *bk_scene_png_job(s) = j;
 #else
     (void)s, (void)image;
 #endif
@@ -681,8 +683,9 @@ void bk_png_bg_start(bk_scene *s, int32_t image)
 
 bool bk_png_bg_get(const bk_scene *s, uint32_t image, const uint8_t **png, size_t *size)
 {
-    bk_png_bg *j = s->png_job_;
-    if (!j || j->index != image || image >= s->image_count || s->images[image].packed != j->im.packed) return false;
+    bk_png_bg *j = *bk_scene_png_job(s);
+    if (!j || j->index != image || image >= s->image_count || bk_scene_pixels(s, image)->packed != j->px.packed)
+        return false;
 #ifdef BK_HAVE_PTHREAD
     png_bg_join(j);
 #endif
@@ -694,7 +697,7 @@ bool bk_png_bg_get(const bk_scene *s, uint32_t image, const uint8_t **png, size_
 
 void bk_png_bg_free(bk_scene *s)
 {
-    bk_png_bg *j = s->png_job_;
+    bk_png_bg *j = *bk_scene_png_job(s);
     if (!j) return;
 #ifdef BK_HAVE_PTHREAD
     png_bg_join(j);
@@ -702,5 +705,5 @@ void bk_png_bg_free(bk_scene *s)
 #endif
     bk_buf_free(&j->png);
     bk_free(j);
-    s->png_job_ = NULL;
+    *bk_scene_png_job(s) = NULL;
 }

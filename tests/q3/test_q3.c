@@ -192,7 +192,7 @@ static void test_synthetic(const char *workdir)
     o.patch_level = 4;
     o.flags = BK_OPT_NO_TEXTURES;
     bk_scene *s = NULL;
-    CHECK(bk_file_build_scene(f, &o, &s) == BK_OK);
+    CHECK(bk_scene_build(f, &o, 0, &s) == BK_OK); /* images as RGBA */
     if (s) {
         uint32_t tris = 0, verts = 0, at_mid = 0;
         for (uint32_t i = 0; i < s->mesh_count; i++)
@@ -210,7 +210,7 @@ static void test_synthetic(const char *workdir)
         CHECK(at_mid == 9); /* the whole middle grid row, both pieces, at the curve's height */
         CHECK(s->image_count == 1 && s->images[0].is_lightmap);
         /* overbright 1 (default): 64 -> 128 */
-        CHECK(s->image_count == 1 && s->images[0].width >= 128 && s->images[0].rgba[0] == 128);
+        CHECK(s->image_count == 1 && s->images[0].width >= 128 && bk_scene_pixels(s, 0)->rgba[0] == 128);
         bk_scene_free(s);
     }
     bk_file_free(f);
@@ -434,15 +434,11 @@ static void test_real(const char *fetched)
      * written (BK_OPT_RELEASE_INPUT): the glTF is the same as without, to a file and in memory, at
      * the default level (the thread's PNG) and at another (the exporter's own) */
     bk_scene *plain = NULL, *bg = NULL;
-    bk_options po;
-    memset(&po, 0, sizeof po);
-    po.flags = BK_OPT_COMPACT_IMAGES;
-    CHECK(bk_file_build_scene(f, &po, &plain) == BK_OK);
-    po.flags |= BK_OPT_RELEASE_INPUT;
-    CHECK(bk_file_build_scene(f, &po, &bg) == BK_OK);
+    CHECK(bk_file_build_scene(f, NULL, &plain) == BK_OK);
+    CHECK(bk_scene_build(f, NULL, BK_OPT_COMPACT_IMAGES | BK_OPT_RELEASE_INPUT, &bg) == BK_OK);
     if (plain && bg) {
         CHECK(bg->image_count == plain->image_count && bg->image_count > 0 &&
-              bg->images[0].packing == BK_PACK_RGB_UP);
+              bk_scene_pixels(bg, 0)->packing == BK_PACK_RGB_UP);
         for (int level = 0; level <= 1; level++) {
             bk_export_options xo;
             memset(&xo, 0, sizeof xo);
@@ -472,10 +468,10 @@ static void test_real(const char *fetched)
          * the rows; without build, none */
         const uint8_t *png = NULL;
         size_t pn = 0;
-        CHECK(plain->png_job_ == NULL);
+        CHECK(*bk_scene_png_job(plain) == NULL);
         if (bk_cpu_count() > 1) {
             bk_buf mine = {0};
-            CHECK(bk_png_bg_get(bg, 0, &png, &pn) && bk_png_encode_image(&bg->images[0], 0, &mine) == BK_OK &&
+            CHECK(bk_png_bg_get(bg, 0, &png, &pn) && bk_png_encode_image(bg, 0, 0, &mine) == BK_OK &&
                   mine.size == pn && memcmp(mine.data, png, pn) == 0);
             bk_buf_free(&mine);
         }
@@ -520,9 +516,7 @@ static void test_read_only(const char *fetched)
             float p[3] = {0, 0, 0};
             (void)bk_q3_point_cluster(q, p);
             bk_scene *s = NULL;
-            bk_options o = {0};
-            o.flags = BK_OPT_RELEASE_INPUT | BK_OPT_COMPACT_IMAGES;
-            CHECK(bk_file_build_scene(f, &o, &s) == BK_OK);
+            CHECK(bk_scene_build(f, NULL, BK_OPT_RELEASE_INPUT | BK_OPT_COMPACT_IMAGES, &s) == BK_OK);
             uint8_t *glb = NULL;
             size_t gn = 0;
             CHECK(s && bk_export_glb_memory(s, NULL, &glb, &gn, NULL) == BK_OK && gn > 0);

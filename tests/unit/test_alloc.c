@@ -18,6 +18,7 @@
 #include "bspkit/scene.h"
 #include "bspkit/source.h"
 #include "bspkit/write.h"
+#include "scene/scene_build.h" /* the lookahead test builds a scene */
 
 #define MAGIC 0x6b62616c6c6f6321ull /* "!collabk" */
 typedef struct hdr {

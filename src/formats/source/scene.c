@@ -399,7 +399,7 @@ static bk_result load_texture(sb *b, const char *tex, int32_t *idx)
     /* materials that share a texture share its image */
     for (uint32_t i = 0; i < b->s->image_count; i++) {
         const bk_image *im = &b->s->images[i];
-        if (bk_image_has_pixels(im) && !im->is_lightmap && im->name && bk_strcasecmp(im->name, tex) == 0) {
+        if (bk_scene_image_has_pixels(b->s, i) && !im->is_lightmap && im->name && bk_strcasecmp(im->name, tex) == 0) {
             *idx = (int32_t)i;
             return BK_OK;
         }
