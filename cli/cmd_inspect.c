@@ -292,7 +292,7 @@ int cmd_entities(int argc, char **argv)
         for (uint32_t i = 0; i < es->count; i++) {
             cJSON *e = cJSON_CreateObject();
             const bk_entity *en = &es->items[i];
-            uint8_t *last = bk_malloc(en->pair_count ? en->pair_count : 1);
+            bool *last = bk_malloc((en->pair_count ? en->pair_count : 1) * sizeof *last);
             if (!last || bk_kv_last(en->pairs, en->pair_count, last) != BK_OK) {
                 bk_free(last);
                 cJSON_Delete(e);

@@ -20,6 +20,9 @@
 #define BK_OPT_COMPACT_IMAGES (1u << 30)
 #define BK_OPT_RELEASE_INPUT (1u << 31)
 #define BK_OPT_INTERNAL_ (BK_OPT_COMPACT_IMAGES | BK_OPT_RELEASE_INPUT)
+/* The decoded, format-specific data of f, or NULL if f is not of that format (the families'
+ * typed accessors: bk_quake_bsp_of, bk_q3_map_of, ...). */
+const void *bk_file_impl(const bk_file *f, bk_format expect);
 /* bk_limits.max_atlas_size when zero */
 #define BK_DEFAULT_MAX_ATLAS 8192u
 

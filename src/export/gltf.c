@@ -235,9 +235,9 @@ static float clean(float v, float dflt, uint64_t *n)
 }
 
 /* last[i] for the pairs of kv (see bk_kv_last), in small when they fit; NULL when out of memory */
-static uint8_t *kv_last_flags(const bk_kv *kv, uint32_t n, uint8_t small[64])
+static bool *kv_last_flags(const bk_kv *kv, uint32_t n, bool small[64])
 {
-    uint8_t *last = n <= 64 ? small : bk_malloc(n);
+    bool *last = n <= 64 ? small : bk_malloc(n * sizeof *last);
     if (last && bk_kv_last(kv, n, last) != BK_OK) {
         if (last != small) bk_free(last);
         last = NULL;
@@ -249,7 +249,7 @@ static cJSON *kv_object(const bk_kv *kv, uint32_t n)
 {
     /* later duplicates win, as in the engines' entity parsers */
     cJSON *o = cJSON_CreateObject();
-    uint8_t small[64], *last = kv_last_flags(kv, n, small);
+    bool small[64], *last = kv_last_flags(kv, n, small);
     for (uint32_t i = 0; i < n; i++) {
         if (last && !last[i]) continue;
         if (!last) cJSON_DeleteItemFromObjectCaseSensitive(o, kv[i].key); /* no memory for the flags */
@@ -950,7 +950,7 @@ static bool is_identity_trs(const bk_node *n)
  * is written at its last occurrence (what cJSON's delete-and-add gave). */
 static void kv_text(bk_buf *b, const bk_kv *kv, uint32_t n)
 {
-    uint8_t small[64], *last = kv_last_flags(kv, n, small);
+    bool small[64], *last = kv_last_flags(kv, n, small);
     if (!last) {
         b->failed = true;
         return;

@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 
 #include "bspkit/q3.h"
+#include "bspkit/query.h"
 #include "bspkit/scene.h"
 #include "../unit/check.h"
 #include "common/bk_internal.h"
@@ -182,10 +183,14 @@ static void test_synthetic(const char *workdir)
     CHECK(fabsf(lt.ambient[0] - 10) < 0.01f && fabsf(lt.ambient[2] - 30) < 0.01f);
     CHECK(fabsf(lt.dir[2] - 1) < 0.001f);
     float left[3] = {-10, 0, 0}, right[3] = {10, 0, 0};
-    CHECK(bk_q3_point_leaf(m, right) == 0 && bk_q3_point_leaf(m, left) == 1);
-    CHECK(bk_q3_point_cluster(m, left) == 1);
-    CHECK(bk_q3_cluster_visible(m, 0, 1) == 1 && bk_q3_cluster_visible(m, 1, 0) == 0);
-    CHECK(bk_q3_cluster_visible(m, -1, 0) == 1);
+    bk_query *q = NULL;
+    bk_point_info at_l = {0}, at_r = {0};
+    CHECK(bk_query_open(f, NULL, &q) == BK_OK && bk_query_point(q, 0, right, &at_r) == BK_OK &&
+          bk_query_point(q, 0, left, &at_l) == BK_OK);
+    CHECK(at_r.leaf == 0 && at_l.leaf == 1 && at_l.cluster == 1);
+    CHECK(bk_query_cluster_visible(q, 0, 1) && !bk_query_cluster_visible(q, 1, 0));
+    CHECK(bk_query_cluster_visible(q, -1, 0));
+    bk_query_free(q);
 
     /* tessellation: level 4 -> (2*4+1) x (1*4+1) grid, 2*8*4 triangles, mid row at z = 32 */
     bk_options o = {0};
@@ -396,6 +401,8 @@ static void test_real(const char *fetched)
     }
     const bk_q3_map *m = bk_q3_map_of(f);
     CHECK(m && m->grid.cells && m->vis && m->cluster_count > 0);
+    bk_query *q = NULL;
+    CHECK(bk_query_open(f, NULL, &q) == BK_OK);
     /* every player start is inside the world, in a cluster that sees itself, with some light */
     const bk_entities *es = bk_file_entities(f);
     uint32_t starts = 0;
@@ -406,14 +413,17 @@ static void test_real(const char *fetched)
         if (!cn || !org || strncmp(cn, "info_player", 11) != 0 || sscanf(org, "%f %f %f", &p[0], &p[1], &p[2]) != 3)
             continue;
         starts++;
-        int32_t c = bk_q3_point_cluster(m, p);
+        bk_point_info pi = {0};
+        CHECK(q && bk_query_point(q, 0, p, &pi) == BK_OK);
+        int32_t c = pi.cluster;
         CHECK(c >= 0 && c < m->cluster_count);
-        CHECK(bk_q3_cluster_visible(m, c, c) == 1);
+        CHECK(bk_query_cluster_visible(q, c, c));
         bk_q3_light lt;
         CHECK(bk_q3_lightgrid_sample(m, p, &lt) == BK_OK);
         CHECK(lt.ambient[0] + lt.ambient[1] + lt.ambient[2] + lt.directed[0] > 0);
     }
     CHECK(starts > 0);
+    bk_query_free(q);
 
     /* a scene builder's problems arrive as located diagnostics: pages larger than the atlas
      * allows are each named by their lightmap index (they were a bare count before) */
@@ -513,8 +523,11 @@ static void test_read_only(const char *fetched)
         if (bk_file_load_memory(m, n, NULL, &f) == BK_OK) {
             const bk_q3_map *q = bk_q3_map_of(f);
             CHECK(c == 0 && q && (const uint8_t *)q->verts == m + vo && (const uint8_t *)q->surfaces == m + so);
+            bk_query *qq = NULL;
+            bk_point_info pi;
             float p[3] = {0, 0, 0};
-            (void)bk_q3_point_cluster(q, p);
+            if (bk_query_open(f, NULL, &qq) == BK_OK) (void)bk_query_point(qq, 0, p, &pi);
+            bk_query_free(qq);
             bk_scene *s = NULL;
             CHECK(bk_scene_build(f, NULL, BK_OPT_RELEASE_INPUT | BK_OPT_COMPACT_IMAGES, &s) == BK_OK);
             uint8_t *glb = NULL;

@@ -77,7 +77,7 @@ static void test_kv_last(void)
     enum { N = 5000 };
     static bk_kv kv[N];
     static char keys[N][16];
-    static uint8_t last[N];
+    static bool last[N];
     for (uint32_t i = 0; i < N; i++) {
         /* keys k0..k999 five times over, plus the first pair's key once more at the very end */
         snprintf(keys[i], sizeof keys[i], "k%u", i == N - 1 ? 0 : i % 1000);

@@ -113,7 +113,7 @@ void bk_source_pak_close(bk_source_pak *p)
     bk_free(p);
 }
 
-int bk_source_pak_name_safe(const char *name)
+bool bk_source_pak_name_safe(const char *name)
 {
     if (!name || !*name) return 0;
     if (name[0] == '/' || name[0] == '\\') return 0;

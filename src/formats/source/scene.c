@@ -1229,9 +1229,9 @@ bk_result bk_source_assets_open(const bk_file *f, const bk_options *opt, bk_sour
     return BK_OK;
 }
 
-/* 1 when path (e.g. "materials/x/y.vmt") is found where the engine looks, 0 if not. With a VMT,
+/* true when path (e.g. "materials/x/y.vmt") is found where the engine looks. With a VMT,
  * *basetexture (cap bytes) receives its $basetexture ("" if none). */
-int bk_source_assets_find(bk_source_assets *a, const char *path, char *basetexture, size_t cap)
+bool bk_source_assets_find(bk_source_assets *a, const char *path, char *basetexture, size_t cap)
 {
     if (!a || !path) return 0;
     uint8_t *d;
