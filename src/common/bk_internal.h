@@ -349,6 +349,48 @@ bk_result bk_png_stream_begin(bk_png_stream **ps, uint32_t w, uint32_t h, bool a
 bk_result bk_png_stream_rows(bk_png_stream *ps, const uint8_t *rows, size_t n);
 /* finishes the PNG in out (on BK_OK) and frees ps, also after a failure */
 bk_result bk_png_stream_end(bk_png_stream *ps, bool ok);
+/* ---- a second thread (thread.c) --------------------------------------------------------- */
+/* The library's few parallel steps (an atlas's packing trials and drawing, PNGs while the glTF
+ * geometry is written, a Source map's LZMA lumps) each run one function on one second thread and
+ * wait for it. bk_thread_start runs fn(user) there and returns true, or returns false (a build
+ * without threads, BK_NO_THREADS, e.g. WebAssembly without them; or the thread could not start):
+ * the caller then does that work itself. bk_thread_join waits for a started thread. The mutex and
+ * condition wrappers do nothing in a build without threads. */
+#if defined(BK_NO_THREADS) || !(defined(__unix__) || defined(__APPLE__))
+#ifndef BK_NO_THREADS
+#define BK_NO_THREADS 1
+#endif
+typedef struct bk_thread { int unused; } bk_thread;
+typedef struct bk_mutex { int unused; } bk_mutex;
+typedef struct bk_cond { int unused; } bk_cond;
+static inline void bk_mutex_init(bk_mutex *m) { (void)m; }
+static inline void bk_mutex_lock(bk_mutex *m) { (void)m; }
+static inline void bk_mutex_unlock(bk_mutex *m) { (void)m; }
+static inline void bk_mutex_destroy(bk_mutex *m) { (void)m; }
+static inline void bk_cond_init(bk_cond *c) { (void)c; }
+static inline void bk_cond_wait(bk_cond *c, bk_mutex *m) { (void)c, (void)m; }
+static inline void bk_cond_broadcast(bk_cond *c) { (void)c; }
+static inline void bk_cond_destroy(bk_cond *c) { (void)c; }
+#else
+#include <pthread.h>
+typedef struct bk_thread {
+    pthread_t th;
+    void (*fn)(void *);
+    void *user;
+} bk_thread;
+typedef pthread_mutex_t bk_mutex;
+typedef pthread_cond_t bk_cond;
+static inline void bk_mutex_init(bk_mutex *m) { pthread_mutex_init(m, NULL); }
+static inline void bk_mutex_lock(bk_mutex *m) { pthread_mutex_lock(m); }
+static inline void bk_mutex_unlock(bk_mutex *m) { pthread_mutex_unlock(m); }
+static inline void bk_mutex_destroy(bk_mutex *m) { pthread_mutex_destroy(m); }
+static inline void bk_cond_init(bk_cond *c) { pthread_cond_init(c, NULL); }
+static inline void bk_cond_wait(bk_cond *c, bk_mutex *m) { pthread_cond_wait(c, m); }
+static inline void bk_cond_broadcast(bk_cond *c) { pthread_cond_broadcast(c); }
+static inline void bk_cond_destroy(bk_cond *c) { pthread_cond_destroy(c); }
+#endif
+bool bk_thread_start(bk_thread *t, void (*fn)(void *), void *user);
+void bk_thread_join(bk_thread *t);
 /* processors online (fileio.c); 1 when unknown */
 long bk_cpu_count(void);
 /* A scene built with the library's own flags (BK_OPT_COMPACT_IMAGES, BK_OPT_RELEASE_INPUT) on
