@@ -53,25 +53,26 @@ int main(int argc, char **argv)
             bk_file *f;
             if (bk_file_open(path, &opt, &f) != BK_OK) continue;
             bk_scene *sc;
-            if (bk_file_build_scene(f, &opt, &sc) != BK_OK) {
+            if (bk_scene_build(f, &opt, 0, &sc) != BK_OK) { /* images as RGBA */
                 bk_file_free(f);
                 continue;
             }
             maps++;
             for (uint32_t i = 0; i < sc->image_count; i++) {
                 const bk_image *im = &sc->images[i];
-                if (!im->rgba) continue;
+                const uint8_t *rgba = bk_scene_pixels(sc, i)->rgba;
+                if (!rgba) continue;
                 size_t n = (size_t)im->width * im->height * 4;
                 images++;
                 px_bytes += n;
                 uint8_t *copy = malloc(n);
                 double t0 = now();
-                memcpy(copy, im->rgba, n);
+                memcpy(copy, rgba, n);
                 t_copy += now() - t0;
                 uLongf zn = compressBound((uLong)n);
                 uint8_t *z = malloc(zn);
                 t0 = now();
-                compress2(z, &zn, im->rgba, (uLong)n, 6);
+                compress2(z, &zn, rgba, (uLong)n, 6);
                 t_zlib += now() - t0;
                 z_bytes += zn;
                 free(z);
@@ -79,7 +80,7 @@ int main(int argc, char **argv)
                 for (int k = 0; k < NL; k++) {
                     bk_buf b = {0};
                     t0 = now();
-                    bk_png_encode(im->rgba, im->width, im->height, im->has_alpha != 0, levels[k], &b);
+                    bk_png_encode(rgba, im->width, im->height, im->has_alpha != 0, levels[k], &b);
                     t_lv[k] += now() - t0;
                     lv_bytes[k] += b.size;
                     bk_buf_free(&b);

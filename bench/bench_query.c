@@ -68,7 +68,7 @@ static void build_baseline(const bk_file *f, baseline *b)
     memset(b, 0, sizeof *b);
     bk_format fmt = bk_file_format(f);
     if (fmt == BK_FORMAT_GOLDSRC || fmt == BK_FORMAT_QUAKE1 || fmt == BK_FORMAT_BSP2) {
-        const bk_quake_bsp *q = bk_file_impl(f, fmt);
+        const bk_quake_bsp *q = bk_quake_bsp_of(f);
         b->leaves = malloc(q->leaf_count * sizeof *b->leaves);
         for (uint32_t i = 0; i < q->leaf_count; i++) {
             box bx;
@@ -97,7 +97,7 @@ static void build_baseline(const bk_file *f, baseline *b)
             }
         }
     } else if (fmt == BK_FORMAT_QUAKE3) {
-        const bk_q3_map *m = bk_file_impl(f, fmt);
+        const bk_q3_map *m = bk_q3_map_of(f);
         b->leaves = malloc(m->leaf_count * sizeof *b->leaves);
         for (uint32_t i = 0; i < m->leaf_count; i++) {
             box bx;

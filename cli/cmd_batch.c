@@ -179,7 +179,8 @@ static void convert_one(batch *b, job *j)
         bk_edit_free(e);
     } else {
         bk_scene *s = NULL;
-        r = bk_file_build_scene(f, &oc.opt, &s);
+        r = bk_file_into_scene(f, &oc.opt, &s); /* the file is done with */
+        f = NULL;
         if (r == BK_OK) {
             bk_export_stats st;
             r = strcmp(fmt, "obj") == 0 ? bk_export_obj(s, &oc.xopt, j->out, &st) : bk_export_gltf(s, &oc.xopt, j->out, &st);

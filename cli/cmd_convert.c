@@ -82,10 +82,6 @@ int cmd_convert(int argc, char **argv)
     int rc = cli_begin(me, argc, argv, 1, -1, &o);
     if (rc != CLI_CONTINUE) return rc;
     if (!o.output) return cli_usage_error(me, "missing -o OUT%s", "");
-    /* images stay packed (palette indices, DXT blocks, RGB lightmaps) until their PNG is made */
-    o.opt.flags |= BK_OPT_COMPACT_IMAGES;
-    /* the file is freed after its one scene: building it may give back what the scene does not need */
-    o.opt.flags |= BK_OPT_RELEASE_INPUT;
     const char *out = o.output;
     struct stat st0;
     bool in_dir = stat(o.positional[0], &st0) == 0 && S_ISDIR(st0.st_mode);
@@ -129,24 +125,22 @@ int cmd_convert(int argc, char **argv)
         bk_free(owned);
         return r == BK_OK ? EXIT_OK : EXIT_BAD_INPUT;
     }
-    bk_scene *s = NULL;
-    r = bk_file_build_scene(f, &o.opt, &s);
-    if (r != BK_OK) {
-        fprintf(stderr, "%s: cannot build a scene: %s\n", o.positional[0], bk_strerror(r));
-        bk_file_free(f);
-        bk_free(owned);
-        return EXIT_BAD_INPUT;
-    }
-    /* the scene owns everything the export needs: the input and its decoded arrays go first,
-     * so they are not alive alongside the export's buffers (peak memory) */
     bk_format fmt = bk_file_format(f);
     const bk_entities *es = bk_file_entities(f);
     const char *wad0 = es->count ? bk_entity_get(&es->items[0], "wad") : NULL;
     char *wad = wad0 ? strdup(wad0) : NULL;
-    bk_file_free(f);
+    /* the scene owns everything the export needs: the file goes with its building, so the input
+     * and its decoded arrays are not alive alongside the export's buffers (peak memory) */
+    bk_scene *s = NULL;
+    r = bk_file_into_scene(f, &o.opt, &s);
     f = NULL;
     bk_free(owned);
     owned = NULL;
+    if (r != BK_OK) {
+        fprintf(stderr, "%s: cannot build a scene: %s\n", o.positional[0], bk_strerror(r));
+        free(wad);
+        return EXIT_BAD_INPUT;
+    }
     bk_export_stats st;
     r = gltf ? bk_export_gltf(s, &o.xopt, out, &st) : bk_export_obj(s, &o.xopt, out, &st);
     char why[1600];
@@ -215,7 +209,7 @@ int cmd_textures(int argc, char **argv)
     uint32_t written = 0, skipped = 0;
     for (uint32_t i = 0; i < s->image_count && rc == EXIT_OK; i++) {
         const bk_image *im = &s->images[i];
-        if (!bk_image_has_pixels(im)) {
+        if (!bk_scene_image_has_pixels(s, i)) {
             skipped++;
             continue;
         }
@@ -238,7 +232,7 @@ int cmd_textures(int argc, char **argv)
             }
             *slash = '/';
         }
-        r = bk_write_group_png(g, im, path);
+        r = bk_write_group_png(g, s, i, path);
         if (r != BK_OK) {
             char why[1600];
             if (cli_write_failed(path, r, why, sizeof why)) fprintf(stderr, "%s\n", why);

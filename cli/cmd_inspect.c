@@ -190,7 +190,7 @@ static uint32_t report_assets(const char *path, cli_opts *o, cJSON *list)
         for (int k = 0; k < o->path_count && o2 < sizeof where; k++)
             o2 += (size_t)snprintf(where + o2, sizeof where - o2, "%s%s", k ? ", " : "", o->paths[k]);
         bk_scene *s = NULL;
-        oc.opt.flags |= BK_OPT_NO_LIGHTMAPS | BK_OPT_NO_ENTITIES | BK_OPT_COMPACT_IMAGES;
+        oc.opt.flags |= BK_OPT_NO_LIGHTMAPS | BK_OPT_NO_ENTITIES;
         if (bk_file_build_scene(f, &oc.opt, &s) == BK_OK) {
             for (uint32_t i = 0; i < s->material_count; i++)
                 for (uint32_t k = 0; k < s->materials[i].extra_count; k++)

@@ -26,16 +26,14 @@ static inline bk_file *fuzz_load(const uint8_t *data, size_t size, bk_options *o
  * too (the JSON writer, and a Quake 3 atlas PNG made on the build's second thread). */
 static inline void fuzz_compact_scene(const bk_file *f, const bk_options *base)
 {
-    bk_options opt = *base;
-    /* as bspkit convert builds it: packed images, the file's decoded lumps given back as it goes */
-    opt.flags |= BK_OPT_COMPACT_IMAGES | BK_OPT_RELEASE_INPUT;
+    /* as bk_file_into_scene builds it: packed images, the file's decoded lumps given back as it goes */
     bk_scene *s = NULL;
-    if (bk_file_build_scene(f, &opt, &s) != BK_OK) return;
+    if (bk_scene_build(f, base, BK_OPT_COMPACT_IMAGES | BK_OPT_RELEASE_INPUT, &s) != BK_OK) return;
     for (uint32_t i = 0; i < s->image_count; i++) {
         const bk_image *im = &s->images[i];
-        if (!bk_image_has_pixels(im) || (uint64_t)im->width * im->height > (1u << 16)) continue;
+        if (!bk_scene_image_has_pixels(s, i) || (uint64_t)im->width * im->height > (1u << 16)) continue;
         bk_buf b = {0};
-        (void)bk_png_encode_image(im, 1, &b);
+        (void)bk_png_encode_image(s, i, 1, &b);
         bk_buf_free(&b);
     }
     uint64_t verts = 0, px = 0;

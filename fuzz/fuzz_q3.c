@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "bspkit/q3.h"
+#include "bspkit/query.h"
 #include "bspkit/scene.h"
 #include "fuzz_common.h"
 #include "formats/q3/q3_internal.h"
@@ -40,8 +41,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             }
             bk_q3_light lt;
             bk_q3_lightgrid_sample(m, p, &lt);
-            int32_t c = bk_q3_point_cluster(m, p);
-            bk_q3_cluster_visible(m, c, 0);
+            bk_query *q = NULL;
+            bk_point_info pi;
+            if (bk_query_open(f, NULL, &q) == BK_OK && bk_query_point(q, 0, p, &pi) == BK_OK)
+                (void)bk_query_cluster_visible(q, pi.cluster, 0);
+            bk_query_free(q);
         }
         bk_scene *s = NULL;
         opt.flags = BK_OPT_NO_TEXTURES;

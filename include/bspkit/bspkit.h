@@ -7,11 +7,22 @@
  *  - every call that can fail returns a bk_result and hands results back through out_ pointers;
  *  - the library never prints, exits or aborts on bad input;
  *  - a zero-initialised bk_options means "defaults";
- *  - input buffers given to bk_file_load_memory are borrowed and must outlive the bk_file.
+ *  - input buffers given to bk_file_load_memory are borrowed and must outlive the bk_file;
+ *  - memory the library hands over is freed with bk_free, or with the _free / _close function of
+ *    its type (bk_file_free, bk_scene_free, ...): never with free(), since a program may have
+ *    installed its own allocator (bk_set_allocator); blocks a program hands to the library (a
+ *    read_file hook's data) are allocated with bk_malloc.
+ *
+ *     bk_file *f;
+ *     if (bk_file_open("map.bsp", NULL, &f) == BK_OK) {
+ *         printf("%s v%d\n", bk_format_name(bk_file_format(f)), bk_file_info(f)->version);
+ *         bk_file_free(f);
+ *     }
  */
 #ifndef BSPKIT_H
 #define BSPKIT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -67,14 +78,14 @@ typedef struct bk_allocator {
 /* Install an allocator for the whole process (NULL: back to malloc). Like sqlite3_config or
  * cJSON_InitHooks it is set once, before any other bspkit call allocates: once a block is live it
  * returns BK_EARG and changes nothing. Not thread-safe against concurrent bspkit calls. The
- * functions must be thread-safe: the glTF exporter encodes images on a second thread. */
+ * functions must be thread-safe: the library runs some work on a second thread. */
 bk_result bk_set_allocator(const bk_allocator *a);
-/* Memory the library hands you (bk_export_glb_memory, bk_source_pak_read, bk_vpk_read,
- * bk_dpm_save_memory, bk_utf8_from_8bit, ...) is freed with bk_free; buffers you hand over
- * (bk_scene_add_image's pixels, a read_file hook's data) are allocated with bk_malloc. With the
- * default allocator both are plain malloc/free. */
+/* The one rule for memory (see the top of this file): what the library hands over is freed with
+ * bk_free (or its type's _free / _close), what a program hands over is made with bk_malloc. */
 void *bk_malloc(size_t size);
 void bk_free(void *ptr);
+/* zlib CRC-32 of a byte range (as `bspkit info --json` reports per lump). */
+uint32_t bk_crc32(const void *data, size_t size);
 
 const char *bk_strerror(bk_result r);
 /* Short stable identifier of a result ("truncated", "bad-index", ...), for JSON output. */
@@ -133,19 +144,7 @@ enum {
     BK_OPT_KEEP_ALL_BONES = 1u << 6, /* DPM writer: keep unreferenced, unflagged bones (tags found by name) */
     BK_OPT_COLLISION = 1u << 7,     /* scenes of maps: add the collision geometry as separate nodes under a
                                      * node named "collision" (convex pieces named by contents, with an
-                                     * invisible material), see bk_scene_add_collision */
-    BK_OPT_COMPACT_IMAGES = 1u << 8, /* scenes: images may keep their pixels packed (palette indices, block-
-                                     * compressed texels, RGB lightmaps) until an exporter encodes them;
-                                     * bk_image.rgba is then NULL, see bk_image_unpack. Peak memory of a
-                                     * conversion: what bspkit convert sets */
-    BK_OPT_RELEASE_INPUT = 1u << 9  /* bk_file_build_scene: the file is freed after this one scene, so
-                                     * building it may give back what the file holds and the scene does
-                                     * not need: the resident pages of a mapped input (read again from the
-                                     * file if touched) and a Source map's decoded LZMA lumps (their data
-                                     * is NULL again: bk_source_lump_bytes decodes them on demand); a
-                                     * Quake 3 atlas's PNG is deflated on a second thread meanwhile (see
-                                     * bk_scene.png_job_). Peak memory and time of a conversion: what
-                                     * bspkit convert sets */
+                                     * invisible material) */
 };
 
 typedef struct bk_options {
@@ -224,10 +223,10 @@ typedef struct bk_entities {
 
 /* Last value of key in e (engines let later duplicates win), or NULL. */
 const char *bk_entity_get(const bk_entity *e, const char *key);
-/* For writing key/values as a JSON object, where a key appears once: last[i] = 1 where no later
- * pair has pair i's key (the value the engines use), else 0. Linear time (hashed), so an entity
+/* For writing key/values as a JSON object, where a key appears once: last[i] is true where no
+ * later pair has pair i's key (the value the engines use). Linear time (hashed), so an entity
  * with very many keys costs no more than its size. BK_ENOMEM if its table cannot be allocated. */
-bk_result bk_kv_last(const bk_kv *kv, uint32_t n, uint8_t *last);
+bk_result bk_kv_last(const bk_kv *kv, uint32_t n, bool *last);
 
 typedef struct bk_lump_info {
     char name[32];
@@ -236,7 +235,7 @@ typedef struct bk_lump_info {
     uint64_t uncompressed;    /* bytes after decompression (== length when stored) */
     int64_t count;            /* elements, or -1 when not an array lump */
     int32_t version;          /* lump version where the format has one, else 0 */
-    uint32_t compressed;      /* 1 if LZMA-compressed */
+    bool compressed;          /* LZMA-compressed */
 } bk_lump_info;
 
 typedef struct bk_count {
@@ -254,7 +253,7 @@ typedef struct bk_info {
     bk_lump_info *lumps;
     uint32_t count_count;
     bk_count counts[BK_MAX_COUNTS];
-    uint32_t has_bounds;      /* 1 when the format stores overall bounds (mins/maxs below) */
+    bool has_bounds;          /* the format stores overall bounds (mins/maxs below) */
     float mins[3], maxs[3];
 } bk_info;
 
@@ -281,9 +280,9 @@ bk_format bk_file_format(const bk_file *f);
 const bk_info *bk_file_info(const bk_file *f);
 const bk_entities *bk_file_entities(const bk_file *f);   /* never NULL; may be empty */
 const uint8_t *bk_file_data(const bk_file *f, size_t *size);
-/* The decoded, format-specific data (see bspkit/quake.h, bspkit/q3.h, bspkit/source.h, bspkit/dpm.h),
- * or NULL if f is not of that format. */
-const void *bk_file_impl(const bk_file *f, bk_format expect);
+/* The decoded, format-specific data of a file comes from its family's accessor: bk_quake_bsp_of,
+ * bk_wad3_of (bspkit/quake.h), bk_q3_map_of (q3.h), bk_source_map_of, bk_mdl_of (source.h),
+ * bk_dpm_model_of (dpm.h); each gives NULL for a file of another format. */
 
 /* Write f back in its own format (e.g. a DPM re-saved by the optimising saver), to a temporary
  * file renamed over path. BK_EUNSUPPORTED where the format has no writer. */
@@ -341,8 +340,8 @@ void bk_archive_close(bk_archive *a);
 
 /* ---- text encoding ------------------------------------------------------------------ */
 /* Map text is 8-bit (Windows code pages). true if s is valid UTF-8. */
-int bk_utf8_valid(const char *s);
-/* A malloc'd UTF-8 copy of s: s itself when valid, else every byte >= 0x80 read as Latin-1. */
+bool bk_utf8_valid(const char *s);
+/* A UTF-8 copy of s (bk_free it): s itself when valid, else every byte >= 0x80 read as Latin-1. */
 char *bk_utf8_from_8bit(const char *s);
 
 /* ---- entity text (shared by every BSP family) ------------------------------------------ */

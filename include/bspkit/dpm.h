@@ -1,7 +1,7 @@
 /*
  * bspkit — DarkPlaces DPM skeletal models (type 2, "DARKPLACESMODEL\0", big-endian).
  *
- * A loaded DPM (bk_file_impl(f, BK_FORMAT_DPM)) is a bk_dpm_model: bones (parents always lower
+ * A loaded DPM (bk_dpm_model_of(f)) is a bk_dpm_model: bones (parents always lower
  * than their children), meshes of variable-length vertices (1..n bone influences each), and
  * frames (one parent-relative 3x4 matrix per bone). Everything here has been range-checked by
  * the loader: bone parents, bone numbers and triangle indices are all in range.
@@ -74,8 +74,6 @@ typedef struct bk_dpm_model {
 
 /* The decoded model of a loaded DPM file, or NULL when f is not a DPM. */
 const bk_dpm_model *bk_dpm_model_of(const bk_file *f);
-/* The same (the earlier name, kept for programs that use it). */
-const bk_dpm_model *bk_dpm_get(const bk_file *f);
 
 /* ---- pose evaluation ------------------------------------------------------------------- */
 
@@ -111,13 +109,13 @@ typedef struct bk_dpm_framegroup {
     char name[64];                    /* from the line's // comment, else "groupN" */
     uint32_t first, count;
     float fps;
-    uint32_t loop;
+    bool loop;
     uint32_t line;                    /* 1-based line in the file */
-    uint32_t clamped;                 /* 1 if the range ran past the last frame and was cut */
+    bool clamped;                     /* the range ran past the last frame and was cut */
 } bk_dpm_framegroup;
 
 /* Parse a .framegroups text ("first count fps loop [// name]" per line). Ranges are clamped to
- * frame_count (clamped set); groups that start past the end are dropped. *out is malloc'd.
+ * frame_count (clamped set); groups that start past the end are dropped. *out: bk_free it.
  * BK_EFORMAT (with *err_line) for a line that is not four numbers. */
 bk_result bk_dpm_framegroups_parse(const char *text, size_t len, uint32_t frame_count, bk_dpm_framegroup **out,
                                    uint32_t *count, uint32_t *err_line);
@@ -135,12 +133,10 @@ typedef struct bk_dpm_save_stats {
 
 /* Serialise m as a DPM with unused bones (no influence, no attachment flag, name not "tag_*", not
  * an ancestor of a kept bone) and unused vertices removed and triangles / vertices reordered
- * for the vertex cache (Tom Forsyth's linear-speed algorithm, vertices by first use). *out is
- * malloc'd. The result skins to the same positions for every frame. */
-enum {
-    BK_DPM_SAVE_KEEP_ALL_BONES = 1u << 0 /* keep unreferenced, unflagged bones too (e.g. tags that
-                                            gamecode finds by a name not starting with "tag_") */
-};
+ * for the vertex cache (Tom Forsyth's linear-speed algorithm, vertices by first use). *out:
+ * bk_free it. The result skins to the same positions for every frame. flags: BK_OPT_KEEP_ALL_BONES
+ * keeps unreferenced, unflagged bones too (tags that gamecode finds by a name not starting with
+ * "tag_"), or 0. */
 bk_result bk_dpm_save_memory(const bk_dpm_model *m, uint32_t flags, uint8_t **out, size_t *out_size,
                              bk_dpm_save_stats *stats);
 /* The same, written to path through a temporary file and a rename. */

@@ -2,7 +2,8 @@
  * bspkit — Quake 3 IBSP (v46 Quake III Arena / OpenArena / Nexuiz, v47 RTCW / Wolf:ET).
  *
  * The decoded, validated map of a bk_file of format BK_FORMAT_QUAKE3:
- *     const bk_q3_map *m = bk_q3_map_get(file);
+ *     const bk_q3_map *m = bk_q3_map_of(file);
+ * Point location, visibility and traces are in bspkit/query.h, the same for every BSP family.
  * Every array below has been range-checked by the loader: every index a structure holds points
  * inside its target array. Arrays are owned by the bk_file; the raw lightmap, light grid and
  * visibility bytes point into the file's own data (which must outlive the bk_file when it was
@@ -139,8 +140,6 @@ typedef struct bk_q3_map {
 
 /* The decoded map of f, or NULL if f is not a Quake 3 map. */
 const bk_q3_map *bk_q3_map_of(const bk_file *f);
-/* The same (the earlier name, kept for programs that use it). */
-const bk_q3_map *bk_q3_map_get(const bk_file *f);
 
 /* Light at a point from the light grid, trilinearly interpolated between the 8 surrounding
  * cells (cells inside walls, all black, are skipped, as the engine does). Colours 0..255 as
@@ -152,14 +151,6 @@ typedef struct bk_q3_light {
     float dir[3];
 } bk_q3_light;
 bk_result bk_q3_lightgrid_sample(const bk_q3_map *m, const float pos[3], bk_q3_light *out);
-
-/* The leaf containing a point (walks the BSP tree of model 0), or -1. */
-int32_t bk_q3_point_leaf(const bk_q3_map *m, const float pos[3]);
-/* The cluster of the leaf containing a point, or -1 (outside the world / opaque). */
-int32_t bk_q3_point_cluster(const bk_q3_map *m, const float pos[3]);
-/* 1 if cluster `to` is potentially visible from cluster `from`, 0 if not. As in the engine,
- * everything is visible when the map has no visibility data or `from` is not a cluster (< 0). */
-int bk_q3_cluster_visible(const bk_q3_map *m, int32_t from, int32_t to);
 
 #ifdef __cplusplus
 }

@@ -39,7 +39,7 @@ typedef struct bk_q1_miptex {
     uint32_t mip_offsets[4];       /* relative to the miptex header; all 0 = external texture */
     int32_t dir_offset;            /* offset in the texture lump; -1 = slot left empty by the compiler */
     uint64_t file_offset;          /* absolute offset of the 40-byte header, or BK_NO_OFFSET */
-    uint32_t embedded;             /* pixels present in the map */
+    bool embedded;                 /* pixels present in the map */
     const uint8_t *pixels;         /* mip 0: width*height palette indexes (NULL if not embedded) */
     const uint8_t *palette;        /* GoldSrc: palette_colors RGB triples; NULL for Quake (standard palette) */
     uint32_t palette_colors;
@@ -106,7 +106,7 @@ typedef struct bk_quake_bsp {
     bk_format format;              /* QUAKE1, BSP2 or GOLDSRC */
     int32_t version;               /* 29 or 30 (BSP2 / 2PSB report 29) */
     uint32_t variant;              /* BK_Q1_VARIANT_* */
-    uint32_t bshift;               /* 1: Blue Shift swapped entities / planes header entries */
+    bool bshift;                   /* Blue Shift swapped entities / planes header entries */
     uint64_t lump_offset[BK_Q1_LUMP_COUNT], lump_length[BK_Q1_LUMP_COUNT];
 
     const char *entity_text;       /* up to the first NUL, not terminated */

@@ -52,9 +52,10 @@ enum {
     BK_CONTENTS_DEBRIS = 1u << 19,
     BK_CONTENTS_BODY = 1u << 20,        /* Q3 body / Source monster */
     BK_CONTENTS_NODROP = 1u << 21,
-    BK_CONTENTS_TELEPORTER = 1u << 22,
-    BK_CONTENTS_OTHER = 1u << 31        /* a native value with no neutral name */
+    BK_CONTENTS_TELEPORTER = 1u << 22
 };
+/* a native value with no neutral name (a macro: bit 31 is outside an enum's int range) */
+#define BK_CONTENTS_OTHER 0x80000000u
 /* Default trace mask: what a player collides with (solid, window, grate, playerclip, body). */
 #define BK_MASK_PLAYERSOLID (BK_CONTENTS_SOLID | BK_CONTENTS_WINDOW | BK_CONTENTS_GRATE | \
                              BK_CONTENTS_PLAYERCLIP | BK_CONTENTS_MOVEABLE | BK_CONTENTS_BODY)
@@ -80,7 +81,7 @@ typedef struct bk_query_info {
     uint32_t cluster_count;    /* 0 when the map has no visibility data (everything visible) */
     uint32_t face_count;
     uint32_t hull_count;       /* GoldSrc / Quake: 4 (hulls 0..3); 0 for box-tracing families */
-    uint32_t has_pas;          /* 1 when bk_query_vis_row(..., BK_VIS_PAS, ...) has data */
+    bool has_pas;              /* bk_query_vis_row(..., BK_VIS_PAS, ...) has data */
 } bk_query_info;
 void bk_query_get_info(const bk_query *q, bk_query_info *out);
 
@@ -114,10 +115,10 @@ size_t bk_query_row_bytes(const bk_query *q);
  * opened, and decodes as all-visible (the engines' fallback); the call returns BK_OK.
  * BK_EUNSUPPORTED for PAS where the map stores none (GoldSrc / Quake compute it: see has_pas). */
 bk_result bk_query_vis_row(const bk_query *q, bk_vis_kind kind, int32_t cluster, uint8_t *row);
-/* 1 if cluster b is in a's PVS (or either is -1 / no vis data). */
-int bk_query_cluster_visible(const bk_query *q, int32_t a, int32_t b);
-/* 1 if the leaf holding b is potentially visible from the leaf holding a (world tree). */
-int bk_query_points_visible(const bk_query *q, const float a[3], const float b[3]);
+/* true if cluster b is in a's PVS (or either is -1 / no vis data). */
+bool bk_query_cluster_visible(const bk_query *q, int32_t a, int32_t b);
+/* true if the leaf holding b is potentially visible from the leaf holding a (world tree). */
+bool bk_query_points_visible(const bk_query *q, const float a[3], const float b[3]);
 /* The faces (indices into the faces / surfaces lump) of every leaf in the PVS of the leaf holding
  * pos, each once, in ascending order. faces may be NULL to count; *count receives the total,
  * at most cap are written. */
@@ -141,8 +142,8 @@ typedef struct bk_trace_result {
     float dist;
     uint32_t contents;         /* BK_CONTENTS_* of what was hit (or of the start when startsolid) */
     int32_t native_contents;
-    int32_t startsolid;        /* the start lies in something solid */
-    int32_t allsolid;          /* the whole move lies in something solid */
+    bool startsolid;           /* the start lies in something solid */
+    bool allsolid;             /* the whole move lies in something solid */
     int32_t surface;           /* Quake 3 / Source: the brush side's texture / texinfo, or -1 */
 } bk_trace_result;
 

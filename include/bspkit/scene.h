@@ -1,8 +1,16 @@
 /*
  * bspkit format-neutral scene: what every decoder builds and every exporter reads.
  *
- * Coordinates are kept as the engine stores them (Z up, engine units); exporters convert
- * (see bk_export_options). Arrays are owned by the scene and freed by bk_scene_free.
+ *     bk_scene *s;
+ *     if (bk_file_build_scene(file, &opt, &s) == BK_OK) {
+ *         bk_export_gltf(s, NULL, "out.glb", NULL);
+ *         bk_scene_free(s);
+ *     }
+ *
+ * A scene is plain data to read: arrays with their counts, indices between them. Coordinates are
+ * kept as the engine stores them (Z up, engine units); exporters convert (see bk_export_options).
+ * Every array is owned by the scene and freed by bk_scene_free; the library builds scenes, a
+ * program reads them (and may change values in place, not the arrays themselves).
  */
 #ifndef BSPKIT_SCENE_H
 #define BSPKIT_SCENE_H
@@ -15,37 +23,27 @@
 extern "C" {
 #endif
 
-/* How a packed image holds its pixels (scenes built with BK_OPT_COMPACT_IMAGES). */
-enum {
-    BK_PACK_NONE = 0,   /* rgba holds the pixels (or the image has none: an external texture) */
-    BK_PACK_RGB_UP = 1, /* packed: opaque RGB as PNG rows (a filter byte, then width*3 bytes): row 0 plain
-                         * (filter 0), every other row minus the row above (filter 2, "up"), bytewise */
-    BK_PACK_PAL8 = 2,   /* packed: a 256-entry RGBA palette (1024 bytes), then one index per pixel */
-    BK_PACK_CODEC = 3,  /* packed: the source's own encoding (e.g. a VTF's DXT blocks), unpacked by unpack */
-    BK_PACK_PNG = 4     /* packed: a whole PNG file (8-bit RGB or RGBA), written as it is by the exporters at
-                         * their default PNG level */
-};
+typedef struct bk_scene bk_scene;
 
+/* An image of the scene. Its pixels (when it has any: an external texture has none) are read with
+ * bk_scene_image_rgba, which gives them as RGBA whatever form the scene keeps them in. */
 typedef struct bk_image {
     char *name;                /* texture / shader / lightmap name */
     uint32_t width, height;
-    uint8_t *rgba;             /* width*height*4 bytes, straight alpha; NULL while packed */
-    uint32_t has_alpha;        /* any pixel with alpha < 255 */
-    uint32_t is_lightmap;      /* sampled with clamp-to-edge */
-    uint32_t clamp;            /* sampled with clamp-to-edge but mipmapped (sky box faces, clampMap) */
-    /* pixels kept packed until needed (BK_OPT_COMPACT_IMAGES): read them with bk_image_unpack */
-    uint32_t packing;          /* BK_PACK_* */
-    uint8_t *packed;           /* packed_size bytes, owned by the scene */
-    size_t packed_size;
-    /* BK_PACK_CODEC: writes the width*height*4 RGBA pixels of packed to out */
-    bk_result (*unpack)(const uint8_t *packed, size_t size, uint32_t w, uint32_t h, uint8_t *out);
+    bool has_alpha;            /* any pixel with alpha < 255 */
+    bool is_lightmap;          /* sampled with clamp-to-edge */
+    bool clamp;                /* sampled with clamp-to-edge but mipmapped (sky box faces, clampMap) */
 } bk_image;
 
-/* Whether an image has pixels (held as rgba or packed); external textures have none. */
-bool bk_image_has_pixels(const bk_image *im);
-/* The pixels as width*height*4 RGBA in a new block (*rgba, bk_free it): a copy of rgba, or the
- * packed pixels unpacked. BK_EARG for an image without pixels. */
-bk_result bk_image_unpack(const bk_image *im, uint8_t **rgba);
+/* Whether image i has pixels; external textures have none. */
+bool bk_scene_image_has_pixels(const bk_scene *s, uint32_t i);
+/* The pixels of image i as width*height*4 bytes of straight-alpha RGBA, in a new block (*rgba,
+ * bk_free it). BK_EARG for an image without pixels or an index out of range. */
+bk_result bk_scene_image_rgba(const bk_scene *s, uint32_t i, uint8_t **rgba);
+/* Image i encoded as a PNG file at path (temporary file, then renamed). */
+bk_result bk_scene_image_write_png(const bk_scene *s, uint32_t i, const char *path);
+/* The same as one file of a write group (bspkit.h): renamed at bk_write_group_commit. */
+bk_result bk_write_group_png(bk_write_group *g, const bk_scene *s, uint32_t i, const char *path);
 
 typedef enum bk_alpha_mode { BK_ALPHA_OPAQUE = 0, BK_ALPHA_MASK = 1, BK_ALPHA_BLEND = 2 } bk_alpha_mode;
 
@@ -56,8 +54,8 @@ typedef struct bk_material {
     float base_color[4];
     bk_alpha_mode alpha_mode;
     float alpha_cutoff;
-    uint32_t double_sided;
-    uint32_t unlit;            /* sky / fullbright / nodraw-like */
+    bool double_sided;
+    bool unlit;                /* sky / fullbright / nodraw-like */
     bk_kv *extras;             /* e.g. "shader", "vmt", "missing" */
     uint32_t extra_count;
     /* light the surface gives off, added after lighting: emissive_image (read with uv0) times
@@ -98,13 +96,12 @@ typedef struct bk_primitive {
     float *weights;            /* 4 per vertex, or NULL */
     uint32_t index_count;
     uint32_t *indices;         /* NULL for non-indexed points */
-    uint32_t vcap_, icap_;     /* builder capacity */
 } bk_primitive;
 
 typedef struct bk_mesh {
     char *name;
     bk_primitive *prims;
-    uint32_t prim_count, prim_cap_;
+    uint32_t prim_count;
 } bk_mesh;
 
 typedef struct bk_node {
@@ -142,28 +139,32 @@ typedef struct bk_channel {
 typedef struct bk_animation {
     char *name;
     bk_channel *channels;
-    uint32_t channel_count, channel_cap_;
+    uint32_t channel_count;
 } bk_animation;
 
-typedef struct bk_scene {
+struct bk_scene {
     char *name;
-    bk_image *images;       uint32_t image_count, image_cap_;
-    bk_material *materials; uint32_t material_count, material_cap_;
-    bk_mesh *meshes;        uint32_t mesh_count, mesh_cap_;
-    bk_node *nodes;         uint32_t node_count, node_cap_;
-    bk_skin *skins;         uint32_t skin_count, skin_cap_;
-    bk_animation *anims;    uint32_t anim_count, anim_cap_;
+    bk_image *images;       uint32_t image_count;
+    bk_material *materials; uint32_t material_count;
+    bk_mesh *meshes;        uint32_t mesh_count;
+    bk_node *nodes;         uint32_t node_count;
+    bk_skin *skins;         uint32_t skin_count;
+    bk_animation *anims;    uint32_t anim_count;
     bk_kv *extras;          uint32_t extra_count;   /* scene-level facts: format, version */
     /* warnings gathered while building (missing textures, dropped influences...) */
     uint32_t warning_count;
-    /* private: a PNG the library is still making on a second thread (a Quake 3 lightmap atlas,
-     * when built with BK_OPT_RELEASE_INPUT): that image's pixels must not be changed or freed
-     * other than by bk_scene_free, which waits for it */
-    struct bk_png_bg *png_job_;
-} bk_scene;
+};
 
-/* Build the scene of a loaded file. */
+/* Build the scene of a loaded file. Images keep their pixels in the form the file gives them
+ * (palette indices, compressed blocks, a lightmap atlas already encoded as PNG) until an exporter
+ * or bk_scene_image_rgba needs them, which keeps a large map's scene small. */
 bk_result bk_file_build_scene(const bk_file *f, const bk_options *opt, bk_scene **out);
+/* The same for a program that needs nothing else from f (a conversion): f is freed by this call,
+ * whether it succeeds or not, so building may give back what the file holds that the scene does
+ * not need (resident pages of a mapped input, decoded lumps) as it goes, and a lightmap atlas is
+ * encoded on a second thread while the rest is built and exported. Same scene as
+ * bk_file_build_scene; lower peak memory and time. */
+bk_result bk_file_into_scene(bk_file *f, const bk_options *opt, bk_scene **out);
 /* Embedded images of a file (textures of a map, every entry of a WAD) as RGBA, in a scene
  * that holds images only. */
 bk_result bk_file_extract_images(const bk_file *f, const bk_options *opt, bk_scene **out);
@@ -173,88 +174,15 @@ void bk_scene_free(bk_scene *s);
  * scenes bk_file_build_scene / bk_file_extract_images return are already clean. */
 bk_result bk_scene_fix_utf8(bk_scene *s);
 
-/* ---- building (used by decoders; also public for tools that make scenes) --------------- */
-bk_scene *bk_scene_new(void);
-/* The scene takes ownership of rgba (malloc'd). Returns the image index in *out. */
-bk_result bk_scene_add_image(bk_scene *s, const char *name, uint32_t w, uint32_t h, uint8_t *rgba,
-                             int32_t *out);
-/* The same for packed pixels (BK_PACK_*; the scene takes ownership of packed, malloc'd). has_alpha:
- * 0 or 1, or -1 to work it out (BK_PACK_RGB_UP: 0; BK_PACK_PAL8: from the palette entries used). unpack
- * only for BK_PACK_CODEC. The size is checked against width and height. */
-bk_result bk_scene_add_packed_image(bk_scene *s, const char *name, uint32_t w, uint32_t h, uint32_t packing,
-                                    uint8_t *packed, size_t size,
-                                    bk_result (*unpack)(const uint8_t *, size_t, uint32_t, uint32_t, uint8_t *),
-                                    int has_alpha, int32_t *out);
-bk_result bk_scene_add_material(bk_scene *s, const char *name, int32_t *out);
-bk_result bk_scene_add_mesh(bk_scene *s, const char *name, int32_t *out);
-bk_result bk_scene_add_node(bk_scene *s, const char *name, int32_t parent, int32_t mesh, int32_t *out);
-bk_result bk_scene_add_skin(bk_scene *s, const char *name, uint32_t joint_count, int32_t *out);
-bk_result bk_scene_add_animation(bk_scene *s, const char *name, int32_t *out);
-bk_result bk_animation_add_channel(bk_animation *a, int32_t node, uint32_t path, uint32_t key_count,
-                                   bk_channel **out);
-/* *out points into m->prims: valid until the next primitive is added to m (the array may move);
- * keep its index (m->prim_count - 1) across adds. The same holds for the scene's other arrays. */
-bk_result bk_mesh_add_primitive(bk_mesh *m, int32_t material, uint32_t mode, uint32_t attrs,
-                                bk_primitive **out);
-/* Grow the primitive by n vertices; *first receives the index of the first new vertex.
- * The new vertices' attribute slots are zeroed (weights: 1,0,0,0). */
-bk_result bk_prim_add_vertices(bk_primitive *p, uint32_t n, uint32_t *first);
-bk_result bk_prim_add_indices(bk_primitive *p, const uint32_t *idx, uint32_t n);
-/* Room for `vertices` more vertices and `indices` more indices, allocated to that size at once: a
- * builder that knows its counts saves the copies and spare room of growing by doubling. */
-bk_result bk_prim_reserve(bk_primitive *p, uint32_t vertices, uint32_t indices);
-bk_result bk_prim_add_triangle(bk_primitive *p, uint32_t a, uint32_t b, uint32_t c);
-/* Append a key/value to a node / material / scene extras list (copies both strings). */
-bk_result bk_kv_append(bk_kv **list, uint32_t *count, const char *key, const char *value);
-/* Add the collision geometry of map f to s (what BK_OPT_COLLISION does in bk_file_build_scene):
- * convex pieces of the world's brushes (Quake 3, Source) or hull-0 leaves (GoldSrc / Quake),
- * triangle meshes for patches and displacements, as nodes under a node named "collision". */
-bk_result bk_scene_add_collision(const bk_file *f, const bk_options *opt, bk_scene *s);
 /* Look up a material by name; -1 if none. */
 int32_t bk_scene_find_material(const bk_scene *s, const char *name);
-
-/* ---- lightmap atlas ------------------------------------------------------------------ */
-/* Two phases: add every rectangle, pack once, then read each rectangle's position. */
-typedef struct bk_atlas bk_atlas;
-/* max_size: largest width/height of the atlas (0: 8192, see bk_limits.max_atlas_size); pad: border
- * of duplicated edge texels kept around each rectangle (1 recommended for bilinear filtering). */
-bk_atlas *bk_atlas_new(uint32_t max_size, uint32_t pad);
-/* Copy a w x h RGBA rectangle into the atlas; *id identifies it. rgba may be NULL: the rectangle is
- * then drawn by the fill callback when the image is made (no copy of its pixels is kept). */
-bk_result bk_atlas_add(bk_atlas *a, uint32_t w, uint32_t h, const uint8_t *rgba, uint32_t *id);
-/* Draws rectangle id (added without pixels) at dst: its w x h RGBA texels, rows stride bytes apart. */
-typedef void (*bk_atlas_fill_fn)(void *user, uint32_t id, uint8_t *dst, size_t stride);
-void bk_atlas_set_fill(bk_atlas *a, bk_atlas_fill_fn fn, void *user);
-/* Optional: the same rectangles drawn as RGB (3 bytes a texel, no alpha) straight into an RGB
- * atlas (bk_atlas_to_rgb_image), with set_fill's user pointer; without it they are drawn as RGBA
- * and copied. */
-void bk_atlas_set_fill_rgb(bk_atlas *a, bk_atlas_fill_fn fn);
-/* Place every rectangle (tallest first, bottom-left on a skyline) into the smallest image found,
- * of any size (not a power of two). BK_ELIMIT when they cannot fit in max_size x max_size. */
-bk_result bk_atlas_pack(bk_atlas *a);
-uint32_t bk_atlas_count(const bk_atlas *a);
-/* After packing: top-left texel of rectangle id (inside its padding). */
-void bk_atlas_rect(const bk_atlas *a, uint32_t id, uint32_t *x, uint32_t *y);
-void bk_atlas_size(const bk_atlas *a, uint32_t *w, uint32_t *h);
-/* After packing: render into a new image of the scene (marked is_lightmap); texels outside every
- * rectangle and its padding are opaque black. */
-bk_result bk_atlas_to_image(const bk_atlas *a, bk_scene *s, const char *name, int32_t *out);
-/* The same image kept packed as RGB (BK_PACK_RGB_UP: three quarters of the memory, and the PNG encoder
- * deflates it as it is; lightmaps are opaque). */
-bk_result bk_atlas_to_rgb_image(const bk_atlas *a, bk_scene *s, const char *name, int32_t *out);
-/* The same image as a finished PNG (BK_PACK_PNG), deflated band by band as it is drawn (zlib; level
- * as bk_export_options.png_level, 0: fast): the atlas is never held whole, only its PNG. */
-bk_result bk_atlas_to_png_image(const bk_atlas *a, bk_scene *s, const char *name, int level, int32_t *out);
-void bk_atlas_free(bk_atlas *a);
 
 /* ---- exporters ----------------------------------------------------------------------- */
 typedef struct bk_export_options {
     float scale;              /* metres per engine unit; 0 = default 0.0254 (1 unit = 1 inch) */
-    uint32_t keep_z_up;       /* 1: write engine axes unchanged (not glTF-conformant orientation) */
+    bool keep_z_up;           /* write engine axes unchanged (not glTF-conformant orientation) */
     const char *generator;    /* asset.generator; NULL = "bspkit VERSION" */
-    int32_t png_level;        /* PNG deflate effort 1 (fastest) .. 12 (smallest); 0 = default: images
-                               * over 64 KiB deflated by ISA-L's level 1 when the library is built
-                               * with it (as 1 is), else libdeflate's 3 (2 .. 12 are libdeflate's) */
+    int32_t png_level;        /* PNG deflate effort 1 (fastest) .. 12 (smallest); 0 = a fast default */
 } bk_export_options;
 
 /* What an export wrote, for reports. */
@@ -272,7 +200,7 @@ typedef bool (*bk_write_fn)(void *user, const void *data, size_t size);
  * buffer is handed over as is, not copied. */
 bk_result bk_export_glb_to(const bk_scene *s, const bk_export_options *opt, bk_write_fn write, void *user,
                            bk_export_stats *stats);
-/* A .glb in one malloc'd block (*out, free() it). */
+/* A .glb in one block (*out, bk_free it). */
 bk_result bk_export_glb_memory(const bk_scene *s, const bk_export_options *opt, uint8_t **out, size_t *size,
                                bk_export_stats *stats);
 /* .glb or .gltf (+ .bin) by path extension. Written to a temporary file and renamed. */
@@ -281,10 +209,6 @@ bk_result bk_export_gltf(const bk_scene *s, const bk_export_options *opt, const 
 /* .obj + .mtl (+ PNG textures beside them). */
 bk_result bk_export_obj(const bk_scene *s, const bk_export_options *opt, const char *path,
                         bk_export_stats *stats);
-/* Encode one image (held as rgba or packed) as PNG to path (temporary file + rename). */
-bk_result bk_image_write_png(const bk_image *img, const char *path);
-/* The same as one file of a write group (bspkit.h): renamed at bk_write_group_commit. */
-bk_result bk_write_group_png(bk_write_group *g, const bk_image *img, const char *path);
 
 #ifdef __cplusplus
 }

@@ -40,7 +40,7 @@ typedef struct bk_source_lump {
     uint64_t offset, length;   /* where the lump lies in the file */
     int32_t version;           /* lump_t.version */
     uint32_t fourcc;           /* lump_t.fourCC (the uncompressed size for LZMA lumps) */
-    uint32_t compressed;       /* 1: stored with Valve's LZMA header, data holds the decoded bytes */
+    bool compressed;           /* stored with Valve's LZMA header; data holds the decoded bytes */
     const uint8_t *data;       /* decoded bytes (NULL when empty, and while a compressed lump the
                                 * loader did not read is still undecoded: bk_source_lump_bytes) */
     size_t size;               /* decoded size */
@@ -152,14 +152,14 @@ typedef struct bk_source_game_lump {
     uint32_t id;               /* four characters, e.g. 'sprp' = 0x73707270 */
     uint16_t flags, version;
     uint64_t offset, length;   /* as in the directory (length = uncompressed size when compressed) */
-    uint32_t compressed;
+    bool compressed;
     const uint8_t *data;       /* decoded bytes */
     size_t size;
 } bk_source_game_lump;
 
 typedef struct bk_source_map {
     int32_t version;
-    uint32_t l4d2_layout;      /* 1: v21 lump_t stored as {version, ofs, len, fourCC} */
+    bool l4d2_layout;          /* v21 lump_t stored as {version, ofs, len, fourCC} */
     int32_t map_revision;
     bk_source_lump lumps[BK_SRC_LUMP_COUNT];
 
@@ -225,7 +225,7 @@ typedef struct bk_source_pak_entry {
     uint64_t size, compressed_size;
     uint32_t method;           /* 0 stored, 8 deflate, 14 LZMA */
     uint32_t crc;
-    uint32_t is_dir;
+    bool is_dir;
 } bk_source_pak_entry;
 
 /* Open the pakfile of f (BK_ENOTFOUND when the map has none, BK_EFORMAT when it is not a zip). */
@@ -237,13 +237,13 @@ const bk_source_pak_entry *bk_source_pak_entry_at(const bk_source_pak *p, uint32
  * larger than the pakfile), and with extract what `pak extract` refuses too (a name that is not a
  * safe relative path). BK_OK, or the result and *why (a short reason). validate reports the same
  * for every entry. */
-bk_result bk_source_pak_check(const bk_source_pak *p, uint32_t i, int extract, const char **why);
-/* Decode entry i (malloc'd, CRC-checked, bounded by opt limits). */
+bk_result bk_source_pak_check(const bk_source_pak *p, uint32_t i, bool extract, const char **why);
+/* Decode entry i (*out: bk_free it; CRC-checked, bounded by opt limits). */
 bk_result bk_source_pak_read(bk_source_pak *p, uint32_t i, uint8_t **out, size_t *size);
 void bk_source_pak_close(bk_source_pak *p);
-/* 1 when name is a safe relative path to extract (no ".." component, no absolute path, no drive
- * letter, no empty name or control characters; '\\' counts as a separator), else 0. */
-int bk_source_pak_name_safe(const char *name);
+/* true when name is a safe relative path to extract (no ".." component, no absolute path, no drive
+ * letter, no empty name or control characters; '\\' counts as a separator). */
+bool bk_source_pak_name_safe(const char *name);
 
 /* ---- VTF textures (Valve Texture Format 7.0-7.5) ------------------------------------------ */
 typedef struct bk_vtf {
@@ -290,7 +290,7 @@ uint32_t bk_vpk_count(const bk_vpk *v);
 const bk_vpk_entry *bk_vpk_entry_at(bk_vpk *v, uint32_t i);
 /* index of the entry named name (case-insensitive, '\\' as '/'), or -1 */
 int32_t bk_vpk_find(const bk_vpk *v, const char *name);
-/* malloc'd bytes of entry i, CRC-checked (BK_EDECOMPRESS when the CRC does not match) */
+/* the bytes of entry i (*out: bk_free it), CRC-checked (BK_EDECOMPRESS when the CRC does not match) */
 bk_result bk_vpk_read(bk_vpk *v, uint32_t i, uint8_t **out, size_t *size);
 void bk_vpk_close(bk_vpk *v);
 
@@ -298,9 +298,9 @@ void bk_vpk_close(bk_vpk *v);
  * (NAME_dir.vpk, a folder's *_dir.vpk, loose files, case-insensitive) ------------------------ */
 typedef struct bk_source_assets bk_source_assets;
 bk_result bk_source_assets_open(const bk_file *f, const bk_options *opt, bk_source_assets **out);
-/* 1 if path ("materials/x.vmt", "models/y.mdl") is found; for a .vmt, *basetexture receives its
+/* true if path ("materials/x.vmt", "models/y.mdl") is found; for a .vmt, *basetexture receives its
  * $basetexture (a patch material follows its include) */
-int bk_source_assets_find(bk_source_assets *a, const char *path, char *basetexture, size_t cap);
+bool bk_source_assets_find(bk_source_assets *a, const char *path, char *basetexture, size_t cap);
 /* where it looks, for messages: "the map's pakfile, dir1, x_dir.vpk" */
 void bk_source_assets_where(const bk_source_assets *a, char *buf, size_t cap);
 void bk_source_assets_close(bk_source_assets *a);
@@ -364,7 +364,7 @@ typedef struct bk_mdl {
     bk_mdl_bodypart *bodyparts;         uint32_t bodypart_count;
     uint32_t model_count, mdl_mesh_count, mdl_vertex_count;   /* totals from the MDL's tables */
     /* geometry, when the VVD and VTX were given (has_geometry) */
-    uint32_t has_geometry;
+    bool has_geometry;
     uint32_t vvd_lod_count, vtx_lod_count, fixup_count;
     bk_mdl_vertex *vertices;            uint32_t vertex_count;       /* LOD 0, fixups applied */
     uint32_t *indices;                  uint32_t index_count;

@@ -55,15 +55,12 @@ bk_result bk_edit_pak_remove(bk_edit *e, const char *glob, uint32_t *removed);
  * device (/dev/zero: no end to read to), reported located at path through the edit's diag callback. */
 bk_result bk_edit_pak_add_file(bk_edit *e, const char *name, const char *path);
 
-/* Build the edited file in memory (malloc'd; the caller frees it), validated. */
+/* Build the edited file in memory (*out: bk_free it), validated. */
 bk_result bk_edit_save_memory(bk_edit *e, uint8_t **out, size_t *size);
 /* Build, validate, write to a temporary file beside path and rename it over path (see "writing
  * files safely" in bspkit.h: mode, owner and symbolic links kept; bk_write_error says why a write
  * failed). */
 bk_result bk_edit_save(bk_edit *e, const char *path);
-
-/* zlib CRC-32 of a byte range (as `bspkit info --json` reports per lump). */
-uint32_t bk_crc32(const void *data, size_t size);
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,15 @@
 #include "bspkit/scene.h"
 
 #define BK_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+/* bk_options.flags bits the library sets for itself, never taken from a program's options:
+ * images keep their pixels packed (every scene bk_file_build_scene makes, not bk_file_extract_images),
+ * and the file is freed after this one scene (bk_file_into_scene) */
+#define BK_OPT_COMPACT_IMAGES (1u << 30)
+#define BK_OPT_RELEASE_INPUT (1u << 31)
+#define BK_OPT_INTERNAL_ (BK_OPT_COMPACT_IMAGES | BK_OPT_RELEASE_INPUT)
+/* The decoded, format-specific data of f, or NULL if f is not of that format (the families'
+ * typed accessors: bk_quake_bsp_of, bk_q3_map_of, ...). */
+const void *bk_file_impl(const bk_file *f, bk_format expect);
 /* bk_limits.max_atlas_size when zero */
 #define BK_DEFAULT_MAX_ATLAS 8192u
 
@@ -254,8 +263,6 @@ void bk_unmap_file(void *p, size_t size);
 void bk_input_decoded(const bk_ctx *ctx, const void *data, size_t size);
 /* the same for bytes known to be in a read-only file mapping (bk_file.mapped) */
 void bk_mapped_release(const void *data, size_t size);
-/* give back the spare capacity of every primitive's arrays (after a builder is done) */
-void bk_scene_shrink(bk_scene *s);
 /* Hold n bytes of a shared budget (NULL: always true), false when fewer are left; give them back. */
 bool bk_budget_take(bk_budget *b, uint64_t n);
 void bk_budget_give(bk_budget *b, uint64_t n);
@@ -299,8 +306,6 @@ bk_result bk_wtx_commit(bk_wtx *t);
 void bk_wtx_abort(bk_wtx *t);
 /* a group of one file */
 bk_result bk_write_file_atomic(const char *path, const void *data, size_t size);
-/* a PNG of img into a group (image.c) */
-bk_result bk_image_png_to(bk_wtx *t, const bk_image *img, const char *path);
 /* Read a file (or a pipe, /proc) until its end, at most max_bytes (BK_ELIMIT past it, with *what
  * saying so); a device (/dev/zero) is refused (BK_EARG); *what names any failure. */
 bk_result bk_read_until_eof(const char *path, uint64_t max_bytes, uint8_t **out, size_t *out_size, char *what,
@@ -366,15 +371,6 @@ bk_result bk_image_decode(const uint8_t *data, size_t size, uint32_t max_dim, ui
                           uint32_t *w, uint32_t *h);
 /* level: deflate effort 1 (fastest) .. 12 (smallest), 0 = default (3) */
 bk_result bk_png_encode(const uint8_t *rgba, uint32_t w, uint32_t h, bool alpha, int level, bk_buf *out);
-/* The PNG of a scene image, held as rgba or packed (RGB is encoded straight from its packed bytes,
- * other packings are unpacked to a temporary block first). */
-bk_result bk_png_encode_image(const bk_image *im, int level, bk_buf *out);
-/* The image a map's lightmap atlas becomes in scene s: RGBA (bk_atlas_to_image) unless opt asks for
- * compact images; then a PNG deflated as it is drawn (bk_atlas_to_png_image) when its RGB rows
- * would be over stream_above bytes, else those rows (bk_atlas_to_rgb_image), which the exporter
- * deflates faster (libdeflate) on its second thread while it writes the geometry. */
-bk_result bk_atlas_to_scene_image(const bk_atlas *a, bk_scene *s, const char *name, const bk_options *opt,
-                                  size_t stream_above, int32_t *out);
 /* A PNG written as its rows come (8-bit RGB, or RGBA with alpha): rows go through zlib's
  * streaming deflate, so only the compressed bytes are held, never the whole image (a lightmap
  * atlas larger than the map it comes from). Rows are given with their filter byte. */
@@ -383,20 +379,54 @@ bk_result bk_png_stream_begin(bk_png_stream **ps, uint32_t w, uint32_t h, bool a
 bk_result bk_png_stream_rows(bk_png_stream *ps, const uint8_t *rows, size_t n);
 /* finishes the PNG in out (on BK_OK) and frees ps, also after a failure */
 bk_result bk_png_stream_end(bk_png_stream *ps, bool ok);
-/* A scene image's PNG made on a second thread while the builder and then the exporter go on (a
- * Quake 3 atlas, deflated while the geometry is built and written): bk_png_bg_start starts
- * deflating image `image` (RGB rows in PNG layout, BK_PACK_RGB_UP, left as they are) into a PNG
- * held by s->png_job_, when a second processor and a thread are to be had (else nothing).
- * bk_png_bg_get: that PNG for image i of s, waited for; false when there is none (another image,
- * no job, or it failed: the image's rows are there to encode). bk_png_bg_free (bk_scene_free)
- * waits and frees it. */
-typedef struct bk_png_bg bk_png_bg;
-void bk_png_bg_start(bk_scene *s, int32_t image);
-bool bk_png_bg_get(const bk_scene *s, uint32_t image, const uint8_t **png, size_t *size);
-void bk_png_bg_free(bk_scene *s);
+/* ---- a second thread (thread.c) --------------------------------------------------------- */
+/* The library's few parallel steps (an atlas's packing trials and drawing, PNGs while the glTF
+ * geometry is written, a Source map's LZMA lumps) each run one function on one second thread and
+ * wait for it. bk_thread_start runs fn(user) there and returns true, or returns false (a build
+ * without threads, BK_NO_THREADS, e.g. WebAssembly without them; or the thread could not start):
+ * the caller then does that work itself. bk_thread_join waits for a started thread. The mutex and
+ * condition wrappers do nothing in a build without threads. */
+#if defined(BK_NO_THREADS) || !(defined(__unix__) || defined(__APPLE__))
+#ifndef BK_NO_THREADS
+#define BK_NO_THREADS 1
+#endif
+typedef struct bk_thread { int unused; } bk_thread;
+typedef struct bk_mutex { int unused; } bk_mutex;
+typedef struct bk_cond { int unused; } bk_cond;
+static inline void bk_mutex_init(bk_mutex *m) { (void)m; }
+static inline void bk_mutex_lock(bk_mutex *m) { (void)m; }
+static inline void bk_mutex_unlock(bk_mutex *m) { (void)m; }
+static inline void bk_mutex_destroy(bk_mutex *m) { (void)m; }
+static inline void bk_cond_init(bk_cond *c) { (void)c; }
+static inline void bk_cond_wait(bk_cond *c, bk_mutex *m) { (void)c, (void)m; }
+static inline void bk_cond_broadcast(bk_cond *c) { (void)c; }
+static inline void bk_cond_destroy(bk_cond *c) { (void)c; }
+#else
+#include <pthread.h>
+typedef struct bk_thread {
+    pthread_t th;
+    void (*fn)(void *);
+    void *user;
+} bk_thread;
+typedef pthread_mutex_t bk_mutex;
+typedef pthread_cond_t bk_cond;
+static inline void bk_mutex_init(bk_mutex *m) { pthread_mutex_init(m, NULL); }
+static inline void bk_mutex_lock(bk_mutex *m) { pthread_mutex_lock(m); }
+static inline void bk_mutex_unlock(bk_mutex *m) { pthread_mutex_unlock(m); }
+static inline void bk_mutex_destroy(bk_mutex *m) { pthread_mutex_destroy(m); }
+static inline void bk_cond_init(bk_cond *c) { pthread_cond_init(c, NULL); }
+static inline void bk_cond_wait(bk_cond *c, bk_mutex *m) { pthread_cond_wait(c, m); }
+static inline void bk_cond_broadcast(bk_cond *c) { pthread_cond_broadcast(c); }
+static inline void bk_cond_destroy(bk_cond *c) { pthread_cond_destroy(c); }
+#endif
+bool bk_thread_start(bk_thread *t, void (*fn)(void *), void *user);
+void bk_thread_join(bk_thread *t);
 /* processors online (fileio.c); 1 when unknown */
 long bk_cpu_count(void);
-/* bk_image_unpack into out (width*height*4 bytes) */
-bk_result bk_image_unpack_to(const bk_image *im, uint8_t *out);
+/* A scene built with the library's own flags (BK_OPT_COMPACT_IMAGES, BK_OPT_RELEASE_INPUT) on
+ * top of opt's: the public bk_file_build_scene / bk_file_into_scene, and tests */
+bk_result bk_scene_build(const bk_file *f, const bk_options *opt, uint32_t own_flags, bk_scene **out);
+
+#include "scene/scene_build.h"
 
 #endif

@@ -123,11 +123,11 @@ done:
     return r;
 }
 
-bk_result bk_kv_last(const bk_kv *kv, uint32_t n, uint8_t *last)
+bk_result bk_kv_last(const bk_kv *kv, uint32_t n, bool *last)
 {
     if (n <= 16) { /* the usual entity: a table costs more than the pairs */
         for (uint32_t i = 0; i < n; i++) {
-            last[i] = 1;
+            last[i] = true;
             for (uint32_t j = i + 1; j < n && last[i]; j++) last[i] = strcmp(kv[i].key, kv[j].key) != 0;
         }
         return BK_OK;
@@ -143,10 +143,10 @@ bk_result bk_kv_last(const bk_kv *kv, uint32_t n, uint8_t *last)
         uint32_t h = 2166136261u; /* FNV-1a */
         for (const unsigned char *c = (const unsigned char *)kv[i].key; *c; c++) h = (h ^ *c) * 16777619u;
         size_t at = h & (cap - 1);
-        last[i] = 1;
+        last[i] = true;
         while (slot[at] != UINT32_MAX) {
             if (strcmp(kv[slot[at]].key, kv[i].key) == 0) {
-                last[i] = 0;
+                last[i] = false;
                 break;
             }
             at = (at + 1) & (cap - 1);

@@ -445,32 +445,32 @@ bk_result bk_png_encode(const uint8_t *rgba, uint32_t w, uint32_t h, bool alpha,
     return png_encode(rgba, w, h, alpha, level, out);
 }
 
-bk_result bk_png_encode_image(const bk_image *im, int level, bk_buf *out)
+bk_result bk_png_encode_pixels(const bk_image *im, const bk_pixels *px, int level, bk_buf *out)
 {
-    if (!bk_image_has_pixels(im)) return BK_EARG;
-    if (im->rgba) return png_encode(im->rgba, im->width, im->height, im->has_alpha != 0, level, out);
-    if (im->packing == BK_PACK_RGB_UP) {
-        if (im->packed_size != ((size_t)im->width * 3 + 1) * im->height) return BK_EARG;
-        return png_deflate(im->packed, im->packed_size, im->width, im->height, 2, NULL, level, out);
+    if (!im->width || !im->height || (!px->rgba && (!px->packed || px->packing == BK_PACK_NONE))) return BK_EARG;
+    if (px->rgba) return png_encode(px->rgba, im->width, im->height, im->has_alpha != 0, level, out);
+    if (px->packing == BK_PACK_RGB_UP) {
+        if (px->packed_size != ((size_t)im->width * 3 + 1) * im->height) return BK_EARG;
+        return png_deflate(px->packed, px->packed_size, im->width, im->height, 2, NULL, level, out);
     }
-    if (im->packing == BK_PACK_PNG && level <= 0) /* made at the default level already */
-        return bk_buf_append(out, im->packed, im->packed_size) ? BK_OK : BK_ENOMEM;
-    if (im->packing == BK_PACK_PAL8) {
+    if (px->packing == BK_PACK_PNG && level <= 0) /* made at the default level already */
+        return bk_buf_append(out, px->packed, px->packed_size) ? BK_OK : BK_ENOMEM;
+    if (px->packing == BK_PACK_PAL8) {
         /* an indexed PNG: the same pixels in a quarter of the bytes to deflate */
         size_t w = im->width, h = im->height;
-        if (im->packed_size != w * h + 1024) return BK_EARG;
+        if (px->packed_size != w * h + 1024) return BK_EARG;
         uint8_t plte[768], trns[256];
         size_t trns_n = 0;
         for (int c = 0; c < 256; c++) {
-            memcpy(plte + c * 3, im->packed + c * 4, 3);
-            trns[c] = im->packed[c * 4 + 3];
+            memcpy(plte + c * 3, px->packed + c * 4, 3);
+            trns[c] = px->packed[c * 4 + 3];
             if (trns[c] != 255) trns_n = (size_t)c + 1;
         }
         uint8_t *raw = bk_malloc((w + 1) * h);
         if (!raw) return BK_ENOMEM;
         for (size_t y = 0; y < h; y++) {
             raw[y * (w + 1)] = 0;   /* no filter: differences of palette indices mean nothing */
-            memcpy(raw + y * (w + 1) + 1, im->packed + 1024 + y * w, w);
+            memcpy(raw + y * (w + 1) + 1, px->packed + 1024 + y * w, w);
         }
         png_pal pal = {plte, trns, sizeof plte, trns_n};
         bk_result r = png_deflate(raw, (w + 1) * h, im->width, im->height, 3, &pal, level, out);
@@ -486,7 +486,7 @@ bk_result bk_png_encode_image(const bk_image *im, int level, bk_buf *out)
     size_t bpp = alpha ? 4 : 3, stride = w * bpp + 1;
     uint8_t *raw = bk_malloc(n * 4 + h);
     if (!raw) return BK_ENOMEM;
-    bk_result r = bk_image_unpack_to(im, raw + h);
+    bk_result r = bk_unpack_pixels(im, px, raw + h);
     if (r != BK_OK) {
         bk_free(raw);
         return r;
@@ -516,28 +516,31 @@ bk_result bk_png_encode_image(const bk_image *im, int level, bk_buf *out)
     return r;
 }
 
-bk_result bk_image_png_to(bk_wtx *t, const bk_image *img, const char *path)
+bk_result bk_png_encode_image(const bk_scene *s, uint32_t i, int level, bk_buf *out)
 {
-    if (!bk_image_has_pixels(img)) return BK_EARG;
+    if (!s || i >= s->image_count) return BK_EARG;
+    return bk_png_encode_pixels(&s->images[i], bk_scene_pixels(s, i), level, out);
+}
+
+bk_result bk_write_group_png(bk_write_group *g, const bk_scene *s, uint32_t i, const char *path)
+{
+    if (!g || !path || !bk_scene_image_has_pixels(s, i)) return BK_EARG;
     bk_buf b = {0};
-    bk_result r = bk_png_encode_image(img, 0, &b);
-    if (r == BK_OK) r = bk_wtx_add(t, path, b.data, b.size);
+    bk_result r = bk_png_encode_image(s, i, 0, &b);
+    if (r == BK_OK) r = bk_wtx_add(g, path, b.data, b.size);
     bk_buf_free(&b);
     return r;
 }
 
-bk_result bk_write_group_png(bk_write_group *g, const bk_image *img, const char *path)
+bk_result bk_scene_image_write_png(const bk_scene *s, uint32_t i, const char *path)
 {
-    if (!g || !img || !path) return BK_EARG;
-    return bk_image_png_to(g, img, path);
-}
-
-bk_result bk_image_write_png(const bk_image *img, const char *path)
-{
-    if (!bk_image_has_pixels(img)) return BK_EARG;
+    if (!bk_scene_image_has_pixels(s, i)) return BK_EARG;
     bk_wtx *t;
     BK_TRY(bk_wtx_begin(&t));
-    bk_result r = bk_image_png_to(t, img, path);
-    bk_result c = bk_wtx_commit(t);
-    return r != BK_OK ? r : c;
+    bk_result r = bk_write_group_png(t, s, i, path);
+    if (r != BK_OK) {
+        bk_wtx_abort(t);
+        return r;
+    }
+    return bk_wtx_commit(t);
 }

@@ -2,7 +2,7 @@
  * not valid UTF-8 is re-encoded reading every byte >= 0x80 as Latin-1. */
 #include "bk_internal.h"
 
-int bk_utf8_valid(const char *s)
+bool bk_utf8_valid(const char *s)
 {
     if (!s) return 0;
     const unsigned char *p = (const unsigned char *)s;

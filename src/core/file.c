@@ -224,7 +224,7 @@ const void *bk_file_impl(const bk_file *f, bk_format expect)
     return NULL;
 }
 
-bk_result bk_file_build_scene(const bk_file *f, const bk_options *opt, bk_scene **out)
+bk_result bk_scene_build(const bk_file *f, const bk_options *opt, uint32_t own_flags, bk_scene **out)
 {
     if (!f || !out) return BK_EARG;
     *out = NULL;
@@ -233,6 +233,7 @@ bk_result bk_file_build_scene(const bk_file *f, const bk_options *opt, bk_scene 
     if (!s) return BK_ENOMEM;
     bk_options o = {0};
     if (opt) o = *opt;
+    o.flags = (o.flags & ~BK_OPT_INTERNAL_) | (own_flags & BK_OPT_INTERNAL_);
     if (!o.name) o.name = f->name;
     /* a mapped input's pages come back as the builder reads them: the parts a scene never reads
      * (visibility, light grids, lumps already decoded into the file's arrays) stay out */
@@ -258,6 +259,18 @@ bk_result bk_file_build_scene(const bk_file *f, const bk_options *opt, bk_scene 
     return BK_OK;
 }
 
+bk_result bk_file_build_scene(const bk_file *f, const bk_options *opt, bk_scene **out)
+{
+    return bk_scene_build(f, opt, BK_OPT_COMPACT_IMAGES, out);
+}
+
+bk_result bk_file_into_scene(bk_file *f, const bk_options *opt, bk_scene **out)
+{
+    bk_result r = bk_scene_build(f, opt, BK_OPT_COMPACT_IMAGES | BK_OPT_RELEASE_INPUT, out);
+    bk_file_free(f);
+    return r;
+}
+
 bk_result bk_file_extract_images(const bk_file *f, const bk_options *opt, bk_scene **out)
 {
     if (!f || !out) return BK_EARG;
@@ -267,6 +280,7 @@ bk_result bk_file_extract_images(const bk_file *f, const bk_options *opt, bk_sce
     if (!s) return BK_ENOMEM;
     bk_options o = {0};
     if (opt) o = *opt;
+    o.flags &= ~BK_OPT_INTERNAL_;
     bk_result r = f->ops->extract_images(f, &o, s);
     if (r == BK_OK) r = bk_scene_fix_utf8(s);
     if (r != BK_OK) {

@@ -15,10 +15,6 @@
 
 #include "xform.h"
 
-#if defined(__unix__) || defined(__APPLE__)
-#include <pthread.h>
-#define BK_HAVE_PTHREAD 1
-#endif
 
 #define GL_FLOAT 5126
 #define GL_UNSIGNED_BYTE 5121
@@ -235,9 +231,9 @@ static float clean(float v, float dflt, uint64_t *n)
 }
 
 /* last[i] for the pairs of kv (see bk_kv_last), in small when they fit; NULL when out of memory */
-static uint8_t *kv_last_flags(const bk_kv *kv, uint32_t n, uint8_t small[64])
+static bool *kv_last_flags(const bk_kv *kv, uint32_t n, bool small[64])
 {
-    uint8_t *last = n <= 64 ? small : bk_malloc(n);
+    bool *last = n <= 64 ? small : bk_malloc(n * sizeof *last);
     if (last && bk_kv_last(kv, n, last) != BK_OK) {
         if (last != small) bk_free(last);
         last = NULL;
@@ -249,7 +245,7 @@ static cJSON *kv_object(const bk_kv *kv, uint32_t n)
 {
     /* later duplicates win, as in the engines' entity parsers */
     cJSON *o = cJSON_CreateObject();
-    uint8_t small[64], *last = kv_last_flags(kv, n, small);
+    bool small[64], *last = kv_last_flags(kv, n, small);
     for (uint32_t i = 0; i < n; i++) {
         if (last && !last[i]) continue;
         if (!last) cJSON_DeleteItemFromObjectCaseSensitive(o, kv[i].key); /* no memory for the flags */
@@ -423,22 +419,20 @@ typedef struct png_job {
     size_t held;       /* bytes of the PNGs made and not let go (under mu) */
     size_t budget;     /* the thread takes no image while held is over it (SIZE_MAX: no limit) */
     bool stop;         /* the thread takes no more images (under mu) */
-#ifdef BK_HAVE_PTHREAD
-    pthread_t th;
+    bk_thread th;
     bool running;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-#endif
+    bk_mutex mu;
+    bk_cond cv;
 } png_job;
 
 static void png_encode_one(png_job *j, uint32_t i)
 {
-    const bk_image *im = &j->s->images[i];
+    const bk_pixels *px = bk_scene_pixels(j->s, i);
     const uint8_t *made;
     size_t made_n;
-    if (j->borrow && im->packing == BK_PACK_PNG && im->packed && j->level <= 0) {
+    if (j->borrow && px->packing == BK_PACK_PNG && px->packed && j->level <= 0) {
         /* a view of the scene's bytes (cap 0: not owned, see png_release) */
-        j->pngs[i] = (bk_buf){(uint8_t *)im->packed, im->packed_size, 0, false};
+        j->pngs[i] = (bk_buf){(uint8_t *)px->packed, px->packed_size, 0, false};
         j->res[i] = BK_OK;
     } else if (j->level <= 0 && bk_png_bg_get(j->s, i, &made, &made_n)) {
         /* made at the default level on the builder's second thread: viewed, or copied */
@@ -448,30 +442,24 @@ static void png_encode_one(png_job *j, uint32_t i)
         } else {
             j->res[i] = bk_buf_append(&j->pngs[i], made, made_n) ? BK_OK : BK_ENOMEM;
         }
-    } else if (bk_image_has_pixels(im)) {
-        j->res[i] = bk_png_encode_image(im, j->level, &j->pngs[i]);
+    } else if (bk_scene_image_has_pixels(j->s, i)) {
+        j->res[i] = bk_png_encode_image(j->s, i, j->level, &j->pngs[i]);
     }
-#ifdef BK_HAVE_PTHREAD
-    pthread_mutex_lock(&j->mu);
+    bk_mutex_lock(&j->mu);
     j->done[i] = 1;
     j->held += j->pngs[i].cap ? j->pngs[i].size : 0;
-    pthread_cond_broadcast(&j->cv);
-    pthread_mutex_unlock(&j->mu);
-#else
-    j->done[i] = 1;
-#endif
+    bk_cond_broadcast(&j->cv);
+    bk_mutex_unlock(&j->mu);
 }
 
 /* image i's PNG is let go: freed, or forgotten when it is the scene's own */
 static void png_release(png_job *j, uint32_t i)
 {
-#ifdef BK_HAVE_PTHREAD
-    pthread_mutex_lock(&j->mu);
+    bk_mutex_lock(&j->mu);
     size_t n = j->pngs[i].cap ? j->pngs[i].size : 0;
     j->held -= n <= j->held ? n : j->held;
-    pthread_cond_broadcast(&j->cv);
-    pthread_mutex_unlock(&j->mu);
-#endif
+    bk_cond_broadcast(&j->cv);
+    bk_mutex_unlock(&j->mu);
     if (j->pngs[i].cap) bk_buf_free(&j->pngs[i]);
     memset(&j->pngs[i], 0, sizeof j->pngs[i]);
 }
@@ -482,24 +470,21 @@ static void png_encode_all(png_job *j)
     for (uint32_t i; (i = atomic_fetch_add(&j->next, 1)) < j->s->image_count;) png_encode_one(j, i);
 }
 
-#ifdef BK_HAVE_PTHREAD
 /* the second thread's: images while the PNGs held are within the budget */
-static void *png_encode_bg(void *user)
+static void png_encode_bg(void *user)
 {
     png_job *j = user;
     for (;;) {
-        pthread_mutex_lock(&j->mu);
-        while (!j->stop && j->held > j->budget) pthread_cond_wait(&j->cv, &j->mu);
+        bk_mutex_lock(&j->mu);
+        while (!j->stop && j->held > j->budget) bk_cond_wait(&j->cv, &j->mu);
         bool stop = j->stop;
-        pthread_mutex_unlock(&j->mu);
+        bk_mutex_unlock(&j->mu);
         if (stop) break;
         uint32_t i = atomic_fetch_add(&j->next, 1);
         if (i >= j->s->image_count) break;
         png_encode_one(j, i);
     }
-    return NULL;
 }
-#endif
 
 /* start encoding (on a thread when there is enough to encode to be worth one) */
 static void png_start(png_job *j, const bk_scene *s, int level, bool borrow)
@@ -510,10 +495,8 @@ static void png_start(png_job *j, const bk_scene *s, int level, bool borrow)
     j->borrow = borrow;
     j->budget = SIZE_MAX; /* PNGs held until the JSON is written: all of them are wanted */
     atomic_init(&j->next, 0);
-#ifdef BK_HAVE_PTHREAD
-    pthread_mutex_init(&j->mu, NULL);
-    pthread_cond_init(&j->cv, NULL);
-#endif
+    bk_mutex_init(&j->mu);
+    bk_cond_init(&j->cv);
     j->pngs = bk_calloc(s->image_count + 1, sizeof *j->pngs);
     j->res = bk_calloc(s->image_count + 1, sizeof *j->res);
     j->done = bk_calloc(s->image_count + 1, 1);
@@ -530,16 +513,14 @@ static void png_start(png_job *j, const bk_scene *s, int level, bool borrow)
     }
     uint64_t px = 0;
     for (uint32_t i = 0; i < s->image_count; i++)
-        if (bk_image_has_pixels(&s->images[i])) px += (uint64_t)s->images[i].width * s->images[i].height;
+        if (bk_scene_image_has_pixels(s, i)) px += (uint64_t)s->images[i].width * s->images[i].height;
     /* PNGs let go as written: the thread may run ahead by a sixteenth of the pixels' RGBA bytes
      * (about a fourth of their PNGs), at least 64 KiB */
     if (borrow) j->budget = px / 4 > ((size_t)64 << 10) ? (size_t)(px / 4) : ((size_t)64 << 10);
-#ifdef BK_HAVE_PTHREAD
-    if (px >= (1u << 16) && pthread_create(&j->th, NULL, png_encode_bg, j) == 0) {
+    if (px >= (1u << 16) && bk_thread_start(&j->th, png_encode_bg, j)) {
         j->running = true;
         return;
     }
-#endif
     (void)px;
     png_encode_all(j);
 }
@@ -555,11 +536,9 @@ static bk_result png_take(png_job *j, uint32_t i)
         if (nx > i) break;
         if (atomic_compare_exchange_weak(&j->next, &nx, nx + 1)) png_encode_one(j, nx);
     }
-#ifdef BK_HAVE_PTHREAD
-    pthread_mutex_lock(&j->mu);
-    while (!j->done[i]) pthread_cond_wait(&j->cv, &j->mu);
-    pthread_mutex_unlock(&j->mu);
-#endif
+    bk_mutex_lock(&j->mu);
+    while (!j->done[i]) bk_cond_wait(&j->cv, &j->mu);
+    bk_mutex_unlock(&j->mu);
     return j->res[i];
 }
 
@@ -568,10 +547,8 @@ static bk_result png_finish(png_job *j)
 {
     if (j->r != BK_OK) return j->r;
     png_encode_all(j);
-#ifdef BK_HAVE_PTHREAD
-    if (j->running) pthread_join(j->th, NULL);
+    if (j->running) bk_thread_join(&j->th);
     j->running = false;
-#endif
     for (uint32_t i = 0; i < j->s->image_count; i++)
         if (j->res[i] != BK_OK) return j->res[i];
     return BK_OK;
@@ -582,20 +559,16 @@ static void png_free(png_job *j)
     if (!j->s) return;
     /* no more images are taken (after a failure elsewhere there is no point); wait for the thread */
     atomic_store(&j->next, UINT32_MAX);
-#ifdef BK_HAVE_PTHREAD
-    pthread_mutex_lock(&j->mu);
+    bk_mutex_lock(&j->mu);
     j->stop = true;
-    pthread_cond_broadcast(&j->cv);
-    pthread_mutex_unlock(&j->mu);
-    if (j->running) pthread_join(j->th, NULL);
+    bk_cond_broadcast(&j->cv);
+    bk_mutex_unlock(&j->mu);
+    if (j->running) bk_thread_join(&j->th);
     j->running = false;
-#endif
     if (j->pngs)
         for (uint32_t i = 0; i < j->s->image_count; i++) png_release(j, i);
-#ifdef BK_HAVE_PTHREAD
-    pthread_mutex_destroy(&j->mu);
-    pthread_cond_destroy(&j->cv);
-#endif
+    bk_mutex_destroy(&j->mu);
+    bk_cond_destroy(&j->cv);
     bk_free(j->pngs);
     bk_free(j->res);
     bk_free(j->done);
@@ -760,8 +733,7 @@ static void number_textures(const bk_scene *s, int32_t *tex_of_image)
 {
     int32_t count = 0;
     for (uint32_t i = 0; i < s->image_count; i++) {
-        const bk_image *im = &s->images[i];
-        tex_of_image[i] = bk_image_has_pixels(im) ? count++ : -1;
+        tex_of_image[i] = bk_scene_image_has_pixels(s, i) ? count++ : -1;
     }
 }
 
@@ -951,7 +923,7 @@ static bool is_identity_trs(const bk_node *n)
  * is written at its last occurrence (what cJSON's delete-and-add gave). */
 static void kv_text(bk_buf *b, const bk_kv *kv, uint32_t n)
 {
-    uint8_t small[64], *last = kv_last_flags(kv, n, small);
+    bool small[64], *last = kv_last_flags(kv, n, small);
     if (!last) {
         b->failed = true;
         return;

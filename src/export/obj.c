@@ -103,17 +103,17 @@ bk_result bk_export_obj(const bk_scene *s, const bk_export_options *opt, const c
 
     /* textures */
     bool any_image = false, made_dir = false;
-    for (uint32_t i = 0; i < s->image_count; i++) any_image |= bk_image_has_pixels(&s->images[i]);
+    for (uint32_t i = 0; i < s->image_count; i++) any_image |= bk_scene_image_has_pixels(s, i);
     if (r == BK_OK && any_image) {
         /* when it cannot be made, the first PNG's temporary cannot either, and says why */
         made_dir = mkdir((const char *)tex_dir.data, 0777) == 0;
     }
     for (uint32_t i = 0; i < s->image_count && r == BK_OK; i++) {
-        if (!bk_image_has_pixels(&s->images[i])) continue;
+        if (!bk_scene_image_has_pixels(s, i)) continue;
         char nm[200], file[600];
         sanitize_name(nm, sizeof nm, s->images[i].name, "image");
         snprintf(file, sizeof file, "%s/%u_%s.png", (const char *)tex_dir.data, i, nm);
-        r = bk_image_png_to(tx, &s->images[i], file);
+        r = bk_write_group_png(tx, s, i, file);
         st.images++;
     }
 
@@ -129,7 +129,7 @@ bk_result bk_export_obj(const bk_scene *s, const bk_export_options *opt, const c
         bk_buf_printf(&mtl, "Ks 0 0 0\n");
         put_nums(&mtl, "d", m->base_color + 3, 1, 4);
         bk_buf_printf(&mtl, "illum 1\n");
-        if (m->base_image >= 0 && (uint32_t)m->base_image < s->image_count && bk_image_has_pixels(&s->images[m->base_image])) {
+        if (m->base_image >= 0 && (uint32_t)m->base_image < s->image_count && bk_scene_image_has_pixels(s, (uint32_t)m->base_image)) {
             char inm[200];
             sanitize_name(inm, sizeof inm, s->images[m->base_image].name, "image");
             bk_buf_printf(&mtl, "map_Kd %s_textures/%d_%s.png\n", base, m->base_image, inm);
@@ -141,13 +141,13 @@ bk_result bk_export_obj(const bk_scene *s, const bk_export_options *opt, const c
             float k = m->emissive_strength > 1 ? m->emissive_strength : 1;
             float ke[3] = {m->emissive[0] * k, m->emissive[1] * k, m->emissive[2] * k};
             put_nums(&mtl, "Ke", ke, 3, 4);
-            if (m->emissive_image >= 0 && (uint32_t)m->emissive_image < s->image_count && bk_image_has_pixels(&s->images[m->emissive_image])) {
+            if (m->emissive_image >= 0 && (uint32_t)m->emissive_image < s->image_count && bk_scene_image_has_pixels(s, (uint32_t)m->emissive_image)) {
                 char inm[200];
                 sanitize_name(inm, sizeof inm, s->images[m->emissive_image].name, "image");
                 bk_buf_printf(&mtl, "map_Ke %s_textures/%d_%s.png\n", base, m->emissive_image, inm);
             }
         }
-        if (m->normal_image >= 0 && (uint32_t)m->normal_image < s->image_count && bk_image_has_pixels(&s->images[m->normal_image])) {
+        if (m->normal_image >= 0 && (uint32_t)m->normal_image < s->image_count && bk_scene_image_has_pixels(s, (uint32_t)m->normal_image)) {
             char inm[200];
             sanitize_name(inm, sizeof inm, s->images[m->normal_image].name, "image");
             bk_buf_printf(&mtl, "norm %s_textures/%d_%s.png\n", base, m->normal_image, inm);

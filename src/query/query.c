@@ -212,7 +212,7 @@ bk_result bk_query_cluster_counts(const bk_query *q, int32_t cluster, uint32_t *
     return BK_OK;
 }
 
-int bk_query_cluster_visible(const bk_query *q, int32_t a, int32_t b)
+bool bk_query_cluster_visible(const bk_query *q, int32_t a, int32_t b)
 {
     if (!q || a < 0 || b < 0 || q->info.cluster_count == 0) return 1;
     if ((uint32_t)a >= q->info.cluster_count || (uint32_t)b >= q->info.cluster_count) return 1;
@@ -223,7 +223,7 @@ int bk_query_cluster_visible(const bk_query *q, int32_t a, int32_t b)
     return vis;
 }
 
-int bk_query_points_visible(const bk_query *q, const float a[3], const float b[3])
+bool bk_query_points_visible(const bk_query *q, const float a[3], const float b[3])
 {
     bk_point_info pa, pb;
     if (bk_query_point(q, 0, a, &pa) != BK_OK || bk_query_point(q, 0, b, &pb) != BK_OK) return 0;

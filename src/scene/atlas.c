@@ -6,11 +6,6 @@
  * so the pages are never held twice. */
 #include "../common/bk_internal.h"
 
-#if defined(__unix__) || defined(__APPLE__)
-#include <pthread.h>
-#define BK_HAVE_PTHREAD 1
-#endif
-
 typedef struct rect {
     uint32_t w, h, x, y;
     size_t px;            /* offset into the arena, or SIZE_MAX: drawn by the fill callback */
@@ -220,13 +215,8 @@ static bool run_beats(const trial_run *x, const trial_run *y)
     return x->best < y->best;
 }
 
-#ifdef BK_HAVE_PTHREAD
-static void *run_trials_thread(void *user)
-{
-    run_trials(user);
-    return NULL;
-}
-#endif
+
+static void run_trials_void(void *user) { run_trials(user); }
 
 /* from this many rectangles the trials are shared with a second thread (one trial of a large
  * GoldSrc or Source map takes half a millisecond, a thread 30-50 microseconds to start) */
@@ -287,18 +277,14 @@ bk_result bk_atlas_pack(bk_atlas *a)
      * the best of the two is the one a single run would find */
     trial_run run[2] = {{a, order, t, 0, 1, nt, sk, 0, 0, -1}, {a, order, t, 1, 2, nt, sk + n + 2, 0, 0, -1}};
     bool two = false;
-#ifdef BK_HAVE_PTHREAD
-    pthread_t th;
+    bk_thread th;
     if (n >= PACK_THREAD_MIN && nt > 1 && bk_cpu_count() >= 2) {
         run[0].step = 2;
-        two = pthread_create(&th, NULL, run_trials_thread, &run[1]) == 0;
+        two = bk_thread_start(&th, run_trials_void, &run[1]);
         if (!two) run[0].step = 1;
     }
-#endif
     run_trials(&run[0]);
-#ifdef BK_HAVE_PTHREAD
-    if (two) pthread_join(th, NULL);
-#endif
+    if (two) bk_thread_join(&th);
     int best = two && run_beats(&run[1], &run[0]) ? run[1].best : run[0].best;
     bk_result r = BK_ELIMIT;
     if (best >= 0) {
@@ -388,7 +374,6 @@ static bk_result draw_rects(const bk_atlas *a, uint8_t *px, size_t W, size_t bpp
     return BK_OK;
 }
 
-#ifdef BK_HAVE_PTHREAD
 typedef struct draw_half {
     const bk_atlas *a;
     uint8_t *px;
@@ -396,14 +381,12 @@ typedef struct draw_half {
     uint32_t from, to;
 } draw_half;
 
-static void *draw_half_run(void *user)
+static void draw_half_run(void *user)
 {
     draw_half *h = user;
     /* the RGB fill draws straight into the atlas: no scratch, so nothing can fail */
     (void)draw_rects(h->a, h->px, h->W, 3, h->from, h->to, NULL, NULL);
-    return NULL;
 }
-#endif
 
 /* Draw the atlas with texels of bpp bytes (4: RGBA, 3: RGB). A rectangle drawn by the fill
  * callback into an RGB atlas goes through one rectangle's worth of RGBA, unless the atlas has an
@@ -428,21 +411,17 @@ static bk_result draw(const bk_atlas *a, size_t bpp, uint8_t **out)
     uint8_t *tmp = NULL;
     size_t tmp_cap = 0;
     uint32_t split = a->count;
-#ifdef BK_HAVE_PTHREAD
-    pthread_t th;
+    bk_thread th;
     draw_half half;
     bool two = false;
     if (bpp == 3 && a->fill && a->fill_rgb && a->count >= DRAW_THREAD_MIN && bk_cpu_count() >= 2) {
         split = a->count / 2;
         half = (draw_half){a, px, W, split, a->count};
-        two = pthread_create(&th, NULL, draw_half_run, &half) == 0;
+        two = bk_thread_start(&th, draw_half_run, &half);
         if (!two) split = a->count;
     }
-#endif
     bk_result r = draw_rects(a, px, W, bpp, 0, split, &tmp, &tmp_cap);
-#ifdef BK_HAVE_PTHREAD
-    if (two) pthread_join(th, NULL);
-#endif
+    if (two) bk_thread_join(&th);
     if (r != BK_OK) {
         bk_free(tmp);
         bk_free(block);
@@ -623,69 +602,58 @@ bk_result bk_atlas_to_rgb_image(const bk_atlas *a, bk_scene *s, const char *name
 
 /* ---- an image's PNG on a second thread ------------------------------------------------------ */
 struct bk_png_bg {
-    bk_image im;    /* a copy of the image's description: its rows are read there, not owned */
+    bk_image im;    /* a copy of the image's description and pixels: its rows are read there, not owned */
+    bk_pixels px;
     uint32_t index;
     bk_buf png;
     bk_result r;
-#ifdef BK_HAVE_PTHREAD
-    pthread_t th;
-    pthread_mutex_t mu;
+    bk_thread th;
+    bk_mutex mu;
     bool joined;
-#endif
 };
 
-#ifdef BK_HAVE_PTHREAD
-static void *png_bg_run(void *user)
+static void png_bg_run(void *user)
 {
     bk_png_bg *j = user;
-    j->r = bk_png_encode_image(&j->im, 0, &j->png);
+    j->r = bk_png_encode_pixels(&j->im, &j->px, 0, &j->png);
     if (j->r == BK_OK && (j->png.failed || !j->png.size)) j->r = BK_ENOMEM;
-    return NULL;
 }
 
 static void png_bg_join(bk_png_bg *j)
 {
-    pthread_mutex_lock(&j->mu);
+    bk_mutex_lock(&j->mu);
     if (!j->joined) {
-        pthread_join(j->th, NULL);
+        bk_thread_join(&j->th);
         j->joined = true;
     }
-    pthread_mutex_unlock(&j->mu);
+    bk_mutex_unlock(&j->mu);
 }
-#endif
 
 void bk_png_bg_start(bk_scene *s, int32_t image)
 {
-#ifdef BK_HAVE_PTHREAD
-    if (s->png_job_ || image < 0 || (uint32_t)image >= s->image_count || bk_cpu_count() < 2) return;
-    const bk_image *im = &s->images[image];
-    if (im->packing != BK_PACK_RGB_UP || !im->packed) return;
+    if (*bk_scene_png_job(s) || image < 0 || (uint32_t)image >= s->image_count || bk_cpu_count() < 2) return;
+    const bk_pixels *px = bk_scene_pixels(s, (uint32_t)image);
+    if (px->packing != BK_PACK_RGB_UP || !px->packed) return;
     bk_png_bg *j = bk_calloc(1, sizeof *j);
     if (!j) return;
-    j->im = *im;
+    j->im = s->images[image];
+    j->px = *px;
     j->index = (uint32_t)image;
-    if (pthread_mutex_init(&j->mu, NULL) != 0) {
+    bk_mutex_init(&j->mu);
+    if (!bk_thread_start(&j->th, png_bg_run, j)) {
+        bk_mutex_destroy(&j->mu);
         bk_free(j);
         return;
     }
-    if (pthread_create(&j->th, NULL, png_bg_run, j) != 0) {
-        pthread_mutex_destroy(&j->mu);
-        bk_free(j);
-        return;
-    }
-    s->png_job_ = j;
-#else
-    (void)s, (void)image;
-#endif
+    *bk_scene_png_job(s) = j;
 }
 
 bool bk_png_bg_get(const bk_scene *s, uint32_t image, const uint8_t **png, size_t *size)
 {
-    bk_png_bg *j = s->png_job_;
-    if (!j || j->index != image || image >= s->image_count || s->images[image].packed != j->im.packed) return false;
-#ifdef BK_HAVE_PTHREAD
+    bk_png_bg *j = *bk_scene_png_job(s);
+    if (!j || j->index != image || image >= s->image_count || bk_scene_pixels(s, image)->packed != j->px.packed)
+        return false;
     png_bg_join(j);
-#endif
     if (j->r != BK_OK) return false;
     *png = j->png.data;
     *size = j->png.size;
@@ -694,13 +662,11 @@ bool bk_png_bg_get(const bk_scene *s, uint32_t image, const uint8_t **png, size_
 
 void bk_png_bg_free(bk_scene *s)
 {
-    bk_png_bg *j = s->png_job_;
+    bk_png_bg *j = *bk_scene_png_job(s);
     if (!j) return;
-#ifdef BK_HAVE_PTHREAD
     png_bg_join(j);
-    pthread_mutex_destroy(&j->mu);
-#endif
+    bk_mutex_destroy(&j->mu);
     bk_buf_free(&j->png);
     bk_free(j);
-    s->png_job_ = NULL;
+    *bk_scene_png_job(s) = NULL;
 }

@@ -1,7 +1,66 @@
-/* The format-neutral scene: growable arrays, owned by the scene, freed in one call. */
+/* The format-neutral scene: growable arrays, owned by the scene, freed in one call.
+ *
+ * The public bk_scene holds what a program reads. What only the builders need lives around it:
+ * the scene is allocated inside a scene_own (bk_scene first, so the two pointers are the same),
+ * which holds the capacities of the scene's arrays, each image's pixels and the background PNG
+ * job. The arrays inside the elements (a mesh's primitives, an animation's channels, a
+ * primitive's vertices and indices) keep their capacity in a small header in front of the array. */
 #include "../common/bk_internal.h"
 
-bk_scene *bk_scene_new(void) { return bk_calloc(1, sizeof(bk_scene)); }
+typedef struct scene_own {
+    bk_scene s;
+    uint32_t image_cap, material_cap, mesh_cap, node_cap, skin_cap, anim_cap;
+    bk_pixels *px;             /* one per image, image_cap of them */
+    bk_png_bg *png_job;
+} scene_own;
+
+static scene_own *own(const bk_scene *s) { return (scene_own *)(uintptr_t)s; }
+
+bk_scene *bk_scene_new(void)
+{
+    scene_own *o = bk_calloc(1, sizeof *o);
+    return o ? &o->s : NULL;
+}
+
+bk_pixels *bk_scene_pixels(const bk_scene *s, uint32_t i) { return &own(s)->px[i]; }
+bk_png_bg **bk_scene_png_job(const bk_scene *s) { return &own(s)->png_job; }
+
+/* ---- arrays with their capacity in front (16 bytes: the allocator's alignment is kept) ---- */
+#define CAP_HDR 16u
+static uint32_t cap_of(const void *arr)
+{
+    uint32_t c = 0;
+    if (arr) memcpy(&c, (const uint8_t *)arr - CAP_HDR, 4);
+    return c;
+}
+/* *arr to room for exactly cap elements of size bytes (contents kept, new room not cleared) */
+static bk_result cap_resize(void **arr, uint32_t cap, size_t size)
+{
+    size_t bytes;
+    if (!bk_mul_ok(cap, size, &bytes) || !bk_add_ok(bytes, CAP_HDR, &bytes)) return BK_EOVERFLOW;
+    uint8_t *n = bk_realloc(*arr ? (uint8_t *)*arr - CAP_HDR : NULL, bytes);
+    if (!n) return BK_ENOMEM;
+    memcpy(n, &cap, 4);
+    *arr = n + CAP_HDR;
+    return BK_OK;
+}
+static void cap_free(void *arr)
+{
+    if (arr) bk_free((uint8_t *)arr - CAP_HDR);
+}
+/* as bk_grow (doubling from 8, the new room zeroed) for an array with its capacity in front */
+static bk_result cap_grow(void **arr, uint32_t need, size_t size)
+{
+    uint32_t cap = cap_of(*arr);
+    if (need <= cap) return BK_OK;
+    uint64_t ncap = cap ? (uint64_t)cap * 2 : 8;
+    while (ncap < need) ncap *= 2;
+    if (ncap > UINT32_MAX) ncap = UINT32_MAX;
+    if (ncap < need) return BK_ELIMIT;
+    BK_TRY(cap_resize(arr, (uint32_t)ncap, size));
+    memset((uint8_t *)*arr + (size_t)cap * size, 0, (size_t)(ncap - cap) * size);
+    return BK_OK;
+}
 
 static void free_kvs(bk_kv *kv, uint32_t n)
 {
@@ -14,32 +73,34 @@ static void free_kvs(bk_kv *kv, uint32_t n)
 
 static void free_prim(bk_primitive *p)
 {
-    bk_free(p->position);
+    cap_free(p->position);
     bk_free(p->normal);
     bk_free(p->uv0);
     bk_free(p->uv1);
     bk_free(p->color);
     bk_free(p->joints);
     bk_free(p->weights);
-    bk_free(p->indices);
+    cap_free(p->indices);
 }
 
 void bk_scene_free(bk_scene *s)
 {
     if (!s) return;
     bk_png_bg_free(s); /* first: its thread reads an image's rows */
+    scene_own *o = own(s);
     for (uint32_t i = 0; i < s->image_count; i++) {
         bk_free(s->images[i].name);
-        bk_free(s->images[i].rgba);
-        bk_free(s->images[i].packed);
+        bk_free(o->px[i].rgba);
+        bk_free(o->px[i].packed);
     }
+    bk_free(o->px);
     for (uint32_t i = 0; i < s->material_count; i++) {
         bk_free(s->materials[i].name);
         free_kvs(s->materials[i].extras, s->materials[i].extra_count);
     }
     for (uint32_t i = 0; i < s->mesh_count; i++) {
         for (uint32_t j = 0; j < s->meshes[i].prim_count; j++) free_prim(&s->meshes[i].prims[j]);
-        bk_free(s->meshes[i].prims);
+        cap_free(s->meshes[i].prims);
         bk_free(s->meshes[i].name);
     }
     for (uint32_t i = 0; i < s->node_count; i++) {
@@ -56,7 +117,7 @@ void bk_scene_free(bk_scene *s)
             bk_free(s->anims[i].channels[j].times);
             bk_free(s->anims[i].channels[j].values);
         }
-        bk_free(s->anims[i].channels);
+        cap_free(s->anims[i].channels);
         bk_free(s->anims[i].name);
     }
     bk_free(s->images);
@@ -67,20 +128,31 @@ void bk_scene_free(bk_scene *s)
     bk_free(s->anims);
     free_kvs(s->extras, s->extra_count);
     bk_free(s->name);
-    bk_free(s);
+    bk_free(o);
 }
 
 bk_result bk_scene_add_image(bk_scene *s, const char *name, uint32_t w, uint32_t h, uint8_t *rgba, int32_t *out)
 {
     if (s->image_count >= INT32_MAX) return BK_ELIMIT;
-    BK_TRY(bk_grow((void **)&s->images, &s->image_cap_, s->image_count + 1, sizeof(bk_image)));
+    scene_own *o = own(s);
+    uint32_t cap = o->image_cap;
+    BK_TRY(bk_grow((void **)&s->images, &o->image_cap, s->image_count + 1, sizeof(bk_image)));
+    if (o->image_cap != cap) {
+        uint32_t pcap = cap;
+        bk_result r = bk_grow((void **)&o->px, &pcap, o->image_cap, sizeof(bk_pixels));
+        if (r != BK_OK) {
+            o->image_cap = cap; /* the pixel records did not follow: grow both again next time */
+            return r;
+        }
+    }
     bk_image *im = &s->images[s->image_count];
     memset(im, 0, sizeof *im);
+    memset(&o->px[s->image_count], 0, sizeof(bk_pixels));
     im->name = bk_strdup(name ? name : "");
     if (!im->name) return BK_ENOMEM;
     im->width = w;
     im->height = h;
-    im->rgba = rgba;
+    o->px[s->image_count].rgba = rgba;
     if (rgba) {
         size_t n = (size_t)w * h;
         for (size_t i = 0; i < n; i++)
@@ -95,9 +167,7 @@ bk_result bk_scene_add_image(bk_scene *s, const char *name, uint32_t w, uint32_t
 }
 
 bk_result bk_scene_add_packed_image(bk_scene *s, const char *name, uint32_t w, uint32_t h, uint32_t packing,
-                                    uint8_t *packed, size_t size,
-                                    bk_result (*unpack)(const uint8_t *, size_t, uint32_t, uint32_t, uint8_t *),
-                                    int has_alpha, int32_t *out)
+                                    uint8_t *packed, size_t size, bk_unpack_fn unpack, int has_alpha, int32_t *out)
 {
     size_t n;
     if (!packed || !w || !h || !bk_mul_ok((size_t)w, (size_t)h, &n) || n > SIZE_MAX / 4) return BK_EARG;
@@ -132,29 +202,35 @@ bk_result bk_scene_add_packed_image(bk_scene *s, const char *name, uint32_t w, u
     }
     BK_TRY(bk_scene_add_image(s, name, w, h, NULL, out));
     bk_image *im = &s->images[s->image_count - 1];
-    im->packing = packing;
-    im->packed = packed;
-    im->packed_size = size;
-    im->unpack = packing == BK_PACK_CODEC ? unpack : NULL;
+    bk_pixels *px = bk_scene_pixels(s, s->image_count - 1);
+    px->packing = packing;
+    px->packed = packed;
+    px->packed_size = size;
+    px->unpack = packing == BK_PACK_CODEC ? unpack : NULL;
     im->has_alpha = has_alpha != 0;
     return BK_OK;
 }
 
-bool bk_image_has_pixels(const bk_image *im)
+static bool has_pixels(const bk_image *im, const bk_pixels *px)
 {
-    return im && im->width && im->height && (im->rgba || (im->packed && im->packing != BK_PACK_NONE));
+    return im->width && im->height && (px->rgba || (px->packed && px->packing != BK_PACK_NONE));
 }
 
-bk_result bk_image_unpack_to(const bk_image *im, uint8_t *o)
+bool bk_scene_image_has_pixels(const bk_scene *s, uint32_t i)
 {
-    if (!bk_image_has_pixels(im)) return BK_EARG;
+    return s && i < s->image_count && has_pixels(&s->images[i], bk_scene_pixels(s, i));
+}
+
+bk_result bk_unpack_pixels(const bk_image *im, const bk_pixels *px, uint8_t *o)
+{
+    if (!has_pixels(im, px)) return BK_EARG;
     size_t w = im->width, n = w * im->height;
-    const uint8_t *p = im->packed;
-    if (im->rgba) {
-        memcpy(o, im->rgba, n * 4);
-    } else if (im->packing == BK_PACK_RGB_UP) {
+    const uint8_t *p = px->packed;
+    if (px->rgba) {
+        memcpy(o, px->rgba, n * 4);
+    } else if (px->packing == BK_PACK_RGB_UP) {
         size_t stride = w * 3 + 1;
-        if (im->packed_size != stride * im->height) return BK_EARG;
+        if (px->packed_size != stride * im->height) return BK_EARG;
         for (size_t y = 0; y < im->height; y++) {
             const uint8_t *row = p + y * stride;
             uint8_t *d = o + y * w * 4, *up = y ? d - w * 4 : NULL;
@@ -164,32 +240,39 @@ bk_result bk_image_unpack_to(const bk_image *im, uint8_t *o)
                 d[x * 4 + 3] = 255;
             }
         }
-    } else if (im->packing == BK_PACK_PAL8) {
-        if (im->packed_size != n + 1024) return BK_EARG;
+    } else if (px->packing == BK_PACK_PAL8) {
+        if (px->packed_size != n + 1024) return BK_EARG;
         for (size_t i = 0; i < n; i++) memcpy(o + i * 4, p + (size_t)p[1024 + i] * 4, 4);
-    } else if (im->packing == BK_PACK_PNG) {
-        uint8_t *px;
+    } else if (px->packing == BK_PACK_PNG) {
+        uint8_t *dec;
         uint32_t pw, ph;
-        BK_TRY(bk_image_decode(p, im->packed_size, UINT32_MAX, &px, &pw, &ph));
+        BK_TRY(bk_image_decode(p, px->packed_size, UINT32_MAX, &dec, &pw, &ph));
         if (pw != im->width || ph != im->height) {
-            bk_free(px);
+            bk_free(dec);
             return BK_EFORMAT;
         }
-        memcpy(o, px, n * 4);
-        bk_free(px);
+        memcpy(o, dec, n * 4);
+        bk_free(dec);
     } else {
-        return im->unpack ? im->unpack(p, im->packed_size, im->width, im->height, o) : BK_EARG;
+        return px->unpack ? px->unpack(p, px->packed_size, im->width, im->height, o) : BK_EARG;
     }
     return BK_OK;
 }
 
-bk_result bk_image_unpack(const bk_image *im, uint8_t **rgba)
+bk_result bk_scene_image_unpack_to(const bk_scene *s, uint32_t i, uint8_t *out)
+{
+    if (!s || i >= s->image_count) return BK_EARG;
+    return bk_unpack_pixels(&s->images[i], bk_scene_pixels(s, i), out);
+}
+
+bk_result bk_scene_image_rgba(const bk_scene *s, uint32_t i, uint8_t **rgba)
 {
     *rgba = NULL;
-    if (!bk_image_has_pixels(im)) return BK_EARG;
+    if (!bk_scene_image_has_pixels(s, i)) return BK_EARG;
+    const bk_image *im = &s->images[i];
     uint8_t *o = bk_malloc((size_t)im->width * im->height * 4);
     if (!o) return BK_ENOMEM;
-    bk_result r = bk_image_unpack_to(im, o);
+    bk_result r = bk_scene_image_unpack_to(s, i, o);
     if (r != BK_OK) {
         bk_free(o);
         return r;
@@ -201,7 +284,7 @@ bk_result bk_image_unpack(const bk_image *im, uint8_t **rgba)
 bk_result bk_scene_add_material(bk_scene *s, const char *name, int32_t *out)
 {
     if (s->material_count >= INT32_MAX) return BK_ELIMIT;
-    BK_TRY(bk_grow((void **)&s->materials, &s->material_cap_, s->material_count + 1, sizeof(bk_material)));
+    BK_TRY(bk_grow((void **)&s->materials, &own(s)->material_cap, s->material_count + 1, sizeof(bk_material)));
     bk_material *m = &s->materials[s->material_count];
     memset(m, 0, sizeof *m);
     m->name = bk_strdup(name ? name : "");
@@ -227,7 +310,7 @@ int32_t bk_scene_find_material(const bk_scene *s, const char *name)
 bk_result bk_scene_add_mesh(bk_scene *s, const char *name, int32_t *out)
 {
     if (s->mesh_count >= INT32_MAX) return BK_ELIMIT;
-    BK_TRY(bk_grow((void **)&s->meshes, &s->mesh_cap_, s->mesh_count + 1, sizeof(bk_mesh)));
+    BK_TRY(bk_grow((void **)&s->meshes, &own(s)->mesh_cap, s->mesh_count + 1, sizeof(bk_mesh)));
     bk_mesh *m = &s->meshes[s->mesh_count];
     memset(m, 0, sizeof *m);
     m->name = bk_strdup(name ? name : "");
@@ -241,7 +324,7 @@ bk_result bk_scene_add_node(bk_scene *s, const char *name, int32_t parent, int32
 {
     if (s->node_count >= INT32_MAX) return BK_ELIMIT;
     if (parent >= (int32_t)s->node_count || mesh >= (int32_t)s->mesh_count) return BK_EARG;
-    BK_TRY(bk_grow((void **)&s->nodes, &s->node_cap_, s->node_count + 1, sizeof(bk_node)));
+    BK_TRY(bk_grow((void **)&s->nodes, &own(s)->node_cap, s->node_count + 1, sizeof(bk_node)));
     bk_node *n = &s->nodes[s->node_count];
     memset(n, 0, sizeof *n);
     n->name = bk_strdup(name ? name : "");
@@ -259,7 +342,7 @@ bk_result bk_scene_add_node(bk_scene *s, const char *name, int32_t parent, int32
 bk_result bk_scene_add_skin(bk_scene *s, const char *name, uint32_t joint_count, int32_t *out)
 {
     if (!joint_count || joint_count > 65535) return BK_ELIMIT;
-    BK_TRY(bk_grow((void **)&s->skins, &s->skin_cap_, s->skin_count + 1, sizeof(bk_skin)));
+    BK_TRY(bk_grow((void **)&s->skins, &own(s)->skin_cap, s->skin_count + 1, sizeof(bk_skin)));
     bk_skin *k = &s->skins[s->skin_count];
     memset(k, 0, sizeof *k);
     k->name = bk_strdup(name ? name : "");
@@ -280,7 +363,7 @@ bk_result bk_scene_add_skin(bk_scene *s, const char *name, uint32_t joint_count,
 
 bk_result bk_scene_add_animation(bk_scene *s, const char *name, int32_t *out)
 {
-    BK_TRY(bk_grow((void **)&s->anims, &s->anim_cap_, s->anim_count + 1, sizeof(bk_animation)));
+    BK_TRY(bk_grow((void **)&s->anims, &own(s)->anim_cap, s->anim_count + 1, sizeof(bk_animation)));
     bk_animation *a = &s->anims[s->anim_count];
     memset(a, 0, sizeof *a);
     a->name = bk_strdup(name ? name : "");
@@ -294,7 +377,7 @@ bk_result bk_animation_add_channel(bk_animation *a, int32_t node, uint32_t path,
                                    bk_channel **out)
 {
     if (!key_count || path > BK_PATH_SCALE) return BK_EARG;
-    BK_TRY(bk_grow((void **)&a->channels, &a->channel_cap_, a->channel_count + 1, sizeof(bk_channel)));
+    BK_TRY(cap_grow((void **)&a->channels, a->channel_count + 1, sizeof(bk_channel)));
     bk_channel *c = &a->channels[a->channel_count];
     memset(c, 0, sizeof *c);
     uint32_t comps = path == BK_PATH_ROTATION ? 4 : 3;
@@ -315,7 +398,7 @@ bk_result bk_animation_add_channel(bk_animation *a, int32_t node, uint32_t path,
 
 bk_result bk_mesh_add_primitive(bk_mesh *m, int32_t material, uint32_t mode, uint32_t attrs, bk_primitive **out)
 {
-    BK_TRY(bk_grow((void **)&m->prims, &m->prim_cap_, m->prim_count + 1, sizeof(bk_primitive)));
+    BK_TRY(cap_grow((void **)&m->prims, m->prim_count + 1, sizeof(bk_primitive)));
     bk_primitive *p = &m->prims[m->prim_count++];
     memset(p, 0, sizeof *p);
     p->material = material;
@@ -338,7 +421,7 @@ static bk_result grow_attr(void **arr, uint32_t ncap, size_t per_vertex)
 /* every vertex array of p to room for exactly nc vertices */
 static bk_result vertex_room(bk_primitive *p, uint32_t nc)
 {
-    BK_TRY(grow_attr((void **)&p->position, nc, 3 * sizeof(float)));
+    BK_TRY(cap_resize((void **)&p->position, nc, 3 * sizeof(float))); /* holds the capacity */
     if (p->attrs & BK_ATTR_NORMAL) BK_TRY(grow_attr((void **)&p->normal, nc, 3 * sizeof(float)));
     if (p->attrs & BK_ATTR_UV0) BK_TRY(grow_attr((void **)&p->uv0, nc, 2 * sizeof(float)));
     if (p->attrs & BK_ATTR_UV1) BK_TRY(grow_attr((void **)&p->uv1, nc, 2 * sizeof(float)));
@@ -347,30 +430,24 @@ static bk_result vertex_room(bk_primitive *p, uint32_t nc)
         BK_TRY(grow_attr((void **)&p->weights, nc, 4 * sizeof(float)));
         BK_TRY(grow_attr((void **)&p->joints, nc, 4 * sizeof(uint16_t)));
     }
-    p->vcap_ = nc;
     return BK_OK;
 }
 
 bk_result bk_prim_reserve(bk_primitive *p, uint32_t vertices, uint32_t indices)
 {
     if (vertices > UINT32_MAX - p->vertex_count || indices > UINT32_MAX - p->index_count) return BK_ELIMIT;
-    if (p->vertex_count + vertices > p->vcap_) BK_TRY(vertex_room(p, p->vertex_count + vertices));
+    if (p->vertex_count + vertices > cap_of(p->position)) BK_TRY(vertex_room(p, p->vertex_count + vertices));
     uint32_t ni = p->index_count + indices;
-    if (ni > p->icap_) {
-        uint32_t *n = bk_realloc(p->indices, (size_t)ni * sizeof(uint32_t));
-        if (!n) return BK_ENOMEM;
-        p->indices = n;
-        p->icap_ = ni;
-    }
+    if (ni > cap_of(p->indices)) BK_TRY(cap_resize((void **)&p->indices, ni, sizeof(uint32_t)));
     return BK_OK;
 }
 
 bk_result bk_prim_add_vertices(bk_primitive *p, uint32_t n, uint32_t *first)
 {
     if (n > UINT32_MAX - p->vertex_count) return BK_ELIMIT;
-    uint32_t need = p->vertex_count + n;
-    if (need > p->vcap_) {
-        uint64_t ncap = p->vcap_ ? p->vcap_ : 64;
+    uint32_t need = p->vertex_count + n, vcap = cap_of(p->position);
+    if (need > vcap) {
+        uint64_t ncap = vcap ? vcap : 64;
         while (ncap < need) ncap *= 2;
         if (ncap > UINT32_MAX) ncap = UINT32_MAX;
         BK_TRY(vertex_room(p, (uint32_t)ncap));
@@ -400,26 +477,28 @@ static void shrink_to(void **arr, size_t bytes)
     if (n) *arr = n; /* on failure the larger block stays */
 }
 
+static void shrink_cap(void **arr, uint32_t n, size_t size)
+{
+    if (!*arr || !n || cap_of(*arr) <= n) return;
+    (void)cap_resize(arr, n, size); /* on failure the larger block stays, its capacity with it */
+}
+
 void bk_scene_shrink(bk_scene *s)
 {
     for (uint32_t i = 0; i < s->mesh_count; i++)
         for (uint32_t j = 0; j < s->meshes[i].prim_count; j++) {
             bk_primitive *p = &s->meshes[i].prims[j];
             size_t v = p->vertex_count;
-            if (p->vcap_ > v && v) {
-                shrink_to((void **)&p->position, v * 3 * sizeof(float));
+            if (cap_of(p->position) > v && v) {
+                shrink_cap((void **)&p->position, (uint32_t)v, 3 * sizeof(float));
                 shrink_to((void **)&p->normal, v * 3 * sizeof(float));
                 shrink_to((void **)&p->uv0, v * 2 * sizeof(float));
                 shrink_to((void **)&p->uv1, v * 2 * sizeof(float));
                 shrink_to((void **)&p->color, v * 4);
                 shrink_to((void **)&p->weights, v * 4 * sizeof(float));
                 shrink_to((void **)&p->joints, v * 4 * sizeof(uint16_t));
-                p->vcap_ = (uint32_t)v;
             }
-            if (p->icap_ > p->index_count && p->index_count) {
-                shrink_to((void **)&p->indices, (size_t)p->index_count * sizeof(uint32_t));
-                p->icap_ = p->index_count;
-            }
+            shrink_cap((void **)&p->indices, p->index_count, sizeof(uint32_t));
         }
 }
 
@@ -427,15 +506,12 @@ bk_result bk_prim_add_indices(bk_primitive *p, const uint32_t *idx, uint32_t n)
 {
     if (n == 0) return BK_OK; /* memcpy from/to NULL is undefined even for 0 bytes */
     if (n > UINT32_MAX - p->index_count) return BK_ELIMIT;
-    uint32_t need = p->index_count + n;
-    if (need > p->icap_) { /* doubling; the spare room is not cleared (untouched pages cost nothing) */
-        uint64_t ncap = p->icap_ ? (uint64_t)p->icap_ * 2 : 64;
+    uint32_t need = p->index_count + n, icap = cap_of(p->indices);
+    if (need > icap) { /* doubling; the spare room is not cleared (untouched pages cost nothing) */
+        uint64_t ncap = icap ? (uint64_t)icap * 2 : 64;
         while (ncap < need) ncap *= 2;
         if (ncap > UINT32_MAX) ncap = UINT32_MAX;
-        uint32_t *ni = bk_realloc(p->indices, (size_t)ncap * sizeof(uint32_t));
-        if (!ni) return BK_ENOMEM;
-        p->indices = ni;
-        p->icap_ = (uint32_t)ncap;
+        BK_TRY(cap_resize((void **)&p->indices, (uint32_t)ncap, sizeof(uint32_t)));
     }
     memcpy(p->indices + p->index_count, idx, (size_t)n * sizeof(uint32_t));
     p->index_count += n;

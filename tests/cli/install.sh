@@ -43,6 +43,27 @@ if cmake -S "$WORK/consumer" -B "$WORK/consumer/build" -DCMAKE_PREFIX_PATH="$PRE
    cmake --build "$WORK/consumer/build" >/dev/null 2>>"$WORK/.err"; then
     ok; check "CMake consumer runs" "$WORK/consumer/build/consumer"
 else fail "CMake consumer does not build"; tail "$WORK/.err" >&2; fi
+# each installed header stands alone, C11, without warnings, and names nothing the library keeps
+# for itself (builder capacities, the PNG job, pixel packing, the scene builders, internal flags)
+for h in "$PREFIX"/include/bspkit/*.h; do
+    check "$(basename "$h") compiles alone" bash -c "echo '#include <bspkit/$(basename "$h")>' |
+        cc -std=c11 -Wall -Wextra -Wpedantic -Werror -fsyntax-only -I'$PREFIX/include' -x c -"
+done
+check "no private names in the installed headers" bash -c "! grep -nE '_cap_|png_job|BK_PACK_|bk_scene_add|bk_prim_|bk_atlas|bk_file_impl|COMPACT_IMAGES|RELEASE_INPUT' '$PREFIX'/include/bspkit/*.h"
+# an embedder built against the installed headers and library only runs the headers' examples on
+# real maps: open, query, rewrite, the file into a scene, its images' pixels, a .glb in memory
+if cc $SANFLAGS -std=c11 -Wall -Wextra -Werror "$BK_TESTS/cli/embedder.c" -o "$WORK/consumer/embedder" -I"$PREFIX/include" \
+      $(pkg-config --libs --static bspkit) 2>"$WORK/.err"; then
+    ok
+    SRC=$(cd "$BK_TESTS/.." && pwd)
+    check "embedder on the shipped sample" "$WORK/consumer/embedder" "$SRC/samples/bsp_tool_quake_mp_lobby.bsp"
+    g=$(ls "$CORPUS"/goldsrc/*.bsp 2>/dev/null | head -1)
+    if [[ -n $g ]]; then check "embedder on $(basename "$g")" "$WORK/consumer/embedder" "$g"
+    else echo "note: no GoldSrc corpus map (../shared/corpus): that run skipped"; fi
+    q=$FETCHED/q3/oa081/dm4ish.bsp; pk=$FETCHED/pk3/oa-pak1-maps.pk3
+    if [[ -f $q && -f $pk ]]; then check "embedder on dm4ish and a pk3" "$WORK/consumer/embedder" "$q" "$pk"
+    else echo "note: no Quake 3 corpus (fetch-corpus): that run skipped"; fi
+else fail "the embedder does not build against the installed headers"; head "$WORK/.err" >&2; fi
 # the installed package names no absolute path of this machine's libraries
 no_abs_paths() { ! grep -qE '"/(usr|lib)[^"]*[.](so|a)' "$@"; }
 check "the CMake package names no absolute library path" no_abs_paths $(find "$PREFIX" -name 'bspkitTargets*.cmake')

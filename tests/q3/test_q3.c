@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 
 #include "bspkit/q3.h"
+#include "bspkit/query.h"
 #include "bspkit/scene.h"
 #include "../unit/check.h"
 #include "common/bk_internal.h"
@@ -182,17 +183,21 @@ static void test_synthetic(const char *workdir)
     CHECK(fabsf(lt.ambient[0] - 10) < 0.01f && fabsf(lt.ambient[2] - 30) < 0.01f);
     CHECK(fabsf(lt.dir[2] - 1) < 0.001f);
     float left[3] = {-10, 0, 0}, right[3] = {10, 0, 0};
-    CHECK(bk_q3_point_leaf(m, right) == 0 && bk_q3_point_leaf(m, left) == 1);
-    CHECK(bk_q3_point_cluster(m, left) == 1);
-    CHECK(bk_q3_cluster_visible(m, 0, 1) == 1 && bk_q3_cluster_visible(m, 1, 0) == 0);
-    CHECK(bk_q3_cluster_visible(m, -1, 0) == 1);
+    bk_query *q = NULL;
+    bk_point_info at_l = {0}, at_r = {0};
+    CHECK(bk_query_open(f, NULL, &q) == BK_OK && bk_query_point(q, 0, right, &at_r) == BK_OK &&
+          bk_query_point(q, 0, left, &at_l) == BK_OK);
+    CHECK(at_r.leaf == 0 && at_l.leaf == 1 && at_l.cluster == 1);
+    CHECK(bk_query_cluster_visible(q, 0, 1) && !bk_query_cluster_visible(q, 1, 0));
+    CHECK(bk_query_cluster_visible(q, -1, 0));
+    bk_query_free(q);
 
     /* tessellation: level 4 -> (2*4+1) x (1*4+1) grid, 2*8*4 triangles, mid row at z = 32 */
     bk_options o = {0};
     o.patch_level = 4;
     o.flags = BK_OPT_NO_TEXTURES;
     bk_scene *s = NULL;
-    CHECK(bk_file_build_scene(f, &o, &s) == BK_OK);
+    CHECK(bk_scene_build(f, &o, 0, &s) == BK_OK); /* images as RGBA */
     if (s) {
         uint32_t tris = 0, verts = 0, at_mid = 0;
         for (uint32_t i = 0; i < s->mesh_count; i++)
@@ -210,7 +215,7 @@ static void test_synthetic(const char *workdir)
         CHECK(at_mid == 9); /* the whole middle grid row, both pieces, at the curve's height */
         CHECK(s->image_count == 1 && s->images[0].is_lightmap);
         /* overbright 1 (default): 64 -> 128 */
-        CHECK(s->image_count == 1 && s->images[0].width >= 128 && s->images[0].rgba[0] == 128);
+        CHECK(s->image_count == 1 && s->images[0].width >= 128 && bk_scene_pixels(s, 0)->rgba[0] == 128);
         bk_scene_free(s);
     }
     bk_file_free(f);
@@ -396,6 +401,8 @@ static void test_real(const char *fetched)
     }
     const bk_q3_map *m = bk_q3_map_of(f);
     CHECK(m && m->grid.cells && m->vis && m->cluster_count > 0);
+    bk_query *q = NULL;
+    CHECK(bk_query_open(f, NULL, &q) == BK_OK);
     /* every player start is inside the world, in a cluster that sees itself, with some light */
     const bk_entities *es = bk_file_entities(f);
     uint32_t starts = 0;
@@ -406,14 +413,17 @@ static void test_real(const char *fetched)
         if (!cn || !org || strncmp(cn, "info_player", 11) != 0 || sscanf(org, "%f %f %f", &p[0], &p[1], &p[2]) != 3)
             continue;
         starts++;
-        int32_t c = bk_q3_point_cluster(m, p);
+        bk_point_info pi = {0};
+        CHECK(q && bk_query_point(q, 0, p, &pi) == BK_OK);
+        int32_t c = pi.cluster;
         CHECK(c >= 0 && c < m->cluster_count);
-        CHECK(bk_q3_cluster_visible(m, c, c) == 1);
+        CHECK(bk_query_cluster_visible(q, c, c));
         bk_q3_light lt;
         CHECK(bk_q3_lightgrid_sample(m, p, &lt) == BK_OK);
         CHECK(lt.ambient[0] + lt.ambient[1] + lt.ambient[2] + lt.directed[0] > 0);
     }
     CHECK(starts > 0);
+    bk_query_free(q);
 
     /* a scene builder's problems arrive as located diagnostics: pages larger than the atlas
      * allows are each named by their lightmap index (they were a bare count before) */
@@ -434,15 +444,11 @@ static void test_real(const char *fetched)
      * written (BK_OPT_RELEASE_INPUT): the glTF is the same as without, to a file and in memory, at
      * the default level (the thread's PNG) and at another (the exporter's own) */
     bk_scene *plain = NULL, *bg = NULL;
-    bk_options po;
-    memset(&po, 0, sizeof po);
-    po.flags = BK_OPT_COMPACT_IMAGES;
-    CHECK(bk_file_build_scene(f, &po, &plain) == BK_OK);
-    po.flags |= BK_OPT_RELEASE_INPUT;
-    CHECK(bk_file_build_scene(f, &po, &bg) == BK_OK);
+    CHECK(bk_file_build_scene(f, NULL, &plain) == BK_OK);
+    CHECK(bk_scene_build(f, NULL, BK_OPT_COMPACT_IMAGES | BK_OPT_RELEASE_INPUT, &bg) == BK_OK);
     if (plain && bg) {
         CHECK(bg->image_count == plain->image_count && bg->image_count > 0 &&
-              bg->images[0].packing == BK_PACK_RGB_UP);
+              bk_scene_pixels(bg, 0)->packing == BK_PACK_RGB_UP);
         for (int level = 0; level <= 1; level++) {
             bk_export_options xo;
             memset(&xo, 0, sizeof xo);
@@ -472,10 +478,10 @@ static void test_real(const char *fetched)
          * the rows; without build, none */
         const uint8_t *png = NULL;
         size_t pn = 0;
-        CHECK(plain->png_job_ == NULL);
+        CHECK(*bk_scene_png_job(plain) == NULL);
         if (bk_cpu_count() > 1) {
             bk_buf mine = {0};
-            CHECK(bk_png_bg_get(bg, 0, &png, &pn) && bk_png_encode_image(&bg->images[0], 0, &mine) == BK_OK &&
+            CHECK(bk_png_bg_get(bg, 0, &png, &pn) && bk_png_encode_image(bg, 0, 0, &mine) == BK_OK &&
                   mine.size == pn && memcmp(mine.data, png, pn) == 0);
             bk_buf_free(&mine);
         }
@@ -517,12 +523,13 @@ static void test_read_only(const char *fetched)
         if (bk_file_load_memory(m, n, NULL, &f) == BK_OK) {
             const bk_q3_map *q = bk_q3_map_of(f);
             CHECK(c == 0 && q && (const uint8_t *)q->verts == m + vo && (const uint8_t *)q->surfaces == m + so);
+            bk_query *qq = NULL;
+            bk_point_info pi;
             float p[3] = {0, 0, 0};
-            (void)bk_q3_point_cluster(q, p);
+            if (bk_query_open(f, NULL, &qq) == BK_OK) (void)bk_query_point(qq, 0, p, &pi);
+            bk_query_free(qq);
             bk_scene *s = NULL;
-            bk_options o = {0};
-            o.flags = BK_OPT_RELEASE_INPUT | BK_OPT_COMPACT_IMAGES;
-            CHECK(bk_file_build_scene(f, &o, &s) == BK_OK);
+            CHECK(bk_scene_build(f, NULL, BK_OPT_RELEASE_INPUT | BK_OPT_COMPACT_IMAGES, &s) == BK_OK);
             uint8_t *glb = NULL;
             size_t gn = 0;
             CHECK(s && bk_export_glb_memory(s, NULL, &glb, &gn, NULL) == BK_OK && gn > 0);

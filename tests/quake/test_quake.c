@@ -303,17 +303,19 @@ static void test_overbright(void)
     bk_options o = {0};
     o.flags = BK_OPT_NO_TEXTURES;
     bk_scene *a = NULL, *b = NULL;
-    CHECK(bk_file_build_scene(f, &o, &a) == BK_OK);
+    CHECK(bk_scene_build(f, &o, 0, &a) == BK_OK); /* images as RGBA */
     o.overbright = -1.0f;
-    CHECK(bk_file_build_scene(f, &o, &b) == BK_OK);
+    CHECK(bk_scene_build(f, &o, 0, &b) == BK_OK);
     const bk_image *la = find_lightmap(a), *lb = find_lightmap(b);
+    const uint8_t *pa = la ? bk_scene_pixels(a, (uint32_t)(la - a->images))->rgba : NULL;
+    const uint8_t *pb = lb ? bk_scene_pixels(b, (uint32_t)(lb - b->images))->rgba : NULL;
     CHECK(la && lb && la->width == lb->width && la->height == lb->height);
-    if (la && lb && la->width == lb->width && la->height == lb->height) {
+    if (la && lb && pa && pb && la->width == lb->width && la->height == lb->height) {
         size_t n = (size_t)la->width * la->height * 4, bad = 0, brighter = 0;
         for (size_t i = 0; i < n; i++) {
-            unsigned want = (i % 4 == 3) ? lb->rgba[i] : (lb->rgba[i] * 2u > 255u ? 255u : lb->rgba[i] * 2u);
-            if (la->rgba[i] != want) bad++;
-            if (la->rgba[i] > lb->rgba[i]) brighter++;
+            unsigned want = (i % 4 == 3) ? pb[i] : (pb[i] * 2u > 255u ? 255u : pb[i] * 2u);
+            if (pa[i] != want) bad++;
+            if (pa[i] > pb[i]) brighter++;
         }
         CHECK(bad == 0);
         CHECK(brighter > 0);
@@ -531,9 +533,7 @@ static void read_only_case(const char *name, const uint8_t *orig, size_t n, int 
     bk_file *f = NULL;
     if (bk_file_load_memory(m, n, NULL, &f) == BK_OK) {
         bk_scene *s = NULL;
-        bk_options o = {0};
-        o.flags = BK_OPT_RELEASE_INPUT | BK_OPT_COMPACT_IMAGES;
-        if (bk_file_build_scene(f, &o, &s) == BK_OK) {
+        if (bk_scene_build(f, NULL, BK_OPT_RELEASE_INPUT | BK_OPT_COMPACT_IMAGES, &s) == BK_OK) {
             uint8_t *glb = NULL;
             size_t gn = 0;
             CHECK(bk_export_glb_memory(s, NULL, &glb, &gn, NULL) == BK_OK && gn > 0);

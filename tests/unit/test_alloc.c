@@ -18,6 +18,7 @@
 #include "bspkit/scene.h"
 #include "bspkit/source.h"
 #include "bspkit/write.h"
+#include "scene/scene_build.h" /* the lookahead test builds a scene */
 
 #define MAGIC 0x6b62616c6c6f6321ull /* "!collabk" */
 typedef struct hdr {
@@ -160,6 +161,12 @@ static bk_result exercise(const char *path, const char *work)
     char out[1024];
     bk_result r = bk_file_open(path, &o, &f);
     if (r == BK_OK) r = bk_file_build_scene(f, &o, &s);
+    /* the pixels a program reads: a block of its own for each image */
+    for (uint32_t i = 0; r == BK_OK && i < s->image_count && i < 6; i++) {
+        uint8_t *px = NULL;
+        if (bk_scene_image_has_pixels(s, i)) r = bk_scene_image_rgba(s, i, &px);
+        bk_free(px);
+    }
     if (r == BK_OK) r = bk_export_glb_memory(s, NULL, &mem, &n, NULL);
     bk_free(mem);
     mem = NULL;
@@ -210,8 +217,33 @@ static bk_result exercise(const char *path, const char *work)
         r = bk_dpm_save_memory(bk_dpm_model_of(f), 0, &mem, &n, NULL);
         bk_free(mem);
         mem = NULL;
+        static const char fg[] = "0 1 10 1 // idle\n1 5 15 0 // run\n";
+        bk_dpm_framegroup *groups = NULL;
+        uint32_t ng = 0, line = 0;
+        if (r == BK_OK) r = bk_dpm_framegroups_parse(fg, sizeof fg - 1, bk_dpm_model_of(f)->frame_count, &groups, &ng, &line);
+        bk_free(groups);
+    }
+    /* the entities as a program re-reads them: parsed from the text, the JSON flags, freed */
+    const bk_entities *fe = bk_file_entities(f);
+    if (r == BK_OK && f && fe->count) {
+        bk_entities parsed = {0};
+        uint64_t at = 0;
+        static const char text[] = "{\n\"classname\" \"worldspawn\"\n\"wad\" \"a;b\"\n}\n";
+        r = bk_entities_parse(text, sizeof text - 1, &parsed, &at);
+        bool last[64];
+        if (r == BK_OK && fe->items[0].pair_count <= 64) r = bk_kv_last(fe->items[0].pairs, fe->items[0].pair_count, last);
+        bk_entities_free(&parsed);
     }
     bk_file_free(f);
+    f = NULL;
+    /* a conversion's way: the file goes into the scene */
+    if (r == BK_OK) r = bk_file_open(path, &o, &f);
+    if (r == BK_OK) r = bk_file_into_scene(f, &o, &s);
+    if (r == BK_OK) r = bk_export_glb_memory(s, NULL, &mem, &n, NULL);
+    bk_free(mem);
+    mem = NULL;
+    bk_scene_free(s);
+    s = NULL;
     if (r == BK_OK) {
         char *u = bk_utf8_from_8bit("caf\xe9");
         r = u ? BK_OK : BK_ENOMEM;
@@ -304,6 +336,25 @@ int main(int argc, char **argv)
     }
     snprintf(dir, sizeof dir, "%s/q3/oa081", fetched);
     if (first_bsp(dir, files[nf], sizeof files[0])) nf++;
+
+    /* a pk3's members read into blocks of the allocator, and the archive closed */
+    char pk3[1100];
+    snprintf(pk3, sizeof pk3, "%s/pk3/oa-pak1-maps.pk3", fetched);
+    if (file_exists(pk3)) {
+        long before = g.allocs;
+        bk_archive *z = NULL;
+        CHECK(bk_archive_open(pk3, NULL, &z) == BK_OK);
+        for (uint32_t i = 0; z && i < bk_archive_count(z) && i < 4; i++) {
+            uint8_t *d = NULL;
+            size_t dn = 0;
+            CHECK(bk_archive_read(z, i, (uint64_t)1 << 28, &d, &dn) == BK_OK && dn == bk_archive_size(z, i));
+            bk_free(d);
+        }
+        bk_archive_close(z);
+        CHECK(g.allocs - before > 4 && g.live == 0);
+    } else {
+        printf("skip: %s missing (fetch-corpus)\n", pk3);
+    }
 
     for (int i = 0; i < nf; i++) {
         if (!file_exists(files[i])) {

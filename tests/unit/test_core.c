@@ -10,6 +10,7 @@
 #include <float.h>
 
 #include "check.h"
+#define PX(s, i) bk_scene_pixels((s), (uint32_t)(i))
 #include "common/bk_internal.h"
 #include "export/xform.h"
 #include "bspkit/quake.h"
@@ -76,7 +77,7 @@ static void test_kv_last(void)
     enum { N = 5000 };
     static bk_kv kv[N];
     static char keys[N][16];
-    static uint8_t last[N];
+    static bool last[N];
     for (uint32_t i = 0; i < N; i++) {
         /* keys k0..k999 five times over, plus the first pair's key once more at the very end */
         snprintf(keys[i], sizeof keys[i], "k%u", i == N - 1 ? 0 : i % 1000);
@@ -267,13 +268,13 @@ static void test_atlas(void)
      * same PNG */
     int32_t rgb;
     CHECK(bk_atlas_to_rgb_image(a, s, "lm_rgb", &rgb) == BK_OK && s->images[rgb].is_lightmap &&
-          s->images[rgb].rgba == NULL && s->images[rgb].packing == BK_PACK_RGB_UP && !s->images[rgb].has_alpha);
+          PX(s, rgb)->rgba == NULL && PX(s, rgb)->packing == BK_PACK_RGB_UP && !s->images[rgb].has_alpha);
     uint8_t *un = NULL;
-    CHECK(bk_image_unpack(&s->images[rgb], &un) == BK_OK && un &&
-          memcmp(un, s->images[img].rgba, (size_t)w * h * 4) == 0);
+    CHECK(bk_scene_image_rgba(s, (uint32_t)rgb, &un) == BK_OK && un &&
+          memcmp(un, PX(s, img)->rgba, (size_t)w * h * 4) == 0);
     bk_free(un);
     bk_buf p1 = {0}, p2 = {0};
-    CHECK(bk_png_encode_image(&s->images[img], 1, &p1) == BK_OK && bk_png_encode_image(&s->images[rgb], 1, &p2) == BK_OK);
+    CHECK(bk_png_encode_image(s, (uint32_t)img, 1, &p1) == BK_OK && bk_png_encode_image(s, (uint32_t)rgb, 1, &p2) == BK_OK);
     CHECK(p1.size > 0 && p1.size == p2.size && memcmp(p1.data, p2.data, p1.size) == 0);
     bk_buf_free(&p1);
     bk_buf_free(&p2);
@@ -437,9 +438,9 @@ static void test_png_roundtrip(void)
                 bk_buf png = {0};
                 uint8_t *back = NULL;
                 uint32_t bw = 0, bh = 0;
-                CHECK(bk_png_encode_image(&s->images[idx], levels[l], &png) == BK_OK &&
+                CHECK(bk_png_encode_image(s, (uint32_t)idx, levels[l], &png) == BK_OK &&
                       bk_image_decode(png.data, png.size, 4096, &back, &bw, &bh) == BK_OK);
-                CHECK(back && bw == w && bh == h && memcmp(back, s->images[idx].rgba, (size_t)w * h * 4) == 0);
+                CHECK(back && bw == w && bh == h && memcmp(back, PX(s, idx)->rgba, (size_t)w * h * 4) == 0);
                 bk_free(back);
                 bk_buf_free(&png);
             }
@@ -476,27 +477,28 @@ static void test_atlas_png(void)
     CHECK(bk_atlas_to_image(a, s, "lm", &whole) == BK_OK && bk_atlas_to_png_image(a, s, "lm_png", 0, &png) == BK_OK);
     if (whole >= 0 && png >= 0) {
         const bk_image *im = &s->images[png];
-        CHECK(im->packing == BK_PACK_PNG && im->rgba == NULL && im->is_lightmap && !im->has_alpha && im->width == w &&
+        const bk_pixels *ip = PX(s, png);
+        CHECK(ip->packing == BK_PACK_PNG && ip->rgba == NULL && im->is_lightmap && !im->has_alpha && im->width == w &&
               im->height == h);
         /* smaller than its RGB rows: it is the deflated image */
-        CHECK(im->packed_size < ((size_t)w * 3 + 1) * h / 2);
+        CHECK(ip->packed_size < ((size_t)w * 3 + 1) * h / 2);
         uint8_t *un = NULL;
-        CHECK(bk_image_unpack(im, &un) == BK_OK && un && memcmp(un, s->images[whole].rgba, (size_t)w * h * 4) == 0);
+        CHECK(bk_scene_image_rgba(s, (uint32_t)png, &un) == BK_OK && un && memcmp(un, PX(s, whole)->rgba, (size_t)w * h * 4) == 0);
         bk_free(un);
         /* the exporters' default level writes it as it is; another level encodes it again */
         bk_buf p0 = {0}, p1 = {0}, q1 = {0};
-        CHECK(bk_png_encode_image(im, 0, &p0) == BK_OK && p0.size == im->packed_size &&
-              memcmp(p0.data, im->packed, p0.size) == 0);
-        CHECK(bk_png_encode_image(im, 1, &p1) == BK_OK && bk_png_encode_image(&s->images[whole], 1, &q1) == BK_OK &&
+        CHECK(bk_png_encode_image(s, (uint32_t)png, 0, &p0) == BK_OK && p0.size == ip->packed_size &&
+              memcmp(p0.data, ip->packed, p0.size) == 0);
+        CHECK(bk_png_encode_image(s, (uint32_t)png, 1, &p1) == BK_OK && bk_png_encode_image(s, (uint32_t)whole, 1, &q1) == BK_OK &&
               p1.size == q1.size && memcmp(p1.data, q1.data, p1.size) == 0);
         bk_buf_free(&p0);
         bk_buf_free(&p1);
         bk_buf_free(&q1);
     }
     /* a PNG handed to the scene must say the size it is added with */
-    uint8_t *copy = bk_malloc(s->images[png].packed_size);
-    memcpy(copy, s->images[png].packed, s->images[png].packed_size);
-    CHECK(bk_scene_add_packed_image(s, "bad", w + 1, h, BK_PACK_PNG, copy, s->images[png].packed_size, NULL, 0, NULL) ==
+    uint8_t *copy = bk_malloc(PX(s, png)->packed_size);
+    memcpy(copy, PX(s, png)->packed, PX(s, png)->packed_size);
+    CHECK(bk_scene_add_packed_image(s, "bad", w + 1, h, BK_PACK_PNG, copy, PX(s, png)->packed_size, NULL, 0, NULL) ==
           BK_EARG);
     bk_free(copy);
     bk_scene_free(s);
@@ -834,7 +836,7 @@ static void test_validate_file(const char *src_dir, const char *work)
     CHECK(bk_validate_file(NULL, NULL, NULL, NULL, NULL) == BK_EARG);
 }
 
-/* Real maps built with BK_OPT_COMPACT_IMAGES (what the CLI's convert sets) hold images packed, and
+/* Real maps built with BK_OPT_COMPACT_IMAGES (what bk_file_build_scene does) hold images packed, and
  * those unpack to exactly the pixels of a plain build and encode to the same PNG. */
 static void test_compact_images(const char *shared, const char *fetched)
 {
@@ -851,10 +853,8 @@ static void test_compact_images(const char *shared, const char *fetched)
             printf("skip: %s not readable\n", paths[k]);
             continue;
         }
-        bk_options plain = {0}, compact = {0};
-        compact.flags = BK_OPT_COMPACT_IMAGES;
         bk_scene *a = NULL, *b = NULL;
-        CHECK(bk_file_build_scene(f, &plain, &a) == BK_OK && bk_file_build_scene(f, &compact, &b) == BK_OK);
+        CHECK(bk_scene_build(f, NULL, 0, &a) == BK_OK && bk_file_build_scene(f, NULL, &b) == BK_OK);
         if (!a || !b) {
             bk_scene_free(a);
             bk_scene_free(b);
@@ -866,20 +866,21 @@ static void test_compact_images(const char *shared, const char *fetched)
         uint32_t seen = 0, same = 0, n = a->image_count < b->image_count ? a->image_count : b->image_count;
         for (uint32_t i = 0; i < n; i++) {
             const bk_image *x = &a->images[i], *y = &b->images[i];
-            if (!x->rgba) continue;
-            if (y->rgba == NULL) seen |= 1u << y->packing;
+            const bk_pixels *xp = PX(a, i), *yp = PX(b, i);
+            if (!xp->rgba) continue;
+            if (yp->rgba == NULL) seen |= 1u << yp->packing;
             uint8_t *px = NULL;
             bk_buf p1 = {0}, p2 = {0};
             bool ok = strcmp(x->name, y->name) == 0 && x->width == y->width && x->height == y->height &&
                       x->has_alpha == y->has_alpha && x->is_lightmap == y->is_lightmap &&
-                      bk_image_unpack(y, &px) == BK_OK && memcmp(px, x->rgba, (size_t)x->width * x->height * 4) == 0 &&
-                      bk_png_encode_image(x, 1, &p1) == BK_OK && bk_png_encode_image(y, 1, &p2) == BK_OK;
-            if (ok && y->packing == BK_PACK_PAL8) {
+                      bk_scene_image_rgba(b, i, &px) == BK_OK && memcmp(px, xp->rgba, (size_t)x->width * x->height * 4) == 0 &&
+                      bk_png_encode_image(a, i, 1, &p1) == BK_OK && bk_png_encode_image(b, i, 1, &p2) == BK_OK;
+            if (ok && yp->packing == BK_PACK_PAL8) {
                 /* written as an indexed PNG: other bytes, the same pixels */
                 uint8_t *back = NULL;
                 uint32_t bw = 0, bh = 0;
                 ok = bk_image_decode(p2.data, p2.size, 1u << 14, &back, &bw, &bh) == BK_OK && bw == x->width &&
-                     bh == x->height && memcmp(back, x->rgba, (size_t)bw * bh * 4) == 0;
+                     bh == x->height && memcmp(back, xp->rgba, (size_t)bw * bh * 4) == 0;
                 if (!ok) fprintf(stderr, "decoded %ux%u\n", bw, bh);
                 pal_rgb += p1.size, pal_idx += p2.size;
                 bk_free(back);
@@ -893,7 +894,7 @@ static void test_compact_images(const char *shared, const char *fetched)
             bk_buf_free(&p2);
         }
         uint32_t with_px = 0;
-        for (uint32_t i = 0; i < n; i++) with_px += a->images[i].rgba != NULL;
+        for (uint32_t i = 0; i < n; i++) with_px += PX(a, i)->rgba != NULL;
         CHECK(same == with_px && with_px > 0);
         /* the atlas: RGB rows, or a PNG deflated as drawn when those are over half the map's size */
         uint32_t atlas = 1u << BK_PACK_RGB_UP | 1u << BK_PACK_PNG;

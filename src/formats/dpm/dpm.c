@@ -47,7 +47,6 @@ const bk_dpm_model *bk_dpm_model_of(const bk_file *f)
     return im ? &im->m : NULL;
 }
 
-const bk_dpm_model *bk_dpm_get(const bk_file *f) { return bk_dpm_model_of(f); }
 
 static bool finite_n(const float *v, int n)
 {

@@ -686,37 +686,6 @@ static bk_result q3_load(bk_file *f, bk_ctx *ctx)
 /* ---- public API ---------------------------------------------------------------------------- */
 
 const bk_q3_map *bk_q3_map_of(const bk_file *f) { return bk_file_impl(f, BK_FORMAT_QUAKE3); }
-const bk_q3_map *bk_q3_map_get(const bk_file *f) { return bk_q3_map_of(f); }
-
-int bk_q3_cluster_visible(const bk_q3_map *m, int32_t from, int32_t to)
-{
-    if (!m || !m->vis || from < 0 || from >= m->cluster_count) return 1;
-    if (to < 0 || to >= m->cluster_count) return 0;
-    const uint8_t *row = m->vis + (size_t)from * (size_t)m->bytes_per_cluster;
-    return (row[to >> 3] >> (to & 7)) & 1;
-}
-
-int32_t bk_q3_point_leaf(const bk_q3_map *m, const float pos[3])
-{
-    if (!m || m->node_count == 0 || m->leaf_count == 0) return m && m->leaf_count ? 0 : -1;
-    int32_t n = 0;
-    /* a loaded map has every child in range; the step bound guards against cycles */
-    for (uint32_t steps = 0; steps <= m->node_count; steps++) {
-        const bk_q3_node *nd = &m->nodes[n];
-        const bk_q3_plane *pl = &m->planes[nd->plane];
-        float d = pl->normal[0] * pos[0] + pl->normal[1] * pos[1] + pl->normal[2] * pos[2] - pl->dist;
-        int32_t c = nd->children[d >= 0 ? 0 : 1];
-        if (c < 0) return -(c + 1);
-        n = c;
-    }
-    return -1;
-}
-
-int32_t bk_q3_point_cluster(const bk_q3_map *m, const float pos[3])
-{
-    int32_t l = bk_q3_point_leaf(m, pos);
-    return l < 0 ? -1 : m->leafs[l].cluster;
-}
 
 bk_result bk_q3_lightgrid_sample(const bk_q3_map *m, const float pos[3], bk_q3_light *out)
 {

@@ -72,7 +72,7 @@ const bk_source_pak_entry *bk_source_pak_entry_at(const bk_source_pak *p, uint32
     return p && i < p->count ? &p->e[i] : NULL;
 }
 
-bk_result bk_source_pak_check(const bk_source_pak *p, uint32_t i, int extract, const char **why)
+bk_result bk_source_pak_check(const bk_source_pak *p, uint32_t i, bool extract, const char **why)
 {
     const char *dummy;
     if (!why) why = &dummy;
@@ -136,7 +136,7 @@ void bk_source_pak_close(bk_source_pak *p)
     bk_free(p);
 }
 
-int bk_source_pak_name_safe(const char *name)
+bool bk_source_pak_name_safe(const char *name)
 {
     if (!name || !*name) return 0;
     if (name[0] == '/' || name[0] == '\\') return 0;

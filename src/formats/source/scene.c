@@ -404,7 +404,7 @@ static bk_result load_texture(sb *b, const char *tex, int32_t *idx)
     /* materials that share a texture share its image */
     for (uint32_t i = 0; i < b->s->image_count; i++) {
         const bk_image *im = &b->s->images[i];
-        if (bk_image_has_pixels(im) && !im->is_lightmap && im->name && bk_strcasecmp(im->name, tex) == 0) {
+        if (bk_scene_image_has_pixels(b->s, i) && !im->is_lightmap && im->name && bk_strcasecmp(im->name, tex) == 0) {
             *idx = (int32_t)i;
             return BK_OK;
         }
@@ -1234,9 +1234,9 @@ bk_result bk_source_assets_open(const bk_file *f, const bk_options *opt, bk_sour
     return BK_OK;
 }
 
-/* 1 when path (e.g. "materials/x/y.vmt") is found where the engine looks, 0 if not. With a VMT,
+/* true when path (e.g. "materials/x/y.vmt") is found where the engine looks. With a VMT,
  * *basetexture (cap bytes) receives its $basetexture ("" if none). */
-int bk_source_assets_find(bk_source_assets *a, const char *path, char *basetexture, size_t cap)
+bool bk_source_assets_find(bk_source_assets *a, const char *path, char *basetexture, size_t cap)
 {
     if (!a || !path) return 0;
     uint8_t *d;

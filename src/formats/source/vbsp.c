@@ -8,9 +8,7 @@
 
 #include <stdatomic.h>
 #if defined(__unix__) || defined(__APPLE__)
-#include <pthread.h>
 #include <unistd.h>
-#define BK_HAVE_PTHREAD 1
 #endif
 
 /* The lump directory: names and element sizes of the arrays bspkit decodes (1: read as bytes;
@@ -319,7 +317,7 @@ typedef struct par_queue {
     atomic_int next;
 } par_queue;
 
-static void *par_work(void *user)
+static void par_work(void *user)
 {
     par_queue *q = user;
     for (int k; (k = atomic_fetch_add(&q->next, 1)) < q->count;) {
@@ -329,7 +327,6 @@ static void *par_work(void *user)
         j->r = lzma_take(j->f->impl, j->f->data + l->offset, (size_t)l->length, j->max_out, &j->out, &j->out_size,
                          &used, &j->why);
     }
-    return NULL;
 }
 
 static int by_size_desc(const void *a, const void *b)
@@ -369,14 +366,10 @@ static bk_result decode_pending(ld *L, const int *list, int n)
     if (nj > 1) qsort(jobs, (size_t)nj, sizeof *jobs, by_size_desc);
     for (int k = 0; k < nj; k++) job_of[jobs[k].idx] = k;
     par_queue q = {jobs, nj, 0};
-#ifdef BK_HAVE_PTHREAD
-    pthread_t th;
-    bool threaded = nj > 1 && bk_cpu_count() > 1 && pthread_create(&th, NULL, par_work, &q) == 0;
+    bk_thread th;
+    bool threaded = nj > 1 && bk_cpu_count() > 1 && bk_thread_start(&th, par_work, &q);
     par_work(&q);
-    if (threaded) pthread_join(th, NULL);
-#else
-    par_work(&q);
-#endif
+    if (threaded) bk_thread_join(&th);
     bk_result r = BK_OK;
     for (int k = 0; k < n; k++) {
         int i = list[k], j = job_of[i];
