@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "dpm_internal.h"
+#include "../family.h"
 
 static int dpm_probe(const uint8_t *d, size_t n)
 {
@@ -73,15 +74,14 @@ static void load_name(bk_ctx *ctx, char *dst, const uint8_t *src, const char *lu
 /* The header's three tables (count and offset each), placed by the lump-directory helper every
  * format shares: a table that runs past the file cannot be read at all, even in validate mode.
  * A table overlapping the header is a warning (DarkPlaces reads it). */
-static const bk_lump_row k_tables[3] = {{"bones", DPM_BONE_SIZE}, {"meshes", DPM_MESH_SIZE}, {"frames", DPM_FRAME_SIZE}};
-static const bk_lumpdir k_dir = {k_tables, 3, DPM_HEADER_SIZE, true};
+#define k_tables bk_family_dpm.lumps /* the family's rows (dpm_desc.c) */
 
 static bk_result check_table(bk_ctx *ctx, uint32_t t, uint32_t ofs, uint32_t count, size_t size)
 {
     bk_lump_span sp;
     /* count < 2^32 and entry < 2^7: the length fits 64 bits */
-    BK_TRY(bk_lump_locate(ctx, &k_dir, t, (int64_t)ofs, (int64_t)count * k_tables[t].entry, size, 68 + 4 * (uint64_t)t,
-                          &sp));
+    BK_TRY(bk_lump_locate(ctx, k_tables[t].name, DPM_HEADER_SIZE, true, (int64_t)ofs, (int64_t)count * k_tables[t].entry[0],
+                          size, 68 + 4 * (uint64_t)t, &sp));
     return sp.ok ? BK_OK : BK_ELUMP_RANGE;
 }
 
@@ -500,4 +500,4 @@ static bk_result dpm_load(bk_file *f, bk_ctx *ctx)
     return ctx->errors ? ctx->first_error : BK_OK;
 }
 
-const bk_format_ops bk_ops_dpm = {BK_FORMAT_DPM, dpm_probe, dpm_load, dpm_destroy, bk_dpm_build_scene, NULL, bk_dpm_write, NULL, NULL};
+const bk_format_ops bk_ops_dpm = {BK_FORMAT_DPM, dpm_probe, dpm_load, dpm_destroy, bk_dpm_build_scene, NULL, bk_dpm_write};

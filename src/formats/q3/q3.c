@@ -7,27 +7,7 @@
 
 #include "q3_internal.h"
 
-/* the lump directory: name and element size (1 for byte lumps) */
-static const bk_lump_row k_lumps[BK_Q3_LUMP_COUNT] = {
-    {"entities", 1},
-    {"shaders", Q3_SHADER_SIZE},
-    {"planes", Q3_PLANE_SIZE},
-    {"nodes", Q3_NODE_SIZE},
-    {"leafs", Q3_LEAF_SIZE},
-    {"leafsurfaces", 4},
-    {"leafbrushes", 4},
-    {"models", Q3_MODEL_SIZE},
-    {"brushes", Q3_BRUSH_SIZE},
-    {"brushsides", Q3_BRUSHSIDE_SIZE},
-    {"drawverts", Q3_VERT_SIZE},
-    {"drawindexes", 4},
-    {"fogs", Q3_FOG_SIZE},
-    {"surfaces", Q3_SURFACE_SIZE},
-    {"lightmaps", Q3_LIGHTMAP_BYTES},
-    {"lightgrid", Q3_GRIDCELL_SIZE},
-    {"visibility", 1},
-};
-static const bk_lumpdir k_dir = {k_lumps, BK_Q3_LUMP_COUNT, Q3_HEADER_SIZE, true};
+#define k_lumps bk_q3_lumps /* the lump rows (q3_desc.c) */
 
 typedef struct q3_lump {
     uint64_t ofs, len;
@@ -43,18 +23,16 @@ typedef struct q3_loader {
 } q3_loader;
 
 #define LN(i) k_lumps[i].name
-#define EOFS(L, i, k) (L->l[i].ofs + (uint64_t)(k) * k_lumps[i].entry)
+#define EOFS(L, i, k) (L->l[i].ofs + (uint64_t)(k) * k_lumps[i].entry[0])
 
+/* IBSP 46 / 47; other IBSP versions and Raven's and Ritual's relatives are claimed only to be
+ * rejected with a clear message */
 static int q3_probe(const uint8_t *d, size_t n)
 {
     if (n < 8) return 0;
-    if (memcmp(d, "IBSP", 4) == 0) {
-        int32_t v = bk_rd_i32le(d + 4);
-        return v == 46 || v == 47 ? 2 : 1;
-    }
-    /* Raven's and Ritual's relatives: claimed only to be rejected with a clear message */
-    if (memcmp(d, "RBSP", 4) == 0 || memcmp(d, "FAKK", 4) == 0 || memcmp(d, "EF2!", 4) == 0) return 1;
-    return 0;
+    const bk_version_desc *v = bk_family_version(&bk_family_q3, d, n);
+    if (v && v->supported) return 2;
+    return bk_family_ident(&bk_family_q3, d, n) ? 1 : 0;
 }
 
 static void q3_destroy(void *impl)
@@ -87,39 +65,13 @@ static void *lump_alloc(q3_loader *L, int i, size_t elem, bk_result *res)
     return bk_alloc_array(L->ctx, L->l[i].count, elem, res);
 }
 
-/* The structs whose layout is the file's (little-endian int32 and float fields, no padding): on a
- * little-endian host their lumps are read where they lie instead of copied */
-#define SAME_LAYOUT(T, size) (sizeof(T) == (size) && _Alignof(T) <= 4)
-static const bool k_layout[BK_Q3_LUMP_COUNT] = {
-    [BK_Q3_LUMP_PLANES] = SAME_LAYOUT(bk_q3_plane, Q3_PLANE_SIZE) && offsetof(bk_q3_plane, dist) == 12,
-    [BK_Q3_LUMP_NODES] = SAME_LAYOUT(bk_q3_node, Q3_NODE_SIZE) && offsetof(bk_q3_node, children) == 4 &&
-                         offsetof(bk_q3_node, mins) == 12 && offsetof(bk_q3_node, maxs) == 24,
-    [BK_Q3_LUMP_LEAFS] = SAME_LAYOUT(bk_q3_leaf, Q3_LEAF_SIZE) && offsetof(bk_q3_leaf, area) == 4 &&
-                         offsetof(bk_q3_leaf, mins) == 8 && offsetof(bk_q3_leaf, maxs) == 20 &&
-                         offsetof(bk_q3_leaf, first_leafsurface) == 32 && offsetof(bk_q3_leaf, num_leafbrushes) == 44,
-    [BK_Q3_LUMP_LEAFSURFACES] = true,
-    [BK_Q3_LUMP_LEAFBRUSHES] = true,
-    [BK_Q3_LUMP_DRAWINDEXES] = true,
-    [BK_Q3_LUMP_MODELS] = SAME_LAYOUT(bk_q3_model, Q3_MODEL_SIZE) && offsetof(bk_q3_model, maxs) == 12 &&
-                          offsetof(bk_q3_model, first_surface) == 24 && offsetof(bk_q3_model, num_brushes) == 36,
-    [BK_Q3_LUMP_BRUSHES] = SAME_LAYOUT(bk_q3_brush, Q3_BRUSH_SIZE) && offsetof(bk_q3_brush, shader) == 8,
-    [BK_Q3_LUMP_BRUSHSIDES] = SAME_LAYOUT(bk_q3_brushside, Q3_BRUSHSIDE_SIZE) && offsetof(bk_q3_brushside, shader) == 4,
-    [BK_Q3_LUMP_DRAWVERTS] = SAME_LAYOUT(bk_q3_vertex, Q3_VERT_SIZE) && offsetof(bk_q3_vertex, st) == 12 &&
-                             offsetof(bk_q3_vertex, lm) == 20 && offsetof(bk_q3_vertex, normal) == 28 &&
-                             offsetof(bk_q3_vertex, color) == 40,
-    [BK_Q3_LUMP_SURFACES] = SAME_LAYOUT(bk_q3_surface, Q3_SURFACE_SIZE) && offsetof(bk_q3_surface, lightmap) == 28 &&
-                            offsetof(bk_q3_surface, lm_h) == 44 && offsetof(bk_q3_surface, lm_origin) == 48 &&
-                            offsetof(bk_q3_surface, lm_vecs) == 60 && offsetof(bk_q3_surface, patch_w) == 96,
-};
-#undef SAME_LAYOUT
-
 /* Lump i as an array of elem-byte elements: its own bytes when they can be read in place
  * (bk_lump_in_place: no copy, no new pages), else allocated for the caller to decode into
  * (*in_place false), or NULL when skip (nothing kept). */
 static void *lump_array(q3_loader *L, int i, size_t elem, bool skip, bool *in_place, bk_result *res)
 {
     *res = BK_OK;
-    void *a = bk_lump_in_place(lump_ptr(L, i), L->l[i].count, k_layout[i] && elem == (size_t)k_lumps[i].entry,
+    void *a = bk_lump_in_place(lump_ptr(L, i), L->l[i].count, (k_lumps[i].in_place & 1) && elem == k_lumps[i].entry[0],
                                &L->m->in_place_, i);
     *in_place = a != NULL;
     if (a) return a;
@@ -131,6 +83,7 @@ static bk_result load_header(q3_loader *L)
     bk_file *f = L->f;
     bk_ctx *ctx = L->ctx;
     const uint8_t *d = f->data;
+    const bk_version_desc *v = bk_family_version(&bk_family_q3, d, f->size);
     if (f->size < 8 || memcmp(d, "IBSP", 4) != 0) {
         char m[5] = {0};
         if (f->size >= 4) memcpy(m, d, 4);
@@ -139,11 +92,11 @@ static bk_result load_header(q3_loader *L)
         return BK_EUNSUPPORTED;
     }
     int32_t ver = bk_rd_i32le(d + 4);
-    if (ver != 46 && ver != 47) {
-        if (ver == 38)
+    if (!v || !v->supported) {
+        if (v) /* a version recognised to be refused */
             BK_ERR(ctx, BK_EVERSION, "header", BK_NO_INDEX, 4,
-                   "IBSP version 38 is a Quake 2 map, not Quake 3; only IBSP v46 (Quake 3) and v47 "
-                   "(RTCW / Wolfenstein: ET) are supported");
+                   "IBSP version %d is a %s map, not Quake 3; only IBSP v46 (Quake 3) and v47 "
+                   "(RTCW / Wolfenstein: ET) are supported", (int)ver, v->name);
         else
             BK_ERR(ctx, BK_EVERSION, "header", BK_NO_INDEX, 4,
                    "IBSP version %d is not supported; only v46 (Quake 3) and v47 (RTCW / ET)", (int)ver);
@@ -154,13 +107,15 @@ static bk_result load_header(q3_loader *L)
                f->size, Q3_HEADER_SIZE);
         return BK_ETRUNCATED;
     }
+    f->version = v;
     L->m->version = ver;
     f->info.version = ver;
-    snprintf(f->info.variant, sizeof f->info.variant, "%s", ver == 46 ? "q3" : "rtcw-et");
+    snprintf(f->info.variant, sizeof f->info.variant, "%s", v->variant);
+    const bk_dir_layout *dir = v->dir;
     BK_TRY(bk_info_set_lumps(&f->info, BK_Q3_LUMP_COUNT));
     for (int i = 0; i < BK_Q3_LUMP_COUNT; i++) {
-        uint64_t dofs = 8 + (uint64_t)i * 8;
-        int32_t ofs = bk_rd_i32le(d + dofs), len = bk_rd_i32le(d + dofs + 4);
+        uint64_t dofs = dir->dir_offset + (uint64_t)i * dir->entry_size;
+        int32_t ofs = bk_rd_i32le(d + dofs + dir->ofs_field), len = bk_rd_i32le(d + dofs + dir->len_field);
         bk_lump_info *li = &f->info.lumps[i];
         snprintf(li->name, sizeof li->name, "%s", LN(i));
         li->offset = (uint64_t)(uint32_t)ofs;
@@ -171,7 +126,7 @@ static bk_result load_header(q3_loader *L)
         q->ok = false;
         q->count = 0;
         bk_lump_span sp;
-        BK_TRY(bk_lump_locate(ctx, &k_dir, (uint32_t)i, ofs, len, f->size, dofs, &sp));
+        BK_TRY(bk_lump_locate(ctx, LN(i), dir->header_size, dir->overlap_warns, ofs, len, f->size, dofs, &sp));
         if (!sp.ok) continue;
         if (i == BK_Q3_LUMP_VISIBILITY && sp.len != 0 && sp.len < 8) {
             BK_ERR(ctx, BK_ELUMP_SIZE, LN(i), BK_NO_INDEX, dofs, "visibility lump of %d bytes has no 8-byte header",
@@ -179,12 +134,12 @@ static bk_result load_header(q3_loader *L)
             continue;
         }
         bool counted;
-        BK_TRY(bk_lump_elements(ctx, &k_lumps[i], sp.len, dofs, &q->count, &counted));
+        BK_TRY(bk_lump_elements(ctx, LN(i), k_lumps[i].entry[0], sp.len, dofs, &q->count, &counted));
         if (!counted) continue;
         q->ofs = sp.ofs;
         q->len = sp.len;
         q->ok = true;
-        if (k_lumps[i].entry > 1 || i == BK_Q3_LUMP_LEAFSURFACES) li->count = q->count;
+        if (k_lumps[i].entry[0] > 1 || i == BK_Q3_LUMP_LEAFSURFACES) li->count = q->count;
     }
     return BK_OK;
 }
@@ -785,7 +740,7 @@ bk_result bk_q3_lightgrid_sample(const bk_q3_map *m, const float pos[3], bk_q3_l
 static bk_result q3_extract_images(const bk_file *f, const bk_options *opt, bk_scene *s);
 
 const bk_format_ops bk_ops_q3 = {BK_FORMAT_QUAKE3, q3_probe, q3_load, q3_destroy, bk_q3_build_scene,
-                                 q3_extract_images, NULL, NULL, NULL};
+                                 q3_extract_images, NULL};
 
 /* The lightmap pages of the lump as 128x128 images (the map's only embedded pixels). */
 static bk_result q3_extract_images(const bk_file *f, const bk_options *opt, bk_scene *s)

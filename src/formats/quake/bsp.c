@@ -13,20 +13,8 @@
 #define HEADER_SIZE (4 + 8 * BK_Q1_LUMP_COUNT)
 #define MIPTEX_HDR 40
 
-enum { V_29 = 0, V_BSP2 = 1, V_2PSB = 2 };
-
-typedef struct lump_def {
-    const char *name;
-    uint16_t size[3]; /* entry size: BSP29/30, BSP2, 2PSB; 0 = not an array */
-} lump_def;
-
-static const lump_def k_lumps[BK_Q1_LUMP_COUNT] = {
-    {"entities", {0, 0, 0}},      {"planes", {20, 20, 20}},   {"textures", {0, 0, 0}},
-    {"vertices", {12, 12, 12}},   {"visibility", {0, 0, 0}},  {"nodes", {24, 44, 32}},
-    {"texinfo", {40, 40, 40}},    {"faces", {20, 28, 28}},    {"lighting", {0, 0, 0}},
-    {"clipnodes", {8, 12, 12}},   {"leafs", {28, 44, 32}},    {"marksurfaces", {2, 4, 4}},
-    {"edges", {4, 8, 8}},         {"surfedges", {4, 4, 4}},   {"models", {64, 64, 64}},
-};
+enum { V_29 = 0, V_BSP2 = 1, V_2PSB = 2 }; /* the lump rows' columns (quake_desc.c) */
+#define k_lumps bk_quake_lumps
 
 typedef struct loader {
     bk_file *f;
@@ -37,7 +25,6 @@ typedef struct loader {
     size_t n;
     uint64_t ofs[BK_Q1_LUMP_COUNT], len[BK_Q1_LUMP_COUNT];
     uint32_t slot[BK_Q1_LUMP_COUNT];          /* header slot of each lump (Blue Shift swaps 0/1) */
-    bk_lump_row rows[BK_Q1_LUMP_COUNT];       /* the directory with this variant's element sizes */
 } loader;
 
 static void q_destroy(void *impl)
@@ -63,10 +50,7 @@ static void q_destroy(void *impl)
 
 static int q_probe(const uint8_t *d, size_t n)
 {
-    if (n < 4) return 0;
-    int32_t v = bk_rd_i32le(d);
-    bool ok = v == 29 || v == 30 || memcmp(d, "BSP2", 4) == 0 || memcmp(d, "2PSB", 4) == 0;
-    if (!ok) return 0;
+    if (!bk_family_version(&bk_family_quake, d, n)) return 0;
     return n >= HEADER_SIZE ? 2 : 1;
 }
 
@@ -89,36 +73,25 @@ static bk_result read_header(loader *L)
         BK_ERR(L->ctx, BK_ETRUNCATED, "header", BK_NO_INDEX, 0, "file is %zu bytes, shorter than the %d-byte header",
                L->n, HEADER_SIZE);
     if (L->n < HEADER_SIZE) return BK_ETRUNCATED;
-    if (memcmp(L->d, "BSP2", 4) == 0) {
-        L->var = V_BSP2;
-        q->variant = BK_Q1_VARIANT_BSP2;
-        q->version = 29;
-        q->format = BK_FORMAT_BSP2;
-    } else if (memcmp(L->d, "2PSB", 4) == 0) {
-        L->var = V_2PSB;
-        q->variant = BK_Q1_VARIANT_2PSB;
-        q->version = 29;
-        q->format = BK_FORMAT_BSP2;
-    } else {
-        int32_t v = bk_rd_i32le(L->d);
-        if (v != 29 && v != 30) {
-            BK_ERR(L->ctx, BK_EVERSION, "header", BK_NO_INDEX, 0, "version %d is not 29 (Quake) or 30 (GoldSrc)", v);
-            return BK_EVERSION;
-        }
-        L->var = V_29;
-        q->version = v;
-        q->format = v == 30 ? BK_FORMAT_GOLDSRC : BK_FORMAT_QUAKE1;
+    const bk_version_desc *v = bk_family_version(&bk_family_quake, L->d, L->n);
+    if (!v) {
+        BK_ERR(L->ctx, BK_EVERSION, "header", BK_NO_INDEX, 0, "version %d is not 29 (Quake) or 30 (GoldSrc)",
+               bk_rd_i32le(L->d));
+        return BK_EVERSION;
     }
-    for (int i = 0; i < BK_Q1_LUMP_COUNT; i++) {
-        L->rows[i].name = k_lumps[i].name;
-        L->rows[i].entry = k_lumps[i].size[L->var];
-    }
-    const bk_lumpdir dir = {L->rows, BK_Q1_LUMP_COUNT, HEADER_SIZE, true};
+    L->f->version = v;
+    L->var = v->column;
+    q->variant = v->column == V_BSP2 ? BK_Q1_VARIANT_BSP2 : v->column == V_2PSB ? BK_Q1_VARIANT_2PSB : 0;
+    q->version = v->version;
+    q->format = v->format;
+    const bk_dir_layout *dir = v->dir;
     for (int i = 0; i < BK_Q1_LUMP_COUNT; i++) {
         L->slot[i] = (uint32_t)i;
+        const uint8_t *e = L->d + dir->dir_offset + (size_t)dir->entry_size * i;
         bk_lump_span sp;
-        BK_TRY(bk_lump_locate(L->ctx, &dir, (uint32_t)i, bk_rd_i32le(L->d + 4 + 8 * i), bk_rd_i32le(L->d + 8 + 8 * i),
-                              L->n, 4 + 8 * (uint64_t)i, &sp));
+        BK_TRY(bk_lump_locate(L->ctx, k_lumps[i].name, dir->header_size, dir->overlap_warns,
+                              bk_rd_i32le(e + dir->ofs_field), bk_rd_i32le(e + dir->len_field), L->n,
+                              dir->dir_offset + (uint64_t)dir->entry_size * i, &sp));
         L->ofs[i] = sp.ofs;
         L->len[i] = sp.len;
     }
@@ -135,6 +108,7 @@ static bk_result read_header(loader *L)
             L->slot[0] = 1;
             L->slot[1] = 0;
             q->bshift = 1;
+            L->f->version = bk_quake_version_bshift();
         }
     }
     for (int i = 0; i < BK_Q1_LUMP_COUNT; i++) {
@@ -147,7 +121,8 @@ static bk_result read_header(loader *L)
 /* Entry count of an array lump (0 when its size is wrong, reported at its directory entry) */
 static bk_result array_count(loader *L, int lump, uint32_t *count)
 {
-    return bk_lump_elements(L->ctx, &L->rows[lump], L->len[lump], hdr_at(L, lump), count, NULL);
+    return bk_lump_elements(L->ctx, k_lumps[lump].name, k_lumps[lump].entry[L->var], L->len[lump], hdr_at(L, lump),
+                            count, NULL);
 }
 
 #define ALLOC(ptr, cnt)                                                                                  \
@@ -157,38 +132,12 @@ static bk_result array_count(loader *L, int lump, uint32_t *count)
         if (!(ptr)) return a_r_ ? a_r_ : BK_ENOMEM;                                                      \
     } while (0)
 
-/* Whether the struct has the file's layout for a lump (little-endian int32 / float fields in the
- * file's order, no padding) in this variant: then the lump is read where it lies */
-static bool same_layout(int lump, int var)
-{
-    bool wide = var != V_29;
-    switch (lump) {
-    case BK_Q1_LUMP_PLANES: return sizeof(bk_q1_plane) == 20 && offsetof(bk_q1_plane, type) == 16;
-    case BK_Q1_LUMP_VERTICES: return true; /* float triples */
-    case BK_Q1_LUMP_TEXINFO:
-        return sizeof(bk_q1_texinfo) == 40 && offsetof(bk_q1_texinfo, miptex) == 32 && offsetof(bk_q1_texinfo, flags) == 36;
-    case BK_Q1_LUMP_SURFEDGES: return true;
-    case BK_Q1_LUMP_MODELS:
-        return sizeof(bk_q1_model) == 64 && offsetof(bk_q1_model, headnode) == 36 && offsetof(bk_q1_model, visleafs) == 52 &&
-               offsetof(bk_q1_model, face_count) == 60;
-    case BK_Q1_LUMP_MARKSURFACES: return wide;
-    case BK_Q1_LUMP_EDGES: return wide && sizeof(bk_q1_edge) == 8;
-    case BK_Q1_LUMP_CLIPNODES: return wide && sizeof(bk_q1_clipnode) == 12;
-    case BK_Q1_LUMP_NODES:
-        return var == V_BSP2 && sizeof(bk_q1_node) == 44 && offsetof(bk_q1_node, mins) == 12 &&
-               offsetof(bk_q1_node, first_face) == 36;
-    case BK_Q1_LUMP_LEAFS:
-        return var == V_BSP2 && sizeof(bk_q1_leaf) == 44 && offsetof(bk_q1_leaf, mins) == 8 &&
-               offsetof(bk_q1_leaf, first_marksurface) == 32 && offsetof(bk_q1_leaf, ambient) == 40;
-    default: return false;
-    }
-}
-
-/* Lump `lump` (count elements) as its own bytes when they can be read in place (see same_layout
- * and bk_lump_in_place): no copy, no new pages. NULL: decode a copy. */
+/* Lump `lump` (count elements) as its own bytes when its row says it can be read in place in this
+ * variant (bk_lump_in_place): no copy, no new pages. NULL: decode a copy. */
 static void *in_place(loader *L, int lump, uint32_t count)
 {
-    return bk_lump_in_place(L->d + L->ofs[lump], count, same_layout(lump, L->var), &L->q->in_place_, lump);
+    return bk_lump_in_place(L->d + L->ofs[lump], count, (k_lumps[lump].in_place >> L->var) & 1, &L->q->in_place_,
+                            lump);
 }
 
 /* A lump read in place that needs a change (a bad value cleared): copied after all */
@@ -274,7 +223,7 @@ static bk_result decode_arrays(loader *L)
     base = L->d + L->ofs[BK_Q1_LUMP_NODES];
     for (uint32_t i = 0; i < c && !ip; i++) {
         bk_q1_node *nd = &q->nodes[i];
-        const uint8_t *p = base + (size_t)i * k_lumps[BK_Q1_LUMP_NODES].size[L->var];
+        const uint8_t *p = base + (size_t)i * k_lumps[BK_Q1_LUMP_NODES].entry[L->var];
         nd->plane = bk_rd_i32le(p);
         if (L->var == V_29) {
             nd->children[0] = bk_rd_i16le(p + 4);
@@ -386,7 +335,7 @@ static bk_result decode_arrays(loader *L)
     base = L->d + L->ofs[BK_Q1_LUMP_LEAFS];
     for (uint32_t i = 0; i < c && !ip; i++) {
         bk_q1_leaf *lf = &q->leafs[i];
-        const uint8_t *p = base + (size_t)i * k_lumps[BK_Q1_LUMP_LEAFS].size[L->var];
+        const uint8_t *p = base + (size_t)i * k_lumps[BK_Q1_LUMP_LEAFS].entry[L->var];
         lf->contents = bk_rd_i32le(p);
         lf->vis_ofs = bk_rd_i32le(p + 4);
         if (L->var == V_29) {
@@ -617,7 +566,7 @@ static bk_result decode_bspx(loader *L)
 /* ---- cross references ------------------------------------------------------------------------ */
 static uint64_t elem_at(const loader *L, int lump, uint64_t i)
 {
-    return L->ofs[lump] + i * k_lumps[lump].size[L->var];
+    return L->ofs[lump] + i * k_lumps[lump].entry[L->var];
 }
 
 /* sky and liquid ("*") textures, and GoldSrc's "!" water: drawn without a lightmap */
@@ -942,19 +891,18 @@ static void fill_info(loader *L)
     bk_info *in = &L->f->info;
     in->format = q->format;
     in->version = q->version;
-    if (q->variant == BK_Q1_VARIANT_BSP2) snprintf(in->variant, sizeof in->variant, "bsp2");
-    else if (q->variant == BK_Q1_VARIANT_2PSB) snprintf(in->variant, sizeof in->variant, "2psb");
-    else if (q->bshift) snprintf(in->variant, sizeof in->variant, "bshift");
+    snprintf(in->variant, sizeof in->variant, "%s", L->f->version->variant);
     if (bk_info_set_lumps(in, BK_Q1_LUMP_COUNT + q->bspx_count) == BK_OK) {
         for (int s = 0; s < BK_Q1_LUMP_COUNT; s++) {
-            int i = s; /* the lump in header slot s */
-            if (q->bshift && s < 2) i = 1 - s;
+            int i = s; /* the lump in header slot s (Blue Shift: the entities in slot 1) */
+            if (s == L->f->version->entity_slot) i = BK_Q1_LUMP_ENTITIES;
+            else if (s == BK_Q1_LUMP_ENTITIES) i = L->f->version->entity_slot;
             bk_lump_info *l = &in->lumps[s];
             snprintf(l->name, sizeof l->name, "%s", k_lumps[i].name);
             l->offset = L->ofs[i];
             l->length = L->len[i];
             l->uncompressed = L->len[i];
-            uint32_t es = k_lumps[i].size[L->var];
+            uint32_t es = k_lumps[i].entry[L->var];
             l->count = es ? (int64_t)(L->len[i] / es) : -1;
             if (i == BK_Q1_LUMP_TEXTURES) l->count = q->miptex_count;
             if (i == BK_Q1_LUMP_ENTITIES) l->count = L->f->entities.count;
@@ -1043,19 +991,7 @@ static bk_result q_load(bk_file *f, bk_ctx *ctx)
     return BK_OK;
 }
 
-/* one decoder, three formats: told apart by the first four bytes */
-static bk_format q_format_of(const uint8_t *d, size_t n)
-{
-    int32_t v = n >= 4 ? bk_rd_i32le(d) : 0;
-    return v == 30 ? BK_FORMAT_GOLDSRC : v == 29 ? BK_FORMAT_QUAKE1 : BK_FORMAT_BSP2;
-}
-
-static bool q_serves(bk_format fmt)
-{
-    return fmt == BK_FORMAT_QUAKE1 || fmt == BK_FORMAT_BSP2 || fmt == BK_FORMAT_GOLDSRC;
-}
-
 const bk_quake_bsp *bk_quake_bsp_of(const bk_file *f) { return bk_file_impl(f, BK_FORMAT_GOLDSRC); }
 
-const bk_format_ops bk_ops_quake = {BK_FORMAT_GOLDSRC, q_probe,  q_load,     q_destroy, bk_quake_build_scene,
-                                    bk_quake_extract_images, NULL, q_format_of, q_serves};
+const bk_format_ops bk_ops_quake = {BK_FORMAT_GOLDSRC,   q_probe, q_load, q_destroy, bk_quake_build_scene,
+                                    bk_quake_extract_images, NULL};

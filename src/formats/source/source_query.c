@@ -308,7 +308,15 @@ static uint32_t src_leaf_face(const void *state, int32_t leaf, uint32_t i)
     return k < s->m->leafface_count ? s->m->leaffaces[k] : UINT32_MAX;
 }
 
+static const char *source_surface_name(const bk_file *f, int32_t surface)
+{
+    const bk_source_map *m = bk_source_map_of(f);
+    if (!m || (uint32_t)surface >= m->texinfo_count) return NULL;
+    int32_t td = m->texinfo[surface].texdata;
+    return td >= 0 && (uint32_t)td < m->texdata_count ? m->texdata[td].name : NULL;
+}
+
 const bk_query_ops bk_query_ops_source = {
     src_open, src_destroy, src_point, src_vis_row, src_leaf_cluster, src_leaf_face_count, src_leaf_face, bk_cm_state_trace,
-    bk_cm_state,
+    bk_cm_state, source_surface_name,
 };

@@ -13,76 +13,8 @@
 #define BK_HAVE_PTHREAD 1
 #endif
 
-/* The lump directory: names and element sizes of the arrays bspkit decodes (1: read as bytes;
- * 0: the size depends on the version, given where the lump is read). */
-static const bk_lump_row k_lumps[BK_SRC_LUMP_COUNT] = {
-    {"entities", 1},
-    {"planes", 20},
-    {"texdata", 32},
-    {"vertexes", 12},
-    {"visibility", 1},
-    {"nodes", 32},
-    {"texinfo", 72},
-    {"faces", 0}, /* 56, or 104 in v17: by version */
-    {"lighting", 1},
-    {"occlusion", 1},
-    {"leafs", 0}, /* 32 or 56: by lump version and size */
-    {"faceids", 1},
-    {"edges", 4},
-    {"surfedges", 4},
-    {"models", 48},
-    {"worldlights", 1},
-    {"leaffaces", 2},
-    {"leafbrushes", 2},
-    {"brushes", 12},
-    {"brushsides", 8},
-    {"areas", 8},
-    {"areaportals", 12},
-    {"propcollision", 1},
-    {"prophulls", 1},
-    {"prophullverts", 1},
-    {"proptris", 1},
-    {"dispinfo", 176},
-    {"originalfaces", 0}, /* as faces */
-    {"physdisp", 1},
-    {"physcollide", 1},
-    {"vertnormals", 1},
-    {"vertnormalindices", 1},
-    {"disp_lightmap_alphas", 1},
-    {"dispverts", 20},
-    {"disp_lightmap_sample_positions", 1},
-    {"game_lump", 1},
-    {"leafwaterdata", 1},
-    {"primitives", 1},
-    {"primverts", 1},
-    {"primindices", 1},
-    {"pakfile", 1},
-    {"clipportalverts", 12},
-    {"cubemaps", 1},
-    {"texdata_string_data", 1},
-    {"texdata_string_table", 4},
-    {"overlays", 1},
-    {"leafmindisttowater", 1},
-    {"face_macro_texture_info", 1},
-    {"disp_tris", 2},
-    {"physcollidesurface", 1},
-    {"wateroverlays", 1},
-    {"leaf_ambient_index_hdr", 1},
-    {"leaf_ambient_index", 1},
-    {"lighting_hdr", 1},
-    {"worldlights_hdr", 1},
-    {"leaf_ambient_lighting_hdr", 1},
-    {"leaf_ambient_lighting", 1},
-    {"xzippakfile", 1},
-    {"faces_hdr", 0}, /* as faces */
-    {"map_flags", 1},
-    {"overlay_fades", 1},
-    {"overlay_system_levels", 1},
-    {"physlevel", 1},
-    {"disp_multiblend", 1},
-};
+#define k_lumps bk_source_lumps /* the lump rows (source_desc.c) */
 #define LNAME(i) k_lumps[i].name
-static const bk_lumpdir k_dir = {k_lumps, BK_SRC_LUMP_COUNT, VBSP_HEADER_SIZE, false};
 
 #define SPRP_ID 0x73707270u /* 'sprp' */
 #define DPRP_ID 0x64707270u /* 'dprp' */
@@ -136,14 +68,13 @@ bk_result bk_source_lump_bytes(const bk_file *f, int idx, const uint8_t **data, 
     return BK_OK;
 }
 
+/* VBSP 17-21; other VBSP versions, PSBV and rBSP are claimed only to be rejected with a message */
 static int vbsp_probe(const uint8_t *d, size_t n)
 {
     if (n < 8) return 0;
-    if (memcmp(d, "VBSP", 4) == 0) {
-        int32_t v = bk_rd_i32le(d + 4);
-        return (v == 17 || v == 19 || v == 20 || v == 21) ? 2 : 1;
-    }
-    return (memcmp(d, "PSBV", 4) == 0 || memcmp(d, "rBSP", 4) == 0) ? 1 : 0;
+    const bk_version_desc *v = bk_family_version(&bk_family_source, d, n);
+    if (v && v->supported) return 2;
+    return bk_family_ident(&bk_family_source, d, n) ? 1 : 0;
 }
 
 static void vbsp_destroy(void *impl)
@@ -194,13 +125,14 @@ static uint64_t eofs(const ld *L, int idx, uint64_t i, size_t esize)
 
 /* ---- header and lump directory ------------------------------------------------------------ */
 
-static int table_score(const uint8_t *d, size_t size, bool l4d2, bool *all_ok)
+/* How many directory entries of layout dir place their lump plausibly (all_ok: every one) */
+static int table_score(const uint8_t *d, size_t size, const bk_dir_layout *dir, bool *all_ok)
 {
     int ok = 0;
     *all_ok = true;
-    for (int i = 0; i < BK_SRC_LUMP_COUNT; i++) {
-        const uint8_t *e = d + 8 + 16 * (size_t)i;
-        int64_t ofs = bk_rd_i32le(e + (l4d2 ? 4 : 0)), len = bk_rd_i32le(e + (l4d2 ? 8 : 4));
+    for (uint32_t i = 0; i < dir->count; i++) {
+        const uint8_t *e = d + dir->dir_offset + (size_t)dir->entry_size * i;
+        int64_t ofs = bk_rd_i32le(e + dir->ofs_field), len = bk_rd_i32le(e + dir->len_field);
         bool good = ofs >= 0 && len >= 0 && (len == 0 || ((uint64_t)ofs >= VBSP_HEADER_SIZE &&
                                                            bk_span_ok((uint64_t)ofs, (uint64_t)len, size)));
         if (good) ok++;
@@ -385,15 +317,18 @@ static bk_result load_directory(ld *L)
     const uint8_t *d = L->f->data;
     size_t size = L->f->size;
     bk_source_map *p = L->p;
+    /* v21 has two directory orders (two version rows, the same bytes at the start): the one that
+     * places the lumps plausibly is taken */
     bool std_ok, l4_ok;
-    int std_score = table_score(d, size, false, &std_ok);
-    p->l4d2_layout = 0;
+    int std_score = table_score(d, size, L->f->version->dir, &std_ok);
     if (p->version == 21 && !std_ok) {
-        int l4_score = table_score(d, size, true, &l4_ok);
-        if (l4_ok || l4_score > std_score) p->l4d2_layout = 1;
+        const bk_version_desc *l4 = bk_vbsp_version_l4d2();
+        int l4_score = table_score(d, size, l4->dir, &l4_ok);
+        if (l4_ok || l4_score > std_score) L->f->version = l4;
     }
-    if (p->l4d2_layout) snprintf(L->f->info.variant, sizeof L->f->info.variant, "l4d2");
-    else if (p->version == 17) snprintf(L->f->info.variant, sizeof L->f->info.variant, "vtmb");
+    const bk_dir_layout *dir = L->f->version->dir;
+    p->l4d2_layout = dir->ofs_field != 0;
+    snprintf(L->f->info.variant, sizeof L->f->info.variant, "%s", L->f->version->variant);
     BK_TRY(bk_info_set_lumps(&L->f->info, BK_SRC_LUMP_COUNT));
     /* all decoded lumps together (each also within max_alloc_bytes) */
     L->m->lzma_budget = ctx->opt.limits.max_decoded_bytes < ctx->opt.limits.max_alloc_bytes
@@ -401,17 +336,10 @@ static bk_result load_directory(ld *L)
                             : ctx->opt.limits.max_alloc_bytes;
     int now[BK_SRC_LUMP_COUNT], now_count = 0;
     for (int i = 0; i < BK_SRC_LUMP_COUNT; i++) {
-        const uint8_t *e = d + 8 + 16 * (size_t)i;
-        int32_t ofs, len, ver;
-        if (p->l4d2_layout) {
-            ver = bk_rd_i32le(e);
-            ofs = bk_rd_i32le(e + 4);
-            len = bk_rd_i32le(e + 8);
-        } else {
-            ofs = bk_rd_i32le(e);
-            len = bk_rd_i32le(e + 4);
-            ver = bk_rd_i32le(e + 8);
-        }
+        const uint8_t *e = d + dir->dir_offset + (size_t)dir->entry_size * i;
+        /* the lump's version is the field the offset and length leave: last, or first in L4D2's */
+        int32_t ofs = bk_rd_i32le(e + dir->ofs_field), len = bk_rd_i32le(e + dir->len_field);
+        int32_t ver = bk_rd_i32le(e + (p->l4d2_layout ? 0 : 8));
         bk_source_lump *l = &p->lumps[i];
         l->version = ver;
         l->fourcc = bk_rd_u32le(e + 12);
@@ -419,9 +347,9 @@ static bk_result load_directory(ld *L)
         snprintf(li->name, sizeof li->name, "%s", LNAME(i));
         li->version = ver;
         li->count = -1;
-        uint64_t hofs = 8 + 16 * (uint64_t)i;
+        uint64_t hofs = dir->dir_offset + (uint64_t)dir->entry_size * i;
         bk_lump_span sp;
-        BK_TRY(bk_lump_locate(ctx, &k_dir, (uint32_t)i, ofs, len, size, hofs, &sp));
+        BK_TRY(bk_lump_locate(ctx, LNAME(i), dir->header_size, dir->overlap_warns, ofs, len, size, hofs, &sp));
         bool placed = sp.ok;
         if (ofs < 0 || len < 0) continue;
         l->offset = (uint64_t)ofs; /* as stored, for reports, even when the lump is unusable */
@@ -479,16 +407,15 @@ static void check_overlaps(ld *L)
 static bk_result lump_count_sized(ld *L, int idx, size_t esize, uint32_t *count)
 {
     const bk_source_lump *l = &L->p->lumps[idx];
-    bk_lump_row row = {LNAME(idx), (uint32_t)esize};
     bool ok;
-    BK_TRY(bk_lump_elements(L->ctx, &row, l->size, l->offset, count, &ok));
+    BK_TRY(bk_lump_elements(L->ctx, LNAME(idx), (uint32_t)esize, l->size, l->offset, count, &ok));
     if (ok) L->f->info.lumps[idx].count = (int64_t)*count;
     return BK_OK;
 }
 
 static bk_result lump_count(ld *L, int idx, uint32_t *count)
 {
-    return lump_count_sized(L, idx, k_lumps[idx].entry, count);
+    return lump_count_sized(L, idx, k_lumps[idx].entry[0], count);
 }
 
 #define ALLOC_N(ptr, n)                                                                          \
@@ -1391,7 +1318,8 @@ static bk_result vbsp_load(bk_file *f, bk_ctx *ctx)
     int32_t version = bk_rd_i32le(d + 4);
     f->info.format = BK_FORMAT_SOURCE;
     f->info.version = version;
-    if (version != 17 && version != 19 && version != 20 && version != 21) {
+    f->version = bk_family_version(&bk_family_source, d, f->size);
+    if (!f->version || !f->version->supported) {
         BK_ERR(ctx, BK_EVERSION, "header", BK_NO_INDEX, 4,
                "VBSP version %d is not supported (supported: 17, 19, 20, 21)%s", version,
                version == 25 ? "; v25 is Momentum Mod / Strata Source" :
@@ -1504,4 +1432,4 @@ static bk_result vbsp_load(bk_file *f, bk_ctx *ctx)
 }
 
 const bk_format_ops bk_ops_source = {BK_FORMAT_SOURCE, vbsp_probe, vbsp_load, vbsp_destroy, bk_vbsp_build_scene,
-                                     bk_vbsp_extract_images, NULL, NULL, NULL};
+                                     bk_vbsp_extract_images, NULL};
