@@ -158,6 +158,13 @@ const bk_lump_desc bk_source_lumps[BK_SRC_LUMP_COUNT] = {
 const bk_ref_desc bk_source_refs[BK_SRC_REF_COUNT] = {
     [BK_SRC_REF_EDGE_VERTEX] = R(EDGES, "v", NULL, VERTEXES, 0, "vertex %v out of range (%c vertexes)"),
     [BK_SRC_REF_SURFEDGE] = R(SURFEDGES, "edge", NULL, EDGES, BK_REF_ABS, "edge %v out of range (%c edges)"),
+    [BK_SRC_REF_TEXDATA_NAME] = R(TEXDATA, "name_string_table_id", NULL, TEXDATA_STRING_TABLE, 0,
+                                  "name %v out of range (%c strings)"),
+    [BK_SRC_REF_TEXINFO_TEXDATA] = R(TEXINFO, "texdata", NULL, TEXDATA, BK_REF_NONE_OK,
+                                     "texdata %v out of range (%c texdata)"),
+    [BK_SRC_REF_FACE_PLANE] = R(FACES, "planenum", NULL, PLANES, 0, "plane %v out of range (%c planes)"),
+    [BK_SRC_REF_ORIGFACE_PLANE] = R(ORIGINALFACES, "planenum", NULL, PLANES, 0, "plane %v out of range (%c planes)"),
+    [BK_SRC_REF_HDRFACE_PLANE] = R(FACES_HDR, "planenum", NULL, PLANES, 0, "plane %v out of range (%c planes)"),
     [BK_SRC_REF_AREA_PORTALS] = R(AREAS, "firstareaportal", "numareaportals", AREAPORTALS, BK_REF_RANGE,
                                   "area portals %f+%n out of range (%c area portals)"),
     [BK_SRC_REF_AREAPORTAL_AREA] = R(AREAPORTALS, "otherarea", NULL, AREAS, 0, "area %v out of range (%c areas)"),

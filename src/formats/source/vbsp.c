@@ -26,6 +26,7 @@ typedef struct ld {
     bk_source_map *p;
     uint8_t **gl_owned;       /* decoded compressed game lumps */
     char *prop_name_block;
+    uint32_t string_count;    /* texdata_string_table entries */
 } ld;
 
 /* owned extras that destroy() must free, stored after the public game lump array */
@@ -429,14 +430,60 @@ static bk_result lump_count(ld *L, int idx, uint32_t *count)
         }                                                                                        \
     } while (0)
 
-/* ---- per-lump decoding -------------------------------------------------------------------- */
+/* The reference checker over lump `lump` (the rows of source_desc.c), on the decoded bytes */
+static bk_result repair_ref(void *user, uint32_t ref, uint32_t i, uint32_t k);
+static bk_result check_lump_refs(ld *L, int lump)
+{
+    const bk_source_map *p = L->p;
+    const uint32_t counts[BK_SRC_LUMP_COUNT] = {
+        [BK_SRC_LUMP_PLANES] = p->plane_count,         [BK_SRC_LUMP_TEXDATA] = p->texdata_count,
+        [BK_SRC_LUMP_VERTEXES] = p->vertex_count,      [BK_SRC_LUMP_NODES] = p->node_count,
+        [BK_SRC_LUMP_TEXINFO] = p->texinfo_count,      [BK_SRC_LUMP_FACES] = p->face_count,
+        [BK_SRC_LUMP_LEAFS] = p->leaf_count,           [BK_SRC_LUMP_EDGES] = p->edge_count,
+        [BK_SRC_LUMP_SURFEDGES] = p->surfedge_count,   [BK_SRC_LUMP_MODELS] = p->model_count,
+        [BK_SRC_LUMP_LEAFFACES] = p->leafface_count,   [BK_SRC_LUMP_LEAFBRUSHES] = p->leafbrush_count,
+        [BK_SRC_LUMP_BRUSHES] = p->brush_count,        [BK_SRC_LUMP_BRUSHSIDES] = p->brushside_count,
+        [BK_SRC_LUMP_AREAS] = p->area_count,           [BK_SRC_LUMP_AREAPORTALS] = p->areaportal_count,
+        [BK_SRC_LUMP_ORIGINALFACES] = p->orig_face_count, [BK_SRC_LUMP_FACES_HDR] = p->hdr_face_count,
+        [BK_SRC_LUMP_CLIPPORTALVERTS] = p->clip_portal_vert_count,
+        [BK_SRC_LUMP_TEXDATA_STRING_TABLE] = L->string_count,
+    };
+    bk_ref_lump lumps[BK_SRC_LUMP_COUNT];
+    for (int i = 0; i < BK_SRC_LUMP_COUNT; i++) {
+        lumps[i].data = p->lumps[i].data;
+        lumps[i].count = counts[i];
+        lumps[i].ofs = p->lumps[i].offset;
+        lumps[i].compressed = p->lumps[i].compressed;
+    }
+    /* the column of the lump's element sizes: Bloodlines' faces, the leafs' version */
+    uint8_t col = 0;
+    if (lump == BK_SRC_LUMP_LEAFS) col = p->leaf_version == 0 ? 0 : 1;
+    else if (p->version == 17) col = 2;
+    const bk_ref_input in = {&bk_family_source, col, lumps, repair_ref, L};
+    return bk_check_refs(L->ctx, &in, (uint32_t)lump);
+}
 
-static bk_result load_simple(ld *L)
+/* a bad index found by the checker, reset in the decoded copy where the code after relies on it */
+static bk_result repair_ref(void *user, uint32_t ref, uint32_t i, uint32_t k)
+{
+    ld *L = user;
+    bk_source_map *p = L->p;
+    switch (ref) {
+    case BK_SRC_REF_EDGE_VERTEX: p->edges[i * 2 + k] = 0; break;
+    case BK_SRC_REF_SURFEDGE: p->surfedges[i] = 0; break;
+    case BK_SRC_REF_TEXINFO_TEXDATA: p->texinfo[i].texdata = -1; break;
+    case BK_SRC_REF_MODEL_FACES: p->models[i].firstface = p->models[i].numfaces = 0; break;
+    default: break;
+    }
+    return BK_OK;
+}
+
+/* ---- per-lump decoding -------------------------------------------------------------------- */
+static bk_result load_planes(ld *L)
 {
     bk_source_map *p = L->p;
     uint32_t n;
     const uint8_t *d;
-
     BK_TRY(lump_count(L, BK_SRC_LUMP_PLANES, &n));
     ALLOC_N(p->planes, n);
     d = p->lumps[BK_SRC_LUMP_PLANES].data;
@@ -447,6 +494,14 @@ static bk_result load_simple(ld *L)
     }
     p->plane_count = n;
 
+    return BK_OK;
+}
+
+static bk_result load_vertexes(ld *L)
+{
+    bk_source_map *p = L->p;
+    uint32_t n;
+    const uint8_t *d;
     BK_TRY(lump_count(L, BK_SRC_LUMP_VERTEXES, &n));
     ALLOC_N(p->vertices, (size_t)n * 3);
     d = p->lumps[BK_SRC_LUMP_VERTEXES].data;
@@ -457,37 +512,34 @@ static bk_result load_simple(ld *L)
     }
     p->vertex_count = n;
 
+    return BK_OK;
+}
+
+static bk_result load_edges(ld *L)
+{
+    bk_source_map *p = L->p;
+    uint32_t n;
+    const uint8_t *d;
     BK_TRY(lump_count(L, BK_SRC_LUMP_EDGES, &n));
     ALLOC_N(p->edges, (size_t)n * 2);
     d = p->lumps[BK_SRC_LUMP_EDGES].data;
-    for (uint32_t i = 0; i < n; i++, d += 4) {
-        for (int k = 0; k < 2; k++) {
-            uint32_t v = bk_rd_u16le(d + 2 * k);
-            if (v >= p->vertex_count) {
-                BK_ERR(L->ctx, BK_EINDEX, "edges", i, eofs(L, BK_SRC_LUMP_EDGES, i, 4),
-                       "vertex %u out of range (%u vertexes)", v, p->vertex_count);
-                v = 0;
-            }
-            p->edges[i * 2 + k] = v;
-        }
-    }
+    for (uint32_t i = 0; i < (size_t)n * 2; i++) p->edges[i] = bk_rd_u16le(d + 2 * (size_t)i);
     p->edge_count = n;
+    BK_TRY(check_lump_refs(L, BK_SRC_LUMP_EDGES));
 
     BK_TRY(lump_count(L, BK_SRC_LUMP_SURFEDGES, &n));
     ALLOC_N(p->surfedges, n);
     d = p->lumps[BK_SRC_LUMP_SURFEDGES].data;
-    for (uint32_t i = 0; i < n; i++, d += 4) {
-        int32_t se = bk_rd_i32le(d);
-        int64_t a = se < 0 ? -(int64_t)se : se;
-        if (a >= p->edge_count) {
-            BK_ERR(L->ctx, BK_EINDEX, "surfedges", i, eofs(L, BK_SRC_LUMP_SURFEDGES, i, 4),
-                   "edge %d out of range (%u edges)", se, p->edge_count);
-            se = 0;
-        }
-        p->surfedges[i] = se;
-    }
+    for (uint32_t i = 0; i < n; i++) p->surfedges[i] = bk_rd_i32le(d + 4 * (size_t)i);
     p->surfedge_count = n;
+    return check_lump_refs(L, BK_SRC_LUMP_SURFEDGES);
+}
 
+static bk_result load_texdata(ld *L)
+{
+    bk_source_map *p = L->p;
+    uint32_t n;
+    const uint8_t *d;
     /* texdata names: a table of offsets into NUL-terminated strings */
     uint32_t nstr;
     BK_TRY(lump_count(L, BK_SRC_LUMP_TEXDATA_STRING_TABLE, &nstr));
@@ -495,6 +547,9 @@ static bk_result load_simple(ld *L)
     const uint8_t *st = p->lumps[BK_SRC_LUMP_TEXDATA_STRING_TABLE].data;
     BK_TRY(lump_count(L, BK_SRC_LUMP_TEXDATA, &n));
     ALLOC_N(p->texdata, n);
+    p->texdata_count = n;
+    L->string_count = nstr;
+    BK_TRY(check_lump_refs(L, BK_SRC_LUMP_TEXDATA));
     d = p->lumps[BK_SRC_LUMP_TEXDATA].data;
     size_t total = 1;
     for (uint32_t i = 0; i < n; i++) {
@@ -521,10 +576,7 @@ static bk_result load_simple(ld *L)
         uint64_t o = eofs(L, BK_SRC_LUMP_TEXDATA, i, 32);
         if (t->width < 0 || t->height < 0 || t->width > 65536 || t->height > 65536)
             BK_ERR(L->ctx, BK_EFORMAT, "texdata", i, o, "texture size %dx%d is not plausible", t->width, t->height);
-        if (t->name_id < 0 || (uint32_t)t->name_id >= nstr) {
-            BK_ERR(L->ctx, BK_EINDEX, "texdata", i, o, "name %d out of range (%u strings)", t->name_id, nstr);
-            continue;
-        }
+        if (t->name_id < 0 || (uint32_t)t->name_id >= nstr) continue; /* reported by its row */
         int32_t so = bk_rd_i32le(st + 4 * (size_t)t->name_id);
         if (so < 0 || (size_t)so >= sd->size) {
             BK_ERR(L->ctx, BK_EINDEX, "texdata_string_table", t->name_id,
@@ -543,8 +595,15 @@ static bk_result load_simple(ld *L)
         t->name = L->m->names + at;
         at += len + 1;
     }
-    p->texdata_count = n;
 
+    return BK_OK;
+}
+
+static bk_result load_texinfo(ld *L)
+{
+    bk_source_map *p = L->p;
+    uint32_t n;
+    const uint8_t *d;
     BK_TRY(lump_count(L, BK_SRC_LUMP_TEXINFO, &n));
     ALLOC_N(p->texinfo, n);
     d = p->lumps[BK_SRC_LUMP_TEXINFO].data;
@@ -556,14 +615,19 @@ static bk_result load_simple(ld *L)
         }
         t->flags = bk_rd_i32le(d + 64);
         t->texdata = bk_rd_i32le(d + 68);
-        if (t->texdata < -1 || t->texdata >= (int32_t)p->texdata_count) {
-            BK_ERR(L->ctx, BK_EINDEX, "texinfo", i, eofs(L, BK_SRC_LUMP_TEXINFO, i, 72),
-                   "texdata %d out of range (%u texdata)", t->texdata, p->texdata_count);
-            t->texdata = -1;
-        }
     }
     p->texinfo_count = n;
+    BK_TRY(check_lump_refs(L, BK_SRC_LUMP_TEXINFO));
     return BK_OK;
+}
+
+static bk_result load_simple(ld *L)
+{
+    BK_TRY(load_planes(L));
+    BK_TRY(load_vertexes(L));
+    BK_TRY(load_edges(L));
+    BK_TRY(load_texdata(L));
+    return load_texinfo(L);
 }
 
 /* dface_t: 56 bytes; Vampire: Bloodlines (v17): 104 bytes with 32 bytes of average colours first,
@@ -634,11 +698,10 @@ static bk_result check_faces(ld *L, int idx, bk_source_face *fa, uint32_t n, con
     const char *ln = LNAME(idx);
     size_t es = p->version == 17 ? 104 : 56;
     uint32_t stale_texinfo = 0;
+    BK_TRY(check_lump_refs(L, idx));
     for (uint32_t i = 0; i < n; i++) {
         bk_source_face *f = &fa[i];
         uint64_t o = eofs(L, idx, i, es);
-        if (f->planenum >= p->plane_count)
-            BK_ERR(L->ctx, BK_EINDEX, ln, i, o, "plane %u out of range (%u planes)", f->planenum, p->plane_count);
         if (f->numedges < 0 || f->firstedge < 0 ||
             !bk_range_ok((uint64_t)f->firstedge, (uint64_t)f->numedges, p->surfedge_count)) {
             BK_ERR(L->ctx, BK_EINDEX, ln, i, o, "surfedges %d..%d+%d out of range (%u surfedges)", f->firstedge,
@@ -699,14 +762,11 @@ static bk_result check_faces(ld *L, int idx, bk_source_face *fa, uint32_t n, con
     return BK_OK;
 }
 
-static bk_result load_tree(ld *L)
+/* visibility: numclusters, then {pvs, pas} byte offsets per cluster */
+static bk_result load_visibility(ld *L)
 {
     bk_source_map *p = L->p;
     bk_ctx *ctx = L->ctx;
-    uint32_t n;
-    const uint8_t *d;
-
-    /* visibility: numclusters, then {pvs, pas} byte offsets per cluster */
     const bk_source_lump *vis = &p->lumps[BK_SRC_LUMP_VISIBILITY];
     if (vis->size >= 4) {
         int32_t nc = bk_rd_i32le(vis->data);
@@ -727,26 +787,26 @@ static bk_result load_tree(ld *L)
         BK_ERR(ctx, BK_ELUMP_SIZE, "visibility", BK_NO_INDEX, vis->offset, "lump of %zu bytes has no header", vis->size);
     }
 
+    return BK_OK;
+}
+
+static bk_result load_areas(ld *L)
+{
+    bk_source_map *p = L->p;
+    uint32_t n;
     BK_TRY(lump_count(L, BK_SRC_LUMP_AREAPORTALS, &n));
     ALLOC_N(p->areaportals, n);
     p->areaportal_count = n;
     BK_TRY(lump_count(L, BK_SRC_LUMP_AREAS, &n));
     ALLOC_N(p->areas, n);
     p->area_count = n;
-    d = p->lumps[BK_SRC_LUMP_AREAS].data;
+    const uint8_t *d = p->lumps[BK_SRC_LUMP_AREAS].data;
     for (uint32_t i = 0; i < n; i++, d += 8) {
-        bk_source_area *a = &p->areas[i];
-        a->num_portals = bk_rd_i32le(d);
-        a->first_portal = bk_rd_i32le(d + 4);
-        if (a->num_portals < 0 || a->first_portal < 0 ||
-            !bk_range_ok((uint64_t)a->first_portal, (uint64_t)a->num_portals, p->areaportal_count))
-            BK_ERR(ctx, BK_EINDEX, "areas", i, eofs(L, BK_SRC_LUMP_AREAS, i, 8),
-                   "area portals %d+%d out of range (%u area portals)", a->first_portal, a->num_portals,
-                   p->areaportal_count);
+        p->areas[i].num_portals = bk_rd_i32le(d);
+        p->areas[i].first_portal = bk_rd_i32le(d + 4);
     }
-    uint32_t ncpv;
-    BK_TRY(lump_count(L, BK_SRC_LUMP_CLIPPORTALVERTS, &ncpv));
-    p->clip_portal_vert_count = ncpv;
+    BK_TRY(check_lump_refs(L, BK_SRC_LUMP_AREAS));
+    BK_TRY(lump_count(L, BK_SRC_LUMP_CLIPPORTALVERTS, &p->clip_portal_vert_count));
     d = p->lumps[BK_SRC_LUMP_AREAPORTALS].data;
     for (uint32_t i = 0; i < p->areaportal_count; i++, d += 12) {
         bk_source_areaportal *a = &p->areaportals[i];
@@ -755,69 +815,62 @@ static bk_result load_tree(ld *L)
         a->first_clip_vert = bk_rd_u16le(d + 4);
         a->num_clip_verts = bk_rd_u16le(d + 6);
         a->planenum = bk_rd_i32le(d + 8);
-        uint64_t o = eofs(L, BK_SRC_LUMP_AREAPORTALS, i, 12);
-        if (a->other_area >= p->area_count)
-            BK_ERR(ctx, BK_EINDEX, "areaportals", i, o, "area %u out of range (%u areas)", a->other_area, p->area_count);
-        if (!bk_range_ok(a->first_clip_vert, a->num_clip_verts, ncpv))
-            BK_ERR(ctx, BK_EINDEX, "areaportals", i, o, "clip portal vertices %u+%u out of range (%u)",
-                   a->first_clip_vert, a->num_clip_verts, ncpv);
-        if (a->planenum < 0 || (uint32_t)a->planenum >= p->plane_count)
-            BK_ERR(ctx, BK_EINDEX, "areaportals", i, o, "plane %d out of range (%u planes)", a->planenum, p->plane_count);
     }
+    return check_lump_refs(L, BK_SRC_LUMP_AREAPORTALS);
+}
 
+static bk_result load_brushes(ld *L)
+{
+    bk_source_map *p = L->p;
+    uint32_t n;
     BK_TRY(lump_count(L, BK_SRC_LUMP_BRUSHSIDES, &n));
     ALLOC_N(p->brushsides, n);
     p->brushside_count = n;
-    d = p->lumps[BK_SRC_LUMP_BRUSHSIDES].data;
+    const uint8_t *d = p->lumps[BK_SRC_LUMP_BRUSHSIDES].data;
     for (uint32_t i = 0; i < n; i++, d += 8) {
         bk_source_brushside *b = &p->brushsides[i];
         b->planenum = bk_rd_u16le(d);
         b->texinfo = bk_rd_i16le(d + 2);
         b->dispinfo = bk_rd_i16le(d + 4);
         b->bevel = bk_rd_i16le(d + 6);
-        uint64_t o = eofs(L, BK_SRC_LUMP_BRUSHSIDES, i, 8);
-        if (b->planenum >= p->plane_count)
-            BK_ERR(ctx, BK_EINDEX, "brushsides", i, o, "plane %u out of range (%u planes)", b->planenum, p->plane_count);
-        if (b->texinfo < -1 || b->texinfo >= (int32_t)p->texinfo_count)
-            BK_ERR(ctx, BK_EINDEX, "brushsides", i, o, "texinfo %d out of range (%u texinfo)", b->texinfo,
-                   p->texinfo_count);
     }
+    BK_TRY(check_lump_refs(L, BK_SRC_LUMP_BRUSHSIDES));
     BK_TRY(lump_count(L, BK_SRC_LUMP_BRUSHES, &n));
     ALLOC_N(p->brushes, n);
     p->brush_count = n;
     d = p->lumps[BK_SRC_LUMP_BRUSHES].data;
     for (uint32_t i = 0; i < n; i++, d += 12) {
-        bk_source_brush *b = &p->brushes[i];
-        b->firstside = bk_rd_i32le(d);
-        b->numsides = bk_rd_i32le(d + 4);
-        b->contents = bk_rd_i32le(d + 8);
-        if (b->firstside < 0 || b->numsides < 0 ||
-            !bk_range_ok((uint64_t)b->firstside, (uint64_t)b->numsides, p->brushside_count))
-            BK_ERR(ctx, BK_EINDEX, "brushes", i, eofs(L, BK_SRC_LUMP_BRUSHES, i, 12),
-                   "brush sides %d+%d out of range (%u brush sides)", b->firstside, b->numsides, p->brushside_count);
+        p->brushes[i].firstside = bk_rd_i32le(d);
+        p->brushes[i].numsides = bk_rd_i32le(d + 4);
+        p->brushes[i].contents = bk_rd_i32le(d + 8);
     }
+    return check_lump_refs(L, BK_SRC_LUMP_BRUSHES);
+}
 
+/* the leafs' lists: faces and brushes */
+static bk_result load_leaf_lists(ld *L)
+{
+    bk_source_map *p = L->p;
+    uint32_t n;
     BK_TRY(lump_count(L, BK_SRC_LUMP_LEAFFACES, &n));
     ALLOC_N(p->leaffaces, n);
     p->leafface_count = n;
-    d = p->lumps[BK_SRC_LUMP_LEAFFACES].data;
-    for (uint32_t i = 0; i < n; i++, d += 2) {
-        p->leaffaces[i] = bk_rd_u16le(d);
-        if (p->leaffaces[i] >= p->face_count)
-            BK_ERR(ctx, BK_EINDEX, "leaffaces", i, eofs(L, BK_SRC_LUMP_LEAFFACES, i, 2), "face %u out of range (%u faces)",
-                   p->leaffaces[i], p->face_count);
-    }
+    const uint8_t *d = p->lumps[BK_SRC_LUMP_LEAFFACES].data;
+    for (uint32_t i = 0; i < n; i++) p->leaffaces[i] = bk_rd_u16le(d + 2 * (size_t)i);
+    BK_TRY(check_lump_refs(L, BK_SRC_LUMP_LEAFFACES));
     BK_TRY(lump_count(L, BK_SRC_LUMP_LEAFBRUSHES, &n));
     ALLOC_N(p->leafbrushes, n);
     p->leafbrush_count = n;
     d = p->lumps[BK_SRC_LUMP_LEAFBRUSHES].data;
-    for (uint32_t i = 0; i < n; i++, d += 2) {
-        p->leafbrushes[i] = bk_rd_u16le(d);
-        if (p->leafbrushes[i] >= p->brush_count)
-            BK_ERR(ctx, BK_EINDEX, "leafbrushes", i, eofs(L, BK_SRC_LUMP_LEAFBRUSHES, i, 2),
-                   "brush %u out of range (%u brushes)", p->leafbrushes[i], p->brush_count);
-    }
+    for (uint32_t i = 0; i < n; i++) p->leafbrushes[i] = bk_rd_u16le(d + 2 * (size_t)i);
+    return check_lump_refs(L, BK_SRC_LUMP_LEAFBRUSHES);
+}
 
+static bk_result load_leafs(ld *L)
+{
+    bk_source_map *p = L->p;
+    bk_ctx *ctx = L->ctx;
+    uint32_t n;
     /* leafs: lump version 0 (v19/v20 era) carries a 24-byte ambient light cube (56 bytes);
      * version 1 and Bloodlines' v17 leafs are 32 bytes */
     int32_t lv = p->lumps[BK_SRC_LUMP_LEAFS].version;
@@ -833,7 +886,7 @@ static bk_result load_tree(ld *L)
     BK_TRY(lump_count_sized(L, BK_SRC_LUMP_LEAFS, les, &n));
     ALLOC_N(p->leafs, n);
     p->leaf_count = n;
-    d = p->lumps[BK_SRC_LUMP_LEAFS].data;
+    const uint8_t *d = p->lumps[BK_SRC_LUMP_LEAFS].data;
     for (uint32_t i = 0; i < n; i++, d += les) {
         bk_source_leaf *l = &p->leafs[i];
         l->contents = bk_rd_i32le(d);
@@ -850,23 +903,29 @@ static bk_result load_tree(ld *L)
         l->firstleafbrush = bk_rd_u16le(d + 24);
         l->numleafbrushes = bk_rd_u16le(d + 26);
         l->leaf_water_data = bk_rd_i16le(d + 28);
+    }
+    BK_TRY(check_lump_refs(L, BK_SRC_LUMP_LEAFS));
+    /* cluster and area: against counts only known here (area is 9 bits of a shared word) */
+    for (uint32_t i = 0; i < n; i++) {
+        const bk_source_leaf *l = &p->leafs[i];
         uint64_t o = eofs(L, BK_SRC_LUMP_LEAFS, i, les);
-        if (!bk_range_ok(l->firstleafface, l->numleaffaces, p->leafface_count))
-            BK_ERR(ctx, BK_EINDEX, "leafs", i, o, "leaf faces %u+%u out of range (%u)", l->firstleafface,
-                   l->numleaffaces, p->leafface_count);
-        if (!bk_range_ok(l->firstleafbrush, l->numleafbrushes, p->leafbrush_count))
-            BK_ERR(ctx, BK_EINDEX, "leafs", i, o, "leaf brushes %u+%u out of range (%u)", l->firstleafbrush,
-                   l->numleafbrushes, p->leafbrush_count);
         if (p->cluster_count && (l->cluster < -1 || l->cluster >= (int32_t)p->cluster_count))
             BK_ERR(ctx, BK_EINDEX, "leafs", i, o, "cluster %d out of range (%u clusters)", l->cluster, p->cluster_count);
         if (p->area_count && l->area >= p->area_count)
             BK_ERR(ctx, BK_EINDEX, "leafs", i, o, "area %u out of range (%u areas)", l->area, p->area_count);
     }
+    return BK_OK;
+}
 
+/* node children: >= 0 a node, else -1 - leaf */
+static bk_result load_nodes(ld *L)
+{
+    bk_source_map *p = L->p;
+    uint32_t n;
     BK_TRY(lump_count(L, BK_SRC_LUMP_NODES, &n));
     ALLOC_N(p->nodes, n);
     p->node_count = n;
-    d = p->lumps[BK_SRC_LUMP_NODES].data;
+    const uint8_t *d = p->lumps[BK_SRC_LUMP_NODES].data;
     for (uint32_t i = 0; i < n; i++, d += 32) {
         bk_source_node *nd = &p->nodes[i];
         nd->planenum = bk_rd_i32le(d);
@@ -879,23 +938,26 @@ static bk_result load_tree(ld *L)
         nd->firstface = bk_rd_u16le(d + 24);
         nd->numfaces = bk_rd_u16le(d + 26);
         nd->area = bk_rd_i16le(d + 28);
-        uint64_t o = eofs(L, BK_SRC_LUMP_NODES, i, 32);
-        if (nd->planenum < 0 || (uint32_t)nd->planenum >= p->plane_count)
-            BK_ERR(ctx, BK_EINDEX, "nodes", i, o, "plane %d out of range (%u planes)", nd->planenum, p->plane_count);
-        for (int k = 0; k < 2; k++) {
-            int32_t c = nd->children[k];
-            if (c >= 0 ? (uint32_t)c >= n : (uint64_t)(-(int64_t)c - 1) >= p->leaf_count)
-                BK_ERR(ctx, BK_EINDEX, "nodes", i, o, "child %d out of range (%u nodes, %u leafs)", c, n, p->leaf_count);
-        }
-        if (!bk_range_ok(nd->firstface, nd->numfaces, p->face_count))
-            BK_ERR(ctx, BK_EINDEX, "nodes", i, o, "faces %u+%u out of range (%u faces)", nd->firstface, nd->numfaces,
-                   p->face_count);
     }
+    BK_TRY(check_lump_refs(L, BK_SRC_LUMP_NODES));
+    for (uint32_t i = 0; i < n; i++)
+        for (int k = 0; k < 2; k++) {
+            int32_t c = p->nodes[i].children[k];
+            if (c >= 0 ? (uint32_t)c >= n : (uint64_t)(-(int64_t)c - 1) >= p->leaf_count)
+                BK_ERR(L->ctx, BK_EINDEX, "nodes", i, eofs(L, BK_SRC_LUMP_NODES, i, 32),
+                       "child %d out of range (%u nodes, %u leafs)", c, n, p->leaf_count);
+        }
+    return BK_OK;
+}
 
+static bk_result load_models(ld *L)
+{
+    bk_source_map *p = L->p;
+    uint32_t n;
     BK_TRY(lump_count(L, BK_SRC_LUMP_MODELS, &n));
     ALLOC_N(p->models, n);
     p->model_count = n;
-    d = p->lumps[BK_SRC_LUMP_MODELS].data;
+    const uint8_t *d = p->lumps[BK_SRC_LUMP_MODELS].data;
     for (uint32_t i = 0; i < n; i++, d += 48) {
         bk_source_model *md = &p->models[i];
         for (int k = 0; k < 3; k++) {
@@ -906,20 +968,24 @@ static bk_result load_tree(ld *L)
         md->headnode = bk_rd_i32le(d + 36);
         md->firstface = bk_rd_i32le(d + 40);
         md->numfaces = bk_rd_i32le(d + 44);
-        uint64_t o = eofs(L, BK_SRC_LUMP_MODELS, i, 48);
-        if (md->firstface < 0 || md->numfaces < 0 ||
-            !bk_range_ok((uint64_t)md->firstface, (uint64_t)md->numfaces, p->face_count)) {
-            BK_ERR(ctx, BK_EINDEX, "models", i, o, "faces %d+%d out of range (%u faces)", md->firstface, md->numfaces,
-                   p->face_count);
-            md->firstface = md->numfaces = 0;
-        }
-        if (p->node_count && (md->headnode < 0 || (uint32_t)md->headnode >= p->node_count))
-            BK_ERR(ctx, BK_EINDEX, "models", i, o, "head node %d out of range (%u nodes)", md->headnode, p->node_count);
     }
+    BK_TRY(check_lump_refs(L, BK_SRC_LUMP_MODELS));
     if (n == 0 && p->face_count)
-        BK_ERR(ctx, BK_EFORMAT, "models", BK_NO_INDEX, p->lumps[BK_SRC_LUMP_MODELS].offset,
+        BK_ERR(L->ctx, BK_EFORMAT, "models", BK_NO_INDEX, p->lumps[BK_SRC_LUMP_MODELS].offset,
                "map has faces but no world model");
     return BK_OK;
+}
+
+/* the tree and what it reaches, one loader per lump (as Quake III's CMod_Load<Lump>) */
+static bk_result load_tree(ld *L)
+{
+    BK_TRY(load_visibility(L));
+    BK_TRY(load_areas(L));
+    BK_TRY(load_brushes(L));
+    BK_TRY(load_leaf_lists(L));
+    BK_TRY(load_leafs(L));
+    BK_TRY(load_nodes(L));
+    return load_models(L);
 }
 
 static bk_result load_displacements(ld *L)
@@ -1329,7 +1395,7 @@ static bk_result vbsp_load(bk_file *f, bk_ctx *ctx)
     vbsp_impl_full *F = bk_calloc(1, sizeof *F);
     if (!F) return BK_ENOMEM;
     f->impl = F;
-    ld L = {f, ctx, &F->base, &F->base.pub, NULL, NULL};
+    ld L = {f, ctx, &F->base, &F->base.pub, NULL, NULL, 0};
     bk_source_map *p = L.p;
     p->version = version;
     p->map_revision = bk_rd_i32le(d + 8 + 16 * BK_SRC_LUMP_COUNT);
