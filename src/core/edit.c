@@ -306,7 +306,9 @@ static void put32(bk_buf *b, uint32_t v)
 }
 
 /* Rebuild the zip z (n bytes) without the removed entries and with the added ones. */
-static bk_result pak_rebuild(bk_edit *e, const uint8_t *z, size_t n, bk_buf *out, uint32_t *removed)
+/* The zip's central directory: its end record (eocd), its offset and its entries */
+static bk_result zip_dir(bk_edit *e, const uint8_t *z, size_t n, size_t *eocd_out, uint32_t *cd_ofs_out,
+                         zent **ze_out, uint32_t *count_out)
 {
     size_t eocd = SIZE_MAX;
     for (size_t i = n >= 22 ? n - 22 : 0; n >= 22; i--) {
@@ -326,6 +328,9 @@ static bk_result pak_rebuild(bk_edit *e, const uint8_t *z, size_t n, bk_buf *out
         report(e, BK_EFORMAT, "pakfile", BK_NO_INDEX, "the zip's central directory lies outside it%s%s", "", "");
         return BK_EFORMAT;
     }
+    *eocd_out = eocd;
+    *cd_ofs_out = cd_ofs;
+    *count_out = count;
     zent *ze = bk_calloc(count ? count : 1, sizeof *ze);
     if (!ze) return BK_ENOMEM;
     size_t p = cd_ofs;
@@ -350,6 +355,16 @@ static bk_result pak_rebuild(bk_edit *e, const uint8_t *z, size_t n, bk_buf *out
         ze[i].keep = true;
         p += len;
     }
+    *ze_out = ze;
+    return BK_OK;
+}
+
+static bk_result pak_rebuild(bk_edit *e, const uint8_t *z, size_t n, bk_buf *out, uint32_t *removed)
+{
+    size_t eocd;
+    uint32_t cd_ofs, count;
+    zent *ze;
+    BK_TRY(zip_dir(e, z, n, &eocd, &cd_ofs, &ze, &count));
     /* removals, and entries an addition replaces */
     for (uint32_t i = 0; i < count; i++) {
         char nm[1100];
@@ -501,25 +516,44 @@ static uint64_t moved_ofs(const bk_edit_layout *el, uint64_t old)
     return moved(m->s, m->n, old);
 }
 
+/* the pakfile edits become a replacement of the pakfile lump */
+static bk_result apply_pak_edits(bk_edit *e)
+{
+    int32_t slot = e->f->family->pak_slot;
+    const uint8_t *pd = NULL;
+    size_t ps = 0;
+    bk_buf z = {0};
+    uint32_t removed = 0;
+    bk_result r = bk_source_lump_bytes(e->f, slot, &pd, &ps);
+    if (r == BK_OK) r = pak_rebuild(e, pd, pd ? ps : 0, &z, &removed);
+    if (r == BK_OK) r = bk_edit_set_lump(e, (uint32_t)slot, z.data, z.size);
+    bk_buf_free(&z);
+    return r;
+}
+
+static void family_fixup(const bk_edit *e, const lslot *s, bk_buf *o, uint64_t tail_old, uint64_t tail_new)
+{
+    const bk_dir_layout *L = e->dir;
+    uint64_t old_ofs[64], old_len[64], new_ofs[64], new_len[64];
+    for (uint32_t k = 0; k < L->count; k++) {
+        old_ofs[s[k].index] = s[k].ofs;
+        old_len[s[k].index] = s[k].len;
+        new_ofs[s[k].index] = s[k].new_ofs;
+        new_len[s[k].index] = s[k].new_len;
+    }
+    moves mv = {s, L->count};
+    bk_edit_layout el = {o->data, o->size, L, old_ofs, old_len, new_ofs, new_len, e->repl_set, e->edited,
+                         tail_old, tail_new, moved_ofs, &mv};
+    e->f->family->edit_fixup(e->f, &el);
+}
+
 static bk_result build(bk_edit *e, uint8_t **out_data, size_t *out_size)
 {
     const bk_dir_layout *L = e->dir;
     const uint8_t *d = e->f->data;
     size_t n = e->f->size;
     bk_result r = BK_OK;
-    /* the pakfile edits become a replacement of the pakfile lump */
-    if (e->pak_add_count || e->pak_remove_count) {
-        int32_t slot = e->f->family->pak_slot;
-        const uint8_t *pd = NULL;
-        size_t ps = 0;
-        bk_buf z = {0};
-        uint32_t removed = 0;
-        r = bk_source_lump_bytes(e->f, slot, &pd, &ps);
-        if (r == BK_OK) r = pak_rebuild(e, pd, pd ? ps : 0, &z, &removed);
-        if (r == BK_OK) r = bk_edit_set_lump(e, (uint32_t)slot, z.data, z.size);
-        bk_buf_free(&z);
-        if (r != BK_OK) return r;
-    }
+    if (e->pak_add_count || e->pak_remove_count) BK_TRY(apply_pak_edits(e));
     lslot s[64];
     for (uint32_t i = 0; i < L->count; i++) {
         const uint8_t *ent = d + L->dir_offset + (size_t)i * L->entry_size;
@@ -614,19 +648,7 @@ static bk_result build(bk_edit *e, uint8_t **out_data, size_t *out_size)
     }
     uint64_t tail_old = cur, tail_new = o.size - (n > cur ? n - cur : 0);
     /* the family's fix-up of offsets its lumps hold into the file */
-    if (e->f->family->edit_fixup) {
-        uint64_t old_ofs[64], old_len[64], new_ofs[64], new_len[64];
-        for (uint32_t k = 0; k < L->count; k++) {
-            old_ofs[s[k].index] = s[k].ofs;
-            old_len[s[k].index] = s[k].len;
-            new_ofs[s[k].index] = s[k].new_ofs;
-            new_len[s[k].index] = s[k].new_len;
-        }
-        moves mv = {s, L->count};
-        bk_edit_layout el = {o.data, o.size, L, old_ofs, old_len, new_ofs, new_len, e->repl_set, e->edited,
-                             tail_old, tail_new, moved_ofs, &mv};
-        e->f->family->edit_fixup(e->f, &el);
-    }
+    if (e->f->family->edit_fixup) family_fixup(e, s, &o, tail_old, tail_new);
     /* validate what was built */
     bk_options vo = e->opt;
     uint32_t errs = 0, warns = 0;

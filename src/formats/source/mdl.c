@@ -87,6 +87,35 @@ static void rd_vec(const uint8_t *p, float *v, int k)
 
 /* ---- MDL ------------------------------------------------------------------------------------ */
 
+/* the bones: name, parent (one before it), rest pose */
+static bk_result parse_bones(bk_ctx *ctx, mdl_impl *mi, const uint8_t *d, size_t n, bk_mdl *m)
+{
+    bk_result r = BK_OK;
+    int32_t nb = bk_rd_i32le(d + 156), bi = bk_rd_i32le(d + 160);
+    TABLE(ctx, nb, bi, MDL_BONE_SIZE, n, "bones", 156, "bones");
+    if ((uint32_t)nb > MDL_MAX_BONES) MDL_FAIL(ctx, BK_ELIMIT, "bones", BK_NO_INDEX, 156, "%d bones (at most %u)", nb, MDL_MAX_BONES);
+    m->bones = bk_alloc_array(ctx, (size_t)nb, sizeof *m->bones, &r);
+    if (!m->bones) return r;
+    m->bone_count = (uint32_t)nb;
+    for (int32_t i = 0; i < nb; i++) {
+        const uint8_t *p = d + bi + (size_t)i * MDL_BONE_SIZE;
+        uint64_t at = (uint64_t)bi + (uint64_t)i * MDL_BONE_SIZE;
+        bk_mdl_bone *b = &m->bones[i];
+        BK_TRY(name_at(ctx, mi, d, n, (int64_t)at + bk_rd_i32le(p), "bones", i, &b->name));
+        b->parent = bk_rd_i32le(p + 4);
+        rd_vec(p + 32, b->pos, 3);
+        rd_vec(p + 44, b->quat, 4);
+        rd_vec(p + 96, b->pose_to_bone, 12);
+        b->flags = bk_rd_u32le(p + 160);
+        /* studiomdl writes parents before children; the skeleton is built in that order */
+        if (b->parent < -1 || b->parent >= i) {
+            BK_ERR(ctx, BK_EINDEX, "bones", i, at + 4, "parent %d is not a bone before this one", b->parent);
+            b->parent = -1;
+        }
+    }
+    return BK_OK;
+}
+
 static bk_result parse_mdl(bk_ctx *ctx, mdl_impl *mi, const uint8_t *d, size_t n)
 {
     bk_mdl *m = &mi->pub;
@@ -117,29 +146,7 @@ static bk_result parse_mdl(bk_ctx *ctx, mdl_impl *mi, const uint8_t *d, size_t n
     int32_t sp = bk_rd_i32le(d + 308);
     if (sp) BK_TRY(name_at(ctx, mi, d, n, sp, "surfaceprop", BK_NO_INDEX, &m->surfaceprop));
 
-    /* bones */
-    int32_t nb = bk_rd_i32le(d + 156), bi = bk_rd_i32le(d + 160);
-    TABLE(ctx, nb, bi, MDL_BONE_SIZE, n, "bones", 156, "bones");
-    if ((uint32_t)nb > MDL_MAX_BONES) MDL_FAIL(ctx, BK_ELIMIT, "bones", BK_NO_INDEX, 156, "%d bones (at most %u)", nb, MDL_MAX_BONES);
-    m->bones = bk_alloc_array(ctx, (size_t)nb, sizeof *m->bones, &r);
-    if (!m->bones) return r;
-    m->bone_count = (uint32_t)nb;
-    for (int32_t i = 0; i < nb; i++) {
-        const uint8_t *p = d + bi + (size_t)i * MDL_BONE_SIZE;
-        uint64_t at = (uint64_t)bi + (uint64_t)i * MDL_BONE_SIZE;
-        bk_mdl_bone *b = &m->bones[i];
-        BK_TRY(name_at(ctx, mi, d, n, (int64_t)at + bk_rd_i32le(p), "bones", i, &b->name));
-        b->parent = bk_rd_i32le(p + 4);
-        rd_vec(p + 32, b->pos, 3);
-        rd_vec(p + 44, b->quat, 4);
-        rd_vec(p + 96, b->pose_to_bone, 12);
-        b->flags = bk_rd_u32le(p + 160);
-        /* studiomdl writes parents before children; the skeleton is built in that order */
-        if (b->parent < -1 || b->parent >= i) {
-            BK_ERR(ctx, BK_EINDEX, "bones", i, at + 4, "parent %d is not a bone before this one", b->parent);
-            b->parent = -1;
-        }
-    }
+    BK_TRY(parse_bones(ctx, mi, d, n, m));
 
     /* textures (material names) and the folders they are looked up in */
     int32_t nt = bk_rd_i32le(d + 204), ti = bk_rd_i32le(d + 208);

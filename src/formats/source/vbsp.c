@@ -1112,6 +1112,46 @@ static const sprp_layout k_sprp[] = {
 
 static const char *gl_name(uint32_t id, char *buf) { return bk_source_fourcc(id, buf); }
 
+/* one StaticPropLump_t of es bytes: the common fields, then those of the layout's version */
+static void read_static_prop(bk_source_static_prop *s, const uint8_t *e, uint32_t es, uint32_t fields)
+{
+    bk_cursor pc = bk_cursor_make(e, es);
+    for (int k = 0; k < 3; k++) s->origin[k] = bk_cur_f32le(&pc);
+    for (int k = 0; k < 3; k++) s->angles[k] = bk_cur_f32le(&pc);
+    s->model = bk_cur_u16le(&pc);
+    s->first_leaf = bk_cur_u16le(&pc);
+    s->leaf_count = bk_cur_u16le(&pc);
+    s->solid = bk_cur_u8(&pc);
+    s->flags = bk_cur_u8(&pc);
+    s->skin = bk_cur_i32le(&pc);
+    s->fade_min = bk_cur_f32le(&pc);
+    s->fade_max = bk_cur_f32le(&pc);
+    for (int k = 0; k < 3; k++) s->lighting_origin[k] = bk_cur_f32le(&pc);
+    s->forced_fade_scale = 1.0f;
+    s->scale = 1.0f;
+    if (fields & F_FF) s->forced_fade_scale = bk_cur_f32le(&pc);
+    if (fields & F_DX) {
+        s->min_dx_level = bk_cur_u16le(&pc);
+        s->max_dx_level = bk_cur_u16le(&pc);
+    }
+    if (fields & F_LMR) {
+        s->flags_ex = bk_cur_u32le(&pc);
+        s->lightmap_res[0] = bk_cur_u16le(&pc);
+        s->lightmap_res[1] = bk_cur_u16le(&pc);
+    }
+    if (fields & F_CPU) {
+        s->min_cpu_level = bk_cur_u8(&pc);
+        s->max_cpu_level = bk_cur_u8(&pc);
+        s->min_gpu_level = bk_cur_u8(&pc);
+        s->max_gpu_level = bk_cur_u8(&pc);
+    }
+    if (fields & F_DIF)
+        for (int k = 0; k < 4; k++) s->diffuse[k] = bk_cur_u8(&pc);
+    if (fields & F_X360) s->disable_x360 = bk_cur_u32le(&pc);
+    if ((fields & F_FX) && !(fields & F_LMR)) s->flags_ex = bk_cur_u32le(&pc);
+    if (fields & F_SC) s->scale = bk_cur_f32le(&pc);
+}
+
 static bk_result load_sprp(ld *L, const bk_source_game_lump *g)
 {
     bk_source_map *p = L->p;
@@ -1188,42 +1228,7 @@ static bk_result load_sprp(ld *L, const bk_source_game_lump *g)
     p->static_prop_count = (uint32_t)np;
     for (int32_t i = 0; i < np; i++) {
         bk_source_static_prop *s = &p->static_props[i];
-        const uint8_t *e = c.data + c.pos + (size_t)i * es;
-        bk_cursor pc = bk_cursor_make(e, es);
-        for (int k = 0; k < 3; k++) s->origin[k] = bk_cur_f32le(&pc);
-        for (int k = 0; k < 3; k++) s->angles[k] = bk_cur_f32le(&pc);
-        s->model = bk_cur_u16le(&pc);
-        s->first_leaf = bk_cur_u16le(&pc);
-        s->leaf_count = bk_cur_u16le(&pc);
-        s->solid = bk_cur_u8(&pc);
-        s->flags = bk_cur_u8(&pc);
-        s->skin = bk_cur_i32le(&pc);
-        s->fade_min = bk_cur_f32le(&pc);
-        s->fade_max = bk_cur_f32le(&pc);
-        for (int k = 0; k < 3; k++) s->lighting_origin[k] = bk_cur_f32le(&pc);
-        s->forced_fade_scale = 1.0f;
-        s->scale = 1.0f;
-        if (fields & F_FF) s->forced_fade_scale = bk_cur_f32le(&pc);
-        if (fields & F_DX) {
-            s->min_dx_level = bk_cur_u16le(&pc);
-            s->max_dx_level = bk_cur_u16le(&pc);
-        }
-        if (fields & F_LMR) {
-            s->flags_ex = bk_cur_u32le(&pc);
-            s->lightmap_res[0] = bk_cur_u16le(&pc);
-            s->lightmap_res[1] = bk_cur_u16le(&pc);
-        }
-        if (fields & F_CPU) {
-            s->min_cpu_level = bk_cur_u8(&pc);
-            s->max_cpu_level = bk_cur_u8(&pc);
-            s->min_gpu_level = bk_cur_u8(&pc);
-            s->max_gpu_level = bk_cur_u8(&pc);
-        }
-        if (fields & F_DIF)
-            for (int k = 0; k < 4; k++) s->diffuse[k] = bk_cur_u8(&pc);
-        if (fields & F_X360) s->disable_x360 = bk_cur_u32le(&pc);
-        if ((fields & F_FX) && !(fields & F_LMR)) s->flags_ex = bk_cur_u32le(&pc);
-        if (fields & F_SC) s->scale = bk_cur_f32le(&pc);
+        read_static_prop(s, c.data + c.pos + (size_t)i * es, es, fields);
         uint64_t po = g->compressed ? g->offset : g->offset + c.pos + (uint64_t)i * es;
         if (!bk_finite3(s->origin) || !bk_finite3(s->angles) || !(s->scale - s->scale == 0.0f))
             BK_ERR(ctx, BK_EFORMAT, ln, i, po, "prop origin, angles or scale is not finite");
@@ -1363,6 +1368,67 @@ static bk_result load_game_lumps(ld *L)
 
 int32_t bk_vbsp_pak_count(const uint8_t *data, size_t size);
 
+/* the three face lumps (original, plain, HDR) and their checks */
+static bk_result load_all_faces(ld *L)
+{
+    bk_source_map *p = L->p;
+    bk_ctx *ctx = L->ctx;
+    BK_TRY(load_faces(L, BK_SRC_LUMP_ORIGINALFACES, &p->orig_faces, &p->orig_face_count));
+    BK_TRY(load_faces(L, BK_SRC_LUMP_FACES, &p->faces, &p->face_count));
+    if (p->version != 17) BK_TRY(load_faces(L, BK_SRC_LUMP_FACES_HDR, &p->hdr_faces, &p->hdr_face_count));
+    const bk_source_lump *ldr = &p->lumps[BK_SRC_LUMP_LIGHTING], *hdr = &p->lumps[BK_SRC_LUMP_LIGHTING_HDR];
+    /* a map compiled without vrad has lightofs values but no lighting at all: nothing to check */
+    BK_TRY(check_faces(L, BK_SRC_LUMP_FACES, p->faces, p->face_count, ldr->size ? ldr : (hdr->size ? hdr : NULL)));
+    BK_TRY(check_faces(L, BK_SRC_LUMP_ORIGINALFACES, p->orig_faces, p->orig_face_count, NULL));
+    if (p->hdr_face_count) {
+        if (p->hdr_face_count != p->face_count)
+            BK_WARN(ctx, BK_EFORMAT, "faces_hdr", BK_NO_INDEX, p->lumps[BK_SRC_LUMP_FACES_HDR].offset,
+                    "%u HDR faces for %u faces", p->hdr_face_count, p->face_count);
+        BK_TRY(check_faces(L, BK_SRC_LUMP_FACES_HDR, p->hdr_faces, p->hdr_face_count, hdr));
+    }
+    return BK_OK;
+}
+
+static void fill_info(bk_file *f, const bk_source_map *p)
+{
+    const bk_source_lump *ldr = &p->lumps[BK_SRC_LUMP_LIGHTING], *hdr = &p->lumps[BK_SRC_LUMP_LIGHTING_HDR];
+    bk_info *in = &f->info;
+    bk_info_count(in, "entities", f->entities.count);
+    bk_info_count(in, "faces", p->face_count);
+    bk_info_count(in, "models", p->model_count);
+    bk_info_count(in, "textures", p->texdata_count);
+    bk_info_count(in, "vertices", p->vertex_count);
+    bk_info_count(in, "planes", p->plane_count);
+    bk_info_count(in, "edges", p->edge_count);
+    bk_info_count(in, "surfedges", p->surfedge_count);
+    bk_info_count(in, "texinfo", p->texinfo_count);
+    bk_info_count(in, "original_faces", p->orig_face_count);
+    bk_info_count(in, "nodes", p->node_count);
+    bk_info_count(in, "leafs", p->leaf_count);
+    bk_info_count(in, "leaffaces", p->leafface_count);
+    bk_info_count(in, "leafbrushes", p->leafbrush_count);
+    bk_info_count(in, "brushes", p->brush_count);
+    bk_info_count(in, "brushsides", p->brushside_count);
+    bk_info_count(in, "areas", p->area_count);
+    bk_info_count(in, "areaportals", p->areaportal_count);
+    bk_info_count(in, "clusters", p->cluster_count);
+    bk_info_count(in, "displacements", p->dispinfo_count);
+    bk_info_count(in, "disp_verts", p->dispvert_count);
+    bk_info_count(in, "disp_tris", p->disptri_count);
+    bk_info_count(in, "cubemaps", p->cubemap_count);
+    bk_info_count(in, "overlays", p->overlay_count);
+    uint32_t real_gl = 0; /* not counting an id-0 terminator */
+    for (uint32_t i = 0; i < p->game_lump_count; i++) real_gl += p->game_lumps[i].id != 0;
+    bk_info_count(in, "game_lumps", real_gl);
+    bk_info_count(in, "static_props", p->static_prop_count);
+    bk_info_count(in, "static_prop_models", p->static_prop_name_count);
+    bk_info_count(in, "detail_props", p->detail_prop_count);
+    bk_info_count(in, "detail_models", p->detail_model_count);
+    bk_info_count(in, "pakfile_entries", p->pakfile_entries < 0 ? 0 : (uint64_t)p->pakfile_entries);
+    bk_info_count(in, "lightmap_bytes", ldr->size ? ldr->size : hdr->size);
+    bk_info_count(in, "map_revision", (uint64_t)(uint32_t)p->map_revision);
+}
+
 static bk_result vbsp_load(bk_file *f, bk_ctx *ctx)
 {
     const uint8_t *d = f->data;
@@ -1424,19 +1490,7 @@ static bk_result vbsp_load(bk_file *f, bk_ctx *ctx)
     }
     BK_TRY(load_simple(&L));
     BK_TRY(load_displacements(&L));
-    BK_TRY(load_faces(&L, BK_SRC_LUMP_ORIGINALFACES, &p->orig_faces, &p->orig_face_count));
-    BK_TRY(load_faces(&L, BK_SRC_LUMP_FACES, &p->faces, &p->face_count));
-    if (p->version != 17) BK_TRY(load_faces(&L, BK_SRC_LUMP_FACES_HDR, &p->hdr_faces, &p->hdr_face_count));
-    const bk_source_lump *ldr = &p->lumps[BK_SRC_LUMP_LIGHTING], *hdr = &p->lumps[BK_SRC_LUMP_LIGHTING_HDR];
-    /* a map compiled without vrad has lightofs values but no lighting at all: nothing to check */
-    BK_TRY(check_faces(&L, BK_SRC_LUMP_FACES, p->faces, p->face_count, ldr->size ? ldr : (hdr->size ? hdr : NULL)));
-    BK_TRY(check_faces(&L, BK_SRC_LUMP_ORIGINALFACES, p->orig_faces, p->orig_face_count, NULL));
-    if (p->hdr_face_count) {
-        if (p->hdr_face_count != p->face_count)
-            BK_WARN(ctx, BK_EFORMAT, "faces_hdr", BK_NO_INDEX, p->lumps[BK_SRC_LUMP_FACES_HDR].offset,
-                    "%u HDR faces for %u faces", p->hdr_face_count, p->face_count);
-        BK_TRY(check_faces(&L, BK_SRC_LUMP_FACES_HDR, p->hdr_faces, p->hdr_face_count, hdr));
-    }
+    BK_TRY(load_all_faces(&L));
     BK_TRY(check_displacements(&L));
     BK_TRY(load_tree(&L));
     BK_TRY(load_game_lumps(&L));
@@ -1459,41 +1513,7 @@ static bk_result vbsp_load(bk_file *f, bk_ctx *ctx)
         BK_TRY(bk_load_entities(f, ctx, "entities", ent->data, len, ent->offset));
     }
 
-    bk_info *in = &f->info;
-    bk_info_count(in, "entities", f->entities.count);
-    bk_info_count(in, "faces", p->face_count);
-    bk_info_count(in, "models", p->model_count);
-    bk_info_count(in, "textures", p->texdata_count);
-    bk_info_count(in, "vertices", p->vertex_count);
-    bk_info_count(in, "planes", p->plane_count);
-    bk_info_count(in, "edges", p->edge_count);
-    bk_info_count(in, "surfedges", p->surfedge_count);
-    bk_info_count(in, "texinfo", p->texinfo_count);
-    bk_info_count(in, "original_faces", p->orig_face_count);
-    bk_info_count(in, "nodes", p->node_count);
-    bk_info_count(in, "leafs", p->leaf_count);
-    bk_info_count(in, "leaffaces", p->leafface_count);
-    bk_info_count(in, "leafbrushes", p->leafbrush_count);
-    bk_info_count(in, "brushes", p->brush_count);
-    bk_info_count(in, "brushsides", p->brushside_count);
-    bk_info_count(in, "areas", p->area_count);
-    bk_info_count(in, "areaportals", p->areaportal_count);
-    bk_info_count(in, "clusters", p->cluster_count);
-    bk_info_count(in, "displacements", p->dispinfo_count);
-    bk_info_count(in, "disp_verts", p->dispvert_count);
-    bk_info_count(in, "disp_tris", p->disptri_count);
-    bk_info_count(in, "cubemaps", p->cubemap_count);
-    bk_info_count(in, "overlays", p->overlay_count);
-    uint32_t real_gl = 0; /* not counting an id-0 terminator */
-    for (uint32_t i = 0; i < p->game_lump_count; i++) real_gl += p->game_lumps[i].id != 0;
-    bk_info_count(in, "game_lumps", real_gl);
-    bk_info_count(in, "static_props", p->static_prop_count);
-    bk_info_count(in, "static_prop_models", p->static_prop_name_count);
-    bk_info_count(in, "detail_props", p->detail_prop_count);
-    bk_info_count(in, "detail_models", p->detail_model_count);
-    bk_info_count(in, "pakfile_entries", p->pakfile_entries < 0 ? 0 : (uint64_t)p->pakfile_entries);
-    bk_info_count(in, "lightmap_bytes", ldr->size ? ldr->size : hdr->size);
-    bk_info_count(in, "map_revision", (uint64_t)(uint32_t)p->map_revision);
+    fill_info(f, p);
     return BK_OK;
 }
 
