@@ -6,6 +6,13 @@
 
 #include "family.h"
 
+/* the row loops are made once per field type: the reads inline into them */
+#if defined(__GNUC__)
+#define BK_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define BK_ALWAYS_INLINE inline
+#endif
+
 uint32_t bk_ftype_size(uint8_t type)
 {
     switch (type) {
@@ -15,7 +22,7 @@ uint32_t bk_ftype_size(uint8_t type)
     }
 }
 
-static inline int64_t field_get(uint8_t type, const uint8_t *p)
+static BK_ALWAYS_INLINE int64_t field_get(uint8_t type, const uint8_t *p)
 {
     switch (type) {
     case BK_FT_I8: return (int8_t)p[0];
@@ -58,6 +65,7 @@ typedef struct ref_row {
     uint32_t index;
     const bk_field *f, *cf;
     uint32_t subs;             /* values checked per element: the field's count, 1 for a range */
+    uint32_t size;             /* bytes of one value of the field */
     uint32_t target_count;
 } ref_row;
 
@@ -79,6 +87,57 @@ static bk_result report_bad(bk_ctx *ctx, const bk_ref_input *in, const ref_row *
     return in->repair ? in->repair(in->user, w->index, i, k) : BK_OK;
 }
 
+/* whether value v of row w (n: a range's length) is a good reference */
+static BK_ALWAYS_INLINE bool value_ok(uint8_t flags, int64_t v, int64_t n, uint32_t count)
+{
+    if (flags & BK_REF_RANGE) return v >= 0 && n >= 0 && bk_range_ok((uint64_t)v, (uint64_t)n, count);
+    if ((flags & BK_REF_NONE_OK) && v == -1) return true;
+    int64_t a = (flags & BK_REF_ABS) && v < 0 ? -v : v;
+    return a >= 0 && a < (int64_t)count;
+}
+
+/* Every value of row w over count elements of es bytes, with the field's type known to the
+ * compiler (the loop is made once per type): true when all are good. */
+static BK_ALWAYS_INLINE bool row_all_ok(const ref_row *w, const uint8_t *data, uint32_t count, uint32_t es, uint8_t type)
+{
+    uint8_t flags = w->r->flags;
+    const uint8_t *p = data + w->f->offset;
+    if (flags & BK_REF_RANGE) {
+        const uint8_t *c = data + w->cf->offset;
+        uint8_t ct = w->cf->type;
+        for (uint32_t i = 0; i < count; i++, p += es, c += es)
+            if (!value_ok(flags, field_get(type, p), ct == type ? field_get(type, c) : field_get(ct, c), w->target_count))
+                return false;
+        return true;
+    }
+    if (!(flags & (BK_REF_NONE_OK | BK_REF_ABS))) { /* the plain index: below the count (negative wraps above) */
+        if (w->subs == 1) {
+            for (uint32_t i = 0; i < count; i++, p += es)
+                if ((uint64_t)field_get(type, p) >= w->target_count) return false;
+            return true;
+        }
+        for (uint32_t i = 0; i < count; i++, p += es)
+            for (uint32_t k = 0; k < w->subs; k++)
+                if ((uint64_t)field_get(type, p + (size_t)k * w->size) >= w->target_count) return false;
+        return true;
+    }
+    for (uint32_t i = 0; i < count; i++, p += es)
+        for (uint32_t k = 0; k < w->subs; k++)
+            if (!value_ok(flags, field_get(type, p + (size_t)k * w->size), 0, w->target_count)) return false;
+    return true;
+}
+
+static bool row_ok(const ref_row *w, const uint8_t *data, uint32_t count, uint32_t es)
+{
+    switch (w->f->type) {
+    case BK_FT_U16: return row_all_ok(w, data, count, es, BK_FT_U16);
+    case BK_FT_I16: return row_all_ok(w, data, count, es, BK_FT_I16);
+    case BK_FT_U32: return row_all_ok(w, data, count, es, BK_FT_U32);
+    case BK_FT_I32: return row_all_ok(w, data, count, es, BK_FT_I32);
+    default: return row_all_ok(w, data, count, es, w->f->type);
+    }
+}
+
 bk_result bk_check_refs(bk_ctx *ctx, const bk_ref_input *in, uint32_t lump)
 {
     const bk_family *fam = in->fam;
@@ -97,27 +156,24 @@ bk_result bk_check_refs(bk_ctx *ctx, const bk_ref_input *in, uint32_t lump)
         if (!w->f || ((r->flags & BK_REF_RANGE) && !w->cf)) return BK_EARG; /* a row naming no field: caught by the rows test */
         if ((r->flags & BK_REF_IF_TARGET) && w->target_count == 0) continue;
         w->subs = (r->flags & BK_REF_RANGE) ? 1 : w->f->count;
+        w->size = bk_ftype_size(w->f->type);
         nrows++;
     }
     const bk_ref_lump *src = &in->lumps[lump];
     uint32_t es = L->entry[in->column];
-    for (uint32_t i = 0; i < src->count && nrows; i++) {
+    /* the usual case first: every row good, checked a row at a time */
+    bool all_ok = true;
+    for (uint32_t j = 0; j < nrows && all_ok; j++) all_ok = row_ok(&rows[j], src->data, src->count, es);
+    if (all_ok) return BK_OK;
+    /* then element by element, the rows in table order, as the reports should come */
+    for (uint32_t i = 0; i < src->count; i++) {
         const uint8_t *p = src->data + (size_t)i * es;
         for (uint32_t j = 0; j < nrows; j++) {
             const ref_row *w = &rows[j];
-            uint8_t flags = w->r->flags;
             for (uint32_t k = 0; k < w->subs; k++) {
-                int64_t v = field_get(w->f->type, p + w->f->offset + (size_t)k * bk_ftype_size(w->f->type));
-                if (flags & BK_REF_RANGE) {
-                    int64_t n = field_get(w->cf->type, p + w->cf->offset);
-                    if (v >= 0 && n >= 0 && bk_range_ok((uint64_t)v, (uint64_t)n, w->target_count)) continue;
-                    BK_TRY(report_bad(ctx, in, w, lump, i, k, v, n));
-                    continue;
-                }
-                if ((flags & BK_REF_NONE_OK) && v == -1) continue;
-                int64_t a = (flags & BK_REF_ABS) && v < 0 ? -v : v;
-                if (a >= 0 && a < (int64_t)w->target_count) continue;
-                BK_TRY(report_bad(ctx, in, w, lump, i, k, v, 0));
+                int64_t v = field_get(w->f->type, p + w->f->offset + (size_t)k * w->size);
+                int64_t n = (w->r->flags & BK_REF_RANGE) ? field_get(w->cf->type, p + w->cf->offset) : 0;
+                if (!value_ok(w->r->flags, v, n, w->target_count)) BK_TRY(report_bad(ctx, in, w, lump, i, k, v, n));
             }
         }
     }

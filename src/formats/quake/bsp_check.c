@@ -162,7 +162,7 @@ static const bk_q1_bspx_lump *face_bspx(loader *L)
 }
 
 /* A face's lightmap against the lighting lump (after its extents) */
-static bk_result check_face_light(loader *L, uint32_t i, uint64_t at)
+static bk_result check_face_light(loader *L, uint32_t i, uint64_t at, uint32_t light_field)
 {
     bk_quake_bsp *q = L->q;
     bk_ctx *ctx = L->ctx;
@@ -176,15 +176,14 @@ static bk_result check_face_light(loader *L, uint32_t i, uint64_t at)
     if (special) return BK_OK;
     uint64_t need = (uint64_t)fc->lm_size[0] * fc->lm_size[1] * fc->lm_styles * q->lighting_bpp;
     uint64_t lo = (uint64_t)(int64_t)fc->light_ofs * (q->lighting_bpp == 3 && !gold ? 3 : 1);
-    const bk_field *lf = bk_lump_field(&k_lumps[BK_Q1_LUMP_FACES], (uint8_t)L->var, "lightofs");
     if (fc->light_ofs < 0 || lo >= q->lighting_size) {
-        BK_ERR(ctx, BK_EINDEX, "faces", i, at + lf->offset, "lightmap offset %d lies outside the %zu-byte lighting lump",
+        BK_ERR(ctx, BK_EINDEX, "faces", i, at + light_field, "lightmap offset %d lies outside the %zu-byte lighting lump",
                fc->light_ofs, q->lighting_size);
         fc->light_ofs = -1;
     } else if (fc->lm_size[0] == 0 || !bk_span_ok(lo, need, q->lighting_size)) {
         /* the start is fine, the extents rule says it runs past the end: engines would read
          * beyond the lump; keep the map, drop this face's lightmap */
-        BK_WARN(ctx, BK_ELUMP_RANGE, "faces", i, at + lf->offset,
+        BK_WARN(ctx, BK_ELUMP_RANGE, "faces", i, at + light_field,
                 "lightmap at offset %d (%ux%u luxels, %u styles) runs past the end of the %zu-byte lighting "
                 "lump; the face is left unlit", fc->light_ofs, fc->lm_size[0], fc->lm_size[1], fc->lm_styles,
                 q->lighting_size);
@@ -207,6 +206,7 @@ static bk_result check_faces(loader *L)
     uint64_t edge_budget = (uint64_t)q->surfedge_count * 4 + 65536, edges_walked = 0;
     if (edge_budget > ctx->opt.limits.max_work) edge_budget = ctx->opt.limits.max_work;
     bool over_budget = false;
+    uint32_t light_field = bk_lump_field(&k_lumps[BK_Q1_LUMP_FACES], (uint8_t)L->var, "lightofs")->offset;
     for (uint32_t i = 0; i < q->face_count && r == BK_OK; i++) {
         bk_q1_face *fc = &q->faces[i];
         uint64_t at = elem_at(L, BK_Q1_LUMP_FACES, i);
@@ -234,7 +234,7 @@ static bk_result check_faces(loader *L)
             continue;
         }
         face_extents(L, i);
-        r = check_face_light(L, i, at);
+        r = check_face_light(L, i, at, light_field);
     }
     bk_free(L->face_bad);
     L->face_bad = NULL;
