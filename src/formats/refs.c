@@ -161,6 +161,7 @@ bk_result bk_check_refs(bk_ctx *ctx, const bk_ref_input *in, uint32_t lump)
     }
     const bk_ref_lump *src = &in->lumps[lump];
     uint32_t es = L->entry[in->column];
+    if (!nrows || !src->count || !src->data) return BK_OK; /* an absent lump holds no index */
     /* the usual case first: every row good, checked a row at a time */
     bool all_ok = true;
     for (uint32_t j = 0; j < nrows && all_ok; j++) all_ok = row_ok(&rows[j], src->data, src->count, es);

@@ -252,6 +252,11 @@ static void test_checker(void)
     int gamma = 0;
     for (int i = 0; i < s.count; i++) gamma += strstr(s.text[i], "gamma") != NULL;
     CHECK(gamma == 3); /* -1, 5 and -2: no -1 exception on that row */
+    /* an absent lump (no bytes, no elements: a Source lump not in the file) holds no index */
+    memset(&s, 0, sizeof s);
+    lumps[0].data = NULL;
+    lumps[0].count = 0;
+    CHECK(bk_check_refs(&ctx, &in, 0) == BK_OK && s.count == 0);
 }
 
 int main(void)
