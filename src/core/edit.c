@@ -1,36 +1,19 @@
 /* Editing maps and writing them back (bspkit/write.h).
  *
- * Every lump-based family describes its header directory in one row of k_layouts (where the
- * directory starts, how many entries, the entry size and where the offset and length sit in an
- * entry); one routine re-emits the lumps in their original file order from that description,
- * keeping the bytes between lumps, so that a save with no edit reproduces the input byte for
- * byte. What is particular to a family is a small fix-up after the move: Quake's BSPX directory
- * and Source's game-lump directory hold absolute file offsets, and Source counts revisions. */
+ * The version row of the loaded file (family.h) gives its header directory (where it starts, how
+ * many entries, the entry size and where the offset and length sit in an entry) and the slot of
+ * the entity lump; one routine re-emits the lumps in their original file order from that
+ * description, keeping the bytes between lumps, so that a save with no edit reproduces the input
+ * byte for byte. What is particular to a family is its fix-up after the move (the family's
+ * edit_fixup): Quake's BSPX directory and Source's game-lump directory hold absolute file
+ * offsets, and Source counts revisions. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <zlib.h>
 
-#include "../formats/format.h"
-#include "bspkit/quake.h"
+#include "../formats/family.h"
 #include "bspkit/source.h"
 #include "bspkit/write.h"
-
-typedef struct lumpdir_layout {
-    uint32_t dir_offset;       /* first directory entry */
-    uint32_t count;            /* entries */
-    uint32_t entry_size;
-    uint32_t ofs_field, len_field;   /* byte offsets inside an entry (32-bit little-endian) */
-    uint32_t header_size;      /* bytes before the first lump may start */
-    uint32_t align;            /* a moved lump starts on this boundary */
-} lumpdir_layout;
-
-enum { FAM_QUAKE, FAM_Q3, FAM_SOURCE, FAM_SOURCE_L4D2 };
-static const lumpdir_layout k_layouts[] = {
-    [FAM_QUAKE] = {4, BK_Q1_LUMP_COUNT, 8, 0, 4, 4 + 8 * BK_Q1_LUMP_COUNT, 4},
-    [FAM_Q3] = {8, 17, 8, 0, 4, 8 + 8 * 17, 4},
-    [FAM_SOURCE] = {8, 64, 16, 0, 4, 8 + 16 * 64 + 4, 4},
-    [FAM_SOURCE_L4D2] = {8, 64, 16, 4, 8, 8 + 16 * 64 + 4, 4},   /* {version, offset, length, fourCC} */
-};
 
 typedef struct pak_add {
     char *name;
@@ -41,7 +24,7 @@ typedef struct pak_add {
 struct bk_edit {
     const bk_file *f;
     bk_options opt;
-    int fam;
+    const bk_dir_layout *dir;  /* the file's directory (its version row's) */
     uint32_t entity_slot;
     uint8_t **repl;            /* per lump: replacement bytes (owned) or NULL */
     size_t *repl_size;
@@ -98,31 +81,16 @@ bk_result bk_edit_begin(const bk_file *f, const bk_options *opt, bk_edit **out)
 {
     if (!f || !out) return BK_EARG;
     *out = NULL;
-    int fam;
-    uint32_t slot = 0;
-    switch (f->format) {
-    case BK_FORMAT_QUAKE1: case BK_FORMAT_BSP2: case BK_FORMAT_GOLDSRC: {
-        const bk_quake_bsp *q = bk_file_impl(f, f->format);
-        fam = FAM_QUAKE;
-        slot = q && q->bshift ? 1 : 0;
-        break;
-    }
-    case BK_FORMAT_QUAKE3: fam = FAM_Q3; break;
-    case BK_FORMAT_SOURCE: {
-        const bk_source_map *m = bk_source_map_of(f);
-        fam = m && m->l4d2_layout ? FAM_SOURCE_L4D2 : FAM_SOURCE;
-        break;
-    }
-    default: return BK_EUNSUPPORTED;
-    }
-    if (f->size < k_layouts[fam].header_size) return BK_ETRUNCATED;
+    const bk_version_desc *v = f->version;
+    if (!v || !v->dir) return BK_EUNSUPPORTED;
+    if (f->size < v->dir->header_size) return BK_ETRUNCATED;
     bk_edit *e = bk_calloc(1, sizeof *e);
     if (!e) return BK_ENOMEM;
     e->f = f;
     if (opt) e->opt = *opt;
-    e->fam = fam;
-    e->entity_slot = slot;
-    uint32_t n = k_layouts[fam].count;
+    e->dir = v->dir;
+    e->entity_slot = v->entity_slot;
+    uint32_t n = v->dir->count;
     e->repl = bk_calloc(n, sizeof *e->repl);
     e->repl_size = bk_calloc(n, sizeof *e->repl_size);
     e->repl_set = bk_calloc(n, sizeof *e->repl_set);
@@ -138,7 +106,7 @@ void bk_edit_free(bk_edit *e)
 {
     if (!e) return;
     if (e->repl)
-        for (uint32_t i = 0; i < k_layouts[e->fam].count; i++) bk_free(e->repl[i]);
+        for (uint32_t i = 0; i < e->dir->count; i++) bk_free(e->repl[i]);
     bk_free(e->repl);
     bk_free(e->repl_size);
     bk_free(e->repl_set);
@@ -155,7 +123,7 @@ void bk_edit_free(bk_edit *e)
 bk_result bk_edit_set_lump(bk_edit *e, uint32_t index, const void *data, size_t size)
 {
     if (!e || (!data && size)) return BK_EARG;
-    if (index >= k_layouts[e->fam].count) return BK_EINDEX;
+    if (index >= e->dir->count) return BK_EINDEX;
     if (size > 0x7fffffffu) return BK_ELIMIT;
     uint8_t *copy = bk_malloc(size ? size : 1);
     if (!copy) return BK_ENOMEM;
@@ -428,7 +396,7 @@ static bk_result pak_add_owned(bk_edit *e, const char *name, uint8_t *data, size
 bk_result bk_edit_pak_add(bk_edit *e, const char *name, const void *data, size_t size)
 {
     if (!e || !name || (!data && size)) return BK_EARG;
-    if (e->fam != FAM_SOURCE && e->fam != FAM_SOURCE_L4D2) return BK_EUNSUPPORTED;
+    if (e->f->family->pak_slot < 0) return BK_EUNSUPPORTED;
     if (size > 0x7fffffffu) return BK_ELIMIT;
     uint8_t *copy = bk_malloc(size ? size : 1);
     if (!copy) return BK_ENOMEM;
@@ -439,7 +407,7 @@ bk_result bk_edit_pak_add(bk_edit *e, const char *name, const void *data, size_t
 bk_result bk_edit_pak_add_file(bk_edit *e, const char *name, const char *path)
 {
     if (!e || !name || !path) return BK_EARG;
-    if (e->fam != FAM_SOURCE && e->fam != FAM_SOURCE_L4D2) return BK_EUNSUPPORTED;
+    if (e->f->family->pak_slot < 0) return BK_EUNSUPPORTED;
     /* one entry: at most the zip's 2 GiB - 1 and the largest allocation */
     bk_limits l = e->opt.limits;
     bk_limits_resolve(&l);
@@ -495,7 +463,9 @@ static void put32(bk_buf *b, uint32_t v)
 }
 
 /* Rebuild the zip z (n bytes) without the removed entries and with the added ones. */
-static bk_result pak_rebuild(bk_edit *e, const uint8_t *z, size_t n, bk_buf *out, uint32_t *removed)
+/* The zip's central directory: its end record (eocd), its offset and its entries */
+static bk_result zip_dir(bk_edit *e, const uint8_t *z, size_t n, size_t *eocd_out, uint32_t *cd_ofs_out,
+                         zent **ze_out, uint32_t *count_out)
 {
     size_t eocd = SIZE_MAX;
     for (size_t i = n >= 22 ? n - 22 : 0; n >= 22; i--) {
@@ -515,6 +485,9 @@ static bk_result pak_rebuild(bk_edit *e, const uint8_t *z, size_t n, bk_buf *out
         report(e, BK_EFORMAT, "pakfile", BK_NO_INDEX, "the zip's central directory lies outside it%s%s", "", "");
         return BK_EFORMAT;
     }
+    *eocd_out = eocd;
+    *cd_ofs_out = cd_ofs;
+    *count_out = count;
     zent *ze = bk_calloc(count ? count : 1, sizeof *ze);
     if (!ze) return BK_ENOMEM;
     size_t p = cd_ofs;
@@ -539,6 +512,16 @@ static bk_result pak_rebuild(bk_edit *e, const uint8_t *z, size_t n, bk_buf *out
         ze[i].keep = true;
         p += len;
     }
+    *ze_out = ze;
+    return BK_OK;
+}
+
+static bk_result pak_rebuild(bk_edit *e, const uint8_t *z, size_t n, bk_buf *out, uint32_t *removed)
+{
+    size_t eocd;
+    uint32_t cd_ofs, count;
+    zent *ze;
+    BK_TRY(zip_dir(e, z, n, &eocd, &cd_ofs, &ze, &count));
     /* removals, and entries an addition replaces */
     for (uint32_t i = 0; i < count; i++) {
         char nm[1100];
@@ -627,7 +610,7 @@ static bk_result pak_rebuild(bk_edit *e, const uint8_t *z, size_t n, bk_buf *out
 bk_result bk_edit_pak_remove(bk_edit *e, const char *glob, uint32_t *removed)
 {
     if (!e || !glob) return BK_EARG;
-    if (e->fam != FAM_SOURCE && e->fam != FAM_SOURCE_L4D2) return BK_EUNSUPPORTED;
+    if (e->f->family->pak_slot < 0) return BK_EUNSUPPORTED;
     char **nr = bk_realloc(e->pak_remove, (e->pak_remove_count + 1) * sizeof *nr);
     if (!nr) return BK_ENOMEM;
     e->pak_remove = nr;
@@ -637,16 +620,16 @@ bk_result bk_edit_pak_remove(bk_edit *e, const char *glob, uint32_t *removed)
     /* count now what the glob matches, for the caller */
     if (removed) {
         *removed = 0;
-        const bk_source_map *m = bk_source_map_of(e->f);
-        const bk_source_lump *pl = m ? &m->lumps[BK_SRC_LUMP_PAKFILE] : NULL;
-        if (pl && pl->data) {
+        const uint8_t *pd;
+        size_t ps;
+        if (bk_source_lump_bytes(e->f, e->f->family->pak_slot, &pd, &ps) == BK_OK && pd) {
             bk_buf tmp = {0};
             bk_edit probe = *e;
             probe.pak_remove = &nr[e->pak_remove_count - 1];
             probe.pak_remove_count = 1;
             probe.pak_add_count = 0;
             probe.opt.diag = NULL;
-            pak_rebuild(&probe, pl->data, pl->size, &tmp, removed);
+            pak_rebuild(&probe, pd, ps, &tmp, removed);
             bk_buf_free(&tmp);
         }
     }
@@ -680,23 +663,54 @@ static uint64_t moved(const lslot *s, uint32_t n, uint64_t old)
     return best->new_ofs + best->new_len + (old - (best->ofs + best->len));
 }
 
+typedef struct moves {
+    const lslot *s;
+    uint32_t n;
+} moves;
+static uint64_t moved_ofs(const bk_edit_layout *el, uint64_t old)
+{
+    const moves *m = el->priv;
+    return moved(m->s, m->n, old);
+}
+
+/* the pakfile edits become a replacement of the pakfile lump */
+static bk_result apply_pak_edits(bk_edit *e)
+{
+    int32_t slot = e->f->family->pak_slot;
+    const uint8_t *pd = NULL;
+    size_t ps = 0;
+    bk_buf z = {0};
+    uint32_t removed = 0;
+    bk_result r = bk_source_lump_bytes(e->f, slot, &pd, &ps);
+    if (r == BK_OK) r = pak_rebuild(e, pd, pd ? ps : 0, &z, &removed);
+    if (r == BK_OK) r = bk_edit_set_lump(e, (uint32_t)slot, z.data, z.size);
+    bk_buf_free(&z);
+    return r;
+}
+
+static void family_fixup(const bk_edit *e, const lslot *s, bk_buf *o, uint64_t tail_old, uint64_t tail_new)
+{
+    const bk_dir_layout *L = e->dir;
+    uint64_t old_ofs[64], old_len[64], new_ofs[64], new_len[64];
+    for (uint32_t k = 0; k < L->count; k++) {
+        old_ofs[s[k].index] = s[k].ofs;
+        old_len[s[k].index] = s[k].len;
+        new_ofs[s[k].index] = s[k].new_ofs;
+        new_len[s[k].index] = s[k].new_len;
+    }
+    moves mv = {s, L->count};
+    bk_edit_layout el = {o->data, o->size, L, old_ofs, old_len, new_ofs, new_len, e->repl_set, e->edited,
+                         tail_old, tail_new, moved_ofs, &mv};
+    e->f->family->edit_fixup(e->f, &el);
+}
+
 static bk_result build(bk_edit *e, uint8_t **out_data, size_t *out_size)
 {
-    const lumpdir_layout *L = &k_layouts[e->fam];
+    const bk_dir_layout *L = e->dir;
     const uint8_t *d = e->f->data;
     size_t n = e->f->size;
     bk_result r = BK_OK;
-    /* the pakfile edits become a replacement of lump 40 */
-    if (e->pak_add_count || e->pak_remove_count) {
-        const bk_source_map *m = bk_source_map_of(e->f);
-        const bk_source_lump *pl = &m->lumps[BK_SRC_LUMP_PAKFILE];
-        bk_buf z = {0};
-        uint32_t removed = 0;
-        r = pak_rebuild(e, pl->data, pl->data ? pl->size : 0, &z, &removed);
-        if (r == BK_OK) r = bk_edit_set_lump(e, BK_SRC_LUMP_PAKFILE, z.data, z.size);
-        bk_buf_free(&z);
-        if (r != BK_OK) return r;
-    }
+    if (e->pak_add_count || e->pak_remove_count) BK_TRY(apply_pak_edits(e));
     lslot s[64];
     for (uint32_t i = 0; i < L->count; i++) {
         const uint8_t *ent = d + L->dir_offset + (size_t)i * L->entry_size;
@@ -790,43 +804,8 @@ static bk_result build(bk_edit *e, uint8_t **out_data, size_t *out_size)
         bk_wr_u32le(ent + L->len_field, (uint32_t)s[k].new_len);
     }
     uint64_t tail_old = cur, tail_new = o.size - (n > cur ? n - cur : 0);
-    /* family fix-ups */
-    if (e->fam == FAM_QUAKE && tail_new != tail_old) {
-        /* BSPX: a directory after the last lump whose entries hold absolute offsets */
-        uint64_t at = (tail_new + 3) & ~(uint64_t)3;
-        for (int tries = 0; tries < 2; tries++, at = tail_new) {
-            if (!bk_span_ok(at, 8, o.size) || memcmp(o.data + at, "BSPX", 4) != 0) continue;
-            uint32_t cnt = bk_rd_u32le(o.data + at + 4);
-            for (uint32_t i = 0; i < cnt && bk_span_ok(at + 8 + (uint64_t)i * 32, 32, o.size); i++) {
-                uint8_t *be = o.data + at + 8 + (size_t)i * 32 + 24;
-                uint64_t bo = bk_rd_u32le(be);
-                bk_wr_u32le(be, (uint32_t)(bo + tail_new - tail_old));
-            }
-            break;
-        }
-    }
-    if (e->fam == FAM_SOURCE || e->fam == FAM_SOURCE_L4D2) {
-        const bk_source_map *m = bk_source_map_of(e->f);
-        /* the game-lump directory holds absolute offsets of its lumps */
-        for (uint32_t k = 0; k < L->count; k++) {
-            if (s[k].index != BK_SRC_LUMP_GAME_LUMP || !s[k].len || s[k].new_ofs == s[k].ofs) continue;
-            if (m->lumps[BK_SRC_LUMP_GAME_LUMP].compressed) break;
-            uint8_t *g = o.data + s[k].new_ofs;
-            int32_t cnt = bk_rd_i32le(g);
-            for (int32_t i = 0; i >= 0 && i < cnt && (uint64_t)i * 16 + 20 <= s[k].new_len; i++) {
-                uint8_t *ge = g + 4 + 16 * (size_t)i + 8;
-                uint32_t go = bk_rd_u32le(ge);
-                if (go) bk_wr_u32le(ge, (uint32_t)moved(s, L->count, go));
-            }
-        }
-        /* a replaced lump is stored plain: its fourCC (the uncompressed size of an LZMA lump) is 0 */
-        for (uint32_t i = 0; i < L->count; i++)
-            if (e->repl_set[i]) bk_wr_u32le(o.data + L->dir_offset + (size_t)i * L->entry_size + 12, 0);
-        if (e->edited) {
-            uint8_t *rev = o.data + L->dir_offset + 64 * 16;
-            bk_wr_u32le(rev, bk_rd_u32le(rev) + 1);
-        }
-    }
+    /* the family's fix-up of offsets its lumps hold into the file */
+    if (e->f->family->edit_fixup) family_fixup(e, s, &o, tail_old, tail_new);
     /* validate what was built */
     bk_options vo = e->opt;
     uint32_t errs = 0, warns = 0;

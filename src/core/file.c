@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
-#include "../formats/format.h"
+#include "../formats/family.h"
 #include "bspkit/source.h"
 
 static const char *const k_format_names[BK_FORMAT_COUNT_] = {
@@ -18,14 +18,14 @@ const char *bk_format_name(bk_format f)
     return k_format_names[f];
 }
 
-static const bk_format_ops *find_ops(const uint8_t *data, size_t size, int *score)
+static const bk_family *find_family(const uint8_t *data, size_t size, int *score)
 {
     size_t n;
-    const bk_format_ops *const *tab = bk_format_table(&n);
-    const bk_format_ops *best = NULL;
+    const bk_family *const *tab = bk_family_table(&n);
+    const bk_family *best = NULL;
     int best_score = 0;
     for (size_t i = 0; i < n; i++) {
-        int s = tab[i]->probe(data, size);
+        int s = tab[i]->ops->probe(data, size);
         if (s > best_score) {
             best_score = s;
             best = tab[i];
@@ -38,9 +38,10 @@ static const bk_format_ops *find_ops(const uint8_t *data, size_t size, int *scor
 bk_format bk_detect(const void *data, size_t size)
 {
     int score = 0;
-    const bk_format_ops *ops = find_ops(data, size, &score);
-    if (!ops || score < 2) return BK_FORMAT_UNKNOWN;
-    return ops->format_of ? ops->format_of(data, size) : ops->format;
+    const bk_family *fam = find_family(data, size, &score);
+    if (!fam || score < 2) return BK_FORMAT_UNKNOWN;
+    const bk_version_desc *v = bk_family_version(fam, data, size);
+    return v ? v->format : fam->ops->format;
 }
 
 static void describe_magic(const uint8_t *d, size_t size, char *out, size_t cap)
@@ -57,8 +58,8 @@ static bk_result load_common(const uint8_t *data, size_t size, bk_ctx *ctx, bk_f
 {
     *out = NULL;
     int score = 0;
-    const bk_format_ops *ops = find_ops(data, size, &score);
-    if (!ops) {
+    const bk_family *fam = find_family(data, size, &score);
+    if (!fam) {
         char m[32];
         describe_magic(data, size, m, sizeof m);
         if (size < 4)
@@ -74,8 +75,9 @@ static bk_result load_common(const uint8_t *data, size_t size, bk_ctx *ctx, bk_f
     }
     bk_file *f = bk_calloc(1, sizeof *f);
     if (!f) return BK_ENOMEM;
+    const bk_format_ops *ops = fam->ops;
     f->format = ops->format;
-    f->ops = ops;
+    f->family = fam;
     f->data = data;
     f->size = size;
     f->name = bk_strdup(ctx->file ? ctx->file : "<memory>");
@@ -195,7 +197,7 @@ bk_result bk_validate_file(const char *path, const bk_options *opt, bk_format *o
 void bk_file_free(bk_file *f)
 {
     if (!f) return;
-    if (f->impl && f->ops && f->ops->destroy) f->ops->destroy(f->impl);
+    if (f->impl && f->family && f->family->ops->destroy) f->family->ops->destroy(f->impl);
     bk_entities_free(&f->entities);
     bk_free(f->info.lumps);
     bk_free(f->owned);
@@ -220,7 +222,9 @@ const void *bk_file_impl(const bk_file *f, bk_format expect)
 {
     if (!f) return NULL;
     if (f->format == expect) return f->impl;
-    if (f->ops && f->ops->serves && f->ops->serves(expect)) return f->impl;
+    /* a family serving several formats (Quake: BSP29, BSP2, BSP30) serves each of its rows' */
+    for (uint32_t i = 0; f->family && i < f->family->version_count; i++)
+        if (f->family->versions[i].format == expect && f->family->versions[i].supported) return f->impl;
     return NULL;
 }
 
@@ -228,7 +232,7 @@ bk_result bk_scene_build(const bk_file *f, const bk_options *opt, uint32_t own_f
 {
     if (!f || !out) return BK_EARG;
     *out = NULL;
-    if (!f->ops->build_scene) return BK_EUNSUPPORTED;
+    if (!f->family->ops->build_scene) return BK_EUNSUPPORTED;
     bk_scene *s = bk_scene_new();
     if (!s) return BK_ENOMEM;
     bk_options o = {0};
@@ -239,11 +243,8 @@ bk_result bk_scene_build(const bk_file *f, const bk_options *opt, uint32_t own_f
      * (visibility, light grids, lumps already decoded into the file's arrays) stay out */
     bool release = (o.flags & BK_OPT_RELEASE_INPUT) && f->mapped;
     if (release) bk_mapped_release(f->data, f->size);
-    bk_result r = f->ops->build_scene(f, &o, s);
-    if (r == BK_OK && (o.flags & BK_OPT_COLLISION) &&
-        (f->format == BK_FORMAT_QUAKE1 || f->format == BK_FORMAT_BSP2 || f->format == BK_FORMAT_GOLDSRC ||
-         f->format == BK_FORMAT_QUAKE3 || f->format == BK_FORMAT_SOURCE))
-        r = bk_scene_add_collision(f, &o, s);
+    bk_result r = f->family->ops->build_scene(f, &o, s);
+    if (r == BK_OK && (o.flags & BK_OPT_COLLISION) && f->family->collision) r = bk_scene_add_collision(f, &o, s);
     if (r == BK_OK) r = bk_scene_fix_utf8(s);
     if (release) bk_mapped_release(f->data, f->size);
     if (r == BK_OK) bk_scene_shrink(s); /* the builders' spare capacity */
@@ -275,13 +276,13 @@ bk_result bk_file_extract_images(const bk_file *f, const bk_options *opt, bk_sce
 {
     if (!f || !out) return BK_EARG;
     *out = NULL;
-    if (!f->ops->extract_images) return BK_EUNSUPPORTED;
+    if (!f->family->ops->extract_images) return BK_EUNSUPPORTED;
     bk_scene *s = bk_scene_new();
     if (!s) return BK_ENOMEM;
     bk_options o = {0};
     if (opt) o = *opt;
     o.flags &= ~BK_OPT_INTERNAL_;
-    bk_result r = f->ops->extract_images(f, &o, s);
+    bk_result r = f->family->ops->extract_images(f, &o, s);
     if (r == BK_OK) r = bk_scene_fix_utf8(s);
     if (r != BK_OK) {
         bk_scene_free(s);
@@ -333,8 +334,8 @@ bk_result bk_load_entities(bk_file *f, bk_ctx *ctx, const char *lump, const uint
 bk_result bk_file_write(const bk_file *f, const bk_options *opt, const char *path)
 {
     if (!f || !path) return BK_EARG;
-    if (!f->ops->write) return BK_EUNSUPPORTED;
+    if (!f->family->ops->write) return BK_EUNSUPPORTED;
     bk_options o = {0};
     if (opt) o = *opt;
-    return f->ops->write(f, &o, path);
+    return f->family->ops->write(f, &o, path);
 }

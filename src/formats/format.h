@@ -1,5 +1,5 @@
-/* The contract between the core and each format decoder. A new format adds one
- * bk_format_ops table (its own folder under src/formats/) and one line in registry.c. */
+/* The contract between the core and each format decoder. A new format adds one family
+ * descriptor (family.h; its own folder under src/formats/) and one line in registry.c. */
 #ifndef BK_FORMAT_H
 #define BK_FORMAT_H
 
@@ -7,7 +7,8 @@
 
 struct bk_file {
     bk_format format;
-    const struct bk_format_ops *ops;
+    const struct bk_family *family;            /* set by the front door */
+    const struct bk_version_desc *version;     /* the family's version row, set by the loader (may be NULL) */
     const uint8_t *data;       /* the file's bytes (borrowed or owned) */
     size_t size;
     uint8_t *owned;            /* non-NULL when the file owns data */
@@ -34,10 +35,6 @@ typedef struct bk_format_ops {
     bk_result (*extract_images)(const bk_file *f, const bk_options *opt, bk_scene *out);
     /* Write the file back in its own format (temporary file + rename). May be NULL. */
     bk_result (*write)(const bk_file *f, const bk_options *opt, const char *path);
-    /* A decoder serving several formats (Quake: BSP29, BSP2, BSP30): the format of bytes its probe
-     * accepted, and whether it serves fmt. NULL for a one-format decoder. */
-    bk_format (*format_of)(const uint8_t *data, size_t size);
-    bool (*serves)(bk_format fmt);
 } bk_format_ops;
 
 extern const bk_format_ops bk_ops_quake;   /* BSP29, BSP2, BSP30 */
@@ -48,40 +45,28 @@ extern const bk_format_ops bk_ops_dpm;
 extern const bk_format_ops bk_ops_vtf;
 extern const bk_format_ops bk_ops_mdl;
 
-/* Every decoder, in probe order. */
-const bk_format_ops *const *bk_format_table(size_t *count);
-
 /* Helpers for filling bk_info. */
 bk_result bk_info_set_lumps(bk_info *info, uint32_t n);
 void bk_info_count(bk_info *info, const char *name, uint64_t value);
 
 /* ---- lump directories (lumps.c), shared by every BSP family ---------------------------------- */
-/* One row per lump: its name and the size of one element (1: a byte lump; 0: not an array). */
-typedef struct bk_lump_row {
-    const char *name;
-    uint32_t entry;
-} bk_lump_row;
-typedef struct bk_lumpdir {
-    const bk_lump_row *rows;
-    uint32_t count;
-    uint64_t header_size;      /* lumps start at or after it */
-    bool header_overlap_warns; /* Quake 1 / 3 engines read such a lump: a warning, else an error */
-} bk_lumpdir;
 /* A lump as its directory entry places it. */
 typedef struct bk_lump_span {
     uint64_t ofs, len;
     bool ok;                   /* false: unusable (reported), ofs = len = 0 */
 } bk_lump_span;
-/* Place directory entry i (offset and length as stored, signed) in a file of file_size bytes:
- * non-negative, inside the file, after the header. Problems are reported with the lump's name
- * and dir_at, the entry's offset in the directory. Returns the error outside validate mode;
- * in validate mode BK_OK with out->ok false. */
-bk_result bk_lump_locate(bk_ctx *ctx, const bk_lumpdir *dir, uint32_t i, int64_t ofs, int64_t len, size_t file_size,
-                         uint64_t dir_at, bk_lump_span *out);
-/* Element count of an array lump of len bytes (after decompression where there is one): a
- * multiple of the row's element size, within the element limit; reported at offset at. *ok (may
- * be NULL) says whether it is; *count is 0 when not. Errors as bk_lump_locate. */
-bk_result bk_lump_elements(bk_ctx *ctx, const bk_lump_row *row, uint64_t len, uint64_t at, uint32_t *count,
+/* Place a directory entry (offset and length as stored, signed) of lump `name` in a file of
+ * file_size bytes: non-negative, inside the file, at or after header_size (before it: a warning
+ * when overlap_warns, the engines reading such a lump, else an error). Problems are reported with
+ * the lump's name and dir_at, the entry's offset in the directory. Returns the error outside
+ * validate mode; in validate mode BK_OK with out->ok false. */
+bk_result bk_lump_locate(bk_ctx *ctx, const char *name, uint64_t header_size, bool overlap_warns, int64_t ofs,
+                         int64_t len, size_t file_size, uint64_t dir_at, bk_lump_span *out);
+/* Element count of an array lump of len bytes (after decompression where there is one) whose
+ * elements are `entry` bytes (1: a byte lump; 0: not an array): a multiple of it, within the
+ * element limit; reported at offset at. *ok (may be NULL) says whether it is; *count is 0 when
+ * not. Errors as bk_lump_locate. */
+bk_result bk_lump_elements(bk_ctx *ctx, const char *name, uint32_t entry, uint64_t len, uint64_t at, uint32_t *count,
                            bool *ok);
 
 /* Parse an entity lump into f->entities (shared by all BSP families); reports with lump name

@@ -1,13 +1,10 @@
-/* The lump directory checks every BSP family shares: a table of rows (name, element size, as
- * Xash3D's srclumps[]), a directory entry placed against the file, an array lump's element count.
- * Each family keeps what is its own: where its directory sits, its variants (BSP2's wider
- * elements, Blue Shift's swapped first entries, Left 4 Dead 2's field order), compression. */
+/* The lump directory checks every BSP family shares: a directory entry placed against the file,
+ * an array lump's element count (the sizes come from the family's lump rows, family.h). */
 #include "format.h"
 
-bk_result bk_lump_locate(bk_ctx *ctx, const bk_lumpdir *dir, uint32_t i, int64_t ofs, int64_t len, size_t file_size,
-                         uint64_t dir_at, bk_lump_span *out)
+bk_result bk_lump_locate(bk_ctx *ctx, const char *name, uint64_t header_size, bool overlap_warns, int64_t ofs,
+                         int64_t len, size_t file_size, uint64_t dir_at, bk_lump_span *out)
 {
-    const char *name = dir->rows[i].name;
     memset(out, 0, sizeof *out);
     if (len == 0) {
         /* an empty lump's offset is not read, but it is written back as it is: the writer (edit.c)
@@ -32,13 +29,13 @@ bk_result bk_lump_locate(bk_ctx *ctx, const bk_lumpdir *dir, uint32_t i, int64_t
                (long long)len, file_size);
         return BK_OK; /* validate mode: reported, unusable */
     }
-    if ((uint64_t)ofs < dir->header_size) {
-        if (dir->header_overlap_warns) {
+    if ((uint64_t)ofs < header_size) {
+        if (overlap_warns) {
             BK_WARN(ctx, BK_ELUMP_RANGE, name, BK_NO_INDEX, dir_at, "lump at offset %lld overlaps the %llu-byte header",
-                    (long long)ofs, (unsigned long long)dir->header_size);
+                    (long long)ofs, (unsigned long long)header_size);
         } else {
             BK_ERR(ctx, BK_ELUMP_RANGE, name, BK_NO_INDEX, dir_at, "lump at offset %lld overlaps the %llu-byte header",
-                   (long long)ofs, (unsigned long long)dir->header_size);
+                   (long long)ofs, (unsigned long long)header_size);
             return BK_OK; /* validate mode: reported, unusable */
         }
     }
@@ -48,25 +45,26 @@ bk_result bk_lump_locate(bk_ctx *ctx, const bk_lumpdir *dir, uint32_t i, int64_t
     return BK_OK;
 }
 
-bk_result bk_lump_elements(bk_ctx *ctx, const bk_lump_row *row, uint64_t len, uint64_t at, uint32_t *count, bool *ok)
+bk_result bk_lump_elements(bk_ctx *ctx, const char *name, uint32_t entry, uint64_t len, uint64_t at, uint32_t *count,
+                           bool *ok)
 {
     bool ok_;
     if (!ok) ok = &ok_;
     *count = 0;
     *ok = false;
-    if (row->entry == 0) {
+    if (entry == 0) {
         *ok = true; /* not an array */
         return BK_OK;
     }
-    if (len % row->entry) {
-        BK_ERR(ctx, BK_ELUMP_SIZE, row->name, BK_NO_INDEX, at,
-               "lump length %llu is not a multiple of the %u-byte element", (unsigned long long)len, row->entry);
+    if (len % entry) {
+        BK_ERR(ctx, BK_ELUMP_SIZE, name, BK_NO_INDEX, at,
+               "lump length %llu is not a multiple of the %u-byte element", (unsigned long long)len, entry);
         return BK_OK;
     }
-    uint64_t n = len / row->entry;
+    uint64_t n = len / entry;
     /* byte lumps (text, pixels, compressed rows) are bounded by the file, not the element limit */
-    if (row->entry > 1 && (n > ctx->opt.limits.max_elements || n > INT32_MAX)) {
-        BK_ERR(ctx, BK_ELIMIT, row->name, BK_NO_INDEX, at, "%llu elements exceed the limit of %llu",
+    if (entry > 1 && (n > ctx->opt.limits.max_elements || n > INT32_MAX)) {
+        BK_ERR(ctx, BK_ELIMIT, name, BK_NO_INDEX, at, "%llu elements exceed the limit of %llu",
                (unsigned long long)n, (unsigned long long)ctx->opt.limits.max_elements);
         return BK_OK;
     }

@@ -6,8 +6,6 @@
 #include <stdio.h>
 
 #include "query_internal.h"
-#include "bspkit/q3.h"
-#include "bspkit/source.h"
 
 static const struct { uint32_t bit; const char *name; } k_contents[] = {
     {BK_CONTENTS_SOLID, "solid"}, {BK_CONTENTS_WINDOW, "window"}, {BK_CONTENTS_GRATE, "grate"},
@@ -80,16 +78,6 @@ bk_result bk_contents_parse(const char *text, uint32_t *out)
     return BK_OK;
 }
 
-static const bk_query_ops *ops_for(bk_format f)
-{
-    switch (f) {
-    case BK_FORMAT_QUAKE1: case BK_FORMAT_BSP2: case BK_FORMAT_GOLDSRC: return &bk_query_ops_quake;
-    case BK_FORMAT_QUAKE3: return &bk_query_ops_q3;
-    case BK_FORMAT_SOURCE: return &bk_query_ops_source;
-    default: return NULL;
-    }
-}
-
 bk_result bk_query_open(const bk_file *f, const bk_options *opt, bk_query **out)
 {
     if (!f || !out) return BK_EARG;
@@ -97,7 +85,7 @@ bk_result bk_query_open(const bk_file *f, const bk_options *opt, bk_query **out)
     bk_ctx ctx;
     bk_ctx_init(&ctx, opt, true);
     if (!ctx.file) ctx.file = f->name;
-    const bk_query_ops *ops = ops_for(f->format);
+    const bk_query_ops *ops = f->family->query;
     if (!ops) {
         bk_report(&ctx, BK_SEV_ERROR, BK_EUNSUPPORTED, NULL, BK_NO_INDEX, BK_NO_OFFSET,
                   "queries are not supported for %s files (only BSP maps have trees)",
@@ -291,15 +279,5 @@ bk_result bk_query_trace(const bk_query *q, const bk_trace_params *p, const floa
 const char *bk_query_surface_name(const bk_query *q, int32_t surface)
 {
     if (!q || surface < 0) return NULL;
-    if (q->info.format == BK_FORMAT_QUAKE3) {
-        const bk_q3_map *m = bk_q3_map_of(q->file);
-        return m && (uint32_t)surface < m->shader_count ? m->shaders[surface].name : NULL;
-    }
-    if (q->info.format == BK_FORMAT_SOURCE) {
-        const bk_source_map *m = bk_source_map_of(q->file);
-        if (!m || (uint32_t)surface >= m->texinfo_count) return NULL;
-        int32_t td = m->texinfo[surface].texdata;
-        return td >= 0 && (uint32_t)td < m->texdata_count ? m->texdata[td].name : NULL;
-    }
-    return NULL;
+    return q->ops->surface_name ? q->ops->surface_name(q->file, surface) : NULL;
 }

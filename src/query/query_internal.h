@@ -6,7 +6,7 @@
 #define BK_QUERY_INTERNAL_H
 
 #include "bspkit/query.h"
-#include "../formats/format.h"
+#include "../formats/family.h"
 
 typedef struct bk_query_ops {
     /* Build the family's view (f already loaded cleanly) and fill info. Bad visibility rows are
@@ -26,6 +26,8 @@ typedef struct bk_query_ops {
                        const float end[3], bk_trace_result *out);
     /* the brush families' collision model (src/query/cm.h), or NULL */
     const struct bk_cm *(*cm)(const void *state);
+    /* the name of surface (a trace's bk_trace_result.surface) of the loaded file, or NULL */
+    const char *(*surface_name)(const bk_file *f, int32_t surface);
 } bk_query_ops;
 
 extern const bk_query_ops bk_query_ops_quake;   /* src/formats/quake/quake_query.c */

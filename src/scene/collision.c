@@ -10,6 +10,8 @@
 #include <stdio.h>
 
 #include "../query/cm.h"
+#include "../formats/family.h"
+#include "../query/query_internal.h"
 #include "bspkit/quake.h"
 
 typedef struct hplane { float n[3], d; } hplane;   /* keep n.p <= d */
@@ -58,13 +60,14 @@ static int clip(float v[][3], int n, const hplane *p, float out[][3])
     return m;
 }
 
-typedef struct cbuild {
+typedef struct bk_collision {
     bk_scene *s;
     int32_t parent, material;
     uint32_t counts[32];
     uint32_t pieces;
     uint64_t budget;           /* vertices left */
-} cbuild;
+    const bk_options *opt;
+} cbuild;  /* the family's builder adds its pieces to it */
 
 static const char *contents_label(uint32_t c)
 {
@@ -132,6 +135,20 @@ static bk_result add_convex(cbuild *b, const hplane *pl, uint32_t n, uint32_t co
     return BK_OK;
 }
 
+static bk_result cm_collision(cbuild *b, const bk_cm *cm);
+
+/* The family's query view's collision model (bk_cm), as convex pieces */
+bk_result bk_collision_brushes(const bk_file *f, cbuild *b)
+{
+    bk_query *q = NULL;
+    bk_options qo = b->opt ? *b->opt : (bk_options){0};
+    qo.diag = NULL;   /* the load already reported what is wrong with the file */
+    bk_result r = bk_query_open(f, &qo, &q);
+    if (r == BK_OK && q->ops->cm) r = cm_collision(b, q->ops->cm(q->state));
+    bk_query_free(q);
+    return r;
+}
+
 /* ---- GoldSrc / Quake: hull 0's solid and liquid leaves ---------------------------------------- */
 static uint32_t q1_neutral(int32_t c)
 {
@@ -178,8 +195,10 @@ static bk_result q1_walk(q1walk *w, int32_t num)
     return BK_OK;
 }
 
-static bk_result quake_collision(cbuild *b, const bk_quake_bsp *m)
+bk_result bk_collision_quake_hull0(const bk_file *f, cbuild *b)
 {
+    const bk_quake_bsp *m = bk_quake_bsp_of(f);
+    if (!m) return BK_EARG;
     if (!m->model_count) return BK_OK;
     q1walk w;
     memset(&w, 0, sizeof w);
@@ -199,7 +218,7 @@ static bk_result quake_collision(cbuild *b, const bk_quake_bsp *m)
 }
 
 /* ---- Quake 3 / Source: brushes, and the triangle meshes ------------------------------------- */
-static bk_result brush_collision(cbuild *b, const bk_cm *cm)
+static bk_result cm_collision(cbuild *b, const bk_cm *cm)
 {
     const bk_cm_model *m0 = &cm->models[0];
     /* the world's brushes: Quake 3 lists them on the model; Source reaches them through the leaves */
@@ -256,6 +275,7 @@ bk_result bk_scene_add_collision(const bk_file *f, const bk_options *opt, bk_sce
     cbuild b;
     memset(&b, 0, sizeof b);
     b.s = s;
+    b.opt = opt;
     uint64_t max_alloc = opt && opt->limits.max_alloc_bytes ? opt->limits.max_alloc_bytes : ((uint64_t)1 << 30);
     b.budget = max_alloc / 64;
     BK_TRY(bk_scene_add_material(s, "collision", &b.material));
@@ -270,23 +290,8 @@ bk_result bk_scene_add_collision(const bk_file *f, const bk_options *opt, bk_sce
     BK_TRY(bk_scene_add_node(s, "collision", -1, -1, &b.parent));
     bk_node *pn = &s->nodes[b.parent];
     BK_TRY(bk_kv_append(&pn->extras, &pn->extra_count, "collision", "true"));
-    bk_result r;
-    switch (f->format) {
-    case BK_FORMAT_QUAKE1: case BK_FORMAT_BSP2: case BK_FORMAT_GOLDSRC:
-        r = quake_collision(&b, bk_file_impl(f, f->format));
-        break;
-    case BK_FORMAT_QUAKE3: case BK_FORMAT_SOURCE: {
-        bk_query *q = NULL;
-        bk_options qo = opt ? *opt : (bk_options){0};
-        qo.diag = NULL;   /* the load already reported what is wrong with the file */
-        r = bk_query_open(f, &qo, &q);
-        if (r == BK_OK && q->ops->cm) r = brush_collision(&b, q->ops->cm(q->state));
-        bk_query_free(q);
-        break;
-    }
-    default:
-        r = BK_EUNSUPPORTED;
-    }
+    const bk_family *fam = bk_family_of(f);
+    bk_result r = fam && fam->collision ? fam->collision(f, &b) : BK_EUNSUPPORTED;
     if (r == BK_ELIMIT) /* more collision than the limits allow: what fits is kept */
         bk_scene_diag(s, opt, BK_SEV_WARNING, r, NULL, "collision", BK_NO_INDEX, BK_NO_OFFSET,
                       "more collision geometry than the limits allow (limits.max_scene_vertices): the rest is left out");

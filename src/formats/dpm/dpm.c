@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "dpm_internal.h"
+#include "../family.h"
 
 static int dpm_probe(const uint8_t *d, size_t n)
 {
@@ -72,15 +73,14 @@ static void load_name(bk_ctx *ctx, char *dst, const uint8_t *src, const char *lu
 /* The header's three tables (count and offset each), placed by the lump-directory helper every
  * format shares: a table that runs past the file cannot be read at all, even in validate mode.
  * A table overlapping the header is a warning (DarkPlaces reads it). */
-static const bk_lump_row k_tables[3] = {{"bones", DPM_BONE_SIZE}, {"meshes", DPM_MESH_SIZE}, {"frames", DPM_FRAME_SIZE}};
-static const bk_lumpdir k_dir = {k_tables, 3, DPM_HEADER_SIZE, true};
+#define k_tables bk_family_dpm.lumps /* the family's rows (dpm_desc.c) */
 
 static bk_result check_table(bk_ctx *ctx, uint32_t t, uint32_t ofs, uint32_t count, size_t size)
 {
     bk_lump_span sp;
     /* count < 2^32 and entry < 2^7: the length fits 64 bits */
-    BK_TRY(bk_lump_locate(ctx, &k_dir, t, (int64_t)ofs, (int64_t)count * k_tables[t].entry, size, 68 + 4 * (uint64_t)t,
-                          &sp));
+    BK_TRY(bk_lump_locate(ctx, k_tables[t].name, DPM_HEADER_SIZE, true, (int64_t)ofs, (int64_t)count * k_tables[t].entry[0],
+                          size, 68 + 4 * (uint64_t)t, &sp));
     return sp.ok ? BK_OK : BK_ELUMP_RANGE;
 }
 
@@ -176,6 +176,38 @@ static bk_result load_frames(bk_file *f, bk_ctx *ctx, dpm_impl *im, uint32_t ofs
 }
 
 /* One mesh: header fields, spans, the vertex walk, texcoords, triangles, group ids. */
+/* a mesh's texcoords and triangles (vertex and triangle counts already set and placed) */
+static bk_result mesh_uv_tris(const bk_file *f, bk_ctx *ctx, bk_dpm_mesh *me, uint32_t mi, uint32_t ot, uint32_t oi, uint32_t og)
+{
+    uint32_t nv = me->vertex_count, nt = me->triangle_count;
+    uint32_t bad_uv = 0;
+    for (uint32_t v = 0; v < nv; v++) {
+        rd_floats(f->data + ot + (size_t)v * 8, me->texcoords + (size_t)v * 2, 2);
+        if (!finite_n(me->texcoords + (size_t)v * 2, 2)) {
+            if (!bad_uv++) BK_WARN(ctx, BK_EFORMAT, "texcoords", v, ot + (uint64_t)v * 8, "mesh %u: texcoord of vertex %u is not finite", mi, v);
+            me->texcoords[v * 2] = me->texcoords[v * 2 + 1] = 0;
+        }
+    }
+    uint32_t degenerate = 0;
+    for (uint32_t t = 0; t < nt; t++) {
+        uint32_t *tri = me->indices + (size_t)t * 3;
+        for (int c = 0; c < 3; c++) {
+            uint64_t ia = oi + (uint64_t)t * 12 + (uint64_t)c * 4;
+            tri[c] = bk_rd_u32be(f->data + ia);
+            if (tri[c] >= nv) {
+                BK_ERR(ctx, BK_EINDEX, "triangles", t, ia, "mesh %u: triangle %u uses vertex %u of %u", mi, t, tri[c], nv);
+                tri[c] = 0;
+            }
+        }
+        if (tri[0] == tri[1] || tri[1] == tri[2] || tri[0] == tri[2]) degenerate++;
+        me->groupids[t] = bk_rd_u32be(f->data + og + (size_t)t * 4);
+    }
+    if (degenerate)
+        BK_WARN(ctx, BK_EFORMAT, "triangles", BK_NO_INDEX, oi, "mesh %u: %u degenerate triangles (a vertex used twice)", mi,
+                degenerate);
+    return BK_OK;
+}
+
 static bk_result load_mesh(bk_file *f, bk_ctx *ctx, dpm_impl *im, uint32_t mi, uint64_t at)
 {
     bk_dpm_model *m = &im->m;
@@ -293,32 +325,7 @@ static bk_result load_mesh(bk_file *f, bk_ctx *ctx, dpm_impl *im, uint32_t mi, u
         BK_WARN(ctx, BK_EFORMAT, "vertices", first_bad_sum, ov, "mesh %u: %u vertices in all have influences not adding up to 1",
                 mi, bad_sum);
 
-    uint32_t bad_uv = 0;
-    for (uint32_t v = 0; v < nv; v++) {
-        rd_floats(f->data + ot + (size_t)v * 8, me->texcoords + (size_t)v * 2, 2);
-        if (!finite_n(me->texcoords + (size_t)v * 2, 2)) {
-            if (!bad_uv++) BK_WARN(ctx, BK_EFORMAT, "texcoords", v, ot + (uint64_t)v * 8, "mesh %u: texcoord of vertex %u is not finite", mi, v);
-            me->texcoords[v * 2] = me->texcoords[v * 2 + 1] = 0;
-        }
-    }
-    uint32_t degenerate = 0;
-    for (uint32_t t = 0; t < nt; t++) {
-        uint32_t *tri = me->indices + (size_t)t * 3;
-        for (int c = 0; c < 3; c++) {
-            uint64_t ia = oi + (uint64_t)t * 12 + (uint64_t)c * 4;
-            tri[c] = bk_rd_u32be(f->data + ia);
-            if (tri[c] >= nv) {
-                BK_ERR(ctx, BK_EINDEX, "triangles", t, ia, "mesh %u: triangle %u uses vertex %u of %u", mi, t, tri[c], nv);
-                tri[c] = 0;
-            }
-        }
-        if (tri[0] == tri[1] || tri[1] == tri[2] || tri[0] == tri[2]) degenerate++;
-        me->groupids[t] = bk_rd_u32be(f->data + og + (size_t)t * 4);
-    }
-    if (degenerate)
-        BK_WARN(ctx, BK_EFORMAT, "triangles", BK_NO_INDEX, oi, "mesh %u: %u degenerate triangles (a vertex used twice)", mi,
-                degenerate);
-    return BK_OK;
+    return mesh_uv_tris(f, ctx, me, mi, ot, oi, og);
 }
 
 /* Validate mode only: skin every frame and check it against the frame's stored bounds. */
@@ -364,6 +371,33 @@ static void check_bounds(bk_ctx *ctx, const bk_dpm_model *m, uint64_t ofs_frames
                 (double)worst);
     bk_free(bones);
     bk_free(pos);
+}
+
+/* each mesh's four arrays as lumps of the info (the first per_mesh meshes) */
+static void mesh_lump_info(const uint8_t *d, uint32_t om, const bk_dpm_model *m, bk_lump_info *l, uint32_t per_mesh)
+{
+    for (uint32_t i = 0; i < per_mesh; i++) {
+        const uint8_t *p = d + om + (size_t)i * DPM_MESH_SIZE;
+        const bk_dpm_mesh *me = &m->meshes[i];
+        bk_lump_info *x = l + i * 4;
+        snprintf(x[0].name, sizeof x[0].name, "mesh%u.vertices", i);
+        x[0].offset = bk_rd_u32be(p + 40);
+        x[0].length = (uint64_t)me->vertex_count * 4 + (uint64_t)me->influence_count * DPM_BONEVERT_SIZE;
+        x[0].count = me->vertex_count;
+        snprintf(x[1].name, sizeof x[1].name, "mesh%u.texcoords", i);
+        x[1].offset = bk_rd_u32be(p + 44);
+        x[1].length = (uint64_t)me->vertex_count * 8;
+        x[1].count = me->vertex_count;
+        snprintf(x[2].name, sizeof x[2].name, "mesh%u.indices", i);
+        x[2].offset = bk_rd_u32be(p + 48);
+        x[2].length = (uint64_t)me->triangle_count * 12;
+        x[2].count = me->triangle_count;
+        snprintf(x[3].name, sizeof x[3].name, "mesh%u.groupids", i);
+        x[3].offset = bk_rd_u32be(p + 52);
+        x[3].length = (uint64_t)me->triangle_count * 4;
+        x[3].count = me->triangle_count;
+        for (int k = 0; k < 4; k++) x[k].uncompressed = x[k].length;
+    }
 }
 
 static bk_result dpm_load(bk_file *f, bk_ctx *ctx)
@@ -447,36 +481,14 @@ static bk_result dpm_load(bk_file *f, bk_ctx *ctx)
         snprintf(l[0].name, sizeof l[0].name, "header");
         l[0].length = l[0].uncompressed = DPM_HEADER_SIZE;
         l[0].count = -1;
-        const char *names[3] = {"bones", "meshes", "frames"};
-        uint32_t ofs[3] = {ob, om, of}, cnt[3] = {nb, nm, nf}, es[3] = {DPM_BONE_SIZE, DPM_MESH_SIZE, DPM_FRAME_SIZE};
+        uint32_t ofs[3] = {ob, om, of}, cnt[3] = {nb, nm, nf};
         for (int i = 0; i < 3; i++) {
-            snprintf(l[1 + i].name, sizeof l[1 + i].name, "%s", names[i]);
+            snprintf(l[1 + i].name, sizeof l[1 + i].name, "%s", k_tables[i].name);
             l[1 + i].offset = ofs[i];
-            l[1 + i].length = l[1 + i].uncompressed = (uint64_t)cnt[i] * es[i];
+            l[1 + i].length = l[1 + i].uncompressed = (uint64_t)cnt[i] * k_tables[i].entry[0];
             l[1 + i].count = cnt[i];
         }
-        for (uint32_t i = 0; i < per_mesh; i++) {
-            const uint8_t *p = d + om + (size_t)i * DPM_MESH_SIZE;
-            const bk_dpm_mesh *me = &m->meshes[i];
-            bk_lump_info *x = l + 4 + i * 4;
-            snprintf(x[0].name, sizeof x[0].name, "mesh%u.vertices", i);
-            x[0].offset = bk_rd_u32be(p + 40);
-            x[0].length = (uint64_t)me->vertex_count * 4 + (uint64_t)me->influence_count * DPM_BONEVERT_SIZE;
-            x[0].count = me->vertex_count;
-            snprintf(x[1].name, sizeof x[1].name, "mesh%u.texcoords", i);
-            x[1].offset = bk_rd_u32be(p + 44);
-            x[1].length = (uint64_t)me->vertex_count * 8;
-            x[1].count = me->vertex_count;
-            snprintf(x[2].name, sizeof x[2].name, "mesh%u.indices", i);
-            x[2].offset = bk_rd_u32be(p + 48);
-            x[2].length = (uint64_t)me->triangle_count * 12;
-            x[2].count = me->triangle_count;
-            snprintf(x[3].name, sizeof x[3].name, "mesh%u.groupids", i);
-            x[3].offset = bk_rd_u32be(p + 52);
-            x[3].length = (uint64_t)me->triangle_count * 4;
-            x[3].count = me->triangle_count;
-            for (int k = 0; k < 4; k++) x[k].uncompressed = x[k].length;
-        }
+        mesh_lump_info(d, om, m, l + 4, per_mesh);
     }
     bk_info_count(&f->info, "bones", nb);
     bk_info_count(&f->info, "meshes", nm);
@@ -499,4 +511,4 @@ static bk_result dpm_load(bk_file *f, bk_ctx *ctx)
     return ctx->errors ? ctx->first_error : BK_OK;
 }
 
-const bk_format_ops bk_ops_dpm = {BK_FORMAT_DPM, dpm_probe, dpm_load, dpm_destroy, bk_dpm_build_scene, NULL, bk_dpm_write, NULL, NULL};
+const bk_format_ops bk_ops_dpm = {BK_FORMAT_DPM, dpm_probe, dpm_load, dpm_destroy, bk_dpm_build_scene, NULL, bk_dpm_write};

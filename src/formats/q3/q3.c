@@ -7,27 +7,7 @@
 
 #include "q3_internal.h"
 
-/* the lump directory: name and element size (1 for byte lumps) */
-static const bk_lump_row k_lumps[BK_Q3_LUMP_COUNT] = {
-    {"entities", 1},
-    {"shaders", Q3_SHADER_SIZE},
-    {"planes", Q3_PLANE_SIZE},
-    {"nodes", Q3_NODE_SIZE},
-    {"leafs", Q3_LEAF_SIZE},
-    {"leafsurfaces", 4},
-    {"leafbrushes", 4},
-    {"models", Q3_MODEL_SIZE},
-    {"brushes", Q3_BRUSH_SIZE},
-    {"brushsides", Q3_BRUSHSIDE_SIZE},
-    {"drawverts", Q3_VERT_SIZE},
-    {"drawindexes", 4},
-    {"fogs", Q3_FOG_SIZE},
-    {"surfaces", Q3_SURFACE_SIZE},
-    {"lightmaps", Q3_LIGHTMAP_BYTES},
-    {"lightgrid", Q3_GRIDCELL_SIZE},
-    {"visibility", 1},
-};
-static const bk_lumpdir k_dir = {k_lumps, BK_Q3_LUMP_COUNT, Q3_HEADER_SIZE, true};
+#define k_lumps bk_q3_lumps /* the lump rows (q3_desc.c) */
 
 typedef struct q3_lump {
     uint64_t ofs, len;
@@ -43,18 +23,16 @@ typedef struct q3_loader {
 } q3_loader;
 
 #define LN(i) k_lumps[i].name
-#define EOFS(L, i, k) (L->l[i].ofs + (uint64_t)(k) * k_lumps[i].entry)
+#define EOFS(L, i, k) (L->l[i].ofs + (uint64_t)(k) * k_lumps[i].entry[0])
 
+/* IBSP 46 / 47; other IBSP versions and Raven's and Ritual's relatives are claimed only to be
+ * rejected with a clear message */
 static int q3_probe(const uint8_t *d, size_t n)
 {
     if (n < 8) return 0;
-    if (memcmp(d, "IBSP", 4) == 0) {
-        int32_t v = bk_rd_i32le(d + 4);
-        return v == 46 || v == 47 ? 2 : 1;
-    }
-    /* Raven's and Ritual's relatives: claimed only to be rejected with a clear message */
-    if (memcmp(d, "RBSP", 4) == 0 || memcmp(d, "FAKK", 4) == 0 || memcmp(d, "EF2!", 4) == 0) return 1;
-    return 0;
+    const bk_version_desc *v = bk_family_version(&bk_family_q3, d, n);
+    if (v && v->supported) return 2;
+    return bk_family_ident(&bk_family_q3, d, n) ? 1 : 0;
 }
 
 static void q3_destroy(void *impl)
@@ -87,39 +65,13 @@ static void *lump_alloc(q3_loader *L, int i, size_t elem, bk_result *res)
     return bk_alloc_array(L->ctx, L->l[i].count, elem, res);
 }
 
-/* The structs whose layout is the file's (little-endian int32 and float fields, no padding): on a
- * little-endian host their lumps are read where they lie instead of copied */
-#define SAME_LAYOUT(T, size) (sizeof(T) == (size) && _Alignof(T) <= 4)
-static const bool k_layout[BK_Q3_LUMP_COUNT] = {
-    [BK_Q3_LUMP_PLANES] = SAME_LAYOUT(bk_q3_plane, Q3_PLANE_SIZE) && offsetof(bk_q3_plane, dist) == 12,
-    [BK_Q3_LUMP_NODES] = SAME_LAYOUT(bk_q3_node, Q3_NODE_SIZE) && offsetof(bk_q3_node, children) == 4 &&
-                         offsetof(bk_q3_node, mins) == 12 && offsetof(bk_q3_node, maxs) == 24,
-    [BK_Q3_LUMP_LEAFS] = SAME_LAYOUT(bk_q3_leaf, Q3_LEAF_SIZE) && offsetof(bk_q3_leaf, area) == 4 &&
-                         offsetof(bk_q3_leaf, mins) == 8 && offsetof(bk_q3_leaf, maxs) == 20 &&
-                         offsetof(bk_q3_leaf, first_leafsurface) == 32 && offsetof(bk_q3_leaf, num_leafbrushes) == 44,
-    [BK_Q3_LUMP_LEAFSURFACES] = true,
-    [BK_Q3_LUMP_LEAFBRUSHES] = true,
-    [BK_Q3_LUMP_DRAWINDEXES] = true,
-    [BK_Q3_LUMP_MODELS] = SAME_LAYOUT(bk_q3_model, Q3_MODEL_SIZE) && offsetof(bk_q3_model, maxs) == 12 &&
-                          offsetof(bk_q3_model, first_surface) == 24 && offsetof(bk_q3_model, num_brushes) == 36,
-    [BK_Q3_LUMP_BRUSHES] = SAME_LAYOUT(bk_q3_brush, Q3_BRUSH_SIZE) && offsetof(bk_q3_brush, shader) == 8,
-    [BK_Q3_LUMP_BRUSHSIDES] = SAME_LAYOUT(bk_q3_brushside, Q3_BRUSHSIDE_SIZE) && offsetof(bk_q3_brushside, shader) == 4,
-    [BK_Q3_LUMP_DRAWVERTS] = SAME_LAYOUT(bk_q3_vertex, Q3_VERT_SIZE) && offsetof(bk_q3_vertex, st) == 12 &&
-                             offsetof(bk_q3_vertex, lm) == 20 && offsetof(bk_q3_vertex, normal) == 28 &&
-                             offsetof(bk_q3_vertex, color) == 40,
-    [BK_Q3_LUMP_SURFACES] = SAME_LAYOUT(bk_q3_surface, Q3_SURFACE_SIZE) && offsetof(bk_q3_surface, lightmap) == 28 &&
-                            offsetof(bk_q3_surface, lm_h) == 44 && offsetof(bk_q3_surface, lm_origin) == 48 &&
-                            offsetof(bk_q3_surface, lm_vecs) == 60 && offsetof(bk_q3_surface, patch_w) == 96,
-};
-#undef SAME_LAYOUT
-
 /* Lump i as an array of elem-byte elements: its own bytes when they can be read in place
  * (bk_lump_in_place: no copy, no new pages), else allocated for the caller to decode into
  * (*in_place false), or NULL when skip (nothing kept). */
 static void *lump_array(q3_loader *L, int i, size_t elem, bool skip, bool *in_place, bk_result *res)
 {
     *res = BK_OK;
-    void *a = bk_lump_in_place(lump_ptr(L, i), L->l[i].count, k_layout[i] && elem == (size_t)k_lumps[i].entry,
+    void *a = bk_lump_in_place(lump_ptr(L, i), L->l[i].count, (k_lumps[i].in_place & 1) && elem == k_lumps[i].entry[0],
                                &L->m->in_place_, i);
     *in_place = a != NULL;
     if (a) return a;
@@ -131,6 +83,7 @@ static bk_result load_header(q3_loader *L)
     bk_file *f = L->f;
     bk_ctx *ctx = L->ctx;
     const uint8_t *d = f->data;
+    const bk_version_desc *v = bk_family_version(&bk_family_q3, d, f->size);
     if (f->size < 8 || memcmp(d, "IBSP", 4) != 0) {
         char m[5] = {0};
         if (f->size >= 4) memcpy(m, d, 4);
@@ -139,11 +92,11 @@ static bk_result load_header(q3_loader *L)
         return BK_EUNSUPPORTED;
     }
     int32_t ver = bk_rd_i32le(d + 4);
-    if (ver != 46 && ver != 47) {
-        if (ver == 38)
+    if (!v || !v->supported) {
+        if (v) /* a version recognised to be refused */
             BK_ERR(ctx, BK_EVERSION, "header", BK_NO_INDEX, 4,
-                   "IBSP version 38 is a Quake 2 map, not Quake 3; only IBSP v46 (Quake 3) and v47 "
-                   "(RTCW / Wolfenstein: ET) are supported");
+                   "IBSP version %d is a %s map, not Quake 3; only IBSP v46 (Quake 3) and v47 "
+                   "(RTCW / Wolfenstein: ET) are supported", (int)ver, v->name);
         else
             BK_ERR(ctx, BK_EVERSION, "header", BK_NO_INDEX, 4,
                    "IBSP version %d is not supported; only v46 (Quake 3) and v47 (RTCW / ET)", (int)ver);
@@ -154,13 +107,15 @@ static bk_result load_header(q3_loader *L)
                f->size, Q3_HEADER_SIZE);
         return BK_ETRUNCATED;
     }
+    f->version = v;
     L->m->version = ver;
     f->info.version = ver;
-    snprintf(f->info.variant, sizeof f->info.variant, "%s", ver == 46 ? "q3" : "rtcw-et");
+    snprintf(f->info.variant, sizeof f->info.variant, "%s", v->variant);
+    const bk_dir_layout *dir = v->dir;
     BK_TRY(bk_info_set_lumps(&f->info, BK_Q3_LUMP_COUNT));
     for (int i = 0; i < BK_Q3_LUMP_COUNT; i++) {
-        uint64_t dofs = 8 + (uint64_t)i * 8;
-        int32_t ofs = bk_rd_i32le(d + dofs), len = bk_rd_i32le(d + dofs + 4);
+        uint64_t dofs = dir->dir_offset + (uint64_t)i * dir->entry_size;
+        int32_t ofs = bk_rd_i32le(d + dofs + dir->ofs_field), len = bk_rd_i32le(d + dofs + dir->len_field);
         bk_lump_info *li = &f->info.lumps[i];
         snprintf(li->name, sizeof li->name, "%s", LN(i));
         li->offset = (uint64_t)(uint32_t)ofs;
@@ -171,7 +126,7 @@ static bk_result load_header(q3_loader *L)
         q->ok = false;
         q->count = 0;
         bk_lump_span sp;
-        BK_TRY(bk_lump_locate(ctx, &k_dir, (uint32_t)i, ofs, len, f->size, dofs, &sp));
+        BK_TRY(bk_lump_locate(ctx, LN(i), dir->header_size, dir->overlap_warns, ofs, len, f->size, dofs, &sp));
         if (!sp.ok) continue;
         if (i == BK_Q3_LUMP_VISIBILITY && sp.len != 0 && sp.len < 8) {
             BK_ERR(ctx, BK_ELUMP_SIZE, LN(i), BK_NO_INDEX, dofs, "visibility lump of %d bytes has no 8-byte header",
@@ -179,12 +134,12 @@ static bk_result load_header(q3_loader *L)
             continue;
         }
         bool counted;
-        BK_TRY(bk_lump_elements(ctx, &k_lumps[i], sp.len, dofs, &q->count, &counted));
+        BK_TRY(bk_lump_elements(ctx, LN(i), k_lumps[i].entry[0], sp.len, dofs, &q->count, &counted));
         if (!counted) continue;
         q->ofs = sp.ofs;
         q->len = sp.len;
         q->ok = true;
-        if (k_lumps[i].entry > 1 || i == BK_Q3_LUMP_LEAFSURFACES) li->count = q->count;
+        if (k_lumps[i].entry[0] > 1 || i == BK_Q3_LUMP_LEAFSURFACES) li->count = q->count;
     }
     return BK_OK;
 }
@@ -192,14 +147,12 @@ static bk_result load_header(q3_loader *L)
 
 static bool finite_f(float x) { return x - x == 0.0f; }
 
-static bk_result load_arrays(q3_loader *L)
+static bk_result load_shaders(q3_loader *L)
 {
     bk_q3_map *m = L->m;
     bk_ctx *ctx = L->ctx;
     bk_result r = BK_OK;
     const uint8_t *p;
-
-    /* shaders */
     m->shaders = lump_alloc(L, BK_Q3_LUMP_SHADERS, sizeof *m->shaders, &r);
     if (!m->shaders) return r;
     m->shader_count = L->l[BK_Q3_LUMP_SHADERS].count;
@@ -214,8 +167,15 @@ static bk_result load_arrays(q3_loader *L)
         if (m->shaders[i].name[0] == 0)
             BK_WARN(ctx, BK_EFORMAT, LN(BK_Q3_LUMP_SHADERS), i, EOFS(L, BK_Q3_LUMP_SHADERS, i), "empty shader name");
     }
+    return BK_OK;
+}
 
-    /* planes */
+static bk_result load_planes(q3_loader *L)
+{
+    bk_q3_map *m = L->m;
+    bk_ctx *ctx = L->ctx;
+    bk_result r = BK_OK;
+    const uint8_t *p;
     /* only queries read the planes: a file only checked keeps none */
     bk_q3_plane plane_scratch;
     bool ip; /* the lump is read in place: nothing to decode */
@@ -232,8 +192,15 @@ static bk_result load_arrays(q3_loader *L)
         if (!bk_finite3(pl->normal) || !finite_f(pl->dist))
             BK_ERR(ctx, BK_EFORMAT, LN(BK_Q3_LUMP_PLANES), i, EOFS(L, BK_Q3_LUMP_PLANES, i), "non-finite plane");
     }
+    return BK_OK;
+}
 
-    /* nodes */
+static bk_result load_nodes(q3_loader *L)
+{
+    bk_q3_map *m = L->m;
+    bk_result r = BK_OK;
+    const uint8_t *p;
+    bool ip;
     m->nodes = lump_array(L, BK_Q3_LUMP_NODES, sizeof *m->nodes, false, &ip, &r);
     if (r != BK_OK) return r;
     m->node_count = L->l[BK_Q3_LUMP_NODES].count;
@@ -248,8 +215,15 @@ static bk_result load_arrays(q3_loader *L)
             n->maxs[k] = bk_rd_i32le(p + 24 + 4 * k);
         }
     }
+    return BK_OK;
+}
 
-    /* leafs */
+static bk_result load_leafs(q3_loader *L)
+{
+    bk_q3_map *m = L->m;
+    bk_result r = BK_OK;
+    const uint8_t *p;
+    bool ip;
     m->leafs = lump_array(L, BK_Q3_LUMP_LEAFS, sizeof *m->leafs, false, &ip, &r);
     if (r != BK_OK) return r;
     m->leaf_count = L->l[BK_Q3_LUMP_LEAFS].count;
@@ -267,8 +241,16 @@ static bk_result load_arrays(q3_loader *L)
         e->first_leafbrush = bk_rd_i32le(p + 40);
         e->num_leafbrushes = bk_rd_i32le(p + 44);
     }
+    return BK_OK;
+}
 
-    /* leafsurfaces, leafbrushes, indexes: int arrays */
+/* leafsurfaces, leafbrushes, indexes: int arrays */
+static bk_result load_int_arrays(q3_loader *L)
+{
+    bk_q3_map *m = L->m;
+    bk_result r = BK_OK;
+    const uint8_t *p;
+    bool ip;
     static const int ints[3] = {BK_Q3_LUMP_LEAFSURFACES, BK_Q3_LUMP_LEAFBRUSHES, BK_Q3_LUMP_DRAWINDEXES};
     int32_t **dst[3] = {&m->leafsurfaces, &m->leafbrushes, &m->indexes};
     uint32_t *cnt[3] = {&m->leafsurface_count, &m->leafbrush_count, &m->index_count};
@@ -280,8 +262,16 @@ static bk_result load_arrays(q3_loader *L)
         p = lump_ptr(L, ints[k]);
         for (uint32_t i = 0; i < *cnt[k] && !ip; i++) a[i] = bk_rd_i32le(p + 4 * (size_t)i);
     }
+    return BK_OK;
+}
 
-    /* models */
+static bk_result load_models(q3_loader *L)
+{
+    bk_q3_map *m = L->m;
+    bk_ctx *ctx = L->ctx;
+    bk_result r = BK_OK;
+    const uint8_t *p;
+    bool ip;
     m->models = lump_array(L, BK_Q3_LUMP_MODELS, sizeof *m->models, false, &ip, &r);
     if (r != BK_OK) return r;
     m->model_count = L->l[BK_Q3_LUMP_MODELS].count;
@@ -301,8 +291,15 @@ static bk_result load_arrays(q3_loader *L)
         if (!bk_finite3(e->mins) || !bk_finite3(e->maxs))
             BK_ERR(ctx, BK_EFORMAT, LN(BK_Q3_LUMP_MODELS), i, EOFS(L, BK_Q3_LUMP_MODELS, i), "non-finite bounds");
     }
+    return BK_OK;
+}
 
-    /* brushes, brushsides */
+static bk_result load_brushes(q3_loader *L)
+{
+    bk_q3_map *m = L->m;
+    bk_result r = BK_OK;
+    const uint8_t *p;
+    bool ip;
     m->brushes = lump_array(L, BK_Q3_LUMP_BRUSHES, sizeof *m->brushes, false, &ip, &r);
     if (r != BK_OK) return r;
     m->brush_count = L->l[BK_Q3_LUMP_BRUSHES].count;
@@ -320,8 +317,16 @@ static bk_result load_arrays(q3_loader *L)
         m->brushsides[i].plane = bk_rd_i32le(p);
         m->brushsides[i].shader = bk_rd_i32le(p + 4);
     }
+    return BK_OK;
+}
 
-    /* vertices */
+static bk_result load_vertices(q3_loader *L)
+{
+    bk_q3_map *m = L->m;
+    bk_ctx *ctx = L->ctx;
+    bk_result r = BK_OK;
+    const uint8_t *p;
+    bool ip;
     /* nothing else checked reads the vertices: a file only checked keeps none (the largest lump) */
     bk_q3_vertex scratch;
     m->verts = lump_array(L, BK_Q3_LUMP_DRAWVERTS, sizeof *m->verts, ctx->check_only, &ip, &r);
@@ -352,8 +357,14 @@ static bk_result load_arrays(q3_loader *L)
                         "non-finite normal or texture coordinate (cleaned on export)");
         }
     }
+    return BK_OK;
+}
 
-    /* fogs */
+static bk_result load_fogs(q3_loader *L)
+{
+    bk_q3_map *m = L->m;
+    bk_result r = BK_OK;
+    const uint8_t *p;
     m->fogs = lump_alloc(L, BK_Q3_LUMP_FOGS, sizeof *m->fogs, &r);
     if (!m->fogs) return r;
     m->fog_count = L->l[BK_Q3_LUMP_FOGS].count;
@@ -363,8 +374,15 @@ static bk_result load_arrays(q3_loader *L)
         m->fogs[i].brush = bk_rd_i32le(p + 64);
         m->fogs[i].visible_side = bk_rd_i32le(p + 68);
     }
+    return BK_OK;
+}
 
-    /* surfaces */
+static bk_result load_surfaces(q3_loader *L)
+{
+    bk_q3_map *m = L->m;
+    bk_result r = BK_OK;
+    const uint8_t *p;
+    bool ip;
     m->surfaces = lump_array(L, BK_Q3_LUMP_SURFACES, sizeof *m->surfaces, false, &ip, &r);
     if (r != BK_OK) return r;
     m->surface_count = L->l[BK_Q3_LUMP_SURFACES].count;
@@ -380,7 +398,23 @@ static bk_result load_arrays(q3_loader *L)
         s->patch_w = bk_rd_i32le(p + 96);
         s->patch_h = bk_rd_i32le(p + 100);
     }
+    return BK_OK;
+}
 
+/* one loader per lump (as cm_load.c's CMod_Load<Lump>) */
+static bk_result load_arrays(q3_loader *L)
+{
+    bk_q3_map *m = L->m;
+    BK_TRY(load_shaders(L));
+    BK_TRY(load_planes(L));
+    BK_TRY(load_nodes(L));
+    BK_TRY(load_leafs(L));
+    BK_TRY(load_int_arrays(L));
+    BK_TRY(load_models(L));
+    BK_TRY(load_brushes(L));
+    BK_TRY(load_vertices(L));
+    BK_TRY(load_fogs(L));
+    BK_TRY(load_surfaces(L));
     m->lightmaps = lump_ptr(L, BK_Q3_LUMP_LIGHTMAPS);
     m->lightmap_count = L->l[BK_Q3_LUMP_LIGHTMAPS].count;
     return BK_OK;
@@ -388,156 +422,195 @@ static bk_result load_arrays(q3_loader *L)
 
 /* ---- cross-reference checks --------------------------------------------------------------- */
 
-#define CHECK_IDX(lump, i, val, count, what)                                                              \
-    do {                                                                                                  \
-        if ((val) < 0 || (uint64_t)(val) >= (uint64_t)(count)) {                                          \
-            BK_ERR(ctx, BK_EINDEX, LN(lump), (i), EOFS(L, lump, i), "%s %d out of range (0..%u)", what, \
-                   (int)(val), (unsigned)(count));                                                        \
-            ok = false;                                                                                   \
-        }                                                                                                 \
-    } while (0)
-#define CHECK_RANGE(lump, i, first, n, count, what)                                                       \
-    do {                                                                                                  \
-        if ((first) < 0 || (n) < 0 || !bk_range_ok((uint64_t)(first), (uint64_t)(n), (count))) {         \
-            BK_ERR(ctx, BK_EINDEX, LN(lump), (i), EOFS(L, lump, i), "%s range [%d, %d+%d) outside 0..%u", \
-                   what, (int)(first), (int)(first), (int)(n), (unsigned)(count));                        \
-            ok = false;                                                                                   \
-        }                                                                                                 \
-    } while (0)
+/* The reference checker over lump `lump` (the rows of q3_desc.c) */
+static bk_result check_lump_refs(q3_loader *L, int lump)
+{
+    bk_ref_lump lumps[BK_Q3_LUMP_COUNT];
+    for (int i = 0; i < BK_Q3_LUMP_COUNT; i++) {
+        lumps[i].data = lump_ptr(L, i);
+        lumps[i].count = L->l[i].count;
+        lumps[i].ofs = L->l[i].ofs;
+        lumps[i].compressed = false;
+    }
+    const bk_ref_input in = {&bk_family_q3, 0, lumps, NULL, NULL};
+    return bk_check_refs(L->ctx, &in, (uint32_t)lump);
+}
+
+/* What the rows cannot say: an index against a count only known here (*ok false when bad) */
+static bk_result check_index(q3_loader *L, int lump, int64_t i, const char *what, int64_t val, uint64_t count,
+                             bool *ok)
+{
+    if (val >= 0 && (uint64_t)val < count) return BK_OK;
+    *ok = false;
+    BK_ERR(L->ctx, BK_EINDEX, LN(lump), i, EOFS(L, lump, i), "%s %d out of range (0..%u)", what, (int)val,
+           (unsigned)count);
+    return BK_OK;
+}
+
+static bk_result check_range(q3_loader *L, int lump, int64_t i, const char *what, int32_t first, int32_t n,
+                             uint32_t count, bool *ok)
+{
+    if (first >= 0 && n >= 0 && bk_range_ok((uint64_t)first, (uint64_t)n, count)) return BK_OK;
+    *ok = false;
+    BK_ERR(L->ctx, BK_EINDEX, LN(lump), i, EOFS(L, lump, i), "%s range [%d, %d+%d) outside 0..%u", what, (int)first,
+           (int)first, (int)n, (unsigned)count);
+    return BK_OK;
+}
+
+/* node children: >= 0 a node, else -1 - leaf */
+static bk_result check_nodes(q3_loader *L)
+{
+    bk_q3_map *m = L->m;
+    BK_TRY(check_lump_refs(L, BK_Q3_LUMP_NODES));
+    bool ok = true;
+    for (uint32_t i = 0; i < m->node_count; i++)
+        for (int c = 0; c < 2; c++) {
+            int32_t ch = m->nodes[i].children[c];
+            if (ch >= 0) BK_TRY(check_index(L, BK_Q3_LUMP_NODES, i, "child node", ch, m->node_count, &ok));
+            else BK_TRY(check_index(L, BK_Q3_LUMP_NODES, i, "child leaf", -(int64_t)ch - 1, m->leaf_count, &ok));
+        }
+    return BK_OK;
+}
+
+/* leaf cluster and area: -1 or an index (the counts are checked with the visibility header) */
+static bk_result check_leafs(q3_loader *L)
+{
+    bk_q3_map *m = L->m;
+    BK_TRY(check_lump_refs(L, BK_Q3_LUMP_LEAFS));
+    bool ok = true;
+    for (uint32_t i = 0; i < m->leaf_count; i++) {
+        const bk_q3_leaf *e = &m->leafs[i];
+        if (e->cluster < -1) BK_TRY(check_index(L, BK_Q3_LUMP_LEAFS, i, "cluster", e->cluster, 0, &ok));
+        if (e->area < -1) BK_TRY(check_index(L, BK_Q3_LUMP_LEAFS, i, "area", e->area, 0, &ok));
+    }
+    return BK_OK;
+}
+
+/* a fog's visible side: a side of its brush */
+static bk_result check_fogs(q3_loader *L)
+{
+    bk_q3_map *m = L->m;
+    BK_TRY(check_lump_refs(L, BK_Q3_LUMP_FOGS));
+    bool ok = true;
+    for (uint32_t i = 0; i < m->fog_count; i++) {
+        const bk_q3_fog *g = &m->fogs[i];
+        if (g->brush >= 0 && (uint32_t)g->brush < m->brush_count && g->visible_side != -1)
+            BK_TRY(check_index(L, BK_Q3_LUMP_FOGS, i, "visible side", g->visible_side, m->brushes[g->brush].num_sides,
+                               &ok));
+    }
+    return BK_OK;
+}
+
+static bk_result check_surfaces(q3_loader *L);
+static bk_result check_vis(q3_loader *L);
 
 static bk_result check_refs(q3_loader *L)
 {
     bk_q3_map *m = L->m;
-    bk_ctx *ctx = L->ctx;
-    bool ok;
+    BK_TRY(check_nodes(L));
+    BK_TRY(check_leafs(L));
+    BK_TRY(check_lump_refs(L, BK_Q3_LUMP_LEAFSURFACES));
+    BK_TRY(check_lump_refs(L, BK_Q3_LUMP_LEAFBRUSHES));
+    if (m->model_count < k_lumps[BK_Q3_LUMP_MODELS].min_count)
+        BK_ERR(L->ctx, BK_EFORMAT, LN(BK_Q3_LUMP_MODELS), BK_NO_INDEX, L->l[BK_Q3_LUMP_MODELS].ofs,
+               "no models: a map needs at least the world model");
+    BK_TRY(check_lump_refs(L, BK_Q3_LUMP_MODELS));
+    BK_TRY(check_lump_refs(L, BK_Q3_LUMP_BRUSHES));
+    BK_TRY(check_lump_refs(L, BK_Q3_LUMP_BRUSHSIDES));
+    BK_TRY(check_fogs(L));
+    BK_TRY(check_surfaces(L));
+    return check_vis(L);
+}
 
-    for (uint32_t i = 0; i < m->node_count; i++) {
-        const bk_q3_node *n = &m->nodes[i];
-        ok = true;
-        CHECK_IDX(BK_Q3_LUMP_NODES, i, n->plane, m->plane_count, "plane");
-        for (int c = 0; c < 2; c++) {
-            int32_t ch = n->children[c];
-            if (ch >= 0) CHECK_IDX(BK_Q3_LUMP_NODES, i, ch, m->node_count, "child node");
-            else CHECK_IDX(BK_Q3_LUMP_NODES, i, -(int64_t)ch - 1, m->leaf_count, "child leaf");
+/* A surface's own checks after its shader (a row): type, lightmap, vertex and index ranges, the
+ * indexes inside its vertices, the patch size. vrange: its vertices can be followed. */
+static bk_result check_surface(q3_loader *L, uint32_t i, bool ok, uint32_t *max_lm, bool *any_lm)
+{
+    bk_q3_map *m = L->m;
+    bk_ctx *ctx = L->ctx;
+    const bk_q3_surface *s = &m->surfaces[i];
+    const int lu = BK_Q3_LUMP_SURFACES;
+    if (s->type == BK_Q3_MST_FOLIAGE && m->version == 47) {
+        /* ET foliage: a small mesh instanced over a surface; its mesh is checked like a soup */
+        m->foliage_count++;
+    } else if (s->type < BK_Q3_MST_PLANAR || s->type > BK_Q3_MST_FLARE) {
+        BK_ERR(ctx, BK_EFORMAT, LN(lu), i, EOFS(L, lu, i), "unknown surface type %d", (int)s->type);
+        return BK_OK;
+    }
+    if (s->type == BK_Q3_MST_PATCH) m->patch_count++;
+    if (s->type == BK_Q3_MST_FLARE) m->flare_count++;
+    if (s->lightmap >= 0) {
+        *any_lm = true;
+        if ((uint32_t)s->lightmap > *max_lm && s->lightmap < Q3_MAX_EXTERNAL_LIGHTMAPS) *max_lm = (uint32_t)s->lightmap;
+        if (m->lightmap_count > 0) BK_TRY(check_index(L, lu, i, "lightmap", s->lightmap, m->lightmap_count, &ok));
+        else if (s->lightmap >= Q3_MAX_EXTERNAL_LIGHTMAPS)
+            BK_ERR(ctx, BK_EINDEX, LN(lu), i, EOFS(L, lu, i),
+                   "lightmap %d with an empty lightmap lump: more external lightmaps than plausible (%d)",
+                   (int)s->lightmap, Q3_MAX_EXTERNAL_LIGHTMAPS);
+    } else if (s->lightmap < -4) {
+        BK_TRY(check_index(L, lu, i, "lightmap", s->lightmap, m->lightmap_count, &ok));
+    }
+    BK_TRY(check_range(L, lu, i, "vertex", s->first_vert, s->num_verts, m->vert_count, &ok));
+    bool vrange = ok;
+    if (s->type == BK_Q3_MST_PLANAR || s->type == BK_Q3_MST_TRIANGLE_SOUP || s->type == BK_Q3_MST_FOLIAGE) {
+        bool irange = true;
+        BK_TRY(check_range(L, lu, i, "index", s->first_index, s->num_indexes, m->index_count, &irange));
+        if (s->num_indexes % 3 != 0)
+            BK_ERR(ctx, BK_EFORMAT, LN(lu), i, EOFS(L, lu, i), "%d indexes is not a whole number of triangles",
+                   (int)s->num_indexes);
+        for (int32_t k = 0; irange && vrange && k < s->num_indexes; k++) {
+            int32_t ix = m->indexes[s->first_index + k];
+            if (ix < 0 || ix >= s->num_verts) {
+                uint64_t at = L->l[BK_Q3_LUMP_DRAWINDEXES].ofs + 4 * ((uint64_t)s->first_index + (uint64_t)k);
+                BK_ERR(ctx, BK_EINDEX, LN(BK_Q3_LUMP_DRAWINDEXES), (int64_t)s->first_index + k, at,
+                       "index %d of surface %u outside its %d vertices", (int)ix, i, (int)s->num_verts);
+                break;
+            }
+        }
+    } else if (s->type == BK_Q3_MST_PATCH) {
+        if (s->patch_w < 3 || s->patch_h < 3 || !(s->patch_w & 1) || !(s->patch_h & 1)) {
+            BK_ERR(ctx, BK_EFORMAT, LN(lu), i, EOFS(L, lu, i), "patch size %dx%d: both sides must be odd and at least 3",
+                   (int)s->patch_w, (int)s->patch_h);
+        } else if ((int64_t)s->patch_w * s->patch_h != (int64_t)s->num_verts) {
+            BK_ERR(ctx, BK_EFORMAT, LN(lu), i, EOFS(L, lu, i), "patch %dx%d needs %lld control points, has %d",
+                   (int)s->patch_w, (int)s->patch_h, (long long)s->patch_w * s->patch_h, (int)s->num_verts);
         }
     }
-    for (uint32_t i = 0; i < m->leaf_count; i++) {
-        const bk_q3_leaf *e = &m->leafs[i];
-        ok = true;
-        CHECK_RANGE(BK_Q3_LUMP_LEAFS, i, e->first_leafsurface, e->num_leafsurfaces, m->leafsurface_count,
-                    "leafsurface");
-        CHECK_RANGE(BK_Q3_LUMP_LEAFS, i, e->first_leafbrush, e->num_leafbrushes, m->leafbrush_count, "leafbrush");
-        if (e->cluster < -1) CHECK_IDX(BK_Q3_LUMP_LEAFS, i, e->cluster, 0, "cluster");
-        if (e->area < -1) CHECK_IDX(BK_Q3_LUMP_LEAFS, i, e->area, 0, "area");
-    }
-    for (uint32_t i = 0; i < m->leafsurface_count; i++) {
-        ok = true;
-        CHECK_IDX(BK_Q3_LUMP_LEAFSURFACES, i, m->leafsurfaces[i], m->surface_count, "surface");
-    }
-    for (uint32_t i = 0; i < m->leafbrush_count; i++) {
-        ok = true;
-        CHECK_IDX(BK_Q3_LUMP_LEAFBRUSHES, i, m->leafbrushes[i], m->brush_count, "brush");
-    }
-    if (m->model_count == 0)
-        BK_ERR(ctx, BK_EFORMAT, LN(BK_Q3_LUMP_MODELS), BK_NO_INDEX, L->l[BK_Q3_LUMP_MODELS].ofs,
-               "no models: a map needs at least the world model");
-    for (uint32_t i = 0; i < m->model_count; i++) {
-        const bk_q3_model *e = &m->models[i];
-        ok = true;
-        CHECK_RANGE(BK_Q3_LUMP_MODELS, i, e->first_surface, e->num_surfaces, m->surface_count, "surface");
-        CHECK_RANGE(BK_Q3_LUMP_MODELS, i, e->first_brush, e->num_brushes, m->brush_count, "brush");
-    }
-    for (uint32_t i = 0; i < m->brush_count; i++) {
-        const bk_q3_brush *b = &m->brushes[i];
-        ok = true;
-        CHECK_RANGE(BK_Q3_LUMP_BRUSHES, i, b->first_side, b->num_sides, m->brushside_count, "brushside");
-        CHECK_IDX(BK_Q3_LUMP_BRUSHES, i, b->shader, m->shader_count, "shader");
-    }
-    for (uint32_t i = 0; i < m->brushside_count; i++) {
-        const bk_q3_brushside *b = &m->brushsides[i];
-        ok = true;
-        CHECK_IDX(BK_Q3_LUMP_BRUSHSIDES, i, b->plane, m->plane_count, "plane");
-        CHECK_IDX(BK_Q3_LUMP_BRUSHSIDES, i, b->shader, m->shader_count, "shader");
-    }
-    for (uint32_t i = 0; i < m->fog_count; i++) {
-        const bk_q3_fog *g = &m->fogs[i];
-        ok = true;
-        /* brush -1: a global fog (q3map2 writes it for worldspawn fog) */
-        if (g->brush != -1) CHECK_IDX(BK_Q3_LUMP_FOGS, i, g->brush, m->brush_count, "brush");
-        if (ok && g->brush != -1 && g->visible_side != -1)
-            CHECK_IDX(BK_Q3_LUMP_FOGS, i, g->visible_side, m->brushes[g->brush].num_sides, "visible side");
-    }
+    return BK_OK;
+}
 
-    /* surfaces: the renderer's inputs */
+/* surfaces: the renderer's inputs */
+static bk_result check_surfaces(q3_loader *L)
+{
+    bk_q3_map *m = L->m;
+    bk_ctx *ctx = L->ctx;
+    BK_TRY(check_lump_refs(L, BK_Q3_LUMP_SURFACES));
     uint32_t max_lm = 0, bad_fogs = 0;
     int64_t first_bad_fog = -1;
     bool any_lm = false;
     for (uint32_t i = 0; i < m->surface_count; i++) {
         const bk_q3_surface *s = &m->surfaces[i];
-        const int lu = BK_Q3_LUMP_SURFACES;
-        ok = true;
-        CHECK_IDX(lu, i, s->shader, m->shader_count, "shader");
         /* DarkPlaces and the Quake 3 renderer both live with a bad fog number (real maps,
          * e.g. OpenArena's aggressor, have them): a warning, and no fog */
         if (s->fog != -1 && (s->fog < 0 || (uint32_t)s->fog >= m->fog_count)) {
             if (bad_fogs++ == 0) first_bad_fog = i;
         }
-        if (s->type == BK_Q3_MST_FOLIAGE && m->version == 47) {
-            /* ET foliage: a small mesh instanced over a surface; its mesh is checked like a soup */
-            m->foliage_count++;
-        } else if (s->type < BK_Q3_MST_PLANAR || s->type > BK_Q3_MST_FLARE) {
-            BK_ERR(ctx, BK_EFORMAT, LN(lu), i, EOFS(L, lu, i), "unknown surface type %d", (int)s->type);
-            continue;
-        }
-        if (s->type == BK_Q3_MST_PATCH) m->patch_count++;
-        if (s->type == BK_Q3_MST_FLARE) m->flare_count++;
-        if (s->lightmap >= 0) {
-            any_lm = true;
-            if ((uint32_t)s->lightmap > max_lm && s->lightmap < Q3_MAX_EXTERNAL_LIGHTMAPS) max_lm = (uint32_t)s->lightmap;
-            if (m->lightmap_count > 0) CHECK_IDX(lu, i, s->lightmap, m->lightmap_count, "lightmap");
-            else if (s->lightmap >= Q3_MAX_EXTERNAL_LIGHTMAPS)
-                BK_ERR(ctx, BK_EINDEX, LN(lu), i, EOFS(L, lu, i),
-                       "lightmap %d with an empty lightmap lump: more external lightmaps than plausible (%d)",
-                       (int)s->lightmap, Q3_MAX_EXTERNAL_LIGHTMAPS);
-        } else if (s->lightmap < -4) {
-            CHECK_IDX(lu, i, s->lightmap, m->lightmap_count, "lightmap");
-        }
-        CHECK_RANGE(lu, i, s->first_vert, s->num_verts, m->vert_count, "vertex");
-        bool vrange = ok;
-        if (s->type == BK_Q3_MST_PLANAR || s->type == BK_Q3_MST_TRIANGLE_SOUP || s->type == BK_Q3_MST_FOLIAGE) {
-            bool irange = true;
-            ok = true;
-            CHECK_RANGE(lu, i, s->first_index, s->num_indexes, m->index_count, "index");
-            irange = ok;
-            if (s->num_indexes % 3 != 0)
-                BK_ERR(ctx, BK_EFORMAT, LN(lu), i, EOFS(L, lu, i), "%d indexes is not a whole number of triangles",
-                       (int)s->num_indexes);
-            if (irange && vrange) {
-                for (int32_t k = 0; k < s->num_indexes; k++) {
-                    int32_t ix = m->indexes[s->first_index + k];
-                    if (ix < 0 || ix >= s->num_verts) {
-                        uint64_t at = L->l[BK_Q3_LUMP_DRAWINDEXES].ofs + 4 * ((uint64_t)s->first_index + (uint64_t)k);
-                        BK_ERR(ctx, BK_EINDEX, LN(BK_Q3_LUMP_DRAWINDEXES), (int64_t)s->first_index + k, at,
-                               "index %d of surface %u outside its %d vertices", (int)ix, i, (int)s->num_verts);
-                        break;
-                    }
-                }
-            }
-        } else if (s->type == BK_Q3_MST_PATCH) {
-            if (s->patch_w < 3 || s->patch_h < 3 || !(s->patch_w & 1) || !(s->patch_h & 1)) {
-                BK_ERR(ctx, BK_EFORMAT, LN(lu), i, EOFS(L, lu, i),
-                       "patch size %dx%d: both sides must be odd and at least 3", (int)s->patch_w, (int)s->patch_h);
-            } else if ((int64_t)s->patch_w * s->patch_h != (int64_t)s->num_verts) {
-                BK_ERR(ctx, BK_EFORMAT, LN(lu), i, EOFS(L, lu, i), "patch %dx%d needs %lld control points, has %d",
-                       (int)s->patch_w, (int)s->patch_h, (long long)s->patch_w * s->patch_h, (int)s->num_verts);
-            }
-        }
+        bool shader_ok = s->shader >= 0 && (uint32_t)s->shader < m->shader_count; /* reported by its row */
+        BK_TRY(check_surface(L, i, shader_ok, &max_lm, &any_lm));
     }
     if (bad_fogs)
         BK_WARN(ctx, BK_EINDEX, LN(BK_Q3_LUMP_SURFACES), first_bad_fog, EOFS(L, BK_Q3_LUMP_SURFACES, first_bad_fog),
                 "%u surface(s) name a fog outside 0..%u (first here); treated as no fog", bad_fogs, m->fog_count);
     if (m->lightmap_count == 0 && any_lm) m->external_lightmaps = max_lm + 1;
+    return BK_OK;
+}
 
+/* the visibility header, and the leafs' clusters against it */
+static bk_result check_vis(q3_loader *L)
+{
+    bk_q3_map *m = L->m;
+    bk_ctx *ctx = L->ctx;
+    bool ok = true;
     /* visibility header */
     const q3_lump *vl = &L->l[BK_Q3_LUMP_VISIBILITY];
     if (vl->ok && vl->len >= 8) {
@@ -560,8 +633,7 @@ static bk_result check_refs(q3_loader *L)
     for (uint32_t i = 0; i < m->leaf_count; i++) {
         int32_t c = m->leafs[i].cluster;
         if (c >= 0 && m->vis && c >= m->cluster_count) {
-            ok = true;
-            CHECK_IDX(BK_Q3_LUMP_LEAFS, i, c, (uint32_t)m->cluster_count, "cluster");
+            BK_TRY(check_index(L, BK_Q3_LUMP_LEAFS, i, "cluster", c, (uint32_t)m->cluster_count, &ok));
         }
     }
     return BK_OK;
@@ -754,7 +826,7 @@ bk_result bk_q3_lightgrid_sample(const bk_q3_map *m, const float pos[3], bk_q3_l
 static bk_result q3_extract_images(const bk_file *f, const bk_options *opt, bk_scene *s);
 
 const bk_format_ops bk_ops_q3 = {BK_FORMAT_QUAKE3, q3_probe, q3_load, q3_destroy, bk_q3_build_scene,
-                                 q3_extract_images, NULL, NULL, NULL};
+                                 q3_extract_images, NULL};
 
 /* The lightmap pages of the lump as 128x128 images (the map's only embedded pixels). */
 static bk_result q3_extract_images(const bk_file *f, const bk_options *opt, bk_scene *s)

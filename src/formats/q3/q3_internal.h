@@ -4,7 +4,7 @@
 #define BK_Q3_INTERNAL_H
 
 #include "bspkit/q3.h"
-#include "../format.h"
+#include "../family.h"
 
 /* On-disk sizes (qfiles.h) */
 #define Q3_HEADER_SIZE (8 + 17 * 8)
@@ -20,6 +20,16 @@
 #define Q3_SURFACE_SIZE 104
 #define Q3_LIGHTMAP_BYTES (128 * 128 * 3)
 #define Q3_GRIDCELL_SIZE 8
+/* The family's rows (q3_desc.c): lumps, and the references the checker applies */
+enum {
+    BK_Q3_REF_NODE_PLANE, BK_Q3_REF_LEAF_SURFACES, BK_Q3_REF_LEAF_BRUSHES, BK_Q3_REF_LEAFSURFACE, BK_Q3_REF_LEAFBRUSH,
+    BK_Q3_REF_MODEL_SURFACES, BK_Q3_REF_MODEL_BRUSHES, BK_Q3_REF_BRUSH_SIDES, BK_Q3_REF_BRUSH_SHADER,
+    BK_Q3_REF_BRUSHSIDE_PLANE, BK_Q3_REF_BRUSHSIDE_SHADER, BK_Q3_REF_FOG_BRUSH, BK_Q3_REF_SURFACE_SHADER,
+    BK_Q3_REF_COUNT
+};
+extern const bk_lump_desc bk_q3_lumps[BK_Q3_LUMP_COUNT];
+extern const bk_ref_desc bk_q3_refs[BK_Q3_REF_COUNT];
+
 /* external lm_NNNN.tga pages a map may name (the file names have four digits) */
 #define Q3_MAX_EXTERNAL_LIGHTMAPS 10000
 

@@ -277,7 +277,13 @@ static uint32_t q3_leaf_face(const void *state, int32_t leaf, uint32_t i)
     return k < s->m->leafsurface_count ? (uint32_t)s->m->leafsurfaces[k] : UINT32_MAX;
 }
 
+static const char *q3_surface_name(const bk_file *f, int32_t surface)
+{
+    const bk_q3_map *m = bk_q3_map_of(f);
+    return m && (uint32_t)surface < m->shader_count ? m->shaders[surface].name : NULL;
+}
+
 const bk_query_ops bk_query_ops_q3 = {
     q3_open, q3_destroy, q3_point, q3_vis_row, q3_leaf_cluster, q3_leaf_face_count, q3_leaf_face, bk_cm_state_trace,
-    bk_cm_state,
+    bk_cm_state, q3_surface_name,
 };

@@ -8,37 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "quake_internal.h"
-
-#define HEADER_SIZE (4 + 8 * BK_Q1_LUMP_COUNT)
-#define MIPTEX_HDR 40
-
-enum { V_29 = 0, V_BSP2 = 1, V_2PSB = 2 };
-
-typedef struct lump_def {
-    const char *name;
-    uint16_t size[3]; /* entry size: BSP29/30, BSP2, 2PSB; 0 = not an array */
-} lump_def;
-
-static const lump_def k_lumps[BK_Q1_LUMP_COUNT] = {
-    {"entities", {0, 0, 0}},      {"planes", {20, 20, 20}},   {"textures", {0, 0, 0}},
-    {"vertices", {12, 12, 12}},   {"visibility", {0, 0, 0}},  {"nodes", {24, 44, 32}},
-    {"texinfo", {40, 40, 40}},    {"faces", {20, 28, 28}},    {"lighting", {0, 0, 0}},
-    {"clipnodes", {8, 12, 12}},   {"leafs", {28, 44, 32}},    {"marksurfaces", {2, 4, 4}},
-    {"edges", {4, 8, 8}},         {"surfedges", {4, 4, 4}},   {"models", {64, 64, 64}},
-};
-
-typedef struct loader {
-    bk_file *f;
-    bk_ctx *ctx;
-    bk_quake_bsp *q;
-    int var;                                  /* V_* */
-    const uint8_t *d;
-    size_t n;
-    uint64_t ofs[BK_Q1_LUMP_COUNT], len[BK_Q1_LUMP_COUNT];
-    uint32_t slot[BK_Q1_LUMP_COUNT];          /* header slot of each lump (Blue Shift swaps 0/1) */
-    bk_lump_row rows[BK_Q1_LUMP_COUNT];       /* the directory with this variant's element sizes */
-} loader;
+#include "bsp_loader.h"
 
 static void q_destroy(void *impl)
 {
@@ -63,14 +33,9 @@ static void q_destroy(void *impl)
 
 static int q_probe(const uint8_t *d, size_t n)
 {
-    if (n < 4) return 0;
-    int32_t v = bk_rd_i32le(d);
-    bool ok = v == 29 || v == 30 || memcmp(d, "BSP2", 4) == 0 || memcmp(d, "2PSB", 4) == 0;
-    if (!ok) return 0;
+    if (!bk_family_version(&bk_family_quake, d, n)) return 0;
     return n >= HEADER_SIZE ? 2 : 1;
 }
-
-static uint64_t hdr_at(const loader *L, int lump) { return 4 + 8 * (uint64_t)L->slot[lump]; }
 
 static bool text_starts_brace(const uint8_t *p, uint64_t len)
 {
@@ -89,36 +54,25 @@ static bk_result read_header(loader *L)
         BK_ERR(L->ctx, BK_ETRUNCATED, "header", BK_NO_INDEX, 0, "file is %zu bytes, shorter than the %d-byte header",
                L->n, HEADER_SIZE);
     if (L->n < HEADER_SIZE) return BK_ETRUNCATED;
-    if (memcmp(L->d, "BSP2", 4) == 0) {
-        L->var = V_BSP2;
-        q->variant = BK_Q1_VARIANT_BSP2;
-        q->version = 29;
-        q->format = BK_FORMAT_BSP2;
-    } else if (memcmp(L->d, "2PSB", 4) == 0) {
-        L->var = V_2PSB;
-        q->variant = BK_Q1_VARIANT_2PSB;
-        q->version = 29;
-        q->format = BK_FORMAT_BSP2;
-    } else {
-        int32_t v = bk_rd_i32le(L->d);
-        if (v != 29 && v != 30) {
-            BK_ERR(L->ctx, BK_EVERSION, "header", BK_NO_INDEX, 0, "version %d is not 29 (Quake) or 30 (GoldSrc)", v);
-            return BK_EVERSION;
-        }
-        L->var = V_29;
-        q->version = v;
-        q->format = v == 30 ? BK_FORMAT_GOLDSRC : BK_FORMAT_QUAKE1;
+    const bk_version_desc *v = bk_family_version(&bk_family_quake, L->d, L->n);
+    if (!v) {
+        BK_ERR(L->ctx, BK_EVERSION, "header", BK_NO_INDEX, 0, "version %d is not 29 (Quake) or 30 (GoldSrc)",
+               bk_rd_i32le(L->d));
+        return BK_EVERSION;
     }
-    for (int i = 0; i < BK_Q1_LUMP_COUNT; i++) {
-        L->rows[i].name = k_lumps[i].name;
-        L->rows[i].entry = k_lumps[i].size[L->var];
-    }
-    const bk_lumpdir dir = {L->rows, BK_Q1_LUMP_COUNT, HEADER_SIZE, true};
+    L->f->version = v;
+    L->var = v->column;
+    q->variant = v->column == V_BSP2 ? BK_Q1_VARIANT_BSP2 : v->column == V_2PSB ? BK_Q1_VARIANT_2PSB : 0;
+    q->version = v->version;
+    q->format = v->format;
+    const bk_dir_layout *dir = v->dir;
     for (int i = 0; i < BK_Q1_LUMP_COUNT; i++) {
         L->slot[i] = (uint32_t)i;
+        const uint8_t *e = L->d + dir->dir_offset + (size_t)dir->entry_size * i;
         bk_lump_span sp;
-        BK_TRY(bk_lump_locate(L->ctx, &dir, (uint32_t)i, bk_rd_i32le(L->d + 4 + 8 * i), bk_rd_i32le(L->d + 8 + 8 * i),
-                              L->n, 4 + 8 * (uint64_t)i, &sp));
+        BK_TRY(bk_lump_locate(L->ctx, k_lumps[i].name, dir->header_size, dir->overlap_warns,
+                              bk_rd_i32le(e + dir->ofs_field), bk_rd_i32le(e + dir->len_field), L->n,
+                              dir->dir_offset + (uint64_t)dir->entry_size * i, &sp));
         L->ofs[i] = sp.ofs;
         L->len[i] = sp.len;
     }
@@ -135,6 +89,7 @@ static bk_result read_header(loader *L)
             L->slot[0] = 1;
             L->slot[1] = 0;
             q->bshift = 1;
+            L->f->version = bk_quake_version_bshift();
         }
     }
     for (int i = 0; i < BK_Q1_LUMP_COUNT; i++) {
@@ -147,7 +102,8 @@ static bk_result read_header(loader *L)
 /* Entry count of an array lump (0 when its size is wrong, reported at its directory entry) */
 static bk_result array_count(loader *L, int lump, uint32_t *count)
 {
-    return bk_lump_elements(L->ctx, &L->rows[lump], L->len[lump], hdr_at(L, lump), count, NULL);
+    return bk_lump_elements(L->ctx, k_lumps[lump].name, k_lumps[lump].entry[L->var], L->len[lump], hdr_at(L, lump),
+                            count, NULL);
 }
 
 #define ALLOC(ptr, cnt)                                                                                  \
@@ -157,42 +113,16 @@ static bk_result array_count(loader *L, int lump, uint32_t *count)
         if (!(ptr)) return a_r_ ? a_r_ : BK_ENOMEM;                                                      \
     } while (0)
 
-/* Whether the struct has the file's layout for a lump (little-endian int32 / float fields in the
- * file's order, no padding) in this variant: then the lump is read where it lies */
-static bool same_layout(int lump, int var)
-{
-    bool wide = var != V_29;
-    switch (lump) {
-    case BK_Q1_LUMP_PLANES: return sizeof(bk_q1_plane) == 20 && offsetof(bk_q1_plane, type) == 16;
-    case BK_Q1_LUMP_VERTICES: return true; /* float triples */
-    case BK_Q1_LUMP_TEXINFO:
-        return sizeof(bk_q1_texinfo) == 40 && offsetof(bk_q1_texinfo, miptex) == 32 && offsetof(bk_q1_texinfo, flags) == 36;
-    case BK_Q1_LUMP_SURFEDGES: return true;
-    case BK_Q1_LUMP_MODELS:
-        return sizeof(bk_q1_model) == 64 && offsetof(bk_q1_model, headnode) == 36 && offsetof(bk_q1_model, visleafs) == 52 &&
-               offsetof(bk_q1_model, face_count) == 60;
-    case BK_Q1_LUMP_MARKSURFACES: return wide;
-    case BK_Q1_LUMP_EDGES: return wide && sizeof(bk_q1_edge) == 8;
-    case BK_Q1_LUMP_CLIPNODES: return wide && sizeof(bk_q1_clipnode) == 12;
-    case BK_Q1_LUMP_NODES:
-        return var == V_BSP2 && sizeof(bk_q1_node) == 44 && offsetof(bk_q1_node, mins) == 12 &&
-               offsetof(bk_q1_node, first_face) == 36;
-    case BK_Q1_LUMP_LEAFS:
-        return var == V_BSP2 && sizeof(bk_q1_leaf) == 44 && offsetof(bk_q1_leaf, mins) == 8 &&
-               offsetof(bk_q1_leaf, first_marksurface) == 32 && offsetof(bk_q1_leaf, ambient) == 40;
-    default: return false;
-    }
-}
-
-/* Lump `lump` (count elements) as its own bytes when they can be read in place (see same_layout
- * and bk_lump_in_place): no copy, no new pages. NULL: decode a copy. */
+/* Lump `lump` (count elements) as its own bytes when its row says it can be read in place in this
+ * variant (bk_lump_in_place): no copy, no new pages. NULL: decode a copy. */
 static void *in_place(loader *L, int lump, uint32_t count)
 {
-    return bk_lump_in_place(L->d + L->ofs[lump], count, same_layout(lump, L->var), &L->q->in_place_, lump);
+    return bk_lump_in_place(L->d + L->ofs[lump], count, (k_lumps[lump].in_place >> L->var) & 1, &L->q->in_place_,
+                            lump);
 }
 
 /* A lump read in place that needs a change (a bad value cleared): copied after all */
-static void *own_copy(loader *L, int lump, const void *arr, size_t bytes, bk_result *r)
+void *bk_bsp_own_copy(loader *L, int lump, const void *arr, size_t bytes, bk_result *r)
 {
     void *c = bk_alloc_array(L->ctx, bytes, 1, r);
     if (!c) return NULL;
@@ -201,35 +131,15 @@ static void *own_copy(loader *L, int lump, const void *arr, size_t bytes, bk_res
     return c;
 }
 
-/* before a repair writes into an array that may be read in place: make it the loader's own */
-#define MAKE_OWN(arr, lump, count)                                                                   \
-    do {                                                                                             \
-        if (L->q->in_place_ & (1u << (lump))) {                                                      \
-            bk_result o_r_;                                                                          \
-            void *o_ = own_copy(L, (lump), (arr), (size_t)(count) * sizeof *(arr), &o_r_);          \
-            if (!o_) return o_r_;                                                                    \
-            (arr) = o_;                                                                              \
-        }                                                                                            \
-    } while (0)
-
-static bool finite_n(const float *v, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (!isfinite(v[i])) return false;
-    return true;
-}
-
-/* ---- array lumps ----------------------------------------------------------------------------- */
-static bk_result decode_arrays(loader *L)
+/* ---- array lumps: one loader per lump (as Quake III's CMod_Load<Lump>) ----------------------- */
+static bk_result load_planes(loader *L)
 {
     bk_quake_bsp *q = L->q;
-    bool wide = L->var != V_29;
     const uint8_t *base;
     uint32_t c;
-
-    /* planes */
+    bool ip;
     BK_TRY(array_count(L, BK_Q1_LUMP_PLANES, &c));
-    bool ip = (q->planes = in_place(L, BK_Q1_LUMP_PLANES, c)) != NULL; /* nothing to decode */
+    ip = (q->planes = in_place(L, BK_Q1_LUMP_PLANES, c)) != NULL; /* nothing to decode */
     if (!ip) ALLOC(q->planes, c);
     q->plane_count = c;
     base = L->d + L->ofs[BK_Q1_LUMP_PLANES];
@@ -248,8 +158,15 @@ static bk_result decode_arrays(loader *L)
             BK_WARN(L->ctx, BK_EFORMAT, "planes", i, L->ofs[BK_Q1_LUMP_PLANES] + (uint64_t)i * 20,
                     "plane type %d is not 0..5", pl->type);
     }
+    return BK_OK;
+}
 
-    /* vertices */
+static bk_result load_vertices(loader *L)
+{
+    bk_quake_bsp *q = L->q;
+    const uint8_t *base;
+    uint32_t c;
+    bool ip;
     BK_TRY(array_count(L, BK_Q1_LUMP_VERTICES, &c));
     ip = (q->vertices = in_place(L, BK_Q1_LUMP_VERTICES, c)) != NULL;
     if (!ip) ALLOC(q->vertices, (size_t)c * 3);
@@ -265,8 +182,15 @@ static bk_result decode_arrays(loader *L)
             q->vertices[i * 3] = q->vertices[i * 3 + 1] = q->vertices[i * 3 + 2] = 0;
         }
     }
+    return BK_OK;
+}
 
-    /* nodes */
+static bk_result load_nodes(loader *L)
+{
+    bk_quake_bsp *q = L->q;
+    const uint8_t *base;
+    uint32_t c;
+    bool ip;
     BK_TRY(array_count(L, BK_Q1_LUMP_NODES, &c));
     ip = (q->nodes = in_place(L, BK_Q1_LUMP_NODES, c)) != NULL;
     if (!ip) ALLOC(q->nodes, c);
@@ -274,7 +198,7 @@ static bk_result decode_arrays(loader *L)
     base = L->d + L->ofs[BK_Q1_LUMP_NODES];
     for (uint32_t i = 0; i < c && !ip; i++) {
         bk_q1_node *nd = &q->nodes[i];
-        const uint8_t *p = base + (size_t)i * k_lumps[BK_Q1_LUMP_NODES].size[L->var];
+        const uint8_t *p = base + (size_t)i * k_lumps[BK_Q1_LUMP_NODES].entry[L->var];
         nd->plane = bk_rd_i32le(p);
         if (L->var == V_29) {
             nd->children[0] = bk_rd_i16le(p + 4);
@@ -305,8 +229,15 @@ static bk_result decode_arrays(loader *L)
             }
         }
     }
+    return BK_OK;
+}
 
-    /* texinfo */
+static bk_result load_texinfo(loader *L)
+{
+    bk_quake_bsp *q = L->q;
+    const uint8_t *base;
+    uint32_t c;
+    bool ip;
     BK_TRY(array_count(L, BK_Q1_LUMP_TEXINFO, &c));
     ip = (q->texinfo = in_place(L, BK_Q1_LUMP_TEXINFO, c)) != NULL;
     if (!ip) ALLOC(q->texinfo, c);
@@ -327,8 +258,15 @@ static bk_result decode_arrays(loader *L)
             memset(q->texinfo[i].vecs, 0, sizeof q->texinfo[i].vecs);
         }
     }
+    return BK_OK;
+}
 
-    /* faces */
+static bk_result load_faces(loader *L)
+{
+    bk_quake_bsp *q = L->q;
+    bool wide = L->var != V_29;
+    const uint8_t *base;
+    uint32_t c;
     BK_TRY(array_count(L, BK_Q1_LUMP_FACES, &c));
     ALLOC(q->faces, c);
     q->face_count = c;
@@ -356,8 +294,16 @@ static bk_result decode_arrays(loader *L)
         }
         fc->lm_shift = 4;
     }
+    return BK_OK;
+}
 
-    /* clipnodes */
+static bk_result load_clipnodes(loader *L)
+{
+    bk_quake_bsp *q = L->q;
+    bool wide = L->var != V_29;
+    const uint8_t *base;
+    uint32_t c;
+    bool ip;
     BK_TRY(array_count(L, BK_Q1_LUMP_CLIPNODES, &c));
     ip = (q->clipnodes = in_place(L, BK_Q1_LUMP_CLIPNODES, c)) != NULL;
     if (!ip) ALLOC(q->clipnodes, c);
@@ -377,8 +323,15 @@ static bk_result decode_arrays(loader *L)
             cn->children[1] = bk_rd_i32le(p + 8);
         }
     }
+    return BK_OK;
+}
 
-    /* leafs */
+static bk_result load_leafs(loader *L)
+{
+    bk_quake_bsp *q = L->q;
+    const uint8_t *base;
+    uint32_t c;
+    bool ip;
     BK_TRY(array_count(L, BK_Q1_LUMP_LEAFS, &c));
     ip = (q->leafs = in_place(L, BK_Q1_LUMP_LEAFS, c)) != NULL;
     if (!ip) ALLOC(q->leafs, c);
@@ -386,7 +339,7 @@ static bk_result decode_arrays(loader *L)
     base = L->d + L->ofs[BK_Q1_LUMP_LEAFS];
     for (uint32_t i = 0; i < c && !ip; i++) {
         bk_q1_leaf *lf = &q->leafs[i];
-        const uint8_t *p = base + (size_t)i * k_lumps[BK_Q1_LUMP_LEAFS].size[L->var];
+        const uint8_t *p = base + (size_t)i * k_lumps[BK_Q1_LUMP_LEAFS].entry[L->var];
         lf->contents = bk_rd_i32le(p);
         lf->vis_ofs = bk_rd_i32le(p + 4);
         if (L->var == V_29) {
@@ -415,8 +368,16 @@ static bk_result decode_arrays(loader *L)
             memcpy(lf->ambient, p + 28, 4);
         }
     }
+    return BK_OK;
+}
 
-    /* marksurfaces */
+static bk_result load_marksurfaces(loader *L)
+{
+    bk_quake_bsp *q = L->q;
+    bool wide = L->var != V_29;
+    const uint8_t *base;
+    uint32_t c;
+    bool ip;
     BK_TRY(array_count(L, BK_Q1_LUMP_MARKSURFACES, &c));
     ip = (q->marksurfaces = in_place(L, BK_Q1_LUMP_MARKSURFACES, c)) != NULL;
     if (!ip) ALLOC(q->marksurfaces, c);
@@ -424,8 +385,16 @@ static bk_result decode_arrays(loader *L)
     base = L->d + L->ofs[BK_Q1_LUMP_MARKSURFACES];
     for (uint32_t i = 0; i < c && !ip; i++)
         q->marksurfaces[i] = wide ? bk_rd_u32le(base + (size_t)i * 4) : bk_rd_u16le(base + (size_t)i * 2);
+    return BK_OK;
+}
 
-    /* edges */
+static bk_result load_edges(loader *L)
+{
+    bk_quake_bsp *q = L->q;
+    bool wide = L->var != V_29;
+    const uint8_t *base;
+    uint32_t c;
+    bool ip;
     BK_TRY(array_count(L, BK_Q1_LUMP_EDGES, &c));
     ip = (q->edges = in_place(L, BK_Q1_LUMP_EDGES, c)) != NULL;
     if (!ip) ALLOC(q->edges, c);
@@ -440,16 +409,30 @@ static bk_result decode_arrays(loader *L)
             q->edges[i].v[1] = bk_rd_u16le(base + (size_t)i * 4 + 2);
         }
     }
+    return BK_OK;
+}
 
-    /* surfedges */
+static bk_result load_surfedges(loader *L)
+{
+    bk_quake_bsp *q = L->q;
+    const uint8_t *base;
+    uint32_t c;
+    bool ip;
     BK_TRY(array_count(L, BK_Q1_LUMP_SURFEDGES, &c));
     ip = (q->surfedges = in_place(L, BK_Q1_LUMP_SURFEDGES, c)) != NULL;
     if (!ip) ALLOC(q->surfedges, c);
     q->surfedge_count = c;
     base = L->d + L->ofs[BK_Q1_LUMP_SURFEDGES];
     for (uint32_t i = 0; i < c && !ip; i++) q->surfedges[i] = bk_rd_i32le(base + (size_t)i * 4);
+    return BK_OK;
+}
 
-    /* models */
+static bk_result load_models(loader *L)
+{
+    bk_quake_bsp *q = L->q;
+    const uint8_t *base;
+    uint32_t c;
+    bool ip;
     BK_TRY(array_count(L, BK_Q1_LUMP_MODELS, &c));
     ip = (q->models = in_place(L, BK_Q1_LUMP_MODELS, c)) != NULL;
     if (!ip) ALLOC(q->models, c);
@@ -468,7 +451,23 @@ static bk_result decode_arrays(loader *L)
         m->first_face = bk_rd_i32le(p + 56);
         m->face_count = bk_rd_i32le(p + 60);
     }
+    return BK_OK;
+}
 
+static bk_result decode_arrays(loader *L)
+{
+    bk_quake_bsp *q = L->q;
+    BK_TRY(load_planes(L));
+    BK_TRY(load_vertices(L));
+    BK_TRY(load_nodes(L));
+    BK_TRY(load_texinfo(L));
+    BK_TRY(load_faces(L));
+    BK_TRY(load_clipnodes(L));
+    BK_TRY(load_leafs(L));
+    BK_TRY(load_marksurfaces(L));
+    BK_TRY(load_edges(L));
+    BK_TRY(load_surfedges(L));
+    BK_TRY(load_models(L));
     q->visibility = L->d + L->ofs[BK_Q1_LUMP_VISIBILITY];
     q->visibility_size = (size_t)L->len[BK_Q1_LUMP_VISIBILITY];
     q->lighting = L->d + L->ofs[BK_Q1_LUMP_LIGHTING];
@@ -573,7 +572,7 @@ static bk_result decode_textures(loader *L)
 }
 
 /* ---- BSPX ----------------------------------------------------------------------------------- */
-static const bk_q1_bspx_lump *find_bspx(const bk_quake_bsp *q, const char *name)
+const bk_q1_bspx_lump *bk_bsp_find_bspx(const bk_quake_bsp *q, const char *name)
 {
     for (uint32_t i = 0; i < q->bspx_count; i++)
         if (strcmp(q->bspx[i].name, name) == 0) return &q->bspx[i];
@@ -614,327 +613,6 @@ static bk_result decode_bspx(loader *L)
     return BK_OK;
 }
 
-/* ---- cross references ------------------------------------------------------------------------ */
-static uint64_t elem_at(const loader *L, int lump, uint64_t i)
-{
-    return L->ofs[lump] + i * k_lumps[lump].size[L->var];
-}
-
-/* sky and liquid ("*") textures, and GoldSrc's "!" water: drawn without a lightmap */
-bool bk_quake_special_texture(const char *name, bool gold)
-{
-    if (bk_strcasecmp(name, "sky") == 0 || (name[0] && (name[0] == 's' || name[0] == 'S') &&
-                                             (name[1] == 'k' || name[1] == 'K') && (name[2] == 'y' || name[2] == 'Y')))
-        return true;
-    if (name[0] == '*') return true;
-    if (gold && name[0] == '!') return true;
-    return false;
-}
-
-/* The engines' CalcSurfaceExtents: texture-space bounds accumulated in double (as the x87 build
- * of the light tools did) and stored to float, then floor / ceil in luxel units. */
-static bk_result face_extents(loader *L, uint32_t fi)
-{
-    bk_quake_bsp *q = L->q;
-    bk_q1_face *fc = &q->faces[fi];
-    const bk_q1_texinfo *ti = &q->texinfo[fc->texinfo];
-    float mins[2] = {999999.0f, 999999.0f}, maxs[2] = {-999999.0f, -999999.0f};
-    for (uint32_t k = 0; k < fc->edge_count; k++) {
-        int32_t se = q->surfedges[fc->first_edge + k];
-        uint32_t e = se < 0 ? (uint32_t)(-(int64_t)se) : (uint32_t)se;
-        if (e >= q->edge_count) return BK_OK; /* reported elsewhere */
-        uint32_t vi = q->edges[e].v[se < 0 ? 1 : 0];
-        if (vi >= q->vertex_count) return BK_OK;
-        const float *v = q->vertices + (size_t)vi * 3;
-        for (int j = 0; j < 2; j++) {
-            double dv = (double)v[0] * (double)ti->vecs[j][0] + (double)v[1] * (double)ti->vecs[j][1] +
-                        (double)v[2] * (double)ti->vecs[j][2] + (double)ti->vecs[j][3];
-            if (!(fabs(dv) < 1e30)) { /* no lightmap can be that large; keeps the float cast defined */
-                fc->lm_size[0] = fc->lm_size[1] = 0;
-                return BK_OK;
-            }
-            float val = (float)dv;
-            if (val < mins[j]) mins[j] = val;
-            if (val > maxs[j]) maxs[j] = val;
-        }
-    }
-    float scale = (float)(1u << fc->lm_shift);
-    for (int j = 0; j < 2; j++) {
-        double bmin = floor(mins[j] / scale), bmax = ceil(maxs[j] / scale);
-        double size = bmax - bmin + 1;
-        if (!(bmin > -1e6 && bmax < 1e6) || size < 1 || size > 100000) {
-            fc->lm_size[0] = fc->lm_size[1] = 0;
-            return BK_OK;
-        }
-        fc->tex_mins[j] = (int32_t)bmin * (int32_t)scale;
-        fc->lm_size[j] = (uint32_t)size;
-    }
-    return BK_OK;
-}
-
-static bk_result check_refs(loader *L)
-{
-    bk_quake_bsp *q = L->q;
-    bk_ctx *ctx = L->ctx;
-
-    for (uint32_t i = 0; i < q->edge_count; i++)
-        for (int k = 0; k < 2; k++)
-            if (q->edges[i].v[k] >= q->vertex_count) {
-                BK_ERR(ctx, BK_EINDEX, "edges", i, elem_at(L, BK_Q1_LUMP_EDGES, i), "vertex %u out of range (%u vertices)",
-                       q->edges[i].v[k], q->vertex_count);
-                MAKE_OWN(q->edges, BK_Q1_LUMP_EDGES, q->edge_count);
-                q->edges[i].v[k] = 0;
-            }
-    for (uint32_t i = 0; i < q->surfedge_count; i++) {
-        int32_t se = q->surfedges[i];
-        uint64_t e = se < 0 ? (uint64_t)(-(int64_t)se) : (uint64_t)se;
-        if (e >= q->edge_count) {
-            BK_ERR(ctx, BK_EINDEX, "surfedges", i, elem_at(L, BK_Q1_LUMP_SURFEDGES, i), "edge %d out of range (%u edges)",
-                   se, q->edge_count);
-            MAKE_OWN(q->surfedges, BK_Q1_LUMP_SURFEDGES, q->surfedge_count);
-            q->surfedges[i] = 0;
-        }
-    }
-    for (uint32_t i = 0; i < q->texinfo_count; i++) {
-        int32_t m = q->texinfo[i].miptex;
-        if (m < 0 || (uint32_t)m >= q->miptex_count) {
-            BK_ERR(ctx, BK_EINDEX, "texinfo", i, elem_at(L, BK_Q1_LUMP_TEXINFO, i) + 32, "miptex %d out of range (%u textures)",
-                   m, q->miptex_count);
-            MAKE_OWN(q->texinfo, BK_Q1_LUMP_TEXINFO, q->texinfo_count);
-            q->texinfo[i].miptex = -1;
-        }
-    }
-    /* faces */
-    const bk_q1_bspx_lump *lms = find_bspx(q, "LMSHIFT");
-    if (lms && lms->length != q->face_count) {
-        BK_WARN(ctx, BK_ELUMP_SIZE, "bspx", BK_NO_INDEX, lms->offset, "LMSHIFT has %llu bytes for %u faces; ignored",
-                (unsigned long long)lms->length, q->face_count);
-        lms = NULL;
-    }
-    const bk_q1_bspx_lump *rgb = find_bspx(q, "RGBLIGHTING");
-    if (rgb && q->lighting_bpp == 1) {
-        if (rgb->length == (uint64_t)q->lighting_size * 3) {
-            q->lighting = L->d + rgb->offset;
-            q->lighting_size = (size_t)rgb->length;
-            q->lighting_bpp = 3;
-        } else {
-            BK_WARN(ctx, BK_ELUMP_SIZE, "bspx", BK_NO_INDEX, rgb->offset,
-                    "RGBLIGHTING is %llu bytes, not 3 x the %zu-byte lighting lump; ignored",
-                    (unsigned long long)rgb->length, q->lighting_size);
-        }
-    }
-    bool gold = q->format == BK_FORMAT_GOLDSRC;
-    /* compilers give each face its own surfedges; hostile files can point every face at the same
-     * long range, so the edges walked over all faces are bounded */
-    uint64_t edge_budget = (uint64_t)q->surfedge_count * 4 + 65536, edges_walked = 0;
-    if (edge_budget > ctx->opt.limits.max_work) edge_budget = ctx->opt.limits.max_work;
-    bool over_budget = false;
-    for (uint32_t i = 0; i < q->face_count; i++) {
-        bk_q1_face *fc = &q->faces[i];
-        uint64_t at = elem_at(L, BK_Q1_LUMP_FACES, i);
-        bool ok = true;
-        if (fc->plane >= q->plane_count) {
-            BK_ERR(ctx, BK_EINDEX, "faces", i, at, "plane %u out of range (%u planes)", fc->plane, q->plane_count);
-            fc->plane = 0;
-            ok = false;
-        }
-        if (!bk_range_ok(fc->first_edge, fc->edge_count, q->surfedge_count)) {
-            BK_ERR(ctx, BK_EINDEX, "faces", i, at, "surfedges %u..+%u out of range (%u surfedges)", fc->first_edge,
-                   fc->edge_count, q->surfedge_count);
-            fc->first_edge = 0;
-            fc->edge_count = 0;
-            ok = false;
-        } else if (fc->edge_count < 3) {
-            BK_WARN(ctx, BK_EFORMAT, "faces", i, at, "face has %u edges; it is not drawn", fc->edge_count);
-            ok = false;
-        }
-        if (fc->texinfo >= q->texinfo_count) {
-            BK_ERR(ctx, BK_EINDEX, "faces", i, at, "texinfo %u out of range (%u texinfo)", fc->texinfo, q->texinfo_count);
-            fc->texinfo = 0;
-            ok = false;
-        }
-        fc->lm_styles = 0;
-        while (fc->lm_styles < 4 && fc->styles[fc->lm_styles] != 255) fc->lm_styles++;
-        if (lms) {
-            uint8_t sh = L->d[lms->offset + i];
-            if (sh > 10) BK_WARN(ctx, BK_EFORMAT, "bspx", i, lms->offset + i, "LMSHIFT %u is too large; 4 used", sh);
-            else fc->lm_shift = sh;
-        }
-        if (!ok || q->texinfo_count == 0) continue;
-        edges_walked += fc->edge_count;
-        if (edges_walked > edge_budget) {
-            if (!over_budget)
-                BK_ERR(ctx, BK_ELIMIT, "faces", i, at,
-                       "faces use %llu surfedges in all, far more than the %u there are (overlapping ranges)",
-                       (unsigned long long)edges_walked, q->surfedge_count);
-            over_budget = true;
-            fc->edge_count = 0;
-            continue;
-        }
-        face_extents(L, i);
-        if (fc->light_ofs == -1 || q->lighting_size == 0 || fc->lm_styles == 0) continue;
-        const bk_q1_texinfo *ti = &q->texinfo[fc->texinfo];
-        bool special = (ti->flags & BK_Q1_TEX_SPECIAL) != 0;
-        if (ti->miptex >= 0 && q->miptex[ti->miptex].dir_offset >= 0 && bk_quake_special_texture(q->miptex[ti->miptex].name, gold))
-            special = true;
-        if (special) continue;
-        uint64_t need = (uint64_t)fc->lm_size[0] * fc->lm_size[1] * fc->lm_styles * q->lighting_bpp;
-        uint64_t lo = (uint64_t)(int64_t)fc->light_ofs * (q->lighting_bpp == 3 && !gold ? 3 : 1);
-        if (fc->light_ofs < 0 || lo >= q->lighting_size) {
-            BK_ERR(ctx, BK_EINDEX, "faces", i, at + (L->var == V_29 ? 16 : 24),
-                   "lightmap offset %d lies outside the %zu-byte lighting lump", fc->light_ofs, q->lighting_size);
-            fc->light_ofs = -1;
-        } else if (fc->lm_size[0] == 0 || !bk_span_ok(lo, need, q->lighting_size)) {
-            /* the start is fine, the extents rule says it runs past the end: engines would read
-             * beyond the lump; keep the map, drop this face's lightmap */
-            BK_WARN(ctx, BK_ELUMP_RANGE, "faces", i, at + (L->var == V_29 ? 16 : 24),
-                    "lightmap at offset %d (%ux%u luxels, %u styles) runs past the end of the %zu-byte lighting "
-                    "lump; the face is left unlit", fc->light_ofs, fc->lm_size[0], fc->lm_size[1], fc->lm_styles,
-                    q->lighting_size);
-            fc->light_ofs = -1;
-        }
-    }
-    for (uint32_t i = 0; i < q->marksurface_count; i++)
-        if (q->marksurfaces[i] >= q->face_count) {
-            BK_ERR(ctx, BK_EINDEX, "marksurfaces", i, elem_at(L, BK_Q1_LUMP_MARKSURFACES, i),
-                   "face %u out of range (%u faces)", q->marksurfaces[i], q->face_count);
-            MAKE_OWN(q->marksurfaces, BK_Q1_LUMP_MARKSURFACES, q->marksurface_count);
-            q->marksurfaces[i] = 0;
-        }
-    /* vis rows are as long as the world's visleafs need */
-    uint64_t rowbytes = 0, vis_budget = ctx->opt.limits.max_work;
-    if (q->model_count && q->models[0].visleafs > 0) rowbytes = ((uint64_t)q->models[0].visleafs + 7) / 8;
-    for (uint32_t i = 0; i < q->leaf_count; i++) {
-        bk_q1_leaf *lf = &q->leafs[i];
-        uint64_t at = elem_at(L, BK_Q1_LUMP_LEAFS, i);
-        if (!bk_range_ok(lf->first_marksurface, lf->marksurface_count, q->marksurface_count)) {
-            BK_ERR(ctx, BK_EINDEX, "leafs", i, at, "marksurfaces %u..+%u out of range (%u marksurfaces)",
-                   lf->first_marksurface, lf->marksurface_count, q->marksurface_count);
-            MAKE_OWN(q->leafs, BK_Q1_LUMP_LEAFS, q->leaf_count);
-            lf = &q->leafs[i];
-            lf->first_marksurface = lf->marksurface_count = 0;
-        }
-        if (q->visibility_size == 0) {
-            /* unvised map: engines ignore every offset (no PVS data at all) */
-        } else if (lf->vis_ofs < -1 || (lf->vis_ofs >= 0 && (uint64_t)lf->vis_ofs >= q->visibility_size)) {
-            BK_ERR(ctx, BK_EINDEX, "leafs", i, at + 4, "visibility offset %d outside the %zu-byte visibility lump",
-                   lf->vis_ofs, q->visibility_size);
-            MAKE_OWN(q->leafs, BK_Q1_LUMP_LEAFS, q->leaf_count);
-            lf = &q->leafs[i];
-            lf->vis_ofs = -1;
-        } else if (lf->vis_ofs >= 0 && rowbytes && vis_budget) {
-            /* walk the zero-run-length row (within a total work budget: rows are walked per leaf) */
-            uint64_t p = (uint64_t)lf->vis_ofs, out = 0;
-            while (out < rowbytes && p < q->visibility_size) {
-                if (vis_budget == 0) {
-                    BK_WARN(ctx, BK_ELIMIT, "leafs", i, at + 4, "PVS rows from here on are not checked (work limit)");
-                    out = rowbytes;
-                    break;
-                }
-                vis_budget--;
-                if (q->visibility[p]) {
-                    out++;
-                    p++;
-                } else {
-                    if (p + 1 >= q->visibility_size) {
-                        p = q->visibility_size;
-                        break;
-                    }
-                    out += q->visibility[p + 1];
-                    p += 2;
-                }
-            }
-            if (out < rowbytes)
-                BK_WARN(ctx, BK_ETRUNCATED, "leafs", i, at + 4,
-                        "PVS row at visibility offset %d runs past the end of the lump", lf->vis_ofs);
-        }
-    }
-    for (uint32_t i = 0; i < q->node_count; i++) {
-        bk_q1_node *nd = &q->nodes[i];
-        uint64_t at = elem_at(L, BK_Q1_LUMP_NODES, i);
-        if (nd->plane < 0 || (uint32_t)nd->plane >= q->plane_count) {
-            BK_ERR(ctx, BK_EINDEX, "nodes", i, at, "plane %d out of range (%u planes)", nd->plane, q->plane_count);
-            MAKE_OWN(q->nodes, BK_Q1_LUMP_NODES, q->node_count);
-            nd = &q->nodes[i];
-            nd->plane = 0;
-        }
-        for (int k = 0; k < 2; k++) {
-            int32_t ch = nd->children[k];
-            if (ch >= 0 ? (uint32_t)ch >= q->node_count : (uint32_t)(~ch) >= q->leaf_count) {
-                BK_ERR(ctx, BK_EINDEX, "nodes", i, at + 4, "child %d points %s %d out of range (%u nodes, %u leafs)", k,
-                       ch >= 0 ? "at node" : "at leaf", ch >= 0 ? ch : ~ch, q->node_count, q->leaf_count);
-                MAKE_OWN(q->nodes, BK_Q1_LUMP_NODES, q->node_count);
-                nd = &q->nodes[i];
-                nd->children[k] = -1;
-            } else if (ch >= 0 && (uint32_t)ch <= i) {
-                BK_WARN(ctx, BK_EINDEX, "nodes", i, at + 4, "child %d points back at node %d (loop risk)", k, ch);
-            }
-        }
-        if (!bk_range_ok(nd->first_face, nd->face_count, q->face_count)) {
-            BK_ERR(ctx, BK_EINDEX, "nodes", i, at, "faces %u..+%u out of range (%u faces)", nd->first_face,
-                   nd->face_count, q->face_count);
-            MAKE_OWN(q->nodes, BK_Q1_LUMP_NODES, q->node_count);
-            nd = &q->nodes[i];
-            nd->first_face = nd->face_count = 0;
-        }
-    }
-    for (uint32_t i = 0; i < q->clipnode_count; i++) {
-        bk_q1_clipnode *cn = &q->clipnodes[i];
-        uint64_t at = elem_at(L, BK_Q1_LUMP_CLIPNODES, i);
-        if (cn->plane < 0 || (uint32_t)cn->plane >= q->plane_count) {
-            BK_ERR(ctx, BK_EINDEX, "clipnodes", i, at, "plane %d out of range (%u planes)", cn->plane, q->plane_count);
-            MAKE_OWN(q->clipnodes, BK_Q1_LUMP_CLIPNODES, q->clipnode_count);
-            cn = &q->clipnodes[i];
-            cn->plane = 0;
-        }
-        for (int k = 0; k < 2; k++) {
-            int32_t ch = cn->children[k];
-            if (ch >= 0 && (uint32_t)ch >= q->clipnode_count) {
-                BK_ERR(ctx, BK_EINDEX, "clipnodes", i, at + 4, "child %d points at clipnode %d out of range (%u clipnodes)",
-                       k, ch, q->clipnode_count);
-                MAKE_OWN(q->clipnodes, BK_Q1_LUMP_CLIPNODES, q->clipnode_count);
-                cn = &q->clipnodes[i];
-                cn->children[k] = -2;
-            } else if (ch < -15) {
-                BK_WARN(ctx, BK_EFORMAT, "clipnodes", i, at + 4, "child %d holds unknown contents %d", k, ch);
-            }
-        }
-    }
-    for (uint32_t i = 0; i < q->model_count; i++) {
-        bk_q1_model *m = &q->models[i];
-        uint64_t at = elem_at(L, BK_Q1_LUMP_MODELS, i);
-        if (m->first_face < 0 || m->face_count < 0 ||
-            !bk_range_ok((uint64_t)m->first_face, (uint64_t)m->face_count, q->face_count)) {
-            BK_ERR(ctx, BK_EINDEX, "models", i, at + 56, "faces %d..+%d out of range (%u faces)", m->first_face,
-                   m->face_count, q->face_count);
-            MAKE_OWN(q->models, BK_Q1_LUMP_MODELS, q->model_count);
-            m = &q->models[i];
-            m->first_face = m->face_count = 0;
-        }
-        int32_t h0 = m->headnode[0];
-        if (h0 >= 0 ? (uint32_t)h0 >= q->node_count && q->node_count : (uint32_t)(~h0) >= q->leaf_count)
-            BK_ERR(ctx, BK_EINDEX, "models", i, at + 36, "head node %d out of range (%u nodes)", h0, q->node_count);
-        int empty_hulls = 0;
-        for (int k = 1; k < 4; k++) {
-            int32_t h = m->headnode[k];
-            if (h >= 0 && (uint32_t)h == q->clipnode_count) empty_hulls++;
-            else if (h >= 0 && (uint32_t)h > q->clipnode_count)
-                BK_ERR(ctx, BK_EINDEX, "models", i, at + 36 + 4 * (uint64_t)k,
-                       "hull %d head clipnode %d out of range (%u clipnodes)", k, h, q->clipnode_count);
-        }
-        if (empty_hulls)
-            BK_WARN(ctx, BK_EINDEX, "models", i, at + 40,
-                    "%d clipping hull(s) start at clipnode %u, the clipnode count: empty hulls (as compilers write for "
-                    "non-solid models)", empty_hulls, q->clipnode_count);
-        if (m->visleafs < 0 || (uint32_t)m->visleafs > q->leaf_count)
-            BK_WARN(ctx, BK_EINDEX, "models", i, at + 52, "visleafs %d exceeds the %u leafs", m->visleafs, q->leaf_count);
-        if (!finite_n(m->mins, 9))
-            BK_ERR(ctx, BK_EFORMAT, "models", i, at, "bounding box or origin is not finite");
-    }
-    if (q->model_count == 0) BK_ERR(ctx, BK_EFORMAT, "models", BK_NO_INDEX, hdr_at(L, BK_Q1_LUMP_MODELS), "map has no models (the world is model 0)");
-    return BK_OK;
-}
-
 /* ---- info ------------------------------------------------------------------------------------ */
 static void fill_info(loader *L)
 {
@@ -942,19 +620,18 @@ static void fill_info(loader *L)
     bk_info *in = &L->f->info;
     in->format = q->format;
     in->version = q->version;
-    if (q->variant == BK_Q1_VARIANT_BSP2) snprintf(in->variant, sizeof in->variant, "bsp2");
-    else if (q->variant == BK_Q1_VARIANT_2PSB) snprintf(in->variant, sizeof in->variant, "2psb");
-    else if (q->bshift) snprintf(in->variant, sizeof in->variant, "bshift");
+    snprintf(in->variant, sizeof in->variant, "%s", L->f->version->variant);
     if (bk_info_set_lumps(in, BK_Q1_LUMP_COUNT + q->bspx_count) == BK_OK) {
         for (int s = 0; s < BK_Q1_LUMP_COUNT; s++) {
-            int i = s; /* the lump in header slot s */
-            if (q->bshift && s < 2) i = 1 - s;
+            int i = s; /* the lump in header slot s (Blue Shift: the entities in slot 1) */
+            if (s == L->f->version->entity_slot) i = BK_Q1_LUMP_ENTITIES;
+            else if (s == BK_Q1_LUMP_ENTITIES) i = L->f->version->entity_slot;
             bk_lump_info *l = &in->lumps[s];
             snprintf(l->name, sizeof l->name, "%s", k_lumps[i].name);
             l->offset = L->ofs[i];
             l->length = L->len[i];
             l->uncompressed = L->len[i];
-            uint32_t es = k_lumps[i].size[L->var];
+            uint32_t es = k_lumps[i].entry[L->var];
             l->count = es ? (int64_t)(L->len[i] / es) : -1;
             if (i == BK_Q1_LUMP_TEXTURES) l->count = q->miptex_count;
             if (i == BK_Q1_LUMP_ENTITIES) l->count = L->f->entities.count;
@@ -1022,7 +699,7 @@ static bk_result q_load(bk_file *f, bk_ctx *ctx)
     BK_TRY(decode_arrays(&L));
     BK_TRY(decode_textures(&L));
     BK_TRY(decode_bspx(&L));
-    BK_TRY(check_refs(&L));
+    BK_TRY(bk_bsp_check_refs(&L));
     /* the lumps decoded into arrays (not those read in place): a mapped input's pages of them can
      * go (they are read again from the file if anything asks) */
     static const int k_decoded[] = {BK_Q1_LUMP_PLANES, BK_Q1_LUMP_VERTICES, BK_Q1_LUMP_NODES, BK_Q1_LUMP_TEXINFO,
@@ -1043,19 +720,7 @@ static bk_result q_load(bk_file *f, bk_ctx *ctx)
     return BK_OK;
 }
 
-/* one decoder, three formats: told apart by the first four bytes */
-static bk_format q_format_of(const uint8_t *d, size_t n)
-{
-    int32_t v = n >= 4 ? bk_rd_i32le(d) : 0;
-    return v == 30 ? BK_FORMAT_GOLDSRC : v == 29 ? BK_FORMAT_QUAKE1 : BK_FORMAT_BSP2;
-}
-
-static bool q_serves(bk_format fmt)
-{
-    return fmt == BK_FORMAT_QUAKE1 || fmt == BK_FORMAT_BSP2 || fmt == BK_FORMAT_GOLDSRC;
-}
-
 const bk_quake_bsp *bk_quake_bsp_of(const bk_file *f) { return bk_file_impl(f, BK_FORMAT_GOLDSRC); }
 
-const bk_format_ops bk_ops_quake = {BK_FORMAT_GOLDSRC, q_probe,  q_load,     q_destroy, bk_quake_build_scene,
-                                    bk_quake_extract_images, NULL, q_format_of, q_serves};
+const bk_format_ops bk_ops_quake = {BK_FORMAT_GOLDSRC,   q_probe, q_load, q_destroy, bk_quake_build_scene,
+                                    bk_quake_extract_images, NULL};

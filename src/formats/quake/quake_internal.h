@@ -2,7 +2,7 @@
 #ifndef BK_QUAKE_INTERNAL_H
 #define BK_QUAKE_INTERNAL_H
 
-#include "../format.h"
+#include "../family.h"
 #include "bspkit/quake.h"
 
 /* How palette indexes become alpha. */
@@ -39,6 +39,17 @@ bool bk_quake_special_texture(const char *name, bool gold);
 /* The scene side of the BSP decoder (bsp_scene.c): f->impl is a loaded bk_quake_bsp. */
 bk_result bk_quake_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s);
 bk_result bk_quake_extract_images(const bk_file *f, const bk_options *opt, bk_scene *s);
+
+/* The family's rows (quake_desc.c): lumps, and the references the checker applies */
+enum {
+    BK_Q1_REF_EDGE_VERTEX, BK_Q1_REF_SURFEDGE, BK_Q1_REF_TEXINFO_MIPTEX, BK_Q1_REF_FACE_PLANE,
+    BK_Q1_REF_FACE_EDGES, BK_Q1_REF_FACE_TEXINFO, BK_Q1_REF_MARKSURFACE, BK_Q1_REF_LEAF_MARKS,
+    BK_Q1_REF_NODE_PLANE, BK_Q1_REF_NODE_FACES, BK_Q1_REF_CLIPNODE_PLANE, BK_Q1_REF_MODEL_FACES,
+    BK_Q1_REF_COUNT
+};
+extern const bk_lump_desc bk_quake_lumps[BK_Q1_LUMP_COUNT];
+extern const bk_ref_desc bk_quake_refs[BK_Q1_REF_COUNT];
+const bk_version_desc *bk_quake_version_bshift(void);
 
 /* Largest texture side accepted (engines cap far lower) */
 #define BK_Q1_MAX_TEX_DIM 8192u

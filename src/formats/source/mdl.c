@@ -87,6 +87,35 @@ static void rd_vec(const uint8_t *p, float *v, int k)
 
 /* ---- MDL ------------------------------------------------------------------------------------ */
 
+/* the bones: name, parent (one before it), rest pose */
+static bk_result parse_bones(bk_ctx *ctx, mdl_impl *mi, const uint8_t *d, size_t n, bk_mdl *m)
+{
+    bk_result r = BK_OK;
+    int32_t nb = bk_rd_i32le(d + 156), bi = bk_rd_i32le(d + 160);
+    TABLE(ctx, nb, bi, MDL_BONE_SIZE, n, "bones", 156, "bones");
+    if ((uint32_t)nb > MDL_MAX_BONES) MDL_FAIL(ctx, BK_ELIMIT, "bones", BK_NO_INDEX, 156, "%d bones (at most %u)", nb, MDL_MAX_BONES);
+    m->bones = bk_alloc_array(ctx, (size_t)nb, sizeof *m->bones, &r);
+    if (!m->bones) return r;
+    m->bone_count = (uint32_t)nb;
+    for (int32_t i = 0; i < nb; i++) {
+        const uint8_t *p = d + bi + (size_t)i * MDL_BONE_SIZE;
+        uint64_t at = (uint64_t)bi + (uint64_t)i * MDL_BONE_SIZE;
+        bk_mdl_bone *b = &m->bones[i];
+        BK_TRY(name_at(ctx, mi, d, n, (int64_t)at + bk_rd_i32le(p), "bones", i, &b->name));
+        b->parent = bk_rd_i32le(p + 4);
+        rd_vec(p + 32, b->pos, 3);
+        rd_vec(p + 44, b->quat, 4);
+        rd_vec(p + 96, b->pose_to_bone, 12);
+        b->flags = bk_rd_u32le(p + 160);
+        /* studiomdl writes parents before children; the skeleton is built in that order */
+        if (b->parent < -1 || b->parent >= i) {
+            BK_ERR(ctx, BK_EINDEX, "bones", i, at + 4, "parent %d is not a bone before this one", b->parent);
+            b->parent = -1;
+        }
+    }
+    return BK_OK;
+}
+
 static bk_result parse_mdl(bk_ctx *ctx, mdl_impl *mi, const uint8_t *d, size_t n)
 {
     bk_mdl *m = &mi->pub;
@@ -122,29 +151,7 @@ static bk_result parse_mdl(bk_ctx *ctx, mdl_impl *mi, const uint8_t *d, size_t n
     TABLE(ctx, bk_rd_i32le(d + 180), bk_rd_i32le(d + 184), MDL_ANIMDESC_SIZE, n, "localanim", 180, "animations");
     TABLE(ctx, bk_rd_i32le(d + 188), bk_rd_i32le(d + 192), MDL_SEQDESC_SIZE, n, "localseq", 188, "sequences");
 
-    /* bones */
-    int32_t nb = bk_rd_i32le(d + 156), bi = bk_rd_i32le(d + 160);
-    TABLE(ctx, nb, bi, MDL_BONE_SIZE, n, "bones", 156, "bones");
-    if ((uint32_t)nb > MDL_MAX_BONES) MDL_FAIL(ctx, BK_ELIMIT, "bones", BK_NO_INDEX, 156, "%d bones (at most %u)", nb, MDL_MAX_BONES);
-    m->bones = bk_alloc_array(ctx, (size_t)nb, sizeof *m->bones, &r);
-    if (!m->bones) return r;
-    m->bone_count = (uint32_t)nb;
-    for (int32_t i = 0; i < nb; i++) {
-        const uint8_t *p = d + bi + (size_t)i * MDL_BONE_SIZE;
-        uint64_t at = (uint64_t)bi + (uint64_t)i * MDL_BONE_SIZE;
-        bk_mdl_bone *b = &m->bones[i];
-        BK_TRY(name_at(ctx, mi, d, n, (int64_t)at + bk_rd_i32le(p), "bones", i, &b->name));
-        b->parent = bk_rd_i32le(p + 4);
-        rd_vec(p + 32, b->pos, 3);
-        rd_vec(p + 44, b->quat, 4);
-        rd_vec(p + 96, b->pose_to_bone, 12);
-        b->flags = bk_rd_u32le(p + 160);
-        /* studiomdl writes parents before children; the skeleton is built in that order */
-        if (b->parent < -1 || b->parent >= i) {
-            BK_ERR(ctx, BK_EINDEX, "bones", i, at + 4, "parent %d is not a bone before this one", b->parent);
-            b->parent = -1;
-        }
-    }
+    BK_TRY(parse_bones(ctx, mi, d, n, m));
 
     /* textures (material names) and the folders they are looked up in */
     int32_t nt = bk_rd_i32le(d + 204), ti = bk_rd_i32le(d + 208);
@@ -714,4 +721,4 @@ static bk_result mdl_load(bk_file *f, bk_ctx *ctx)
 
 const bk_mdl *bk_mdl_of(const bk_file *f) { return bk_file_impl(f, BK_FORMAT_MDL); }
 
-const bk_format_ops bk_ops_mdl = {BK_FORMAT_MDL, mdl_probe, mdl_load, mdl_destroy, bk_mdl_build_scene, NULL, NULL, NULL, NULL};
+const bk_format_ops bk_ops_mdl = {BK_FORMAT_MDL, mdl_probe, mdl_load, mdl_destroy, bk_mdl_build_scene, NULL, NULL};

@@ -114,6 +114,27 @@ static bool decode_row(const uint8_t *vis, size_t size, uint32_t ofs, uint32_t c
     return bk_vis_rle_decode(vis, size, ofs, clusters, row);
 }
 
+/* every PVS / PAS row decoded once: a bad one is reported and marked (then read as all visible) */
+static bk_result check_rows(bk_ctx *ctx, const bk_source_map *m, srcstate *s)
+{
+    bk_result r = BK_OK;
+    size_t nbytes = ((size_t)m->cluster_count + 7) / 8;
+    uint8_t *row = bk_alloc_array(ctx, nbytes, 1, &r);
+    if (!row) return r;
+    for (uint32_t c = 0; c < m->cluster_count; c++)
+        for (int k = 0; k < 2; k++) {
+            uint32_t ofs = bk_rd_u32le(s->vis + 4 + 8 * (size_t)c + 4 * (size_t)k);
+            if (!decode_row(s->vis, s->vis_size, ofs, m->cluster_count, row)) {
+                s->row_bad[c * 2 + (uint32_t)k] = 1;
+                BK_WARN(ctx, BK_ETRUNCATED, "visibility", c, m->lumps[BK_SRC_LUMP_VISIBILITY].offset + ofs,
+                        "%s row of cluster %u runs past the end of the lump; treated as all visible",
+                        k ? "PAS" : "PVS", c);
+            }
+        }
+    bk_free(row);
+    return BK_OK;
+}
+
 static bk_result src_open(const bk_file *f, bk_ctx *ctx, void **state, bk_query_info *info)
 {
     const bk_source_map *m = bk_source_map_of(f);
@@ -219,26 +240,11 @@ static bk_result src_open(const bk_file *f, bk_ctx *ctx, void **state, bk_query_
     }
     bk_cm_finish(cm);
     /* check every row once, so bad ones are reported at open and never followed later */
-    if (s->row_bad) {
-        size_t nbytes = ((size_t)m->cluster_count + 7) / 8;
-        uint8_t *row = bk_alloc_array(ctx, nbytes, 1, &r);
-        if (!row) {
-            bk_free(s->row_bad);
-            bk_cm_free(cm);
-            bk_free(s);
-            return r;
-        }
-        for (uint32_t c = 0; c < m->cluster_count; c++)
-            for (int k = 0; k < 2; k++) {
-                uint32_t ofs = bk_rd_u32le(s->vis + 4 + 8 * (size_t)c + 4 * (size_t)k);
-                if (!decode_row(s->vis, s->vis_size, ofs, m->cluster_count, row)) {
-                    s->row_bad[c * 2 + (uint32_t)k] = 1;
-                    BK_WARN(ctx, BK_ETRUNCATED, "visibility", c, m->lumps[BK_SRC_LUMP_VISIBILITY].offset + ofs,
-                            "%s row of cluster %u runs past the end of the lump; treated as all visible",
-                            k ? "PAS" : "PVS", c);
-                }
-            }
-        bk_free(row);
+    if (s->row_bad && (r = check_rows(ctx, m, s)) != BK_OK) {
+        bk_free(s->row_bad);
+        bk_cm_free(cm);
+        bk_free(s);
+        return r;
     }
     info->model_count = m->model_count;
     info->leaf_count = m->leaf_count;
@@ -308,7 +314,15 @@ static uint32_t src_leaf_face(const void *state, int32_t leaf, uint32_t i)
     return k < s->m->leafface_count ? s->m->leaffaces[k] : UINT32_MAX;
 }
 
+static const char *source_surface_name(const bk_file *f, int32_t surface)
+{
+    const bk_source_map *m = bk_source_map_of(f);
+    if (!m || (uint32_t)surface >= m->texinfo_count) return NULL;
+    int32_t td = m->texinfo[surface].texdata;
+    return td >= 0 && (uint32_t)td < m->texdata_count ? m->texdata[td].name : NULL;
+}
+
 const bk_query_ops bk_query_ops_source = {
     src_open, src_destroy, src_point, src_vis_row, src_leaf_cluster, src_leaf_face_count, src_leaf_face, bk_cm_state_trace,
-    bk_cm_state,
+    bk_cm_state, source_surface_name,
 };

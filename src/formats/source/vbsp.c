@@ -11,76 +11,8 @@
 #include <unistd.h>
 #endif
 
-/* The lump directory: names and element sizes of the arrays bspkit decodes (1: read as bytes;
- * 0: the size depends on the version, given where the lump is read). */
-static const bk_lump_row k_lumps[BK_SRC_LUMP_COUNT] = {
-    {"entities", 1},
-    {"planes", 20},
-    {"texdata", 32},
-    {"vertexes", 12},
-    {"visibility", 1},
-    {"nodes", 32},
-    {"texinfo", 72},
-    {"faces", 0}, /* 56, or 104 in v17: by version */
-    {"lighting", 1},
-    {"occlusion", 1},
-    {"leafs", 0}, /* 32 or 56: by lump version and size */
-    {"faceids", 1},
-    {"edges", 4},
-    {"surfedges", 4},
-    {"models", 48},
-    {"worldlights", 1},
-    {"leaffaces", 2},
-    {"leafbrushes", 2},
-    {"brushes", 12},
-    {"brushsides", 8},
-    {"areas", 8},
-    {"areaportals", 12},
-    {"propcollision", 1},
-    {"prophulls", 1},
-    {"prophullverts", 1},
-    {"proptris", 1},
-    {"dispinfo", 176},
-    {"originalfaces", 0}, /* as faces */
-    {"physdisp", 1},
-    {"physcollide", 1},
-    {"vertnormals", 1},
-    {"vertnormalindices", 1},
-    {"disp_lightmap_alphas", 1},
-    {"dispverts", 20},
-    {"disp_lightmap_sample_positions", 1},
-    {"game_lump", 1},
-    {"leafwaterdata", 1},
-    {"primitives", 1},
-    {"primverts", 1},
-    {"primindices", 1},
-    {"pakfile", 1},
-    {"clipportalverts", 12},
-    {"cubemaps", 1},
-    {"texdata_string_data", 1},
-    {"texdata_string_table", 4},
-    {"overlays", 1},
-    {"leafmindisttowater", 1},
-    {"face_macro_texture_info", 1},
-    {"disp_tris", 2},
-    {"physcollidesurface", 1},
-    {"wateroverlays", 1},
-    {"leaf_ambient_index_hdr", 1},
-    {"leaf_ambient_index", 1},
-    {"lighting_hdr", 1},
-    {"worldlights_hdr", 1},
-    {"leaf_ambient_lighting_hdr", 1},
-    {"leaf_ambient_lighting", 1},
-    {"xzippakfile", 1},
-    {"faces_hdr", 0}, /* as faces */
-    {"map_flags", 1},
-    {"overlay_fades", 1},
-    {"overlay_system_levels", 1},
-    {"physlevel", 1},
-    {"disp_multiblend", 1},
-};
+#define k_lumps bk_source_lumps /* the lump rows (source_desc.c) */
 #define LNAME(i) k_lumps[i].name
-static const bk_lumpdir k_dir = {k_lumps, BK_SRC_LUMP_COUNT, VBSP_HEADER_SIZE, false};
 
 #define SPRP_ID 0x73707270u /* 'sprp' */
 #define DPRP_ID 0x64707270u /* 'dprp' */
@@ -92,6 +24,7 @@ typedef struct ld {
     bk_source_map *p;
     uint8_t **gl_owned;       /* decoded compressed game lumps */
     char *prop_name_block;
+    uint32_t string_count;    /* texdata_string_table entries */
 } ld;
 
 /* owned extras that destroy() must free, stored after the public game lump array */
@@ -134,14 +67,13 @@ bk_result bk_source_lump_bytes(const bk_file *f, int idx, const uint8_t **data, 
     return BK_OK;
 }
 
+/* VBSP 17-21; other VBSP versions, PSBV and rBSP are claimed only to be rejected with a message */
 static int vbsp_probe(const uint8_t *d, size_t n)
 {
     if (n < 8) return 0;
-    if (memcmp(d, "VBSP", 4) == 0) {
-        int32_t v = bk_rd_i32le(d + 4);
-        return (v == 17 || v == 19 || v == 20 || v == 21) ? 2 : 1;
-    }
-    return (memcmp(d, "PSBV", 4) == 0 || memcmp(d, "rBSP", 4) == 0) ? 1 : 0;
+    const bk_version_desc *v = bk_family_version(&bk_family_source, d, n);
+    if (v && v->supported) return 2;
+    return bk_family_ident(&bk_family_source, d, n) ? 1 : 0;
 }
 
 static void vbsp_destroy(void *impl)
@@ -198,13 +130,14 @@ static uint64_t eofs(const ld *L, int idx, uint64_t i, size_t esize)
 
 /* ---- header and lump directory ------------------------------------------------------------ */
 
-static int table_score(const uint8_t *d, size_t size, bool l4d2, bool *all_ok)
+/* How many directory entries of layout dir place their lump plausibly (all_ok: every one) */
+static int table_score(const uint8_t *d, size_t size, const bk_dir_layout *dir, bool *all_ok)
 {
     int ok = 0;
     *all_ok = true;
-    for (int i = 0; i < BK_SRC_LUMP_COUNT; i++) {
-        const uint8_t *e = d + 8 + 16 * (size_t)i;
-        int64_t ofs = bk_rd_i32le(e + (l4d2 ? 4 : 0)), len = bk_rd_i32le(e + (l4d2 ? 8 : 4));
+    for (uint32_t i = 0; i < dir->count; i++) {
+        const uint8_t *e = d + dir->dir_offset + (size_t)dir->entry_size * i;
+        int64_t ofs = bk_rd_i32le(e + dir->ofs_field), len = bk_rd_i32le(e + dir->len_field);
         bool good = ofs >= 0 && len >= 0 && (len == 0 || ((uint64_t)ofs >= VBSP_HEADER_SIZE &&
                                                            bk_span_ok((uint64_t)ofs, (uint64_t)len, size)));
         if (good) ok++;
@@ -431,15 +364,18 @@ static bk_result load_directory(ld *L)
     const uint8_t *d = L->f->data;
     size_t size = L->f->size;
     bk_source_map *p = L->p;
+    /* v21 has two directory orders (two version rows, the same bytes at the start): the one that
+     * places the lumps plausibly is taken */
     bool std_ok, l4_ok;
-    int std_score = table_score(d, size, false, &std_ok);
-    p->l4d2_layout = 0;
+    int std_score = table_score(d, size, L->f->version->dir, &std_ok);
     if (p->version == 21 && !std_ok) {
-        int l4_score = table_score(d, size, true, &l4_ok);
-        if (l4_ok || l4_score > std_score) p->l4d2_layout = 1;
+        const bk_version_desc *l4 = bk_vbsp_version_l4d2();
+        int l4_score = table_score(d, size, l4->dir, &l4_ok);
+        if (l4_ok || l4_score > std_score) L->f->version = l4;
     }
-    if (p->l4d2_layout) snprintf(L->f->info.variant, sizeof L->f->info.variant, "l4d2");
-    else if (p->version == 17) snprintf(L->f->info.variant, sizeof L->f->info.variant, "vtmb");
+    const bk_dir_layout *dir = L->f->version->dir;
+    p->l4d2_layout = dir->ofs_field != 0;
+    snprintf(L->f->info.variant, sizeof L->f->info.variant, "%s", L->f->version->variant);
     BK_TRY(bk_info_set_lumps(&L->f->info, BK_SRC_LUMP_COUNT));
     /* all decoded lumps together: bounded by the file's size (8 x + 64 MiB: real maps decode to 2-4 x),
      * max_decoded_bytes and max_alloc_bytes; and held from the program's budget when it gives one */
@@ -448,17 +384,10 @@ static bk_result load_directory(ld *L)
     L->m->shared = ctx->opt.budget;
     int now[BK_SRC_LUMP_COUNT], now_count = 0;
     for (int i = 0; i < BK_SRC_LUMP_COUNT; i++) {
-        const uint8_t *e = d + 8 + 16 * (size_t)i;
-        int32_t ofs, len, ver;
-        if (p->l4d2_layout) {
-            ver = bk_rd_i32le(e);
-            ofs = bk_rd_i32le(e + 4);
-            len = bk_rd_i32le(e + 8);
-        } else {
-            ofs = bk_rd_i32le(e);
-            len = bk_rd_i32le(e + 4);
-            ver = bk_rd_i32le(e + 8);
-        }
+        const uint8_t *e = d + dir->dir_offset + (size_t)dir->entry_size * i;
+        /* the lump's version is the field the offset and length leave: last, or first in L4D2's */
+        int32_t ofs = bk_rd_i32le(e + dir->ofs_field), len = bk_rd_i32le(e + dir->len_field);
+        int32_t ver = bk_rd_i32le(e + (p->l4d2_layout ? 0 : 8));
         bk_source_lump *l = &p->lumps[i];
         l->version = ver;
         l->fourcc = bk_rd_u32le(e + 12);
@@ -466,9 +395,9 @@ static bk_result load_directory(ld *L)
         snprintf(li->name, sizeof li->name, "%s", LNAME(i));
         li->version = ver;
         li->count = -1;
-        uint64_t hofs = 8 + 16 * (uint64_t)i;
+        uint64_t hofs = dir->dir_offset + (uint64_t)dir->entry_size * i;
         bk_lump_span sp;
-        BK_TRY(bk_lump_locate(ctx, &k_dir, (uint32_t)i, ofs, len, size, hofs, &sp));
+        BK_TRY(bk_lump_locate(ctx, LNAME(i), dir->header_size, dir->overlap_warns, ofs, len, size, hofs, &sp));
         bool placed = sp.ok;
         if (ofs < 0 || len < 0) continue;
         l->offset = (uint64_t)ofs; /* as stored, for reports, even when the lump is unusable */
@@ -555,16 +484,15 @@ static void check_overlaps(ld *L)
 static bk_result lump_count_sized(ld *L, int idx, size_t esize, uint32_t *count)
 {
     const bk_source_lump *l = &L->p->lumps[idx];
-    bk_lump_row row = {LNAME(idx), (uint32_t)esize};
     bool ok;
-    BK_TRY(bk_lump_elements(L->ctx, &row, l->size, l->offset, count, &ok));
+    BK_TRY(bk_lump_elements(L->ctx, LNAME(idx), (uint32_t)esize, l->size, l->offset, count, &ok));
     if (ok) L->f->info.lumps[idx].count = (int64_t)*count;
     return BK_OK;
 }
 
 static bk_result lump_count(ld *L, int idx, uint32_t *count)
 {
-    return lump_count_sized(L, idx, k_lumps[idx].entry, count);
+    return lump_count_sized(L, idx, k_lumps[idx].entry[0], count);
 }
 
 #define ALLOC_N(ptr, n)                                                                          \
@@ -578,14 +506,60 @@ static bk_result lump_count(ld *L, int idx, uint32_t *count)
         }                                                                                        \
     } while (0)
 
-/* ---- per-lump decoding -------------------------------------------------------------------- */
+/* The reference checker over lump `lump` (the rows of source_desc.c), on the decoded bytes */
+static bk_result repair_ref(void *user, uint32_t ref, uint32_t i, uint32_t k);
+static bk_result check_lump_refs(ld *L, int lump)
+{
+    const bk_source_map *p = L->p;
+    const uint32_t counts[BK_SRC_LUMP_COUNT] = {
+        [BK_SRC_LUMP_PLANES] = p->plane_count,         [BK_SRC_LUMP_TEXDATA] = p->texdata_count,
+        [BK_SRC_LUMP_VERTEXES] = p->vertex_count,      [BK_SRC_LUMP_NODES] = p->node_count,
+        [BK_SRC_LUMP_TEXINFO] = p->texinfo_count,      [BK_SRC_LUMP_FACES] = p->face_count,
+        [BK_SRC_LUMP_LEAFS] = p->leaf_count,           [BK_SRC_LUMP_EDGES] = p->edge_count,
+        [BK_SRC_LUMP_SURFEDGES] = p->surfedge_count,   [BK_SRC_LUMP_MODELS] = p->model_count,
+        [BK_SRC_LUMP_LEAFFACES] = p->leafface_count,   [BK_SRC_LUMP_LEAFBRUSHES] = p->leafbrush_count,
+        [BK_SRC_LUMP_BRUSHES] = p->brush_count,        [BK_SRC_LUMP_BRUSHSIDES] = p->brushside_count,
+        [BK_SRC_LUMP_AREAS] = p->area_count,           [BK_SRC_LUMP_AREAPORTALS] = p->areaportal_count,
+        [BK_SRC_LUMP_ORIGINALFACES] = p->orig_face_count, [BK_SRC_LUMP_FACES_HDR] = p->hdr_face_count,
+        [BK_SRC_LUMP_CLIPPORTALVERTS] = p->clip_portal_vert_count,
+        [BK_SRC_LUMP_TEXDATA_STRING_TABLE] = L->string_count,
+    };
+    bk_ref_lump lumps[BK_SRC_LUMP_COUNT];
+    for (int i = 0; i < BK_SRC_LUMP_COUNT; i++) {
+        lumps[i].data = p->lumps[i].data;
+        lumps[i].count = counts[i];
+        lumps[i].ofs = p->lumps[i].offset;
+        lumps[i].compressed = p->lumps[i].compressed;
+    }
+    /* the column of the lump's element sizes: Bloodlines' faces, the leafs' version */
+    uint8_t col = 0;
+    if (lump == BK_SRC_LUMP_LEAFS) col = p->leaf_version == 0 ? 0 : 1;
+    else if (p->version == 17) col = 2;
+    const bk_ref_input in = {&bk_family_source, col, lumps, repair_ref, L};
+    return bk_check_refs(L->ctx, &in, (uint32_t)lump);
+}
 
-static bk_result load_simple(ld *L)
+/* a bad index found by the checker, reset in the decoded copy where the code after relies on it */
+static bk_result repair_ref(void *user, uint32_t ref, uint32_t i, uint32_t k)
+{
+    ld *L = user;
+    bk_source_map *p = L->p;
+    switch (ref) {
+    case BK_SRC_REF_EDGE_VERTEX: p->edges[i * 2 + k] = 0; break;
+    case BK_SRC_REF_SURFEDGE: p->surfedges[i] = 0; break;
+    case BK_SRC_REF_TEXINFO_TEXDATA: p->texinfo[i].texdata = -1; break;
+    case BK_SRC_REF_MODEL_FACES: p->models[i].firstface = p->models[i].numfaces = 0; break;
+    default: break;
+    }
+    return BK_OK;
+}
+
+/* ---- per-lump decoding -------------------------------------------------------------------- */
+static bk_result load_planes(ld *L)
 {
     bk_source_map *p = L->p;
     uint32_t n;
     const uint8_t *d;
-
     BK_TRY(lump_count(L, BK_SRC_LUMP_PLANES, &n));
     ALLOC_N(p->planes, n);
     d = p->lumps[BK_SRC_LUMP_PLANES].data;
@@ -596,6 +570,14 @@ static bk_result load_simple(ld *L)
     }
     p->plane_count = n;
 
+    return BK_OK;
+}
+
+static bk_result load_vertexes(ld *L)
+{
+    bk_source_map *p = L->p;
+    uint32_t n;
+    const uint8_t *d;
     BK_TRY(lump_count(L, BK_SRC_LUMP_VERTEXES, &n));
     ALLOC_N(p->vertices, (size_t)n * 3);
     d = p->lumps[BK_SRC_LUMP_VERTEXES].data;
@@ -606,37 +588,34 @@ static bk_result load_simple(ld *L)
     }
     p->vertex_count = n;
 
+    return BK_OK;
+}
+
+static bk_result load_edges(ld *L)
+{
+    bk_source_map *p = L->p;
+    uint32_t n;
+    const uint8_t *d;
     BK_TRY(lump_count(L, BK_SRC_LUMP_EDGES, &n));
     ALLOC_N(p->edges, (size_t)n * 2);
     d = p->lumps[BK_SRC_LUMP_EDGES].data;
-    for (uint32_t i = 0; i < n; i++, d += 4) {
-        for (int k = 0; k < 2; k++) {
-            uint32_t v = bk_rd_u16le(d + 2 * k);
-            if (v >= p->vertex_count) {
-                BK_ERR(L->ctx, BK_EINDEX, "edges", i, eofs(L, BK_SRC_LUMP_EDGES, i, 4),
-                       "vertex %u out of range (%u vertexes)", v, p->vertex_count);
-                v = 0;
-            }
-            p->edges[i * 2 + k] = v;
-        }
-    }
+    for (uint32_t i = 0; i < (size_t)n * 2; i++) p->edges[i] = bk_rd_u16le(d + 2 * (size_t)i);
     p->edge_count = n;
+    BK_TRY(check_lump_refs(L, BK_SRC_LUMP_EDGES));
 
     BK_TRY(lump_count(L, BK_SRC_LUMP_SURFEDGES, &n));
     ALLOC_N(p->surfedges, n);
     d = p->lumps[BK_SRC_LUMP_SURFEDGES].data;
-    for (uint32_t i = 0; i < n; i++, d += 4) {
-        int32_t se = bk_rd_i32le(d);
-        int64_t a = se < 0 ? -(int64_t)se : se;
-        if (a >= p->edge_count) {
-            BK_ERR(L->ctx, BK_EINDEX, "surfedges", i, eofs(L, BK_SRC_LUMP_SURFEDGES, i, 4),
-                   "edge %d out of range (%u edges)", se, p->edge_count);
-            se = 0;
-        }
-        p->surfedges[i] = se;
-    }
+    for (uint32_t i = 0; i < n; i++) p->surfedges[i] = bk_rd_i32le(d + 4 * (size_t)i);
     p->surfedge_count = n;
+    return check_lump_refs(L, BK_SRC_LUMP_SURFEDGES);
+}
 
+static bk_result load_texdata(ld *L)
+{
+    bk_source_map *p = L->p;
+    uint32_t n;
+    const uint8_t *d;
     /* texdata names: a table of offsets into NUL-terminated strings */
     uint32_t nstr;
     BK_TRY(lump_count(L, BK_SRC_LUMP_TEXDATA_STRING_TABLE, &nstr));
@@ -644,6 +623,9 @@ static bk_result load_simple(ld *L)
     const uint8_t *st = p->lumps[BK_SRC_LUMP_TEXDATA_STRING_TABLE].data;
     BK_TRY(lump_count(L, BK_SRC_LUMP_TEXDATA, &n));
     ALLOC_N(p->texdata, n);
+    p->texdata_count = n;
+    L->string_count = nstr;
+    BK_TRY(check_lump_refs(L, BK_SRC_LUMP_TEXDATA));
     d = p->lumps[BK_SRC_LUMP_TEXDATA].data;
     size_t total = 1;
     for (uint32_t i = 0; i < n; i++) {
@@ -670,10 +652,7 @@ static bk_result load_simple(ld *L)
         uint64_t o = eofs(L, BK_SRC_LUMP_TEXDATA, i, 32);
         if (t->width < 0 || t->height < 0 || t->width > 65536 || t->height > 65536)
             BK_ERR(L->ctx, BK_EFORMAT, "texdata", i, o, "texture size %dx%d is not plausible", t->width, t->height);
-        if (t->name_id < 0 || (uint32_t)t->name_id >= nstr) {
-            BK_ERR(L->ctx, BK_EINDEX, "texdata", i, o, "name %d out of range (%u strings)", t->name_id, nstr);
-            continue;
-        }
+        if (t->name_id < 0 || (uint32_t)t->name_id >= nstr) continue; /* reported by its row */
         int32_t so = bk_rd_i32le(st + 4 * (size_t)t->name_id);
         if (so < 0 || (size_t)so >= sd->size) {
             BK_ERR(L->ctx, BK_EINDEX, "texdata_string_table", t->name_id,
@@ -692,8 +671,15 @@ static bk_result load_simple(ld *L)
         t->name = L->m->names + at;
         at += len + 1;
     }
-    p->texdata_count = n;
 
+    return BK_OK;
+}
+
+static bk_result load_texinfo(ld *L)
+{
+    bk_source_map *p = L->p;
+    uint32_t n;
+    const uint8_t *d;
     BK_TRY(lump_count(L, BK_SRC_LUMP_TEXINFO, &n));
     ALLOC_N(p->texinfo, n);
     d = p->lumps[BK_SRC_LUMP_TEXINFO].data;
@@ -705,14 +691,19 @@ static bk_result load_simple(ld *L)
         }
         t->flags = bk_rd_i32le(d + 64);
         t->texdata = bk_rd_i32le(d + 68);
-        if (t->texdata < -1 || t->texdata >= (int32_t)p->texdata_count) {
-            BK_ERR(L->ctx, BK_EINDEX, "texinfo", i, eofs(L, BK_SRC_LUMP_TEXINFO, i, 72),
-                   "texdata %d out of range (%u texdata)", t->texdata, p->texdata_count);
-            t->texdata = -1;
-        }
     }
     p->texinfo_count = n;
+    BK_TRY(check_lump_refs(L, BK_SRC_LUMP_TEXINFO));
     return BK_OK;
+}
+
+static bk_result load_simple(ld *L)
+{
+    BK_TRY(load_planes(L));
+    BK_TRY(load_vertexes(L));
+    BK_TRY(load_edges(L));
+    BK_TRY(load_texdata(L));
+    return load_texinfo(L);
 }
 
 /* dface_t: 56 bytes; Vampire: Bloodlines (v17): 104 bytes with 32 bytes of average colours first,
@@ -783,11 +774,10 @@ static bk_result check_faces(ld *L, int idx, bk_source_face *fa, uint32_t n, con
     const char *ln = LNAME(idx);
     size_t es = p->version == 17 ? 104 : 56;
     uint32_t stale_texinfo = 0;
+    BK_TRY(check_lump_refs(L, idx));
     for (uint32_t i = 0; i < n; i++) {
         bk_source_face *f = &fa[i];
         uint64_t o = eofs(L, idx, i, es);
-        if (f->planenum >= p->plane_count)
-            BK_ERR(L->ctx, BK_EINDEX, ln, i, o, "plane %u out of range (%u planes)", f->planenum, p->plane_count);
         if (f->numedges < 0 || f->firstedge < 0 ||
             !bk_range_ok((uint64_t)f->firstedge, (uint64_t)f->numedges, p->surfedge_count)) {
             BK_ERR(L->ctx, BK_EINDEX, ln, i, o, "surfedges %d..%d+%d out of range (%u surfedges)", f->firstedge,
@@ -848,14 +838,11 @@ static bk_result check_faces(ld *L, int idx, bk_source_face *fa, uint32_t n, con
     return BK_OK;
 }
 
-static bk_result load_tree(ld *L)
+/* visibility: numclusters, then {pvs, pas} byte offsets per cluster */
+static bk_result load_visibility(ld *L)
 {
     bk_source_map *p = L->p;
     bk_ctx *ctx = L->ctx;
-    uint32_t n;
-    const uint8_t *d;
-
-    /* visibility: numclusters, then {pvs, pas} byte offsets per cluster */
     const bk_source_lump *vis = &p->lumps[BK_SRC_LUMP_VISIBILITY];
     if (vis->size >= 4) {
         int32_t nc = bk_rd_i32le(vis->data);
@@ -876,26 +863,26 @@ static bk_result load_tree(ld *L)
         BK_ERR(ctx, BK_ELUMP_SIZE, "visibility", BK_NO_INDEX, vis->offset, "lump of %zu bytes has no header", vis->size);
     }
 
+    return BK_OK;
+}
+
+static bk_result load_areas(ld *L)
+{
+    bk_source_map *p = L->p;
+    uint32_t n;
     BK_TRY(lump_count(L, BK_SRC_LUMP_AREAPORTALS, &n));
     ALLOC_N(p->areaportals, n);
     p->areaportal_count = n;
     BK_TRY(lump_count(L, BK_SRC_LUMP_AREAS, &n));
     ALLOC_N(p->areas, n);
     p->area_count = n;
-    d = p->lumps[BK_SRC_LUMP_AREAS].data;
+    const uint8_t *d = p->lumps[BK_SRC_LUMP_AREAS].data;
     for (uint32_t i = 0; i < n; i++, d += 8) {
-        bk_source_area *a = &p->areas[i];
-        a->num_portals = bk_rd_i32le(d);
-        a->first_portal = bk_rd_i32le(d + 4);
-        if (a->num_portals < 0 || a->first_portal < 0 ||
-            !bk_range_ok((uint64_t)a->first_portal, (uint64_t)a->num_portals, p->areaportal_count))
-            BK_ERR(ctx, BK_EINDEX, "areas", i, eofs(L, BK_SRC_LUMP_AREAS, i, 8),
-                   "area portals %d+%d out of range (%u area portals)", a->first_portal, a->num_portals,
-                   p->areaportal_count);
+        p->areas[i].num_portals = bk_rd_i32le(d);
+        p->areas[i].first_portal = bk_rd_i32le(d + 4);
     }
-    uint32_t ncpv;
-    BK_TRY(lump_count(L, BK_SRC_LUMP_CLIPPORTALVERTS, &ncpv));
-    p->clip_portal_vert_count = ncpv;
+    BK_TRY(check_lump_refs(L, BK_SRC_LUMP_AREAS));
+    BK_TRY(lump_count(L, BK_SRC_LUMP_CLIPPORTALVERTS, &p->clip_portal_vert_count));
     d = p->lumps[BK_SRC_LUMP_AREAPORTALS].data;
     for (uint32_t i = 0; i < p->areaportal_count; i++, d += 12) {
         bk_source_areaportal *a = &p->areaportals[i];
@@ -904,69 +891,62 @@ static bk_result load_tree(ld *L)
         a->first_clip_vert = bk_rd_u16le(d + 4);
         a->num_clip_verts = bk_rd_u16le(d + 6);
         a->planenum = bk_rd_i32le(d + 8);
-        uint64_t o = eofs(L, BK_SRC_LUMP_AREAPORTALS, i, 12);
-        if (a->other_area >= p->area_count)
-            BK_ERR(ctx, BK_EINDEX, "areaportals", i, o, "area %u out of range (%u areas)", a->other_area, p->area_count);
-        if (!bk_range_ok(a->first_clip_vert, a->num_clip_verts, ncpv))
-            BK_ERR(ctx, BK_EINDEX, "areaportals", i, o, "clip portal vertices %u+%u out of range (%u)",
-                   a->first_clip_vert, a->num_clip_verts, ncpv);
-        if (a->planenum < 0 || (uint32_t)a->planenum >= p->plane_count)
-            BK_ERR(ctx, BK_EINDEX, "areaportals", i, o, "plane %d out of range (%u planes)", a->planenum, p->plane_count);
     }
+    return check_lump_refs(L, BK_SRC_LUMP_AREAPORTALS);
+}
 
+static bk_result load_brushes(ld *L)
+{
+    bk_source_map *p = L->p;
+    uint32_t n;
     BK_TRY(lump_count(L, BK_SRC_LUMP_BRUSHSIDES, &n));
     ALLOC_N(p->brushsides, n);
     p->brushside_count = n;
-    d = p->lumps[BK_SRC_LUMP_BRUSHSIDES].data;
+    const uint8_t *d = p->lumps[BK_SRC_LUMP_BRUSHSIDES].data;
     for (uint32_t i = 0; i < n; i++, d += 8) {
         bk_source_brushside *b = &p->brushsides[i];
         b->planenum = bk_rd_u16le(d);
         b->texinfo = bk_rd_i16le(d + 2);
         b->dispinfo = bk_rd_i16le(d + 4);
         b->bevel = bk_rd_i16le(d + 6);
-        uint64_t o = eofs(L, BK_SRC_LUMP_BRUSHSIDES, i, 8);
-        if (b->planenum >= p->plane_count)
-            BK_ERR(ctx, BK_EINDEX, "brushsides", i, o, "plane %u out of range (%u planes)", b->planenum, p->plane_count);
-        if (b->texinfo < -1 || b->texinfo >= (int32_t)p->texinfo_count)
-            BK_ERR(ctx, BK_EINDEX, "brushsides", i, o, "texinfo %d out of range (%u texinfo)", b->texinfo,
-                   p->texinfo_count);
     }
+    BK_TRY(check_lump_refs(L, BK_SRC_LUMP_BRUSHSIDES));
     BK_TRY(lump_count(L, BK_SRC_LUMP_BRUSHES, &n));
     ALLOC_N(p->brushes, n);
     p->brush_count = n;
     d = p->lumps[BK_SRC_LUMP_BRUSHES].data;
     for (uint32_t i = 0; i < n; i++, d += 12) {
-        bk_source_brush *b = &p->brushes[i];
-        b->firstside = bk_rd_i32le(d);
-        b->numsides = bk_rd_i32le(d + 4);
-        b->contents = bk_rd_i32le(d + 8);
-        if (b->firstside < 0 || b->numsides < 0 ||
-            !bk_range_ok((uint64_t)b->firstside, (uint64_t)b->numsides, p->brushside_count))
-            BK_ERR(ctx, BK_EINDEX, "brushes", i, eofs(L, BK_SRC_LUMP_BRUSHES, i, 12),
-                   "brush sides %d+%d out of range (%u brush sides)", b->firstside, b->numsides, p->brushside_count);
+        p->brushes[i].firstside = bk_rd_i32le(d);
+        p->brushes[i].numsides = bk_rd_i32le(d + 4);
+        p->brushes[i].contents = bk_rd_i32le(d + 8);
     }
+    return check_lump_refs(L, BK_SRC_LUMP_BRUSHES);
+}
 
+/* the leafs' lists: faces and brushes */
+static bk_result load_leaf_lists(ld *L)
+{
+    bk_source_map *p = L->p;
+    uint32_t n;
     BK_TRY(lump_count(L, BK_SRC_LUMP_LEAFFACES, &n));
     ALLOC_N(p->leaffaces, n);
     p->leafface_count = n;
-    d = p->lumps[BK_SRC_LUMP_LEAFFACES].data;
-    for (uint32_t i = 0; i < n; i++, d += 2) {
-        p->leaffaces[i] = bk_rd_u16le(d);
-        if (p->leaffaces[i] >= p->face_count)
-            BK_ERR(ctx, BK_EINDEX, "leaffaces", i, eofs(L, BK_SRC_LUMP_LEAFFACES, i, 2), "face %u out of range (%u faces)",
-                   p->leaffaces[i], p->face_count);
-    }
+    const uint8_t *d = p->lumps[BK_SRC_LUMP_LEAFFACES].data;
+    for (uint32_t i = 0; i < n; i++) p->leaffaces[i] = bk_rd_u16le(d + 2 * (size_t)i);
+    BK_TRY(check_lump_refs(L, BK_SRC_LUMP_LEAFFACES));
     BK_TRY(lump_count(L, BK_SRC_LUMP_LEAFBRUSHES, &n));
     ALLOC_N(p->leafbrushes, n);
     p->leafbrush_count = n;
     d = p->lumps[BK_SRC_LUMP_LEAFBRUSHES].data;
-    for (uint32_t i = 0; i < n; i++, d += 2) {
-        p->leafbrushes[i] = bk_rd_u16le(d);
-        if (p->leafbrushes[i] >= p->brush_count)
-            BK_ERR(ctx, BK_EINDEX, "leafbrushes", i, eofs(L, BK_SRC_LUMP_LEAFBRUSHES, i, 2),
-                   "brush %u out of range (%u brushes)", p->leafbrushes[i], p->brush_count);
-    }
+    for (uint32_t i = 0; i < n; i++) p->leafbrushes[i] = bk_rd_u16le(d + 2 * (size_t)i);
+    return check_lump_refs(L, BK_SRC_LUMP_LEAFBRUSHES);
+}
 
+static bk_result load_leafs(ld *L)
+{
+    bk_source_map *p = L->p;
+    bk_ctx *ctx = L->ctx;
+    uint32_t n;
     /* leafs: lump version 0 (v19/v20 era) carries a 24-byte ambient light cube (56 bytes);
      * version 1 and Bloodlines' v17 leafs are 32 bytes */
     int32_t lv = p->lumps[BK_SRC_LUMP_LEAFS].version;
@@ -982,7 +962,7 @@ static bk_result load_tree(ld *L)
     BK_TRY(lump_count_sized(L, BK_SRC_LUMP_LEAFS, les, &n));
     ALLOC_N(p->leafs, n);
     p->leaf_count = n;
-    d = p->lumps[BK_SRC_LUMP_LEAFS].data;
+    const uint8_t *d = p->lumps[BK_SRC_LUMP_LEAFS].data;
     for (uint32_t i = 0; i < n; i++, d += les) {
         bk_source_leaf *l = &p->leafs[i];
         l->contents = bk_rd_i32le(d);
@@ -999,23 +979,29 @@ static bk_result load_tree(ld *L)
         l->firstleafbrush = bk_rd_u16le(d + 24);
         l->numleafbrushes = bk_rd_u16le(d + 26);
         l->leaf_water_data = bk_rd_i16le(d + 28);
+    }
+    BK_TRY(check_lump_refs(L, BK_SRC_LUMP_LEAFS));
+    /* cluster and area: against counts only known here (area is 9 bits of a shared word) */
+    for (uint32_t i = 0; i < n; i++) {
+        const bk_source_leaf *l = &p->leafs[i];
         uint64_t o = eofs(L, BK_SRC_LUMP_LEAFS, i, les);
-        if (!bk_range_ok(l->firstleafface, l->numleaffaces, p->leafface_count))
-            BK_ERR(ctx, BK_EINDEX, "leafs", i, o, "leaf faces %u+%u out of range (%u)", l->firstleafface,
-                   l->numleaffaces, p->leafface_count);
-        if (!bk_range_ok(l->firstleafbrush, l->numleafbrushes, p->leafbrush_count))
-            BK_ERR(ctx, BK_EINDEX, "leafs", i, o, "leaf brushes %u+%u out of range (%u)", l->firstleafbrush,
-                   l->numleafbrushes, p->leafbrush_count);
         if (p->cluster_count && (l->cluster < -1 || l->cluster >= (int32_t)p->cluster_count))
             BK_ERR(ctx, BK_EINDEX, "leafs", i, o, "cluster %d out of range (%u clusters)", l->cluster, p->cluster_count);
         if (p->area_count && l->area >= p->area_count)
             BK_ERR(ctx, BK_EINDEX, "leafs", i, o, "area %u out of range (%u areas)", l->area, p->area_count);
     }
+    return BK_OK;
+}
 
+/* node children: >= 0 a node, else -1 - leaf */
+static bk_result load_nodes(ld *L)
+{
+    bk_source_map *p = L->p;
+    uint32_t n;
     BK_TRY(lump_count(L, BK_SRC_LUMP_NODES, &n));
     ALLOC_N(p->nodes, n);
     p->node_count = n;
-    d = p->lumps[BK_SRC_LUMP_NODES].data;
+    const uint8_t *d = p->lumps[BK_SRC_LUMP_NODES].data;
     for (uint32_t i = 0; i < n; i++, d += 32) {
         bk_source_node *nd = &p->nodes[i];
         nd->planenum = bk_rd_i32le(d);
@@ -1028,23 +1014,26 @@ static bk_result load_tree(ld *L)
         nd->firstface = bk_rd_u16le(d + 24);
         nd->numfaces = bk_rd_u16le(d + 26);
         nd->area = bk_rd_i16le(d + 28);
-        uint64_t o = eofs(L, BK_SRC_LUMP_NODES, i, 32);
-        if (nd->planenum < 0 || (uint32_t)nd->planenum >= p->plane_count)
-            BK_ERR(ctx, BK_EINDEX, "nodes", i, o, "plane %d out of range (%u planes)", nd->planenum, p->plane_count);
-        for (int k = 0; k < 2; k++) {
-            int32_t c = nd->children[k];
-            if (c >= 0 ? (uint32_t)c >= n : (uint64_t)(-(int64_t)c - 1) >= p->leaf_count)
-                BK_ERR(ctx, BK_EINDEX, "nodes", i, o, "child %d out of range (%u nodes, %u leafs)", c, n, p->leaf_count);
-        }
-        if (!bk_range_ok(nd->firstface, nd->numfaces, p->face_count))
-            BK_ERR(ctx, BK_EINDEX, "nodes", i, o, "faces %u+%u out of range (%u faces)", nd->firstface, nd->numfaces,
-                   p->face_count);
     }
+    BK_TRY(check_lump_refs(L, BK_SRC_LUMP_NODES));
+    for (uint32_t i = 0; i < n; i++)
+        for (int k = 0; k < 2; k++) {
+            int32_t c = p->nodes[i].children[k];
+            if (c >= 0 ? (uint32_t)c >= n : (uint64_t)(-(int64_t)c - 1) >= p->leaf_count)
+                BK_ERR(L->ctx, BK_EINDEX, "nodes", i, eofs(L, BK_SRC_LUMP_NODES, i, 32),
+                       "child %d out of range (%u nodes, %u leafs)", c, n, p->leaf_count);
+        }
+    return BK_OK;
+}
 
+static bk_result load_models(ld *L)
+{
+    bk_source_map *p = L->p;
+    uint32_t n;
     BK_TRY(lump_count(L, BK_SRC_LUMP_MODELS, &n));
     ALLOC_N(p->models, n);
     p->model_count = n;
-    d = p->lumps[BK_SRC_LUMP_MODELS].data;
+    const uint8_t *d = p->lumps[BK_SRC_LUMP_MODELS].data;
     for (uint32_t i = 0; i < n; i++, d += 48) {
         bk_source_model *md = &p->models[i];
         for (int k = 0; k < 3; k++) {
@@ -1055,20 +1044,24 @@ static bk_result load_tree(ld *L)
         md->headnode = bk_rd_i32le(d + 36);
         md->firstface = bk_rd_i32le(d + 40);
         md->numfaces = bk_rd_i32le(d + 44);
-        uint64_t o = eofs(L, BK_SRC_LUMP_MODELS, i, 48);
-        if (md->firstface < 0 || md->numfaces < 0 ||
-            !bk_range_ok((uint64_t)md->firstface, (uint64_t)md->numfaces, p->face_count)) {
-            BK_ERR(ctx, BK_EINDEX, "models", i, o, "faces %d+%d out of range (%u faces)", md->firstface, md->numfaces,
-                   p->face_count);
-            md->firstface = md->numfaces = 0;
-        }
-        if (p->node_count && (md->headnode < 0 || (uint32_t)md->headnode >= p->node_count))
-            BK_ERR(ctx, BK_EINDEX, "models", i, o, "head node %d out of range (%u nodes)", md->headnode, p->node_count);
     }
+    BK_TRY(check_lump_refs(L, BK_SRC_LUMP_MODELS));
     if (n == 0 && p->face_count)
-        BK_ERR(ctx, BK_EFORMAT, "models", BK_NO_INDEX, p->lumps[BK_SRC_LUMP_MODELS].offset,
+        BK_ERR(L->ctx, BK_EFORMAT, "models", BK_NO_INDEX, p->lumps[BK_SRC_LUMP_MODELS].offset,
                "map has faces but no world model");
     return BK_OK;
+}
+
+/* the tree and what it reaches, one loader per lump (as Quake III's CMod_Load<Lump>) */
+static bk_result load_tree(ld *L)
+{
+    BK_TRY(load_visibility(L));
+    BK_TRY(load_areas(L));
+    BK_TRY(load_brushes(L));
+    BK_TRY(load_leaf_lists(L));
+    BK_TRY(load_leafs(L));
+    BK_TRY(load_nodes(L));
+    return load_models(L);
 }
 
 static bk_result load_displacements(ld *L)
@@ -1195,6 +1188,46 @@ static const sprp_layout k_sprp[] = {
 
 static const char *gl_name(uint32_t id, char *buf) { return bk_source_fourcc(id, buf); }
 
+/* one StaticPropLump_t of es bytes: the common fields, then those of the layout's version */
+static void read_static_prop(bk_source_static_prop *s, const uint8_t *e, uint32_t es, uint32_t fields)
+{
+    bk_cursor pc = bk_cursor_make(e, es);
+    for (int k = 0; k < 3; k++) s->origin[k] = bk_cur_f32le(&pc);
+    for (int k = 0; k < 3; k++) s->angles[k] = bk_cur_f32le(&pc);
+    s->model = bk_cur_u16le(&pc);
+    s->first_leaf = bk_cur_u16le(&pc);
+    s->leaf_count = bk_cur_u16le(&pc);
+    s->solid = bk_cur_u8(&pc);
+    s->flags = bk_cur_u8(&pc);
+    s->skin = bk_cur_i32le(&pc);
+    s->fade_min = bk_cur_f32le(&pc);
+    s->fade_max = bk_cur_f32le(&pc);
+    for (int k = 0; k < 3; k++) s->lighting_origin[k] = bk_cur_f32le(&pc);
+    s->forced_fade_scale = 1.0f;
+    s->scale = 1.0f;
+    if (fields & F_FF) s->forced_fade_scale = bk_cur_f32le(&pc);
+    if (fields & F_DX) {
+        s->min_dx_level = bk_cur_u16le(&pc);
+        s->max_dx_level = bk_cur_u16le(&pc);
+    }
+    if (fields & F_LMR) {
+        s->flags_ex = bk_cur_u32le(&pc);
+        s->lightmap_res[0] = bk_cur_u16le(&pc);
+        s->lightmap_res[1] = bk_cur_u16le(&pc);
+    }
+    if (fields & F_CPU) {
+        s->min_cpu_level = bk_cur_u8(&pc);
+        s->max_cpu_level = bk_cur_u8(&pc);
+        s->min_gpu_level = bk_cur_u8(&pc);
+        s->max_gpu_level = bk_cur_u8(&pc);
+    }
+    if (fields & F_DIF)
+        for (int k = 0; k < 4; k++) s->diffuse[k] = bk_cur_u8(&pc);
+    if (fields & F_X360) s->disable_x360 = bk_cur_u32le(&pc);
+    if ((fields & F_FX) && !(fields & F_LMR)) s->flags_ex = bk_cur_u32le(&pc);
+    if (fields & F_SC) s->scale = bk_cur_f32le(&pc);
+}
+
 static bk_result load_sprp(ld *L, const bk_source_game_lump *g)
 {
     bk_source_map *p = L->p;
@@ -1271,42 +1304,7 @@ static bk_result load_sprp(ld *L, const bk_source_game_lump *g)
     p->static_prop_count = (uint32_t)np;
     for (int32_t i = 0; i < np; i++) {
         bk_source_static_prop *s = &p->static_props[i];
-        const uint8_t *e = c.data + c.pos + (size_t)i * es;
-        bk_cursor pc = bk_cursor_make(e, es);
-        for (int k = 0; k < 3; k++) s->origin[k] = bk_cur_f32le(&pc);
-        for (int k = 0; k < 3; k++) s->angles[k] = bk_cur_f32le(&pc);
-        s->model = bk_cur_u16le(&pc);
-        s->first_leaf = bk_cur_u16le(&pc);
-        s->leaf_count = bk_cur_u16le(&pc);
-        s->solid = bk_cur_u8(&pc);
-        s->flags = bk_cur_u8(&pc);
-        s->skin = bk_cur_i32le(&pc);
-        s->fade_min = bk_cur_f32le(&pc);
-        s->fade_max = bk_cur_f32le(&pc);
-        for (int k = 0; k < 3; k++) s->lighting_origin[k] = bk_cur_f32le(&pc);
-        s->forced_fade_scale = 1.0f;
-        s->scale = 1.0f;
-        if (fields & F_FF) s->forced_fade_scale = bk_cur_f32le(&pc);
-        if (fields & F_DX) {
-            s->min_dx_level = bk_cur_u16le(&pc);
-            s->max_dx_level = bk_cur_u16le(&pc);
-        }
-        if (fields & F_LMR) {
-            s->flags_ex = bk_cur_u32le(&pc);
-            s->lightmap_res[0] = bk_cur_u16le(&pc);
-            s->lightmap_res[1] = bk_cur_u16le(&pc);
-        }
-        if (fields & F_CPU) {
-            s->min_cpu_level = bk_cur_u8(&pc);
-            s->max_cpu_level = bk_cur_u8(&pc);
-            s->min_gpu_level = bk_cur_u8(&pc);
-            s->max_gpu_level = bk_cur_u8(&pc);
-        }
-        if (fields & F_DIF)
-            for (int k = 0; k < 4; k++) s->diffuse[k] = bk_cur_u8(&pc);
-        if (fields & F_X360) s->disable_x360 = bk_cur_u32le(&pc);
-        if ((fields & F_FX) && !(fields & F_LMR)) s->flags_ex = bk_cur_u32le(&pc);
-        if (fields & F_SC) s->scale = bk_cur_f32le(&pc);
+        read_static_prop(s, c.data + c.pos + (size_t)i * es, es, fields);
         uint64_t po = g->compressed ? g->offset : g->offset + c.pos + (uint64_t)i * es;
         if (!bk_finite3(s->origin) || !bk_finite3(s->angles) || !(s->scale - s->scale == 0.0f))
             BK_ERR(ctx, BK_EFORMAT, ln, i, po, "prop origin, angles or scale is not finite");
@@ -1446,102 +1444,30 @@ static bk_result load_game_lumps(ld *L)
 
 int32_t bk_vbsp_pak_count(const uint8_t *data, size_t size);
 
-static bk_result vbsp_load(bk_file *f, bk_ctx *ctx)
+/* the three face lumps (original, plain, HDR) and their checks */
+static bk_result load_all_faces(ld *L)
 {
-    const uint8_t *d = f->data;
-    if (f->size >= 4 && memcmp(d, "rBSP", 4) == 0) {
-        BK_ERR(ctx, BK_EUNSUPPORTED, "header", BK_NO_INDEX, 0,
-               "Respawn rBSP (Titanfall / Apex) is not a Valve VBSP map: not supported");
-        return BK_EUNSUPPORTED;
-    }
-    if (f->size >= 4 && memcmp(d, "PSBV", 4) == 0) {
-        BK_ERR(ctx, BK_EUNSUPPORTED, "header", BK_NO_INDEX, 0,
-               "big-endian console VBSP (\"PSBV\", Xbox 360 / PS3) is not supported");
-        return BK_EUNSUPPORTED;
-    }
-    if (f->size < VBSP_HEADER_SIZE) {
-        BK_ERR(ctx, BK_ETRUNCATED, "header", BK_NO_INDEX, 0, "file of %zu bytes is shorter than the %u-byte VBSP header",
-               f->size, VBSP_HEADER_SIZE);
-        return BK_ETRUNCATED;
-    }
-    int32_t version = bk_rd_i32le(d + 4);
-    f->info.format = BK_FORMAT_SOURCE;
-    f->info.version = version;
-    if (version != 17 && version != 19 && version != 20 && version != 21) {
-        BK_ERR(ctx, BK_EVERSION, "header", BK_NO_INDEX, 4,
-               "VBSP version %d is not supported (supported: 17, 19, 20, 21)%s", version,
-               version == 25 ? "; v25 is Momentum Mod / Strata Source" :
-               version == 42 ? "; v42 is not a version any engine writes" : "");
-        return BK_EVERSION;
-    }
-    vbsp_impl_full *F = bk_calloc(1, sizeof *F);
-    if (!F) return BK_ENOMEM;
-    f->impl = F;
-    ld L = {f, ctx, &F->base, &F->base.pub, NULL, NULL};
-    bk_source_map *p = L.p;
-    p->version = version;
-    p->map_revision = bk_rd_i32le(d + 8 + 16 * BK_SRC_LUMP_COUNT);
-    p->pakfile_entries = -1;
-    BK_TRY(load_directory(&L));
-    check_overlaps(&L);
-
-    /* lump 37 primitives (10 bytes each) and other counted-only lumps */
-    const bk_source_lump *pr = &p->lumps[BK_SRC_LUMP_PRIMITIVES];
-    if (pr->size % 10 == 0) p->primitive_count = (uint32_t)(pr->size / 10);
-    if (p->lumps[BK_SRC_LUMP_CUBEMAPS].size % 16 == 0) p->cubemap_count = (uint32_t)(p->lumps[BK_SRC_LUMP_CUBEMAPS].size / 16);
-    if (p->lumps[BK_SRC_LUMP_OVERLAYS].size % 352 == 0) p->overlay_count = (uint32_t)(p->lumps[BK_SRC_LUMP_OVERLAYS].size / 352);
-
-    /* the lumps the loader reads (compressed ones are decoded here; the rest when asked for) */
-    static const int k_read[] = {BK_SRC_LUMP_ENTITIES, BK_SRC_LUMP_PLANES, BK_SRC_LUMP_VERTEXES, BK_SRC_LUMP_EDGES,
-                                 BK_SRC_LUMP_SURFEDGES, BK_SRC_LUMP_TEXDATA, BK_SRC_LUMP_TEXDATA_STRING_TABLE,
-                                 BK_SRC_LUMP_TEXDATA_STRING_DATA, BK_SRC_LUMP_TEXINFO, BK_SRC_LUMP_FACES,
-                                 BK_SRC_LUMP_ORIGINALFACES, BK_SRC_LUMP_FACES_HDR, BK_SRC_LUMP_VISIBILITY,
-                                 BK_SRC_LUMP_AREAS, BK_SRC_LUMP_AREAPORTALS, BK_SRC_LUMP_CLIPPORTALVERTS,
-                                 BK_SRC_LUMP_BRUSHSIDES, BK_SRC_LUMP_BRUSHES, BK_SRC_LUMP_LEAFFACES,
-                                 BK_SRC_LUMP_LEAFBRUSHES, BK_SRC_LUMP_LEAFS, BK_SRC_LUMP_NODES, BK_SRC_LUMP_MODELS,
-                                 BK_SRC_LUMP_DISP_VERTS, BK_SRC_LUMP_DISP_TRIS, BK_SRC_LUMP_DISPINFO};
-    for (size_t k = 0; k < sizeof k_read / sizeof *k_read; k++) {
-        bk_result r = bk_vbsp_lump_decode(f, k_read[k], ctx);
-        if (r != BK_OK) return r;
-    }
-    BK_TRY(load_simple(&L));
-    BK_TRY(load_displacements(&L));
-    BK_TRY(load_faces(&L, BK_SRC_LUMP_ORIGINALFACES, &p->orig_faces, &p->orig_face_count));
-    BK_TRY(load_faces(&L, BK_SRC_LUMP_FACES, &p->faces, &p->face_count));
-    if (p->version != 17) BK_TRY(load_faces(&L, BK_SRC_LUMP_FACES_HDR, &p->hdr_faces, &p->hdr_face_count));
+    bk_source_map *p = L->p;
+    bk_ctx *ctx = L->ctx;
+    BK_TRY(load_faces(L, BK_SRC_LUMP_ORIGINALFACES, &p->orig_faces, &p->orig_face_count));
+    BK_TRY(load_faces(L, BK_SRC_LUMP_FACES, &p->faces, &p->face_count));
+    if (p->version != 17) BK_TRY(load_faces(L, BK_SRC_LUMP_FACES_HDR, &p->hdr_faces, &p->hdr_face_count));
     const bk_source_lump *ldr = &p->lumps[BK_SRC_LUMP_LIGHTING], *hdr = &p->lumps[BK_SRC_LUMP_LIGHTING_HDR];
     /* a map compiled without vrad has lightofs values but no lighting at all: nothing to check */
-    BK_TRY(check_faces(&L, BK_SRC_LUMP_FACES, p->faces, p->face_count, ldr->size ? ldr : (hdr->size ? hdr : NULL)));
-    BK_TRY(check_faces(&L, BK_SRC_LUMP_ORIGINALFACES, p->orig_faces, p->orig_face_count, NULL));
+    BK_TRY(check_faces(L, BK_SRC_LUMP_FACES, p->faces, p->face_count, ldr->size ? ldr : (hdr->size ? hdr : NULL)));
+    BK_TRY(check_faces(L, BK_SRC_LUMP_ORIGINALFACES, p->orig_faces, p->orig_face_count, NULL));
     if (p->hdr_face_count) {
         if (p->hdr_face_count != p->face_count)
             BK_WARN(ctx, BK_EFORMAT, "faces_hdr", BK_NO_INDEX, p->lumps[BK_SRC_LUMP_FACES_HDR].offset,
                     "%u HDR faces for %u faces", p->hdr_face_count, p->face_count);
-        BK_TRY(check_faces(&L, BK_SRC_LUMP_FACES_HDR, p->hdr_faces, p->hdr_face_count, hdr));
+        BK_TRY(check_faces(L, BK_SRC_LUMP_FACES_HDR, p->hdr_faces, p->hdr_face_count, hdr));
     }
-    BK_TRY(check_displacements(&L));
-    BK_TRY(load_tree(&L));
-    BK_TRY(load_game_lumps(&L));
+    return BK_OK;
+}
 
-    const bk_source_lump *pak = &p->lumps[BK_SRC_LUMP_PAKFILE];
-    p->pakfile = pak->data;
-    p->pakfile_size = pak->size;
-    if (pak->size) {
-        p->pakfile_entries = bk_vbsp_pak_count(pak->data, pak->size);
-        if (ctx->keep_going) BK_TRY(check_pakfile(&L));
-        else if (p->pakfile_entries < 0)
-            BK_WARN(ctx, BK_EFORMAT, "pakfile", BK_NO_INDEX, pak->offset, "the embedded pakfile is not a readable zip");
-    } else {
-        p->pakfile_entries = 0;
-    }
-
-    const bk_source_lump *ent = &p->lumps[BK_SRC_LUMP_ENTITIES];
-    if (ent->size) {
-        const uint8_t *nul = memchr(ent->data, 0, ent->size);
-        size_t len = nul ? (size_t)(nul - ent->data) : ent->size;
-        BK_TRY(bk_load_entities(f, ctx, "entities", ent->data, len, ent->offset));
-    }
-
+static void fill_info(bk_file *f, const bk_source_map *p)
+{
+    const bk_source_lump *ldr = &p->lumps[BK_SRC_LUMP_LIGHTING], *hdr = &p->lumps[BK_SRC_LUMP_LIGHTING_HDR];
     bk_info *in = &f->info;
     bk_info_count(in, "entities", f->entities.count);
     bk_info_count(in, "faces", p->face_count);
@@ -1577,8 +1503,96 @@ static bk_result vbsp_load(bk_file *f, bk_ctx *ctx)
     bk_info_count(in, "pakfile_entries", p->pakfile_entries < 0 ? 0 : (uint64_t)p->pakfile_entries);
     bk_info_count(in, "lightmap_bytes", ldr->size ? ldr->size : hdr->size);
     bk_info_count(in, "map_revision", (uint64_t)(uint32_t)p->map_revision);
+}
+
+static bk_result vbsp_load(bk_file *f, bk_ctx *ctx)
+{
+    const uint8_t *d = f->data;
+    if (f->size >= 4 && memcmp(d, "rBSP", 4) == 0) {
+        BK_ERR(ctx, BK_EUNSUPPORTED, "header", BK_NO_INDEX, 0,
+               "Respawn rBSP (Titanfall / Apex) is not a Valve VBSP map: not supported");
+        return BK_EUNSUPPORTED;
+    }
+    if (f->size >= 4 && memcmp(d, "PSBV", 4) == 0) {
+        BK_ERR(ctx, BK_EUNSUPPORTED, "header", BK_NO_INDEX, 0,
+               "big-endian console VBSP (\"PSBV\", Xbox 360 / PS3) is not supported");
+        return BK_EUNSUPPORTED;
+    }
+    if (f->size < VBSP_HEADER_SIZE) {
+        BK_ERR(ctx, BK_ETRUNCATED, "header", BK_NO_INDEX, 0, "file of %zu bytes is shorter than the %u-byte VBSP header",
+               f->size, VBSP_HEADER_SIZE);
+        return BK_ETRUNCATED;
+    }
+    int32_t version = bk_rd_i32le(d + 4);
+    f->info.format = BK_FORMAT_SOURCE;
+    f->info.version = version;
+    f->version = bk_family_version(&bk_family_source, d, f->size);
+    if (!f->version || !f->version->supported) {
+        BK_ERR(ctx, BK_EVERSION, "header", BK_NO_INDEX, 4,
+               "VBSP version %d is not supported (supported: 17, 19, 20, 21)%s", version,
+               version == 25 ? "; v25 is Momentum Mod / Strata Source" :
+               version == 42 ? "; v42 is not a version any engine writes" : "");
+        return BK_EVERSION;
+    }
+    vbsp_impl_full *F = bk_calloc(1, sizeof *F);
+    if (!F) return BK_ENOMEM;
+    f->impl = F;
+    ld L = {f, ctx, &F->base, &F->base.pub, NULL, NULL, 0};
+    bk_source_map *p = L.p;
+    p->version = version;
+    p->map_revision = bk_rd_i32le(d + 8 + 16 * BK_SRC_LUMP_COUNT);
+    p->pakfile_entries = -1;
+    BK_TRY(load_directory(&L));
+    check_overlaps(&L);
+
+    /* lump 37 primitives (10 bytes each) and other counted-only lumps */
+    const bk_source_lump *pr = &p->lumps[BK_SRC_LUMP_PRIMITIVES];
+    if (pr->size % 10 == 0) p->primitive_count = (uint32_t)(pr->size / 10);
+    if (p->lumps[BK_SRC_LUMP_CUBEMAPS].size % 16 == 0) p->cubemap_count = (uint32_t)(p->lumps[BK_SRC_LUMP_CUBEMAPS].size / 16);
+    if (p->lumps[BK_SRC_LUMP_OVERLAYS].size % 352 == 0) p->overlay_count = (uint32_t)(p->lumps[BK_SRC_LUMP_OVERLAYS].size / 352);
+
+    /* the lumps the loader reads (compressed ones are decoded here; the rest when asked for) */
+    static const int k_read[] = {BK_SRC_LUMP_ENTITIES, BK_SRC_LUMP_PLANES, BK_SRC_LUMP_VERTEXES, BK_SRC_LUMP_EDGES,
+                                 BK_SRC_LUMP_SURFEDGES, BK_SRC_LUMP_TEXDATA, BK_SRC_LUMP_TEXDATA_STRING_TABLE,
+                                 BK_SRC_LUMP_TEXDATA_STRING_DATA, BK_SRC_LUMP_TEXINFO, BK_SRC_LUMP_FACES,
+                                 BK_SRC_LUMP_ORIGINALFACES, BK_SRC_LUMP_FACES_HDR, BK_SRC_LUMP_VISIBILITY,
+                                 BK_SRC_LUMP_AREAS, BK_SRC_LUMP_AREAPORTALS, BK_SRC_LUMP_CLIPPORTALVERTS,
+                                 BK_SRC_LUMP_BRUSHSIDES, BK_SRC_LUMP_BRUSHES, BK_SRC_LUMP_LEAFFACES,
+                                 BK_SRC_LUMP_LEAFBRUSHES, BK_SRC_LUMP_LEAFS, BK_SRC_LUMP_NODES, BK_SRC_LUMP_MODELS,
+                                 BK_SRC_LUMP_DISP_VERTS, BK_SRC_LUMP_DISP_TRIS, BK_SRC_LUMP_DISPINFO};
+    for (size_t k = 0; k < sizeof k_read / sizeof *k_read; k++) {
+        bk_result r = bk_vbsp_lump_decode(f, k_read[k], ctx);
+        if (r != BK_OK) return r;
+    }
+    BK_TRY(load_simple(&L));
+    BK_TRY(load_displacements(&L));
+    BK_TRY(load_all_faces(&L));
+    BK_TRY(check_displacements(&L));
+    BK_TRY(load_tree(&L));
+    BK_TRY(load_game_lumps(&L));
+
+    const bk_source_lump *pak = &p->lumps[BK_SRC_LUMP_PAKFILE];
+    p->pakfile = pak->data;
+    p->pakfile_size = pak->size;
+    if (pak->size) {
+        p->pakfile_entries = bk_vbsp_pak_count(pak->data, pak->size);
+        if (ctx->keep_going) BK_TRY(check_pakfile(&L));
+        else if (p->pakfile_entries < 0)
+            BK_WARN(ctx, BK_EFORMAT, "pakfile", BK_NO_INDEX, pak->offset, "the embedded pakfile is not a readable zip");
+    } else {
+        p->pakfile_entries = 0;
+    }
+
+    const bk_source_lump *ent = &p->lumps[BK_SRC_LUMP_ENTITIES];
+    if (ent->size) {
+        const uint8_t *nul = memchr(ent->data, 0, ent->size);
+        size_t len = nul ? (size_t)(nul - ent->data) : ent->size;
+        BK_TRY(bk_load_entities(f, ctx, "entities", ent->data, len, ent->offset));
+    }
+
+    fill_info(f, p);
     return BK_OK;
 }
 
 const bk_format_ops bk_ops_source = {BK_FORMAT_SOURCE, vbsp_probe, vbsp_load, vbsp_destroy, bk_vbsp_build_scene,
-                                     bk_vbsp_extract_images, NULL, NULL, NULL};
+                                     bk_vbsp_extract_images, NULL};

@@ -2,11 +2,24 @@
 #ifndef BK_VBSP_INTERNAL_H
 #define BK_VBSP_INTERNAL_H
 
-#include "../format.h"
+#include "../family.h"
 #include "bspkit/source.h"
 
 #define VBSP_HEADER_SIZE 1036u
 #define VBSP_LZMA_HEADER 17u
+
+/* The family's rows (source_desc.c): lumps, the references the checker applies, and the L4D2 row */
+enum {
+    BK_SRC_REF_EDGE_VERTEX, BK_SRC_REF_SURFEDGE, BK_SRC_REF_TEXDATA_NAME, BK_SRC_REF_TEXINFO_TEXDATA,
+    BK_SRC_REF_FACE_PLANE, BK_SRC_REF_ORIGFACE_PLANE, BK_SRC_REF_HDRFACE_PLANE, BK_SRC_REF_AREA_PORTALS, BK_SRC_REF_AREAPORTAL_AREA,
+    BK_SRC_REF_AREAPORTAL_CLIPVERTS, BK_SRC_REF_AREAPORTAL_PLANE, BK_SRC_REF_BRUSHSIDE_PLANE,
+    BK_SRC_REF_BRUSHSIDE_TEXINFO, BK_SRC_REF_BRUSH_SIDES, BK_SRC_REF_LEAFFACE, BK_SRC_REF_LEAFBRUSH,
+    BK_SRC_REF_LEAF_FACES, BK_SRC_REF_LEAF_BRUSHES, BK_SRC_REF_NODE_PLANE, BK_SRC_REF_NODE_FACES,
+    BK_SRC_REF_MODEL_FACES, BK_SRC_REF_MODEL_HEADNODE, BK_SRC_REF_COUNT
+};
+extern const bk_lump_desc bk_source_lumps[BK_SRC_LUMP_COUNT];
+extern const bk_ref_desc bk_source_refs[BK_SRC_REF_COUNT];
+const bk_version_desc *bk_vbsp_version_l4d2(void);
 
 /* The loaded map: the public part first, then what it owns. */
 typedef struct vbsp_impl {

@@ -1,0 +1,180 @@
+/* The family descriptor: everything the layers need to know about one family of files, in one
+ * const table (in the manner of Xash3D's srclumps[] and ericw-tools' bspversion_t).
+ *
+ *   versions   one row per version or variant the family reads (ident, version, name, format,
+ *              which column of the lump rows it uses, its directory layout, its entity slot)
+ *   lumps      one row per lump: name, element size per column, element count bounds, per column
+ *              whether the decoded array may be the file's own bytes, and the element's fields
+ *   refs       one row per index a lump's elements hold into another lump, applied by one
+ *              checker (bk_check_refs) instead of a hand-written check per field
+ *   ops        probe/load/scene/images/write (bk_format_ops), queries, collision
+ *
+ * A new variant of a family is new rows. Nothing outside the front door (src/core/file.c,
+ * src/formats/registry.c) switches on the format: it asks the file's family. A family without
+ * an operation leaves it NULL, and the front door answers "not supported for FORMAT". */
+#ifndef BK_FAMILY_H
+#define BK_FAMILY_H
+
+#include "format.h"
+
+/* Columns of per-variant element sizes: a family with one layout uses column 0 only (Quake: BSP29
+ * and BSP30, BSP2, 2PSB; Source: 32-byte leafs, 56-byte leafs, Bloodlines' v17). */
+#define BK_FAMILY_COLUMNS 3
+
+/* ---- fields: an element as the format's own headers describe it ------------------------------ */
+typedef enum bk_ftype {
+    BK_FT_U8, BK_FT_I8, BK_FT_U16, BK_FT_I16, BK_FT_U32, BK_FT_I32, BK_FT_F32,
+    BK_FT_CHARS,   /* fixed-size text, NUL-padded: count is its byte size */
+    BK_FT_BYTES,   /* opaque bytes (padding kept for a byte-exact round trip): count bytes */
+} bk_ftype;
+
+typedef struct bk_field {
+    const char *name;   /* snake_case, as the format's header names the member */
+    uint8_t type;       /* bk_ftype */
+    uint16_t offset;    /* byte offset inside the element as stored in the file */
+    uint16_t count;     /* array length: 1 for a scalar, 3 for a vector, bytes for CHARS/BYTES */
+} bk_field;
+
+typedef struct bk_fields {
+    const bk_field *rows;
+    uint32_t count;
+} bk_fields;
+#define BK_FIELDS(a) {a, (uint32_t)(sizeof a / sizeof a[0])}
+
+/* Bytes one value of a field type takes (CHARS / BYTES: 1 per counted byte). */
+uint32_t bk_ftype_size(uint8_t type);
+/* Value k of field fd of the element at p, widened (floats truncated toward zero). */
+int64_t bk_field_get(const bk_field *fd, const uint8_t *p, uint32_t k);
+
+/* ---- lumps ----------------------------------------------------------------------------------- */
+typedef struct bk_lump_desc {
+    const char *name;
+    uint32_t entry[BK_FAMILY_COLUMNS];  /* element size per column (1: a byte lump; 0: not an array) */
+    uint32_t min_count, max_count;      /* bounds on the element count (max 0: only the library's limit) */
+    uint8_t in_place;                   /* bit c: in column c, on a little-endian host, the decoded array
+                                         * may be the file's own bytes (the struct has the file's layout) */
+    bk_fields fields[BK_FAMILY_COLUMNS];/* the element's fields per column (count 0: not described) */
+} bk_lump_desc;
+
+/* ---- where the lump directory sits in the header (read and written from this) ----------------- */
+typedef struct bk_dir_layout {
+    uint32_t dir_offset;       /* first directory entry */
+    uint32_t count;            /* entries */
+    uint32_t entry_size;
+    uint32_t ofs_field, len_field;   /* byte offsets inside an entry (32-bit little-endian) */
+    uint32_t header_size;      /* bytes before the first lump may start */
+    uint32_t align;            /* a moved lump starts on this boundary */
+    bool overlap_warns;        /* a lump over the header: a warning (the engine reads it), else an error */
+} bk_dir_layout;
+
+/* ---- versions and variants -------------------------------------------------------------------- */
+typedef struct bk_version_desc {
+    char ident[16];            /* the magic at byte 0, "" where the version number stands first */
+    int32_t version;           /* the version number bspkit reports */
+    int8_t version_at;         /* where it is stored: byte 0 (no ident), 4 (after the ident), or -1:
+                                * not stored, the ident alone decides (BSP2, WAD3, RBSP) */
+    const char *name;          /* "GoldSrc BSP30", "Source v21 (L4D2 lump order)" */
+    const char *variant;       /* bk_info.variant ("" none) */
+    bk_format format;
+    uint8_t column;            /* which entry[] / fields[] column of the lump rows it uses */
+    const bk_dir_layout *dir;  /* NULL: the family's file has no lump directory (not editable) */
+    uint8_t entity_slot;       /* directory slot holding the entity lump (Blue Shift swaps 0 and 1) */
+    bool supported;            /* false: recognised only to be refused with a clear message */
+} bk_version_desc;
+
+/* ---- references ------------------------------------------------------------------------------- */
+enum {
+    BK_REF_NONE_OK = 1,        /* -1 means "none" and is allowed */
+    BK_REF_RANGE = 2,          /* field is the first of a range whose length is the count field */
+    BK_REF_WARN = 4,           /* out of range is a warning (the engines tolerate it), not an error */
+    BK_REF_AT_FIELD = 8,       /* reported at the field's offset (else at the element's start) */
+    BK_REF_ABS = 16,           /* a negative value is the index negated (Quake surfedges) */
+    BK_REF_IF_TARGET = 32,     /* checked only when the target lump has elements */
+};
+typedef struct bk_ref_desc {
+    uint16_t lump;             /* the lump whose elements hold the index */
+    const char *field;         /* its field's name (bk_field.name of that lump) */
+    const char *count_field;   /* BK_REF_RANGE: the field holding the range's length */
+    uint16_t target;           /* the lump indexed */
+    uint8_t flags;
+    /* the message: %v the value, %f %n a range's first and length, %c the target's count */
+    const char *msg;
+} bk_ref_desc;
+
+/* ---- editing: a re-laid-out file as the family's fix-up sees it (src/core/edit.c) --------------- */
+typedef struct bk_edit_layout {
+    uint8_t *data;             /* the new file */
+    size_t size;
+    const bk_dir_layout *dir;
+    const uint64_t *old_ofs, *old_len, *new_ofs, *new_len;   /* per directory slot */
+    const bool *replaced;      /* per directory slot */
+    bool edited;
+    uint64_t tail_old, tail_new;   /* where the bytes after the last lump were and are */
+    uint64_t (*moved)(const struct bk_edit_layout *e, uint64_t old);   /* where an old offset went */
+    const void *priv;
+} bk_edit_layout;
+
+/* ---- the descriptor --------------------------------------------------------------------------- */
+struct bk_query_ops;
+struct bk_collision;
+typedef bk_result (*bk_collision_fn)(const bk_file *f, struct bk_collision *b);
+typedef struct bk_family {
+    const char *name;                          /* "quake", "q3", "source", "dpm", ... */
+    const bk_version_desc *versions;
+    uint32_t version_count;
+    const bk_lump_desc *lumps;
+    uint32_t lump_count;
+    const bk_ref_desc *refs;
+    uint32_t ref_count;
+    const bk_format_ops *ops;                  /* decode, scene, images, write */
+    const struct bk_query_ops *query;          /* NULL: no trees to query */
+    /* the world's collision pieces (convert --collision, src/scene/collision.c); NULL: none */
+    bk_collision_fn collision;
+    /* editing: the directory slot of the pakfile (-1: none), and the fix-up of what the lumps
+     * hold about the file's layout after they moved (absolute offsets); may be NULL */
+    int32_t pak_slot;
+    void (*edit_fixup)(const bk_file *f, const struct bk_edit_layout *e);
+} bk_family;
+
+extern const bk_family bk_family_quake, bk_family_wad3, bk_family_q3, bk_family_source, bk_family_dpm,
+    bk_family_vtf, bk_family_mdl;
+
+/* Every family, in probe order (src/formats/registry.c). */
+const bk_family *const *bk_family_table(size_t *count);
+/* The family of a loaded file. */
+const bk_family *bk_family_of(const bk_file *f);
+/* The first version row whose ident and version match the bytes' start, or NULL. */
+const bk_version_desc *bk_family_version(const bk_family *fam, const uint8_t *data, size_t size);
+/* Whether a row of the family has this ident (any version): bytes recognised, maybe refused. */
+bool bk_family_ident(const bk_family *fam, const uint8_t *data, size_t size);
+/* The row of a lump by name, or NULL (*index: its position); a field of a lump row by name. */
+const bk_lump_desc *bk_family_lump(const bk_family *fam, const char *name, uint32_t *index);
+const bk_field *bk_lump_field(const bk_lump_desc *lump, uint8_t column, const char *name);
+
+/* Collision builders (src/scene/collision.c), one per way a family stores its solids. */
+bk_result bk_collision_quake_hull0(const bk_file *f, struct bk_collision *b);
+bk_result bk_collision_brushes(const bk_file *f, struct bk_collision *b);
+
+/* ---- the reference checker (refs.c) ----------------------------------------------------------- */
+/* A decoded lump as the checker reads it: its bytes (after decompression), element count, and
+ * where element i is reported (ofs + i * entry, or ofs for every element of a compressed lump). */
+typedef struct bk_ref_lump {
+    const uint8_t *data;
+    uint32_t count;
+    uint64_t ofs;
+    bool compressed;
+} bk_ref_lump;
+typedef struct bk_ref_input {
+    const bk_family *fam;
+    uint8_t column;
+    const bk_ref_lump *lumps;  /* one per lump row */
+    /* called for each bad element (after its report) to repair the decoded copy; may be NULL */
+    bk_result (*repair)(void *user, uint32_t ref, uint32_t elem, uint32_t k);
+    void *user;
+} bk_ref_input;
+/* Check every ref row of lump `lump` over its elements (element by element, the rows in table
+ * order), reporting as `FILE: LUMP[INDEX] @OFFSET: error: MSG`. Returns the error outside
+ * validate mode. */
+bk_result bk_check_refs(bk_ctx *ctx, const bk_ref_input *in, uint32_t lump);
+
+#endif

@@ -1,0 +1,126 @@
+/* The Quake III family (IBSP 46 Quake 3, IBSP 47 RTCW / Wolfenstein: ET) as rows: versions (with
+ * the relatives recognised only to be refused), lumps with their element fields (id's qfiles.h,
+ * names in snake_case), the references the one checker applies, and the family's operations. */
+#include "q3_internal.h"
+#include "../../query/query_internal.h"
+
+static const bk_dir_layout k_dir = {8, BK_Q3_LUMP_COUNT, 8, 0, 4, Q3_HEADER_SIZE, 4, true};
+
+static const bk_version_desc k_versions[] = {
+    {"IBSP", 46, 4, "Quake 3 IBSP 46", "q3", BK_FORMAT_QUAKE3, 0, &k_dir, 0, true},
+    {"IBSP", 47, 4, "RTCW / Wolfenstein: ET IBSP 47", "rtcw-et", BK_FORMAT_QUAKE3, 0, &k_dir, 0, true},
+    {"IBSP", 38, 4, "Quake 2", "", BK_FORMAT_QUAKE3, 0, NULL, 0, false},
+    {"RBSP", 1, -1, "Raven RBSP", "", BK_FORMAT_QUAKE3, 0, NULL, 0, false},
+    {"FAKK", 12, -1, "Ritual FAKK", "", BK_FORMAT_QUAKE3, 0, NULL, 0, false},
+    {"EF2!", 20, -1, "Ritual EF2", "", BK_FORMAT_QUAKE3, 0, NULL, 0, false},
+};
+
+#define F(name, type, offset, count) {name, BK_FT_##type, offset, count}
+static const bk_field f_shader[] = {F("shader", CHARS, 0, 64), F("surface_flags", I32, 64, 1),
+                                    F("content_flags", I32, 68, 1)};
+static const bk_field f_plane[] = {F("normal", F32, 0, 3), F("dist", F32, 12, 1)};
+static const bk_field f_node[] = {F("plane_num", I32, 0, 1), F("children", I32, 4, 2), F("mins", I32, 12, 3),
+                                  F("maxs", I32, 24, 3)};
+static const bk_field f_leaf[] = {F("cluster", I32, 0, 1),           F("area", I32, 4, 1),
+                                  F("mins", I32, 8, 3),              F("maxs", I32, 20, 3),
+                                  F("first_leaf_surface", I32, 32, 1), F("num_leaf_surfaces", I32, 36, 1),
+                                  F("first_leaf_brush", I32, 40, 1),   F("num_leaf_brushes", I32, 44, 1)};
+static const bk_field f_leafsurface[] = {F("surface", I32, 0, 1)};
+static const bk_field f_leafbrush[] = {F("brush", I32, 0, 1)};
+static const bk_field f_model[] = {F("mins", F32, 0, 3),          F("maxs", F32, 12, 3),
+                                   F("first_surface", I32, 24, 1), F("num_surfaces", I32, 28, 1),
+                                   F("first_brush", I32, 32, 1),   F("num_brushes", I32, 36, 1)};
+static const bk_field f_brush[] = {F("first_side", I32, 0, 1), F("num_sides", I32, 4, 1), F("shader_num", I32, 8, 1)};
+static const bk_field f_brushside[] = {F("plane_num", I32, 0, 1), F("shader_num", I32, 4, 1)};
+static const bk_field f_drawvert[] = {F("xyz", F32, 0, 3), F("st", F32, 12, 2), F("lightmap", F32, 20, 2),
+                                      F("normal", F32, 28, 3), F("color", U8, 40, 4)};
+static const bk_field f_drawindex[] = {F("index", I32, 0, 1)};
+static const bk_field f_fog[] = {F("shader", CHARS, 0, 64), F("brush_num", I32, 64, 1), F("visible_side", I32, 68, 1)};
+static const bk_field f_surface[] = {
+    F("shader_num", I32, 0, 1),      F("fog_num", I32, 4, 1),          F("surface_type", I32, 8, 1),
+    F("first_vert", I32, 12, 1),     F("num_verts", I32, 16, 1),       F("first_index", I32, 20, 1),
+    F("num_indexes", I32, 24, 1),    F("lightmap_num", I32, 28, 1),    F("lightmap_x", I32, 32, 1),
+    F("lightmap_y", I32, 36, 1),     F("lightmap_width", I32, 40, 1),  F("lightmap_height", I32, 44, 1),
+    F("lightmap_origin", F32, 48, 3), F("lightmap_vecs", F32, 60, 9),  F("patch_width", I32, 96, 1),
+    F("patch_height", I32, 100, 1)};
+static const bk_field f_lightmap[] = {F("rgb", U8, 0, Q3_LIGHTMAP_BYTES)};
+static const bk_field f_gridcell[] = {F("ambient_light", U8, 0, 3), F("directed_light", U8, 3, 3),
+                                      F("lat_long", U8, 6, 2)};
+#undef F
+
+#define ONE(f) {BK_FIELDS(f)}
+const bk_lump_desc bk_q3_lumps[BK_Q3_LUMP_COUNT] = {
+    [BK_Q3_LUMP_ENTITIES] = {"entities", {1}, 0, 0, 0, {{0}}},
+    [BK_Q3_LUMP_SHADERS] = {"shaders", {Q3_SHADER_SIZE}, 0, 0, 0, ONE(f_shader)},
+    [BK_Q3_LUMP_PLANES] = {"planes", {Q3_PLANE_SIZE}, 0, 0, 1, ONE(f_plane)},
+    [BK_Q3_LUMP_NODES] = {"nodes", {Q3_NODE_SIZE}, 0, 0, 1, ONE(f_node)},
+    [BK_Q3_LUMP_LEAFS] = {"leafs", {Q3_LEAF_SIZE}, 0, 0, 1, ONE(f_leaf)},
+    [BK_Q3_LUMP_LEAFSURFACES] = {"leafsurfaces", {4}, 0, 0, 1, ONE(f_leafsurface)},
+    [BK_Q3_LUMP_LEAFBRUSHES] = {"leafbrushes", {4}, 0, 0, 1, ONE(f_leafbrush)},
+    /* the world is model 0 */
+    [BK_Q3_LUMP_MODELS] = {"models", {Q3_MODEL_SIZE}, 1, 0, 1, ONE(f_model)},
+    [BK_Q3_LUMP_BRUSHES] = {"brushes", {Q3_BRUSH_SIZE}, 0, 0, 1, ONE(f_brush)},
+    [BK_Q3_LUMP_BRUSHSIDES] = {"brushsides", {Q3_BRUSHSIDE_SIZE}, 0, 0, 1, ONE(f_brushside)},
+    [BK_Q3_LUMP_DRAWVERTS] = {"drawverts", {Q3_VERT_SIZE}, 0, 0, 1, ONE(f_drawvert)},
+    [BK_Q3_LUMP_DRAWINDEXES] = {"drawindexes", {4}, 0, 0, 1, ONE(f_drawindex)},
+    [BK_Q3_LUMP_FOGS] = {"fogs", {Q3_FOG_SIZE}, 0, 0, 0, ONE(f_fog)},
+    [BK_Q3_LUMP_SURFACES] = {"surfaces", {Q3_SURFACE_SIZE}, 0, 0, 1, ONE(f_surface)},
+    [BK_Q3_LUMP_LIGHTMAPS] = {"lightmaps", {Q3_LIGHTMAP_BYTES}, 0, 0, 0, ONE(f_lightmap)},
+    [BK_Q3_LUMP_LIGHTGRID] = {"lightgrid", {Q3_GRIDCELL_SIZE}, 0, 0, 0, ONE(f_gridcell)},
+    [BK_Q3_LUMP_VISIBILITY] = {"visibility", {1}, 0, 0, 0, {{0}}},
+};
+#undef ONE
+
+/* the structs read in place have the file's layout (little-endian int32 and float fields, no padding) */
+#define SAME_LAYOUT(T, size) (sizeof(T) == (size) && _Alignof(T) <= 4)
+_Static_assert(SAME_LAYOUT(bk_q3_plane, Q3_PLANE_SIZE) && offsetof(bk_q3_plane, dist) == 12, "plane layout");
+_Static_assert(SAME_LAYOUT(bk_q3_node, Q3_NODE_SIZE) && offsetof(bk_q3_node, children) == 4 &&
+                   offsetof(bk_q3_node, mins) == 12 && offsetof(bk_q3_node, maxs) == 24, "node layout");
+_Static_assert(SAME_LAYOUT(bk_q3_leaf, Q3_LEAF_SIZE) && offsetof(bk_q3_leaf, area) == 4 && offsetof(bk_q3_leaf, mins) == 8 &&
+                   offsetof(bk_q3_leaf, maxs) == 20 && offsetof(bk_q3_leaf, first_leafsurface) == 32 &&
+                   offsetof(bk_q3_leaf, num_leafbrushes) == 44, "leaf layout");
+_Static_assert(SAME_LAYOUT(bk_q3_model, Q3_MODEL_SIZE) && offsetof(bk_q3_model, maxs) == 12 &&
+                   offsetof(bk_q3_model, first_surface) == 24 && offsetof(bk_q3_model, num_brushes) == 36,
+               "model layout");
+_Static_assert(SAME_LAYOUT(bk_q3_brush, Q3_BRUSH_SIZE) && offsetof(bk_q3_brush, shader) == 8, "brush layout");
+_Static_assert(SAME_LAYOUT(bk_q3_brushside, Q3_BRUSHSIDE_SIZE) && offsetof(bk_q3_brushside, shader) == 4,
+               "brushside layout");
+_Static_assert(SAME_LAYOUT(bk_q3_vertex, Q3_VERT_SIZE) && offsetof(bk_q3_vertex, st) == 12 &&
+                   offsetof(bk_q3_vertex, lm) == 20 && offsetof(bk_q3_vertex, normal) == 28 &&
+                   offsetof(bk_q3_vertex, color) == 40, "vertex layout");
+_Static_assert(SAME_LAYOUT(bk_q3_surface, Q3_SURFACE_SIZE) && offsetof(bk_q3_surface, lightmap) == 28 &&
+                   offsetof(bk_q3_surface, lm_h) == 44 && offsetof(bk_q3_surface, lm_origin) == 48 &&
+                   offsetof(bk_q3_surface, lm_vecs) == 60 && offsetof(bk_q3_surface, patch_w) == 96,
+               "surface layout");
+#undef SAME_LAYOUT
+
+#define R(lump, field, count_field, target, flags, msg) \
+    {BK_Q3_LUMP_##lump, field, count_field, BK_Q3_LUMP_##target, flags, msg}
+#define IDX(what) what " %v out of range (0..%c)"
+#define RANGE(what) what " range [%f, %f+%n) outside 0..%c"
+const bk_ref_desc bk_q3_refs[BK_Q3_REF_COUNT] = {
+    [BK_Q3_REF_NODE_PLANE] = R(NODES, "plane_num", NULL, PLANES, 0, IDX("plane")),
+    [BK_Q3_REF_LEAF_SURFACES] = R(LEAFS, "first_leaf_surface", "num_leaf_surfaces", LEAFSURFACES, BK_REF_RANGE,
+                                  RANGE("leafsurface")),
+    [BK_Q3_REF_LEAF_BRUSHES] = R(LEAFS, "first_leaf_brush", "num_leaf_brushes", LEAFBRUSHES, BK_REF_RANGE,
+                                 RANGE("leafbrush")),
+    [BK_Q3_REF_LEAFSURFACE] = R(LEAFSURFACES, "surface", NULL, SURFACES, 0, IDX("surface")),
+    [BK_Q3_REF_LEAFBRUSH] = R(LEAFBRUSHES, "brush", NULL, BRUSHES, 0, IDX("brush")),
+    [BK_Q3_REF_MODEL_SURFACES] = R(MODELS, "first_surface", "num_surfaces", SURFACES, BK_REF_RANGE, RANGE("surface")),
+    [BK_Q3_REF_MODEL_BRUSHES] = R(MODELS, "first_brush", "num_brushes", BRUSHES, BK_REF_RANGE, RANGE("brush")),
+    [BK_Q3_REF_BRUSH_SIDES] = R(BRUSHES, "first_side", "num_sides", BRUSHSIDES, BK_REF_RANGE, RANGE("brushside")),
+    [BK_Q3_REF_BRUSH_SHADER] = R(BRUSHES, "shader_num", NULL, SHADERS, 0, IDX("shader")),
+    [BK_Q3_REF_BRUSHSIDE_PLANE] = R(BRUSHSIDES, "plane_num", NULL, PLANES, 0, IDX("plane")),
+    [BK_Q3_REF_BRUSHSIDE_SHADER] = R(BRUSHSIDES, "shader_num", NULL, SHADERS, 0, IDX("shader")),
+    /* brush -1: a global fog (q3map2 writes it for worldspawn fog) */
+    [BK_Q3_REF_FOG_BRUSH] = R(FOGS, "brush_num", NULL, BRUSHES, BK_REF_NONE_OK, IDX("brush")),
+    [BK_Q3_REF_SURFACE_SHADER] = R(SURFACES, "shader_num", NULL, SHADERS, 0, IDX("shader")),
+};
+#undef R
+#undef IDX
+#undef RANGE
+
+const bk_family bk_family_q3 = {
+    "q3", k_versions, BK_ARRAY_LEN(k_versions), bk_q3_lumps, BK_Q3_LUMP_COUNT, bk_q3_refs, BK_Q3_REF_COUNT,
+    &bk_ops_q3, &bk_query_ops_q3, bk_collision_brushes, -1, NULL,
+};

@@ -1,0 +1,163 @@
+/* The Quake family (Quake BSP29, GoldSrc BSP30 and Blue Shift, BSP2, 2PSB) as rows: versions, lumps
+ * with their element fields per variant (id's bspfile.h, the BSP2 extension), the references
+ * the one checker applies, and the family's operations. Column 0: BSP29 / BSP30, 1: BSP2, 2: 2PSB. */
+#include "quake_internal.h"
+#include "../../query/query_internal.h"
+
+static const bk_dir_layout k_dir = {4, BK_Q1_LUMP_COUNT, 8, 0, 4, 4 + 8 * BK_Q1_LUMP_COUNT, 4, true};
+
+static const bk_version_desc k_versions[] = {
+    {"", 29, 0, "Quake BSP29", "", BK_FORMAT_QUAKE1, 0, &k_dir, 0, true},
+    {"", 30, 0, "GoldSrc BSP30", "", BK_FORMAT_GOLDSRC, 0, &k_dir, 0, true},
+    /* the same bytes at the start; told apart by the loader: entities in the second slot */
+    {"", 30, 0, "GoldSrc BSP30 (Blue Shift)", "bshift", BK_FORMAT_GOLDSRC, 0, &k_dir, 1, true},
+    {"BSP2", 29, -1, "BSP2", "bsp2", BK_FORMAT_BSP2, 1, &k_dir, 0, true},
+    {"2PSB", 29, -1, "2PSB", "2psb", BK_FORMAT_BSP2, 2, &k_dir, 0, true},
+};
+
+const bk_version_desc *bk_quake_version_bshift(void) { return &k_versions[2]; }
+
+/* ---- fields ----------------------------------------------------------------------------------- */
+#define F(name, type, offset, count) {name, BK_FT_##type, offset, count}
+static const bk_field f_plane[] = {F("normal", F32, 0, 3), F("dist", F32, 12, 1), F("type", I32, 16, 1)};
+static const bk_field f_vertex[] = {F("point", F32, 0, 3)};
+static const bk_field f_node29[] = {F("planenum", I32, 0, 1), F("children", I16, 4, 2), F("mins", I16, 8, 3),
+                                    F("maxs", I16, 14, 3), F("firstface", U16, 20, 1), F("numfaces", U16, 22, 1)};
+static const bk_field f_node_bsp2[] = {F("planenum", I32, 0, 1), F("children", I32, 4, 2), F("mins", F32, 12, 3),
+                                       F("maxs", F32, 24, 3), F("firstface", U32, 36, 1), F("numfaces", U32, 40, 1)};
+static const bk_field f_node_2psb[] = {F("planenum", I32, 0, 1), F("children", I32, 4, 2), F("mins", I16, 12, 3),
+                                       F("maxs", I16, 18, 3), F("firstface", U32, 24, 1), F("numfaces", U32, 28, 1)};
+static const bk_field f_texinfo[] = {F("vecs", F32, 0, 8), F("miptex", I32, 32, 1), F("flags", I32, 36, 1)};
+static const bk_field f_face29[] = {F("planenum", U16, 0, 1), F("side", U16, 2, 1),  F("firstedge", U32, 4, 1),
+                                    F("numedges", U16, 8, 1), F("texinfo", U16, 10, 1), F("styles", U8, 12, 4),
+                                    F("lightofs", I32, 16, 1)};
+static const bk_field f_face_bsp2[] = {F("planenum", U32, 0, 1), F("side", U32, 4, 1),     F("firstedge", U32, 8, 1),
+                                       F("numedges", U32, 12, 1), F("texinfo", U32, 16, 1), F("styles", U8, 20, 4),
+                                       F("lightofs", I32, 24, 1)};
+static const bk_field f_clip29[] = {F("planenum", I32, 0, 1), F("children", I16, 4, 2)};
+static const bk_field f_clip_bsp2[] = {F("planenum", I32, 0, 1), F("children", I32, 4, 2)};
+static const bk_field f_leaf29[] = {F("contents", I32, 0, 1),         F("visofs", I32, 4, 1),
+                                    F("mins", I16, 8, 3),             F("maxs", I16, 14, 3),
+                                    F("firstmarksurface", U16, 20, 1), F("nummarksurfaces", U16, 22, 1),
+                                    F("ambient_level", U8, 24, 4)};
+static const bk_field f_leaf_bsp2[] = {F("contents", I32, 0, 1),         F("visofs", I32, 4, 1),
+                                       F("mins", F32, 8, 3),             F("maxs", F32, 20, 3),
+                                       F("firstmarksurface", U32, 32, 1), F("nummarksurfaces", U32, 36, 1),
+                                       F("ambient_level", U8, 40, 4)};
+static const bk_field f_leaf_2psb[] = {F("contents", I32, 0, 1),         F("visofs", I32, 4, 1),
+                                       F("mins", I16, 8, 3),             F("maxs", I16, 14, 3),
+                                       F("firstmarksurface", U32, 20, 1), F("nummarksurfaces", U32, 24, 1),
+                                       F("ambient_level", U8, 28, 4)};
+static const bk_field f_mark29[] = {F("face", U16, 0, 1)};
+static const bk_field f_mark_bsp2[] = {F("face", U32, 0, 1)};
+static const bk_field f_edge29[] = {F("v", U16, 0, 2)};
+static const bk_field f_edge_bsp2[] = {F("v", U32, 0, 2)};
+static const bk_field f_surfedge[] = {F("edge", I32, 0, 1)};
+static const bk_field f_model[] = {F("mins", F32, 0, 3),     F("maxs", F32, 12, 3),     F("origin", F32, 24, 3),
+                                   F("headnode", I32, 36, 4), F("visleafs", I32, 52, 1), F("firstface", I32, 56, 1),
+                                   F("numfaces", I32, 60, 1)};
+#undef F
+
+/* the same fields in every column */
+#define SAME(f) {BK_FIELDS(f), BK_FIELDS(f), BK_FIELDS(f)}
+#define ALL 7u  /* read in place in every column */
+#define WIDE 6u /* in BSP2 and 2PSB */
+#define BSP2 2u /* in BSP2 only */
+const bk_lump_desc bk_quake_lumps[BK_Q1_LUMP_COUNT] = {
+    [BK_Q1_LUMP_ENTITIES] = {"entities", {0, 0, 0}, 0, 0, 0, {{0}}},
+    [BK_Q1_LUMP_PLANES] = {"planes", {20, 20, 20}, 0, 0, ALL, SAME(f_plane)},
+    [BK_Q1_LUMP_TEXTURES] = {"textures", {0, 0, 0}, 0, 0, 0, {{0}}},
+    [BK_Q1_LUMP_VERTICES] = {"vertices", {12, 12, 12}, 0, 0, ALL, SAME(f_vertex)},
+    [BK_Q1_LUMP_VISIBILITY] = {"visibility", {0, 0, 0}, 0, 0, 0, {{0}}},
+    [BK_Q1_LUMP_NODES] = {"nodes", {24, 44, 32}, 0, 0, BSP2,
+                          {BK_FIELDS(f_node29), BK_FIELDS(f_node_bsp2), BK_FIELDS(f_node_2psb)}},
+    [BK_Q1_LUMP_TEXINFO] = {"texinfo", {40, 40, 40}, 0, 0, ALL, SAME(f_texinfo)},
+    [BK_Q1_LUMP_FACES] = {"faces", {20, 28, 28}, 0, 0, 0,
+                          {BK_FIELDS(f_face29), BK_FIELDS(f_face_bsp2), BK_FIELDS(f_face_bsp2)}},
+    [BK_Q1_LUMP_LIGHTING] = {"lighting", {0, 0, 0}, 0, 0, 0, {{0}}},
+    [BK_Q1_LUMP_CLIPNODES] = {"clipnodes", {8, 12, 12}, 0, 0, WIDE,
+                              {BK_FIELDS(f_clip29), BK_FIELDS(f_clip_bsp2), BK_FIELDS(f_clip_bsp2)}},
+    [BK_Q1_LUMP_LEAFS] = {"leafs", {28, 44, 32}, 0, 0, BSP2,
+                          {BK_FIELDS(f_leaf29), BK_FIELDS(f_leaf_bsp2), BK_FIELDS(f_leaf_2psb)}},
+    [BK_Q1_LUMP_MARKSURFACES] = {"marksurfaces", {2, 4, 4}, 0, 0, WIDE,
+                                 {BK_FIELDS(f_mark29), BK_FIELDS(f_mark_bsp2), BK_FIELDS(f_mark_bsp2)}},
+    [BK_Q1_LUMP_EDGES] = {"edges", {4, 8, 8}, 0, 0, WIDE,
+                          {BK_FIELDS(f_edge29), BK_FIELDS(f_edge_bsp2), BK_FIELDS(f_edge_bsp2)}},
+    [BK_Q1_LUMP_SURFEDGES] = {"surfedges", {4, 4, 4}, 0, 0, ALL, SAME(f_surfedge)},
+    /* the world is model 0 */
+    [BK_Q1_LUMP_MODELS] = {"models", {64, 64, 64}, 1, 0, ALL, SAME(f_model)},
+};
+#undef SAME
+#undef ALL
+#undef WIDE
+#undef BSP2
+
+/* The structs read in place have the file's layout (little-endian int32 / float fields in the
+ * file's order, no padding) in the columns whose in_place bit is set. */
+_Static_assert(sizeof(bk_q1_plane) == 20 && offsetof(bk_q1_plane, type) == 16, "plane layout");
+_Static_assert(sizeof(bk_q1_texinfo) == 40 && offsetof(bk_q1_texinfo, miptex) == 32 &&
+                   offsetof(bk_q1_texinfo, flags) == 36, "texinfo layout");
+_Static_assert(sizeof(bk_q1_model) == 64 && offsetof(bk_q1_model, headnode) == 36 &&
+                   offsetof(bk_q1_model, visleafs) == 52 && offsetof(bk_q1_model, face_count) == 60, "model layout");
+_Static_assert(sizeof(bk_q1_edge) == 8 && sizeof(bk_q1_clipnode) == 12, "edge / clipnode layout");
+_Static_assert(sizeof(bk_q1_node) == 44 && offsetof(bk_q1_node, mins) == 12 && offsetof(bk_q1_node, first_face) == 36,
+               "node layout (BSP2)");
+_Static_assert(sizeof(bk_q1_leaf) == 44 && offsetof(bk_q1_leaf, mins) == 8 &&
+                   offsetof(bk_q1_leaf, first_marksurface) == 32 && offsetof(bk_q1_leaf, ambient) == 40,
+               "leaf layout (BSP2)");
+
+/* ---- references --------------------------------------------------------------------------------- */
+#define R(lump, field, count_field, target, flags, msg) \
+    {BK_Q1_LUMP_##lump, field, count_field, BK_Q1_LUMP_##target, flags, msg}
+const bk_ref_desc bk_quake_refs[BK_Q1_REF_COUNT] = {
+    [BK_Q1_REF_EDGE_VERTEX] = R(EDGES, "v", NULL, VERTICES, 0, "vertex %v out of range (%c vertices)"),
+    [BK_Q1_REF_SURFEDGE] = R(SURFEDGES, "edge", NULL, EDGES, BK_REF_ABS, "edge %v out of range (%c edges)"),
+    [BK_Q1_REF_TEXINFO_MIPTEX] = R(TEXINFO, "miptex", NULL, TEXTURES, BK_REF_AT_FIELD,
+                                   "miptex %v out of range (%c textures)"),
+    [BK_Q1_REF_FACE_PLANE] = R(FACES, "planenum", NULL, PLANES, 0, "plane %v out of range (%c planes)"),
+    [BK_Q1_REF_FACE_EDGES] = R(FACES, "firstedge", "numedges", SURFEDGES, BK_REF_RANGE,
+                               "surfedges %f..+%n out of range (%c surfedges)"),
+    [BK_Q1_REF_FACE_TEXINFO] = R(FACES, "texinfo", NULL, TEXINFO, 0, "texinfo %v out of range (%c texinfo)"),
+    [BK_Q1_REF_MARKSURFACE] = R(MARKSURFACES, "face", NULL, FACES, 0, "face %v out of range (%c faces)"),
+    [BK_Q1_REF_LEAF_MARKS] = R(LEAFS, "firstmarksurface", "nummarksurfaces", MARKSURFACES, BK_REF_RANGE,
+                               "marksurfaces %f..+%n out of range (%c marksurfaces)"),
+    [BK_Q1_REF_NODE_PLANE] = R(NODES, "planenum", NULL, PLANES, 0, "plane %v out of range (%c planes)"),
+    [BK_Q1_REF_NODE_FACES] = R(NODES, "firstface", "numfaces", FACES, BK_REF_RANGE,
+                               "faces %f..+%n out of range (%c faces)"),
+    [BK_Q1_REF_CLIPNODE_PLANE] = R(CLIPNODES, "planenum", NULL, PLANES, 0, "plane %v out of range (%c planes)"),
+    [BK_Q1_REF_MODEL_FACES] = R(MODELS, "firstface", "numfaces", FACES, BK_REF_RANGE | BK_REF_AT_FIELD,
+                                "faces %f..+%n out of range (%c faces)"),
+};
+#undef R
+
+/* ---- editing: BSPX, a directory after the last lump, holds absolute offsets ------------------ */
+static void quake_edit_fixup(const bk_file *f, const bk_edit_layout *e)
+{
+    (void)f;
+    if (e->tail_new == e->tail_old) return;
+    uint64_t at = (e->tail_new + 3) & ~(uint64_t)3;
+    for (int tries = 0; tries < 2; tries++, at = e->tail_new) {
+        if (!bk_span_ok(at, 8, e->size) || memcmp(e->data + at, "BSPX", 4) != 0) continue;
+        uint32_t cnt = bk_rd_u32le(e->data + at + 4);
+        for (uint32_t i = 0; i < cnt && bk_span_ok(at + 8 + (uint64_t)i * 32, 32, e->size); i++) {
+            uint8_t *be = e->data + at + 8 + (size_t)i * 32 + 24;
+            uint64_t bo = bk_rd_u32le(be);
+            bk_wr_u32le(be, (uint32_t)(bo + e->tail_new - e->tail_old));
+        }
+        break;
+    }
+}
+
+const bk_family bk_family_quake = {
+    "quake", k_versions, BK_ARRAY_LEN(k_versions), bk_quake_lumps, BK_Q1_LUMP_COUNT, bk_quake_refs, BK_Q1_REF_COUNT,
+    &bk_ops_quake, &bk_query_ops_quake, bk_collision_quake_hull0, -1, quake_edit_fixup,
+};
+
+/* WAD3 texture archives: versions and operations only (WAD2 recognised to be refused) */
+static const bk_version_desc k_wad_versions[] = {
+    {"WAD3", 3, -1, "GoldSrc WAD3", "", BK_FORMAT_WAD3, 0, NULL, 0, true},
+    {"WAD2", 2, -1, "Quake WAD2", "", BK_FORMAT_WAD3, 0, NULL, 0, false},
+};
+const bk_family bk_family_wad3 = {
+    "wad3", k_wad_versions, BK_ARRAY_LEN(k_wad_versions), NULL, 0, NULL, 0, &bk_ops_wad3, NULL, NULL, -1, NULL,
+};

@@ -1,0 +1,246 @@
+/* The Source family (VBSP 17 Bloodlines, 19, 20, 21, and 21 with Left 4 Dead 2's directory order;
+ * big-endian console PSBV and Respawn's rBSP recognised only to be refused) as rows: versions,
+ * the 64 lumps with their element fields (Valve's public/bspfile.h, in snake_case), the
+ * references the one checker applies, and the family's operations. Column 0: 56-byte leafs (lump
+ * version 0), 1: 32-byte leafs (lump version 1), 2: Bloodlines' v17 (32-byte leafs, 104-byte
+ * faces). A version row gives the usual column; the loader moves between 0 and 1 by the leafs
+ * lump's version and size. Also the minimal families of Source's VTF textures and MDL models. */
+#include <stdio.h>
+
+#include "vbsp_internal.h"
+#include "../../query/query_internal.h"
+
+static const bk_dir_layout k_dir = {8, BK_SRC_LUMP_COUNT, 16, 0, 4, VBSP_HEADER_SIZE, 4, false};
+/* {version, offset, length, fourCC} */
+static const bk_dir_layout k_dir_l4d2 = {8, BK_SRC_LUMP_COUNT, 16, 4, 8, VBSP_HEADER_SIZE, 4, false};
+
+static const bk_version_desc k_versions[] = {
+    {"VBSP", 17, 4, "Source v17 (Vampire: Bloodlines)", "vtmb", BK_FORMAT_SOURCE, 2, &k_dir, 0, true},
+    {"VBSP", 19, 4, "Source v19", "", BK_FORMAT_SOURCE, 0, &k_dir, 0, true},
+    {"VBSP", 20, 4, "Source v20", "", BK_FORMAT_SOURCE, 0, &k_dir, 0, true},
+    {"VBSP", 21, 4, "Source v21", "", BK_FORMAT_SOURCE, 0, &k_dir, 0, true},
+    /* the same bytes at the start; told apart by the loader (which directory order places the lumps) */
+    {"VBSP", 21, 4, "Source v21 (L4D2 lump order)", "l4d2", BK_FORMAT_SOURCE, 0, &k_dir_l4d2, 0, true},
+    {"PSBV", 0, -1, "big-endian console VBSP", "", BK_FORMAT_SOURCE, 0, NULL, 0, false},
+    {"rBSP", 0, -1, "Respawn rBSP", "", BK_FORMAT_SOURCE, 0, NULL, 0, false},
+};
+
+const bk_version_desc *bk_vbsp_version_l4d2(void) { return &k_versions[4]; }
+
+#define F(name, type, offset, count) {name, BK_FT_##type, offset, count}
+static const bk_field f_plane[] = {F("normal", F32, 0, 3), F("dist", F32, 12, 1), F("type", I32, 16, 1)};
+static const bk_field f_texdata[] = {F("reflectivity", F32, 0, 3),      F("name_string_table_id", I32, 12, 1),
+                                     F("width", I32, 16, 1),            F("height", I32, 20, 1),
+                                     F("view_width", I32, 24, 1),       F("view_height", I32, 28, 1)};
+static const bk_field f_vertex[] = {F("point", F32, 0, 3)};
+static const bk_field f_node[] = {F("planenum", I32, 0, 1), F("children", I32, 4, 2), F("mins", I16, 12, 3),
+                                  F("maxs", I16, 18, 3),   F("firstface", U16, 24, 1), F("numfaces", U16, 26, 1),
+                                  F("area", I16, 28, 1),   F("padding", BYTES, 30, 2)};
+static const bk_field f_texinfo[] = {F("texture_vecs", F32, 0, 8), F("lightmap_vecs", F32, 32, 8),
+                                     F("flags", I32, 64, 1), F("texdata", I32, 68, 1)};
+static const bk_field f_face[] = {
+    F("planenum", U16, 0, 1),       F("side", U8, 2, 1),           F("on_node", U8, 3, 1),
+    F("firstedge", I32, 4, 1),      F("numedges", I16, 8, 1),      F("texinfo", I16, 10, 1),
+    F("dispinfo", I16, 12, 1),      F("surface_fog_volume_id", I16, 14, 1), F("styles", U8, 16, 4),
+    F("lightofs", I32, 20, 1),      F("area", F32, 24, 1),         F("lightmap_texture_mins_in_luxels", I32, 28, 2),
+    F("lightmap_texture_size_in_luxels", I32, 36, 2), F("orig_face", I32, 44, 1), F("num_prims", U16, 48, 1),
+    F("first_prim_id", U16, 50, 1), F("smoothing_groups", U32, 52, 1)};
+/* Bloodlines: 32 bytes of average colours first, eight style bytes and two more sets of eight */
+static const bk_field f_face17[] = {
+    F("avg_light_color", BYTES, 0, 32), F("planenum", U16, 32, 1),   F("side", U8, 34, 1),
+    F("on_node", U8, 35, 1),          F("firstedge", I32, 36, 1),     F("numedges", I16, 40, 1),
+    F("texinfo", I16, 42, 1),         F("dispinfo", I16, 44, 1),      F("surface_fog_volume_id", I16, 46, 1),
+    F("styles", U8, 48, 8),           F("day_styles", U8, 56, 8),     F("night_styles", U8, 64, 8),
+    F("lightofs", I32, 72, 1),        F("area", F32, 76, 1),          F("lightmap_texture_mins_in_luxels", I32, 80, 2),
+    F("lightmap_texture_size_in_luxels", I32, 88, 2), F("orig_face", I32, 96, 1), F("smoothing_groups", U32, 100, 1)};
+/* area:9 and flags:7 share one 16-bit word */
+#define LEAF_FIELDS                                                                                             \
+    F("contents", I32, 0, 1), F("cluster", I16, 4, 1), F("area_flags", U16, 6, 1), F("mins", I16, 8, 3),        \
+        F("maxs", I16, 14, 3), F("firstleafface", U16, 20, 1), F("numleaffaces", U16, 22, 1),                   \
+        F("firstleafbrush", U16, 24, 1), F("numleafbrushes", U16, 26, 1), F("leaf_water_data_id", I16, 28, 1)
+static const bk_field f_leaf[] = {LEAF_FIELDS, F("padding", BYTES, 30, 2)};
+static const bk_field f_leaf0[] = {LEAF_FIELDS, F("ambient_lighting", BYTES, 30, 24), F("padding", BYTES, 54, 2)};
+#undef LEAF_FIELDS
+static const bk_field f_edge[] = {F("v", U16, 0, 2)};
+static const bk_field f_surfedge[] = {F("edge", I32, 0, 1)};
+static const bk_field f_model[] = {F("mins", F32, 0, 3),     F("maxs", F32, 12, 3),     F("origin", F32, 24, 3),
+                                   F("headnode", I32, 36, 1), F("firstface", I32, 40, 1), F("numfaces", I32, 44, 1)};
+static const bk_field f_leafface[] = {F("face", U16, 0, 1)};
+static const bk_field f_leafbrush[] = {F("brush", U16, 0, 1)};
+static const bk_field f_brush[] = {F("firstside", I32, 0, 1), F("numsides", I32, 4, 1), F("contents", I32, 8, 1)};
+static const bk_field f_brushside[] = {F("planenum", U16, 0, 1), F("texinfo", I16, 2, 1), F("dispinfo", I16, 4, 1),
+                                       F("bevel", I16, 6, 1)};
+static const bk_field f_area[] = {F("numareaportals", I32, 0, 1), F("firstareaportal", I32, 4, 1)};
+static const bk_field f_areaportal[] = {F("portal_key", U16, 0, 1),         F("otherarea", U16, 2, 1),
+                                        F("first_clip_portal_vert", U16, 4, 1), F("clip_portal_verts", U16, 6, 1),
+                                        F("planenum", I32, 8, 1)};
+static const bk_field f_dispinfo[] = {
+    F("start_position", F32, 0, 3),   F("disp_vert_start", I32, 12, 1), F("disp_tri_start", I32, 16, 1),
+    F("power", I32, 20, 1),           F("min_tess", I32, 24, 1),        F("smoothing_angle", F32, 28, 1),
+    F("contents", I32, 32, 1),        F("map_face", U16, 36, 1),        F("padding", BYTES, 38, 2),
+    F("lightmap_alpha_start", I32, 40, 1), F("lightmap_sample_position_start", I32, 44, 1),
+    F("edge_neighbors", BYTES, 48, 48), F("corner_neighbors", BYTES, 96, 40), F("allowed_verts", U32, 136, 10)};
+static const bk_field f_dispvert[] = {F("vec", F32, 0, 3), F("dist", F32, 12, 1), F("alpha", F32, 16, 1)};
+static const bk_field f_disp_tri[] = {F("tags", U16, 0, 1)};
+static const bk_field f_string_table[] = {F("offset", I32, 0, 1)};
+#undef F
+
+#define SAME(f) {BK_FIELDS(f), BK_FIELDS(f), BK_FIELDS(f)}
+const bk_lump_desc bk_source_lumps[BK_SRC_LUMP_COUNT] = {
+    {"entities", {1, 1, 1}, 0, 0, 0, {{0}}},
+    {"planes", {20, 20, 20}, 0, 0, 0, SAME(f_plane)},
+    {"texdata", {32, 32, 32}, 0, 0, 0, SAME(f_texdata)},
+    {"vertexes", {12, 12, 12}, 0, 0, 0, SAME(f_vertex)},
+    {"visibility", {1, 1, 1}, 0, 0, 0, {{0}}},
+    {"nodes", {32, 32, 32}, 0, 0, 0, SAME(f_node)},
+    {"texinfo", {72, 72, 72}, 0, 0, 0, SAME(f_texinfo)},
+    {"faces", {56, 56, 104}, 0, 0, 0, {BK_FIELDS(f_face), BK_FIELDS(f_face), BK_FIELDS(f_face17)}},
+    {"lighting", {1, 1, 1}, 0, 0, 0, {{0}}},
+    {"occlusion", {1, 1, 1}, 0, 0, 0, {{0}}},
+    {"leafs", {56, 32, 32}, 0, 0, 0, {BK_FIELDS(f_leaf0), BK_FIELDS(f_leaf), BK_FIELDS(f_leaf)}},
+    {"faceids", {1, 1, 1}, 0, 0, 0, {{0}}},
+    {"edges", {4, 4, 4}, 0, 0, 0, SAME(f_edge)},
+    {"surfedges", {4, 4, 4}, 0, 0, 0, SAME(f_surfedge)},
+    {"models", {48, 48, 48}, 0, 0, 0, SAME(f_model)},
+    {"worldlights", {1, 1, 1}, 0, 0, 0, {{0}}},
+    {"leaffaces", {2, 2, 2}, 0, 0, 0, SAME(f_leafface)},
+    {"leafbrushes", {2, 2, 2}, 0, 0, 0, SAME(f_leafbrush)},
+    {"brushes", {12, 12, 12}, 0, 0, 0, SAME(f_brush)},
+    {"brushsides", {8, 8, 8}, 0, 0, 0, SAME(f_brushside)},
+    {"areas", {8, 8, 8}, 0, 0, 0, SAME(f_area)},
+    {"areaportals", {12, 12, 12}, 0, 0, 0, SAME(f_areaportal)},
+    {"propcollision", {1, 1, 1}, 0, 0, 0, {{0}}},
+    {"prophulls", {1, 1, 1}, 0, 0, 0, {{0}}},
+    {"prophullverts", {1, 1, 1}, 0, 0, 0, {{0}}},
+    {"proptris", {1, 1, 1}, 0, 0, 0, {{0}}},
+    {"dispinfo", {176, 176, 176}, 0, 0, 0, SAME(f_dispinfo)},
+    {"originalfaces", {56, 56, 104}, 0, 0, 0, {BK_FIELDS(f_face), BK_FIELDS(f_face), BK_FIELDS(f_face17)}},
+    {"physdisp", {1, 1, 1}, 0, 0, 0, {{0}}},
+    {"physcollide", {1, 1, 1}, 0, 0, 0, {{0}}},
+    {"vertnormals", {1, 1, 1}, 0, 0, 0, {{0}}},
+    {"vertnormalindices", {1, 1, 1}, 0, 0, 0, {{0}}},
+    {"disp_lightmap_alphas", {1, 1, 1}, 0, 0, 0, {{0}}},
+    {"dispverts", {20, 20, 20}, 0, 0, 0, SAME(f_dispvert)},
+    {"disp_lightmap_sample_positions", {1, 1, 1}, 0, 0, 0, {{0}}},
+    {"game_lump", {1, 1, 1}, 0, 0, 0, {{0}}},
+    {"leafwaterdata", {1, 1, 1}, 0, 0, 0, {{0}}},
+    {"primitives", {1, 1, 1}, 0, 0, 0, {{0}}},
+    {"primverts", {1, 1, 1}, 0, 0, 0, {{0}}},
+    {"primindices", {1, 1, 1}, 0, 0, 0, {{0}}},
+    {"pakfile", {1, 1, 1}, 0, 0, 0, {{0}}},
+    {"clipportalverts", {12, 12, 12}, 0, 0, 0, SAME(f_vertex)},
+    {"cubemaps", {1, 1, 1}, 0, 0, 0, {{0}}},
+    {"texdata_string_data", {1, 1, 1}, 0, 0, 0, {{0}}},
+    {"texdata_string_table", {4, 4, 4}, 0, 0, 0, SAME(f_string_table)},
+    {"overlays", {1, 1, 1}, 0, 0, 0, {{0}}},
+    {"leafmindisttowater", {1, 1, 1}, 0, 0, 0, {{0}}},
+    {"face_macro_texture_info", {1, 1, 1}, 0, 0, 0, {{0}}},
+    {"disp_tris", {2, 2, 2}, 0, 0, 0, SAME(f_disp_tri)},
+    {"physcollidesurface", {1, 1, 1}, 0, 0, 0, {{0}}},
+    {"wateroverlays", {1, 1, 1}, 0, 0, 0, {{0}}},
+    {"leaf_ambient_index_hdr", {1, 1, 1}, 0, 0, 0, {{0}}},
+    {"leaf_ambient_index", {1, 1, 1}, 0, 0, 0, {{0}}},
+    {"lighting_hdr", {1, 1, 1}, 0, 0, 0, {{0}}},
+    {"worldlights_hdr", {1, 1, 1}, 0, 0, 0, {{0}}},
+    {"leaf_ambient_lighting_hdr", {1, 1, 1}, 0, 0, 0, {{0}}},
+    {"leaf_ambient_lighting", {1, 1, 1}, 0, 0, 0, {{0}}},
+    {"xzippakfile", {1, 1, 1}, 0, 0, 0, {{0}}},
+    {"faces_hdr", {56, 56, 104}, 0, 0, 0, {BK_FIELDS(f_face), BK_FIELDS(f_face), BK_FIELDS(f_face17)}},
+    {"map_flags", {1, 1, 1}, 0, 0, 0, {{0}}},
+    {"overlay_fades", {1, 1, 1}, 0, 0, 0, {{0}}},
+    {"overlay_system_levels", {1, 1, 1}, 0, 0, 0, {{0}}},
+    {"physlevel", {1, 1, 1}, 0, 0, 0, {{0}}},
+    {"disp_multiblend", {1, 1, 1}, 0, 0, 0, {{0}}},};
+#undef SAME
+
+#define R(lump, field, count_field, target, flags, msg) \
+    {BK_SRC_LUMP_##lump, field, count_field, BK_SRC_LUMP_##target, flags, msg}
+const bk_ref_desc bk_source_refs[BK_SRC_REF_COUNT] = {
+    [BK_SRC_REF_EDGE_VERTEX] = R(EDGES, "v", NULL, VERTEXES, 0, "vertex %v out of range (%c vertexes)"),
+    [BK_SRC_REF_SURFEDGE] = R(SURFEDGES, "edge", NULL, EDGES, BK_REF_ABS, "edge %v out of range (%c edges)"),
+    [BK_SRC_REF_TEXDATA_NAME] = R(TEXDATA, "name_string_table_id", NULL, TEXDATA_STRING_TABLE, 0,
+                                  "name %v out of range (%c strings)"),
+    [BK_SRC_REF_TEXINFO_TEXDATA] = R(TEXINFO, "texdata", NULL, TEXDATA, BK_REF_NONE_OK,
+                                     "texdata %v out of range (%c texdata)"),
+    [BK_SRC_REF_FACE_PLANE] = R(FACES, "planenum", NULL, PLANES, 0, "plane %v out of range (%c planes)"),
+    [BK_SRC_REF_ORIGFACE_PLANE] = R(ORIGINALFACES, "planenum", NULL, PLANES, 0, "plane %v out of range (%c planes)"),
+    [BK_SRC_REF_HDRFACE_PLANE] = R(FACES_HDR, "planenum", NULL, PLANES, 0, "plane %v out of range (%c planes)"),
+    [BK_SRC_REF_AREA_PORTALS] = R(AREAS, "firstareaportal", "numareaportals", AREAPORTALS, BK_REF_RANGE,
+                                  "area portals %f+%n out of range (%c area portals)"),
+    [BK_SRC_REF_AREAPORTAL_AREA] = R(AREAPORTALS, "otherarea", NULL, AREAS, 0, "area %v out of range (%c areas)"),
+    [BK_SRC_REF_AREAPORTAL_CLIPVERTS] = R(AREAPORTALS, "first_clip_portal_vert", "clip_portal_verts",
+                                          CLIPPORTALVERTS, BK_REF_RANGE, "clip portal vertices %f+%n out of range (%c)"),
+    [BK_SRC_REF_AREAPORTAL_PLANE] = R(AREAPORTALS, "planenum", NULL, PLANES, 0, "plane %v out of range (%c planes)"),
+    [BK_SRC_REF_BRUSHSIDE_PLANE] = R(BRUSHSIDES, "planenum", NULL, PLANES, 0, "plane %v out of range (%c planes)"),
+    [BK_SRC_REF_BRUSHSIDE_TEXINFO] = R(BRUSHSIDES, "texinfo", NULL, TEXINFO, BK_REF_NONE_OK,
+                                       "texinfo %v out of range (%c texinfo)"),
+    [BK_SRC_REF_BRUSH_SIDES] = R(BRUSHES, "firstside", "numsides", BRUSHSIDES, BK_REF_RANGE,
+                                 "brush sides %f+%n out of range (%c brush sides)"),
+    [BK_SRC_REF_LEAFFACE] = R(LEAFFACES, "face", NULL, FACES, 0, "face %v out of range (%c faces)"),
+    [BK_SRC_REF_LEAFBRUSH] = R(LEAFBRUSHES, "brush", NULL, BRUSHES, 0, "brush %v out of range (%c brushes)"),
+    [BK_SRC_REF_LEAF_FACES] = R(LEAFS, "firstleafface", "numleaffaces", LEAFFACES, BK_REF_RANGE,
+                                "leaf faces %f+%n out of range (%c)"),
+    [BK_SRC_REF_LEAF_BRUSHES] = R(LEAFS, "firstleafbrush", "numleafbrushes", LEAFBRUSHES, BK_REF_RANGE,
+                                  "leaf brushes %f+%n out of range (%c)"),
+    [BK_SRC_REF_NODE_PLANE] = R(NODES, "planenum", NULL, PLANES, 0, "plane %v out of range (%c planes)"),
+    [BK_SRC_REF_NODE_FACES] = R(NODES, "firstface", "numfaces", FACES, BK_REF_RANGE,
+                                "faces %f+%n out of range (%c faces)"),
+    [BK_SRC_REF_MODEL_FACES] = R(MODELS, "firstface", "numfaces", FACES, BK_REF_RANGE,
+                                 "faces %f+%n out of range (%c faces)"),
+    [BK_SRC_REF_MODEL_HEADNODE] = R(MODELS, "headnode", NULL, NODES, BK_REF_IF_TARGET,
+                                    "head node %v out of range (%c nodes)"),
+};
+#undef R
+
+/* ---- editing: the game-lump directory holds absolute offsets; a replaced lump is stored plain;
+ * a saved edit counts a revision ---------------------------------------------------------------- */
+static void source_edit_fixup(const bk_file *f, const bk_edit_layout *e)
+{
+    const bk_source_map *m = bk_source_map_of(f);
+    const bk_dir_layout *D = e->dir;
+    uint32_t g = BK_SRC_LUMP_GAME_LUMP;
+    uint64_t glen = e->new_len[g];
+    if (e->old_len[g] && e->new_ofs[g] != e->old_ofs[g] && !m->lumps[g].compressed) {
+        uint8_t *gd = e->data + e->new_ofs[g];
+        int32_t cnt = bk_rd_i32le(gd);
+        for (int32_t i = 0; i >= 0 && i < cnt && (uint64_t)i * 16 + 20 <= glen; i++) {
+            uint8_t *ge = gd + 4 + 16 * (size_t)i + 8;
+            uint32_t go = bk_rd_u32le(ge);
+            if (go) bk_wr_u32le(ge, (uint32_t)e->moved(e, go));
+        }
+    }
+    /* the fourCC of a replaced lump (the uncompressed size of an LZMA lump) is 0 */
+    for (uint32_t i = 0; i < D->count; i++)
+        if (e->replaced[i]) bk_wr_u32le(e->data + D->dir_offset + (size_t)i * D->entry_size + 12, 0);
+    if (e->edited) {
+        uint8_t *rev = e->data + D->dir_offset + (size_t)D->count * D->entry_size;
+        bk_wr_u32le(rev, bk_rd_u32le(rev) + 1);
+    }
+}
+
+
+const bk_family bk_family_source = {
+    "source", k_versions, BK_ARRAY_LEN(k_versions), bk_source_lumps, BK_SRC_LUMP_COUNT, bk_source_refs,
+    BK_SRC_REF_COUNT, &bk_ops_source, &bk_query_ops_source, bk_collision_brushes, BK_SRC_LUMP_PAKFILE,
+    source_edit_fixup,
+};
+
+/* ---- the minimal families of Source's assets -------------------------------------------------- */
+static const bk_version_desc k_vtf_versions[] = {
+    {"VTF", 7, -1, "Valve texture 7.x", "", BK_FORMAT_VTF, 0, NULL, 0, true},
+};
+const bk_family bk_family_vtf = {
+    "vtf", k_vtf_versions, BK_ARRAY_LEN(k_vtf_versions), NULL, 0, NULL, 0, &bk_ops_vtf, NULL, NULL, -1, NULL,
+};
+
+static const bk_version_desc k_mdl_versions[] = {
+    {"IDST", 44, 4, "Source model v44", "", BK_FORMAT_MDL, 0, NULL, 0, true},
+    {"IDST", 45, 4, "Source model v45", "", BK_FORMAT_MDL, 0, NULL, 0, true},
+    {"IDST", 46, 4, "Source model v46", "", BK_FORMAT_MDL, 0, NULL, 0, true},
+    {"IDST", 47, 4, "Source model v47", "", BK_FORMAT_MDL, 0, NULL, 0, true},
+    {"IDST", 48, 4, "Source model v48", "", BK_FORMAT_MDL, 0, NULL, 0, true},
+    {"IDST", 49, 4, "Source model v49", "", BK_FORMAT_MDL, 0, NULL, 0, true},
+};
+const bk_family bk_family_mdl = {
+    "mdl", k_mdl_versions, BK_ARRAY_LEN(k_mdl_versions), NULL, 0, NULL, 0, &bk_ops_mdl, NULL, NULL, -1, NULL,
+};
