@@ -2,7 +2,7 @@
  * (+ .mtl + PNGs) and as .gltf (+ .bin + PNGs) into a temporary folder made once per process
  * and emptied after every input. Large scenes are skipped (they only slow the fuzzer). */
 #define _XOPEN_SOURCE 700
-#include <ftw.h>
+#define BK_FUZZ_TMPDIR
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,30 +11,9 @@
 
 #include "fuzz_common.h"
 
-static char g_dir[64];
-
-static int rm_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-    (void)st, (void)type;
-    if (ftw->level > 0) remove(path);
-    return 0;
-}
-
-static void empty_dir(void) { nftw(g_dir, rm_one, 16, FTW_DEPTH | FTW_PHYS); }
-
-static void drop_dir(void)
-{
-    empty_dir();
-    rmdir(g_dir);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (!g_dir[0]) {
-        snprintf(g_dir, sizeof g_dir, "/tmp/bk_fuzz_export.XXXXXX");
-        if (!mkdtemp(g_dir)) abort();
-        atexit(drop_dir);
-    }
+    const char *g_dir = fuzz_tmpdir("export");
     bk_options opt;
     bk_file *f = fuzz_load(data, size, &opt);
     if (!f) return 0;
@@ -59,6 +38,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         bk_scene_free(s);
     }
     bk_file_free(f);
-    empty_dir();
+    fuzz_tmpdir_empty();
     return 0;
 }

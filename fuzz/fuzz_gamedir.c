@@ -6,8 +6,8 @@
  * materials/, WADs, then the scene's images are unpacked and encoded as the exporter does.
  * Seeds: fuzz/fuzz_gamedir.seeds.py. */
 #define _XOPEN_SOURCE 700
+#define BK_FUZZ_TMPDIR
 #include <errno.h>
-#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,23 +16,6 @@
 #include <unistd.h>
 
 #include "fuzz_common.h"
-
-static char g_dir[64];
-
-static int rm_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-    (void)st, (void)type;
-    if (ftw->level > 0) remove(path);
-    return 0;
-}
-
-static void empty_dir(void) { nftw(g_dir, rm_one, 16, FTW_DEPTH | FTW_PHYS); }
-
-static void drop_dir(void)
-{
-    empty_dir();
-    rmdir(g_dir);
-}
 
 /* a relative name of [A-Za-z0-9_.-] parts joined by '/', no "." or ".." part, up to 6 deep */
 static int safe_name(const char *n)
@@ -59,8 +42,8 @@ static int safe_name(const char *n)
 static int write_file(const char *rel, const uint8_t *data, size_t size)
 {
     char path[256];
-    snprintf(path, sizeof path, "%s/%s", g_dir, rel);
-    for (char *s = path + strlen(g_dir) + 1; (s = strchr(s, '/')); s++) {
+    snprintf(path, sizeof path, "%s/%s", g_fuzz_dir, rel);
+    for (char *s = path + strlen(g_fuzz_dir) + 1; (s = strchr(s, '/')); s++) {
         *s = 0;
         if (mkdir(path, 0700) != 0 && errno != EEXIST) return -1;
         *s = '/';
@@ -74,11 +57,7 @@ static int write_file(const char *rel, const uint8_t *data, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (!g_dir[0]) {
-        snprintf(g_dir, sizeof g_dir, "/tmp/bk_fuzz_gamedir.XXXXXX");
-        if (!mkdtemp(g_dir)) abort();
-        atexit(drop_dir);
-    }
+    const char *g_dir = fuzz_tmpdir("gamedir");
     char first[128] = "";
     size_t pos = 0;
     for (int files = 0; files < 16 && pos < size; files++) {
@@ -117,6 +96,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             bk_file_free(f);
         }
     }
-    empty_dir();
+    fuzz_tmpdir_empty();
     return 0;
 }
