@@ -14,7 +14,19 @@
 
 #include "cli.h"
 
-#if defined(__linux__)
+/* Under a sanitizer the library keeps the default allocator (malloc): ASan / MSan / TSan see
+ * only what goes through malloc, and a block mapped here has no redzone, so an overflow of any
+ * block of 128 KiB or more (decoded lumps, scene arrays, PNG buffers) would pass unseen. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || defined(BK_CLI_SANITIZE)
+#define BK_CLI_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(hwaddress_sanitizer)
+#define BK_CLI_SANITIZED 1
+#endif
+#endif
+
+#if defined(__linux__) && !defined(BK_CLI_SANITIZED)
 #include <sys/mman.h>
 #define BIG_MIN ((size_t)128 << 10)
 

@@ -84,5 +84,14 @@ int cli_pak_edit(cli_opts *o, bk_file *f, bool add);
 /* convert many files into a folder (cmd_batch.c) */
 int cli_batch(cli_opts *o);
 int cmd_trace(int argc, char **argv);
+/* query / trace --batch input (cli/query_input.c). One line of any length up to limit bytes into
+ * *buf (grown with realloc, NUL-terminated, the newline dropped; *len its length): 1 a line,
+ * 0 end of input, -1 a line longer than limit (read to its end and dropped), -2 a read error or
+ * no memory. */
+#define CLI_BATCH_LINE_MAX ((size_t)1 << 20)
+int cli_read_line(FILE *in, size_t limit, char **buf, size_t *cap, size_t *len);
+/* The numbers on a line (separated by blanks or commas; '#' starts a comment): how many were read
+ * (up to max), -1 for a token that is not a finite number or more than max numbers. */
+int cli_parse_numbers(const char *line, float *v, int max);
 
 #endif

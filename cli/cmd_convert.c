@@ -75,6 +75,42 @@ static void explain_missing(const cli_opts *o, bk_format fmt, const char *wad, c
     }
 }
 
+/* Build the scene; the first error the builder reports (a framegroups file's bad line, a
+ * texture archive it could not read) is held back and becomes the failure's own message, so
+ * the last line names the file and place at fault instead of a bare "malformed data". */
+typedef struct held_error {
+    bk_diag_fn next;
+    void *next_user;
+    bool held;
+    char text[512];
+} held_error;
+
+static void hold_first_error(void *user, const bk_diag *d)
+{
+    held_error *h = user;
+    if (d->severity == BK_SEV_ERROR && !h->held) {
+        bk_diag_format(d, h->text, sizeof h->text);
+        h->held = true;
+        return;
+    }
+    if (h->next) h->next(h->next_user, d);
+}
+
+/* f is consumed: freed as the scene is built (bk_file_into_scene) */
+static bk_result build_scene(bk_file *f, const char *name, const bk_options *opt, bk_scene **out)
+{
+    held_error h = {opt->diag, opt->diag_user, false, ""};
+    bk_options o2 = *opt;
+    o2.diag = hold_first_error;
+    o2.diag_user = &h;
+    bk_result r = bk_file_into_scene(f, &o2, out);
+    if (r != BK_OK)
+        fprintf(stderr, "%s: cannot build a scene: %s\n", name, h.held ? h.text : bk_strerror(r));
+    else if (h.held) /* an error the builder got past: shown where it would have been */
+        fprintf(stderr, "%s\n", h.text);
+    return r;
+}
+
 int cmd_convert(int argc, char **argv)
 {
     const cli_cmd *me = cli_find("convert");
@@ -132,12 +168,11 @@ int cmd_convert(int argc, char **argv)
     /* the scene owns everything the export needs: the file goes with its building, so the input
      * and its decoded arrays are not alive alongside the export's buffers (peak memory) */
     bk_scene *s = NULL;
-    r = bk_file_into_scene(f, &o.opt, &s);
+    r = build_scene(f, o.positional[0], &o.opt, &s);
     f = NULL;
     bk_free(owned);
     owned = NULL;
     if (r != BK_OK) {
-        fprintf(stderr, "%s: cannot build a scene: %s\n", o.positional[0], bk_strerror(r));
         free(wad);
         return EXIT_BAD_INPUT;
     }

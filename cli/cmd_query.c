@@ -245,22 +245,51 @@ static int do_trace(const bk_query *q, const bk_trace_params *tp, const float a[
     return EXIT_OK;
 }
 
-/* one line of numbers: returns how many were read (up to max), -1 on a bad token */
-static int parse_line(char *line, float *v, int max)
+/* --batch: one query per line of standard input, one JSON line out per line in (blank and
+ * comment lines give none); lines of any length up to CLI_BATCH_LINE_MAX, longer ones refused
+ * with their number, so the answers keep lining up with the questions. */
+static int run_batch(const bk_query *q, const bk_trace_params *tp, const qargs *qa, int is_trace)
 {
-    int n = 0;
-    char *p = line;
-    for (;;) {
-        while (*p == ' ' || *p == '\t' || *p == ',' || *p == '\r' || *p == '\n') p++;
-        if (!*p || *p == '#') break;
-        if (n >= max) return -1;
-        char *end;
-        double d = strtod(p, &end);
-        if (end == p || !isfinite(d)) return -1;
-        v[n++] = (float)d;
-        p = end;
+    int rc = EXIT_OK;
+    char *line = NULL;
+    size_t cap = 0, len = 0;
+    unsigned long lineno = 0;
+    int got;
+    while ((got = cli_read_line(stdin, CLI_BATCH_LINE_MAX, &line, &cap, &len)) != 0) {
+        lineno++;
+        if (got == -2) {
+            fprintf(stderr, "bspkit: standard input, line %lu: %s\n", lineno,
+                    ferror(stdin) ? "read error" : "out of memory");
+            rc = EXIT_BAD_INPUT;
+            break;
+        }
+        if (got == -1) {
+            printf("{\"line\":%lu,\"error\":\"line longer than %zu bytes\"}\n", lineno, CLI_BATCH_LINE_MAX);
+            rc = EXIT_BAD_INPUT;
+            continue;
+        }
+        float v[6];
+        int n = strlen(line) == len ? cli_parse_numbers(line, v, 6) : -1; /* a NUL byte is no number */
+        if (n == 0) continue;
+        if (is_trace ? n != 6 : (n != 3 && n != 6)) {
+            printf("{\"line\":%lu,\"error\":\"expected %s\"}\n", lineno, is_trace ? "X1 Y1 Z1 X2 Y2 Z2" : "X Y Z or X1 Y1 Z1 X2 Y2 Z2");
+            rc = EXIT_BAD_INPUT;
+            continue;
+        }
+        if (is_trace) {
+            if (do_trace(q, tp, v, v + 3, 1)) rc = EXIT_BAD_INPUT;
+        } else if (n == 3) {
+            if (print_point(q, qa->model, v, qa->faces, 1)) rc = EXIT_BAD_INPUT;
+        } else {
+            printf("{");
+            json_vec("a", v);
+            printf(",");
+            json_vec("b", v + 3);
+            printf(",\"visible\":%s}\n", bk_query_points_visible(q, v, v + 3) ? "true" : "false");
+        }
     }
-    return n;
+    free(line);
+    return rc;
 }
 
 static int run(int argc, char **argv, int is_trace)
@@ -325,30 +354,7 @@ static int run(int argc, char **argv, int is_trace)
     }
     rc = EXIT_OK;
     if (qa.batch) {
-        char line[1024];
-        unsigned long lineno = 0;
-        while (fgets(line, sizeof line, stdin)) {
-            lineno++;
-            float v[6];
-            int n = parse_line(line, v, 6);
-            if (n == 0) continue;
-            if (is_trace ? n != 6 : (n != 3 && n != 6)) {
-                printf("{\"line\":%lu,\"error\":\"expected %s\"}\n", lineno, is_trace ? "X1 Y1 Z1 X2 Y2 Z2" : "X Y Z or X1 Y1 Z1 X2 Y2 Z2");
-                rc = EXIT_BAD_INPUT;
-                continue;
-            }
-            if (is_trace) {
-                if (do_trace(q, &tp, v, v + 3, 1)) rc = EXIT_BAD_INPUT;
-            } else if (n == 3) {
-                if (print_point(q, qa.model, v, qa.faces, 1)) rc = EXIT_BAD_INPUT;
-            } else {
-                printf("{");
-                json_vec("a", v);
-                printf(",");
-                json_vec("b", v + 3);
-                printf(",\"visible\":%s}\n", bk_query_points_visible(q, v, v + 3) ? "true" : "false");
-            }
-        }
+        rc = run_batch(q, &tp, &qa, is_trace);
         goto done;
     }
     if (is_trace) {

@@ -48,4 +48,41 @@ static inline void fuzz_compact_scene(const bk_file *f, const bk_options *base)
     bk_scene_free(s);
 }
 
+/* A temporary folder for targets that write files (fuzz_export, fuzz_gamedir): made on the first
+ * call (/tmp/bk_fuzz_TAG.XXXXXX), removed at exit; fuzz_tmpdir_empty() after every input. Those
+ * targets define BK_FUZZ_TMPDIR before including this header (it needs nftw from XOPEN). */
+#ifdef BK_FUZZ_TMPDIR
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static char g_fuzz_dir[64];
+
+static int fuzz_rm_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st, (void)type;
+    if (ftw->level > 0) remove(path);
+    return 0;
+}
+
+static void fuzz_tmpdir_empty(void) { nftw(g_fuzz_dir, fuzz_rm_one, 16, FTW_DEPTH | FTW_PHYS); }
+
+static void fuzz_tmpdir_drop(void)
+{
+    fuzz_tmpdir_empty();
+    rmdir(g_fuzz_dir);
+}
+
+static const char *fuzz_tmpdir(const char *tag)
+{
+    if (!g_fuzz_dir[0]) {
+        snprintf(g_fuzz_dir, sizeof g_fuzz_dir, "/tmp/bk_fuzz_%s.XXXXXX", tag);
+        if (!mkdtemp(g_fuzz_dir)) abort();
+        atexit(fuzz_tmpdir_drop);
+    }
+    return g_fuzz_dir;
+}
+#endif
+
 #endif

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Run every fuzz target for FUZZ_SECONDS with its seeds (fuzz/NAME.seeds: one glob per line,
-# relative to the repository root). A crash is copied to tests/crashers/NAME/ and fails the run:
+# relative to the repository root; fuzz/NAME.seeds.py SEEDDIR, when there, makes more). A crash is copied to tests/crashers/NAME/ and fails the run:
 # commit it, fix the bug, and the crasher test keeps it fixed.
 set -uo pipefail
 BUILD=${1:-build-fuzz}
@@ -17,6 +17,8 @@ for bin in "$BUILD"/fuzz/fuzz_*; do
             for f in $pat; do [[ -f $f ]] && cp "$f" "$seeds/" 2>/dev/null; done
         done < "fuzz/$name.seeds"
     fi
+    # seeds made at run time from the corpus (inputs in a target's own layout)
+    [[ -f fuzz/$name.seeds.py ]] && python3 "fuzz/$name.seeds.py" "$seeds" || true
     for f in tests/crashers/"${name#fuzz_}"/*; do [[ -f $f ]] && cp "$f" "$seeds/"; done
     out=$(mktemp -d)
     echo "fuzz: $name for ${SECS}s with $(ls "$seeds" | wc -l) seeds"

@@ -739,12 +739,9 @@ static bk_result build(bk_edit *e, uint8_t **out_data, size_t *out_size)
     bool shifted = false;
     for (uint32_t k = 0; k < L->count; k++) {
         lslot *sl = &s[k];
-        const uint8_t *src = d + sl->ofs;
-        uint64_t len = sl->len;
-        if (e->repl_set[sl->index]) {
-            src = e->repl[sl->index];
-            len = e->repl_size[sl->index];
-        }
+        /* a replaced lump's bytes are the edit's (its ofs may be the UINT64_MAX "was empty" mark) */
+        const uint8_t *src = e->repl_set[sl->index] ? e->repl[sl->index] : d + sl->ofs;
+        uint64_t len = e->repl_set[sl->index] ? e->repl_size[sl->index] : sl->len;
         if (sl->len == 0 && !e->repl_set[sl->index]) {
             sl->new_ofs = sl->ofs;   /* an empty lump keeps its offset (fixed below if it moved) */
             sl->new_len = 0;

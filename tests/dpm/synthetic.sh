@@ -55,6 +55,20 @@ check "framegroups glb valid" gltf_validate --require-skin --require-animation "
 printf '1 2 x\n' > "$WORK/bad.framegroups"
 expect_exit 1 "$CLI" convert "$M" --framegroups "$WORK/bad.framegroups" -o "$WORK/bad.glb"
 expect_stderr_has "bad.framegroups: line[1]" "$CLI" convert "$M" --framegroups "$WORK/bad.framegroups" -o "$WORK/bad.glb"
+# the failure's own (last) line names the framegroups file and the bad line, not a bare
+# "malformed data"; the same for the file found beside the model and for one that cannot be read
+lastline_has() {
+    local pat=$1; shift
+    "$@" >"$WORK/.out" 2>"$WORK/.err"
+    if tail -1 "$WORK/.err" | grep -qF -- "$pat"; then ok; else fail "last stderr line lacks '$pat': $(tail -1 "$WORK/.err")"; fi
+}
+printf '0 1 10 0\n\n0 1 10 0 0\n' > "$WORK/bad3.framegroups"
+lastline_has "synth.dpm: cannot build a scene: $WORK/bad3.framegroups: line[3]: error:" \
+    "$CLI" convert "$M" --framegroups "$WORK/bad3.framegroups" -o "$WORK/bad.glb"
+cp "$WORK/bad3.framegroups" "$M.framegroups"
+lastline_has "$M.framegroups: line[3]" "$CLI" convert "$M" -o "$WORK/bad.obj"
+lastline_has "$WORK/none.framegroups: error: cannot read the framegroups file: not found" \
+    "$CLI" convert "$M" --framegroups "$WORK/none.framegroups" -o "$WORK/bad.glb"
 rm -f "$M.framegroups"
 
 # the saver: drops the unused vertex and the unflagged unused bone, keeps tag/attachment bones

@@ -59,6 +59,37 @@ check "trace batch = single" python3 -c '
 import json, sys
 a = json.loads(open(sys.argv[1]).readline()); b = json.load(open(sys.argv[2]))
 assert a == b, (a, b)' "$WORK/tb.jsonl" "$WORK/t1.json"
+# long lines: a 5000-byte point (leading spaces and zeros) is one query, not five; one answer
+# line per input line, in order; a trace the same; a line past the limit (1 MiB) is refused
+# with its number and the next line still answered
+pad=$(printf '%2000s' '')
+zeros=$(printf '0%.0s' $(seq 3000))
+zp() { if [[ $1 == -* ]]; then echo "-$zeros${1#-}"; else echo "$zeros$1"; fi; }
+printf '%s%s %s %s\n%s %s %s\n%s%s %s %s %s %s -4096\n' "$pad" "$(zp $X)" $Y $Z $X $Y $Z "$pad" "$(zp $X)" $Y $Z $X $Y \
+    >"$WORK/long.txt"
+check "the long line is 5000 bytes or more" test "$(head -1 "$WORK/long.txt" | wc -c)" -ge 5000
+"$CLI" query "$M" --batch <"$WORK/long.txt" >"$WORK/long.jsonl"; rc=$?
+check "long-line batch: one answer per line" python3 -c '
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+single = json.load(open(sys.argv[2]))
+assert len(lines) == 3, [l.get("error") for l in lines]
+assert lines[0] == single and lines[1] == single and "visible" in lines[2], lines
+' "$WORK/long.jsonl" "$WORK/p.json"
+check "long-line batch exit 0" test $rc = 0
+sed -n 3p "$WORK/long.txt" | "$CLI" trace "$M" --batch --hull 1 >"$WORK/longt.jsonl"
+check "long-line trace = single" python3 -c '
+import json, sys
+l = open(sys.argv[1]).readlines(); b = json.load(open(sys.argv[2]))
+assert len(l) == 1 and json.loads(l[0]) == b, l' "$WORK/longt.jsonl" "$WORK/t1.json"
+python3 -c 'import sys; sys.stdout.write(" " * (1 << 20) + "1 2 3\n" + sys.argv[1] + "\n")' "$X $Y $Z" |
+    "$CLI" query "$M" --batch >"$WORK/huge.jsonl"; rc=$?
+check "over-long line refused with its number" python3 -c '
+import json, sys
+l = [json.loads(x) for x in open(sys.argv[1])]
+assert len(l) == 2 and l[0]["line"] == 1 and "longer than" in l[0]["error"] and l[1] == json.load(open(sys.argv[2])), l
+' "$WORK/huge.jsonl" "$WORK/p.json"
+check "over-long line exit 1" test $rc = 1
 expect_stdout_has '"visible":true' "$CLI" query "$M" --see $X $Y $Z $X $Y $Z --json
 "$CLI" query "$M" --point $X $Y $Z --visible-faces --json >"$WORK/vf.json"
 faces=$("$CLI" info "$M" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["counts"]["faces"])')
