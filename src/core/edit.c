@@ -166,40 +166,6 @@ static bool text_ok(const char *s)
 
 #define BK_MAX_ENTITY_TEXT ((size_t)16 << 20)   /* bspkit's own bound: far past any engine's */
 
-/* What each family's engine reads whole; past these a write only warns (a mod's engine may read
- * more). Where the engine's source is public its own buffers count, else the figures its SDK's
- * map tools enforce.
- *  - Quake: ED_ParseEdict copies the key into keyname[256] and values come from com_token[1024]
- *    (id-Software/Quake WinQuake/pr_edict.c, common.c); MAX_EDICTS 600 (WinQuake/quakedef.h).
- *  - BSP2 (QuakeSpasm, FitzQuake and their kin, the engines that load BSP2): the same parser,
- *    MAX_EDICTS 32000 (quakespasm Quake/quakedef.h, "johnfitz -- highest allowed value for max_edicts").
- *  - Half-Life: the SDK's map tools refuse a key of MAX_KEY - 1 = 31 bytes or more and a value of
- *    MAX_VALUE - 1 = 1023 or more (ValveSoftware/halflife utils/common/bsplib.c ParseEpair,
- *    bsplib.h MAX_KEY 32, MAX_VALUE 1024); MAX_EDICTS 900 (common/com_model.h).
- *  - Quake III: keys and values are read into char[MAX_TOKEN_CHARS] (1024, code/qcommon/q_shared.h;
- *    longer tokens are cut), at most MAX_SPAWN_VARS 64 pairs and MAX_SPAWN_VARS_CHARS 4096 bytes
- *    (each key and value with its NUL) per entity, else G_Error (ioquake3 code/game/g_local.h,
- *    g_spawn.c); entities: MAX_GENTITIES 1024 less MAX_CLIENTS 64 client slots and the 2 reserved
- *    (ENTITYNUM_MAX_NORMAL = MAX_GENTITIES - 2, g_utils.c G_Spawn: "no free entities"), plus worldspawn.
- *  - Source: the game reads keys and values into char[MAPKEY_MAXLENGTH] (2048, cutting longer ones;
- *    source-sdk-2013 src/game/shared/mapentities_shared.h/.cpp); vbsp refuses more than
- *    MAX_MAP_ENTITIES 8192 entities (src/public/bspfile.h). Not vbsp's MAX_KEY 32 / MAX_VALUE 1024
- *    (bsplib.cpp ParseEpair): real Left 4 Dead 2 maps have 32- and 39-byte keys
- *    (clip_3D_skybox_near_to_world_far_offset), so later compilers allow more. */
-typedef struct engine_limits {
-    const char *engine;
-    uint32_t key, value;     /* longest key, value in bytes */
-    uint32_t pairs;          /* pairs of one entity, 0: no limit */
-    uint32_t pair_bytes;     /* keys and values of one entity with a NUL each, 0: no limit */
-    uint32_t entities;
-} engine_limits;
-static const engine_limits k_engine_limits[BK_FORMAT_COUNT_] = {
-    [BK_FORMAT_QUAKE1] = {"Quake's", 255, 1023, 0, 0, 600},
-    [BK_FORMAT_BSP2] = {"QuakeSpasm's", 255, 1023, 0, 0, 32000},
-    [BK_FORMAT_GOLDSRC] = {"Half-Life's", 30, 1022, 0, 0, 900},
-    [BK_FORMAT_QUAKE3] = {"Quake III's", 1023, 1023, 64, 4096, 1024 - 64 - 2 + 1},
-    [BK_FORMAT_SOURCE] = {"Source's", 2047, 2047, 0, 0, 8192},
-};
 
 #define MAX_LIMIT_WARNINGS 20
 
@@ -208,7 +174,7 @@ static const engine_limits k_engine_limits[BK_FORMAT_COUNT_] = {
 /* Counts and sizes against the library's limits (refused) and the engine's (warned, the first
  * MAX_LIMIT_WARNINGS of them). key_len / val_len: bytes as written. */
 typedef struct ent_check {
-    const engine_limits *eng;
+    const bk_entity_limits *eng;   /* the engine's (a warning past them); NULL: none known */
     bk_limits lim;
     uint32_t warned;
 } ent_check;
@@ -231,7 +197,7 @@ static bk_result check_pair(const bk_edit *e, ent_check *c, uint32_t i, const ch
                     k ? "key" : "value", k ? key_len : val_len, c->lim.max_entity_string);
         return BK_ELIMIT;
     }
-    if (!c->eng->engine) return BK_OK;
+    if (!c->eng) return BK_OK;
     if (key_len > c->eng->key)
         check_warn(e, c, i, "key \"%.40s\": %llu bytes, over %s limit of %llu", key, key_len, c->eng->key);
     if (val_len > c->eng->value)
@@ -242,7 +208,7 @@ static bk_result check_pair(const bk_edit *e, ent_check *c, uint32_t i, const ch
 
 static void check_entity(const bk_edit *e, ent_check *c, uint32_t i, const bk_entity *en, uint64_t bytes)
 {
-    if (!c->eng->engine) return;
+    if (!c->eng) return;
     if (c->eng->pairs && en->pair_count > c->eng->pairs)
         check_warn(e, c, i, "%s%llu key/value pairs, over %s limit of %llu", "", en->pair_count, c->eng->pairs);
     if (c->eng->pair_bytes && bytes > c->eng->pair_bytes)
@@ -261,13 +227,13 @@ bk_result bk_edit_set_entities(bk_edit *e, const bk_entities *ents)
     for (uint32_t i = 0; i < orig->count && !eight_bit; i++)
         for (uint32_t k = 0; k < orig->items[i].pair_count && !eight_bit; k++)
             eight_bit = !bk_utf8_valid(orig->items[i].pairs[k].key) || !bk_utf8_valid(orig->items[i].pairs[k].value);
-    ent_check chk = {&k_engine_limits[e->f->format < BK_FORMAT_COUNT_ ? e->f->format : 0], bk_limits_of(&e->opt), 0};
+    ent_check chk = {e->f->version ? e->f->version->entity_limits : NULL, bk_limits_of(&e->opt), 0};
     if (ents->count > chk.lim.max_entities) {
         entity_diag(e, BK_SEV_ERROR, BK_ELIMIT, BK_NO_INDEX, "%u entities, over bspkit's limit of %u", ents->count,
                     chk.lim.max_entities);
         return BK_ELIMIT;
     }
-    if (chk.eng->engine && ents->count > chk.eng->entities)
+    if (chk.eng && ents->count > chk.eng->entities)
         check_warn(e, &chk, BK_NO_INDEX, "%s%llu entities, over %s limit of %llu", "", ents->count,
                    chk.eng->entities);
     bk_buf b = {0};

@@ -67,6 +67,15 @@ typedef struct bk_dir_layout {
     bool overlap_warns;        /* a lump over the header: a warning (the engine reads it), else an error */
 } bk_dir_layout;
 
+/* ---- what the family's engine reads of an entity lump (a write past it warns) ------------------- */
+typedef struct bk_entity_limits {
+    const char *engine;        /* "Quake's", for the message */
+    uint32_t key, value;       /* longest key, value in bytes */
+    uint32_t pairs;            /* pairs of one entity, 0: no limit */
+    uint32_t pair_bytes;       /* keys and values of one entity with a NUL each, 0: no limit */
+    uint32_t entities;
+} bk_entity_limits;
+
 /* ---- versions and variants -------------------------------------------------------------------- */
 typedef struct bk_version_desc {
     char ident[16];            /* the magic at byte 0, "" where the version number stands first */
@@ -80,6 +89,7 @@ typedef struct bk_version_desc {
     const bk_dir_layout *dir;  /* NULL: the family's file has no lump directory (not editable) */
     uint8_t entity_slot;       /* directory slot holding the entity lump (Blue Shift swaps 0 and 1) */
     bool supported;            /* false: recognised only to be refused with a clear message */
+    const bk_entity_limits *entity_limits;   /* NULL: none known */
 } bk_version_desc;
 
 /* ---- references ------------------------------------------------------------------------------- */

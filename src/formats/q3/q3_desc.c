@@ -6,13 +6,21 @@
 
 static const bk_dir_layout k_dir = {8, BK_Q3_LUMP_COUNT, 8, 0, 4, Q3_HEADER_SIZE, 4, true};
 
+/* What the engine reads of an entity lump (a write past it warns): keys and values are read into
+ * char[MAX_TOKEN_CHARS] (1024, code/qcommon/q_shared.h; longer tokens are cut), at most
+ * MAX_SPAWN_VARS 64 pairs and MAX_SPAWN_VARS_CHARS 4096 bytes (each key and value with its NUL) per
+ * entity, else G_Error (ioquake3 code/game/g_local.h, g_spawn.c); entities: MAX_GENTITIES 1024 less
+ * MAX_CLIENTS 64 client slots and the 2 reserved (ENTITYNUM_MAX_NORMAL = MAX_GENTITIES - 2, g_utils.c
+ * G_Spawn: "no free entities"), plus worldspawn. */
+static const bk_entity_limits k_q3_ents = {"Quake III's", 1023, 1023, 64, 4096, 1024 - 64 - 2 + 1};
+
 static const bk_version_desc k_versions[] = {
-    {"IBSP", 46, 4, "Quake 3 IBSP 46", "q3", BK_FORMAT_QUAKE3, 0, &k_dir, 0, true},
-    {"IBSP", 47, 4, "RTCW / Wolfenstein: ET IBSP 47", "rtcw-et", BK_FORMAT_QUAKE3, 0, &k_dir, 0, true},
-    {"IBSP", 38, 4, "Quake 2", "", BK_FORMAT_QUAKE3, 0, NULL, 0, false},
-    {"RBSP", 1, -1, "Raven RBSP", "", BK_FORMAT_QUAKE3, 0, NULL, 0, false},
-    {"FAKK", 12, -1, "Ritual FAKK", "", BK_FORMAT_QUAKE3, 0, NULL, 0, false},
-    {"EF2!", 20, -1, "Ritual EF2", "", BK_FORMAT_QUAKE3, 0, NULL, 0, false},
+    {"IBSP", 46, 4, "Quake 3 IBSP 46", "q3", BK_FORMAT_QUAKE3, 0, &k_dir, 0, true, &k_q3_ents},
+    {"IBSP", 47, 4, "RTCW / Wolfenstein: ET IBSP 47", "rtcw-et", BK_FORMAT_QUAKE3, 0, &k_dir, 0, true, &k_q3_ents},
+    {"IBSP", 38, 4, "Quake 2", "", BK_FORMAT_QUAKE3, 0, NULL, 0, false, NULL},
+    {"RBSP", 1, -1, "Raven RBSP", "", BK_FORMAT_QUAKE3, 0, NULL, 0, false, NULL},
+    {"FAKK", 12, -1, "Ritual FAKK", "", BK_FORMAT_QUAKE3, 0, NULL, 0, false, NULL},
+    {"EF2!", 20, -1, "Ritual EF2", "", BK_FORMAT_QUAKE3, 0, NULL, 0, false, NULL},
 };
 
 #define F(name, type, offset, count) {name, BK_FT_##type, offset, count}

@@ -6,13 +6,26 @@
 
 static const bk_dir_layout k_dir = {4, BK_Q1_LUMP_COUNT, 8, 0, 4, 4 + 8 * BK_Q1_LUMP_COUNT, 4, true};
 
+/* What the engines read of an entity lump; past these a write only warns (a mod's engine may read
+ * more). Where the engine's source is public its own buffers count, else its SDK's map tools.
+ *  - Quake: ED_ParseEdict copies the key into keyname[256] and values come from com_token[1024]
+ *    (id-Software/Quake WinQuake/pr_edict.c, common.c); MAX_EDICTS 600 (WinQuake/quakedef.h).
+ *  - BSP2 (QuakeSpasm, FitzQuake and their kin, the engines that load BSP2): the same parser,
+ *    MAX_EDICTS 32000 (quakespasm Quake/quakedef.h, "johnfitz -- highest allowed value for max_edicts").
+ *  - Half-Life: the SDK's map tools refuse a key of MAX_KEY - 1 = 31 bytes or more and a value of
+ *    MAX_VALUE - 1 = 1023 or more (ValveSoftware/halflife utils/common/bsplib.c ParseEpair,
+ *    bsplib.h MAX_KEY 32, MAX_VALUE 1024); MAX_EDICTS 900 (common/com_model.h). */
+static const bk_entity_limits k_quake_ents = {"Quake's", 255, 1023, 0, 0, 600};
+static const bk_entity_limits k_bsp2_ents = {"QuakeSpasm's", 255, 1023, 0, 0, 32000};
+static const bk_entity_limits k_goldsrc_ents = {"Half-Life's", 30, 1022, 0, 0, 900};
+
 static const bk_version_desc k_versions[] = {
-    {"", 29, 0, "Quake BSP29", "", BK_FORMAT_QUAKE1, 0, &k_dir, 0, true},
-    {"", 30, 0, "GoldSrc BSP30", "", BK_FORMAT_GOLDSRC, 0, &k_dir, 0, true},
+    {"", 29, 0, "Quake BSP29", "", BK_FORMAT_QUAKE1, 0, &k_dir, 0, true, &k_quake_ents},
+    {"", 30, 0, "GoldSrc BSP30", "", BK_FORMAT_GOLDSRC, 0, &k_dir, 0, true, &k_goldsrc_ents},
     /* the same bytes at the start; told apart by the loader: entities in the second slot */
-    {"", 30, 0, "GoldSrc BSP30 (Blue Shift)", "bshift", BK_FORMAT_GOLDSRC, 0, &k_dir, 1, true},
-    {"BSP2", 29, -1, "BSP2", "bsp2", BK_FORMAT_BSP2, 1, &k_dir, 0, true},
-    {"2PSB", 29, -1, "2PSB", "2psb", BK_FORMAT_BSP2, 2, &k_dir, 0, true},
+    {"", 30, 0, "GoldSrc BSP30 (Blue Shift)", "bshift", BK_FORMAT_GOLDSRC, 0, &k_dir, 1, true, &k_goldsrc_ents},
+    {"BSP2", 29, -1, "BSP2", "bsp2", BK_FORMAT_BSP2, 1, &k_dir, 0, true, &k_bsp2_ents},
+    {"2PSB", 29, -1, "2PSB", "2psb", BK_FORMAT_BSP2, 2, &k_dir, 0, true, &k_bsp2_ents},
 };
 
 const bk_version_desc *bk_quake_version_bshift(void) { return &k_versions[2]; }
@@ -155,8 +168,8 @@ const bk_family bk_family_quake = {
 
 /* WAD3 texture archives: versions and operations only (WAD2 recognised to be refused) */
 static const bk_version_desc k_wad_versions[] = {
-    {"WAD3", 3, -1, "GoldSrc WAD3", "", BK_FORMAT_WAD3, 0, NULL, 0, true},
-    {"WAD2", 2, -1, "Quake WAD2", "", BK_FORMAT_WAD3, 0, NULL, 0, false},
+    {"WAD3", 3, -1, "GoldSrc WAD3", "", BK_FORMAT_WAD3, 0, NULL, 0, true, NULL},
+    {"WAD2", 2, -1, "Quake WAD2", "", BK_FORMAT_WAD3, 0, NULL, 0, false, NULL},
 };
 const bk_family bk_family_wad3 = {
     "wad3", k_wad_versions, BK_ARRAY_LEN(k_wad_versions), NULL, 0, NULL, 0, &bk_ops_wad3, NULL, NULL, -1, NULL,

@@ -14,15 +14,23 @@ static const bk_dir_layout k_dir = {8, BK_SRC_LUMP_COUNT, 16, 0, 4, VBSP_HEADER_
 /* {version, offset, length, fourCC} */
 static const bk_dir_layout k_dir_l4d2 = {8, BK_SRC_LUMP_COUNT, 16, 4, 8, VBSP_HEADER_SIZE, 4, false};
 
+/* What the game reads of an entity lump (a write past it warns): keys and values into
+ * char[MAPKEY_MAXLENGTH] (2048, cutting longer ones; source-sdk-2013
+ * src/game/shared/mapentities_shared.h/.cpp); vbsp refuses more than MAX_MAP_ENTITIES 8192 entities
+ * (src/public/bspfile.h). Not vbsp's MAX_KEY 32 / MAX_VALUE 1024 (bsplib.cpp ParseEpair): real
+ * Left 4 Dead 2 maps have 32- and 39-byte keys (clip_3D_skybox_near_to_world_far_offset), so later
+ * compilers allow more. */
+static const bk_entity_limits k_source_ents = {"Source's", 2047, 2047, 0, 0, 8192};
+
 static const bk_version_desc k_versions[] = {
-    {"VBSP", 17, 4, "Source v17 (Vampire: Bloodlines)", "vtmb", BK_FORMAT_SOURCE, 2, &k_dir, 0, true},
-    {"VBSP", 19, 4, "Source v19", "", BK_FORMAT_SOURCE, 0, &k_dir, 0, true},
-    {"VBSP", 20, 4, "Source v20", "", BK_FORMAT_SOURCE, 0, &k_dir, 0, true},
-    {"VBSP", 21, 4, "Source v21", "", BK_FORMAT_SOURCE, 0, &k_dir, 0, true},
+    {"VBSP", 17, 4, "Source v17 (Vampire: Bloodlines)", "vtmb", BK_FORMAT_SOURCE, 2, &k_dir, 0, true, &k_source_ents},
+    {"VBSP", 19, 4, "Source v19", "", BK_FORMAT_SOURCE, 0, &k_dir, 0, true, &k_source_ents},
+    {"VBSP", 20, 4, "Source v20", "", BK_FORMAT_SOURCE, 0, &k_dir, 0, true, &k_source_ents},
+    {"VBSP", 21, 4, "Source v21", "", BK_FORMAT_SOURCE, 0, &k_dir, 0, true, &k_source_ents},
     /* the same bytes at the start; told apart by the loader (which directory order places the lumps) */
-    {"VBSP", 21, 4, "Source v21 (L4D2 lump order)", "l4d2", BK_FORMAT_SOURCE, 0, &k_dir_l4d2, 0, true},
-    {"PSBV", 0, -1, "big-endian console VBSP", "", BK_FORMAT_SOURCE, 0, NULL, 0, false},
-    {"rBSP", 0, -1, "Respawn rBSP", "", BK_FORMAT_SOURCE, 0, NULL, 0, false},
+    {"VBSP", 21, 4, "Source v21 (L4D2 lump order)", "l4d2", BK_FORMAT_SOURCE, 0, &k_dir_l4d2, 0, true, &k_source_ents},
+    {"PSBV", 0, -1, "big-endian console VBSP", "", BK_FORMAT_SOURCE, 0, NULL, 0, false, NULL},
+    {"rBSP", 0, -1, "Respawn rBSP", "", BK_FORMAT_SOURCE, 0, NULL, 0, false, NULL},
 };
 
 const bk_version_desc *bk_vbsp_version_l4d2(void) { return &k_versions[4]; }
@@ -227,19 +235,19 @@ const bk_family bk_family_source = {
 
 /* ---- the minimal families of Source's assets -------------------------------------------------- */
 static const bk_version_desc k_vtf_versions[] = {
-    {"VTF", 7, -1, "Valve texture 7.x", "", BK_FORMAT_VTF, 0, NULL, 0, true},
+    {"VTF", 7, -1, "Valve texture 7.x", "", BK_FORMAT_VTF, 0, NULL, 0, true, NULL},
 };
 const bk_family bk_family_vtf = {
     "vtf", k_vtf_versions, BK_ARRAY_LEN(k_vtf_versions), NULL, 0, NULL, 0, &bk_ops_vtf, NULL, NULL, -1, NULL,
 };
 
 static const bk_version_desc k_mdl_versions[] = {
-    {"IDST", 44, 4, "Source model v44", "", BK_FORMAT_MDL, 0, NULL, 0, true},
-    {"IDST", 45, 4, "Source model v45", "", BK_FORMAT_MDL, 0, NULL, 0, true},
-    {"IDST", 46, 4, "Source model v46", "", BK_FORMAT_MDL, 0, NULL, 0, true},
-    {"IDST", 47, 4, "Source model v47", "", BK_FORMAT_MDL, 0, NULL, 0, true},
-    {"IDST", 48, 4, "Source model v48", "", BK_FORMAT_MDL, 0, NULL, 0, true},
-    {"IDST", 49, 4, "Source model v49", "", BK_FORMAT_MDL, 0, NULL, 0, true},
+    {"IDST", 44, 4, "Source model v44", "", BK_FORMAT_MDL, 0, NULL, 0, true, NULL},
+    {"IDST", 45, 4, "Source model v45", "", BK_FORMAT_MDL, 0, NULL, 0, true, NULL},
+    {"IDST", 46, 4, "Source model v46", "", BK_FORMAT_MDL, 0, NULL, 0, true, NULL},
+    {"IDST", 47, 4, "Source model v47", "", BK_FORMAT_MDL, 0, NULL, 0, true, NULL},
+    {"IDST", 48, 4, "Source model v48", "", BK_FORMAT_MDL, 0, NULL, 0, true, NULL},
+    {"IDST", 49, 4, "Source model v49", "", BK_FORMAT_MDL, 0, NULL, 0, true, NULL},
 };
 const bk_family bk_family_mdl = {
     "mdl", k_mdl_versions, BK_ARRAY_LEN(k_mdl_versions), NULL, 0, NULL, 0, &bk_ops_mdl, NULL, NULL, -1, NULL,

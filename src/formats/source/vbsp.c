@@ -339,9 +339,8 @@ static bk_result decode_pending(ld *L, const int *list, int n)
  * before anything is inflated (the lump stays empty when it does not fit). */
 static bk_result lzma_size_ok(ld *L, int i, uint32_t actual, bool *fits)
 {
-    size_t es = k_lumps[i].entry;
-    if (i == BK_SRC_LUMP_FACES || i == BK_SRC_LUMP_ORIGINALFACES || i == BK_SRC_LUMP_FACES_HDR)
-        es = L->p->version == 17 ? 104 : 56;
+    /* leafs: 56 or 32 bytes by the lump's own version, checked when they are read */
+    size_t es = i == BK_SRC_LUMP_LEAFS ? 0 : k_lumps[i].entry[L->f->version->column];
     *fits = true;
     if (es <= 1) return BK_OK;
     const bk_source_lump *l = &L->p->lumps[i];
