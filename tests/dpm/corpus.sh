@@ -44,9 +44,8 @@ check "h_uzi reload key 15 = frame 230" $GSC "$WORK/h_uzi.glb" 3 15 "$WORK/uzi.d
 expect_stdout_has "6 animations" "$CLI" convert "$D/spiderbot.dpm" -o "$WORK/sb.glb"
 # a model inside a .pk3: its framegroups are found in the archive too
 PK3=$FETCHED/pk3/nexuiz-data.pk3
-if [[ -f $PK3 ]]; then
-    expect_stdout_has "6 animations" "$CLI" convert "$PK3:models/spiderbot/spiderbot.dpm" -o "$WORK/pk3.glb"
-fi
+need_file "$PK3"
+expect_stdout_has "6 animations" "$CLI" convert "$PK3:models/spiderbot/spiderbot.dpm" -o "$WORK/pk3.glb"
 # --keep-all-bones keeps attachment bones no vertex uses ("shot", "shell" on the h_* weapons)
 bones() { "$CLI" info --json "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["counts"]["bones"])'; }
 for m in "$D"/h_*.dpm; do

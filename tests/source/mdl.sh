@@ -161,16 +161,16 @@ expect_stderr_has "MDL version 53" "$CLI" info "$h/v53.mdl"
 
 # ---- a real map whose static props take a generated model ---------------------------------------
 MAP=$CORPUS/source/ricochet_v20_rc_arena_codetest.bsp
-if [[ -f $MAP ]]; then
-    pg=$WORK/propgame/models/props_ricochet
-    mkdir -p "$pg"
-    for e in mdl vvd dx90.vtx; do cp "$M/box_v48.$e" "$pg/platform.$e"; done
-    cp -r "$GEN/game/materials" "$WORK/propgame/"
-    "$CLI" props --json "$MAP" > "$WORK/props.json"
-    "$CLI" convert "$MAP" -o "$WORK/map.glb" --game-dir "$WORK/propgame" -q
-    check "the map with props passes the Khronos validator" gltf_validate "$WORK/map.glb"
-    "$CLI" convert "$MAP" -o "$WORK/map.gltf" --game-dir "$WORK/propgame" -q
-    check "props placed at their sprp origin, one mesh per model and skin" $PY - "$WORK/map.gltf" "$WORK/props.json" <<'PY'
+need_file "$MAP"
+pg=$WORK/propgame/models/props_ricochet
+mkdir -p "$pg"
+for e in mdl vvd dx90.vtx; do cp "$M/box_v48.$e" "$pg/platform.$e"; done
+cp -r "$GEN/game/materials" "$WORK/propgame/"
+"$CLI" props --json "$MAP" > "$WORK/props.json"
+"$CLI" convert "$MAP" -o "$WORK/map.glb" --game-dir "$WORK/propgame" -q
+check "the map with props passes the Khronos validator" gltf_validate "$WORK/map.glb"
+"$CLI" convert "$MAP" -o "$WORK/map.gltf" --game-dir "$WORK/propgame" -q
+check "props placed at their sprp origin, one mesh per model and skin" $PY - "$WORK/map.gltf" "$WORK/props.json" <<'PY'
 import json, math, sys
 g, p = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 nodes = [n for n in g["nodes"] if n.get("extras", {}).get("classname") == "prop_static"]
@@ -180,64 +180,61 @@ if len(nodes) != len(props): errs.append("%d prop nodes for %d props" % (len(nod
 s = 0.0254
 meshes = {}
 for n, sp in zip(nodes, props):
-    o = sp["origin"]
-    want = [o[0] * s, o[2] * s, -o[1] * s]   # Z-up engine units -> Y-up metres
-    t = n.get("translation", [0, 0, 0])
-    if max(abs(t[i] - want[i]) for i in range(3)) > 1e-4: errs.append("%s at %s, want %s" % (sp["model"], t, want))
-    if n["extras"]["model"] != sp["model"]: errs.append("model extras")
-    if sp["model"].endswith("/platform.mdl"):
-        if "mesh" not in n: errs.append("a platform prop has no mesh")
-        else:
-            skin = sp["skin"] if 0 <= sp["skin"] < 2 else 0
-            meshes.setdefault(skin, set()).add(n["mesh"])
-            # yaw about the up axis: glTF rotation about +Y by the yaw
-            yaw = math.radians(sp["angles"][1])
-            q = n.get("rotation", [0, 0, 0, 1])
-            if abs(abs(q[1]) - abs(math.sin(yaw / 2))) > 1e-4 or abs(q[0]) > 1e-4: errs.append("rotation %s" % q)
-    elif "mesh" in n:
-        errs.append("%s has a mesh but no model files were given" % sp["model"])
+o = sp["origin"]
+want = [o[0] * s, o[2] * s, -o[1] * s]   # Z-up engine units -> Y-up metres
+t = n.get("translation", [0, 0, 0])
+if max(abs(t[i] - want[i]) for i in range(3)) > 1e-4: errs.append("%s at %s, want %s" % (sp["model"], t, want))
+if n["extras"]["model"] != sp["model"]: errs.append("model extras")
+if sp["model"].endswith("/platform.mdl"):
+    if "mesh" not in n: errs.append("a platform prop has no mesh")
+    else:
+        skin = sp["skin"] if 0 <= sp["skin"] < 2 else 0
+        meshes.setdefault(skin, set()).add(n["mesh"])
+        # yaw about the up axis: glTF rotation about +Y by the yaw
+        yaw = math.radians(sp["angles"][1])
+        q = n.get("rotation", [0, 0, 0, 1])
+        if abs(abs(q[1]) - abs(math.sin(yaw / 2))) > 1e-4 or abs(q[0]) > 1e-4: errs.append("rotation %s" % q)
+elif "mesh" in n:
+    errs.append("%s has a mesh but no model files were given" % sp["model"])
 if sorted(meshes) != [0, 1] or any(len(v) != 1 for v in meshes.values()) or meshes[0] == meshes[1]:
-    errs.append("meshes per skin: %s" % meshes)
+errs.append("meshes per skin: %s" % meshes)
 else:
-    # skin 1 takes the second family: box_skin_b instead of box_skin_a
-    m1 = g["meshes"][next(iter(meshes[1]))]
-    names = [g["materials"][pr["material"]]["name"] for pr in m1["primitives"]]
-    if names[0] != "models/bspkit_test/box_skin_b": errs.append("skin 1 materials %s" % names)
-    for pr in m1["primitives"]:
-        if "JOINTS_0" in pr["attributes"]: errs.append("a static prop mesh is skinned")
+# skin 1 takes the second family: box_skin_b instead of box_skin_a
+m1 = g["meshes"][next(iter(meshes[1]))]
+names = [g["materials"][pr["material"]]["name"] for pr in m1["primitives"]]
+if names[0] != "models/bspkit_test/box_skin_b": errs.append("skin 1 materials %s" % names)
+for pr in m1["primitives"]:
+    if "JOINTS_0" in pr["attributes"]: errs.append("a static prop mesh is skinned")
 if errs: print("\n".join(errs[:10]))
 sys.exit(1 if errs else 0)
 PY
-    # the models not given are reported, the one given is not
-    "$CLI" validate --assets "$MAP" --game-dir "$WORK/propgame" > "$WORK/assets.txt"
-    check "validate --assets names the missing prop models" grep -q "missing: model models/props_ricochet/arrow.mdl" "$WORK/assets.txt"
-    check "validate --assets does not name the model it found" bash -c "! grep -q 'platform.mdl' '$WORK/assets.txt'"
-    # a model with its VVD missing is reported too
-    mv "$pg/platform.vvd" "$pg/platform.vvd.off"
-    "$CLI" validate --assets "$MAP" --game-dir "$WORK/propgame" > "$WORK/assets2.txt"
-    check "validate --assets names a model's missing VVD" grep -q "models/props_ricochet/platform.vvd not found" "$WORK/assets2.txt"
-    "$CLI" convert "$MAP" -o "$WORK/map_novvd.gltf" --game-dir "$WORK/propgame" -q
-    check "a prop whose model is incomplete stays a placement node" $PY -c '
+# the models not given are reported, the one given is not
+"$CLI" validate --assets "$MAP" --game-dir "$WORK/propgame" > "$WORK/assets.txt"
+check "validate --assets names the missing prop models" grep -q "missing: model models/props_ricochet/arrow.mdl" "$WORK/assets.txt"
+check "validate --assets does not name the model it found" bash -c "! grep -q 'platform.mdl' '$WORK/assets.txt'"
+# a model with its VVD missing is reported too
+mv "$pg/platform.vvd" "$pg/platform.vvd.off"
+"$CLI" validate --assets "$MAP" --game-dir "$WORK/propgame" > "$WORK/assets2.txt"
+check "validate --assets names a model's missing VVD" grep -q "models/props_ricochet/platform.vvd not found" "$WORK/assets2.txt"
+"$CLI" convert "$MAP" -o "$WORK/map_novvd.gltf" --game-dir "$WORK/propgame" -q
+check "a prop whose model is incomplete stays a placement node" $PY -c '
 import json, sys
 g = json.load(open(sys.argv[1]))
 sys.exit(0 if not any("mesh" in n for n in g["nodes"] if n.get("extras", {}).get("classname") == "prop_static") else 1)' "$WORK/map_novvd.gltf"
-    mv "$pg/platform.vvd.off" "$pg/platform.vvd"
-    # the same model from a VPK
-    $PY "$BK_TESTS/source/vpk_write.py" "$WORK/propgame" "$WORK/vpk/props" >/dev/null
-    "$CLI" convert "$MAP" -o "$WORK/map_vpk.gltf" --game-dir "$WORK/vpk/props_dir.vpk" -q
-    check "prop models and their textures come from a VPK" $PY -c '
+mv "$pg/platform.vvd.off" "$pg/platform.vvd"
+# the same model from a VPK
+$PY "$BK_TESTS/source/vpk_write.py" "$WORK/propgame" "$WORK/vpk/props" >/dev/null
+"$CLI" convert "$MAP" -o "$WORK/map_vpk.gltf" --game-dir "$WORK/vpk/props_dir.vpk" -q
+check "prop models and their textures come from a VPK" $PY -c '
 import json, sys
 g = json.load(open(sys.argv[1]))
 n = [x for x in g["nodes"] if x.get("extras", {}).get("model", "").endswith("platform.mdl")]
 t = [m for m in g["materials"] if m["name"].startswith("models/bspkit_test/") and "baseColorTexture" in m["pbrMetallicRoughness"]]
 sys.exit(0 if n and all("mesh" in x for x in n) and len(t) >= 2 else 1)' "$WORK/map_vpk.gltf"
-    # --no-props: no prop nodes at all
-    "$CLI" convert "$MAP" -o "$WORK/map_noprops.gltf" --game-dir "$WORK/propgame" --no-props -q
-    check "--no-props leaves the props out" $PY -c '
+# --no-props: no prop nodes at all
+"$CLI" convert "$MAP" -o "$WORK/map_noprops.gltf" --game-dir "$WORK/propgame" --no-props -q
+check "--no-props leaves the props out" $PY -c '
 import json, sys
 g = json.load(open(sys.argv[1]))
 sys.exit(0 if not any(n.get("extras", {}).get("classname") == "prop_static" for n in g["nodes"]) else 1)' "$WORK/map_noprops.gltf"
-else
-    echo "note: $MAP missing, map + prop checks skipped"
-fi
 bk_done
