@@ -203,16 +203,16 @@ sky = [n for n in j['nodes'] if n.get('name') == 'skybox']
 names = sorted(j['materials'][p['material']]['name'] for p in j['meshes'][sky[0]['mesh']]['primitives']) if sky else []
 want = sorted(f'env/stralenex8/darkblue_{f}' for f in ('rt', 'bk', 'lf', 'ft', 'up', 'dn'))
 if names != want:
-print('sky faces', names); ok = False
+    print('sky faces', names); ok = False
 if j['scenes'][0].get('extras', {}).get('displayGamma') != '1.125':
-print('scene extras', j['scenes'][0].get('extras')); ok = False
+    print('scene extras', j['scenes'][0].get('extras')); ok = False
 lit = [m for m in j['materials'] if 'occlusionTexture' in m]
 if not lit or any(m['extras'].get('engine') != 'darkplaces' or m['extras'].get('lightmapAmbientBaked') != '0.0625' for m in lit):
-print('lit materials', [m.get('extras') for m in lit[:2]]); ok = False
+    print('lit materials', [m.get('extras') for m in lit[:2]]); ok = False
 world = [n for n in j['nodes'] if n.get('name') == 'worldspawn'][0]
 wm = {j['materials'][p['material']]['name'] for p in j['meshes'][world['mesh']]['primitives']}
 if 'textures/stralenex8/darkblue_sky' in wm:
-print('sky surfaces drawn'); ok = False
+    print('sky surfaces drawn'); ok = False
 sys.exit(0 if ok else 1)
 PYEOF
 gltf_validate "$WORK/bp.glb" >"$WORK/bpv.txt" 2>&1
@@ -230,13 +230,13 @@ o, l = struct.unpack_from('<ii', d, 8 + 8)
 names = [d[o + 72 * i:o + 72 * i + 64].split(b'\0')[0].decode() for i in range(l // 72)]
 so, sl = struct.unpack_from('<ii', d, 8 + 13 * 8)
 used = {names[struct.unpack_from('<i', d, so + 104 * i)[0]] for i in range(sl // 104)
-    if struct.unpack_from('<8i', d, so + 104 * i)[7] >= 0}
+        if struct.unpack_from('<8i', d, so + 104 * i)[7] >= 0}
 name = sorted(n for n in used if n.startswith('textures/'))[0]
 def tga(path, c):
-os.makedirs(os.path.dirname(path), exist_ok=True)
-open(path, 'wb').write(struct.pack('<BBBHHBHHHHBB', 0, 0, 2, 0, 0, 0, 0, 0, 2, 2, 24, 0) + bytes(c[::-1]) * 4)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    open(path, 'wb').write(struct.pack('<BBBHHBHHHHBB', 0, 0, 2, 0, 0, 0, 0, 0, 2, 2, 24, 0) + bytes(c[::-1]) * 4)
 for suf, c in (('', (120, 120, 120)), ('_norm', (128, 128, 255)), ('_gloss', (60, 60, 60)), ('_glow', (255, 0, 0))):
-tga(f'{sys.argv[2]}/{name}{suf}.tga', c)
+    tga(f'{sys.argv[2]}/{name}{suf}.tga', c)
 open(f'{sys.argv[2]}/name.txt', 'w').write(name)
 PYEOF
 "$CLI" convert "$T" -o "$WORK/dp.glb" --game-dir "$D" -q
@@ -247,9 +247,9 @@ name = open(sys.argv[2]).read()
 m = [m for m in j['materials'] if m['name'] == name][0]
 img = lambda t: j['images'][j['textures'][t['index']]['source']]['name']
 ok = ('normalTexture' in m and img(m['normalTexture']).endswith('_norm')
-  and img(m['extensions']['KHR_materials_specular']['specularColorTexture']).endswith('_gloss')
-  and img(m['emissiveTexture']).endswith('_glow') and m['extras'].get('engine') == 'darkplaces'
-  and 'KHR_materials_specular' in j['extensionsUsed'])
+      and img(m['extensions']['KHR_materials_specular']['specularColorTexture']).endswith('_gloss')
+      and img(m['emissiveTexture']).endswith('_glow') and m['extras'].get('engine') == 'darkplaces'
+      and 'KHR_materials_specular' in j['extensionsUsed'])
 print(m) if not ok else None
 sys.exit(0 if ok else 1)
 PYEOF

@@ -118,31 +118,28 @@ gltf_validate "$WORK/nx1.glb" "$WORK/nx3.glb" >"$WORK/nxv.txt"
 check "external-lightmap glbs valid" test $? = 0
 
 # real textures and shader scripts (FETCH_TEXTURES=1 brings OpenArena's texture archives)
-if [[ -f $PK3/oa-pak4-textures.pk3 ]]; then
-    GD=()
-    for a in "$PK3"/oa-pak*.pk3 "$PK3/oa088-pak6-patch088.pk3"; do [[ -f $a ]] && GD+=(--game-dir "$a"); done
-    for name in aggressor dm4ish; do
-        "$CLI" convert "$PK3/oa081-pak1-maps.pk3:maps/$name.bsp" -o "$WORK/tex-$name.glb" "${GD[@]}" >"$WORK/tex.out"
-        check "textured convert of $name" test $? = 0
-        nimg=$(sed -n 's/.*materials, \([0-9]*\) images.*/\1/p' "$WORK/tex.out")
-        check "$name: real textures embedded ($nimg images)" test "${nimg:-0}" -gt 5
-    done
-    # a game folder (as installed: baseoa/*.pk3 + baseoa/maps/NAME.bsp): its archives are searched,
-    # whether given with --game-dir or found as the map's maps/ folder's parent
-    mkdir -p "$WORK/baseoa/maps"
-    for a in "$PK3"/oa-pak*.pk3; do ln -sf "$a" "$WORK/baseoa/$(basename "$a" | sed 's/^oa-//')"; done
-    cp "$FETCHED/q3/oa081/dm6ish.bsp" "$WORK/baseoa/maps/"
-    "$CLI" convert "$WORK/baseoa/maps/dm6ish.bsp" -o "$WORK/tex-gamefolder.glb" >"$WORK/tex.out" 2>/dev/null
+need_file "$PK3/oa-pak4-textures.pk3" "$PK3/oa088-pak6-patch088.pk3"
+GD=()
+for a in "$PK3"/oa-pak*.pk3 "$PK3/oa088-pak6-patch088.pk3"; do GD+=(--game-dir "$a"); done
+for name in aggressor dm4ish; do
+    "$CLI" convert "$PK3/oa081-pak1-maps.pk3:maps/$name.bsp" -o "$WORK/tex-$name.glb" "${GD[@]}" >"$WORK/tex.out"
+    check "textured convert of $name" test $? = 0
     nimg=$(sed -n 's/.*materials, \([0-9]*\) images.*/\1/p' "$WORK/tex.out")
-    check "map in a game's maps/ folder finds the game's archives ($nimg images)" test "${nimg:-0}" -gt 5
-    "$CLI" convert "$FETCHED/q3/oa081/dm6ish.bsp" -o "$WORK/tex-gamedir.glb" --game-dir "$WORK/baseoa" >"$WORK/tex.out" 2>/dev/null
-    nimg2=$(sed -n 's/.*materials, \([0-9]*\) images.*/\1/p' "$WORK/tex.out")
-    check "--game-dir FOLDER searches the .pk3s inside it ($nimg2 images)" test "${nimg2:-0}" = "${nimg:-0}"
-    gltf_validate "$WORK"/tex-*.glb >"$WORK/texv.txt"
-    check "textured glbs valid" test $? = 0
-else
-    echo "note: OpenArena texture archives absent (FETCH_TEXTURES=1 fetch-corpus); real-texture checks skipped"
-fi
+    check "$name: real textures embedded ($nimg images)" test "${nimg:-0}" -gt 5
+done
+# a game folder (as installed: baseoa/*.pk3 + baseoa/maps/NAME.bsp): its archives are searched,
+# whether given with --game-dir or found as the map's maps/ folder's parent
+mkdir -p "$WORK/baseoa/maps"
+for a in "$PK3"/oa-pak*.pk3; do ln -sf "$a" "$WORK/baseoa/$(basename "$a" | sed 's/^oa-//')"; done
+cp "$FETCHED/q3/oa081/dm6ish.bsp" "$WORK/baseoa/maps/"
+"$CLI" convert "$WORK/baseoa/maps/dm6ish.bsp" -o "$WORK/tex-gamefolder.glb" >"$WORK/tex.out" 2>/dev/null
+nimg=$(sed -n 's/.*materials, \([0-9]*\) images.*/\1/p' "$WORK/tex.out")
+check "map in a game's maps/ folder finds the game's archives ($nimg images)" test "${nimg:-0}" -gt 5
+"$CLI" convert "$FETCHED/q3/oa081/dm6ish.bsp" -o "$WORK/tex-gamedir.glb" --game-dir "$WORK/baseoa" >"$WORK/tex.out" 2>/dev/null
+nimg2=$(sed -n 's/.*materials, \([0-9]*\) images.*/\1/p' "$WORK/tex.out")
+check "--game-dir FOLDER searches the .pk3s inside it ($nimg2 images)" test "${nimg2:-0}" = "${nimg:-0}"
+gltf_validate "$WORK"/tex-*.glb >"$WORK/texv.txt"
+check "textured glbs valid" test $? = 0
 # a game folder: a shader script maps the first shader to an image, the second shader is found by
 # its own name as .tga (the folder is listed for scripts/*.shader, case-insensitively)
 python3 - "$M" "$WORK/gamedir" <<'PYEOF'

@@ -180,31 +180,31 @@ if len(nodes) != len(props): errs.append("%d prop nodes for %d props" % (len(nod
 s = 0.0254
 meshes = {}
 for n, sp in zip(nodes, props):
-o = sp["origin"]
-want = [o[0] * s, o[2] * s, -o[1] * s]   # Z-up engine units -> Y-up metres
-t = n.get("translation", [0, 0, 0])
-if max(abs(t[i] - want[i]) for i in range(3)) > 1e-4: errs.append("%s at %s, want %s" % (sp["model"], t, want))
-if n["extras"]["model"] != sp["model"]: errs.append("model extras")
-if sp["model"].endswith("/platform.mdl"):
-    if "mesh" not in n: errs.append("a platform prop has no mesh")
-    else:
-        skin = sp["skin"] if 0 <= sp["skin"] < 2 else 0
-        meshes.setdefault(skin, set()).add(n["mesh"])
-        # yaw about the up axis: glTF rotation about +Y by the yaw
-        yaw = math.radians(sp["angles"][1])
-        q = n.get("rotation", [0, 0, 0, 1])
-        if abs(abs(q[1]) - abs(math.sin(yaw / 2))) > 1e-4 or abs(q[0]) > 1e-4: errs.append("rotation %s" % q)
-elif "mesh" in n:
-    errs.append("%s has a mesh but no model files were given" % sp["model"])
+    o = sp["origin"]
+    want = [o[0] * s, o[2] * s, -o[1] * s]   # Z-up engine units -> Y-up metres
+    t = n.get("translation", [0, 0, 0])
+    if max(abs(t[i] - want[i]) for i in range(3)) > 1e-4: errs.append("%s at %s, want %s" % (sp["model"], t, want))
+    if n["extras"]["model"] != sp["model"]: errs.append("model extras")
+    if sp["model"].endswith("/platform.mdl"):
+        if "mesh" not in n: errs.append("a platform prop has no mesh")
+        else:
+            skin = sp["skin"] if 0 <= sp["skin"] < 2 else 0
+            meshes.setdefault(skin, set()).add(n["mesh"])
+            # yaw about the up axis: glTF rotation about +Y by the yaw
+            yaw = math.radians(sp["angles"][1])
+            q = n.get("rotation", [0, 0, 0, 1])
+            if abs(abs(q[1]) - abs(math.sin(yaw / 2))) > 1e-4 or abs(q[0]) > 1e-4: errs.append("rotation %s" % q)
+    elif "mesh" in n:
+        errs.append("%s has a mesh but no model files were given" % sp["model"])
 if sorted(meshes) != [0, 1] or any(len(v) != 1 for v in meshes.values()) or meshes[0] == meshes[1]:
-errs.append("meshes per skin: %s" % meshes)
+    errs.append("meshes per skin: %s" % meshes)
 else:
-# skin 1 takes the second family: box_skin_b instead of box_skin_a
-m1 = g["meshes"][next(iter(meshes[1]))]
-names = [g["materials"][pr["material"]]["name"] for pr in m1["primitives"]]
-if names[0] != "models/bspkit_test/box_skin_b": errs.append("skin 1 materials %s" % names)
-for pr in m1["primitives"]:
-    if "JOINTS_0" in pr["attributes"]: errs.append("a static prop mesh is skinned")
+    # skin 1 takes the second family: box_skin_b instead of box_skin_a
+    m1 = g["meshes"][next(iter(meshes[1]))]
+    names = [g["materials"][pr["material"]]["name"] for pr in m1["primitives"]]
+    if names[0] != "models/bspkit_test/box_skin_b": errs.append("skin 1 materials %s" % names)
+    for pr in m1["primitives"]:
+        if "JOINTS_0" in pr["attributes"]: errs.append("a static prop mesh is skinned")
 if errs: print("\n".join(errs[:10]))
 sys.exit(1 if errs else 0)
 PY
