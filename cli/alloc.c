@@ -2,7 +2,7 @@
  * large ones (decoded lumps, scene arrays, the lightmap atlas, PNG and glTF buffers) mapped on
  * their own with transparent huge pages asked for, so filling them takes one page fault per
  * 2 MiB instead of one per 4 KiB, and grown in place with mremap instead of copied. Page faults
- * are a large part of a conversion's time on virtual machines; see README "Performance". Blocks
+ * are a large part of a conversion's time on virtual machines; see bench/RESULTS.md. Blocks
  * under 2 MiB are not populated up front: room reserved and never written (a buffer's estimate,
  * an array's doubled capacity) would be resident for nothing, and populating them was measured
  * to save no time. */

@@ -36,6 +36,7 @@ typedef struct cli_opts {
     int jobs;                   /* -j N: files converted at once (batch); 0 = the machine's cores */
     const char *format;         /* --format glb|gltf|obj|bsp (batch output type) */
     bool assets;                /* validate --assets: report what the map references and cannot be found */
+    bool force;                 /* --force: write an edited map under a name not ending in .bsp */
     const char *paths[64];      /* --wad / --game-dir / archives, in order */
     int path_count;
     bk_options opt;
@@ -49,6 +50,13 @@ typedef struct cli_opts {
 /* Parse argv against the shared option set. Returns -1 and prints a usage error for unknown
  * options; sets *help when --help / -h was given. */
 int cli_parse(int argc, char **argv, cli_opts *o, bool *help);
+/* ARCHIVE.pk3:member (or .zip:): where the member's name starts, less one (the ':'); NULL for a
+ * plain path */
+const char *cli_archive_sep(const char *path);
+/* Read the member of an ARCHIVE.pk3:member spec (sep from cli_archive_sep) into *out (bk_free
+ * it); the archive joins o's search paths, as it serves the member's textures and shaders.
+ * Prints why on failure. */
+int cli_read_member(const char *spec, const char *sep, cli_opts *o, uint8_t **out, size_t *size);
 /* Load FILE (or ARCHIVE.pk3:member) with o->opt, printing a located error on failure. */
 int cli_load(const char *path, cli_opts *o, bk_file **out, void **owned_bytes);
 void cli_diag_print(void *user, const bk_diag *d);
@@ -66,6 +74,11 @@ const cli_cmd *cli_find(const char *name);
  * which file and why): "PATH: error: cannot write: No space left on device; OUT not written" into
  * buf, and 1; else 0. */
 int cli_write_failed(const char *out, bk_result r, char *buf, size_t cap);
+/* dir's length without its trailing '/'s (a lone "/" kept) */
+size_t cli_dir_len(const char *dir);
+/* DIR/NAME into out, one '/' between them however dir ends (no "out//x.png"); the length
+ * snprintf reports (>= cap: truncated) */
+size_t cli_join(char *out, size_t cap, const char *dir, const char *name);
 /* mkdir -p: 0 when dir exists as a folder afterwards */
 int cli_mkdir_p(const char *dir);
 
@@ -81,6 +94,12 @@ int cmd_query(int argc, char **argv);
 int cli_rewrite(cli_opts *o, bk_file *f);
 int cli_entities_import(cli_opts *o, bk_file *f, const char *ents_path, bool allow_no_worldspawn);
 int cli_pak_edit(cli_opts *o, bk_file *f, bool add);
+/* What a converted scene lacks, as lines (no newline): the materials without a texture (all of
+ * them with -v, else the first 8), where bspkit looked, the WADs a GoldSrc map names, what to
+ * give. Nothing when nothing is missing or textures were not wanted. */
+typedef void (*cli_line_fn)(void *user, const char *line);
+void cli_missing_lines(const cli_opts *o, bk_format fmt, const char *wad, const bk_scene *s, cli_line_fn emit,
+                       void *user);
 /* convert many files into a folder (cmd_batch.c) */
 int cli_batch(cli_opts *o);
 int cmd_trace(int argc, char **argv);

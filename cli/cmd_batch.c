@@ -12,11 +12,17 @@
 #include "bspkit/write.h"
 #include "cli.h"
 
+/* the most warnings kept per file; the rest are counted */
+#define MAX_WARNINGS 200
+
 typedef struct job {
     char *in;                  /* a path, or ARCHIVE.pk3:member */
     char out[4096];
     int ok;
     char err[300];
+    char **warn;               /* located warnings, then what the scene lacks (as a single convert says) */
+    size_t warn_count, warn_more;
+    bool warn_diag[MAX_WARNINGS]; /* a located diagnostic (its line names the file) */
     uint64_t bytes_in, bytes_out;
     double secs;
 } job;
@@ -102,7 +108,7 @@ static int collect(batch *b, const char *in)
         int rc = 0;
         for (size_t i = 0; i < n; i++) {
             char path[4096];
-            snprintf(path, sizeof path, "%s/%s", in, names[i]);
+            cli_join(path, sizeof path, in, names[i]);
             struct stat fs;
             bool there = stat(path, &fs) == 0;
             if (there && !S_ISREG(fs.st_mode)) {
@@ -138,25 +144,39 @@ static int collect(batch *b, const char *in)
     return add_job(b, in, stat(in, &st) == 0 ? (uint64_t)st.st_size : 0);
 }
 
-typedef struct capture {
-    char *err;
-    size_t cap;
-} capture;
-
-static void first_error(void *user, const bk_diag *d)
+static void add_warning(job *j, const char *line, bool diag)
 {
-    capture *c = user;
-    if (d->severity != BK_SEV_ERROR || c->err[0]) return;
-    bk_diag_format(d, c->err, c->cap);
+    if (!j->warn) j->warn = calloc(MAX_WARNINGS, sizeof *j->warn);
+    char *w = j->warn && j->warn_count < MAX_WARNINGS ? strdup(line) : NULL;
+    if (!w) {
+        j->warn_more++;
+        return;
+    }
+    j->warn_diag[j->warn_count] = diag;
+    j->warn[j->warn_count++] = w;
 }
+
+/* the first error ends the job; warnings are kept for -v and --json */
+static void capture_diag(void *user, const bk_diag *d)
+{
+    job *j = user;
+    if (d->severity == BK_SEV_ERROR) {
+        if (!j->err[0]) bk_diag_format(d, j->err, sizeof j->err);
+    } else if (d->severity == BK_SEV_WARNING) {
+        char line[600];
+        bk_diag_format(d, line, sizeof line);
+        add_warning(j, line, true);
+    }
+}
+
+static void missing_line(void *user, const char *line) { add_warning(user, line, false); }
 
 static void convert_one(batch *b, job *j)
 {
     cli_opts oc = *b->o;   /* per job: cli_load writes base_dir / archive into it */
     oc.opt.search_paths = oc.paths; /* its own list (an archive member adds its archive to it) */
-    capture cap = {j->err, sizeof j->err};
-    oc.opt.diag = first_error;
-    oc.opt.diag_user = &cap;
+    oc.opt.diag = capture_diag;
+    oc.opt.diag_user = j;
     double t0 = now();
     bk_file *f = NULL;
     void *owned = NULL;
@@ -185,6 +205,11 @@ static void convert_one(batch *b, job *j)
             bk_export_stats st;
             r = strcmp(fmt, "obj") == 0 ? bk_export_obj(s, &oc.xopt, j->out, &st) : bk_export_gltf(s, &oc.xopt, j->out, &st);
             if (r == BK_OK) j->bytes_out = st.bytes;
+            /* what a single convert says is missing (textures, the WADs a map names) */
+            const bk_entities *es = bk_file_entities(f);
+            const char *wad = es && es->count ? bk_entity_get(&es->items[0], "wad") : NULL;
+            if (r == BK_OK && (b->o->verbose || b->o->json))
+                cli_missing_lines(&oc, bk_file_format(f), wad, s, missing_line, j);
         }
         bk_scene_free(s);
     }
@@ -247,7 +272,11 @@ static void json_str(const char *s)
 
 static void free_jobs(batch *b)
 {
-    for (size_t i = 0; i < b->count; i++) free(b->jobs[i].in);
+    for (size_t i = 0; i < b->count; i++) {
+        free(b->jobs[i].in);
+        for (size_t k = 0; k < b->jobs[i].warn_count; k++) free(b->jobs[i].warn[k]);
+        free(b->jobs[i].warn);
+    }
     free(b->jobs);
     b->jobs = NULL;
     b->count = 0;
@@ -331,6 +360,13 @@ int cli_batch(cli_opts *o)
             printf(",\"ok\":%s,\"error\":", j->ok ? "true" : "false");
             if (j->ok) printf("null");
             else json_str(j->err);
+            printf(",\"warnings\":[");
+            for (size_t k = 0; k < j->warn_count; k++) {
+                if (k) putchar(',');
+                json_str(j->warn[k]);
+            }
+            if (j->warn_more) printf("%s\"... %zu more\"", j->warn_count ? "," : "", j->warn_more);
+            printf("]");
             printf(",\"bytes_in\":%llu,\"bytes_out\":%llu,\"seconds\":%.4f}\n", (unsigned long long)j->bytes_in,
                    (unsigned long long)j->bytes_out, j->secs);
         }
@@ -340,6 +376,25 @@ int cli_batch(cli_opts *o)
                b.count - failed, b.count, dir, (double)in_total / 1e6, (double)out_total / 1e6, t,
                t > 0 ? (double)in_total / 1e6 / t : 0.0, n);
     if (b.skipped && !o->json && !o->quiet) printf("%zu skipped: not regular files\n", b.skipped);
+    size_t nwarn = 0, wfiles = 0;
+    for (size_t i = 0; i < b.count; i++) {
+        nwarn += b.jobs[i].warn_count + b.jobs[i].warn_more;
+        wfiles += b.jobs[i].warn_count + b.jobs[i].warn_more > 0;
+    }
+    if (o->verbose && !o->json) {
+        /* per file, as a single convert says it: located warnings on stderr, what is missing on stdout */
+        for (size_t i = 0; i < b.count; i++) {
+            job *j = &b.jobs[i];
+            for (size_t k = 0; k < j->warn_count; k++) {
+                if (j->warn_diag[k]) fprintf(stderr, "%s\n", j->warn[k]);
+                else printf("%s: %s\n", j->in, j->warn[k]);
+            }
+            if (j->warn_more) fprintf(stderr, "%s: ... %zu more warnings\n", j->in, j->warn_more);
+        }
+    } else if (nwarn && !o->json && !o->quiet) {
+        printf("%zu warning%s in %zu file%s (-v lists them, --json gives them per file)\n", nwarn, nwarn == 1 ? "" : "s",
+               wfiles, wfiles == 1 ? "" : "s");
+    }
     if (failed && !o->json) {
         fprintf(stderr, "%zu failed:\n", failed);
         for (size_t i = 0; i < b.count; i++)

@@ -1,5 +1,6 @@
 /* convert and textures: the commands that write files. */
 #include <errno.h>
+#include <stdarg.h>
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -30,31 +31,72 @@ static const char *extra_of(const bk_material *m, const char *key)
     return NULL;
 }
 
-/* Say what could not be found and how to give it: the textures the scene lacks, the WADs a
- * GoldSrc map names, where bspkit looked. */
-static void explain_missing(const cli_opts *o, bk_format fmt, const char *wad, const bk_scene *s)
+/* a line being built: grows as needed (a -v list of missing textures has no bound) */
+typedef struct line_buf {
+    char *s;
+    size_t n, cap;
+    bool oom;
+} line_buf;
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void lb_add(line_buf *l, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (w < 0 || l->oom) return;
+    if (l->n + (size_t)w + 1 > l->cap) {
+        size_t nc = (l->n + (size_t)w + 1) * 2;
+        char *ns = realloc(l->s, nc);
+        if (!ns) {
+            l->oom = true;
+            return;
+        }
+        l->s = ns;
+        l->cap = nc;
+    }
+    va_start(ap, fmt);
+    vsnprintf(l->s + l->n, l->cap - l->n, fmt, ap);
+    va_end(ap);
+    l->n += (size_t)w;
+}
+
+static void lb_emit(line_buf *l, cli_line_fn emit, void *user)
+{
+    if (l->n && !l->oom) emit(user, l->s);
+    l->n = 0;
+    l->oom = false;
+}
+
+void cli_missing_lines(const cli_opts *o, bk_format fmt, const char *wad, const bk_scene *s, cli_line_fn emit,
+                       void *user)
 {
     uint32_t n = 0;
     for (uint32_t i = 0; i < s->material_count; i++) n += extra_of(&s->materials[i], "missing") != NULL;
-    if (!n || o->quiet || (o->opt.flags & BK_OPT_NO_TEXTURES)) return;
-    printf("  %u of %u materials have no texture:", n, s->material_count);
+    if (!n || (o->opt.flags & BK_OPT_NO_TEXTURES)) return;
+    line_buf l = {0};
+    lb_add(&l, "%u of %u materials have no texture:", n, s->material_count);
     uint32_t shown = 0, limit = o->verbose ? UINT32_MAX : 8;
     for (uint32_t i = 0; i < s->material_count; i++) {
         if (!extra_of(&s->materials[i], "missing")) continue;
-        if (shown < limit) printf("%s %s", shown ? "," : "", s->materials[i].name);
+        if (shown < limit) lb_add(&l, "%s %s", shown ? "," : "", s->materials[i].name);
         shown++;
     }
-    if (shown > limit) printf(" ... (%u more; -v lists them all)", shown - limit);
-    printf("\n");
+    if (shown > limit) lb_add(&l, " ... (%u more; -v lists them all)", shown - limit);
+    lb_emit(&l, emit, user);
     if (o->path_count) {
-        printf("  looked in:");
-        for (int i = 0; i < o->path_count; i++) printf(" %s", o->paths[i]);
-        printf(" (and beside the %s)\n", fmt == BK_FORMAT_MDL ? "model" : "map");
+        lb_add(&l, "looked in:");
+        for (int i = 0; i < o->path_count; i++) lb_add(&l, " %s", o->paths[i]);
+        lb_add(&l, " (and beside the %s)", fmt == BK_FORMAT_MDL ? "model" : "map");
     } else {
-        printf("  looked beside the %s only\n", fmt == BK_FORMAT_MDL ? "model" : "map");
+        lb_add(&l, "looked beside the %s only", fmt == BK_FORMAT_MDL ? "model" : "map");
     }
+    lb_emit(&l, emit, user);
     if (fmt == BK_FORMAT_GOLDSRC && wad && *wad) {
-        printf("  the map names these WADs:");
+        lb_add(&l, "the map names these WADs:");
         const char *p = wad;
         while (*p) {
             const char *e = strchr(p, ';');
@@ -62,17 +104,26 @@ static void explain_missing(const cli_opts *o, bk_format fmt, const char *wad, c
             const char *b = p;
             for (const char *q = p; q < p + len; q++)
                 if (*q == '/' || *q == '\\') b = q + 1;
-            if (p + len > b) printf(" %.*s", (int)(p + len - b), b);
+            if (p + len > b) lb_add(&l, " %.*s", (int)(p + len - b), b);
             p += len + (e ? 1 : 0);
         }
-        printf("\n  give them with --wad FILE.wad, or --game-dir DIR for the folder that holds them\n");
+        lb_emit(&l, emit, user);
+        lb_add(&l, "give them with --wad FILE.wad, or --game-dir DIR for the folder that holds them");
     } else if (fmt == BK_FORMAT_QUAKE3) {
-        printf("  give the game folder or its .pk3 archives with --game-dir (e.g. --game-dir baseoa)\n");
+        lb_add(&l, "give the game folder or its .pk3 archives with --game-dir (e.g. --game-dir baseoa)");
     } else if (fmt == BK_FORMAT_SOURCE || fmt == BK_FORMAT_MDL) {
-        printf("  give the game folder (its *_dir.vpk files and loose materials/) with --game-dir, or a NAME_dir.vpk\n");
+        lb_add(&l, "give the game folder (its *_dir.vpk files and loose materials/) with --game-dir, or a NAME_dir.vpk");
     } else {
-        printf("  give the folder that holds them with --game-dir DIR\n");
+        lb_add(&l, "give the folder that holds them with --game-dir DIR");
     }
+    lb_emit(&l, emit, user);
+    free(l.s);
+}
+
+static void print_indented(void *user, const char *line)
+{
+    (void)user;
+    printf("  %s\n", line);
 }
 
 /* Build the scene; the first error the builder reports (a framegroups file's bad line, a
@@ -192,7 +243,7 @@ int cmd_convert(int argc, char **argv)
         if (st.cleaned_values || st.dropped_degenerate || s->warning_count)
             printf("  cleaned %llu non-finite or non-unit values, dropped %llu degenerate triangles, %u warnings\n",
                    (unsigned long long)st.cleaned_values, (unsigned long long)st.dropped_degenerate, s->warning_count);
-        explain_missing(&o, fmt, wad, s);
+        cli_missing_lines(&o, fmt, wad, s, print_indented, NULL);
     }
     free(wad);
     bk_scene_free(s);
@@ -248,17 +299,18 @@ int cmd_textures(int argc, char **argv)
             skipped++;
             continue;
         }
-        char nm[1024], path[2048];
+        char nm[1024], file[1100], path[2048];
         /* a name with folders (Source pakfile paths) keeps them, when they are safe */
         if (strchr(im->name, '/') && bk_source_pak_name_safe(im->name)) snprintf(nm, sizeof nm, "%s", im->name);
         else file_name(nm, sizeof nm, im->name);
         /* a name seen before gets its index appended */
         bool dup = false;
         for (uint32_t j = 0; j < i && !dup; j++) dup = strcmp(s->images[j].name, im->name) == 0;
-        if (dup) snprintf(path, sizeof path, "%s/%s.%u.png", o.output, nm, i);
-        else snprintf(path, sizeof path, "%s/%s.png", o.output, nm);
+        if (dup) snprintf(file, sizeof file, "%s.%u.png", nm, i);
+        else snprintf(file, sizeof file, "%s.png", nm);
+        cli_join(path, sizeof path, o.output, file);
         char *slash = strrchr(path, '/');
-        if (slash && slash > path + strlen(o.output)) {
+        if (slash && slash > path + cli_dir_len(o.output)) {
             *slash = 0;
             if (cli_mkdir_p(path) != 0) {
                 fprintf(stderr, "bspkit textures: cannot create folder %s\n", path);

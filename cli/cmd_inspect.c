@@ -224,7 +224,23 @@ int cmd_validate(int argc, char **argv)
         opt.diag_user = &v;
         uint32_t errors = 0, warnings = 0;
         bk_format fmt = BK_FORMAT_UNKNOWN;
-        bk_validate_file(path, &opt, &fmt, &errors, &warnings);
+        const char *sep = cli_archive_sep(path);
+        if (sep) {
+            /* ARCHIVE.pk3:maps/NAME.bsp, as every other command reads it */
+            cli_opts oc = o;
+            oc.opt.search_paths = oc.paths;
+            uint8_t *buf = NULL;
+            size_t n = 0;
+            if (cli_read_member(path, sep, &oc, &buf, &n) == EXIT_OK) {
+                fmt = bk_detect(buf, n);
+                bk_validate_memory(buf, n, &opt, &errors, &warnings);
+                bk_free(buf);
+            } else {
+                errors = 1;
+            }
+        } else {
+            bk_validate_file(path, &opt, &fmt, &errors, &warnings);
+        }
         if (errors) rc = EXIT_BAD_INPUT;
         cJSON *assets = o.json && o.assets ? cJSON_CreateArray() : NULL;
         uint32_t missing = 0;

@@ -221,14 +221,14 @@ static int vpk_cmd(cli_opts *o, bool list)
             fprintf(stderr, "bspkit pak: cannot create folder %s\n", o->output);
             rc = EXIT_BAD_INPUT;
         }
-        size_t root_len = strlen(o->output);
+        size_t root_len = cli_dir_len(o->output);
         uint32_t written = 0;
         bk_write_group *g = NULL;
         if (rc == EXIT_OK && bk_write_group_begin(&g, BK_WRITE_REPLACE_LINKS) != BK_OK) rc = EXIT_BAD_INPUT;
         for (uint32_t i = 0; i < n && rc == EXIT_OK; i++) {
             const bk_vpk_entry *e = bk_vpk_entry_at(v, i);
             char path[4096];
-            if ((size_t)snprintf(path, sizeof path, "%s/%s", o->output, e->name) >= sizeof path || make_parents(path, root_len)) {
+            if (cli_join(path, sizeof path, o->output, e->name) >= sizeof path || make_parents(path, root_len)) {
                 fprintf(stderr, "bspkit pak: cannot create the folders for '%s'\n", e->name);
                 rc = EXIT_BAD_INPUT;
                 break;
@@ -345,13 +345,13 @@ int cmd_pak(int argc, char **argv)
             rc = EXIT_BAD_INPUT;
         }
         uint32_t written = 0;
-        size_t root_len = strlen(o.output);
+        size_t root_len = cli_dir_len(o.output);
         bk_write_group *g = NULL;
         if (rc == EXIT_OK && bk_write_group_begin(&g, BK_WRITE_REPLACE_LINKS) != BK_OK) rc = EXIT_BAD_INPUT;
         for (uint32_t i = 0; i < n && rc == EXIT_OK; i++) {
             const bk_source_pak_entry *e = bk_source_pak_entry_at(pak, i);
             char path[4096];
-            if ((size_t)snprintf(path, sizeof path, "%s/%s", o.output, e->name) >= sizeof path) {
+            if (cli_join(path, sizeof path, o.output, e->name) >= sizeof path) {
                 fprintf(stderr, "bspkit pak: path too long for entry '%s'\n", e->name);
                 rc = EXIT_BAD_INPUT;
                 break;

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "bspkit/write.h"
 #include "cli.h"
@@ -25,7 +26,6 @@ static bk_edit *begin(const char *in, bk_file *f, cli_opts *o)
 {
     bk_edit *e = NULL;
     o->opt.name = in;
-    o->opt.diag = cli_diag_print;
     bk_result r = bk_edit_begin(f, &o->opt, &e);
     if (r != BK_OK) {
         fprintf(stderr, "%s: error: cannot write %s files back%s\n", in, bk_format_name(bk_file_format(f)),
@@ -33,6 +33,19 @@ static bk_edit *begin(const char *in, bk_file *f, cli_opts *o)
         return NULL;
     }
     return e;
+}
+
+/* An edit writes a map: a name that says otherwise (OUT.glb) is refused unless --force, or a
+ * user who meant to convert gets a BSP named .glb that no viewer opens. */
+static int check_map_output(const char *cmd, const cli_opts *o)
+{
+    const char *out = o->output, *dot = strrchr(out, '.'), *slash = strrchr(out, '/');
+    if (o->force || (dot && (!slash || dot > slash) && strcasecmp(dot, ".bsp") == 0)) return EXIT_OK;
+    fprintf(stderr,
+            "bspkit %s: %s: the output is a map (BSP), not what that name says; name it .bsp, or give --force "
+            "(bspkit convert makes .glb / .gltf / .obj)\n",
+            cmd, out);
+    return EXIT_USAGE;
 }
 
 int cli_rewrite(cli_opts *o, bk_file *f)
@@ -146,6 +159,7 @@ int cli_entities_import(cli_opts *o, bk_file *f, const char *ents_path, bool all
         fprintf(stderr, "bspkit entities: --import needs -o OUT.bsp\n");
         return EXIT_USAGE;
     }
+    if (check_map_output("entities", o) != EXIT_OK) return EXIT_USAGE;
     size_t n = 0;
     char *text = read_import(ents_path, &n);
     if (!text) return EXIT_BAD_INPUT;
@@ -182,6 +196,7 @@ int cli_pak_edit(cli_opts *o, bk_file *f, bool add)
         fprintf(stderr, "bspkit pak: %s needs -o OUT.bsp\n", add ? "add" : "remove");
         return EXIT_USAGE;
     }
+    if (check_map_output("pak", o) != EXIT_OK) return EXIT_USAGE;
     if (o->positional_count < 3) {
         fprintf(stderr, "bspkit pak: %s needs %s\n", add ? "add" : "remove", add ? "PATH_IN_PAK=FILE..." : "GLOB...");
         return EXIT_USAGE;

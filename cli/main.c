@@ -41,7 +41,8 @@ static const cli_cmd k_cmds[] = {
      "                 Values are strings (\"0.1\", not 0.1); past an engine's limits (key and\n"
      "                 value length, keys per entity, entities) a warning, past bspkit's an error\n"
      "  --allow-no-worldspawn  write an import that has no entities, or whose first is not\n"
-     "                 worldspawn (refused otherwise: no engine loads such a map)\n",
+     "                 worldspawn (refused otherwise: no engine loads such a map)\n"
+     "  --force        write the map even when OUT does not end in .bsp\n",
      cmd_entities},
     {"textures", "embedded textures (or a whole WAD3) as PNG",
      "usage: bspkit textures FILE -o DIR\n"
@@ -73,8 +74,10 @@ static const cli_cmd k_cmds[] = {
      "  --no-entities      no entity key/values in node extras\n"
      "  --patch-level N    Quake 3 bezier subdivision per piece edge (default 4)\n"
      "  --skip-flares      Quake 3: drop flare surfaces\n"
-     "  --overbright N     lightmap brightness shift in bits (0..4), x 2^N clamped (Quake 3 and\n"
-     "                     Quake 1 default 1, GoldSrc 0; 0 = as stored)\n"
+     "  --overbright N     lightmap brightness shift in bits (0..4), x 2^N clamped; 0 = as stored.\n"
+     "                     Default by game: Quake 1 1, GoldSrc 0; Quake 3 as its engine shows it,\n"
+     "                     told by the map's and --game-dir's paths: 2 for ioquake3 games (OpenArena,\n"
+     "                     Quake 3: baseoa, baseq3), 1 for DarkPlaces (Nexuiz, Xonotic) and others\n"
      "  --no-props         Source: no static-prop nodes\n"
      "  --collision        add the collision geometry: convex pieces (brushes; GoldSrc / Quake: hull-0\n"
      "                     leaves) and patch / displacement meshes under a node 'collision', named\n"
@@ -96,7 +99,8 @@ static const cli_cmd k_cmds[] = {
      "  List, extract or edit the zip archive embedded in a Source map (lump 40). Edits keep\n"
      "  existing entries' bytes and compression, store new entries uncompressed, write the\n"
      "  directory at the end, and validate the map before it replaces OUT.bsp. GLOB: '*' any run\n"
-     "  within a folder, '**' any run, '?' one character, case-insensitive.\n",
+     "  within a folder, '**' any run, '?' one character, case-insensitive.\n"
+     "  --force  write the map even when OUT does not end in .bsp\n",
      cmd_pak},
     {"query", "point location, PVS / PAS rows and line of sight (BSP maps)",
      "usage: bspkit query FILE --point X Y Z [--model N] [--visible-faces] [--json]\n"
@@ -158,6 +162,12 @@ void cli_diag_print(void *user, const bk_diag *d)
     fprintf(fp, "%s\n", line);
 }
 
+/* -q: nothing but errors */
+static void diag_errors_only(void *user, const bk_diag *d)
+{
+    if (d->severity == BK_SEV_ERROR) cli_diag_print(user, d);
+}
+
 void cli_print_json(cJSON *j)
 {
     char *s = cJSON_Print(j);
@@ -166,6 +176,21 @@ void cli_print_json(cJSON *j)
         fputc('\n', stdout);
         cJSON_free(s);
     }
+}
+
+size_t cli_dir_len(const char *dir)
+{
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/') n--;
+    return n;
+}
+
+size_t cli_join(char *out, size_t cap, const char *dir, const char *name)
+{
+    size_t n = cli_dir_len(dir);
+    bool root = n == 1 && dir[0] == '/';
+    int w = snprintf(out, cap, "%.*s%s%s", (int)n, dir, root ? "" : "/", name);
+    return w < 0 ? cap : (size_t)w;
 }
 
 int cli_mkdir_p(const char *dir)
@@ -240,6 +265,8 @@ int cli_parse(int argc, char **argv, cli_opts *o, bool *help)
             o->format = v;
         } else if (strcmp(a, "--assets") == 0) {
             o->assets = true;
+        } else if (strcmp(a, "--force") == 0) {
+            o->force = true;
         } else if (strcmp(a, "--verbose") == 0 || strcmp(a, "-v") == 0) {
             o->verbose = true;
         } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
@@ -324,13 +351,21 @@ int cli_parse(int argc, char **argv, cli_opts *o, bool *help)
     }
     o->opt.search_paths = o->paths;
     o->opt.search_path_count = (uint32_t)o->path_count;
-    o->opt.diag = cli_diag_print;
+    o->opt.diag = o->quiet ? diag_errors_only : cli_diag_print;
     o->opt.diag_user = stderr;
     return 0;
 }
 
-/* ARCHIVE.pk3:member -> read the member (bk_archive) */
-static int load_from_archive(const char *spec, const char *sep, cli_opts *o, bk_file **out, void **owned)
+const char *cli_archive_sep(const char *path)
+{
+    const char *sep = NULL;
+    for (const char *p = strstr(path, ".pk3:"); p; p = strstr(p + 1, ".pk3:")) sep = p + 4;
+    if (!sep)
+        for (const char *p = strstr(path, ".zip:"); p; p = strstr(p + 1, ".zip:")) sep = p + 4;
+    return sep;
+}
+
+int cli_read_member(const char *spec, const char *sep, cli_opts *o, uint8_t **out, size_t *size)
 {
     size_t alen = (size_t)(sep - spec);
     char *archive = o->archive;
@@ -367,6 +402,18 @@ static int load_from_archive(const char *spec, const char *sep, cli_opts *o, bk_
     o->opt.search_paths = o->paths;
     o->opt.search_path_count = (uint32_t)o->path_count;
     o->opt.name = spec;
+    *out = buf;
+    *size = got;
+    return EXIT_OK;
+}
+
+/* ARCHIVE.pk3:member -> read the member (bk_archive) */
+static int load_from_archive(const char *spec, const char *sep, cli_opts *o, bk_file **out, void **owned)
+{
+    uint8_t *buf = NULL;
+    size_t got = 0;
+    int rc = cli_read_member(spec, sep, o, &buf, &got);
+    if (rc != EXIT_OK) return rc;
     bk_result r = bk_file_load_memory(buf, got, &o->opt, out);
     if (r != BK_OK) {
         bk_free(buf);
@@ -391,10 +438,7 @@ int cli_load(const char *path, cli_opts *o, bk_file **out, void **owned)
         strcpy(o->base_dir, ".");
     }
     o->opt.base_dir = o->base_dir;
-    const char *sep = NULL;
-    for (const char *p = strstr(path, ".pk3:"); p; p = strstr(p + 1, ".pk3:")) sep = p + 4;
-    if (!sep)
-        for (const char *p = strstr(path, ".zip:"); p; p = strstr(p + 1, ".zip:")) sep = p + 4;
+    const char *sep = cli_archive_sep(path);
     if (sep) return load_from_archive(path, sep, o, out, owned);
     bk_result r = bk_file_open(path, &o->opt, out);
     return r == BK_OK ? EXIT_OK : EXIT_BAD_INPUT;

@@ -1,6 +1,6 @@
 # DarkPlaces DPM: loader, pose/skinning, scene/glTF export, optimising saver.
 add_executable(dpm_dump ${CMAKE_CURRENT_SOURCE_DIR}/dpm/dpm_dump.c)
-target_link_libraries(dpm_dump PRIVATE bspkit)
+target_link_libraries(dpm_dump PRIVATE ${BK_TEST_LIB})
 
 bk_unit_test(unit_dpm dpm/test_dpm.c)
 

@@ -1,5 +1,7 @@
 # Shared helpers for the shell tests. Each test ends with bk_done, which prints
-# "N passed, M failed" and exits non-zero on any failure.
+# "N passed, M failed" and exits non-zero on any failure, or when no check ran at all (as the C
+# harness, unit/check.h, does). Data a test needs and does not find is a skip (exit 77) with a
+# message: need_dir / need_file, never a silent `[[ -f ... ]] || continue`.
 set -u
 PASS=0
 FAILS=0
@@ -29,7 +31,21 @@ expect_stderr_has() {
     if grep -qF -- "$pat" "$WORK/.err"; then ok; else fail "stderr lacks '$pat': $*"; fi
 }
 # skip (exit 77) when a fetched corpus folder is missing
-need_dir() { [[ -d $1 ]] || { echo "SKIP: $1 missing (run ../shared/scripts/fetch-corpus)"; exit 77; }; }
+# (after a failed check, a skip would hide it: the test fails instead)
+bk_skip() {
+    echo "SKIP: $*"
+    if (( FAILS > 0 )); then echo "$PASS passed, $FAILS failed before the skip" >&2; exit 1; fi
+    exit 77
+}
+need_dir() { [[ -d $1 ]] || bk_skip "$1 missing (run ../shared/scripts/fetch-corpus)"; }
+# skip (exit 77) when a named corpus file is missing: the corpus is a fixed list
+# (../shared/corpus/MANIFEST.md, make corpus), so a missing file is an incomplete corpus
+need_file() {
+    local f
+    for f in "$@"; do
+        [[ -e $f ]] || bk_skip "$f missing (../shared/corpus/MANIFEST.md; make corpus fetches the rest)"
+    done
+}
 # validate .glb/.gltf files with the Khronos validator (tests/tools/validate-gltf.mjs)
 gltf_validate() {
     node "$BK_TESTS/tools/validate-gltf.mjs" "$@"
@@ -57,5 +73,6 @@ only_files() {
 }
 bk_done() {
     echo "$PASS passed, $FAILS failed"
+    if (( PASS + FAILS == 0 )); then echo "FAIL: no check ran" >&2; return 1; fi
     [[ $FAILS == 0 ]]
 }

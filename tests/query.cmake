@@ -3,7 +3,7 @@ bk_sh_test(query_corpus query/corpus.sh)
 # The cross-family checks in C (spawns, floors, ray cast against the world's triangles, hostile
 # copies) and the CLI / PVS-decoder checks of GoldSrc and Quake maps.
 add_executable(test_query query/test_query.c)
-target_link_libraries(test_query PRIVATE bspkit)
+target_link_libraries(test_query PRIVATE ${BK_TEST_LIB})
 target_include_directories(test_query PRIVATE ${PROJECT_SOURCE_DIR}/src ${BK_TESTS})
 foreach(fam quake q3 source)
   add_test(NAME query_${fam} COMMAND test_query ${BK_SHARED} ${BK_FETCHED} ${BK_WORK} ${fam})

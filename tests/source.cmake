@@ -21,7 +21,7 @@ bk_sh_test(source_gameinfo_tree source/gameinfo.sh)
 # decode, scene, every prefix and single-byte mutant, the fuzzer's crashers) and the CLI (convert,
 # validator, a real map with a generated static prop, lookup through a VPK, hostile files)
 add_executable(source_mdl_unit source/test_mdl.c)
-target_link_libraries(source_mdl_unit PRIVATE bspkit)
+target_link_libraries(source_mdl_unit PRIVATE ${BK_TEST_LIB})
 target_include_directories(source_mdl_unit PRIVATE ${PROJECT_SOURCE_DIR}/src)
 bk_sh_test(source_mdl source/mdl.sh)
 set_property(TEST source_mdl APPEND PROPERTY ENVIRONMENT "BK_MDL_UNIT=$<TARGET_FILE:source_mdl_unit>")

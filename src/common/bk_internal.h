@@ -242,8 +242,8 @@ bk_result bk_read_file(const char *path, uint64_t max_bytes, uint8_t **out, size
 FILE *bk_open_regular(const char *path, bk_result *why);
 #define BK_MAP_MIN (128u << 10)   /* files from this size up are mapped (bk_input_load) */
 /* A file's bytes, with one open: mapped from BK_MAP_MIN bytes up (pages brought in as they are
- * read: the kernel maps 16 at a fault, which costs less than MAP_POPULATE's page-by-page walk and
- * leaves lumps a command never reads out of memory), read into memory below that, or through opt->read_file when the program gives one. */
+ * read, so lumps a command never reads stay out of memory), read into memory below that, or
+ * through opt->read_file when the program gives one. */
 typedef struct bk_input {
     void *map;          /* the mapping, or NULL */
     uint8_t *owned;     /* the bytes read (bk_free), or NULL */

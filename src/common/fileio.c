@@ -122,7 +122,8 @@ bk_result bk_input_load(const bk_options *opt, const char *path, uint64_t max_by
     size_t size;
     BK_TRY(open_regular(path, max_bytes, &fd, &size));
     if (size >= BK_MAP_MIN) {
-        /* not MAP_POPULATE: measured 7% slower for validate and convert of the corpus (Linux 6.18) */
+        /* not MAP_POPULATE: it reads every page first, lumps the command never reads included,
+         * and was slower for validate and convert (bench/RESULTS.md) */
         void *p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (p != MAP_FAILED) {
             close(fd);

@@ -35,9 +35,9 @@ bk_result bk_image_decode(const uint8_t *data, size_t size, uint32_t max_dim, ui
 }
 
 /* PNG encoding: the rows are filtered with the fixed "up" filter (each byte minus the one above
- * it) and deflated with libdeflate. An adaptive filter choice and zlib took 63% of a Quake 3
- * conversion (see README, Performance); lightmap atlases, most of the pixels written, are smooth
- * and compress about as well this way. The PNG framing (signature, IHDR, one IDAT, IEND with
+ * it) and deflated with libdeflate. Lightmap atlases, most of the pixels written, are smooth and
+ * compress about as well this way as with an adaptive filter choice and zlib, which cost a large
+ * part of a conversion's time (bench/RESULTS.md). The PNG framing (signature, IHDR, one IDAT, IEND with
  * their CRCs) is the part of the format this file writes itself. */
 static void put_chunk(bk_buf *out, const char *type, const uint8_t *data, size_t n)
 {
@@ -100,9 +100,9 @@ static bk_result png_deflate(const uint8_t *raw, size_t raw_n, uint32_t w, uint3
 
 #ifdef BK_HAVE_ISAL
 /* Large images at the default level (and at level 1) are deflated by ISA-L's level 1 when it is
- * built in: on the Quake 3 lightmap atlases 3.5 times libdeflate level 3's speed for 8% more PNG
- * bytes (bench/bench_png); the atlas's deflate had become the longest part of a Quake 3
- * conversion, waited for after the geometry was written. Its small level buffer loses nothing on
+ * built in: on smooth lightmap atlases it is several times faster than libdeflate for a few more
+ * PNG bytes (bench/bench_png, bench/RESULTS.md), and the atlas's deflate is what a Quake 3
+ * conversion waits for after the geometry is written. Its small level buffer loses nothing on
  * them. The compressor's state is 82 KiB plus that 84 KiB buffer. */
 typedef struct isal_job {
     struct isal_zstream z;

@@ -12,8 +12,8 @@ typedef struct vfs_root {
 } vfs_root;
 
 /* A folder's names as readdir gave them, read once per lookup object: a map's textures are looked
- * up by many names and extensions, most of them missing, and each miss read the folder again
- * (getdents was 7% of a Quake 3 conversion). Folders are taken not to change while it lives. */
+ * up by many names and extensions, most of them missing, and each miss would read the folder
+ * again. Folders are taken not to change while it lives. */
 typedef struct vfs_dir {
     char *path;
     char **names;       /* NULL when the folder could not be opened */

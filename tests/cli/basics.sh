@@ -30,18 +30,17 @@ expect_exit 1 "$CLI" convert "$WORK/empty.bin" -o "$WORK/e.glb"
 [[ ! -e "$WORK/e.glb" ]] || fail "no output may be written for bad input"
 # a map whose textures are elsewhere: the user is told which, where bspkit looked, and what to give
 lost=$CORPUS/goldsrc/ns_ns_lost.bsp
-if [[ -f $lost ]]; then
-    "$CLI" convert "$lost" -o "$WORK/lost.glb" > "$WORK/lost.txt" 2>&1
-    check "missing textures are named" grep -q 'materials have no texture: ' "$WORK/lost.txt"
-    check "the WADs the map names are listed" grep -q 'the map names these WADs: halflife.wad ns.wad decals.wad ns_lost.wad xeno.wad' "$WORK/lost.txt"
-    check "the user is told how to give them" grep -q -- '--wad FILE.wad' "$WORK/lost.txt"
-    "$CLI" convert "$lost" -o "$WORK/lost.glb" -v > "$WORK/lostv.txt" 2>&1
-    n=$(grep 'materials have no texture' "$WORK/lostv.txt" | sed 's/.*texture: //' | tr ',' '\n' | wc -l)
-    want=$(grep -o '[0-9]* of [0-9]* materials' "$WORK/lostv.txt" | cut -d' ' -f1)
-    check "-v lists every missing texture ($n of $want)" test "$n" -eq "$want"
-    "$CLI" convert "$lost" -o "$WORK/lost.glb" -q > "$WORK/lostq.txt" 2>&1
-    check "-q says nothing" test ! -s "$WORK/lostq.txt"
-    "$CLI" convert "$lost" -o "$WORK/lost.glb" --wad "$CORPUS/wad3/ns_lost.wad" > "$WORK/lostw.txt" 2>&1
-    check "with the WAD given, fewer are missing" test "$(grep -o '[0-9]* of' "$WORK/lostw.txt" | cut -d' ' -f1)" -lt "$want"
-fi
+need_file "$lost"
+"$CLI" convert "$lost" -o "$WORK/lost.glb" > "$WORK/lost.txt" 2>&1
+check "missing textures are named" grep -q 'materials have no texture: ' "$WORK/lost.txt"
+check "the WADs the map names are listed" grep -q 'the map names these WADs: halflife.wad ns.wad decals.wad ns_lost.wad xeno.wad' "$WORK/lost.txt"
+check "the user is told how to give them" grep -q -- '--wad FILE.wad' "$WORK/lost.txt"
+"$CLI" convert "$lost" -o "$WORK/lost.glb" -v > "$WORK/lostv.txt" 2>&1
+n=$(grep 'materials have no texture' "$WORK/lostv.txt" | sed 's/.*texture: //' | tr ',' '\n' | wc -l)
+want=$(grep -o '[0-9]* of [0-9]* materials' "$WORK/lostv.txt" | cut -d' ' -f1)
+check "-v lists every missing texture ($n of $want)" test "$n" -eq "$want"
+"$CLI" convert "$lost" -o "$WORK/lost.glb" -q > "$WORK/lostq.txt" 2>&1
+check "-q says nothing" test ! -s "$WORK/lostq.txt"
+"$CLI" convert "$lost" -o "$WORK/lost.glb" --wad "$CORPUS/wad3/ns_lost.wad" > "$WORK/lostw.txt" 2>&1
+check "with the WAD given, fewer are missing" test "$(grep -o '[0-9]* of' "$WORK/lostw.txt" | cut -d' ' -f1)" -lt "$want"
 bk_done

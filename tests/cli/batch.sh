@@ -3,6 +3,8 @@
 # on past a bad file, with one JSON object per file and a non-zero exit when any failed.
 source "$BK_TESTS/lib.sh"
 bk_init "$@"
+need_file "$CORPUS"/goldsrc/cs16_aim_map.bsp "$CORPUS"/quake1/progs_dump_start.bsp "$CORPUS"/source/css_v20_gg_lego_arena_x.bsp \
+    "$CORPUS"/goldsrc/dod_snowtest_test_small.bsp "$CORPUS/goldsrc/ns_co_core.bsp"
 in=$WORK/in; mkdir -p "$in"
 for f in "$CORPUS"/goldsrc/cs16_aim_map.bsp "$CORPUS"/quake1/progs_dump_start.bsp "$CORPUS"/source/css_v20_gg_lego_arena_x.bsp \
          "$CORPUS"/goldsrc/dod_snowtest_test_small.bsp; do cp "$f" "$in/"; done

@@ -5,6 +5,8 @@
 # the source lightmap after the same brightness processing, with its one-texel border of edge
 # texels (tests/tools/atlas_check.py reads the maps itself); Quake 3 atlases are packed tightly
 # (at most 1.1 x the area of their padded pages), and every .glb passes the Khronos validator.
+# The Quake 3 maps are converted once by the q3_glb fixture (q3/convert_all.sh, folder Q3_GLB),
+# which q3_corpus validates.
 # args: CLI SHARED FETCHED WORK
 source "$BK_TESTS/lib.sh"
 bk_init "$@"
@@ -26,28 +28,22 @@ for f in quake1/progs_dump_start.bsp quake1/vektar_start.bsp quake1/unusual_bsp2
          goldsrc/cs16_fy_pool_day.bsp goldsrc/ns_co_core.bsp goldsrc/dod_snowtest_avocado.bsp \
          source/css_v19_gg_aim_shotty.bsp source/tf2c_v20_dom_lithium.bsp source/tf2c_v20_lzma_vipr_downfall.bsp \
          source/l4d2_v21_ths_test_mechanic01.bsp source/csgo_v21_fy_iceworld.bsp; do
-    [[ -f $CORPUS/$f ]] && convert "$CORPUS/$f" "$WORK/glb/$(basename "$f" .bsp).glb"
+    need_file "$CORPUS/$f"; convert "$CORPUS/$f" "$WORK/glb/$(basename "$f" .bsp).glb"
 done
 others=$((${#pairs[@]} / 2))
-q3=("$FETCHED"/q3/*/*.bsp)
-need=$(( ${#q3[@]} > 0 ? 100 : 0 ))
+need_dir "$FETCHED/q3"
+need_file "$Q3_GLB/convert.tsv"
+q3=(); while IFS=$'\t' read -r m glb _; do q3+=("$m" "$glb"); done <"$Q3_GLB/convert.tsv"
+need=100
 if [[ -n ${ASAN_OPTIONS:-} ]]; then
     # sanitizer build (make asan): every 8th Quake 3 map; the whole set runs in make test
-    sample=(); for i in "${!q3[@]}"; do (( i % 8 == 0 )) && sample+=("${q3[$i]}"); done
-    q3=("${sample[@]}"); need=$(( ${#q3[@]} * 3 / 4 ))
+    sample=(); for i in $(seq 0 2 $(( ${#q3[@]} - 1 ))); do (( i % 16 == 0 )) && sample+=("${q3[$i]}" "${q3[$((i + 1))]}"); done
+    q3=("${sample[@]}"); need=$(( ${#q3[@]} / 2 * 3 / 4 ))
 fi
+echo "$(( ${#q3[@]} / 2 )) Quake 3 maps, $others others"
 nexuiz_pk3=$FETCHED/pk3/nexuiz-data.pk3
-for m in "${q3[@]}"; do
-    set=$(basename "$(dirname "$m")")
-    out="$WORK/glb/$set-$(basename "$m" .bsp).glb"
-    if [[ $set == nexuiz && -f $nexuiz_pk3 ]]; then convert "$m" "$out" --game-dir "$nexuiz_pk3"
-    else convert "$m" "$out"; fi
-done
-echo "${#q3[@]} Quake 3 maps, $others others"
-(( ${#pairs[@]} > 0 )) || { echo "SKIP: no maps"; exit 77; }
-
-pk3=(); [[ -f $nexuiz_pk3 ]] && pk3=(--game-pk3 "$nexuiz_pk3")
-"${CHECK[@]}" "${pk3[@]}" "${pairs[@]}" >"$WORK/check.txt" 2>&1
+need_file "$nexuiz_pk3"
+"${CHECK[@]}" --game-pk3 "$nexuiz_pk3" "${pairs[@]}" "${q3[@]}" >"$WORK/check.txt" 2>&1
 check "every lightmap equals its source through the exported UVs" test $? = 0
 grep -v '^ok' "$WORK/check.txt" | grep -v 'no lightmap atlas' | head -10 >&2
 nok=$(grep -c '^ok' "$WORK/check.txt")
@@ -65,7 +61,7 @@ print(f'{worst:.3f}')
 PYEOF
 tight=$(cat "$WORK/tight.txt")
 echo "largest Quake 3 atlas area / padded page area: $tight"
-(( ${#q3[@]} == 0 )) || check "atlases packed tightly ($tight <= 1.1)" python3 -c "import sys; sys.exit(0 if 0 < float('$tight') <= 1.1 else 1)"
+check "atlases packed tightly ($tight <= 1.1)" python3 -c "import sys; sys.exit(0 if 0 < float('$tight') <= 1.1 else 1)"
 
 if command -v node >/dev/null; then
     gltf_validate "$WORK"/glb/*.glb >"$WORK/gltf.txt" 2>&1

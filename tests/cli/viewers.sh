@@ -12,6 +12,7 @@ conv() { # conv IN OUT [options]: convert, record the output
     if "$CLI" convert "$in" -o "$WORK/$out" "$@" >/dev/null 2>"$WORK/.err"; then ok; maps+=("$WORK/$out")
     else fail "convert $in"; head -3 "$WORK/.err" >&2; fi
 }
+need_file "$CORPUS/goldsrc/ns_ns_lost.bsp" "$CORPUS/wad3/ns_lost.wad" "$CORPUS/source/css_v20_gg_lego_arena_x.bsp"
 conv "$CORPUS/goldsrc/ns_ns_lost.bsp" goldsrc.glb --wad "$CORPUS/wad3/ns_lost.wad"
 conv "$BK_TESTS/../samples/ericw_q1_detail_fence2.bsp" quake1.glb
 conv "$CORPUS/source/css_v20_gg_lego_arena_x.bsp" source.glb

@@ -87,13 +87,18 @@ def skin(verts, mats):
     return res
 
 
-def cmd_counts(path):
+def counts(path):
     bones, meshes, frames = read(path)
-    print(json.dumps({'bones': len(bones), 'meshes': len(meshes), 'frames': len(frames),
-                      'vertices': sum(len(m[1]) for m in meshes), 'triangles': sum(len(m[2]) for m in meshes)}))
+    return {'bones': len(bones), 'meshes': len(meshes), 'frames': len(frames),
+            'vertices': sum(len(m[1]) for m in meshes), 'triangles': sum(len(m[2]) for m in meshes)}
 
 
-def cmd_skin(path, dump):
+def cmd_counts(path):
+    print(json.dumps(counts(path)))
+
+
+def skin_check(path, dump):
+    """(ok, message): the skinned vertices of DUMP (dpm_dump's output) against our own skinning"""
     bones, meshes, frames = read(path)
     worst = 0.0
     worst_n = 0.0
@@ -118,10 +123,28 @@ def cmd_skin(path, dump):
             worst_n = max(worst_n, max(abs(a - b) for a, b in zip(n, got_n)))
             checked += 1
     total = sum(len(m[1]) for m in meshes)
-    print(f'{path}: {checked} skinned vertices compared, max relative position error {worst:.2e}, '
-          f'max normal error {worst_n:.2e}')
     ok = checked > 0 and worst < 1e-4 and worst_n < 1e-3 and checked % max(total, 1) == 0
+    return ok, (f'{path}: {checked} skinned vertices compared, max relative position error {worst:.2e}, '
+                f'max normal error {worst_n:.2e}')
+
+
+def cmd_skin(path, dump):
+    ok, msg = skin_check(path, dump)
+    print(msg)
     sys.exit(0 if ok else 1)
+
+
+def cmd_check_all(listing):
+    """one process for a whole corpus: lines MODEL<TAB>INFO.json<TAB>DUMP; PASS / FAIL lines out"""
+    for line in open(listing):
+        path, info, dump = line.rstrip('\n').split('\t')
+        name = path.rsplit('/', 1)[-1]
+        c = json.load(open(info))['counts']
+        want = counts(path)
+        bad = {k: (c.get(k), v) for k, v in want.items() if c.get(k) != v}
+        print(f'{"FAIL" if bad else "PASS"} {name}: counts match the Python reader {bad if bad else ""}')
+        ok, msg = skin_check(path, dump)
+        print(f'{"PASS" if ok else "FAIL"} {name}: skinning agrees with dpmref.py: {msg}')
 
 
 def build(bones, meshes, frames, mins=(-16, -16, -16), maxs=(16, 16, 16)):
@@ -252,6 +275,8 @@ if __name__ == '__main__':
         cmd_counts(sys.argv[2])
     elif cmd == 'skin':
         cmd_skin(sys.argv[2], sys.argv[3])
+    elif cmd == 'check-all':
+        cmd_check_all(sys.argv[2])
     elif cmd == 'synth':
         open(sys.argv[2], 'wb').write(synth())
     elif cmd == 'hostile':

@@ -4,10 +4,12 @@
 # validator with zero errors, and every triangle is accounted for: planar + soup triangles from
 # the index lump plus 2*(w-1)/2*L*(h-1)/2*L per patch at level L (minus the degenerate ones the
 # exporter reports dropping); flares as points.
+# The maps are converted once by the q3_glb fixture (q3/convert_all.sh, its folder in Q3_GLB).
 # args: CLI SHARED FETCHED WORK
 source "$BK_TESTS/lib.sh"
 bk_init "$@"
 need_dir "$FETCHED/q3"
+need_file "$Q3_GLB/convert.tsv"
 shopt -s nullglob
 maps=("$FETCHED"/q3/*/*.bsp)
 (( ${#maps[@]} > 0 )) || { echo "SKIP: no maps"; exit 77; }
@@ -25,31 +27,18 @@ $PY check-info "$CLI" "${maps[@]}" >"$WORK/counts.txt" 2>&1
 check "info --json counts agree with q3read.py" test $? = 0
 grep FAIL "$WORK/counts.txt" | head -5 >&2
 
-# convert everything (no textures: the texture path is tested below on a few maps)
-mkdir -p "$WORK/glb"
-: >"$WORK/convert.tsv"
-conv_fail=0
-for m in "${maps[@]}"; do
-    out="$WORK/glb/$(basename "$(dirname "$m")")-$(basename "$m" .bsp).glb"
-    if "$CLI" convert "$m" -o "$out" --no-textures >"$WORK/.cout" 2>"$WORK/.cerr"; then
-        dropped=$(sed -n 's/.*dropped \([0-9]*\) degenerate.*/\1/p' "$WORK/.cout")
-        printf '%s\t%s\t%s\n' "$m" "$out" "${dropped:-0}" >>"$WORK/convert.tsv"
-    else
-        conv_fail=$((conv_fail + 1))
-        echo "convert failed: $m: $(head -2 "$WORK/.cerr")" >&2
-    fi
-done
-check "convert: $conv_fail failures" test "$conv_fail" = 0
+# every map converted (no textures: the texture path is tested in q3_options on a few maps)
+check "converted: $(wc -l < "$Q3_GLB/convert.tsv")/${#maps[@]}" test "$(wc -l < "$Q3_GLB/convert.tsv")" = "${#maps[@]}"
 
 # Khronos validator: one node process for all files
-gltf_validate "$WORK"/glb/*.glb >"$WORK/gltf.txt" 2>&1
+gltf_validate "$Q3_GLB"/glb/*.glb >"$WORK/gltf.txt" 2>&1
 check "Khronos validator: zero errors on every glb" test $? = 0
 nvalid=$(grep -c '^valid' "$WORK/gltf.txt")
 check "validator: $nvalid/${#maps[@]} valid" test "$nvalid" = "${#maps[@]}"
 grep -v '^valid' "$WORK/gltf.txt" | head -5 >&2
 
 # triangle accounting and patch presence, computed independently from the .bsp and the .glb
-python3 - "$WORK/convert.tsv" "$BK_TESTS/q3" >"$WORK/tris.txt" 2>&1 <<'PYEOF'
+python3 - "$Q3_GLB/convert.tsv" "$BK_TESTS/q3" >"$WORK/tris.txt" 2>&1 <<'PYEOF'
 import sys
 sys.path.insert(0, sys.argv[2])
 import q3read, glbstat
@@ -75,7 +64,7 @@ tail -3 "$WORK/tris.txt" >&2
 
 # winding agrees with the normals (front faces counter-clockwise) on every 4th map; a few model
 # surfaces (misc_model soups) carry normals against their own winding, hence 95%, not 100%
-python3 "$BK_TESTS/q3/glbstat.py" $(ls "$WORK"/glb/*.glb | awk 'NR % 4 == 1') >"$WORK/wind.txt"
+python3 "$BK_TESTS/q3/glbstat.py" $(ls "$Q3_GLB"/glb/*.glb | awk 'NR % 4 == 1') >"$WORK/wind.txt"
 check "winding follows normals" python3 -c "
 import json, sys
 bad = [d['file'] for d in map(json.loads, open('$WORK/wind.txt'))

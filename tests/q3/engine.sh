@@ -192,10 +192,10 @@ PYEOF
 
 # ---- DarkPlaces (Nexuiz data of the corpus): skybox, the game's ambient and gamma -------------
 NX=$FETCHED/pk3/nexuiz-data.pk3
-if [[ -f $NX && -f $FETCHED/q3/nexuiz/bloodprison.bsp ]]; then
-    "$CLI" convert "$NX:maps/bloodprison.bsp" -o "$WORK/bp.glb" -q
-    check "convert a Nexuiz map with its game data" test $? = 0
-    check "Nexuiz: skybox faces, DarkPlaces ambient and display gamma recorded" $PY - "$WORK/bp.glb" <<'PYEOF'
+need_file "$NX" "$FETCHED/q3/nexuiz/bloodprison.bsp"
+"$CLI" convert "$NX:maps/bloodprison.bsp" -o "$WORK/bp.glb" -q
+check "convert a Nexuiz map with its game data" test $? = 0
+check "Nexuiz: skybox faces, DarkPlaces ambient and display gamma recorded" $PY - "$WORK/bp.glb" <<'PYEOF'
 import glbstat, sys
 j, b = glbstat.load(sys.argv[1])
 ok = True
@@ -215,16 +215,15 @@ if 'textures/stralenex8/darkblue_sky' in wm:
     print('sky surfaces drawn'); ok = False
 sys.exit(0 if ok else 1)
 PYEOF
-    gltf_validate "$WORK/bp.glb" >"$WORK/bpv.txt" 2>&1
-    check "Nexuiz glb: validator clean" test $? = 0
-fi
+gltf_validate "$WORK/bp.glb" >"$WORK/bpv.txt" 2>&1
+check "Nexuiz glb: validator clean" test $? = 0
 
 # DarkPlaces' NAME_norm / NAME_gloss / NAME_glow beside a texture (a game folder named nexuiz)
 D=$WORK/nexuiz/data
 T=$FETCHED/q3/nexuiz/toxic.bsp
-if [[ -f $T ]]; then
-    mkdir -p "$D"
-    $PY - "$T" "$D" <<'PYEOF'
+need_file "$T"
+mkdir -p "$D"
+$PY - "$T" "$D" <<'PYEOF'
 import os, struct, sys
 d = open(sys.argv[1], 'rb').read()
 o, l = struct.unpack_from('<ii', d, 8 + 8)
@@ -240,8 +239,8 @@ for suf, c in (('', (120, 120, 120)), ('_norm', (128, 128, 255)), ('_gloss', (60
     tga(f'{sys.argv[2]}/{name}{suf}.tga', c)
 open(f'{sys.argv[2]}/name.txt', 'w').write(name)
 PYEOF
-    "$CLI" convert "$T" -o "$WORK/dp.glb" --game-dir "$D" -q
-    check "DarkPlaces: normal map, specular colour and glow beside the texture" $PY - "$WORK/dp.glb" "$D/name.txt" <<'PYEOF'
+"$CLI" convert "$T" -o "$WORK/dp.glb" --game-dir "$D" -q
+check "DarkPlaces: normal map, specular colour and glow beside the texture" $PY - "$WORK/dp.glb" "$D/name.txt" <<'PYEOF'
 import glbstat, sys
 j, _ = glbstat.load(sys.argv[1])
 name = open(sys.argv[2]).read()
@@ -254,7 +253,6 @@ ok = ('normalTexture' in m and img(m['normalTexture']).endswith('_norm')
 print(m) if not ok else None
 sys.exit(0 if ok else 1)
 PYEOF
-    gltf_validate "$WORK/dp.glb" >"$WORK/dpv.txt" 2>&1
-    check "DarkPlaces maps glb: validator clean" test $? = 0
-fi
+gltf_validate "$WORK/dp.glb" >"$WORK/dpv.txt" 2>&1
+check "DarkPlaces maps glb: validator clean" test $? = 0
 bk_done

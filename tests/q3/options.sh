@@ -9,13 +9,12 @@ field() { python3 -c "import json,sys; print(json.loads(sys.stdin.readline())['$
 
 # Quake 2's IBSP v38 is not a Quake 3 map: clean, clear rejection
 Q2=$CORPUS/quake1/unusual_quake2_ibsp38_mp_lobby.bsp
-if [[ -f $Q2 ]]; then
-    for c in info validate; do expect_exit 1 "$CLI" $c "$Q2"; done
-    expect_exit 1 "$CLI" convert "$Q2" -o "$WORK/q2.glb"
-    expect_stderr_has "Quake 2" "$CLI" info "$Q2"
-    expect_stderr_has "header @4" "$CLI" info "$Q2"
-    [[ ! -e $WORK/q2.glb ]] || fail "no output for a rejected map"
-fi
+need_file "$Q2"
+for c in info validate; do expect_exit 1 "$CLI" $c "$Q2"; done
+expect_exit 1 "$CLI" convert "$Q2" -o "$WORK/q2.glb"
+expect_stderr_has "Quake 2" "$CLI" info "$Q2"
+expect_stderr_has "header @4" "$CLI" info "$Q2"
+[[ ! -e $WORK/q2.glb ]] || fail "no output for a rejected map"
 # other impostors: an unknown IBSP version, Raven's RBSP
 printf 'IBSP\x2d\x00\x00\x00' >"$WORK/v45.bsp"; head -c 200 /dev/zero >>"$WORK/v45.bsp"
 expect_exit 1 "$CLI" info "$WORK/v45.bsp"
@@ -43,15 +42,14 @@ import json; assert len(json.load(open('$WORK/.out'))) == $n_ent"
 expect_stdout_has '"classname"' "$CLI" entities "$M"
 
 # a map read from its .pk3 (the archive then serves textures and shaders too)
-if [[ -f $PK3/oa081-pak1-maps.pk3 ]]; then
-    expect_exit 0 "$CLI" info "$PK3/oa081-pak1-maps.pk3:maps/aggressor.bsp"
-    expect_exit 0 "$CLI" convert "$PK3/oa081-pak1-maps.pk3:maps/oa_ctf2.bsp" -o "$WORK/fromzip.glb" --no-textures
-    expect_exit 0 "$CLI" convert "$P" -o "$WORK/fromfile.glb" --no-textures
-    check "the pk3 member converts like the extracted file" \
-        test "$($GLB "$WORK/fromzip.glb" | field triangles)" = "$($GLB "$WORK/fromfile.glb" | field triangles)"
-    expect_exit 1 "$CLI" info "$PK3/oa081-pak1-maps.pk3:maps/nosuchmap.bsp"
-    expect_stderr_has "no member" "$CLI" info "$PK3/oa081-pak1-maps.pk3:maps/nosuchmap.bsp"
-fi
+need_file "$PK3/oa081-pak1-maps.pk3"
+expect_exit 0 "$CLI" info "$PK3/oa081-pak1-maps.pk3:maps/aggressor.bsp"
+expect_exit 0 "$CLI" convert "$PK3/oa081-pak1-maps.pk3:maps/oa_ctf2.bsp" -o "$WORK/fromzip.glb" --no-textures
+expect_exit 0 "$CLI" convert "$P" -o "$WORK/fromfile.glb" --no-textures
+check "the pk3 member converts like the extracted file" \
+    test "$($GLB "$WORK/fromzip.glb" | field triangles)" = "$($GLB "$WORK/fromfile.glb" | field triangles)"
+expect_exit 1 "$CLI" info "$PK3/oa081-pak1-maps.pk3:maps/nosuchmap.bsp"
+expect_stderr_has "no member" "$CLI" info "$PK3/oa081-pak1-maps.pk3:maps/nosuchmap.bsp"
 
 # patch level: more subdivision, more triangles; flares as points or skipped
 "$CLI" convert "$P" -o "$WORK/l2.glb" --no-textures --patch-level 2 >/dev/null
@@ -86,13 +84,12 @@ expect_exit 0 "$CLI" convert "$M" -o "$WORK/ob2.glb" --no-textures --overbright 
 check "overbright changes the lightmap" bash -c "! cmp -s '$WORK/ob0.glb' '$WORK/ob2.glb'"
 # brush models are their own nodes, named after their entity
 B=$FETCHED/q3/oa081/ctf_gate1.bsp
-if [[ -f $B ]]; then
-    "$CLI" convert "$B" -o "$WORK/bm.glb" --no-textures >/dev/null
-    check "brush model nodes named from their entities" python3 -c "
+need_file "$B"
+"$CLI" convert "$B" -o "$WORK/bm.glb" --no-textures >/dev/null
+check "brush model nodes named from their entities" python3 -c "
 import json,sys; sys.path.insert(0,'$BK_TESTS/q3'); import glbstat
 n = glbstat.stats('$WORK/bm.glb', False)['nodes']
 assert n[0] == 'worldspawn' and any(x.endswith(' *1') for x in n), n[:10]"
-fi
 
 # entities: point entities as placed nodes with their key/values; --no-entities drops them
 "$CLI" convert "$M" -o "$WORK/ent.glb" --no-textures >/dev/null 2>&1
@@ -108,45 +105,41 @@ assert not any(n.get('extras') for n in k['nodes']) and len(k['nodes']) < len(j[
 
 # external lightmaps (Nexuiz: maps/NAME/lm_NNNN.tga in the game archive)
 NX=$FETCHED/q3/nexuiz/aneurysm.bsp
-if [[ -f $NX && -f $PK3/nexuiz-data.pk3 ]]; then
-    expect_stdout_has "0 images" "$CLI" convert "$NX" -o "$WORK/nx0.glb" --no-textures
-    expect_stdout_has "1 images" "$CLI" convert "$NX" -o "$WORK/nx1.glb" --no-textures --game-dir "$PK3/nexuiz-data.pk3"
-    expect_stdout_has "1 images" "$CLI" convert "$PK3/nexuiz-data.pk3:maps/aneurysm.bsp" -o "$WORK/nx2.glb" --no-textures
-    # beside the map in a folder, as an unpacked game has it
-    mkdir -p "$WORK/game/maps/aneurysm"
-    cp "$NX" "$WORK/game/maps/"
-    (cd "$WORK/game" && unzip -q -j "$PK3/nexuiz-data.pk3" 'maps/aneurysm/lm_*' -d maps/aneurysm)
-    expect_stdout_has "1 images" "$CLI" convert "$WORK/game/maps/aneurysm.bsp" -o "$WORK/nx3.glb" --no-textures
-    gltf_validate "$WORK/nx1.glb" "$WORK/nx3.glb" >"$WORK/nxv.txt"
-    check "external-lightmap glbs valid" test $? = 0
-fi
+need_file "$NX" "$PK3/nexuiz-data.pk3"
+expect_stdout_has "0 images" "$CLI" convert "$NX" -o "$WORK/nx0.glb" --no-textures
+expect_stdout_has "1 images" "$CLI" convert "$NX" -o "$WORK/nx1.glb" --no-textures --game-dir "$PK3/nexuiz-data.pk3"
+expect_stdout_has "1 images" "$CLI" convert "$PK3/nexuiz-data.pk3:maps/aneurysm.bsp" -o "$WORK/nx2.glb" --no-textures
+# beside the map in a folder, as an unpacked game has it
+mkdir -p "$WORK/game/maps/aneurysm"
+cp "$NX" "$WORK/game/maps/"
+(cd "$WORK/game" && unzip -q -j "$PK3/nexuiz-data.pk3" 'maps/aneurysm/lm_*' -d maps/aneurysm)
+expect_stdout_has "1 images" "$CLI" convert "$WORK/game/maps/aneurysm.bsp" -o "$WORK/nx3.glb" --no-textures
+gltf_validate "$WORK/nx1.glb" "$WORK/nx3.glb" >"$WORK/nxv.txt"
+check "external-lightmap glbs valid" test $? = 0
 
 # real textures and shader scripts (FETCH_TEXTURES=1 brings OpenArena's texture archives)
-if [[ -f $PK3/oa-pak4-textures.pk3 ]]; then
-    GD=()
-    for a in "$PK3"/oa-pak*.pk3 "$PK3/oa088-pak6-patch088.pk3"; do [[ -f $a ]] && GD+=(--game-dir "$a"); done
-    for name in aggressor dm4ish; do
-        "$CLI" convert "$PK3/oa081-pak1-maps.pk3:maps/$name.bsp" -o "$WORK/tex-$name.glb" "${GD[@]}" >"$WORK/tex.out"
-        check "textured convert of $name" test $? = 0
-        nimg=$(sed -n 's/.*materials, \([0-9]*\) images.*/\1/p' "$WORK/tex.out")
-        check "$name: real textures embedded ($nimg images)" test "${nimg:-0}" -gt 5
-    done
-    # a game folder (as installed: baseoa/*.pk3 + baseoa/maps/NAME.bsp): its archives are searched,
-    # whether given with --game-dir or found as the map's maps/ folder's parent
-    mkdir -p "$WORK/baseoa/maps"
-    for a in "$PK3"/oa-pak*.pk3; do ln -sf "$a" "$WORK/baseoa/$(basename "$a" | sed 's/^oa-//')"; done
-    cp "$FETCHED/q3/oa081/dm6ish.bsp" "$WORK/baseoa/maps/"
-    "$CLI" convert "$WORK/baseoa/maps/dm6ish.bsp" -o "$WORK/tex-gamefolder.glb" >"$WORK/tex.out" 2>/dev/null
+need_file "$PK3/oa-pak4-textures.pk3" "$PK3/oa088-pak6-patch088.pk3"
+GD=()
+for a in "$PK3"/oa-pak*.pk3 "$PK3/oa088-pak6-patch088.pk3"; do GD+=(--game-dir "$a"); done
+for name in aggressor dm4ish; do
+    "$CLI" convert "$PK3/oa081-pak1-maps.pk3:maps/$name.bsp" -o "$WORK/tex-$name.glb" "${GD[@]}" >"$WORK/tex.out"
+    check "textured convert of $name" test $? = 0
     nimg=$(sed -n 's/.*materials, \([0-9]*\) images.*/\1/p' "$WORK/tex.out")
-    check "map in a game's maps/ folder finds the game's archives ($nimg images)" test "${nimg:-0}" -gt 5
-    "$CLI" convert "$FETCHED/q3/oa081/dm6ish.bsp" -o "$WORK/tex-gamedir.glb" --game-dir "$WORK/baseoa" >"$WORK/tex.out" 2>/dev/null
-    nimg2=$(sed -n 's/.*materials, \([0-9]*\) images.*/\1/p' "$WORK/tex.out")
-    check "--game-dir FOLDER searches the .pk3s inside it ($nimg2 images)" test "${nimg2:-0}" = "${nimg:-0}"
-    gltf_validate "$WORK"/tex-*.glb >"$WORK/texv.txt"
-    check "textured glbs valid" test $? = 0
-else
-    echo "note: OpenArena texture archives absent (FETCH_TEXTURES=1 fetch-corpus); real-texture checks skipped"
-fi
+    check "$name: real textures embedded ($nimg images)" test "${nimg:-0}" -gt 5
+done
+# a game folder (as installed: baseoa/*.pk3 + baseoa/maps/NAME.bsp): its archives are searched,
+# whether given with --game-dir or found as the map's maps/ folder's parent
+mkdir -p "$WORK/baseoa/maps"
+for a in "$PK3"/oa-pak*.pk3; do ln -sf "$a" "$WORK/baseoa/$(basename "$a" | sed 's/^oa-//')"; done
+cp "$FETCHED/q3/oa081/dm6ish.bsp" "$WORK/baseoa/maps/"
+"$CLI" convert "$WORK/baseoa/maps/dm6ish.bsp" -o "$WORK/tex-gamefolder.glb" >"$WORK/tex.out" 2>/dev/null
+nimg=$(sed -n 's/.*materials, \([0-9]*\) images.*/\1/p' "$WORK/tex.out")
+check "map in a game's maps/ folder finds the game's archives ($nimg images)" test "${nimg:-0}" -gt 5
+"$CLI" convert "$FETCHED/q3/oa081/dm6ish.bsp" -o "$WORK/tex-gamedir.glb" --game-dir "$WORK/baseoa" >"$WORK/tex.out" 2>/dev/null
+nimg2=$(sed -n 's/.*materials, \([0-9]*\) images.*/\1/p' "$WORK/tex.out")
+check "--game-dir FOLDER searches the .pk3s inside it ($nimg2 images)" test "${nimg2:-0}" = "${nimg:-0}"
+gltf_validate "$WORK"/tex-*.glb >"$WORK/texv.txt"
+check "textured glbs valid" test $? = 0
 # a game folder: a shader script maps the first shader to an image, the second shader is found by
 # its own name as .tga (the folder is listed for scripts/*.shader, case-insensitively)
 python3 - "$M" "$WORK/gamedir" <<'PYEOF'
@@ -204,8 +197,7 @@ mkdir -p "$WORK/plain"; cp "$M" "$WORK/plain/m.bsp"
 "$CLI" convert "$WORK/plain/m.bsp" -o "$WORK/plain.glb" -q
 check "a map of no known game: x2 and no engine named" test "$(gain_of "$WORK/plain.glb")" = "2 "
 N=$FETCHED/q3/nexuiz/toxic.bsp
-if [[ -f $N && -f $PK3/nexuiz-data.pk3 ]]; then
-    "$CLI" convert "$N" -o "$WORK/nx.glb" --game-dir "$PK3/nexuiz-data.pk3" -q --no-textures
-    check "Nexuiz game data: DarkPlaces' x2" test "$(gain_of "$WORK/nx.glb")" = "2 darkplaces"
-fi
+need_file "$N" "$PK3/nexuiz-data.pk3"
+"$CLI" convert "$N" -o "$WORK/nx.glb" --game-dir "$PK3/nexuiz-data.pk3" -q --no-textures
+check "Nexuiz game data: DarkPlaces' x2" test "$(gain_of "$WORK/nx.glb")" = "2 darkplaces"
 bk_done

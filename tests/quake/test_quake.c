@@ -586,6 +586,14 @@ static void test_read_only_input(const char *sub)
 int main(int argc, char **argv)
 {
     g_shared = argc > 1 ? argv[1] : "../shared";
+    char corpus[4096];
+    snprintf(corpus, sizeof corpus, "%s/corpus", g_shared);
+    DIR *probe = opendir(corpus);
+    if (!probe) {
+        printf("SKIP: %s missing\n", corpus);
+        return 77;
+    }
+    closedir(probe);
     test_corpus_dir("goldsrc");
     test_corpus_dir("quake1");
     test_bsp2_matches_bsp29();

@@ -8,10 +8,16 @@ bk_init "$@"
 need_dir "$CORPUS/goldsrc"
 command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 77; }
 shopt -s nullglob
+pmaps=()
 for f in "$CORPUS"/goldsrc/*.bsp "$CORPUS"/quake1/*.bsp; do
-    [[ $(basename "$f") == unusual_quake2* ]] && continue
-    check "pvs rows of $f" python3 "$BK_TESTS/query/pvs.py" "$CLI" "$f"
+    [[ $(basename "$f") == unusual_quake2* ]] || pmaps+=("$f")
 done
+# one Python process for every map's PVS / PAS rows
+python3 "$BK_TESTS/query/pvs.py" "$CLI" "${pmaps[@]}" > "$WORK/pvs.txt" 2>&1
+while read -r verdict rest; do
+    if [[ $verdict == PASS ]]; then ok; else fail "pvs rows of $rest"; grep -F "$rest" "$WORK/pvs.txt" | head -3 >&2; fi
+done < <(grep -E '^(PASS|FAIL) ' "$WORK/pvs.txt")
+check "pvs rows of every map (${#pmaps[@]})" test "$(grep -cE '^(PASS|FAIL) ' "$WORK/pvs.txt")" = "${#pmaps[@]}"
 
 M=$CORPUS/goldsrc/cs16_fy_pool_day.bsp
 # a spawn: its point, a trace down per hull (GoldSrc hulls stand 36 / 32 / 18 units above the floor)

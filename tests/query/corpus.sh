@@ -5,6 +5,7 @@
 source "$BK_TESTS/lib.sh"
 bk_init "$@"
 [[ -x /usr/bin/python3 ]] && /usr/bin/python3 -c 'import numpy' 2>/dev/null || { echo "SKIP: /usr/bin/python3 with numpy missing"; exit 77; }
+need_dir "$CORPUS/goldsrc"; need_dir "$CORPUS/quake1"; need_dir "$CORPUS/source"
 maps=()
 for f in "$CORPUS"/goldsrc/*.bsp "$CORPUS"/quake1/*.bsp "$CORPUS"/source/*.bsp; do
     case $(basename "$f") in unusual_*) ;; *) maps+=("$f") ;; esac
@@ -12,7 +13,7 @@ done
 # a spread of Quake 3 maps (OpenArena 0.8.1 and 0.8.8, Nexuiz) when the fetched corpus is there
 for f in "$FETCHED"/q3/oa081/{oa_dm1,oa_ctf2,aggressor,q3dm6ish,kaos2}.bsp "$FETCHED"/q3/oa088/{oa_bases7,slimefac}.bsp \
          "$FETCHED"/q3/nexuiz/{toxic,ons-reborn,downer,desertfactory}.bsp; do
-    [[ -f $f ]] && maps+=("$f")
+    need_file "$f"; maps+=("$f")
 done
 if /usr/bin/python3 "$BK_TESTS/query/query_check.py" "$CLI" "$WORK/check" "${maps[@]}" > "$WORK/check.log"; then ok
 else fail "query_check.py (see below)"; fi
@@ -42,7 +43,7 @@ check "a crouching box picks hull 3" grep -q '"endpos":\[1344,-2560,594.03125\]'
 # collision as data: convert --collision on a map of each family, checked against traces
 cmaps=("$CORPUS/goldsrc/cs16_aim_map.bsp" "$CORPUS/goldsrc/ns_ns_lost.bsp" "$CORPUS/quake1/progs_dump_start.bsp"
        "$CORPUS/source/css_v19_gg_aim_shotty.bsp" "$CORPUS/source/tf2c_v20_dom_lithium.bsp")
-for f in "$FETCHED"/q3/oa081/{oa_dm1,aggressor}.bsp "$FETCHED"/q3/nexuiz/toxic.bsp; do [[ -f $f ]] && cmaps+=("$f"); done
+for f in "$FETCHED"/q3/oa081/{oa_dm1,aggressor}.bsp "$FETCHED"/q3/nexuiz/toxic.bsp; do need_file "$f"; cmaps+=("$f"); done
 if /usr/bin/python3 "$BK_TESTS/query/collision_check.py" "$CLI" "$WORK/col" "${cmaps[@]}" > "$WORK/col.log"; then ok
 else fail "collision_check.py"; fi
 tail -n 12 "$WORK/col.log"

@@ -388,6 +388,15 @@ int main(int argc, char **argv)
     }
     char dir[4096];
     int unsupported = 0;
+    /* the family's corpus: a skip with a message when it is not there */
+    snprintf(dir, sizeof dir, strcmp(argv[4], "q3") == 0 ? "%s/q3" : "%s/corpus",
+             strcmp(argv[4], "q3") == 0 ? argv[2] : argv[1]);
+    DIR *probe = opendir(dir);
+    if (!probe) {
+        printf("SKIP: %s missing\n", dir);
+        return 77;
+    }
+    closedir(probe);
     if (strcmp(argv[4], "quake") == 0) {
         snprintf(dir, sizeof dir, "%s/corpus/goldsrc", argv[1]);
         walk(dir, BK_FORMAT_QUAKE1, &unsupported, 0);

@@ -5,6 +5,7 @@
 source "$BK_TESTS/lib.sh"
 bk_init "$@"
 [[ -x /usr/bin/python3 ]] && /usr/bin/python3 -c 'import numpy' 2>/dev/null || { echo "SKIP: /usr/bin/python3 with numpy missing"; exit 77; }
+need_dir "$CORPUS/source"
 maps=()
 for f in "$CORPUS"/source/*.bsp; do case $(basename "$f") in unusual_*) ;; *) maps+=("$f") ;; esac; done
 if /usr/bin/python3 "$BK_TESTS/source/vtf_check.py" "$CLI" "$WORK/vtf" "${maps[@]}" > "$WORK/vtf.log" 2>&1; then ok

@@ -43,20 +43,19 @@ check "every map converted" [ "${#glbs[@]}" == "${#real[@]}" ]
 
 # props land in the glTF as nodes with the model path in extras; --no-props drops them
 f=$SRC/tf2_v20_bsp_tool_test2.bsp
-if [[ -f $f ]]; then
-    "$CLI" convert "$f" -o "$WORK/p.gltf" -q >/dev/null 2>&1
-    n=$(python3 -c "import json,sys; print(sum(1 for n in json.load(open(sys.argv[1]))['nodes'] if n.get('extras',{}).get('classname')=='prop_static' and n['extras']['model'].endswith('.mdl')))" "$WORK/p.gltf")
-    want=$(ref "$f" static_props)
-    check "prop nodes in glTF: $n vs $want" [ "$n" == "$want" ]
-    "$CLI" convert "$f" -o "$WORK/np.gltf" --no-props -q >/dev/null 2>&1
-    n=$(python3 -c "import json,sys; print(sum(1 for n in json.load(open(sys.argv[1]))['nodes'] if n.get('extras',{}).get('classname')=='prop_static'))" "$WORK/np.gltf")
-    check "--no-props drops prop nodes" [ "$n" == 0 ]
-    check "materials carry their VMT path" grep -q '"vmt"' "$WORK/p.gltf"
-fi
+need_file "$f"
+"$CLI" convert "$f" -o "$WORK/p.gltf" -q >/dev/null 2>&1
+n=$(python3 -c "import json,sys; print(sum(1 for n in json.load(open(sys.argv[1]))['nodes'] if n.get('extras',{}).get('classname')=='prop_static' and n['extras']['model'].endswith('.mdl')))" "$WORK/p.gltf")
+want=$(ref "$f" static_props)
+check "prop nodes in glTF: $n vs $want" [ "$n" == "$want" ]
+"$CLI" convert "$f" -o "$WORK/np.gltf" --no-props -q >/dev/null 2>&1
+n=$(python3 -c "import json,sys; print(sum(1 for n in json.load(open(sys.argv[1]))['nodes'] if n.get('extras',{}).get('classname')=='prop_static'))" "$WORK/np.gltf")
+check "--no-props drops prop nodes" [ "$n" == 0 ]
+check "materials carry their VMT path" grep -q '"vmt"' "$WORK/p.gltf"
 
 # pakfile extraction equals Python's zipfile, for a stored and an LZMA (method 14) pakfile
 for b in css_v20_gg_creepyvan tf2c_v20_lzma_vipr_downfall; do
-    f=$SRC/$b.bsp; [[ -f $f ]] || continue
+    f=$SRC/$b.bsp; need_file "$f"
     expect_exit 0 "$CLI" pak "$f" extract -o "$WORK/x_$b" -q
     python3 - "$f" "$WORK/x_$b" <<'PY' || fail "extracted files of $b differ from Python's zipfile"
 import io, os, struct, sys, zipfile
@@ -93,7 +92,7 @@ expect_exit 0 "$CLI" pak "$WORK/evil.bsp" list
 # compressed lumps in maps not seen before: recompress every lump of two plain maps the way
 # bspzip does; counts and the converted scene must not change
 for b in tf2_v20_bsp_tool_test2 css_v19_test_speakers; do
-    f=$SRC/$b.bsp; [[ -f $f ]] || continue
+    f=$SRC/$b.bsp; need_file "$f"
     python3 "$BK_TESTS/source/lzmaify.py" "$f" "$WORK/lz_$b.bsp" || { fail "lzmaify $b"; continue; }
     expect_exit 0 "$CLI" validate "$WORK/lz_$b.bsp"
     "$CLI" info "$WORK/lz_$b.bsp" > "$WORK/lz.txt" 2>&1

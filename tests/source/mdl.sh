@@ -161,16 +161,16 @@ expect_stderr_has "MDL version 53" "$CLI" info "$h/v53.mdl"
 
 # ---- a real map whose static props take a generated model ---------------------------------------
 MAP=$CORPUS/source/ricochet_v20_rc_arena_codetest.bsp
-if [[ -f $MAP ]]; then
-    pg=$WORK/propgame/models/props_ricochet
-    mkdir -p "$pg"
-    for e in mdl vvd dx90.vtx; do cp "$M/box_v48.$e" "$pg/platform.$e"; done
-    cp -r "$GEN/game/materials" "$WORK/propgame/"
-    "$CLI" props --json "$MAP" > "$WORK/props.json"
-    "$CLI" convert "$MAP" -o "$WORK/map.glb" --game-dir "$WORK/propgame" -q
-    check "the map with props passes the Khronos validator" gltf_validate "$WORK/map.glb"
-    "$CLI" convert "$MAP" -o "$WORK/map.gltf" --game-dir "$WORK/propgame" -q
-    check "props placed at their sprp origin, one mesh per model and skin" $PY - "$WORK/map.gltf" "$WORK/props.json" <<'PY'
+need_file "$MAP"
+pg=$WORK/propgame/models/props_ricochet
+mkdir -p "$pg"
+for e in mdl vvd dx90.vtx; do cp "$M/box_v48.$e" "$pg/platform.$e"; done
+cp -r "$GEN/game/materials" "$WORK/propgame/"
+"$CLI" props --json "$MAP" > "$WORK/props.json"
+"$CLI" convert "$MAP" -o "$WORK/map.glb" --game-dir "$WORK/propgame" -q
+check "the map with props passes the Khronos validator" gltf_validate "$WORK/map.glb"
+"$CLI" convert "$MAP" -o "$WORK/map.gltf" --game-dir "$WORK/propgame" -q
+check "props placed at their sprp origin, one mesh per model and skin" $PY - "$WORK/map.gltf" "$WORK/props.json" <<'PY'
 import json, math, sys
 g, p = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 nodes = [n for n in g["nodes"] if n.get("extras", {}).get("classname") == "prop_static"]
@@ -208,36 +208,33 @@ else:
 if errs: print("\n".join(errs[:10]))
 sys.exit(1 if errs else 0)
 PY
-    # the models not given are reported, the one given is not
-    "$CLI" validate --assets "$MAP" --game-dir "$WORK/propgame" > "$WORK/assets.txt"
-    check "validate --assets names the missing prop models" grep -q "missing: model models/props_ricochet/arrow.mdl" "$WORK/assets.txt"
-    check "validate --assets does not name the model it found" bash -c "! grep -q 'platform.mdl' '$WORK/assets.txt'"
-    # a model with its VVD missing is reported too
-    mv "$pg/platform.vvd" "$pg/platform.vvd.off"
-    "$CLI" validate --assets "$MAP" --game-dir "$WORK/propgame" > "$WORK/assets2.txt"
-    check "validate --assets names a model's missing VVD" grep -q "models/props_ricochet/platform.vvd not found" "$WORK/assets2.txt"
-    "$CLI" convert "$MAP" -o "$WORK/map_novvd.gltf" --game-dir "$WORK/propgame" -q
-    check "a prop whose model is incomplete stays a placement node" $PY -c '
+# the models not given are reported, the one given is not
+"$CLI" validate --assets "$MAP" --game-dir "$WORK/propgame" > "$WORK/assets.txt"
+check "validate --assets names the missing prop models" grep -q "missing: model models/props_ricochet/arrow.mdl" "$WORK/assets.txt"
+check "validate --assets does not name the model it found" bash -c "! grep -q 'platform.mdl' '$WORK/assets.txt'"
+# a model with its VVD missing is reported too
+mv "$pg/platform.vvd" "$pg/platform.vvd.off"
+"$CLI" validate --assets "$MAP" --game-dir "$WORK/propgame" > "$WORK/assets2.txt"
+check "validate --assets names a model's missing VVD" grep -q "models/props_ricochet/platform.vvd not found" "$WORK/assets2.txt"
+"$CLI" convert "$MAP" -o "$WORK/map_novvd.gltf" --game-dir "$WORK/propgame" -q
+check "a prop whose model is incomplete stays a placement node" $PY -c '
 import json, sys
 g = json.load(open(sys.argv[1]))
 sys.exit(0 if not any("mesh" in n for n in g["nodes"] if n.get("extras", {}).get("classname") == "prop_static") else 1)' "$WORK/map_novvd.gltf"
-    mv "$pg/platform.vvd.off" "$pg/platform.vvd"
-    # the same model from a VPK
-    $PY "$BK_TESTS/source/vpk_write.py" "$WORK/propgame" "$WORK/vpk/props" >/dev/null
-    "$CLI" convert "$MAP" -o "$WORK/map_vpk.gltf" --game-dir "$WORK/vpk/props_dir.vpk" -q
-    check "prop models and their textures come from a VPK" $PY -c '
+mv "$pg/platform.vvd.off" "$pg/platform.vvd"
+# the same model from a VPK
+$PY "$BK_TESTS/source/vpk_write.py" "$WORK/propgame" "$WORK/vpk/props" >/dev/null
+"$CLI" convert "$MAP" -o "$WORK/map_vpk.gltf" --game-dir "$WORK/vpk/props_dir.vpk" -q
+check "prop models and their textures come from a VPK" $PY -c '
 import json, sys
 g = json.load(open(sys.argv[1]))
 n = [x for x in g["nodes"] if x.get("extras", {}).get("model", "").endswith("platform.mdl")]
 t = [m for m in g["materials"] if m["name"].startswith("models/bspkit_test/") and "baseColorTexture" in m["pbrMetallicRoughness"]]
 sys.exit(0 if n and all("mesh" in x for x in n) and len(t) >= 2 else 1)' "$WORK/map_vpk.gltf"
-    # --no-props: no prop nodes at all
-    "$CLI" convert "$MAP" -o "$WORK/map_noprops.gltf" --game-dir "$WORK/propgame" --no-props -q
-    check "--no-props leaves the props out" $PY -c '
+# --no-props: no prop nodes at all
+"$CLI" convert "$MAP" -o "$WORK/map_noprops.gltf" --game-dir "$WORK/propgame" --no-props -q
+check "--no-props leaves the props out" $PY -c '
 import json, sys
 g = json.load(open(sys.argv[1]))
 sys.exit(0 if not any(n.get("extras", {}).get("classname") == "prop_static" for n in g["nodes"]) else 1)' "$WORK/map_noprops.gltf"
-else
-    echo "note: $MAP missing, map + prop checks skipped"
-fi
 bk_done

@@ -109,11 +109,11 @@ g = json.load(open(sys.argv[1]))
 t = {m["name"].lower(): "baseColorTexture" in m["pbrMetallicRoughness"] for m in g["materials"]}
 sys.exit(0 if t.get("models/deflector") and "models/deflector2" in t else 1)' "$WORK/deflector.gltf"
     MAP=$CORPUS/source/ricochet_v20_rc_arena_codetest.bsp
-    if [[ -f $MAP ]]; then
-        "$CLI" convert "$MAP" -o "$WORK/arena.glb" --game-dir "$ric" -q
-        "$CLI" convert "$MAP" -o "$WORK/arena.gltf" --game-dir "$ric" -q
-        check "the map with its real props passes the validator" gltf_validate "$WORK/arena.glb"
-        check "every prop whose model is in the mod has a mesh" $PY - "$WORK/arena.gltf" "$ric" <<'PY'
+    need_file "$MAP"
+    "$CLI" convert "$MAP" -o "$WORK/arena.glb" --game-dir "$ric" -q
+    "$CLI" convert "$MAP" -o "$WORK/arena.gltf" --game-dir "$ric" -q
+    check "the map with its real props passes the validator" gltf_validate "$WORK/arena.glb"
+    check "every prop whose model is in the mod has a mesh" $PY - "$WORK/arena.gltf" "$ric" <<'PY'
 import json, os, sys
 g = json.load(open(sys.argv[1]))
 props = [n for n in g["nodes"] if n.get("extras", {}).get("classname") == "prop_static"]
@@ -121,11 +121,10 @@ bad = [n["extras"]["model"] for n in props if os.path.exists(os.path.join(sys.ar
 print("%d props, %d with a mesh" % (len(props), sum("mesh" in n for n in props)))
 sys.exit(0 if props and not bad else 1)
 PY
-        "$CLI" validate --assets "$MAP" --game-dir "$ric" > "$WORK/assets.txt"
-        check "validate --assets finds every prop model of the map in the mod" bash -c "! grep -q 'missing: model' '$WORK/assets.txt'"
-        if command -v node >/dev/null && [[ -x ${CHROMIUM:-/usr/bin/chromium} ]]; then
-            check "the map with its props renders from the player start" gltf_render "$WORK/render" --view start "$WORK/arena.glb"
-        fi
+    "$CLI" validate --assets "$MAP" --game-dir "$ric" > "$WORK/assets.txt"
+    check "validate --assets finds every prop model of the map in the mod" bash -c "! grep -q 'missing: model' '$WORK/assets.txt'"
+    if command -v node >/dev/null && [[ -x ${CHROMIUM:-/usr/bin/chromium} ]]; then
+        check "the map with its props renders from the player start" gltf_render "$WORK/render" --view start "$WORK/arena.glb"
     fi
 fi
 bk_done

@@ -9,9 +9,10 @@ source "$BK_TESTS/lib.sh"
 bk_init "$@"
 PY=/usr/bin/python3
 R=$BK_TESTS/write/bspread.py
+need_dir "$CORPUS/goldsrc"; need_dir "$CORPUS/quake1"; need_dir "$CORPUS/source"; need_dir "$FETCHED/q3"
+shopt -s nullglob
 maps=()
 for f in "$CORPUS"/goldsrc/*.bsp "$CORPUS"/quake1/*.bsp "$CORPUS"/source/*.bsp "$FETCHED"/q3/*/*.bsp; do
-    [[ -f $f ]] || continue
     case $(basename "$f") in unusual_*) continue ;; esac
     maps+=("$f")
 done
@@ -160,7 +161,7 @@ check "a refused edit leaves the target as it was" cmp -s "$f" "$WORK/keep.bsp"
 DP=$(command -v darkplaces-server || echo /usr/games/darkplaces-server)
 if [[ -x $DP ]]; then
     for f in "$CORPUS/quake1/progs_dump_start.bsp" "$FETCHED/q3/oa081/oa_dm1.bsp"; do
-        [[ -f $f ]] || continue
+        need_file "$f"
         n=$(basename "$f" .bsp)
         "$CLI" entities --json "$f" > "$WORK/e.json"
         $PY -c '

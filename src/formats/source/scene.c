@@ -978,7 +978,8 @@ static void prop_warn(const sb *b, bk_result code, const char *model, const char
 }
 
 /* The model at path, decoded from its MDL, VVD and VTX where the engine finds them; NULL when a
- * part is missing (validate --assets names it) or does not decode (a warning). */
+ * part is missing or does not decode (a warning each: a prop without its mesh is not dropped
+ * silently; validate --assets lists the same). */
 static bk_mdl *load_prop_model(sb *b, const char *path)
 {
     size_t pl = strlen(path);
@@ -987,19 +988,28 @@ static bk_mdl *load_prop_model(sb *b, const char *path)
     uint8_t *md = NULL, *vd = NULL, *xd = NULL;
     size_t mn = 0, vn = 0, xn = 0;
     bk_mdl *m = NULL;
-    if (!read_asset(b, path, &md, &mn)) return NULL;
+    const char *where = b->opt->search_path_count ? "the map's pakfile and the search paths" : "the map's pakfile";
+    char why[1200];
+    if (!read_asset(b, path, &md, &mn)) {
+        snprintf(why, sizeof why, "not found in %s", where);
+        prop_warn(b, BK_ENOTFOUND, path, why);
+        return NULL;
+    }
     snprintf(part, sizeof part, "%.*s.vvd", (int)(pl - 4), path);
     bool ok = read_asset(b, part, &vd, &vn);
     for (size_t k = 0; ok && k < BK_ARRAY_LEN(bk_mdl_vtx_suffixes) && !xd; k++) {
         snprintf(part, sizeof part, "%.*s%s", (int)(pl - 4), path, bk_mdl_vtx_suffixes[k]);
         if (!read_asset(b, part, &xd, &xn)) xd = NULL;
     }
+    if (!ok || !xd) {
+        snprintf(why, sizeof why, "%s not found in %s", ok ? "its .vtx" : part, where);
+        prop_warn(b, BK_ENOTFOUND, path, why);
+    }
     if (ok && xd) {
         bk_options o = *b->opt;
         o.diag = NULL;
         bk_result r = bk_mdl_decode(md, mn, vd, vn, xd, xn, &o, &m);
         if (r != BK_OK) {
-            char why[96];
             snprintf(why, sizeof why, "does not decode (%s)", bk_strerror(r));
             prop_warn(b, r, path, why);
             m = NULL;
