@@ -198,6 +198,12 @@ static void convert_one(batch *b, job *j)
         if (r == BK_OK) r = bk_edit_save(e, j->out);
         bk_edit_free(e);
     } else {
+        /* what a single convert says is missing (textures, the WADs a map names) needs the file's
+         * format and worldspawn "wad": taken before the scene build frees the file */
+        bk_format ff = bk_file_format(f);
+        const bk_entities *es = bk_file_entities(f);
+        const char *wad0 = es && es->count ? bk_entity_get(&es->items[0], "wad") : NULL;
+        char *wad = wad0 ? strdup(wad0) : NULL;
         bk_scene *s = NULL;
         r = bk_file_into_scene(f, &oc.opt, &s); /* the file is done with */
         f = NULL;
@@ -205,12 +211,9 @@ static void convert_one(batch *b, job *j)
             bk_export_stats st;
             r = strcmp(fmt, "obj") == 0 ? bk_export_obj(s, &oc.xopt, j->out, &st) : bk_export_gltf(s, &oc.xopt, j->out, &st);
             if (r == BK_OK) j->bytes_out = st.bytes;
-            /* what a single convert says is missing (textures, the WADs a map names) */
-            const bk_entities *es = bk_file_entities(f);
-            const char *wad = es && es->count ? bk_entity_get(&es->items[0], "wad") : NULL;
-            if (r == BK_OK && (b->o->verbose || b->o->json))
-                cli_missing_lines(&oc, bk_file_format(f), wad, s, missing_line, j);
+            if (r == BK_OK && (b->o->verbose || b->o->json)) cli_missing_lines(&oc, ff, wad, s, missing_line, j);
         }
+        free(wad);
         bk_scene_free(s);
     }
     if (r == BK_OK) {
