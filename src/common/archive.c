@@ -120,7 +120,7 @@ bk_result bk_archive_open(const char *path, const bk_options *opt, bk_archive **
     *out = NULL;
     size_t pl = strlen(path);
     /* a VPK by its signature, or by its name (a broken one is then reported as a VPK) */
-    if (bk_vpk_probe_file(path) || (pl >= 8 && bk_strcasecmp(path + pl - 8, "_dir.vpk") == 0))
+    if (bk_archive_probe_file(path) == BK_ARCHIVE_VPK || (pl >= 8 && bk_strcasecmp(path + pl - 8, "_dir.vpk") == 0))
         return open_vpk(path, opt, out);
     bk_zip *z = NULL;
     BK_TRY(bk_zip_open(path, opt, &z));

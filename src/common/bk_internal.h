@@ -289,9 +289,8 @@ void bk_zip_close(bk_zip *a);
 /* vpk.c: VPK directories (v1, v2) and their data files, bounded by limits.max_alloc_bytes */
 typedef struct bk_vpk bk_vpk;
 bk_result bk_vpk_open(const char *path, const bk_options *opt, bk_vpk **out);
-/* true when the bytes (12 are enough) / the file at path start as a VPK directory does */
+/* true when the bytes (12 are enough) start as a VPK directory does */
 bool bk_vpk_probe(const void *data, size_t size);
-bool bk_vpk_probe_file(const char *path);
 uint32_t bk_vpk_count(const bk_vpk *v);
 void bk_vpk_entry(const bk_vpk *v, uint32_t i, bk_archive_entry *out);
 /* linear: case-insensitive, '\\' as '/', the first of equal names */

@@ -44,15 +44,6 @@ bool bk_vpk_probe(const void *data, size_t size)
     return d && size >= 12 && bk_rd_u32le(d) == VPK_MAGIC && (bk_rd_u32le(d + 4) == 1 || bk_rd_u32le(d + 4) == 2);
 }
 
-bool bk_vpk_probe_file(const char *path)
-{
-    FILE *fp = path ? bk_open_regular(path, NULL) : NULL;
-    uint8_t head[12];
-    size_t n = fp ? fread(head, 1, sizeof head, fp) : 0;
-    if (fp) fclose(fp);
-    return bk_vpk_probe(head, n);
-}
-
 bk_result bk_vpk_open(const char *path, const bk_options *opt, bk_vpk **out)
 {
     if (!path || !out) return BK_EARG;
