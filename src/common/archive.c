@@ -1,7 +1,7 @@
 /* One archive API (bspkit/archive.h) over the readers: zip.c for .zip / .pk3 (and, through
- * source/pak.c, a Source map's pakfile) and vpk.c for VPK. Each reader fills the const entry table
- * once at open and answers check / read / find through its ops; the name-safety rule for
- * extraction is the same for all. */
+ * source/pak.c, a Source map's pakfile) and vpk.c for VPK. Each reader's entries are copied into
+ * one const table at open (bk_archive_wrap); check / read / find go through its ops; the
+ * name-safety rule for extraction is the same for all. */
 #include "bk_internal.h"
 
 struct bk_archive {
@@ -11,19 +11,21 @@ struct bk_archive {
     uint32_t count;
 };
 
-bk_result bk_archive_wrap(const bk_archive_ops *ops, void *impl, bk_archive_entry *entries, uint32_t count,
-                          bk_archive **out)
+bk_result bk_archive_wrap(const bk_archive_ops *ops, void *impl, uint32_t count, bk_archive **out)
 {
     *out = NULL;
     bk_archive *a = bk_calloc(1, sizeof *a);
-    if (!a) {
+    bk_archive_entry *e = bk_calloc(count ? count : 1, sizeof *e);
+    if (!a || !e) {
         ops->close(impl);
-        bk_free(entries);
+        bk_free(a);
+        bk_free(e);
         return BK_ENOMEM;
     }
+    for (uint32_t i = 0; i < count; i++) ops->entry(impl, i, &e[i]);
     a->ops = ops;
     a->impl = impl;
-    a->e = entries;
+    a->e = e;
     a->count = count;
     *out = a;
     return BK_OK;
@@ -54,19 +56,9 @@ static int32_t zip_find(const void *impl, const char *name) { return bk_zip_find
 
 static void zip_close(void *impl) { bk_zip_close(impl); }
 
-static const bk_archive_ops zip_ops = {zip_check, zip_read, zip_find, zip_close};
+static void zip_entry(const void *impl, uint32_t i, bk_archive_entry *out) { bk_zip_entry(impl, i, out); }
 
-static bk_result wrap_zip(bk_zip *z, bk_archive **out)
-{
-    uint32_t n = bk_zip_count(z);
-    bk_archive_entry *e = bk_calloc(n ? n : 1, sizeof *e);
-    if (!e) {
-        bk_zip_close(z);
-        return BK_ENOMEM;
-    }
-    for (uint32_t i = 0; i < n; i++) bk_zip_entry(z, i, &e[i]);
-    return bk_archive_wrap(&zip_ops, z, e, n, out);
-}
+static const bk_archive_ops zip_ops = {zip_entry, zip_check, zip_read, zip_find, zip_close};
 
 /* ---- VPK ------------------------------------------------------------------------------------ */
 static bk_result vpk_check(const void *impl, uint32_t i, const char **why)
@@ -86,21 +78,9 @@ static void vpk_close(void *impl) { bk_vpk_close(impl); }
 
 static int32_t vpk_find(const void *impl, const char *name) { return bk_vpk_find(impl, name); }
 
-static const bk_archive_ops vpk_ops = {vpk_check, vpk_read, vpk_find, vpk_close};
+static void vpk_entry(const void *impl, uint32_t i, bk_archive_entry *out) { bk_vpk_entry(impl, i, out); }
 
-static bk_result open_vpk(const char *path, const bk_options *opt, bk_archive **out)
-{
-    bk_vpk *v = NULL;
-    BK_TRY(bk_vpk_open(path, opt, &v));
-    uint32_t n = bk_vpk_count(v);
-    bk_archive_entry *e = bk_calloc(n ? n : 1, sizeof *e);
-    if (!e) {
-        bk_vpk_close(v);
-        return BK_ENOMEM;
-    }
-    for (uint32_t i = 0; i < n; i++) bk_vpk_entry(v, i, &e[i]);
-    return bk_archive_wrap(&vpk_ops, v, e, n, out);
-}
+static const bk_archive_ops vpk_ops = {vpk_entry, vpk_check, vpk_read, vpk_find, vpk_close};
 
 /* ---- the public calls ----------------------------------------------------------------------- */
 bk_archive_kind bk_archive_probe_file(const char *path)
@@ -120,11 +100,14 @@ bk_result bk_archive_open(const char *path, const bk_options *opt, bk_archive **
     *out = NULL;
     size_t pl = strlen(path);
     /* a VPK by its signature, or by its name (a broken one is then reported as a VPK) */
-    if (bk_archive_probe_file(path) == BK_ARCHIVE_VPK || (pl >= 8 && bk_strcasecmp(path + pl - 8, "_dir.vpk") == 0))
-        return open_vpk(path, opt, out);
+    if (bk_archive_probe_file(path) == BK_ARCHIVE_VPK || (pl >= 8 && bk_strcasecmp(path + pl - 8, "_dir.vpk") == 0)) {
+        bk_vpk *v = NULL;
+        BK_TRY(bk_vpk_open(path, opt, &v));
+        return bk_archive_wrap(&vpk_ops, v, bk_vpk_count(v), out);
+    }
     bk_zip *z = NULL;
     BK_TRY(bk_zip_open(path, opt, &z));
-    return wrap_zip(z, out);
+    return bk_archive_wrap(&zip_ops, z, bk_zip_count(z), out);
 }
 
 bk_result bk_archive_open_memory(const void *data, size_t size, const bk_options *opt, bk_archive **out)
@@ -133,7 +116,7 @@ bk_result bk_archive_open_memory(const void *data, size_t size, const bk_options
     *out = NULL;
     bk_zip *z = NULL;
     BK_TRY(bk_zip_open_memory(data, size, opt, &z));
-    return wrap_zip(z, out);
+    return bk_archive_wrap(&zip_ops, z, bk_zip_count(z), out);
 }
 
 uint32_t bk_archive_count(const bk_archive *a) { return a ? a->count : 0; }

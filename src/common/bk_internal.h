@@ -302,16 +302,16 @@ bk_result bk_vpk_read(bk_vpk *v, uint32_t i, uint64_t max_bytes, uint8_t **out, 
 void bk_vpk_close(bk_vpk *v);
 /* archive.c: one bk_archive over a reader */
 typedef struct bk_archive_ops {
+    void (*entry)(const void *impl, uint32_t i, bk_archive_entry *out);
     /* the reader's pre-read check (method, declared size, stored bytes), *why a short reason */
     bk_result (*check)(const void *impl, uint32_t i, const char **why);
     bk_result (*read)(void *impl, uint32_t i, uint64_t max_bytes, uint8_t **out, size_t *size);
     int32_t (*find)(const void *impl, const char *name);
     void (*close)(void *impl);
 } bk_archive_ops;
-/* Takes impl (closed with ops->close on failure too); entries is a bk_malloc'd array of count
- * entries whose names impl owns, taken too. */
-bk_result bk_archive_wrap(const bk_archive_ops *ops, void *impl, bk_archive_entry *entries, uint32_t count,
-                          bk_archive **out);
+/* The archive of a reader of count entries (their table made here, once). Takes impl: on failure
+ * it is closed with ops->close. */
+bk_result bk_archive_wrap(const bk_archive_ops *ops, void *impl, uint32_t count, bk_archive **out);
 /* The same through opt->read_file when the program gave one (opt may be NULL) */
 bk_result bk_read_file_opt(const bk_options *opt, const char *path, uint64_t max_bytes, uint8_t **out,
                            size_t *out_size);

@@ -80,7 +80,12 @@ static void pak_close(void *impl)
     bk_free(p);
 }
 
-static const bk_archive_ops pak_ops = {pak_check, pak_read, pak_find, pak_close};
+static void pak_entry(const void *impl, uint32_t i, bk_archive_entry *out)
+{
+    bk_zip_entry(((const src_pak *)impl)->z, i, out);
+}
+
+static const bk_archive_ops pak_ops = {pak_entry, pak_check, pak_read, pak_find, pak_close};
 
 bk_result bk_archive_open_pakfile(const bk_file *f, const bk_options *opt, bk_archive **out)
 {
@@ -97,12 +102,5 @@ bk_result bk_archive_open_pakfile(const bk_file *f, const bk_options *opt, bk_ar
         bk_free(p);
         return r == BK_ENOMEM || r == BK_ELIMIT ? r : BK_EFORMAT;
     }
-    uint32_t n = bk_zip_count(p->z);
-    bk_archive_entry *e = bk_calloc(n ? n : 1, sizeof *e);
-    if (!e) {
-        pak_close(p);
-        return BK_ENOMEM;
-    }
-    for (uint32_t i = 0; i < n; i++) bk_zip_entry(p->z, i, &e[i]);
-    return bk_archive_wrap(&pak_ops, p, e, n, out);
+    return bk_archive_wrap(&pak_ops, p, bk_zip_count(p->z), out);
 }
