@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "bspkit/archive.h"
 #include "bspkit/bspkit.h"
 #include "bspkit/scene.h"
 

@@ -129,11 +129,12 @@ static int collect(batch *b, const char *in)
         if (bk_archive_open(in, NULL, &z) != BK_OK) return add_job(b, in, 0); /* reported as a failure when converted */
         uint32_t n = bk_archive_count(z);
         for (uint32_t i = 0; i < n; i++) {
-            const char *nm = bk_archive_name(z, i);
-            if (!nm || !ends_with(nm, ".bsp")) continue;
+            const bk_archive_entry *e = bk_archive_entry_at(z, i);
+            const char *nm = e->name;
+            if (!ends_with(nm, ".bsp")) continue;
             char spec[4096];
             snprintf(spec, sizeof spec, "%s:%s", in, nm);
-            if (add_job(b, spec, bk_archive_size(z, i)) != 0) {
+            if (add_job(b, spec, e->size) != 0) {
                 bk_archive_close(z);
                 return -1;
             }

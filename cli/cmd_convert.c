@@ -301,7 +301,7 @@ int cmd_textures(int argc, char **argv)
         }
         char nm[1024], file[1100], path[2048];
         /* a name with folders (Source pakfile paths) keeps them, when they are safe */
-        if (strchr(im->name, '/') && bk_source_pak_name_safe(im->name)) snprintf(nm, sizeof nm, "%s", im->name);
+        if (strchr(im->name, '/') && bk_archive_name_safe(im->name)) snprintf(nm, sizeof nm, "%s", im->name);
         else file_name(nm, sizeof nm, im->name);
         /* a name seen before gets its index appended */
         bool dup = false;

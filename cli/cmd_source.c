@@ -182,24 +182,24 @@ static int group_end(bk_write_group *g, bool ok, const char *dir, uint32_t writt
 /* pak NAME_dir.vpk list|extract: a VPK archive, as a pakfile is */
 static int vpk_cmd(cli_opts *o, bool list)
 {
-    bk_vpk *v = NULL;
+    bk_archive *v = NULL;
     o->opt.name = o->positional[0];
-    bk_result r = bk_vpk_open(o->positional[0], &o->opt, &v);
+    bk_result r = bk_archive_open(o->positional[0], &o->opt, &v);
     if (r != BK_OK) {
         fprintf(stderr, "%s: error: cannot read the VPK: %s\n", o->positional[0], bk_strerror(r));
         return EXIT_BAD_INPUT;
     }
-    uint32_t n = bk_vpk_count(v);
+    uint32_t n = bk_archive_count(v);
     int rc = EXIT_OK;
     if (list) {
         uint64_t total = 0;
         if (o->json) printf("{\"file\":\"%s\",\"count\":%u,\"entries\":[", o->positional[0], n);
         for (uint32_t i = 0; i < n; i++) {
-            const bk_vpk_entry *e = bk_vpk_entry_at(v, i);
+            const bk_archive_entry *e = bk_archive_entry_at(v, i);
             total += e->size;
             if (o->json)
                 printf("%s{\"name\":\"%s\",\"size\":%llu,\"archive\":%u,\"preload\":%u,\"crc32\":%u}", i ? "," : "",
-                       e->name, (unsigned long long)e->size, e->archive, e->preload, e->crc);
+                       e->name, (unsigned long long)e->size, e->vpk_archive, e->vpk_preload, e->crc);
             else
                 printf("%10llu  %s\n", (unsigned long long)e->size, e->name);
         }
@@ -207,14 +207,14 @@ static int vpk_cmd(cli_opts *o, bool list)
         else printf("%u entries, %llu bytes\n", n, (unsigned long long)total);
     } else {
         if (!o->output) {
-            bk_vpk_close(v);
+            bk_archive_close(v);
             fprintf(stderr, "bspkit pak: extract needs -o DIR\n");
             return EXIT_USAGE;
         }
         for (uint32_t i = 0; i < n && rc == EXIT_OK; i++)
-            if (!bk_source_pak_name_safe(bk_vpk_entry_at(v, i)->name)) {
+            if (!bk_archive_name_safe(bk_archive_entry_at(v, i)->name)) {
                 fprintf(stderr, "%s: entry %u '%s' is not a safe relative path: nothing extracted\n", o->positional[0], i,
-                        bk_vpk_entry_at(v, i)->name);
+                        bk_archive_entry_at(v, i)->name);
                 rc = EXIT_BAD_INPUT;
             }
         if (rc == EXIT_OK && cli_mkdir_p(o->output) != 0) {
@@ -226,7 +226,7 @@ static int vpk_cmd(cli_opts *o, bool list)
         bk_write_group *g = NULL;
         if (rc == EXIT_OK && bk_write_group_begin(&g, BK_WRITE_REPLACE_LINKS) != BK_OK) rc = EXIT_BAD_INPUT;
         for (uint32_t i = 0; i < n && rc == EXIT_OK; i++) {
-            const bk_vpk_entry *e = bk_vpk_entry_at(v, i);
+            const bk_archive_entry *e = bk_archive_entry_at(v, i);
             char path[4096];
             if (cli_join(path, sizeof path, o->output, e->name) >= sizeof path || make_parents(path, root_len)) {
                 fprintf(stderr, "bspkit pak: cannot create the folders for '%s'\n", e->name);
@@ -235,9 +235,9 @@ static int vpk_cmd(cli_opts *o, bool list)
             }
             uint8_t *data;
             size_t size;
-            r = bk_vpk_read(v, i, &data, &size);
+            r = bk_archive_read(v, i, UINT64_MAX, &data, &size);
             if (r != BK_OK) {
-                fprintf(stderr, "%s: entry %u '%s': %s\n", o->positional[0], i, bk_vpk_entry_at(v, i)->name,
+                fprintf(stderr, "%s: entry %u '%s': %s\n", o->positional[0], i, e->name,
                         r == BK_EDECOMPRESS ? "CRC mismatch: the data is damaged" : bk_strerror(r));
                 rc = EXIT_BAD_INPUT;
                 break;
@@ -253,7 +253,7 @@ static int vpk_cmd(cli_opts *o, bool list)
         if (g) rc = group_end(g, rc == EXIT_OK, o->output, written);
         if (rc == EXIT_OK) printf("%u files extracted to %s\n", written, o->output);
     }
-    bk_vpk_close(v);
+    bk_archive_close(v);
     return rc;
 }
 
@@ -271,7 +271,7 @@ int cmd_pak(int argc, char **argv)
     if ((list || extract) && o.positional_count != 2) return cli_usage_error(me, "wrong number of arguments%s", "");
     size_t in_len = strlen(o.positional[0]);
     /* a VPK by its signature, whatever its name (or by its name: a broken one is reported as a VPK) */
-    if (bk_vpk_probe_file(o.positional[0]) || (in_len >= 8 && strcmp(o.positional[0] + in_len - 8, "_dir.vpk") == 0)) {
+    if (bk_archive_probe_file(o.positional[0]) == BK_ARCHIVE_VPK || (in_len >= 8 && strcmp(o.positional[0] + in_len - 8, "_dir.vpk") == 0)) {
         if (!list && !extract) return cli_usage_error(me, "a VPK can be listed or extracted%s", "");
         return vpk_cmd(&o, list);
     }
@@ -291,8 +291,8 @@ int cmd_pak(int argc, char **argv)
     const bk_source_map *m;
     rc = load_source(me, &o, &f, &owned, &m);
     if (rc) return rc;
-    bk_source_pak *pak = NULL;
-    bk_result r = bk_source_pak_open(f, &o.opt, &pak);
+    bk_archive *pak = NULL;
+    bk_result r = bk_archive_open_pakfile(f, &o.opt, &pak);
     if (r == BK_ENOTFOUND) {
         /* no pakfile lump at all: an empty list */
         r = BK_OK;
@@ -302,7 +302,7 @@ int cmd_pak(int argc, char **argv)
         bk_free(owned);
         return EXIT_BAD_INPUT;
     }
-    uint32_t n = bk_source_pak_count(pak);
+    uint32_t n = bk_archive_count(pak);
     if (list) {
         if (o.json) {
             cJSON *root = cJSON_CreateObject();
@@ -310,7 +310,7 @@ int cmd_pak(int argc, char **argv)
             cJSON_AddNumberToObject(root, "count", n);
             cJSON *arr = cJSON_AddArrayToObject(root, "entries");
             for (uint32_t i = 0; i < n; i++) {
-                const bk_source_pak_entry *e = bk_source_pak_entry_at(pak, i);
+                const bk_archive_entry *e = bk_archive_entry_at(pak, i);
                 cJSON *j = cJSON_CreateObject();
                 cJSON_AddStringToObject(j, "name", e->name);
                 cJSON_AddNumberToObject(j, "size", (double)e->size);
@@ -323,7 +323,7 @@ int cmd_pak(int argc, char **argv)
         } else {
             uint64_t total = 0;
             for (uint32_t i = 0; i < n; i++) {
-                const bk_source_pak_entry *e = bk_source_pak_entry_at(pak, i);
+                const bk_archive_entry *e = bk_archive_entry_at(pak, i);
                 printf("%10llu  %-7s  %s\n", (unsigned long long)e->size, method_name(e->method), e->name);
                 total += e->size;
             }
@@ -334,9 +334,9 @@ int cmd_pak(int argc, char **argv)
          * checks validate makes): nothing half extracted */
         for (uint32_t i = 0; i < n; i++) {
             const char *why;
-            if (bk_source_pak_check(pak, i, true, &why) != BK_OK) {
+            if (bk_archive_check(pak, i, true, &why) != BK_OK) {
                 fprintf(stderr, "%s: pakfile entry %u '%s': %s: nothing extracted\n", o.positional[0], i,
-                        bk_source_pak_entry_at(pak, i)->name, why);
+                        bk_archive_entry_at(pak, i)->name, why);
                 rc = EXIT_BAD_INPUT;
             }
         }
@@ -349,7 +349,7 @@ int cmd_pak(int argc, char **argv)
         bk_write_group *g = NULL;
         if (rc == EXIT_OK && bk_write_group_begin(&g, BK_WRITE_REPLACE_LINKS) != BK_OK) rc = EXIT_BAD_INPUT;
         for (uint32_t i = 0; i < n && rc == EXIT_OK; i++) {
-            const bk_source_pak_entry *e = bk_source_pak_entry_at(pak, i);
+            const bk_archive_entry *e = bk_archive_entry_at(pak, i);
             char path[4096];
             if (cli_join(path, sizeof path, o.output, e->name) >= sizeof path) {
                 fprintf(stderr, "bspkit pak: path too long for entry '%s'\n", e->name);
@@ -373,7 +373,7 @@ int cmd_pak(int argc, char **argv)
             }
             uint8_t *data;
             size_t size;
-            r = bk_source_pak_read(pak, i, &data, &size);
+            r = bk_archive_read(pak, i, UINT64_MAX, &data, &size);
             if (r != BK_OK) {
                 fprintf(stderr, "%s: pakfile entry %u '%s' (%s): %s\n", o.positional[0], i, e->name,
                         method_name(e->method), bk_strerror(r));
@@ -391,7 +391,7 @@ int cmd_pak(int argc, char **argv)
         if (g) rc = group_end(g, rc == EXIT_OK, o.output, written);
         if (rc == EXIT_OK) printf("%u files extracted to %s\n", written, o.output);
     }
-    bk_source_pak_close(pak);
+    bk_archive_close(pak);
     bk_file_free(f);
     bk_free(owned);
     return rc;

@@ -6,6 +6,7 @@
 #include "bspkit/scene.h"
 #include "fuzz_common.h"
 #include "bspkit/source.h"
+#include "bspkit/archive.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -17,17 +18,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_compact_scene(f, &opt);
     /* the lumps that build gave back are decoded again on demand */
     if (bk_file_build_scene(f, &opt, &s) == BK_OK) bk_scene_free(s);
-    bk_source_pak *pak = NULL;
-    if (bk_source_pak_open(f, &opt, &pak) == BK_OK) {
-        uint32_t n = bk_source_pak_count(pak);
+    bk_archive *pak = NULL;
+    if (bk_archive_open_pakfile(f, &opt, &pak) == BK_OK) {
+        uint32_t n = bk_archive_count(pak);
         for (uint32_t i = 0; i < n && i < 64; i++) {
-            const bk_source_pak_entry *en = bk_source_pak_entry_at(pak, i);
-            (void)bk_source_pak_name_safe(en->name);
+            (void)bk_archive_check(pak, i, true, NULL);
             uint8_t *buf = NULL;
             size_t len = 0;
-            if (bk_source_pak_read(pak, i, &buf, &len) == BK_OK) bk_free(buf);
+            if (bk_archive_read(pak, i, UINT64_MAX, &buf, &len) == BK_OK) bk_free(buf);
         }
-        bk_source_pak_close(pak);
+        bk_archive_close(pak);
     }
     bk_file_free(f);
     return 0;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "bspkit/source.h"
+#include "bspkit/archive.h"
 #include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -18,16 +18,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fclose(fp);
     bk_options opt = {0};
     opt.limits.max_alloc_bytes = 64u << 20;
-    bk_vpk *v = NULL;
-    if (bk_vpk_open(path, &opt, &v) == BK_OK) {
-        uint32_t n = bk_vpk_count(v);
+    bk_archive *v = NULL;
+    if (bk_archive_open(path, &opt, &v) == BK_OK) {
+        uint32_t n = bk_archive_count(v);
         for (uint32_t i = 0; i < n && i < 64; i++) {
             uint8_t *d = NULL;
             size_t dn = 0;
-            if (bk_vpk_read(v, i, &d, &dn) == BK_OK) bk_free(d);
+            (void)bk_archive_check(v, i, true, NULL);
+            if (bk_archive_read(v, i, UINT64_MAX, &d, &dn) == BK_OK) bk_free(d);
         }
-        bk_vpk_find(v, "materials/a.vtf");
-        bk_vpk_close(v);
+        (void)bk_archive_find(v, "materials/a.vtf");
+        bk_archive_close(v);
     }
     remove(path);
     return 0;

@@ -2,6 +2,7 @@
 # pakfile, impostors and hostile variants (tests/source/corpus.sh); scene checks in C.
 bk_sh_test(source_corpus source/corpus.sh)
 bk_unit_test(source_unit source/test_source.c)
+bk_unit_test(source_archive source/test_archive.c)
 bk_sh_test(source_assets source/assets.sh)
 bk_sh_test(source_vpk source/vpk.sh)
 # validate reports what pak extract / pak list / textures / the writer / convert refuse

@@ -322,21 +322,7 @@ int bk_write_error(bk_diag *out);
  * Async-signal-safe: call it from a SIGINT / SIGTERM handler before the process ends. */
 void bk_write_cleanup(void);
 
-/* ---- zip archives (.pk3, .zip) ----------------------------------------------------------- */
-/* The archives the library searches (and a Source map's pakfile), for programs that want their
- * members too: names are looked up case-insensitively with '/' or '\\'; a member is inflated and
- * CRC-checked into a block freed with bk_free. */
-typedef struct bk_archive bk_archive;
-bk_result bk_archive_open(const char *path, const bk_options *opt, bk_archive **out);
-/* data is borrowed: it must outlive the archive */
-bk_result bk_archive_open_memory(const void *data, size_t size, const bk_options *opt, bk_archive **out);
-uint32_t bk_archive_count(const bk_archive *a);
-const char *bk_archive_name(const bk_archive *a, uint32_t i);
-uint64_t bk_archive_size(const bk_archive *a, uint32_t i);
-int32_t bk_archive_find(const bk_archive *a, const char *name);   /* -1: not there */
-/* BK_ELIMIT past max_bytes, BK_EUNSUPPORTED for a method other than stored / deflated */
-bk_result bk_archive_read(bk_archive *a, uint32_t i, uint64_t max_bytes, uint8_t **out, size_t *size);
-void bk_archive_close(bk_archive *a);
+/* Archives (.pk3 / .zip, a Source map's pakfile, VPK) are read through bspkit/archive.h. */
 
 /* ---- text encoding ------------------------------------------------------------------ */
 /* Map text is 8-bit (Windows code pages). true if s is valid UTF-8. */

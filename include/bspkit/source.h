@@ -217,33 +217,7 @@ bk_result bk_source_lump_bytes(const bk_file *f, int idx, const uint8_t **data, 
 /* Four-character name of a game lump id ("sprp"), into buf[5]. */
 const char *bk_source_fourcc(uint32_t id, char buf[5]);
 
-/* ---- the embedded pakfile (a zip; entries stored or LZMA, method 14) ------------------- */
-typedef struct bk_source_pak bk_source_pak;
-
-typedef struct bk_source_pak_entry {
-    const char *name;          /* as stored ('/' separators) */
-    uint64_t size, compressed_size;
-    uint32_t method;           /* 0 stored, 8 deflate, 14 LZMA */
-    uint32_t crc;
-    bool is_dir;
-} bk_source_pak_entry;
-
-/* Open the pakfile of f (BK_ENOTFOUND when the map has none, BK_EFORMAT when it is not a zip). */
-bk_result bk_source_pak_open(const bk_file *f, const bk_options *opt, bk_source_pak **out);
-uint32_t bk_source_pak_count(const bk_source_pak *p);
-const bk_source_pak_entry *bk_source_pak_entry_at(const bk_source_pak *p, uint32_t i);
-/* What reading entry i refuses before anything is inflated (a method other than stored, deflate
- * or LZMA; a declared size over 8 x the pakfile's size + 64 MiB, 4 GiB or the limits; stored bytes
- * larger than the pakfile), and with extract what `pak extract` refuses too (a name that is not a
- * safe relative path). BK_OK, or the result and *why (a short reason). validate reports the same
- * for every entry. */
-bk_result bk_source_pak_check(const bk_source_pak *p, uint32_t i, bool extract, const char **why);
-/* Decode entry i (*out: bk_free it; CRC-checked, bounded by opt limits). */
-bk_result bk_source_pak_read(bk_source_pak *p, uint32_t i, uint8_t **out, size_t *size);
-void bk_source_pak_close(bk_source_pak *p);
-/* true when name is a safe relative path to extract (no ".." component, no absolute path, no drive
- * letter, no empty name or control characters; '\\' counts as a separator). */
-bool bk_source_pak_name_safe(const char *name);
+/* The embedded pakfile is read with bk_archive_open_pakfile (bspkit/archive.h). */
 
 /* ---- VTF textures (Valve Texture Format 7.0-7.5) ------------------------------------------ */
 typedef struct bk_vtf {
@@ -271,28 +245,7 @@ bk_result bk_vtf_decode_thumbnail(const uint8_t *data, size_t n, const bk_vtf *v
 /* "DXT1", "BGR888", ... */
 const char *bk_vtf_format_name(int32_t format);
 
-/* ---- VPK archives (v1 and v2), opened by their NAME_dir.vpk (or any name: by signature) ---- */
-typedef struct bk_vpk bk_vpk;
-typedef struct bk_vpk_entry {
-    const char *name;          /* "materials/brick/wall.vtf" */
-    uint64_t size;             /* preloaded + archived bytes */
-    uint32_t crc;
-    uint32_t archive;          /* 0x7fff: in the directory file; else NAME_NNN.vpk */
-    uint32_t preload;
-} bk_vpk_entry;
-bk_result bk_vpk_open(const char *dir_path, const bk_options *opt, bk_vpk **out);
-/* 1 when the bytes (a file's first 12 are enough) / the file at path start as a VPK directory does
- * (signature 0x55aa1234, version 1 or 2), whatever its name; else 0 */
-int bk_vpk_probe(const void *data, size_t size);
-int bk_vpk_probe_file(const char *path);
-uint32_t bk_vpk_count(const bk_vpk *v);
-/* valid until the next call on v */
-const bk_vpk_entry *bk_vpk_entry_at(bk_vpk *v, uint32_t i);
-/* index of the entry named name (case-insensitive, '\\' as '/'), or -1 */
-int32_t bk_vpk_find(const bk_vpk *v, const char *name);
-/* the bytes of entry i (*out: bk_free it), CRC-checked (BK_EDECOMPRESS when the CRC does not match) */
-bk_result bk_vpk_read(bk_vpk *v, uint32_t i, uint8_t **out, size_t *size);
-void bk_vpk_close(bk_vpk *v);
+/* VPK archives are read with bk_archive_open (bspkit/archive.h). */
 
 /* ---- finding a map's assets where the engine looks: the pakfile, then each search path
  * (NAME_dir.vpk, a folder's *_dir.vpk, loose files, case-insensitive) ------------------------ */

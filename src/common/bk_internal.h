@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bspkit/bspkit.h"
+#include "bspkit/archive.h"
 #include "bspkit/scene.h"
 
 #define BK_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -266,13 +267,51 @@ void bk_mapped_release(const void *data, size_t size);
 /* Hold n bytes of a shared budget (NULL: always true), false when fewer are left; give them back. */
 bool bk_budget_take(bk_budget *b, uint64_t n);
 void bk_budget_give(bk_budget *b, uint64_t n);
-/* zip members: the stored bytes of any method (raw), and what the directory says of one */
-bk_result bk_archive_read_ex(bk_archive *a, uint32_t i, uint64_t max_bytes, bool raw, uint8_t **out, size_t *size);
-void bk_archive_entry_raw(const bk_archive *a, uint32_t i, uint64_t *csize, int *method, uint32_t *crc);
+/* ---- archive readers behind the public bk_archive (archive.h) ---------------------------------
+ * zip.c: the zip reader (.pk3, .zip, Source pakfiles). Names are hashed case-insensitively with
+ * '\\' as '/'; bk_zip_find returns the first of equal names. */
+typedef struct bk_zip bk_zip;
+bk_result bk_zip_open(const char *path, const bk_options *opt, bk_zip **out);
+/* data is borrowed: it must outlive the archive */
+bk_result bk_zip_open_memory(const void *data, size_t size, const bk_options *opt, bk_zip **out);
+uint32_t bk_zip_count(const bk_zip *a);
+int32_t bk_zip_find(const bk_zip *a, const char *name);
+/* what the central directory says of member i */
+void bk_zip_entry(const bk_zip *a, uint32_t i, bk_archive_entry *out);
+/* The decoded member (raw: its stored bytes, any method, not CRC-checked). BK_ELIMIT past
+ * max_bytes, BK_EUNSUPPORTED for a method other than stored / deflated when not raw. */
+bk_result bk_zip_read_ex(bk_zip *a, uint32_t i, uint64_t max_bytes, bool raw, uint8_t **out, size_t *size);
 /* What reading member i would refuse before inflating anything: BK_ELIMIT when its declared size
  * is over max_bytes or the archive's own bound (8 x its size + 64 MiB, limits.max_decoded_bytes),
  * BK_ETRUNCATED when its stored bytes are larger than the archive. */
-bk_result bk_archive_member_check(const bk_archive *a, uint32_t i, uint64_t max_bytes);
+bk_result bk_zip_member_check(const bk_zip *a, uint32_t i, uint64_t max_bytes);
+void bk_zip_close(bk_zip *a);
+/* vpk.c: VPK directories (v1, v2) and their data files, bounded by limits.max_alloc_bytes */
+typedef struct bk_vpk bk_vpk;
+bk_result bk_vpk_open(const char *path, const bk_options *opt, bk_vpk **out);
+/* true when the bytes (12 are enough) start as a VPK directory does */
+bool bk_vpk_probe(const void *data, size_t size);
+uint32_t bk_vpk_count(const bk_vpk *v);
+void bk_vpk_entry(const bk_vpk *v, uint32_t i, bk_archive_entry *out);
+/* linear: case-insensitive, '\\' as '/', the first of equal names */
+int32_t bk_vpk_find(const bk_vpk *v, const char *name);
+/* BK_ELIMIT past max_bytes or limits.max_alloc_bytes, BK_ELUMP_RANGE when its bytes run past the
+ * directory file */
+bk_result bk_vpk_check(const bk_vpk *v, uint32_t i, uint64_t max_bytes);
+bk_result bk_vpk_read(bk_vpk *v, uint32_t i, uint64_t max_bytes, uint8_t **out, size_t *size);
+void bk_vpk_close(bk_vpk *v);
+/* archive.c: one bk_archive over a reader */
+typedef struct bk_archive_ops {
+    void (*entry)(const void *impl, uint32_t i, bk_archive_entry *out);
+    /* the reader's pre-read check (method, declared size, stored bytes), *why a short reason */
+    bk_result (*check)(const void *impl, uint32_t i, const char **why);
+    bk_result (*read)(void *impl, uint32_t i, uint64_t max_bytes, uint8_t **out, size_t *size);
+    int32_t (*find)(const void *impl, const char *name);
+    void (*close)(void *impl);
+} bk_archive_ops;
+/* The archive of a reader of count entries (their table made here, once). Takes impl: on failure
+ * it is closed with ops->close. */
+bk_result bk_archive_wrap(const bk_archive_ops *ops, void *impl, uint32_t count, bk_archive **out);
 /* The same through opt->read_file when the program gave one (opt may be NULL) */
 bk_result bk_read_file_opt(const bk_options *opt, const char *path, uint64_t max_bytes, uint8_t **out,
                            size_t *out_size);

@@ -1,5 +1,5 @@
 /* Resource lookup across folders and zip archives (.pk3, .zip), case-insensitively, as the
- * engines' file systems do. Archives are read through bk_archive (archive.c). */
+ * engines' file systems do. Archives are read through bk_archive (archive.h). */
 #include <dirent.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -238,7 +238,7 @@ void bk_vfs_list(bk_vfs *v, const char *dir, const char *ext, bk_vfs_list_fn fn,
         if (r->zip) {
             uint32_t n = bk_archive_count(r->zip);
             for (uint32_t k = 0; k < n; k++) {
-                const char *nm = bk_archive_name(r->zip, k);
+                const char *nm = bk_archive_entry_at(r->zip, k)->name;
                 if (!nm || strlen(nm) <= dn + 1 || nm[dn] != '/' || strchr(nm + dn + 1, '/')) continue;
                 bool same = true;
                 for (size_t c = 0; c < dn && same; c++) {

@@ -331,7 +331,7 @@ static bool glob_match(const char *g, const char *s)
 /* add name with data (bk_malloc'd, taken over: freed on failure too) */
 static bk_result pak_add_owned(bk_edit *e, const char *name, uint8_t *data, size_t size)
 {
-    if (!bk_source_pak_name_safe(name) || strlen(name) > 1024) {
+    if (!bk_archive_name_safe(name) || strlen(name) > 1024) {
         report(e, BK_EARG, "pakfile", BK_NO_INDEX, "'%s': not a safe relative path inside the pakfile%s", name, "");
         bk_free(data);
         return BK_EARG;

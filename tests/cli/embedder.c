@@ -1,6 +1,7 @@
 /* A program that embeds bspkit, built against the installed headers only (tests/cli/install.sh):
  * what the headers' own examples show, and what a binding (Python, WebAssembly) will call.
  * args: MAP [ARCHIVE.pk3]  prints one line per step; exit 0 when every step worked. */
+#include <bspkit/archive.h>
 #include <bspkit/bspkit.h>
 #include <bspkit/dpm.h>
 #include <bspkit/q3.h>
@@ -107,8 +108,8 @@ int main(int argc, char **argv)
             uint8_t *data = NULL;
             size_t size = 0;
             r = n ? bk_archive_read(a, 0, (uint64_t)1 << 30, &data, &size) : BK_ENOTFOUND;
-            STEP(r == BK_OK && size == bk_archive_size(a, 0), "%u members, the first %s: %zu bytes", n,
-                 n ? bk_archive_name(a, 0) : "-", size);
+            STEP(r == BK_OK && size == bk_archive_entry_at(a, 0)->size, "%u members, the first %s: %zu bytes", n,
+                 n ? bk_archive_entry_at(a, 0)->name : "-", size);
             bk_free(data);
             bk_archive_close(a);
         }

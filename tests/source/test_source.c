@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bspkit/archive.h"
 #include "bspkit/scene.h"
 #include "bspkit/source.h"
 #include "../unit/check.h"
@@ -317,17 +318,17 @@ static void test_lzma_lazy(const char *dir)
 
 static void test_names(void)
 {
-    CHECK(bk_source_pak_name_safe("materials/maps/x/c.vtf") == 1);
-    CHECK(bk_source_pak_name_safe("a\\b.txt") == 1);
-    CHECK(bk_source_pak_name_safe("../x") == 0);
-    CHECK(bk_source_pak_name_safe("a/../../x") == 0);
-    CHECK(bk_source_pak_name_safe("a\\..\\x") == 0);
-    CHECK(bk_source_pak_name_safe("/etc/passwd") == 0);
-    CHECK(bk_source_pak_name_safe("\\x") == 0);
-    CHECK(bk_source_pak_name_safe("c:/x") == 0);
-    CHECK(bk_source_pak_name_safe("") == 0);
-    CHECK(bk_source_pak_name_safe("a/..b/c") == 1);
-    CHECK(bk_source_pak_name_safe("a\nb") == 0);
+    CHECK(bk_archive_name_safe("materials/maps/x/c.vtf") == 1);
+    CHECK(bk_archive_name_safe("a\\b.txt") == 1);
+    CHECK(bk_archive_name_safe("../x") == 0);
+    CHECK(bk_archive_name_safe("a/../../x") == 0);
+    CHECK(bk_archive_name_safe("a\\..\\x") == 0);
+    CHECK(bk_archive_name_safe("/etc/passwd") == 0);
+    CHECK(bk_archive_name_safe("\\x") == 0);
+    CHECK(bk_archive_name_safe("c:/x") == 0);
+    CHECK(bk_archive_name_safe("") == 0);
+    CHECK(bk_archive_name_safe("a/..b/c") == 1);
+    CHECK(bk_archive_name_safe("a\nb") == 0);
     char b[5];
     CHECK(strcmp(bk_source_fourcc(0x73707270u, b), "sprp") == 0);
 }

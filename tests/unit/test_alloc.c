@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "bspkit/archive.h"
 #include "bspkit/bspkit.h"
 #include "bspkit/dpm.h"
 #include "bspkit/query.h"
@@ -204,14 +205,14 @@ static bk_result exercise(const char *path, const char *work)
         bk_edit_free(e);
     }
     if (r == BK_OK && bk_file_format(f) == BK_FORMAT_SOURCE) {
-        bk_source_pak *pak = NULL;
-        r = bk_source_pak_open(f, &o, &pak);
-        for (uint32_t i = 0; r == BK_OK && pak && i < bk_source_pak_count(pak) && i < 8; i++) {
-            r = bk_source_pak_read(pak, i, &mem, &n);
+        bk_archive *pak = NULL;
+        r = bk_archive_open_pakfile(f, &o, &pak);
+        for (uint32_t i = 0; r == BK_OK && pak && i < bk_archive_count(pak) && i < 8; i++) {
+            r = bk_archive_read(pak, i, UINT64_MAX, &mem, &n);
             bk_free(mem);
             mem = NULL;
         }
-        bk_source_pak_close(pak);
+        bk_archive_close(pak);
     }
     if (r == BK_OK && bk_file_format(f) == BK_FORMAT_DPM) {
         r = bk_dpm_save_memory(bk_dpm_model_of(f), 0, &mem, &n, NULL);
@@ -347,7 +348,7 @@ int main(int argc, char **argv)
         for (uint32_t i = 0; z && i < bk_archive_count(z) && i < 4; i++) {
             uint8_t *d = NULL;
             size_t dn = 0;
-            CHECK(bk_archive_read(z, i, (uint64_t)1 << 28, &d, &dn) == BK_OK && dn == bk_archive_size(z, i));
+            CHECK(bk_archive_read(z, i, (uint64_t)1 << 28, &d, &dn) == BK_OK && dn == bk_archive_entry_at(z, i)->size);
             bk_free(d);
         }
         bk_archive_close(z);

@@ -742,7 +742,7 @@ static void test_archive(const char *src_dir)
     bk_archive *a = NULL;
     CHECK(bk_archive_open(path, NULL, &a) == BK_OK && bk_archive_count(a) == 3);
     int32_t i = bk_archive_find(a, "textures\\b.tga");
-    CHECK(i >= 0 && bk_archive_size(a, (uint32_t)i) == 300);
+    CHECK(i >= 0 && bk_archive_entry_at(a, (uint32_t)i)->size == 300);
     uint8_t *d = NULL;
     size_t n = 0;
     CHECK(i >= 0 && bk_archive_read(a, (uint32_t)i, 1 << 20, &d, &n) == BK_OK && n == 300 && d[0] == 'x' && d[299] == 'x');

@@ -16,7 +16,7 @@
 
 /* one place assets are looked for: a VPK or a folder of loose files */
 typedef struct src_mount {
-    bk_vpk *vpk;
+    bk_archive *vpk;
     bk_vfs *dir;
     char *path;
 } src_mount;
@@ -33,7 +33,7 @@ typedef struct sb {
     int32_t lm_image;
     uint32_t atlas_w, atlas_h;
     uint64_t vertex_budget;        /* scene vertices left before BK_ELIMIT */
-    bk_source_pak *pak;            /* the map's pakfile, where its materials' VMT/VTF are found */
+    bk_archive *pak;               /* the map's pakfile, where its materials' VMT/VTF are found */
     src_mount *mounts;             /* then the VPKs and folders of --game-dir, in search order */
     uint32_t mount_count, mount_cap;
     uint64_t texture_budget;       /* decoded texture bytes left */
@@ -82,36 +82,18 @@ static bool face_drawn(const bk_source_map *p, const bk_source_face *f)
     return f->numedges >= 3;
 }
 
-/* pakfile entry named name (case-insensitive, '\\' as '/'), or -1 */
-static int32_t pak_find(const sb *b, const char *name)
-{
-    if (!b->pak) return -1;
-    uint32_t n = bk_source_pak_count(b->pak);
-    for (uint32_t i = 0; i < n; i++) {
-        const char *e = bk_source_pak_entry_at(b->pak, i)->name, *q = name;
-        for (; *e && *q; e++, q++) {
-            char a = *e == '\\' ? '/' : *e, c = *q == '\\' ? '/' : *q;
-            if (a >= 'A' && a <= 'Z') a = (char)(a + 32);
-            if (c >= 'A' && c <= 'Z') c = (char)(c + 32);
-            if (a != c) break;
-        }
-        if (!*e && !*q) return (int32_t)i;
-    }
-    return -1;
-}
-
 /* A game file by its path, where the engine looks: the map's pakfile, then each mount in the
  * search order open_mounts built from --game-dir. */
 static bool read_asset(sb *b, const char *path, uint8_t **d, size_t *n)
 {
-    int32_t i = pak_find(b, path);
-    if (i >= 0 && bk_source_pak_read(b->pak, (uint32_t)i, d, n) == BK_OK) return true;
+    int32_t i = bk_archive_find(b->pak, path);
+    if (i >= 0 && bk_archive_read(b->pak, (uint32_t)i, UINT64_MAX, d, n) == BK_OK) return true;
     uint64_t max = b->opt->limits.max_file_bytes ? b->opt->limits.max_file_bytes : ((uint64_t)1 << 31);
     for (uint32_t k = 0; k < b->mount_count; k++) {
         const src_mount *m = &b->mounts[k];
         if (m->vpk) {
-            int32_t j = bk_vpk_find(m->vpk, path);
-            if (j >= 0 && bk_vpk_read(m->vpk, (uint32_t)j, d, n) == BK_OK) return true;
+            int32_t j = bk_archive_find(m->vpk, path);
+            if (j >= 0 && bk_archive_read(m->vpk, (uint32_t)j, UINT64_MAX, d, n) == BK_OK) return true;
         } else if (m->dir && bk_vfs_read(m->dir, path, max, d, n) == BK_OK) {
             /* loose files, found case-insensitively as the engine (on Windows) finds them */
             return true;
@@ -150,7 +132,7 @@ static void add_mount(sb *b, const char *path, bool vpk)
     if (vpk) {
         bk_options o = *b->opt;
         o.diag = NULL;
-        if (bk_vpk_open(path, &o, &m.vpk) != BK_OK) m.vpk = NULL;
+        if (bk_archive_open(path, &o, &m.vpk) != BK_OK) m.vpk = NULL;
     } else {
         bk_options o;
         memset(&o, 0, sizeof o);
@@ -340,7 +322,7 @@ static void open_mounts(sb *b)
             add_vpk(b, root);
             continue;
         }
-        if (bk_vpk_probe_file(root)) { /* a VPK by another name: by its signature */
+        if (bk_archive_probe_file(root) == BK_ARCHIVE_VPK) { /* a VPK by another name: by its signature */
             add_mount(b, root, true);
             continue;
         }
@@ -357,7 +339,7 @@ static void open_mounts(sb *b)
 static void close_mounts(sb *b)
 {
     for (uint32_t k = 0; k < b->mount_count; k++) {
-        bk_vpk_close(b->mounts[k].vpk);
+        bk_archive_close(b->mounts[k].vpk);
         bk_vfs_free(b->mounts[k].dir);
         bk_free(b->mounts[k].path);
     }
@@ -1144,7 +1126,7 @@ bk_result bk_vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene 
     b.texture_budget = lim.max_decoded_bytes / 2; /* the other half: the map's own lumps */
     /* materials and prop models are found in the pakfile, then the --game-dir VPKs and folders */
     if (!(opt->flags & BK_OPT_NO_TEXTURES) || !(opt->flags & BK_OPT_NO_PROPS)) {
-        if (bk_source_pak_open(f, opt, &b.pak) != BK_OK) b.pak = NULL;
+        if (bk_archive_open_pakfile(f, opt, &b.pak) != BK_OK) b.pak = NULL;
         open_mounts(&b);
     }
     /* the sky the map asks for: named by the sky faces' material and in the scene's extras */
@@ -1169,7 +1151,7 @@ done:
     bk_free(model_mesh);
     bk_free(b.face_rect);
     bk_atlas_free(b.atlas);
-    bk_source_pak_close(b.pak);
+    bk_archive_close(b.pak);
     close_mounts(&b);
     return r;
 }
@@ -1178,14 +1160,14 @@ done:
  * under the other). One that does not decode keeps its name with no pixels (and a warning). */
 bk_result bk_vbsp_extract_images(const bk_file *f, const bk_options *opt, bk_scene *out)
 {
-    bk_source_pak *pak = NULL;
-    bk_result r = bk_source_pak_open(f, opt, &pak);
+    bk_archive *pak = NULL;
+    bk_result r = bk_archive_open_pakfile(f, opt, &pak);
     if (r == BK_ENOTFOUND) return BK_OK;
     if (r != BK_OK) return r;
     uint64_t budget = bk_limits_of(opt).max_decoded_bytes / 2;
-    uint32_t n = bk_source_pak_count(pak);
+    uint32_t n = bk_archive_count(pak);
     for (uint32_t i = 0; i < n && r == BK_OK; i++) {
-        const bk_source_pak_entry *e = bk_source_pak_entry_at(pak, i);
+        const bk_archive_entry *e = bk_archive_entry_at(pak, i);
         size_t nl = strlen(e->name);
         if (e->is_dir || nl < 5 || bk_strcasecmp(e->name + nl - 4, ".vtf") != 0) continue;
         char name[1024];
@@ -1195,7 +1177,7 @@ bk_result bk_vbsp_extract_images(const bk_file *f, const bk_options *opt, bk_sce
         bk_vtf v;
         bk_options o = *opt;
         o.diag = NULL;
-        bool ok = bk_source_pak_read(pak, i, &d, &dn) == BK_OK && bk_vtf_parse(d, dn, &o, &v) == BK_OK;
+        bool ok = bk_archive_read(pak, i, UINT64_MAX, &d, &dn) == BK_OK && bk_vtf_parse(d, dn, &o, &v) == BK_OK;
         uint64_t px = ok ? (uint64_t)v.width * v.height * v.faces : 0;
         if (ok && px * 4 <= budget && (rgba = bk_malloc((size_t)px * 4)) != NULL) {
             for (uint32_t k = 0; k < v.faces && ok; k++)
@@ -1216,7 +1198,7 @@ bk_result bk_vbsp_extract_images(const bk_file *f, const bk_options *opt, bk_sce
             r = bk_scene_add_image(out, name, 0, 0, NULL, &idx);
         }
     }
-    bk_source_pak_close(pak);
+    bk_archive_close(pak);
     return r;
 }
 
@@ -1238,7 +1220,7 @@ bk_result bk_source_assets_open(const bk_file *f, const bk_options *opt, bk_sour
     if (!a) return BK_ENOMEM;
     a->b.p = p;
     a->b.opt = opt;
-    if (bk_source_pak_open(f, opt, &a->b.pak) != BK_OK) a->b.pak = NULL;
+    if (bk_archive_open_pakfile(f, opt, &a->b.pak) != BK_OK) a->b.pak = NULL;
     open_mounts(&a->b);
     *out = a;
     return BK_OK;
@@ -1288,7 +1270,7 @@ void bk_source_assets_where(const bk_source_assets *a, char *buf, size_t cap)
 void bk_source_assets_close(bk_source_assets *a)
 {
     if (!a) return;
-    bk_source_pak_close(a->b.pak);
+    bk_archive_close(a->b.pak);
     close_mounts(&a->b);
     bk_free(a->paths);
     bk_free(a->root);

@@ -438,28 +438,28 @@ static bk_result load_directory(ld *L)
 }
 
 /* validate: what `pak list`, `pak extract`, `textures` and the scene builder would refuse in the
- * pakfile, by the checks they make (bk_source_pak_open, bk_source_pak_check), as errors */
+ * pakfile, by the checks they make (bk_archive_open_pakfile, bk_archive_check), as errors */
 static bk_result check_pakfile(ld *L)
 {
     const bk_source_lump *pl = &L->p->lumps[BK_SRC_LUMP_PAKFILE];
-    bk_source_pak *pak = NULL;
-    bk_result r = bk_source_pak_open(L->f, &L->ctx->opt, &pak);
+    bk_archive *pak = NULL;
+    bk_result r = bk_archive_open_pakfile(L->f, &L->ctx->opt, &pak);
     if (r == BK_ENOMEM) return r;
     if (r != BK_OK) {
         BK_ERR(L->ctx, r, "pakfile", BK_NO_INDEX, pl->offset,
                "the embedded zip cannot be read (%s): pak list and textures refuse it", bk_strerror(r));
         return BK_OK;
     }
-    for (uint32_t i = 0; i < bk_source_pak_count(pak); i++) {
+    for (uint32_t i = 0; i < bk_archive_count(pak); i++) {
         const char *why;
-        bk_result er = bk_source_pak_check(pak, i, true, &why);
+        bk_result er = bk_archive_check(pak, i, true, &why);
         if (er == BK_OK) continue;
-        er = bk_report(L->ctx, BK_SEV_ERROR, er, "pakfile", i, pl->offset, "entry '%s' (declares %llu bytes): %s",
-                       bk_source_pak_entry_at(pak, i)->name,
-                       (unsigned long long)bk_source_pak_entry_at(pak, i)->size, why);
+        const bk_archive_entry *e = bk_archive_entry_at(pak, i);
+        er = bk_report(L->ctx, BK_SEV_ERROR, er, "pakfile", i, pl->offset, "entry '%s' (declares %llu bytes): %s", e->name,
+                       (unsigned long long)e->size, why);
         if (er != BK_OK) break;
     }
-    bk_source_pak_close(pak);
+    bk_archive_close(pak);
     return BK_OK;
 }
 

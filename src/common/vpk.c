@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <zlib.h>
 
-#include "vbsp_internal.h"
+#include "bk_internal.h"
 
 #define VPK_MAGIC 0x55aa1234u
 
@@ -25,8 +25,7 @@ struct bk_vpk {
     uint64_t data_start;       /* header + tree: where archive-0x7fff data starts */
     vpk_ent *e;
     uint32_t count, cap;
-    uint64_t max_bytes;
-    bk_vpk_entry pub;          /* the last entry handed out */
+    uint64_t max_bytes;        /* limits.max_alloc_bytes */
 };
 
 static const char *cstr(const uint8_t *d, size_t end, size_t *pos)
@@ -39,19 +38,10 @@ static const char *cstr(const uint8_t *d, size_t end, size_t *pos)
     return s;
 }
 
-int bk_vpk_probe(const void *data, size_t size)
+bool bk_vpk_probe(const void *data, size_t size)
 {
     const uint8_t *d = data;
     return d && size >= 12 && bk_rd_u32le(d) == VPK_MAGIC && (bk_rd_u32le(d + 4) == 1 || bk_rd_u32le(d + 4) == 2);
-}
-
-int bk_vpk_probe_file(const char *path)
-{
-    FILE *fp = path ? bk_open_regular(path, NULL) : NULL;
-    uint8_t head[12];
-    size_t n = fp ? fread(head, 1, sizeof head, fp) : 0;
-    if (fp) fclose(fp);
-    return bk_vpk_probe(head, n);
 }
 
 bk_result bk_vpk_open(const char *path, const bk_options *opt, bk_vpk **out)
@@ -146,16 +136,26 @@ bad:
 
 uint32_t bk_vpk_count(const bk_vpk *v) { return v ? v->count : 0; }
 
-const bk_vpk_entry *bk_vpk_entry_at(bk_vpk *v, uint32_t i)
+void bk_vpk_entry(const bk_vpk *v, uint32_t i, bk_archive_entry *out)
 {
-    if (!v || i >= v->count) return NULL;
     const vpk_ent *e = &v->e[i];
-    v->pub.name = e->name;
-    v->pub.size = (uint64_t)e->preload + e->length;
-    v->pub.crc = e->crc;
-    v->pub.archive = e->archive;
-    v->pub.preload = e->preload;
-    return &v->pub;
+    memset(out, 0, sizeof *out);
+    out->name = e->name;
+    out->size = out->compressed_size = (uint64_t)e->preload + e->length;
+    out->crc = e->crc;
+    out->vpk_archive = e->archive;
+    out->vpk_preload = e->preload;
+}
+
+bk_result bk_vpk_check(const bk_vpk *v, uint32_t i, uint64_t max_bytes)
+{
+    if (!v || i >= v->count) return BK_EARG;
+    const vpk_ent *e = &v->e[i];
+    uint64_t total = (uint64_t)e->preload + e->length;
+    if (total > v->max_bytes || total > max_bytes || total > SIZE_MAX - 1) return BK_ELIMIT;
+    if (e->length && e->archive == 0x7fff && !bk_span_ok(v->data_start + e->offset, e->length, v->dir_size))
+        return BK_ELUMP_RANGE;
+    return BK_OK;
 }
 
 int32_t bk_vpk_find(const bk_vpk *v, const char *name)
@@ -174,23 +174,19 @@ int32_t bk_vpk_find(const bk_vpk *v, const char *name)
     return -1;
 }
 
-bk_result bk_vpk_read(bk_vpk *v, uint32_t i, uint8_t **out, size_t *size)
+bk_result bk_vpk_read(bk_vpk *v, uint32_t i, uint64_t max_bytes, uint8_t **out, size_t *size)
 {
     if (!v || !out || !size || i >= v->count) return BK_EARG;
     *out = NULL;
     *size = 0;
     const vpk_ent *e = &v->e[i];
     uint64_t total = (uint64_t)e->preload + e->length;
-    if (total > v->max_bytes) return BK_ELIMIT;
+    BK_TRY(bk_vpk_check(v, i, max_bytes));   /* the bound, and the bytes inside the directory file */
     uint8_t *buf = bk_malloc(total ? (size_t)total : 1);
     if (!buf) return BK_ENOMEM;
     memcpy(buf, v->dir + e->preload_at, e->preload);
     if (e->length) {
         if (e->archive == 0x7fff) {
-            if (!bk_span_ok(v->data_start + e->offset, e->length, v->dir_size)) {
-                bk_free(buf);
-                return BK_ELUMP_RANGE;
-            }
             memcpy(buf + e->preload, v->dir + v->data_start + e->offset, e->length);
         } else {
             char path[4096];
