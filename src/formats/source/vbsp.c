@@ -1108,10 +1108,10 @@ static const sprp_layout k_sprp[] = {
     {5, 60, F_FF},
     {6, 64, F_FF | F_DX},
     {7, 68, F_FF | F_DX | F_DIF},
-    {7, 72, F_FF | F_DX | F_FX | F_LMR},
+    {7, 72, F_FF | F_DX | F_LMR},
     {8, 68, F_FF | F_CPU | F_DIF},
     {9, 72, F_FF | F_CPU | F_DIF | F_X360},
-    {10, 72, F_FF | F_DX | F_FX | F_LMR},
+    {10, 72, F_FF | F_DX | F_LMR},
     {10, 76, F_FF | F_CPU | F_DIF | F_X360 | F_FX},
     {11, 80, F_FF | F_CPU | F_DIF | F_X360 | F_FX | F_SC},
     {12, 80, F_FF | F_CPU | F_DIF | F_X360 | F_FX | F_SC},
@@ -1216,7 +1216,9 @@ static bk_result load_sprp(ld *L, const bk_source_game_lump *g)
             s->max_dx_level = bk_cur_u16le(&pc);
         }
         if (fields & F_LMR) {
-            s->flags_ex = bk_cur_u32le(&pc);
+            /* the lightmapped layout (TF2, SDK 2013): the flags byte above is padding, the
+             * flags are this uint32 (gamebspfile.h StaticPropLump_t, v10 of SDK 2013) */
+            s->flags = bk_cur_u32le(&pc);
             s->lightmap_res[0] = bk_cur_u16le(&pc);
             s->lightmap_res[1] = bk_cur_u16le(&pc);
         }
@@ -1229,7 +1231,7 @@ static bk_result load_sprp(ld *L, const bk_source_game_lump *g)
         if (fields & F_DIF)
             for (int k = 0; k < 4; k++) s->diffuse[k] = bk_cur_u8(&pc);
         if (fields & F_X360) s->disable_x360 = bk_cur_u32le(&pc);
-        if ((fields & F_FX) && !(fields & F_LMR)) s->flags_ex = bk_cur_u32le(&pc);
+        if (fields & F_FX) s->flags_ex = bk_cur_u32le(&pc);
         if (fields & F_SC) s->scale = bk_cur_f32le(&pc);
         uint64_t po = g->compressed ? g->offset : g->offset + c.pos + (uint64_t)i * es;
         if (!bk_finite3(s->origin) || !bk_finite3(s->angles) || !(s->scale - s->scale == 0.0f))
