@@ -1,6 +1,12 @@
 # Source VBSP: corpus checks against an independent Python reader, glTF validation, props,
 # pakfile, impostors and hostile variants (tests/source/corpus.sh); scene checks in C.
 bk_sh_test(source_corpus source/corpus.sh)
+# static props field by field (every corpus map, every layout v4-v12) against a reader written
+# after StaticPropLump_t
+bk_sh_test(source_props source/props.sh)
+# one picture as a VTF in every format, decoded back to the same picture (channel orders)
+add_test(NAME source_vtf_formats COMMAND /usr/bin/python3 ${BK_TESTS}/source/vtf_formats.py ${BK_CLI}
+         ${BK_WORK}/source_vtf_formats)
 bk_unit_test(source_unit source/test_source.c)
 bk_unit_test(source_archive source/test_archive.c)
 bk_sh_test(source_assets source/assets.sh)

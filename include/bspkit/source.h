@@ -134,7 +134,8 @@ typedef struct bk_source_static_prop {
     float angles[3];           /* pitch, yaw, roll in degrees (Source QAngle) */
     uint32_t model;            /* index into static_prop_names */
     uint32_t first_leaf, leaf_count;   /* range of static_prop_leaves */
-    uint8_t solid, flags;
+    uint8_t solid;
+    uint32_t flags;            /* STATIC_PROP_* (the 72-byte lightmapped layout's uint32, else the byte) */
     int32_t skin;
     float fade_min, fade_max;
     float lighting_origin[3];
@@ -143,7 +144,7 @@ typedef struct bk_source_static_prop {
     uint8_t min_cpu_level, max_cpu_level, min_gpu_level, max_gpu_level;
     uint8_t diffuse[4];
     uint32_t disable_x360;
-    uint32_t flags_ex;
+    uint32_t flags_ex;         /* the second flags word of later layouts (BK_SPROP_FLAGS_EX) */
     float scale;               /* uniform scale (1 where the layout has none) */
     uint16_t lightmap_res[2];
 } bk_source_static_prop;

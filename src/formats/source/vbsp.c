@@ -1176,10 +1176,10 @@ static const sprp_layout k_sprp[] = {
     {5, 60, F_FF},
     {6, 64, F_FF | F_DX},
     {7, 68, F_FF | F_DX | F_DIF},
-    {7, 72, F_FF | F_DX | F_FX | F_LMR},
+    {7, 72, F_FF | F_DX | F_LMR},
     {8, 68, F_FF | F_CPU | F_DIF},
     {9, 72, F_FF | F_CPU | F_DIF | F_X360},
-    {10, 72, F_FF | F_DX | F_FX | F_LMR},
+    {10, 72, F_FF | F_DX | F_LMR},
     {10, 76, F_FF | F_CPU | F_DIF | F_X360 | F_FX},
     {11, 80, F_FF | F_CPU | F_DIF | F_X360 | F_FX | F_SC},
     {12, 80, F_FF | F_CPU | F_DIF | F_X360 | F_FX | F_SC},
@@ -1210,7 +1210,9 @@ static void read_static_prop(bk_source_static_prop *s, const uint8_t *e, uint32_
         s->max_dx_level = bk_cur_u16le(&pc);
     }
     if (fields & F_LMR) {
-        s->flags_ex = bk_cur_u32le(&pc);
+        /* the lightmapped layout (TF2, SDK 2013): the flags byte above is padding, the flags are
+         * this uint32 (gamebspfile.h StaticPropLump_t, v10 of SDK 2013) */
+        s->flags = bk_cur_u32le(&pc);
         s->lightmap_res[0] = bk_cur_u16le(&pc);
         s->lightmap_res[1] = bk_cur_u16le(&pc);
     }
@@ -1223,7 +1225,7 @@ static void read_static_prop(bk_source_static_prop *s, const uint8_t *e, uint32_
     if (fields & F_DIF)
         for (int k = 0; k < 4; k++) s->diffuse[k] = bk_cur_u8(&pc);
     if (fields & F_X360) s->disable_x360 = bk_cur_u32le(&pc);
-    if ((fields & F_FX) && !(fields & F_LMR)) s->flags_ex = bk_cur_u32le(&pc);
+    if (fields & F_FX) s->flags_ex = bk_cur_u32le(&pc);
     if (fields & F_SC) s->scale = bk_cur_f32le(&pc);
 }
 

@@ -149,14 +149,19 @@ static bk_result decode(int32_t f, const uint8_t *s, uint32_t w, uint32_t h, uin
         switch (f) {
         case VTF_RGBA8888: p = s + i * 4; o[0] = p[0], o[1] = p[1], o[2] = p[2], o[3] = p[3]; break;
         case VTF_ABGR8888: p = s + i * 4; o[0] = p[3], o[1] = p[2], o[2] = p[1], o[3] = p[0]; break;
-        case VTF_ARGB8888: p = s + i * 4; o[0] = p[1], o[1] = p[2], o[2] = p[3], o[3] = p[0]; break;
+        /* not the name's order: the files (VTFLib/VTFEdit, which write nearly all of them, and
+         * srctools) hold G, B, A, R */
+        case VTF_ARGB8888: p = s + i * 4; o[0] = p[3], o[1] = p[0], o[2] = p[1], o[3] = p[2]; break;
         case VTF_BGRA8888: p = s + i * 4; o[0] = p[2], o[1] = p[1], o[2] = p[0], o[3] = p[3]; break;
         case VTF_BGRX8888: p = s + i * 4; o[0] = p[2], o[1] = p[1], o[2] = p[0], o[3] = 255; break;
-        case VTF_UVWQ8888: case VTF_UVLX8888: p = s + i * 4; o[0] = p[0], o[1] = p[1], o[2] = p[2], o[3] = 255; break;
+        /* bump and du/dv maps, not pictures: U, V, W (or L) as red, green, blue; Q as alpha */
+        case VTF_UVWQ8888: p = s + i * 4; o[0] = p[0], o[1] = p[1], o[2] = p[2], o[3] = p[3]; break;
+        case VTF_UVLX8888: p = s + i * 4; o[0] = p[0], o[1] = p[1], o[2] = p[2], o[3] = 255; break;
         case VTF_RGB888: case VTF_RGB888_BLUESCREEN: p = s + i * 3; o[0] = p[0], o[1] = p[1], o[2] = p[2], o[3] = 255; break;
         case VTF_BGR888: case VTF_BGR888_BLUESCREEN: p = s + i * 3; o[0] = p[2], o[1] = p[1], o[2] = p[0], o[3] = 255; break;
-        case VTF_RGB565: v = bk_rd_u16le(s + i * 2); c565(v, o); break;
-        case VTF_BGR565: v = bk_rd_u16le(s + i * 2); c565(v, o); { uint8_t t = o[0]; o[0] = o[2]; o[2] = t; } break;
+        /* named by the bytes' order: RGB565 has red in the low bits, BGR565 blue */
+        case VTF_RGB565: v = bk_rd_u16le(s + i * 2); c565(v, o); { uint8_t t = o[0]; o[0] = o[2]; o[2] = t; } break;
+        case VTF_BGR565: v = bk_rd_u16le(s + i * 2); c565(v, o); break;
         case VTF_BGRX5551: case VTF_BGRA5551:
             v = bk_rd_u16le(s + i * 2);
             o[2] = (uint8_t)((v & 31) * 255 / 31), o[1] = (uint8_t)(((v >> 5) & 31) * 255 / 31);
@@ -180,6 +185,9 @@ static bk_result decode(int32_t f, const uint8_t *s, uint32_t w, uint32_t h, uin
             break;
         default: return BK_EUNSUPPORTED;   /* P8 (palette formats vtex never writes) */
         }
+        /* the bluescreen formats key pure blue out: such texels are transparent */
+        if ((f == VTF_RGB888_BLUESCREEN || f == VTF_BGR888_BLUESCREEN) && o[0] == 0 && o[1] == 0 && o[2] == 255)
+            o[2] = o[3] = 0;
     }
     return BK_OK;
 }
