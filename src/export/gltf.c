@@ -1,13 +1,13 @@
-/* glTF 2.0 exporter (.glb and .gltf + .bin). JSON is built with cJSON, except its two longest
- * arrays, bufferViews and accessors (most of a map's or an animated model's JSON), which are
- * written as text as they are laid out, at about a tenth of the memory of cJSON's tree of them,
- * with numbers written as cJSON writes them. The binary buffer is never
- * held in memory: the JSON pass lays it out as a list of segments (where each buffer view starts,
- * how long it is, and what produces its bytes), and the emit pass streams the segments to the
- * output through a small chunk buffer, producing vertex attributes from the scene as it goes.
+/* glTF 2.0 exporter (.glb and .gltf + .bin): the JSON and the binary buffer's layout (gltf_bin.c
+ * emits the buffer). The JSON is written as text, part by part in the document's order, into three
+ * buffers (the head from asset to buffers, the nodes and scenes, the bufferViews and accessors that
+ * grow as the buffer is laid out), joined at the end; numbers and strings come out as cJSON,
+ * which built most of it before, wrote them (bk_json_num, bk_json_str), so the output is unchanged,
+ * at a fraction of the memory and time of a tree. The binary buffer is never held in memory: the
+ * JSON pass lays it out as a list of segments (where each buffer view starts, how long it is, and
+ * what produces its bytes), which the emit pass streams to the output.
  * Values are cleaned on the way out (NaN/Inf, zero or non-unit normals, unnormalised weights,
  * degenerate triangles) so that the Khronos validator reports no errors. */
-#include <cjson/cJSON.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -34,6 +34,48 @@ static void json_key_num(bk_buf *b, const char *key, double d)
 {
     json_str(b, key);
     bk_json_num(b, d);
+}
+
+/* "key": in an object, after a comma when a key came before (*more) */
+static void json_key(bk_buf *b, bool *more, const char *key)
+{
+    if (*more) bk_buf_append(b, ",", 1);
+    *more = true;
+    bk_buf_append(b, "\"", 1);
+    json_str(b, key);
+    bk_buf_append(b, "\":", 2);
+}
+
+/* "key":"value" (nothing when value is NULL, as cJSON left such a key out) */
+static void json_key_str(bk_buf *b, bool *more, const char *key, const char *value)
+{
+    if (!value) return;
+    json_key(b, more, key);
+    bk_json_str(b, value);
+}
+
+static void json_key_int(bk_buf *b, bool *more, const char *key, double v)
+{
+    json_key(b, more, key);
+    bk_json_num(b, v);
+}
+
+/* "key":{"index":N} */
+static void json_tex_ref(bk_buf *b, bool *more, const char *key, int32_t index)
+{
+    json_key(b, more, key);
+    json_key_num(b, "{\"index\":", index);
+    json_str(b, "}");
+}
+
+static void json_doubles(bk_buf *b, const double *v, int n)
+{
+    json_str(b, "[");
+    for (int c = 0; c < n; c++) {
+        if (c) json_str(b, ",");
+        bk_json_num(b, v[c]);
+    }
+    json_str(b, "]");
 }
 
 /* A buffer view of `bytes` at the next 4-aligned offset, produced by `kind` from p (or owned,
@@ -187,35 +229,50 @@ static bool *kv_last_flags(const bk_kv *kv, uint32_t n, bool small[64])
     return last;
 }
 
-static cJSON *kv_object(const bk_kv *kv, uint32_t n)
+/* The members of an object of key/value pairs, later duplicates winning as in the engines' entity
+ * parsers: a key is written at its last occurrence (what cJSON's delete-and-add gave). */
+static void kv_members(bk_buf *b, const bk_kv *kv, uint32_t n, bool *more)
 {
-    /* later duplicates win, as in the engines' entity parsers */
-    cJSON *o = cJSON_CreateObject();
     bool small[64], *last = kv_last_flags(kv, n, small);
+    if (!last) {
+        b->failed = true;
+        return;
+    }
     for (uint32_t i = 0; i < n; i++) {
-        if (last && !last[i]) continue;
-        if (!last) cJSON_DeleteItemFromObjectCaseSensitive(o, kv[i].key); /* no memory for the flags */
-        cJSON_AddStringToObject(o, kv[i].key, kv[i].value);
+        if (!last[i]) continue;
+        if (*more) bk_buf_append(b, ",", 1);
+        *more = true;
+        bk_json_str(b, kv[i].key);
+        bk_buf_append(b, ":", 1);
+        bk_json_str(b, kv[i].value);
     }
     if (last != small) bk_free(last);
-    return o;
 }
 
-/* Lay out one primitive; returns NULL when it is empty after cleaning. */
-static cJSON *write_primitive(gltf_writer *w, const bk_primitive *p)
+static void kv_text(bk_buf *b, const bk_kv *kv, uint32_t n)
+{
+    bool more = false;
+    bk_buf_append(b, "{", 1);
+    kv_members(b, kv, n, &more);
+    bk_buf_append(b, "}", 1);
+}
+
+/* Lay out one primitive and write its object into b (after a comma when `comma`); false, with
+ * nothing written, when it is empty after cleaning. */
+static bool write_primitive(gltf_writer *w, const bk_primitive *p, bk_buf *b, bool comma)
 {
     uint32_t n = p->vertex_count;
-    if (!n || !p->position) return NULL;
+    if (!n || !p->position) return false;
     uint32_t icount = 0;
     bool indexed = p->mode == BK_PRIM_TRIANGLES || p->mode == BK_PRIM_LINES;
     if (indexed) {
         uint32_t per = p->mode == BK_PRIM_TRIANGLES ? 3 : 2;
-        if (!p->indices || p->index_count < per) return NULL;
+        if (!p->indices || p->index_count < per) return false;
         for (uint32_t t = 0; t + per <= p->index_count; t += per) {
             if (bk_gltf_bad_element(p->indices + t, per, n)) w->st.dropped_degenerate++;
             else icount += per;
         }
-        if (!icount) return NULL;
+        if (!icount) return false;
     }
     double mn[3] = {DBL_MAX, DBL_MAX, DBL_MAX}, mx[3] = {-DBL_MAX, -DBL_MAX, -DBL_MAX};
     uint64_t ignored = 0; /* counted when the values are emitted */
@@ -227,48 +284,59 @@ static cJSON *write_primitive(gltf_writer *w, const bk_primitive *p)
             if (v[c] > mx[c]) mx[c] = v[c];
         }
     }
-    cJSON *prim = cJSON_CreateObject();
-    cJSON *attrs = cJSON_AddObjectToObject(prim, "attributes");
-    int a;
-    if ((a = add_prim_accessor(w, p, SEG_POS, n, 3, mn, mx)) < 0) goto fail;
-    cJSON_AddNumberToObject(attrs, "POSITION", a);
-    if (p->normal) {
-        if ((a = add_prim_accessor(w, p, SEG_NRM, n, 3, NULL, NULL)) < 0) goto fail;
-        cJSON_AddNumberToObject(attrs, "NORMAL", a);
-    }
-    if (p->uv0 || p->uv1) { /* TEXCOORD_1 needs TEXCOORD_0 before it */
-        if ((a = add_prim_accessor(w, p, p->uv0 ? SEG_UV0 : SEG_ZERO2, n, 2, NULL, NULL)) < 0) goto fail;
-        cJSON_AddNumberToObject(attrs, "TEXCOORD_0", a);
-    }
-    if (p->uv1) {
-        if ((a = add_prim_accessor(w, p, SEG_UV1, n, 2, NULL, NULL)) < 0) goto fail;
-        cJSON_AddNumberToObject(attrs, "TEXCOORD_1", a);
-    }
-    if (p->color) {
-        if ((a = add_prim_accessor(w, p, SEG_COL, n, 4, NULL, NULL)) < 0) goto fail;
-        cJSON_AddNumberToObject(attrs, "COLOR_0", a);
-    }
+    json_str(b, comma ? ",{\"attributes\":{" : "{\"attributes\":{");
+    bool more = false;
+    json_key_int(b, &more, "POSITION", add_prim_accessor(w, p, SEG_POS, n, 3, mn, mx));
+    if (p->normal) json_key_int(b, &more, "NORMAL", add_prim_accessor(w, p, SEG_NRM, n, 3, NULL, NULL));
+    if (p->uv0 || p->uv1) /* TEXCOORD_1 needs TEXCOORD_0 before it */
+        json_key_int(b, &more, "TEXCOORD_0", add_prim_accessor(w, p, p->uv0 ? SEG_UV0 : SEG_ZERO2, n, 2, NULL, NULL));
+    if (p->uv1) json_key_int(b, &more, "TEXCOORD_1", add_prim_accessor(w, p, SEG_UV1, n, 2, NULL, NULL));
+    if (p->color) json_key_int(b, &more, "COLOR_0", add_prim_accessor(w, p, SEG_COL, n, 4, NULL, NULL));
     if (p->weights && p->joints) {
-        if ((a = add_prim_accessor(w, p, SEG_JTS, n, 4, NULL, NULL)) < 0) goto fail;
-        cJSON_AddNumberToObject(attrs, "JOINTS_0", a);
-        if ((a = add_prim_accessor(w, p, SEG_WTS, n, 4, NULL, NULL)) < 0) goto fail;
-        cJSON_AddNumberToObject(attrs, "WEIGHTS_0", a);
+        json_key_int(b, &more, "JOINTS_0", add_prim_accessor(w, p, SEG_JTS, n, 4, NULL, NULL));
+        json_key_int(b, &more, "WEIGHTS_0", add_prim_accessor(w, p, SEG_WTS, n, 4, NULL, NULL));
     }
-    if (indexed) {
-        if ((a = add_prim_accessor(w, p, n <= 65535 ? SEG_IDX16 : SEG_IDX32, icount, 1, NULL, NULL)) < 0) goto fail;
-        cJSON_AddNumberToObject(prim, "indices", a);
-    }
-    cJSON_AddNumberToObject(prim, "mode", p->mode == BK_PRIM_POINTS ? 0 : (p->mode == BK_PRIM_LINES ? 1 : 4));
-    if (p->material >= 0 && (uint32_t)p->material < w->s->material_count)
-        cJSON_AddNumberToObject(prim, "material", p->material);
+    json_str(b, "}");
+    if (indexed)
+        json_key_num(b, ",\"indices\":", add_prim_accessor(w, p, n <= 65535 ? SEG_IDX16 : SEG_IDX32, icount, 1, NULL, NULL));
+    json_key_num(b, ",\"mode\":", p->mode == BK_PRIM_POINTS ? 0 : (p->mode == BK_PRIM_LINES ? 1 : 4));
+    if (p->material >= 0 && (uint32_t)p->material < w->s->material_count) json_key_num(b, ",\"material\":", p->material);
+    json_str(b, "}");
     w->st.vertices += n;
     if (p->mode == BK_PRIM_TRIANGLES) w->st.triangles += icount / 3;
     w->st.primitives++;
-    return prim;
-fail:
-    if (!w->err) w->err = BK_ENOMEM;
-    cJSON_Delete(prim);
-    return NULL;
+    return true;
+}
+
+/* the meshes (those left with a primitive after cleaning; mesh_map: each mesh's number or -1) */
+static void write_meshes(gltf_writer *w, int32_t *mesh_map)
+{
+    const bk_scene *s = w->s;
+    bk_buf *b = &w->head;
+    size_t start = b->size;
+    json_str(b, ",\"meshes\":[");
+    int32_t total = 0;
+    for (uint32_t i = 0; i < s->mesh_count && !w->err; i++) {
+        const bk_mesh *m = &s->meshes[i];
+        size_t at = b->size;
+        json_str(b, total ? ",{" : "{");
+        bool more = false;
+        if (m->name && *m->name) json_key_str(b, &more, "name", m->name);
+        json_key(b, &more, "primitives");
+        json_str(b, "[");
+        uint32_t written = 0;
+        for (uint32_t j = 0; j < m->prim_count && !w->err; j++) written += write_primitive(w, &m->prims[j], b, written);
+        if (!written) {
+            b->size = at;
+            mesh_map[i] = -1;
+            continue;
+        }
+        json_str(b, "]}");
+        mesh_map[i] = total++;
+        w->st.meshes++;
+    }
+    if (total) json_str(b, "]");
+    else b->size = start;
 }
 
 /* Texture numbers, known before any PNG is encoded: one per image with pixels, in order. */
@@ -283,25 +351,7 @@ static void number_textures(const bk_scene *s, int32_t *tex_of_image)
 static void write_images(gltf_writer *w, const int32_t *tex_of_image, png_job *job)
 {
     const bk_scene *s = w->s;
-    cJSON *images = cJSON_CreateArray(), *textures = cJSON_CreateArray(), *samplers = cJSON_CreateArray();
-    cJSON *rep = cJSON_CreateObject();
-    cJSON_AddNumberToObject(rep, "magFilter", 9729);
-    cJSON_AddNumberToObject(rep, "minFilter", 9987);
-    cJSON_AddNumberToObject(rep, "wrapS", 10497);
-    cJSON_AddNumberToObject(rep, "wrapT", 10497);
-    cJSON_AddItemToArray(samplers, rep);
-    cJSON *clamp = cJSON_CreateObject();
-    cJSON_AddNumberToObject(clamp, "magFilter", 9729);
-    cJSON_AddNumberToObject(clamp, "minFilter", 9729);
-    cJSON_AddNumberToObject(clamp, "wrapS", 33071);
-    cJSON_AddNumberToObject(clamp, "wrapT", 33071);
-    cJSON_AddItemToArray(samplers, clamp);
-    cJSON *clamp_mip = cJSON_CreateObject();
-    cJSON_AddNumberToObject(clamp_mip, "magFilter", 9729);
-    cJSON_AddNumberToObject(clamp_mip, "minFilter", 9987);
-    cJSON_AddNumberToObject(clamp_mip, "wrapS", 33071);
-    cJSON_AddNumberToObject(clamp_mip, "wrapT", 33071);
-    cJSON_AddItemToArray(samplers, clamp_mip);
+    bk_buf images = {0}, textures = {0};
     bool any_clamp_mip = false;
     int count = 0;
     if (!w->defer_png) {
@@ -325,30 +375,36 @@ static void write_images(gltf_writer *w, const int32_t *tex_of_image, png_job *j
             memset(&job->pngs[i], 0, sizeof job->pngs[i]);
         }
         if (view < 0) break;
-        cJSON *img = cJSON_CreateObject();
-        cJSON_AddStringToObject(img, "name", im->name);
-        cJSON_AddNumberToObject(img, "bufferView", view);
-        cJSON_AddStringToObject(img, "mimeType", "image/png");
-        cJSON_AddItemToArray(images, img);
-        cJSON *t = cJSON_CreateObject();
-        cJSON_AddNumberToObject(t, "sampler", im->is_lightmap ? 1 : (im->clamp ? 2 : 0));
+        bool more = false;
+        json_str(&images, count ? ",{" : "{");
+        json_key_str(&images, &more, "name", im->name);
+        json_key_int(&images, &more, "bufferView", view);
+        json_key_str(&images, &more, "mimeType", "image/png");
+        json_str(&images, "}");
+        json_key_num(&textures, count ? ",{\"sampler\":" : "{\"sampler\":", im->is_lightmap ? 1 : (im->clamp ? 2 : 0));
         if (!im->is_lightmap && im->clamp) any_clamp_mip = true;
-        cJSON_AddNumberToObject(t, "source", count);
-        cJSON_AddStringToObject(t, "name", im->name);
-        cJSON_AddItemToArray(textures, t);
+        json_key_num(&textures, ",\"source\":", count);
+        more = true;
+        json_key_str(&textures, &more, "name", im->name);
+        json_str(&textures, "}");
         count++;
         w->st.images++;
     }
-    if (!any_clamp_mip) cJSON_DeleteItemFromArray(samplers, 2);
     if (count) {
-        cJSON_AddItemToObject(w->root, "images", images);
-        cJSON_AddItemToObject(w->root, "textures", textures);
-        cJSON_AddItemToObject(w->root, "samplers", samplers);
-    } else {
-        cJSON_Delete(images);
-        cJSON_Delete(textures);
-        cJSON_Delete(samplers);
+        bk_buf *b = &w->head;
+        json_str(b, ",\"images\":[");
+        bk_buf_append(b, images.data, images.size);
+        json_str(b, "],\"textures\":[");
+        bk_buf_append(b, textures.data, textures.size);
+        /* repeat, clamp (lightmaps), clamp with mipmaps (only when an image uses it) */
+        json_str(b, "],\"samplers\":[{\"magFilter\":9729,\"minFilter\":9987,\"wrapS\":10497,\"wrapT\":10497},"
+                    "{\"magFilter\":9729,\"minFilter\":9729,\"wrapS\":33071,\"wrapT\":33071}");
+        if (any_clamp_mip) json_str(b, ",{\"magFilter\":9729,\"minFilter\":9987,\"wrapS\":33071,\"wrapT\":33071}");
+        json_str(b, "]");
     }
+    if (images.failed || textures.failed) w->head.failed = true;
+    bk_buf_free(&images);
+    bk_buf_free(&textures);
 }
 
 enum { EXT_UNLIT = 1, EXT_EMISSIVE_STRENGTH = 2, EXT_SPECULAR = 4 };
@@ -358,101 +414,116 @@ static int32_t tex_index(const bk_scene *s, const int32_t *tex_of_image, int32_t
     return image >= 0 && (uint32_t)image < s->image_count ? tex_of_image[image] : -1;
 }
 
+/* a material's "extensions": unlit alone, or emissive strength (es > 0) and/or specular (st >= 0) */
+static void write_mat_ext(bk_buf *b, bool *more, unsigned which, float es, int32_t st, unsigned *used_ext)
+{
+    json_key(b, more, "extensions");
+    json_str(b, "{");
+    bool m2 = false;
+    if (which & EXT_UNLIT) {
+        json_key(b, &m2, "KHR_materials_unlit");
+        json_str(b, "{}");
+    }
+    if (which & EXT_EMISSIVE_STRENGTH) {
+        json_key(b, &m2, "KHR_materials_emissive_strength");
+        json_key_num(b, "{\"emissiveStrength\":", es);
+        json_str(b, "}");
+    }
+    if (which & EXT_SPECULAR) {
+        json_key(b, &m2, "KHR_materials_specular");
+        json_key_num(b, "{\"specularColorTexture\":{\"index\":", st);
+        json_str(b, "}}");
+    }
+    json_str(b, "}");
+    *used_ext |= which;
+}
+
+static void write_material(gltf_writer *w, const bk_material *m, const int32_t *tex_of_image, unsigned *used_ext)
+{
+    const bk_scene *s = w->s;
+    bk_buf *b = &w->head;
+    bool more = false;
+    json_key_str(b, &more, "name", m->name);
+    json_key(b, &more, "pbrMetallicRoughness");
+    double bc[4];
+    for (int c = 0; c < 4; c++) {
+        float f = isfinite(m->base_color[c]) ? m->base_color[c] : 1.0f;
+        bc[c] = f < 0 ? 0 : (f > 1 ? 1 : f);
+    }
+    json_str(b, "{\"baseColorFactor\":");
+    json_doubles(b, bc, 4);
+    bool pm = true;
+    int32_t bt = tex_index(s, tex_of_image, m->base_image);
+    if (bt >= 0) json_tex_ref(b, &pm, "baseColorTexture", bt);
+    json_str(b, ",\"metallicFactor\":0,\"roughnessFactor\":1}");
+    int32_t lt = tex_index(s, tex_of_image, m->lightmap_image);
+    if (lt >= 0 && !m->unlit) {
+        /* the lightmap rides in the occlusion slot (read with TEXCOORD_1): viewers that light
+         * with an environment show the baked lighting; extras name it for tools that bind it */
+        json_key(b, &more, "occlusionTexture");
+        json_key_num(b, "{\"index\":", lt);
+        json_str(b, ",\"texCoord\":1}");
+    }
+    if (m->alpha_mode == BK_ALPHA_MASK) {
+        json_key_str(b, &more, "alphaMode", "MASK");
+        json_key_int(b, &more, "alphaCutoff", isfinite(m->alpha_cutoff) && m->alpha_cutoff >= 0 ? m->alpha_cutoff : 0.5);
+    } else if (m->alpha_mode == BK_ALPHA_BLEND) {
+        json_key_str(b, &more, "alphaMode", "BLEND");
+    }
+    if (m->double_sided) json_str(b, ",\"doubleSided\":true");
+    /* the extensions object sits where its first member was added in the order below */
+    if (m->unlit) write_mat_ext(b, &more, EXT_UNLIT, 0, -1, used_ext);
+    /* emission: a texture and/or a factor; brighter than 1 through KHR_materials_emissive_strength */
+    int32_t et = tex_index(s, tex_of_image, m->emissive_image), st = tex_index(s, tex_of_image, m->specular_image);
+    unsigned ext = !m->unlit && st >= 0 ? EXT_SPECULAR : 0;
+    double ef[3];
+    bool any_ef = false;
+    for (int c = 0; c < 3; c++) {
+        float f = isfinite(m->emissive[c]) ? m->emissive[c] : 0.0f;
+        ef[c] = f < 0 ? 0 : (f > 1 ? 1 : f);
+        if (ef[c] > 0) any_ef = true;
+    }
+    if (any_ef) {
+        json_key(b, &more, "emissiveFactor");
+        json_doubles(b, ef, 3);
+        if (et >= 0) json_tex_ref(b, &more, "emissiveTexture", et);
+        float es = m->emissive_strength;
+        if (isfinite(es) && es > 1.0f && !m->unlit) {
+            write_mat_ext(b, &more, EXT_EMISSIVE_STRENGTH | ext, es, st, used_ext);
+            ext = 0;
+        }
+    }
+    int32_t nt = tex_index(s, tex_of_image, m->normal_image);
+    if (nt >= 0 && !m->unlit) json_tex_ref(b, &more, "normalTexture", nt);
+    if (ext) write_mat_ext(b, &more, ext, 0, st, used_ext);
+    /* a second base texture blended in by COLOR_0's alpha: no glTF slot, named in extras */
+    int32_t b2 = tex_index(s, tex_of_image, m->blend_image);
+    if (m->extra_count || lt >= 0 || b2 >= 0) {
+        json_key(b, &more, "extras");
+        json_str(b, "{");
+        bool mx = false;
+        kv_members(b, m->extras, m->extra_count, &mx);
+        if (lt >= 0) json_key_int(b, &mx, "lightmapTexture", lt);
+        if (b2 >= 0) {
+            json_key_int(b, &mx, "blendTexture", b2);
+            json_key_str(b, &mx, "blendFactor", "COLOR_0.a");
+        }
+        json_str(b, "}");
+    }
+}
+
 static void write_materials(gltf_writer *w, const int32_t *tex_of_image, unsigned *used_ext)
 {
     const bk_scene *s = w->s;
     if (!s->material_count) return;
-    cJSON *mats = cJSON_AddArrayToObject(w->root, "materials");
+    json_str(&w->head, ",\"materials\":[");
     for (uint32_t i = 0; i < s->material_count; i++) {
-        const bk_material *m = &s->materials[i];
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "name", m->name);
-        cJSON *pbr = cJSON_AddObjectToObject(o, "pbrMetallicRoughness");
-        double bc[4];
-        for (int c = 0; c < 4; c++) {
-            float f = isfinite(m->base_color[c]) ? m->base_color[c] : 1.0f;
-            bc[c] = f < 0 ? 0 : (f > 1 ? 1 : f);
-        }
-        cJSON_AddItemToObject(pbr, "baseColorFactor", cJSON_CreateDoubleArray(bc, 4));
-        int32_t bt = (m->base_image >= 0 && (uint32_t)m->base_image < s->image_count) ? tex_of_image[m->base_image] : -1;
-        if (bt >= 0) {
-            cJSON *t = cJSON_AddObjectToObject(pbr, "baseColorTexture");
-            cJSON_AddNumberToObject(t, "index", bt);
-        }
-        cJSON_AddNumberToObject(pbr, "metallicFactor", 0);
-        cJSON_AddNumberToObject(pbr, "roughnessFactor", 1);
-        int32_t lt = (m->lightmap_image >= 0 && (uint32_t)m->lightmap_image < s->image_count)
-                         ? tex_of_image[m->lightmap_image] : -1;
-        if (lt >= 0 && !m->unlit) {
-            /* the lightmap rides in the occlusion slot (read with TEXCOORD_1): viewers that light
-             * with an environment show the baked lighting; extras name it for tools that bind it */
-            cJSON *t = cJSON_AddObjectToObject(o, "occlusionTexture");
-            cJSON_AddNumberToObject(t, "index", lt);
-            cJSON_AddNumberToObject(t, "texCoord", 1);
-        }
-        if (m->alpha_mode == BK_ALPHA_MASK) {
-            cJSON_AddStringToObject(o, "alphaMode", "MASK");
-            cJSON_AddNumberToObject(o, "alphaCutoff", isfinite(m->alpha_cutoff) && m->alpha_cutoff >= 0 ? m->alpha_cutoff : 0.5);
-        } else if (m->alpha_mode == BK_ALPHA_BLEND) {
-            cJSON_AddStringToObject(o, "alphaMode", "BLEND");
-        }
-        if (m->double_sided) cJSON_AddTrueToObject(o, "doubleSided");
-        cJSON *ext = NULL;
-        if (m->unlit) {
-            ext = cJSON_AddObjectToObject(o, "extensions");
-            cJSON_AddObjectToObject(ext, "KHR_materials_unlit");
-            *used_ext |= EXT_UNLIT;
-        }
-        /* emission: a texture and/or a factor; brighter than 1 through KHR_materials_emissive_strength */
-        int32_t et = tex_index(s, tex_of_image, m->emissive_image);
-        double ef[3];
-        bool any_ef = false;
-        for (int c = 0; c < 3; c++) {
-            float f = isfinite(m->emissive[c]) ? m->emissive[c] : 0.0f;
-            ef[c] = f < 0 ? 0 : (f > 1 ? 1 : f);
-            if (ef[c] > 0) any_ef = true;
-        }
-        if (any_ef) {
-            cJSON_AddItemToObject(o, "emissiveFactor", cJSON_CreateDoubleArray(ef, 3));
-            if (et >= 0) {
-                cJSON *t = cJSON_AddObjectToObject(o, "emissiveTexture");
-                cJSON_AddNumberToObject(t, "index", et);
-            }
-            float es = m->emissive_strength;
-            if (isfinite(es) && es > 1.0f && !m->unlit) {
-                if (!ext) ext = cJSON_AddObjectToObject(o, "extensions");
-                cJSON *e = cJSON_AddObjectToObject(ext, "KHR_materials_emissive_strength");
-                cJSON_AddNumberToObject(e, "emissiveStrength", es);
-                *used_ext |= EXT_EMISSIVE_STRENGTH;
-            }
-        }
-        int32_t nt = tex_index(s, tex_of_image, m->normal_image);
-        if (nt >= 0 && !m->unlit) {
-            cJSON *t = cJSON_AddObjectToObject(o, "normalTexture");
-            cJSON_AddNumberToObject(t, "index", nt);
-        }
-        int32_t st = tex_index(s, tex_of_image, m->specular_image);
-        if (st >= 0 && !m->unlit) {
-            if (!ext) ext = cJSON_AddObjectToObject(o, "extensions");
-            cJSON *e = cJSON_AddObjectToObject(ext, "KHR_materials_specular");
-            cJSON *t = cJSON_AddObjectToObject(e, "specularColorTexture");
-            cJSON_AddNumberToObject(t, "index", st);
-            *used_ext |= EXT_SPECULAR;
-        }
-        /* a second base texture blended in by COLOR_0's alpha: no glTF slot, named in extras */
-        int32_t b2 = tex_index(s, tex_of_image, m->blend_image);
-        if (m->extra_count || lt >= 0 || b2 >= 0) {
-            cJSON *ex = kv_object(m->extras, m->extra_count);
-            if (lt >= 0) cJSON_AddNumberToObject(ex, "lightmapTexture", lt);
-            if (b2 >= 0) {
-                cJSON_AddNumberToObject(ex, "blendTexture", b2);
-                cJSON_AddStringToObject(ex, "blendFactor", "COLOR_0.a");
-            }
-            cJSON_AddItemToObject(o, "extras", ex);
-        }
-        cJSON_AddItemToArray(mats, o);
+        json_str(&w->head, i ? ",{" : "{");
+        write_material(w, &s->materials[i], tex_of_image, used_ext);
+        json_str(&w->head, "}");
         w->st.materials++;
     }
+    json_str(&w->head, "]");
 }
 
 static bool is_identity_trs(const bk_node *n)
@@ -460,29 +531,6 @@ static bool is_identity_trs(const bk_node *n)
     return n->translation[0] == 0 && n->translation[1] == 0 && n->translation[2] == 0 && n->rotation[0] == 0 &&
            n->rotation[1] == 0 && n->rotation[2] == 0 && n->rotation[3] == 1 && n->scale[0] == 1 &&
            n->scale[1] == 1 && n->scale[2] == 1;
-}
-
-/* An object of key/value pairs, later duplicates winning as in the engines' entity parsers: a key
- * is written at its last occurrence (what cJSON's delete-and-add gave). */
-static void kv_text(bk_buf *b, const bk_kv *kv, uint32_t n)
-{
-    bool small[64], *last = kv_last_flags(kv, n, small);
-    if (!last) {
-        b->failed = true;
-        return;
-    }
-    bk_buf_append(b, "{", 1);
-    bool first = true;
-    for (uint32_t i = 0; i < n; i++) {
-        if (!last[i]) continue;
-        if (!first) bk_buf_append(b, ",", 1);
-        first = false;
-        bk_json_str(b, kv[i].key);
-        bk_buf_append(b, ":", 1);
-        bk_json_str(b, kv[i].value);
-    }
-    bk_buf_append(b, "}", 1);
-    if (last != small) bk_free(last);
 }
 
 static void json_nums(bk_buf *b, const char *key, const float *v, int n)
@@ -585,7 +633,8 @@ static void write_skins(gltf_writer *w)
 {
     const bk_scene *s = w->s;
     if (!s->skin_count) return;
-    cJSON *skins = cJSON_AddArrayToObject(w->root, "skins");
+    bk_buf *b = &w->head;
+    json_str(b, ",\"skins\":[");
     for (uint32_t i = 0; i < s->skin_count && !w->err; i++) {
         const bk_skin *k = &s->skins[i];
         float *ibm = bk_malloc((size_t)k->joint_count * 16 * sizeof(float));
@@ -596,14 +645,24 @@ static void write_skins(gltf_writer *w)
         for (uint32_t j = 0; j < k->joint_count; j++) bk_xf_mat4(&w->x, k->inverse_bind + j * 16, ibm + j * 16);
         int a = add_float_accessor(w, ibm, k->joint_count, 16, 0, false);
         bk_free(ibm);
-        cJSON *o = cJSON_CreateObject();
-        if (k->name && *k->name) cJSON_AddStringToObject(o, "name", k->name);
-        cJSON_AddNumberToObject(o, "inverseBindMatrices", a);
-        cJSON_AddItemToObject(o, "joints", cJSON_CreateIntArray(k->joints, (int)k->joint_count));
-        if (k->skeleton >= 0) cJSON_AddNumberToObject(o, "skeleton", k->skeleton);
-        cJSON_AddItemToArray(skins, o);
+        json_str(b, i ? ",{" : "{");
+        bool more = false;
+        if (k->name && *k->name) json_key_str(b, &more, "name", k->name);
+        json_key_int(b, &more, "inverseBindMatrices", a);
+        if (k->joints) { /* cJSON made no array of none */
+            json_key(b, &more, "joints");
+            json_str(b, "[");
+            for (uint32_t j = 0; j < k->joint_count; j++) {
+                if (j) json_str(b, ",");
+                bk_json_num(b, k->joints[j]);
+            }
+            json_str(b, "]");
+        }
+        if (k->skeleton >= 0) json_key_int(b, &more, "skeleton", k->skeleton);
+        json_str(b, "}");
         w->st.skins++;
     }
+    json_str(b, "]");
 }
 
 /* An accessor over a channel's times (with their range) or its values, produced at emit time */
@@ -681,7 +740,8 @@ static void write_animations(gltf_writer *w)
     if (t.failed || chs.failed) {
         if (!w->err) w->err = BK_ENOMEM;
     } else if (written && !w->err) {
-        if (!cJSON_AddRawToObject(w->root, "animations", (const char *)t.data)) w->err = BK_ENOMEM;
+        json_str(&w->head, ",\"animations\":");
+        bk_buf_append(&w->head, t.data, t.size - 1);
     }
     bk_buf_free(&t);
     bk_buf_free(&chs);
@@ -700,6 +760,64 @@ static void writer_release(gltf_writer *w)
     w->seg_count = w->seg_cap = 0;
 }
 
+/* the document's head: {"asset":{...} (the other parts follow, each after a comma) */
+static void write_asset(gltf_writer *w, const bk_export_options *opt)
+{
+    json_str(&w->head, "{\"asset\":{\"version\":\"2.0\",\"generator\":");
+    bk_json_str(&w->head, opt && opt->generator ? opt->generator : "bspkit " BK_VERSION_STRING);
+    json_str(&w->head, "}");
+}
+
+/* extensionsUsed and buffers, which close the head */
+static void write_head_end(gltf_writer *w, unsigned used_ext, const char *bin_uri)
+{
+    bk_buf *b = &w->head;
+    if (used_ext) {
+        bool more = false;
+        json_str(b, ",\"extensionsUsed\":[");
+        static const char *const names[] = {"KHR_materials_unlit", "KHR_materials_emissive_strength",
+                                            "KHR_materials_specular"};
+        for (int e = 0; e < 3; e++)
+            if (used_ext & (1u << e)) {
+                if (more) json_str(b, ",");
+                more = true;
+                bk_json_str(b, names[e]);
+            }
+        json_str(b, "]");
+    }
+    if (w->bin_size || w->png_views) {
+        if (w->png_views) json_str(b, ",\"buffers\":[{\"byteLength\":" PH_BUFFER_LENGTH);
+        else json_key_num(b, ",\"buffers\":[{\"byteLength\":", (double)w->bin_size);
+        if (bin_uri) {
+            json_str(b, ",\"uri\":");
+            bk_json_str(b, bin_uri);
+        }
+        json_str(b, "}]");
+    }
+}
+
+/* the whole document: the head, then nodes and scenes, bufferViews, accessors; NULL when out of memory */
+static char *join_json(gltf_writer *w)
+{
+    bk_buf *j = &w->head;
+    bk_buf_reserve(j, j->size + w->tail.size + w->views.size + w->accessors.size + 40);
+    bk_buf_append(j, w->tail.data, w->tail.size);
+    if (w->view_count) {
+        json_str(j, ",\"bufferViews\":[");
+        bk_buf_append(j, w->views.data, w->views.size);
+        json_str(j, "]");
+    }
+    if (w->accessor_count) {
+        json_str(j, ",\"accessors\":[");
+        bk_buf_append(j, w->accessors.data, w->accessors.size);
+        json_str(j, "]");
+    }
+    bk_buf_append(j, "}", 2); /* with the string's end */
+    char *json = j->failed ? NULL : (char *)j->data;
+    if (json) memset(j, 0, sizeof *j);
+    return json;
+}
+
 /* The glTF JSON for scene s and the layout of its binary buffer in w (bin_uri: the buffer's file
  * name for .gltf, NULL for .glb). On success *json (bk_free) is the caller's, and w holds the
  * segments to emit (writer_release). w->bin_size is then the buffer's padded length. */
@@ -714,10 +832,7 @@ static bk_result gltf_make(const bk_scene *s, const bk_export_options *opt, cons
     w.x = bk_xform_make(opt);
     w.png_level = opt ? opt->png_level : 0;
     w.defer_png = defer_png;
-    w.root = cJSON_CreateObject();
-    cJSON *asset = cJSON_AddObjectToObject(w.root, "asset");
-    cJSON_AddStringToObject(asset, "version", "2.0");
-    cJSON_AddStringToObject(asset, "generator", opt && opt->generator ? opt->generator : "bspkit " BK_VERSION_STRING);
+    write_asset(&w, opt);
 
     int32_t *tex_of_image = bk_calloc(s->image_count + 1, sizeof(int32_t));
     int32_t *mesh_map = bk_calloc(s->mesh_count + 1, sizeof(int32_t));
@@ -729,29 +844,7 @@ static bk_result gltf_make(const bk_scene *s, const bk_export_options *opt, cons
     else w.err = BK_ENOMEM;
     if (!w.err) number_textures(s, tex_of_image);
     if (!w.err) write_materials(&w, tex_of_image, &used_ext);
-    cJSON *meshes = cJSON_CreateArray();
-    int mesh_total = 0;
-    for (uint32_t i = 0; i < s->mesh_count && !w.err; i++) {
-        const bk_mesh *m = &s->meshes[i];
-        cJSON *prims = cJSON_CreateArray();
-        for (uint32_t j = 0; j < m->prim_count && !w.err; j++) {
-            cJSON *p = write_primitive(&w, &m->prims[j]);
-            if (p) cJSON_AddItemToArray(prims, p);
-        }
-        if (cJSON_GetArraySize(prims) == 0) {
-            cJSON_Delete(prims);
-            mesh_map[i] = -1;
-            continue;
-        }
-        cJSON *mo = cJSON_CreateObject();
-        if (m->name && *m->name) cJSON_AddStringToObject(mo, "name", m->name);
-        cJSON_AddItemToObject(mo, "primitives", prims);
-        cJSON_AddItemToArray(meshes, mo);
-        mesh_map[i] = mesh_total++;
-        w.st.meshes++;
-    }
-    if (cJSON_GetArraySize(meshes)) cJSON_AddItemToObject(w.root, "meshes", meshes);
-    else cJSON_Delete(meshes);
+    if (!w.err) write_meshes(&w, mesh_map);
     if (!w.err) write_nodes(&w, mesh_map);
     if (!w.err) write_skins(&w);
     if (!w.err) write_animations(&w);
@@ -761,62 +854,14 @@ static bk_result gltf_make(const bk_scene *s, const bk_export_options *opt, cons
         bk_free(w.job);
         w.job = NULL;
     }
-    if (used_ext) {
-        cJSON *eu = cJSON_AddArrayToObject(w.root, "extensionsUsed");
-        if (used_ext & EXT_UNLIT) cJSON_AddItemToArray(eu, cJSON_CreateString("KHR_materials_unlit"));
-        if (used_ext & EXT_EMISSIVE_STRENGTH)
-            cJSON_AddItemToArray(eu, cJSON_CreateString("KHR_materials_emissive_strength"));
-        if (used_ext & EXT_SPECULAR) cJSON_AddItemToArray(eu, cJSON_CreateString("KHR_materials_specular"));
-    }
-
     bk_result r = w.err;
     w.bin_size = (w.bin_size + 3) & ~(uint64_t)3;
-    if (r == BK_OK && (w.bin_size || w.png_views)) {
-        cJSON *buffers = cJSON_AddArrayToObject(w.root, "buffers");
-        cJSON *b = cJSON_CreateObject();
-        if (w.png_views) cJSON_AddRawToObject(b, "byteLength", PH_BUFFER_LENGTH);
-        else cJSON_AddNumberToObject(b, "byteLength", (double)w.bin_size);
-        if (bin_uri) cJSON_AddStringToObject(b, "uri", bin_uri);
-        cJSON_AddItemToArray(buffers, b);
-    }
-    if (r == BK_OK && (w.views.failed || w.accessors.failed || w.tail.failed)) r = BK_ENOMEM;
+    if (r == BK_OK) write_head_end(&w, used_ext, bin_uri);
+    if (r == BK_OK && (w.head.failed || w.views.failed || w.accessors.failed || w.tail.failed)) r = BK_ENOMEM;
     if (r == BK_OK && w.bin_size > UINT32_MAX - 4096) r = BK_ELIMIT;
-    /* the tree's text, then the parts written as text: nodes and scenes, bufferViews, accessors */
-    char *tree = r == BK_OK ? cJSON_PrintUnformatted(w.root) : NULL;
-    if (r == BK_OK && !tree) r = BK_ENOMEM;
-    cJSON_Delete(w.root);
-    w.root = NULL;
-    char *json = NULL;
-    if (r == BK_OK) {
-        bk_buf j = {0};
-        size_t tn = strlen(tree);
-        bk_buf_reserve(&j, tn + w.tail.size + w.views.size + w.accessors.size + 40);
-        bk_buf_append(&j, tree, tn ? tn - 1 : 0); /* without its closing brace */
-        cJSON_free(tree);
-        tree = NULL;
-        bk_buf_append(&j, w.tail.data, w.tail.size);
-        bk_buf_free(&w.tail);
-        if (w.view_count) {
-            json_str(&j, ",\"bufferViews\":[");
-            bk_buf_append(&j, w.views.data, w.views.size);
-            json_str(&j, "]");
-        }
-        bk_buf_free(&w.views);
-        if (w.accessor_count) {
-            json_str(&j, ",\"accessors\":[");
-            bk_buf_append(&j, w.accessors.data, w.accessors.size);
-            json_str(&j, "]");
-        }
-        bk_buf_free(&w.accessors);
-        bk_buf_append(&j, "}", 2); /* with the string's end */
-        if (j.failed) {
-            bk_buf_free(&j);
-            r = BK_ENOMEM;
-        } else {
-            json = (char *)j.data;
-        }
-    }
-    cJSON_free(tree);
+    char *json = r == BK_OK ? join_json(&w) : NULL;
+    if (r == BK_OK && !json) r = BK_ENOMEM;
+    bk_buf_free(&w.head);
     bk_buf_free(&w.tail);
     bk_buf_free(&w.views);
     bk_buf_free(&w.accessors);

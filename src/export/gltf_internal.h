@@ -58,7 +58,7 @@ typedef struct gltf_writer {
     bin_seg *segs;
     uint32_t seg_count, seg_cap;
     uint64_t bin_size;
-    struct cJSON *root;
+    bk_buf head;                      /* {"asset":... to "buffers":[...] (no closing brace) */
     bk_buf views, accessors;          /* the bufferViews and accessors arrays' JSON, without [ ] */
     bk_buf tail;                      /* ,"nodes":[...],"scenes":[...],"scene":0 */
     bk_export_stats st;
@@ -71,7 +71,7 @@ typedef struct gltf_writer {
 } gltf_writer;
 
 /* Placeholders in the JSON for numbers known only once the PNGs are written (deferred mode):
- * a control byte (which cJSON escapes inside strings, so it cannot occur elsewhere) and spaces,
+ * a control byte (which bk_json_str escapes inside strings, so it cannot occur elsewhere) and spaces,
  * as wide as the largest 32-bit number; filled in with the number, right-aligned. */
 #define PH_WIDTH 10
 #define PH_BUFFER_LENGTH "\x01         "
