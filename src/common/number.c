@@ -126,9 +126,98 @@ int bk_fmt_nums(char *buf, size_t size, const float *v, int n, int precision)
     return (int)at;
 }
 
+/* %.{precision}g of a float-valued v, exactly as the C library writes it ("." whatever the locale),
+ * without printf: the value is m * 2^k (m < 2^24), rounded to `precision` significant digits in
+ * 128-bit integers, ties to even on the exact binary value as glibc does. -1 when out of its
+ * range (the caller falls back to snprintf). */
+static int fmt_float_g(char *buf, double v, int p)
+{
+    if (p < 1 || p > 9 || (double)(float)v != v) return -1;
+    if (v == 0) return snprintf(buf, 4, signbit(v) ? "-0" : "0");
+    static const uint64_t k_p10[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
+                                     1000000000, 10000000000ull, 100000000000ull, 1000000000000ull,
+                                     10000000000000ull, 100000000000000ull, 1000000000000000ull,
+                                     10000000000000000ull, 100000000000000000ull, 1000000000000000000ull};
+    bool neg = v < 0;
+    double a = neg ? -v : v;
+    int e2;
+    double f = frexp(a, &e2);
+    uint64_t m = (uint64_t)ldexp(f, 24);
+    int k = e2 - 24;
+    int x = (int)floor(log10(a));
+    uint64_t n = 0;
+    for (int tries = 0;; tries++) {
+        if (tries > 3) return -1;
+        int s = p - 1 - x;
+        unsigned __int128 num = m, den = 1;
+        if (s >= 0) {
+            if (s > 36) return -1;
+            for (int t = s; t > 0; t -= 18) num *= k_p10[t > 18 ? 18 : t];
+        } else {
+            if (-s > 36) return -1;
+            for (int t = -s; t > 0; t -= 18) den *= k_p10[t > 18 ? 18 : t];
+        }
+        if (k >= 0) {
+            if (k > 40) return -1;
+            num <<= k;
+        } else {
+            if (-k > 60) return -1;
+            den <<= -k;
+        }
+        if (num >> 120 || den >> 120) return -1;
+        unsigned __int128 q = num / den, r = num % den;
+        if (2 * r > den || (2 * r == den && (q & 1))) q++;
+        if (q >= k_p10[p]) { x++; continue; }
+        if (q < k_p10[p - 1]) { x--; continue; }
+        n = (uint64_t)q;
+        break;
+    }
+    char d[10];
+    for (int i = p - 1; i >= 0; i--) d[i] = (char)('0' + n % 10), n /= 10;
+    int nd = p;
+    while (nd > 1 && d[nd - 1] == '0') nd--; /* %g drops trailing zeros */
+    char *o = buf;
+    if (neg) *o++ = '-';
+    if (x < -4 || x >= p) {
+        *o++ = d[0];
+        if (nd > 1) {
+            *o++ = '.';
+            memcpy(o, d + 1, (size_t)nd - 1);
+            o += nd - 1;
+        }
+        *o++ = 'e';
+        *o++ = x < 0 ? '-' : '+';
+        int ax = x < 0 ? -x : x;
+        if (ax >= 100) *o++ = (char)('0' + ax / 100);
+        *o++ = (char)('0' + ax / 10 % 10);
+        *o++ = (char)('0' + ax % 10);
+    } else if (x >= 0) {
+        for (int i = 0; i <= x; i++) *o++ = d[i];
+        if (nd > x + 1) {
+            *o++ = '.';
+            memcpy(o, d + x + 1, (size_t)(nd - x - 1));
+            o += nd - x - 1;
+        }
+    } else {
+        *o++ = '0';
+        *o++ = '.';
+        for (int i = -1; i > x; i--) *o++ = '0';
+        memcpy(o, d, (size_t)nd);
+        o += nd;
+    }
+    *o = 0;
+    return (int)(o - buf);
+}
+
 int bk_fmt_num(char *buf, size_t size, double v, int precision)
 {
     if (!isfinite(v)) v = 0; /* JSON, OBJ and entity text have no spelling for these */
+    char t[32];
+    int fast = fmt_float_g(t, v, precision); /* the OBJ writer's vertices: printf was most of its time */
+    if (fast >= 0 && (size_t)fast < size) {
+        memcpy(buf, t, (size_t)fast + 1);
+        return fast;
+    }
     int n = snprintf(buf, size, "%.*g", precision, v);
     /* the C library writes the locale's decimal point: make it '.' */
     const char *dp = localeconv()->decimal_point;

@@ -1,20 +1,18 @@
-/* glTF 2.0 exporter (.glb and .gltf + .bin). JSON is built with cJSON, except its two longest
- * arrays, bufferViews and accessors (most of a map's or an animated model's JSON), which are
- * written as text as they are laid out, at about a tenth of the memory of cJSON's tree of them,
- * with numbers written as cJSON writes them. The binary buffer is never
- * held in memory: the JSON pass lays it out as a list of segments (where each buffer view starts,
- * how long it is, and what produces its bytes), and the emit pass streams the segments to the
- * output through a small chunk buffer, producing vertex attributes from the scene as it goes.
+/* glTF 2.0 exporter (.glb and .gltf + .bin): the JSON and the binary buffer's layout (gltf_bin.c
+ * emits the buffer). The JSON is written as text, part by part in the document's order, into three
+ * buffers (the head from asset to buffers, the nodes and scenes, the bufferViews and accessors that
+ * grow as the buffer is laid out), joined at the end; numbers and strings come out as cJSON,
+ * which built most of it before, wrote them (bk_json_num, bk_json_str), so the output is unchanged,
+ * at a fraction of the memory and time of a tree. The binary buffer is never held in memory: the
+ * JSON pass lays it out as a list of segments (where each buffer view starts, how long it is, and
+ * what produces its bytes), which the emit pass streams to the output.
  * Values are cleaned on the way out (NaN/Inf, zero or non-unit normals, unnormalised weights,
  * degenerate triangles) so that the Khronos validator reports no errors. */
-#include <cjson/cJSON.h>
 #include <float.h>
 #include <math.h>
-#include <stdatomic.h>
 #include <stdio.h>
 
-#include "xform.h"
-
+#include "gltf_internal.h"
 
 #define GL_FLOAT 5126
 #define GL_UNSIGNED_BYTE 5121
@@ -23,51 +21,6 @@
 #define GL_ARRAY_BUFFER 34962
 #define GL_ELEMENT_ARRAY_BUFFER 34963
 
-/* What produces a buffer view's bytes at emit time. */
-enum {
-    SEG_OWNED,                      /* bytes held by the segment (PNGs, skins, animations) */
-    SEG_POS, SEG_NRM, SEG_UV0, SEG_UV1, SEG_ZERO2, SEG_COL, SEG_JTS, SEG_WTS, /* a primitive's attribute */
-    SEG_IDX16, SEG_IDX32,           /* a primitive's indices, degenerate triangles dropped */
-    SEG_PNG,                        /* an image's PNG, written as it is encoded (offset and length
-                                     * known only then: the JSON holds placeholders, filled after) */
-    SEG_TIMES, SEG_KEYS,            /* an animation channel's key times, its values (converted) */
-};
-
-typedef struct bin_seg {
-    uint64_t ofs, bytes;
-    const bk_primitive *p;          /* SEG_POS .. SEG_IDX32 */
-    const bk_channel *ch;           /* SEG_TIMES, SEG_KEYS */
-    uint8_t *owned;                 /* SEG_OWNED */
-    int kind;
-    uint32_t image;                 /* SEG_PNG */
-} bin_seg;
-
-
-typedef struct gltf_writer {
-    const bk_scene *s;
-    bk_xform x;
-    bin_seg *segs;
-    uint32_t seg_count, seg_cap;
-    uint64_t bin_size;
-    cJSON *root;
-    bk_buf views, accessors;          /* the bufferViews and accessors arrays' JSON, without [ ] */
-    bk_buf tail;                      /* ,"nodes":[...],"scenes":[...],"scene":0 */
-    bk_export_stats st;
-    bk_result err;
-    int png_level;
-    int view_count, accessor_count;
-    struct png_job *job;              /* the images' PNGs (encoding while the geometry is laid out) */
-    bool defer_png;                   /* PNGs go out as they are encoded (SEG_PNG), not held first */
-    uint32_t png_views;
-} gltf_writer;
-
-/* Placeholders in the JSON for numbers known only once the PNGs are written (deferred mode):
- * a control byte (which cJSON escapes inside strings, so it cannot occur elsewhere) and spaces,
- * as wide as the largest 32-bit number; filled in with the number, right-aligned. */
-#define PH_WIDTH 10
-#define PH_BUFFER_LENGTH "\x01         "
-#define PH_VIEW_OFFSET "\x02         "
-#define PH_VIEW_LENGTH "\x03         "
 
 static bool ends_with(const char *s, const char *suf)
 {
@@ -81,6 +34,48 @@ static void json_key_num(bk_buf *b, const char *key, double d)
 {
     json_str(b, key);
     bk_json_num(b, d);
+}
+
+/* "key": in an object, after a comma when a key came before (*more) */
+static void json_key(bk_buf *b, bool *more, const char *key)
+{
+    if (*more) bk_buf_append(b, ",", 1);
+    *more = true;
+    bk_buf_append(b, "\"", 1);
+    json_str(b, key);
+    bk_buf_append(b, "\":", 2);
+}
+
+/* "key":"value" (nothing when value is NULL, as cJSON left such a key out) */
+static void json_key_str(bk_buf *b, bool *more, const char *key, const char *value)
+{
+    if (!value) return;
+    json_key(b, more, key);
+    bk_json_str(b, value);
+}
+
+static void json_key_int(bk_buf *b, bool *more, const char *key, double v)
+{
+    json_key(b, more, key);
+    bk_json_num(b, v);
+}
+
+/* "key":{"index":N} */
+static void json_tex_ref(bk_buf *b, bool *more, const char *key, int32_t index)
+{
+    json_key(b, more, key);
+    json_key_num(b, "{\"index\":", index);
+    json_str(b, "}");
+}
+
+static void json_doubles(bk_buf *b, const double *v, int n)
+{
+    json_str(b, "[");
+    for (int c = 0; c < n; c++) {
+        if (c) json_str(b, ",");
+        bk_json_num(b, v[c]);
+    }
+    json_str(b, "]");
 }
 
 /* A buffer view of `bytes` at the next 4-aligned offset, produced by `kind` from p (or owned,
@@ -223,13 +218,6 @@ static int add_prim_accessor(gltf_writer *w, const bk_primitive *p, int kind, ui
     return add_accessor(w, view, ct, count, comps, mn, mx);
 }
 
-static float clean(float v, float dflt, uint64_t *n)
-{
-    if (isfinite(v)) return v;
-    (*n)++;
-    return dflt;
-}
-
 /* last[i] for the pairs of kv (see bk_kv_last), in small when they fit; NULL when out of memory */
 static bool *kv_last_flags(const bk_kv *kv, uint32_t n, bool small[64])
 {
@@ -241,491 +229,114 @@ static bool *kv_last_flags(const bk_kv *kv, uint32_t n, bool small[64])
     return last;
 }
 
-static cJSON *kv_object(const bk_kv *kv, uint32_t n)
+/* The members of an object of key/value pairs, later duplicates winning as in the engines' entity
+ * parsers: a key is written at its last occurrence (what cJSON's delete-and-add gave). */
+static void kv_members(bk_buf *b, const bk_kv *kv, uint32_t n, bool *more)
 {
-    /* later duplicates win, as in the engines' entity parsers */
-    cJSON *o = cJSON_CreateObject();
     bool small[64], *last = kv_last_flags(kv, n, small);
+    if (!last) {
+        b->failed = true;
+        return;
+    }
     for (uint32_t i = 0; i < n; i++) {
-        if (last && !last[i]) continue;
-        if (!last) cJSON_DeleteItemFromObjectCaseSensitive(o, kv[i].key); /* no memory for the flags */
-        cJSON_AddStringToObject(o, kv[i].key, kv[i].value);
+        if (!last[i]) continue;
+        if (*more) bk_buf_append(b, ",", 1);
+        *more = true;
+        bk_json_str(b, kv[i].key);
+        bk_buf_append(b, ":", 1);
+        bk_json_str(b, kv[i].value);
     }
     if (last != small) bk_free(last);
-    return o;
 }
 
-static bool bad_element(const uint32_t *v, uint32_t per, uint32_t n)
+static void kv_text(bk_buf *b, const bk_kv *kv, uint32_t n)
 {
-    bool bad = false;
-    for (uint32_t k = 0; k < per; k++) bad |= v[k] >= n;
-    if (!bad) bad = v[0] == v[1] || (per == 3 && (v[1] == v[2] || v[0] == v[2]));
-    return bad;
+    bool more = false;
+    bk_buf_append(b, "{", 1);
+    kv_members(b, kv, n, &more);
+    bk_buf_append(b, "}", 1);
 }
 
-/* The cleaned vertex i of p for attribute kind, into out (floats; uint16 for SEG_JTS, bytes for SEG_COL);
- * cl counts the values cleaned. */
-static void vertex_attr(const bk_xform *x, const bk_primitive *p, int kind, uint32_t i, void *out, uint64_t *cl)
-{
-    float v[4], *o = out;
-    switch (kind) {
-    case SEG_POS:
-        for (int c = 0; c < 3; c++) v[c] = clean(p->position[(size_t)i * 3 + c], 0.0f, cl);
-        bk_xf_point(x, v, o);
-        break;
-    case SEG_NRM: {
-        for (int c = 0; c < 3; c++) v[c] = clean(p->normal[(size_t)i * 3 + c], 0.0f, cl);
-        float len = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-        if (!(len > 1e-6f)) {
-            v[0] = 0, v[1] = 0, v[2] = 1;
-            (*cl)++;
-        } else {
-            if (fabsf(len - 1.0f) > 1e-4f) (*cl)++;
-            v[0] /= len, v[1] /= len, v[2] /= len;
-        }
-        bk_xf_dir(x, v, o);
-        break;
-    }
-    case SEG_UV0:
-    case SEG_UV1: {
-        const float *uv = kind == SEG_UV0 ? p->uv0 : p->uv1;
-        for (int c = 0; c < 2; c++) o[c] = clean(uv[(size_t)i * 2 + c], 0.0f, cl);
-        break;
-    }
-    case SEG_ZERO2: o[0] = o[1] = 0; break;
-    case SEG_COL: memcpy(out, p->color + (size_t)i * 4, 4); break;
-    case SEG_JTS:
-    case SEG_WTS: {
-        float wts[4];
-        uint16_t jts[4];
-        uint64_t ignored = 0;
-        for (int c = 0; c < 4; c++) {
-            float f = clean(p->weights[(size_t)i * 4 + c], 0.0f, kind == SEG_WTS ? cl : &ignored);
-            wts[c] = f < 0 ? 0 : f;
-            jts[c] = p->joints[(size_t)i * 4 + c];
-        }
-        /* zero weights point at joint 0; merge duplicates of one joint */
-        for (int c = 0; c < 4; c++) {
-            if (wts[c] == 0) jts[c] = 0;
-            for (int d = 0; d < c; d++)
-                if (wts[c] > 0 && wts[d] > 0 && jts[c] == jts[d]) {
-                    wts[d] += wts[c];
-                    wts[c] = 0;
-                    jts[c] = 0;
-                }
-        }
-        float sum = wts[0] + wts[1] + wts[2] + wts[3];
-        if (!(sum > 1e-6f)) {
-            wts[0] = 1, wts[1] = wts[2] = wts[3] = 0;
-            jts[1] = jts[2] = jts[3] = 0;
-            if (kind == SEG_WTS) (*cl)++;
-        } else {
-            for (int c = 0; c < 4; c++) wts[c] /= sum;
-        }
-        if (kind == SEG_WTS) memcpy(o, wts, sizeof wts);
-        else memcpy(out, jts, sizeof jts);
-        break;
-    }
-    default: break;
-    }
-}
-
-/* Lay out one primitive; returns NULL when it is empty after cleaning. */
-static cJSON *write_primitive(gltf_writer *w, const bk_primitive *p)
+/* Lay out one primitive and write its object into b (after a comma when `comma`); false, with
+ * nothing written, when it is empty after cleaning. */
+static bool write_primitive(gltf_writer *w, const bk_primitive *p, bk_buf *b, bool comma)
 {
     uint32_t n = p->vertex_count;
-    if (!n || !p->position) return NULL;
+    if (!n || !p->position) return false;
     uint32_t icount = 0;
     bool indexed = p->mode == BK_PRIM_TRIANGLES || p->mode == BK_PRIM_LINES;
     if (indexed) {
         uint32_t per = p->mode == BK_PRIM_TRIANGLES ? 3 : 2;
-        if (!p->indices || p->index_count < per) return NULL;
+        if (!p->indices || p->index_count < per) return false;
         for (uint32_t t = 0; t + per <= p->index_count; t += per) {
-            if (bad_element(p->indices + t, per, n)) w->st.dropped_degenerate++;
+            if (bk_gltf_bad_element(p->indices + t, per, n)) w->st.dropped_degenerate++;
             else icount += per;
         }
-        if (!icount) return NULL;
+        if (!icount) return false;
     }
     double mn[3] = {DBL_MAX, DBL_MAX, DBL_MAX}, mx[3] = {-DBL_MAX, -DBL_MAX, -DBL_MAX};
     uint64_t ignored = 0; /* counted when the values are emitted */
     for (uint32_t i = 0; i < n; i++) {
         float v[3];
-        vertex_attr(&w->x, p, SEG_POS, i, v, &ignored);
+        bk_gltf_vertex_attr(&w->x, p, SEG_POS, i, v, &ignored);
         for (int c = 0; c < 3; c++) {
             if (v[c] < mn[c]) mn[c] = v[c];
             if (v[c] > mx[c]) mx[c] = v[c];
         }
     }
-    cJSON *prim = cJSON_CreateObject();
-    cJSON *attrs = cJSON_AddObjectToObject(prim, "attributes");
-    int a;
-    if ((a = add_prim_accessor(w, p, SEG_POS, n, 3, mn, mx)) < 0) goto fail;
-    cJSON_AddNumberToObject(attrs, "POSITION", a);
-    if (p->normal) {
-        if ((a = add_prim_accessor(w, p, SEG_NRM, n, 3, NULL, NULL)) < 0) goto fail;
-        cJSON_AddNumberToObject(attrs, "NORMAL", a);
-    }
-    if (p->uv0 || p->uv1) { /* TEXCOORD_1 needs TEXCOORD_0 before it */
-        if ((a = add_prim_accessor(w, p, p->uv0 ? SEG_UV0 : SEG_ZERO2, n, 2, NULL, NULL)) < 0) goto fail;
-        cJSON_AddNumberToObject(attrs, "TEXCOORD_0", a);
-    }
-    if (p->uv1) {
-        if ((a = add_prim_accessor(w, p, SEG_UV1, n, 2, NULL, NULL)) < 0) goto fail;
-        cJSON_AddNumberToObject(attrs, "TEXCOORD_1", a);
-    }
-    if (p->color) {
-        if ((a = add_prim_accessor(w, p, SEG_COL, n, 4, NULL, NULL)) < 0) goto fail;
-        cJSON_AddNumberToObject(attrs, "COLOR_0", a);
-    }
+    json_str(b, comma ? ",{\"attributes\":{" : "{\"attributes\":{");
+    bool more = false;
+    json_key_int(b, &more, "POSITION", add_prim_accessor(w, p, SEG_POS, n, 3, mn, mx));
+    if (p->normal) json_key_int(b, &more, "NORMAL", add_prim_accessor(w, p, SEG_NRM, n, 3, NULL, NULL));
+    if (p->uv0 || p->uv1) /* TEXCOORD_1 needs TEXCOORD_0 before it */
+        json_key_int(b, &more, "TEXCOORD_0", add_prim_accessor(w, p, p->uv0 ? SEG_UV0 : SEG_ZERO2, n, 2, NULL, NULL));
+    if (p->uv1) json_key_int(b, &more, "TEXCOORD_1", add_prim_accessor(w, p, SEG_UV1, n, 2, NULL, NULL));
+    if (p->color) json_key_int(b, &more, "COLOR_0", add_prim_accessor(w, p, SEG_COL, n, 4, NULL, NULL));
     if (p->weights && p->joints) {
-        if ((a = add_prim_accessor(w, p, SEG_JTS, n, 4, NULL, NULL)) < 0) goto fail;
-        cJSON_AddNumberToObject(attrs, "JOINTS_0", a);
-        if ((a = add_prim_accessor(w, p, SEG_WTS, n, 4, NULL, NULL)) < 0) goto fail;
-        cJSON_AddNumberToObject(attrs, "WEIGHTS_0", a);
+        json_key_int(b, &more, "JOINTS_0", add_prim_accessor(w, p, SEG_JTS, n, 4, NULL, NULL));
+        json_key_int(b, &more, "WEIGHTS_0", add_prim_accessor(w, p, SEG_WTS, n, 4, NULL, NULL));
     }
-    if (indexed) {
-        if ((a = add_prim_accessor(w, p, n <= 65535 ? SEG_IDX16 : SEG_IDX32, icount, 1, NULL, NULL)) < 0) goto fail;
-        cJSON_AddNumberToObject(prim, "indices", a);
-    }
-    cJSON_AddNumberToObject(prim, "mode", p->mode == BK_PRIM_POINTS ? 0 : (p->mode == BK_PRIM_LINES ? 1 : 4));
-    if (p->material >= 0 && (uint32_t)p->material < w->s->material_count)
-        cJSON_AddNumberToObject(prim, "material", p->material);
+    json_str(b, "}");
+    if (indexed)
+        json_key_num(b, ",\"indices\":", add_prim_accessor(w, p, n <= 65535 ? SEG_IDX16 : SEG_IDX32, icount, 1, NULL, NULL));
+    json_key_num(b, ",\"mode\":", p->mode == BK_PRIM_POINTS ? 0 : (p->mode == BK_PRIM_LINES ? 1 : 4));
+    if (p->material >= 0 && (uint32_t)p->material < w->s->material_count) json_key_num(b, ",\"material\":", p->material);
+    json_str(b, "}");
     w->st.vertices += n;
     if (p->mode == BK_PRIM_TRIANGLES) w->st.triangles += icount / 3;
     w->st.primitives++;
-    return prim;
-fail:
-    if (!w->err) w->err = BK_ENOMEM;
-    cJSON_Delete(prim);
-    return NULL;
+    return true;
 }
 
-/* The images' PNGs, encoded on a second thread while the geometry is laid out and written (the
- * deflate of a lightmap atlas is the largest single cost of a conversion); the writing thread
- * takes images from the same queue when it needs one that is not started, so maps of many
- * textures use both. When they go out as they are encoded (to a file), the thread stops taking
- * images while the PNGs it has made and the writer has not let go pass a budget: the writer
- * reaches the images only after the geometry, and a thread running ahead of it would hold every
- * PNG at once (a small map's peak memory). */
-typedef struct png_job {
-    const bk_scene *s;
-    int level;
-    bk_buf *pngs;      /* one per image; empty for images without pixels */
-    bk_result *res;    /* one per image */
-    uint8_t *done;     /* one per image: its PNG (or its failure) is in */
-    bool borrow;       /* a PNG the scene holds (BK_PACK_PNG) is written from there, not copied */
-    atomic_uint next;  /* the next image to take */
-    bk_result r;       /* BK_ENOMEM when the job could not be set up */
-    size_t held;       /* bytes of the PNGs made and not let go (under mu) */
-    size_t budget;     /* the thread takes no image while held is over it (SIZE_MAX: no limit) */
-    bool stop;         /* the thread takes no more images (under mu) */
-    bk_thread th;
-    bool running;
-    bk_mutex mu;
-    bk_cond cv;
-} png_job;
-
-static void png_encode_one(png_job *j, uint32_t i)
+/* the meshes (those left with a primitive after cleaning; mesh_map: each mesh's number or -1) */
+static void write_meshes(gltf_writer *w, int32_t *mesh_map)
 {
-    const bk_pixels *px = bk_scene_pixels(j->s, i);
-    const uint8_t *made;
-    size_t made_n;
-    if (j->borrow && px->packing == BK_PACK_PNG && px->packed && j->level <= 0) {
-        /* a view of the scene's bytes (cap 0: not owned, see png_release) */
-        j->pngs[i] = (bk_buf){(uint8_t *)px->packed, px->packed_size, 0, false};
-        j->res[i] = BK_OK;
-    } else if (j->level <= 0 && bk_png_bg_get(j->s, i, &made, &made_n)) {
-        /* made at the default level on the builder's second thread: viewed, or copied */
-        if (j->borrow) {
-            j->pngs[i] = (bk_buf){(uint8_t *)made, made_n, 0, false};
-            j->res[i] = BK_OK;
-        } else {
-            j->res[i] = bk_buf_append(&j->pngs[i], made, made_n) ? BK_OK : BK_ENOMEM;
-        }
-    } else if (bk_scene_image_has_pixels(j->s, i)) {
-        j->res[i] = bk_png_encode_image(j->s, i, j->level, &j->pngs[i]);
-    }
-    bk_mutex_lock(&j->mu);
-    j->done[i] = 1;
-    j->held += j->pngs[i].cap ? j->pngs[i].size : 0;
-    bk_cond_broadcast(&j->cv);
-    bk_mutex_unlock(&j->mu);
-}
-
-/* image i's PNG is let go: freed, or forgotten when it is the scene's own */
-static void png_release(png_job *j, uint32_t i)
-{
-    bk_mutex_lock(&j->mu);
-    size_t n = j->pngs[i].cap ? j->pngs[i].size : 0;
-    j->held -= n <= j->held ? n : j->held;
-    bk_cond_broadcast(&j->cv);
-    bk_mutex_unlock(&j->mu);
-    if (j->pngs[i].cap) bk_buf_free(&j->pngs[i]);
-    memset(&j->pngs[i], 0, sizeof j->pngs[i]);
-}
-
-/* the writing thread's share: every image not yet taken */
-static void png_encode_all(png_job *j)
-{
-    for (uint32_t i; (i = atomic_fetch_add(&j->next, 1)) < j->s->image_count;) png_encode_one(j, i);
-}
-
-/* the second thread's: images while the PNGs held are within the budget */
-static void png_encode_bg(void *user)
-{
-    png_job *j = user;
-    for (;;) {
-        bk_mutex_lock(&j->mu);
-        while (!j->stop && j->held > j->budget) bk_cond_wait(&j->cv, &j->mu);
-        bool stop = j->stop;
-        bk_mutex_unlock(&j->mu);
-        if (stop) break;
-        uint32_t i = atomic_fetch_add(&j->next, 1);
-        if (i >= j->s->image_count) break;
-        png_encode_one(j, i);
-    }
-}
-
-/* start encoding (on a thread when there is enough to encode to be worth one) */
-static void png_start(png_job *j, const bk_scene *s, int level, bool borrow)
-{
-    memset(j, 0, sizeof *j);
-    j->s = s;
-    j->level = level;
-    j->borrow = borrow;
-    j->budget = SIZE_MAX; /* PNGs held until the JSON is written: all of them are wanted */
-    atomic_init(&j->next, 0);
-    bk_mutex_init(&j->mu);
-    bk_cond_init(&j->cv);
-    j->pngs = bk_calloc(s->image_count + 1, sizeof *j->pngs);
-    j->res = bk_calloc(s->image_count + 1, sizeof *j->res);
-    j->done = bk_calloc(s->image_count + 1, 1);
-    if (!j->pngs || !j->res || !j->done) {
-        bk_free(j->pngs);
-        bk_free(j->res);
-        bk_free(j->done);
-        j->pngs = NULL;
-        j->res = NULL;
-        j->done = NULL;
-        j->r = BK_ENOMEM;
-        atomic_store(&j->next, UINT32_MAX);
-        return;
-    }
-    uint64_t px = 0;
-    for (uint32_t i = 0; i < s->image_count; i++)
-        if (bk_scene_image_has_pixels(s, i)) px += (uint64_t)s->images[i].width * s->images[i].height;
-    /* PNGs let go as written: the thread may run ahead by a sixteenth of the pixels' RGBA bytes
-     * (about a fourth of their PNGs), at least 64 KiB */
-    if (borrow) j->budget = px / 4 > ((size_t)64 << 10) ? (size_t)(px / 4) : ((size_t)64 << 10);
-    if (px >= (1u << 16) && bk_thread_start(&j->th, png_encode_bg, j)) {
-        j->running = true;
-        return;
-    }
-    (void)px;
-    png_encode_all(j);
-}
-
-/* Image i's PNG: encoded here if no thread has taken it yet (with the images before it), else
- * waited for. */
-static bk_result png_take(png_job *j, uint32_t i)
-{
-    if (j->r != BK_OK) return j->r;
-    if (i >= j->s->image_count) return BK_EARG;
-    for (;;) {
-        unsigned nx = atomic_load(&j->next);
-        if (nx > i) break;
-        if (atomic_compare_exchange_weak(&j->next, &nx, nx + 1)) png_encode_one(j, nx);
-    }
-    bk_mutex_lock(&j->mu);
-    while (!j->done[i]) bk_cond_wait(&j->cv, &j->mu);
-    bk_mutex_unlock(&j->mu);
-    return j->res[i];
-}
-
-/* the writing thread joins in, then waits for the rest; the first failure in image order */
-static bk_result png_finish(png_job *j)
-{
-    if (j->r != BK_OK) return j->r;
-    png_encode_all(j);
-    if (j->running) bk_thread_join(&j->th);
-    j->running = false;
-    for (uint32_t i = 0; i < j->s->image_count; i++)
-        if (j->res[i] != BK_OK) return j->res[i];
-    return BK_OK;
-}
-
-static void png_free(png_job *j)
-{
-    if (!j->s) return;
-    /* no more images are taken (after a failure elsewhere there is no point); wait for the thread */
-    atomic_store(&j->next, UINT32_MAX);
-    bk_mutex_lock(&j->mu);
-    j->stop = true;
-    bk_cond_broadcast(&j->cv);
-    bk_mutex_unlock(&j->mu);
-    if (j->running) bk_thread_join(&j->th);
-    j->running = false;
-    if (j->pngs)
-        for (uint32_t i = 0; i < j->s->image_count; i++) png_release(j, i);
-    bk_mutex_destroy(&j->mu);
-    bk_cond_destroy(&j->cv);
-    bk_free(j->pngs);
-    bk_free(j->res);
-    bk_free(j->done);
-    j->pngs = NULL;
-    j->res = NULL;
-    j->done = NULL;
-    j->s = NULL;
-}
-
-/* The emit pass: the buffer's bytes through a chunk buffer to write(). */
-typedef struct bin_sink {
-    bk_write_fn write;
-    void *user;
-    uint64_t written;
-    size_t n;
-    bool ok;
-    uint8_t buf[1 << 16];
-} bin_sink;
-
-static void sink_flush(bin_sink *k)
-{
-    if (k->ok && k->n && !k->write(k->user, k->buf, k->n)) k->ok = false;
-    k->written += k->n;
-    k->n = 0;
-}
-
-/* room for `size` (at most 64 bytes) more bytes in the chunk */
-static uint8_t *sink_room(bin_sink *k, size_t size)
-{
-    if (k->n + size > sizeof k->buf) sink_flush(k);
-    uint8_t *r = k->buf + k->n;
-    k->n += size;
-    return r;
-}
-
-static void sink_bytes(bin_sink *k, const void *data, size_t size)
-{
-    if (k->n + size <= sizeof k->buf) {
-        memcpy(k->buf + k->n, data, size);
-        k->n += size;
-        return;
-    }
-    sink_flush(k);
-    if (k->ok && size && !k->write(k->user, data, size)) k->ok = false;
-    k->written += size;
-}
-
-static void emit_segment(gltf_writer *w, const bin_seg *g, bin_sink *k)
-{
-    const bk_primitive *p = g->p;
-    uint64_t *cl = &w->st.cleaned_values;
-    switch (g->kind) {
-    case SEG_OWNED: sink_bytes(k, g->owned, g->bytes); break;
-    case SEG_TIMES: sink_bytes(k, g->ch->times, g->bytes); break;
-    case SEG_KEYS: {
-        const bk_channel *ch = g->ch;
-        size_t comps = ch->path == BK_PATH_ROTATION ? 4 : 3;
-        for (uint32_t i = 0; i < ch->key_count; i++) {
-            const float *in = ch->values + (size_t)i * comps;
-            float out[4], tmp[3];
-            if (ch->path == BK_PATH_TRANSLATION) {
-                for (int q = 0; q < 3; q++) tmp[q] = isfinite(in[q]) ? in[q] : 0;
-                bk_xf_point(&w->x, tmp, out);
-            } else if (ch->path == BK_PATH_ROTATION) {
-                bk_xf_quat(&w->x, in, out);
-            } else {
-                for (int q = 0; q < 3; q++) tmp[q] = isfinite(in[q]) ? in[q] : 1;
-                bk_xf_scale(&w->x, tmp, out);
-            }
-            memcpy(sink_room(k, comps * 4), out, comps * 4);
-        }
-        break;
-    }
-    case SEG_IDX16:
-    case SEG_IDX32: {
-        uint32_t per = p->mode == BK_PRIM_TRIANGLES ? 3 : 2;
-        for (uint32_t t = 0; t + per <= p->index_count; t += per) {
-            const uint32_t *v = p->indices + t;
-            if (bad_element(v, per, p->vertex_count)) continue;
-            if (g->kind == SEG_IDX32) {
-                memcpy(sink_room(k, per * 4), v, per * 4);
-            } else {
-                uint16_t s[3] = {(uint16_t)v[0], (uint16_t)v[1], (uint16_t)(per == 3 ? v[2] : 0)};
-                memcpy(sink_room(k, per * 2), s, per * 2);
-            }
-        }
-        break;
-    }
-    default: {
-        size_t size = g->kind == SEG_POS || g->kind == SEG_NRM ? 12 : g->kind == SEG_UV0 || g->kind == SEG_UV1 ||
-                      g->kind == SEG_ZERO2 ? 8 : g->kind == SEG_JTS ? 8 : g->kind == SEG_COL ? 4 : 16;
-        /* through a local: the chunk can sit at any byte offset after a flush */
-        float v[4];
-        for (uint32_t i = 0; i < p->vertex_count; i++) {
-            vertex_attr(&w->x, p, g->kind, i, v, cl);
-            memcpy(sink_room(k, size), v, size);
-        }
-        break;
-    }
-    }
-}
-
-/* Stream the whole buffer (w->bin_size bytes, zero padding between views and at the end). */
-static bk_result emit_bin(gltf_writer *w, bk_write_fn write, void *user)
-{
-    bin_sink *k = bk_malloc(sizeof *k);
-    if (!k) return BK_ENOMEM;
-    k->write = write;
-    k->user = user;
-    k->written = 0;
-    k->n = 0;
-    k->ok = true;
-    static const uint8_t zero[4];
-    bk_result r = BK_OK;
-    for (uint32_t i = 0; i < w->seg_count && k->ok; i++) {
-        bin_seg *g = &w->segs[i];
-        uint64_t at = k->written + k->n;
-        if (g->kind == SEG_PNG) {
-            /* deferred: the PNG goes out once it is encoded, at the next 4-aligned offset, and is
-             * let go; its place is filled into the JSON after */
-            uint64_t ofs = (at + 3) & ~(uint64_t)3;
-            sink_bytes(k, zero, (size_t)(ofs - at));
-            bk_result pr = png_take(w->job, g->image);
-            bk_buf *png = &w->job->pngs[g->image];
-            if (pr == BK_OK && png->failed) pr = BK_ENOMEM;
-            if (pr == BK_OK && ofs + png->size > UINT32_MAX) pr = BK_ELIMIT;
-            if (pr != BK_OK) {
-                r = pr;
-                break;
-            }
-            g->ofs = ofs;
-            g->bytes = png->size;
-            sink_bytes(k, png->data, png->size);
-            png_release(w->job, g->image);
-            w->bin_size = (ofs + g->bytes + 3) & ~(uint64_t)3;
+    const bk_scene *s = w->s;
+    bk_buf *b = &w->head;
+    size_t start = b->size;
+    json_str(b, ",\"meshes\":[");
+    int32_t total = 0;
+    for (uint32_t i = 0; i < s->mesh_count && !w->err; i++) {
+        const bk_mesh *m = &s->meshes[i];
+        size_t at = b->size;
+        json_str(b, total ? ",{" : "{");
+        bool more = false;
+        if (m->name && *m->name) json_key_str(b, &more, "name", m->name);
+        json_key(b, &more, "primitives");
+        json_str(b, "[");
+        uint32_t written = 0;
+        for (uint32_t j = 0; j < m->prim_count && !w->err; j++) written += write_primitive(w, &m->prims[j], b, written);
+        if (!written) {
+            b->size = at;
+            mesh_map[i] = -1;
             continue;
         }
-        if (at > g->ofs || g->ofs - at > 3) {
-            r = BK_EIO;
-            break;
-        }
-        sink_bytes(k, zero, (size_t)(g->ofs - at));
-        emit_segment(w, g, k);
-        if (k->written + k->n != g->ofs + g->bytes) { /* the layout and the bytes disagree: a bug */
-            r = BK_EIO;
-            break;
-        }
+        json_str(b, "]}");
+        mesh_map[i] = total++;
+        w->st.meshes++;
     }
-    if (r == BK_OK && k->ok) {
-        uint64_t at = k->written + k->n;
-        if (at <= w->bin_size && w->bin_size - at <= 3) sink_bytes(k, zero, (size_t)(w->bin_size - at));
-        else r = BK_EIO;
-    }
-    sink_flush(k);
-    if (r == BK_OK && !k->ok) r = BK_EIO;
-    bk_free(k);
-    return r;
+    if (total) json_str(b, "]");
+    else b->size = start;
 }
 
 /* Texture numbers, known before any PNG is encoded: one per image with pixels, in order. */
@@ -740,29 +351,11 @@ static void number_textures(const bk_scene *s, int32_t *tex_of_image)
 static void write_images(gltf_writer *w, const int32_t *tex_of_image, png_job *job)
 {
     const bk_scene *s = w->s;
-    cJSON *images = cJSON_CreateArray(), *textures = cJSON_CreateArray(), *samplers = cJSON_CreateArray();
-    cJSON *rep = cJSON_CreateObject();
-    cJSON_AddNumberToObject(rep, "magFilter", 9729);
-    cJSON_AddNumberToObject(rep, "minFilter", 9987);
-    cJSON_AddNumberToObject(rep, "wrapS", 10497);
-    cJSON_AddNumberToObject(rep, "wrapT", 10497);
-    cJSON_AddItemToArray(samplers, rep);
-    cJSON *clamp = cJSON_CreateObject();
-    cJSON_AddNumberToObject(clamp, "magFilter", 9729);
-    cJSON_AddNumberToObject(clamp, "minFilter", 9729);
-    cJSON_AddNumberToObject(clamp, "wrapS", 33071);
-    cJSON_AddNumberToObject(clamp, "wrapT", 33071);
-    cJSON_AddItemToArray(samplers, clamp);
-    cJSON *clamp_mip = cJSON_CreateObject();
-    cJSON_AddNumberToObject(clamp_mip, "magFilter", 9729);
-    cJSON_AddNumberToObject(clamp_mip, "minFilter", 9987);
-    cJSON_AddNumberToObject(clamp_mip, "wrapS", 33071);
-    cJSON_AddNumberToObject(clamp_mip, "wrapT", 33071);
-    cJSON_AddItemToArray(samplers, clamp_mip);
+    bk_buf images = {0}, textures = {0};
     bool any_clamp_mip = false;
     int count = 0;
     if (!w->defer_png) {
-        bk_result pr = png_finish(job);
+        bk_result pr = bk_gltf_png_finish(job);
         if (pr != BK_OK) w->err = pr;
     } else if (job->r != BK_OK) {
         w->err = job->r;
@@ -782,30 +375,36 @@ static void write_images(gltf_writer *w, const int32_t *tex_of_image, png_job *j
             memset(&job->pngs[i], 0, sizeof job->pngs[i]);
         }
         if (view < 0) break;
-        cJSON *img = cJSON_CreateObject();
-        cJSON_AddStringToObject(img, "name", im->name);
-        cJSON_AddNumberToObject(img, "bufferView", view);
-        cJSON_AddStringToObject(img, "mimeType", "image/png");
-        cJSON_AddItemToArray(images, img);
-        cJSON *t = cJSON_CreateObject();
-        cJSON_AddNumberToObject(t, "sampler", im->is_lightmap ? 1 : (im->clamp ? 2 : 0));
+        bool more = false;
+        json_str(&images, count ? ",{" : "{");
+        json_key_str(&images, &more, "name", im->name);
+        json_key_int(&images, &more, "bufferView", view);
+        json_key_str(&images, &more, "mimeType", "image/png");
+        json_str(&images, "}");
+        json_key_num(&textures, count ? ",{\"sampler\":" : "{\"sampler\":", im->is_lightmap ? 1 : (im->clamp ? 2 : 0));
         if (!im->is_lightmap && im->clamp) any_clamp_mip = true;
-        cJSON_AddNumberToObject(t, "source", count);
-        cJSON_AddStringToObject(t, "name", im->name);
-        cJSON_AddItemToArray(textures, t);
+        json_key_num(&textures, ",\"source\":", count);
+        more = true;
+        json_key_str(&textures, &more, "name", im->name);
+        json_str(&textures, "}");
         count++;
         w->st.images++;
     }
-    if (!any_clamp_mip) cJSON_DeleteItemFromArray(samplers, 2);
     if (count) {
-        cJSON_AddItemToObject(w->root, "images", images);
-        cJSON_AddItemToObject(w->root, "textures", textures);
-        cJSON_AddItemToObject(w->root, "samplers", samplers);
-    } else {
-        cJSON_Delete(images);
-        cJSON_Delete(textures);
-        cJSON_Delete(samplers);
+        bk_buf *b = &w->head;
+        json_str(b, ",\"images\":[");
+        bk_buf_append(b, images.data, images.size);
+        json_str(b, "],\"textures\":[");
+        bk_buf_append(b, textures.data, textures.size);
+        /* repeat, clamp (lightmaps), clamp with mipmaps (only when an image uses it) */
+        json_str(b, "],\"samplers\":[{\"magFilter\":9729,\"minFilter\":9987,\"wrapS\":10497,\"wrapT\":10497},"
+                    "{\"magFilter\":9729,\"minFilter\":9729,\"wrapS\":33071,\"wrapT\":33071}");
+        if (any_clamp_mip) json_str(b, ",{\"magFilter\":9729,\"minFilter\":9987,\"wrapS\":33071,\"wrapT\":33071}");
+        json_str(b, "]");
     }
+    if (images.failed || textures.failed) w->head.failed = true;
+    bk_buf_free(&images);
+    bk_buf_free(&textures);
 }
 
 enum { EXT_UNLIT = 1, EXT_EMISSIVE_STRENGTH = 2, EXT_SPECULAR = 4 };
@@ -815,101 +414,116 @@ static int32_t tex_index(const bk_scene *s, const int32_t *tex_of_image, int32_t
     return image >= 0 && (uint32_t)image < s->image_count ? tex_of_image[image] : -1;
 }
 
+/* a material's "extensions": unlit alone, or emissive strength (es > 0) and/or specular (st >= 0) */
+static void write_mat_ext(bk_buf *b, bool *more, unsigned which, float es, int32_t st, unsigned *used_ext)
+{
+    json_key(b, more, "extensions");
+    json_str(b, "{");
+    bool m2 = false;
+    if (which & EXT_UNLIT) {
+        json_key(b, &m2, "KHR_materials_unlit");
+        json_str(b, "{}");
+    }
+    if (which & EXT_EMISSIVE_STRENGTH) {
+        json_key(b, &m2, "KHR_materials_emissive_strength");
+        json_key_num(b, "{\"emissiveStrength\":", es);
+        json_str(b, "}");
+    }
+    if (which & EXT_SPECULAR) {
+        json_key(b, &m2, "KHR_materials_specular");
+        json_key_num(b, "{\"specularColorTexture\":{\"index\":", st);
+        json_str(b, "}}");
+    }
+    json_str(b, "}");
+    *used_ext |= which;
+}
+
+static void write_material(gltf_writer *w, const bk_material *m, const int32_t *tex_of_image, unsigned *used_ext)
+{
+    const bk_scene *s = w->s;
+    bk_buf *b = &w->head;
+    bool more = false;
+    json_key_str(b, &more, "name", m->name);
+    json_key(b, &more, "pbrMetallicRoughness");
+    double bc[4];
+    for (int c = 0; c < 4; c++) {
+        float f = isfinite(m->base_color[c]) ? m->base_color[c] : 1.0f;
+        bc[c] = f < 0 ? 0 : (f > 1 ? 1 : f);
+    }
+    json_str(b, "{\"baseColorFactor\":");
+    json_doubles(b, bc, 4);
+    bool pm = true;
+    int32_t bt = tex_index(s, tex_of_image, m->base_image);
+    if (bt >= 0) json_tex_ref(b, &pm, "baseColorTexture", bt);
+    json_str(b, ",\"metallicFactor\":0,\"roughnessFactor\":1}");
+    int32_t lt = tex_index(s, tex_of_image, m->lightmap_image);
+    if (lt >= 0 && !m->unlit) {
+        /* the lightmap rides in the occlusion slot (read with TEXCOORD_1): viewers that light
+         * with an environment show the baked lighting; extras name it for tools that bind it */
+        json_key(b, &more, "occlusionTexture");
+        json_key_num(b, "{\"index\":", lt);
+        json_str(b, ",\"texCoord\":1}");
+    }
+    if (m->alpha_mode == BK_ALPHA_MASK) {
+        json_key_str(b, &more, "alphaMode", "MASK");
+        json_key_int(b, &more, "alphaCutoff", isfinite(m->alpha_cutoff) && m->alpha_cutoff >= 0 ? m->alpha_cutoff : 0.5);
+    } else if (m->alpha_mode == BK_ALPHA_BLEND) {
+        json_key_str(b, &more, "alphaMode", "BLEND");
+    }
+    if (m->double_sided) json_str(b, ",\"doubleSided\":true");
+    /* the extensions object sits where its first member was added in the order below */
+    if (m->unlit) write_mat_ext(b, &more, EXT_UNLIT, 0, -1, used_ext);
+    /* emission: a texture and/or a factor; brighter than 1 through KHR_materials_emissive_strength */
+    int32_t et = tex_index(s, tex_of_image, m->emissive_image), st = tex_index(s, tex_of_image, m->specular_image);
+    unsigned ext = !m->unlit && st >= 0 ? EXT_SPECULAR : 0;
+    double ef[3];
+    bool any_ef = false;
+    for (int c = 0; c < 3; c++) {
+        float f = isfinite(m->emissive[c]) ? m->emissive[c] : 0.0f;
+        ef[c] = f < 0 ? 0 : (f > 1 ? 1 : f);
+        if (ef[c] > 0) any_ef = true;
+    }
+    if (any_ef) {
+        json_key(b, &more, "emissiveFactor");
+        json_doubles(b, ef, 3);
+        if (et >= 0) json_tex_ref(b, &more, "emissiveTexture", et);
+        float es = m->emissive_strength;
+        if (isfinite(es) && es > 1.0f && !m->unlit) {
+            write_mat_ext(b, &more, EXT_EMISSIVE_STRENGTH | ext, es, st, used_ext);
+            ext = 0;
+        }
+    }
+    int32_t nt = tex_index(s, tex_of_image, m->normal_image);
+    if (nt >= 0 && !m->unlit) json_tex_ref(b, &more, "normalTexture", nt);
+    if (ext) write_mat_ext(b, &more, ext, 0, st, used_ext);
+    /* a second base texture blended in by COLOR_0's alpha: no glTF slot, named in extras */
+    int32_t b2 = tex_index(s, tex_of_image, m->blend_image);
+    if (m->extra_count || lt >= 0 || b2 >= 0) {
+        json_key(b, &more, "extras");
+        json_str(b, "{");
+        bool mx = false;
+        kv_members(b, m->extras, m->extra_count, &mx);
+        if (lt >= 0) json_key_int(b, &mx, "lightmapTexture", lt);
+        if (b2 >= 0) {
+            json_key_int(b, &mx, "blendTexture", b2);
+            json_key_str(b, &mx, "blendFactor", "COLOR_0.a");
+        }
+        json_str(b, "}");
+    }
+}
+
 static void write_materials(gltf_writer *w, const int32_t *tex_of_image, unsigned *used_ext)
 {
     const bk_scene *s = w->s;
     if (!s->material_count) return;
-    cJSON *mats = cJSON_AddArrayToObject(w->root, "materials");
+    json_str(&w->head, ",\"materials\":[");
     for (uint32_t i = 0; i < s->material_count; i++) {
-        const bk_material *m = &s->materials[i];
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "name", m->name);
-        cJSON *pbr = cJSON_AddObjectToObject(o, "pbrMetallicRoughness");
-        double bc[4];
-        for (int c = 0; c < 4; c++) {
-            float f = isfinite(m->base_color[c]) ? m->base_color[c] : 1.0f;
-            bc[c] = f < 0 ? 0 : (f > 1 ? 1 : f);
-        }
-        cJSON_AddItemToObject(pbr, "baseColorFactor", cJSON_CreateDoubleArray(bc, 4));
-        int32_t bt = (m->base_image >= 0 && (uint32_t)m->base_image < s->image_count) ? tex_of_image[m->base_image] : -1;
-        if (bt >= 0) {
-            cJSON *t = cJSON_AddObjectToObject(pbr, "baseColorTexture");
-            cJSON_AddNumberToObject(t, "index", bt);
-        }
-        cJSON_AddNumberToObject(pbr, "metallicFactor", 0);
-        cJSON_AddNumberToObject(pbr, "roughnessFactor", 1);
-        int32_t lt = (m->lightmap_image >= 0 && (uint32_t)m->lightmap_image < s->image_count)
-                         ? tex_of_image[m->lightmap_image] : -1;
-        if (lt >= 0 && !m->unlit) {
-            /* the lightmap rides in the occlusion slot (read with TEXCOORD_1): viewers that light
-             * with an environment show the baked lighting; extras name it for tools that bind it */
-            cJSON *t = cJSON_AddObjectToObject(o, "occlusionTexture");
-            cJSON_AddNumberToObject(t, "index", lt);
-            cJSON_AddNumberToObject(t, "texCoord", 1);
-        }
-        if (m->alpha_mode == BK_ALPHA_MASK) {
-            cJSON_AddStringToObject(o, "alphaMode", "MASK");
-            cJSON_AddNumberToObject(o, "alphaCutoff", isfinite(m->alpha_cutoff) && m->alpha_cutoff >= 0 ? m->alpha_cutoff : 0.5);
-        } else if (m->alpha_mode == BK_ALPHA_BLEND) {
-            cJSON_AddStringToObject(o, "alphaMode", "BLEND");
-        }
-        if (m->double_sided) cJSON_AddTrueToObject(o, "doubleSided");
-        cJSON *ext = NULL;
-        if (m->unlit) {
-            ext = cJSON_AddObjectToObject(o, "extensions");
-            cJSON_AddObjectToObject(ext, "KHR_materials_unlit");
-            *used_ext |= EXT_UNLIT;
-        }
-        /* emission: a texture and/or a factor; brighter than 1 through KHR_materials_emissive_strength */
-        int32_t et = tex_index(s, tex_of_image, m->emissive_image);
-        double ef[3];
-        bool any_ef = false;
-        for (int c = 0; c < 3; c++) {
-            float f = isfinite(m->emissive[c]) ? m->emissive[c] : 0.0f;
-            ef[c] = f < 0 ? 0 : (f > 1 ? 1 : f);
-            if (ef[c] > 0) any_ef = true;
-        }
-        if (any_ef) {
-            cJSON_AddItemToObject(o, "emissiveFactor", cJSON_CreateDoubleArray(ef, 3));
-            if (et >= 0) {
-                cJSON *t = cJSON_AddObjectToObject(o, "emissiveTexture");
-                cJSON_AddNumberToObject(t, "index", et);
-            }
-            float es = m->emissive_strength;
-            if (isfinite(es) && es > 1.0f && !m->unlit) {
-                if (!ext) ext = cJSON_AddObjectToObject(o, "extensions");
-                cJSON *e = cJSON_AddObjectToObject(ext, "KHR_materials_emissive_strength");
-                cJSON_AddNumberToObject(e, "emissiveStrength", es);
-                *used_ext |= EXT_EMISSIVE_STRENGTH;
-            }
-        }
-        int32_t nt = tex_index(s, tex_of_image, m->normal_image);
-        if (nt >= 0 && !m->unlit) {
-            cJSON *t = cJSON_AddObjectToObject(o, "normalTexture");
-            cJSON_AddNumberToObject(t, "index", nt);
-        }
-        int32_t st = tex_index(s, tex_of_image, m->specular_image);
-        if (st >= 0 && !m->unlit) {
-            if (!ext) ext = cJSON_AddObjectToObject(o, "extensions");
-            cJSON *e = cJSON_AddObjectToObject(ext, "KHR_materials_specular");
-            cJSON *t = cJSON_AddObjectToObject(e, "specularColorTexture");
-            cJSON_AddNumberToObject(t, "index", st);
-            *used_ext |= EXT_SPECULAR;
-        }
-        /* a second base texture blended in by COLOR_0's alpha: no glTF slot, named in extras */
-        int32_t b2 = tex_index(s, tex_of_image, m->blend_image);
-        if (m->extra_count || lt >= 0 || b2 >= 0) {
-            cJSON *ex = kv_object(m->extras, m->extra_count);
-            if (lt >= 0) cJSON_AddNumberToObject(ex, "lightmapTexture", lt);
-            if (b2 >= 0) {
-                cJSON_AddNumberToObject(ex, "blendTexture", b2);
-                cJSON_AddStringToObject(ex, "blendFactor", "COLOR_0.a");
-            }
-            cJSON_AddItemToObject(o, "extras", ex);
-        }
-        cJSON_AddItemToArray(mats, o);
+        json_str(&w->head, i ? ",{" : "{");
+        write_material(w, &s->materials[i], tex_of_image, used_ext);
+        json_str(&w->head, "}");
         w->st.materials++;
     }
+    json_str(&w->head, "]");
 }
 
 static bool is_identity_trs(const bk_node *n)
@@ -917,29 +531,6 @@ static bool is_identity_trs(const bk_node *n)
     return n->translation[0] == 0 && n->translation[1] == 0 && n->translation[2] == 0 && n->rotation[0] == 0 &&
            n->rotation[1] == 0 && n->rotation[2] == 0 && n->rotation[3] == 1 && n->scale[0] == 1 &&
            n->scale[1] == 1 && n->scale[2] == 1;
-}
-
-/* An object of key/value pairs, later duplicates winning as in the engines' entity parsers: a key
- * is written at its last occurrence (what cJSON's delete-and-add gave). */
-static void kv_text(bk_buf *b, const bk_kv *kv, uint32_t n)
-{
-    bool small[64], *last = kv_last_flags(kv, n, small);
-    if (!last) {
-        b->failed = true;
-        return;
-    }
-    bk_buf_append(b, "{", 1);
-    bool first = true;
-    for (uint32_t i = 0; i < n; i++) {
-        if (!last[i]) continue;
-        if (!first) bk_buf_append(b, ",", 1);
-        first = false;
-        bk_json_str(b, kv[i].key);
-        bk_buf_append(b, ":", 1);
-        bk_json_str(b, kv[i].value);
-    }
-    bk_buf_append(b, "}", 1);
-    if (last != small) bk_free(last);
 }
 
 static void json_nums(bk_buf *b, const char *key, const float *v, int n)
@@ -1042,7 +633,8 @@ static void write_skins(gltf_writer *w)
 {
     const bk_scene *s = w->s;
     if (!s->skin_count) return;
-    cJSON *skins = cJSON_AddArrayToObject(w->root, "skins");
+    bk_buf *b = &w->head;
+    json_str(b, ",\"skins\":[");
     for (uint32_t i = 0; i < s->skin_count && !w->err; i++) {
         const bk_skin *k = &s->skins[i];
         float *ibm = bk_malloc((size_t)k->joint_count * 16 * sizeof(float));
@@ -1053,14 +645,24 @@ static void write_skins(gltf_writer *w)
         for (uint32_t j = 0; j < k->joint_count; j++) bk_xf_mat4(&w->x, k->inverse_bind + j * 16, ibm + j * 16);
         int a = add_float_accessor(w, ibm, k->joint_count, 16, 0, false);
         bk_free(ibm);
-        cJSON *o = cJSON_CreateObject();
-        if (k->name && *k->name) cJSON_AddStringToObject(o, "name", k->name);
-        cJSON_AddNumberToObject(o, "inverseBindMatrices", a);
-        cJSON_AddItemToObject(o, "joints", cJSON_CreateIntArray(k->joints, (int)k->joint_count));
-        if (k->skeleton >= 0) cJSON_AddNumberToObject(o, "skeleton", k->skeleton);
-        cJSON_AddItemToArray(skins, o);
+        json_str(b, i ? ",{" : "{");
+        bool more = false;
+        if (k->name && *k->name) json_key_str(b, &more, "name", k->name);
+        json_key_int(b, &more, "inverseBindMatrices", a);
+        if (k->joints) { /* cJSON made no array of none */
+            json_key(b, &more, "joints");
+            json_str(b, "[");
+            for (uint32_t j = 0; j < k->joint_count; j++) {
+                if (j) json_str(b, ",");
+                bk_json_num(b, k->joints[j]);
+            }
+            json_str(b, "]");
+        }
+        if (k->skeleton >= 0) json_key_int(b, &more, "skeleton", k->skeleton);
+        json_str(b, "}");
         w->st.skins++;
     }
+    json_str(b, "]");
 }
 
 /* An accessor over a channel's times (with their range) or its values, produced at emit time */
@@ -1138,7 +740,8 @@ static void write_animations(gltf_writer *w)
     if (t.failed || chs.failed) {
         if (!w->err) w->err = BK_ENOMEM;
     } else if (written && !w->err) {
-        if (!cJSON_AddRawToObject(w->root, "animations", (const char *)t.data)) w->err = BK_ENOMEM;
+        json_str(&w->head, ",\"animations\":");
+        bk_buf_append(&w->head, t.data, t.size - 1);
     }
     bk_buf_free(&t);
     bk_buf_free(&chs);
@@ -1147,7 +750,7 @@ static void write_animations(gltf_writer *w)
 static void writer_release(gltf_writer *w)
 {
     if (w->job) {
-        png_free(w->job);
+        bk_gltf_png_free(w->job);
         bk_free(w->job);
         w->job = NULL;
     }
@@ -1155,6 +758,64 @@ static void writer_release(gltf_writer *w)
     bk_free(w->segs);
     w->segs = NULL;
     w->seg_count = w->seg_cap = 0;
+}
+
+/* the document's head: {"asset":{...} (the other parts follow, each after a comma) */
+static void write_asset(gltf_writer *w, const bk_export_options *opt)
+{
+    json_str(&w->head, "{\"asset\":{\"version\":\"2.0\",\"generator\":");
+    bk_json_str(&w->head, opt && opt->generator ? opt->generator : "bspkit " BK_VERSION_STRING);
+    json_str(&w->head, "}");
+}
+
+/* extensionsUsed and buffers, which close the head */
+static void write_head_end(gltf_writer *w, unsigned used_ext, const char *bin_uri)
+{
+    bk_buf *b = &w->head;
+    if (used_ext) {
+        bool more = false;
+        json_str(b, ",\"extensionsUsed\":[");
+        static const char *const names[] = {"KHR_materials_unlit", "KHR_materials_emissive_strength",
+                                            "KHR_materials_specular"};
+        for (int e = 0; e < 3; e++)
+            if (used_ext & (1u << e)) {
+                if (more) json_str(b, ",");
+                more = true;
+                bk_json_str(b, names[e]);
+            }
+        json_str(b, "]");
+    }
+    if (w->bin_size || w->png_views) {
+        if (w->png_views) json_str(b, ",\"buffers\":[{\"byteLength\":" PH_BUFFER_LENGTH);
+        else json_key_num(b, ",\"buffers\":[{\"byteLength\":", (double)w->bin_size);
+        if (bin_uri) {
+            json_str(b, ",\"uri\":");
+            bk_json_str(b, bin_uri);
+        }
+        json_str(b, "}]");
+    }
+}
+
+/* the whole document: the head, then nodes and scenes, bufferViews, accessors; NULL when out of memory */
+static char *join_json(gltf_writer *w)
+{
+    bk_buf *j = &w->head;
+    bk_buf_reserve(j, j->size + w->tail.size + w->views.size + w->accessors.size + 40);
+    bk_buf_append(j, w->tail.data, w->tail.size);
+    if (w->view_count) {
+        json_str(j, ",\"bufferViews\":[");
+        bk_buf_append(j, w->views.data, w->views.size);
+        json_str(j, "]");
+    }
+    if (w->accessor_count) {
+        json_str(j, ",\"accessors\":[");
+        bk_buf_append(j, w->accessors.data, w->accessors.size);
+        json_str(j, "]");
+    }
+    bk_buf_append(j, "}", 2); /* with the string's end */
+    char *json = j->failed ? NULL : (char *)j->data;
+    if (json) memset(j, 0, sizeof *j);
+    return json;
 }
 
 /* The glTF JSON for scene s and the layout of its binary buffer in w (bin_uri: the buffer's file
@@ -1171,10 +832,7 @@ static bk_result gltf_make(const bk_scene *s, const bk_export_options *opt, cons
     w.x = bk_xform_make(opt);
     w.png_level = opt ? opt->png_level : 0;
     w.defer_png = defer_png;
-    w.root = cJSON_CreateObject();
-    cJSON *asset = cJSON_AddObjectToObject(w.root, "asset");
-    cJSON_AddStringToObject(asset, "version", "2.0");
-    cJSON_AddStringToObject(asset, "generator", opt && opt->generator ? opt->generator : "bspkit " BK_VERSION_STRING);
+    write_asset(&w, opt);
 
     int32_t *tex_of_image = bk_calloc(s->image_count + 1, sizeof(int32_t));
     int32_t *mesh_map = bk_calloc(s->mesh_count + 1, sizeof(int32_t));
@@ -1182,98 +840,28 @@ static bk_result gltf_make(const bk_scene *s, const bk_export_options *opt, cons
     unsigned used_ext = 0;
     /* on the heap: the encoding thread holds its address while w is copied out */
     w.job = bk_calloc(1, sizeof *w.job);
-    if (w.job) png_start(w.job, s, w.png_level, w.defer_png);
+    if (w.job) bk_gltf_png_start(w.job, s, w.png_level, w.defer_png);
     else w.err = BK_ENOMEM;
     if (!w.err) number_textures(s, tex_of_image);
     if (!w.err) write_materials(&w, tex_of_image, &used_ext);
-    cJSON *meshes = cJSON_CreateArray();
-    int mesh_total = 0;
-    for (uint32_t i = 0; i < s->mesh_count && !w.err; i++) {
-        const bk_mesh *m = &s->meshes[i];
-        cJSON *prims = cJSON_CreateArray();
-        for (uint32_t j = 0; j < m->prim_count && !w.err; j++) {
-            cJSON *p = write_primitive(&w, &m->prims[j]);
-            if (p) cJSON_AddItemToArray(prims, p);
-        }
-        if (cJSON_GetArraySize(prims) == 0) {
-            cJSON_Delete(prims);
-            mesh_map[i] = -1;
-            continue;
-        }
-        cJSON *mo = cJSON_CreateObject();
-        if (m->name && *m->name) cJSON_AddStringToObject(mo, "name", m->name);
-        cJSON_AddItemToObject(mo, "primitives", prims);
-        cJSON_AddItemToArray(meshes, mo);
-        mesh_map[i] = mesh_total++;
-        w.st.meshes++;
-    }
-    if (cJSON_GetArraySize(meshes)) cJSON_AddItemToObject(w.root, "meshes", meshes);
-    else cJSON_Delete(meshes);
+    if (!w.err) write_meshes(&w, mesh_map);
     if (!w.err) write_nodes(&w, mesh_map);
     if (!w.err) write_skins(&w);
     if (!w.err) write_animations(&w);
     if (!w.err) write_images(&w, tex_of_image, w.job); /* after the geometry: the PNGs were encoding meanwhile */
     if (!w.defer_png && w.job) {
-        png_free(w.job);
+        bk_gltf_png_free(w.job);
         bk_free(w.job);
         w.job = NULL;
     }
-    if (used_ext) {
-        cJSON *eu = cJSON_AddArrayToObject(w.root, "extensionsUsed");
-        if (used_ext & EXT_UNLIT) cJSON_AddItemToArray(eu, cJSON_CreateString("KHR_materials_unlit"));
-        if (used_ext & EXT_EMISSIVE_STRENGTH)
-            cJSON_AddItemToArray(eu, cJSON_CreateString("KHR_materials_emissive_strength"));
-        if (used_ext & EXT_SPECULAR) cJSON_AddItemToArray(eu, cJSON_CreateString("KHR_materials_specular"));
-    }
-
     bk_result r = w.err;
     w.bin_size = (w.bin_size + 3) & ~(uint64_t)3;
-    if (r == BK_OK && (w.bin_size || w.png_views)) {
-        cJSON *buffers = cJSON_AddArrayToObject(w.root, "buffers");
-        cJSON *b = cJSON_CreateObject();
-        if (w.png_views) cJSON_AddRawToObject(b, "byteLength", PH_BUFFER_LENGTH);
-        else cJSON_AddNumberToObject(b, "byteLength", (double)w.bin_size);
-        if (bin_uri) cJSON_AddStringToObject(b, "uri", bin_uri);
-        cJSON_AddItemToArray(buffers, b);
-    }
-    if (r == BK_OK && (w.views.failed || w.accessors.failed || w.tail.failed)) r = BK_ENOMEM;
+    if (r == BK_OK) write_head_end(&w, used_ext, bin_uri);
+    if (r == BK_OK && (w.head.failed || w.views.failed || w.accessors.failed || w.tail.failed)) r = BK_ENOMEM;
     if (r == BK_OK && w.bin_size > UINT32_MAX - 4096) r = BK_ELIMIT;
-    /* the tree's text, then the parts written as text: nodes and scenes, bufferViews, accessors */
-    char *tree = r == BK_OK ? cJSON_PrintUnformatted(w.root) : NULL;
-    if (r == BK_OK && !tree) r = BK_ENOMEM;
-    cJSON_Delete(w.root);
-    w.root = NULL;
-    char *json = NULL;
-    if (r == BK_OK) {
-        bk_buf j = {0};
-        size_t tn = strlen(tree);
-        bk_buf_reserve(&j, tn + w.tail.size + w.views.size + w.accessors.size + 40);
-        bk_buf_append(&j, tree, tn ? tn - 1 : 0); /* without its closing brace */
-        cJSON_free(tree);
-        tree = NULL;
-        bk_buf_append(&j, w.tail.data, w.tail.size);
-        bk_buf_free(&w.tail);
-        if (w.view_count) {
-            json_str(&j, ",\"bufferViews\":[");
-            bk_buf_append(&j, w.views.data, w.views.size);
-            json_str(&j, "]");
-        }
-        bk_buf_free(&w.views);
-        if (w.accessor_count) {
-            json_str(&j, ",\"accessors\":[");
-            bk_buf_append(&j, w.accessors.data, w.accessors.size);
-            json_str(&j, "]");
-        }
-        bk_buf_free(&w.accessors);
-        bk_buf_append(&j, "}", 2); /* with the string's end */
-        if (j.failed) {
-            bk_buf_free(&j);
-            r = BK_ENOMEM;
-        } else {
-            json = (char *)j.data;
-        }
-    }
-    cJSON_free(tree);
+    char *json = r == BK_OK ? join_json(&w) : NULL;
+    if (r == BK_OK && !json) r = BK_ENOMEM;
+    bk_buf_free(&w.head);
     bk_buf_free(&w.tail);
     bk_buf_free(&w.views);
     bk_buf_free(&w.accessors);
@@ -1290,122 +878,6 @@ static bk_result gltf_make(const bk_scene *s, const bk_export_options *opt, cons
     return BK_OK;
 }
 
-/* A .glb in pieces: header, JSON chunk (space-padded), BIN chunk streamed from the layout. */
-static bk_result glb_emit(const char *json, gltf_writer *w, bk_write_fn write, void *user, uint64_t *bytes)
-{
-    size_t n = strlen(json), jlen = (n + 3) & ~(size_t)3;
-    uint8_t hdr[20];
-    uint64_t total = 12 + 8 + (uint64_t)jlen + (w->bin_size ? 8 + w->bin_size : 0);
-    if (total > UINT32_MAX) return BK_ELIMIT;
-    memcpy(hdr, "glTF", 4);
-    bk_wr_u32le(hdr + 4, 2);
-    bk_wr_u32le(hdr + 8, (uint32_t)total);
-    bk_wr_u32le(hdr + 12, (uint32_t)jlen);
-    memcpy(hdr + 16, "JSON", 4);
-    bk_result r = BK_OK;
-    if (!write(user, hdr, 20) || !write(user, json, n) || (jlen > n && !write(user, "   ", jlen - n))) r = BK_EIO;
-    if (r == BK_OK && w->bin_size) {
-        bk_wr_u32le(hdr, (uint32_t)w->bin_size);
-        memcpy(hdr + 4, "BIN\0", 4);
-        r = write(user, hdr, 8) ? emit_bin(w, write, user) : BK_EIO;
-    }
-    if (bytes) *bytes = total;
-    return r;
-}
-
-/* Deferred mode, once the buffer is written: the number of placeholder c (its k-th of that kind),
- * as PH_WIDTH characters, right-aligned. */
-static bk_result ph_number(const gltf_writer *w, unsigned char c, uint32_t *k_ofs, uint32_t *k_len,
-                           char num[PH_WIDTH + 1])
-{
-    if (w->png_views > w->seg_count) return BK_EIO;
-    uint64_t v;
-    if (c == 1) {
-        v = w->bin_size;
-    } else {
-        uint32_t *k = c == 2 ? k_ofs : k_len;
-        if (*k >= w->png_views) return BK_EIO;
-        const bin_seg *g = &w->segs[w->seg_count - w->png_views + (*k)++];
-        if (g->kind != SEG_PNG) return BK_EIO;
-        v = c == 2 ? g->ofs : g->bytes;
-    }
-    if (v > UINT32_MAX) return BK_EIO;
-    snprintf(num, PH_WIDTH + 1, "%*llu", PH_WIDTH, (unsigned long long)v);
-    return BK_OK;
-}
-
-/* Deferred mode, once the buffer is written: each placeholder in json (n bytes) gets its number. */
-static bk_result fill_placeholders(const gltf_writer *w, char *json, size_t n)
-{
-    _Static_assert(sizeof PH_BUFFER_LENGTH - 1 == PH_WIDTH && sizeof PH_VIEW_OFFSET - 1 == PH_WIDTH &&
-                       sizeof PH_VIEW_LENGTH - 1 == PH_WIDTH,
-                   "placeholders are PH_WIDTH wide");
-    uint32_t k_ofs = 0, k_len = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)json[i];
-        if (c < 1 || c > 3) continue;
-        char num[PH_WIDTH + 1];
-        if (n - i < PH_WIDTH || ph_number(w, c, &k_ofs, &k_len, num) != BK_OK) return BK_EIO;
-        memcpy(json + i, num, PH_WIDTH);
-        i += PH_WIDTH - 1;
-    }
-    return k_ofs == w->png_views && k_len == w->png_views ? BK_OK : BK_EIO;
-}
-
-/* A .glb into a file, PNGs written as they are encoded: header, JSON with placeholders, the BIN
- * chunk; then the header's lengths and the placeholders' numbers written over their places. The
- * JSON is freed (*json = NULL) once written: only where its placeholders are is kept while the
- * buffer is written (peak memory). */
-static bk_result glb_emit_file(char **json, gltf_writer *w, bk_atomic_file *af, uint64_t *bytes)
-{
-    /* the JSON is written as it is, padded with spaces to 4 bytes */
-    size_t n = strlen(*json), jlen = (n + 3) & ~(size_t)3;
-    bool has_bin = w->bin_size || w->png_views;
-    uint8_t hdr[20], bh[8] = {0, 0, 0, 0, 'B', 'I', 'N', 0};
-    memcpy(hdr, "glTF", 4);
-    bk_wr_u32le(hdr + 4, 2);
-    bk_wr_u32le(hdr + 8, 0); /* written over below */
-    bk_wr_u32le(hdr + 12, (uint32_t)jlen);
-    memcpy(hdr + 16, "JSON", 4);
-    bk_result r = BK_OK;
-    if (jlen > UINT32_MAX || !bk_atomic_write(af, hdr, 20) || !bk_atomic_write(af, *json, n) ||
-        !bk_atomic_write(af, "   ", jlen - n))
-        r = BK_EIO;
-    /* the placeholders: one buffer length and two per PNG view */
-    size_t ph_cap = (size_t)w->png_views * 2 + 1, ph_n = 0;
-    uint32_t *ph_at = r == BK_OK ? bk_malloc(ph_cap * sizeof *ph_at) : NULL;
-    if (r == BK_OK && !ph_at) r = BK_ENOMEM;
-    for (size_t i = 0; r == BK_OK && i < n; i++) {
-        unsigned char c = (unsigned char)(*json)[i];
-        if (c < 1 || c > 3) continue;
-        if (ph_n == ph_cap || n - i < PH_WIDTH) r = BK_EIO;
-        else ph_at[ph_n++] = (uint32_t)i | (uint32_t)c << 30; /* n < 2^30: checked below */
-        i += PH_WIDTH - 1;
-    }
-    if (r == BK_OK && n >= (size_t)1 << 30) r = BK_ELIMIT;
-    bk_free(*json);
-    *json = NULL;
-    if (r == BK_OK && has_bin) r = bk_atomic_write(af, bh, 8) ? emit_bin(w, bk_atomic_write, af) : BK_EIO;
-    uint32_t k_ofs = 0, k_len = 0;
-    for (size_t k = 0; r == BK_OK && k < ph_n; k++) {
-        char num[PH_WIDTH + 1];
-        r = ph_number(w, (unsigned char)(ph_at[k] >> 30), &k_ofs, &k_len, num);
-        if (r == BK_OK && !bk_atomic_pwrite(af, 20 + (ph_at[k] & 0x3fffffffu), num, PH_WIDTH)) r = BK_EIO;
-    }
-    bk_free(ph_at);
-    if (r == BK_OK && (k_ofs != w->png_views || k_len != w->png_views)) r = BK_EIO;
-    uint64_t total = 12 + 8 + (uint64_t)jlen + (has_bin ? 8 + w->bin_size : 0);
-    if (r == BK_OK && total > UINT32_MAX) r = BK_ELIMIT;
-    if (r == BK_OK) {
-        bk_wr_u32le(hdr + 8, (uint32_t)total);
-        bk_wr_u32le(bh, (uint32_t)w->bin_size);
-        if (!bk_atomic_pwrite(af, 0, hdr, 20) || (has_bin && !bk_atomic_pwrite(af, 20 + (uint64_t)jlen, bh, 8)))
-            r = BK_EIO;
-    }
-    if (bytes) *bytes = total;
-    return r;
-}
-
 bk_result bk_export_glb_to(const bk_scene *s, const bk_export_options *opt, bk_write_fn write, void *user,
                            bk_export_stats *stats)
 {
@@ -1413,7 +885,7 @@ bk_result bk_export_glb_to(const bk_scene *s, const bk_export_options *opt, bk_w
     char *json;
     gltf_writer w;
     bk_result r = gltf_make(s, opt, NULL, false, &json, &w);
-    if (r == BK_OK) r = glb_emit(json, &w, write, user, &w.st.bytes);
+    if (r == BK_OK) r = bk_gltf_glb_emit(json, &w, write, user, &w.st.bytes);
     if (stats) *stats = w.st;
     bk_free(json);
     writer_release(&w);
@@ -1469,17 +941,17 @@ bk_result bk_export_gltf(const bk_scene *s, const bk_export_options *opt, const 
     if (r == BK_OK && glb) {
         r = bk_wtx_open(tx, path, &af);
         if (r == BK_OK) {
-            r = glb_emit_file(&json, &w, &af, &w.st.bytes);
+            r = bk_gltf_glb_emit_file(&json, &w, &af, &w.st.bytes);
             bk_result c = bk_wtx_close(&af);
             if (r == BK_OK) r = c;
         }
     } else if (r == BK_OK) {
         if ((w.bin_size || w.png_views) && (r = bk_wtx_open(tx, bin_path, &af)) == BK_OK) {
-            r = emit_bin(&w, bk_atomic_write, &af);
+            r = bk_gltf_emit_bin(&w, bk_atomic_write, &af);
             bk_result c = bk_wtx_close(&af);
             if (r == BK_OK) r = c;
         }
-        if (r == BK_OK) r = fill_placeholders(&w, json, strlen(json));
+        if (r == BK_OK) r = bk_gltf_fill_placeholders(&w, json, strlen(json));
         if (r == BK_OK) r = bk_wtx_add(tx, path, json, strlen(json));
         w.st.bytes = strlen(json) + w.bin_size;
     }
