@@ -68,6 +68,32 @@ static void test_numbers(void)
     CHECK(bk_strtod("2.75", NULL) == 2.75);
     CHECK(bk_fmt_num(buf, sizeof buf, NAN, 6) == 1 && strcmp(buf, "0") == 0);
     setlocale(LC_NUMERIC, "C");
+    /* bk_fmt_num writes a float as printf's %.Ng does (its own integer path in range, printf's
+     * beyond): every float bit pattern class (denormals, powers of ten, ties, huge values, negative
+     * zero), at every precision the exporters use */
+    uint32_t x = 0x9e3779b9u, bad = 0, n = 0;
+    const float special[] = {0.0f, -0.0f, 1.0f, 0.5f, 0.25f, 1e-7f, 1e-38f, 1.4e-45f, 3.4e38f, 123456.5f, 0.0001f,
+                             9.9999995f, 99999.95f, 0.3f, 1e10f, -1e10f, 65535.5f, 1.0e-5f};
+    for (int prec = 1; prec <= 9; prec++) {
+        for (uint32_t i = 0; i < 200000 + sizeof special / sizeof *special; i++) {
+            float f;
+            if (i < sizeof special / sizeof *special) {
+                f = special[i];
+            } else {
+                x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+                uint32_t u = (i & 3) ? ((x & 0x807fffffu) | ((110u + (x >> 23) % 40u) << 23)) : x; /* most near 1 */
+                memcpy(&f, &u, 4);
+                if (!isfinite(f)) continue;
+            }
+            char want[64], got[64];
+            snprintf(want, sizeof want, "%.*g", prec, (double)f);
+            bk_fmt_num(got, sizeof got, (double)f, prec);
+            n++;
+            if (strcmp(want, got) != 0 && strcmp(want, "-0") != 0 && bad++ < 5)
+                fprintf(stderr, "bk_fmt_num(%.9g, %d): %s, printf %s\n", (double)f, prec, got, want);
+        }
+    }
+    CHECK(bad == 0 && n > 1000000);
 }
 
 /* one key per JSON object, the last value winning: small entities (pairwise) and large ones
