@@ -92,6 +92,41 @@ uint32_t bk_cm_point_contents(const bk_cm *cm, uint32_t model, const float p[3],
 void bk_cm_trace(const bk_cm *cm, const bk_trace_params *p, const float start[3], const float end[3],
                  bk_trace_result *tr);
 
+/* What bk_cm_build needs from a family: its element counts, one accessor per kind of element
+ * (each fills one zeroed element of the bk_cm), and its curved surfaces (Quake 3 patches,
+ * Source displacements), each a candidate that may become one triangle mesh. `map` is passed
+ * to every accessor. */
+typedef struct bk_cm_desc {
+    const void *map;
+    uint32_t plane_count, node_count, leaf_count, leafbrush_count, side_count, brush_count, model_count;
+    void (*plane)(const void *map, uint32_t i, bk_cm_plane *out);
+    void (*node)(const void *map, uint32_t i, bk_cm_node *out);
+    void (*leaf)(const void *map, uint32_t i, bk_cm_leaf *out);
+    uint32_t (*leafbrush)(const void *map, uint32_t i);
+    void (*side)(const void *map, uint32_t i, bk_cm_side *out);
+    void (*brush)(const void *map, uint32_t i, bk_cm_brush *out);
+    /* candidates 0..curve_count-1: curve_tris is how many triangles candidate i makes at most
+     * (0: it is no mesh); curve_mesh writes them to out, fills me's contents, native and
+     * surface and returns how many it kept (degenerate ones are dropped). scratch holds
+     * scratch_floats floats. The limit report names curve_lump and curve_what ("%llu <what>
+     * exceed the element limit"). */
+    uint32_t curve_count;
+    uint64_t (*curve_tris)(const void *map, uint32_t i);
+    uint32_t (*curve_mesh)(const void *map, uint32_t i, bk_cm_tri *out, bk_cm_mesh *me, float *scratch);
+    size_t scratch_floats;
+    const char *curve_lump, *curve_what;
+    /* one model; mesh_of[i] (i <= curve_count) is the index of the first mesh made from
+     * candidate i or a later one */
+    void (*model)(const void *map, uint32_t i, const bk_cm *cm, const uint32_t *mesh_of, bk_cm_model *out);
+    bool leaf_contents_from_brushes;
+} bk_cm_desc;
+
+/* Fill cm from a family's description: count the curved triangles and check them against the
+ * element limit, allocate every array, copy the elements, build the meshes in candidate order
+ * (so a run of candidates is a run of meshes) and finish (bk_cm_finish). On failure cm is
+ * left empty. */
+bk_result bk_cm_build(bk_cm *cm, const bk_cm_desc *d, bk_ctx *ctx);
+
 /* For query states whose first member is a bk_cm (Quake 3, Source): the ops table's trace and cm. */
 bk_result bk_cm_state_trace(const void *state, const bk_trace_params *p, const float start[3], const float end[3],
                             bk_trace_result *tr);

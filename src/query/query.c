@@ -78,6 +78,19 @@ bk_result bk_contents_parse(const char *text, uint32_t *out)
     return BK_OK;
 }
 
+void *bk_query_state_new(bk_ctx *ctx, bool usable, const char *missing, size_t size, bk_result *r)
+{
+    if (!usable) {
+        bk_report(ctx, BK_SEV_ERROR, BK_EFORMAT, "models", BK_NO_INDEX, BK_NO_OFFSET, "the map has no %s to query",
+                  missing);
+        *r = BK_EFORMAT;
+        return NULL;
+    }
+    void *s = bk_calloc(1, size);
+    if (!s) *r = BK_ENOMEM;
+    return s;
+}
+
 bk_result bk_query_open(const bk_file *f, const bk_options *opt, bk_query **out)
 {
     if (!f || !out) return BK_EARG;

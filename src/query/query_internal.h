@@ -30,6 +30,11 @@ typedef struct bk_query_ops {
     const char *(*surface_name)(const bk_file *f, int32_t surface);
 } bk_query_ops;
 
+/* The start of every family's open: a map without what a query walks (!usable) is refused with
+ * "the map has no <missing> to query"; else a zeroed state of size bytes. NULL and *r set on
+ * failure. */
+void *bk_query_state_new(bk_ctx *ctx, bool usable, const char *missing, size_t size, bk_result *r);
+
 extern const bk_query_ops bk_query_ops_quake;   /* src/formats/quake/quake_query.c */
 extern const bk_query_ops bk_query_ops_q3;      /* src/formats/q3/q3_query.c */
 extern const bk_query_ops bk_query_ops_source;  /* src/formats/source/source_query.c */

@@ -13,7 +13,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "bspkit/q3.h"
 #include "bspkit/quake.h"
+#include "bspkit/source.h"
 #include "bspkit/query.h"
 #include "bspkit/scene.h"
 #include "common/bk_internal.h"
@@ -380,6 +382,51 @@ static void hostile(const char *path)
     free(data);
 }
 
+/* The curved surfaces' triangles (Quake 3 patches at 4 segments per 3x3 piece, Source
+ * displacements at 2 per grid square) against the element limit, through the one
+ * collision-model builder: one below their count the open is refused with BK_ELIMIT and one
+ * diagnostic naming `lump`; at their count nothing is said about them. */
+static void curve_limit(const char *path, const char *lump)
+{
+    bk_options opt;
+    memset(&opt, 0, sizeof opt);
+    bk_file *f = NULL;
+    if (bk_file_open(path, &opt, &f) != BK_OK) {
+        printf("SKIP: %s does not load\n", path);
+        return;
+    }
+    uint64_t ntri = 0;
+    const bk_q3_map *q3 = bk_file_format(f) == BK_FORMAT_QUAKE3 ? bk_file_impl(f, BK_FORMAT_QUAKE3) : NULL;
+    const bk_source_map *src = bk_file_format(f) == BK_FORMAT_SOURCE ? bk_file_impl(f, BK_FORMAT_SOURCE) : NULL;
+    for (uint32_t i = 0; q3 && i < q3->surface_count; i++) {
+        const bk_q3_surface *su = &q3->surfaces[i];
+        if (su->type == BK_Q3_MST_PATCH && su->patch_w >= 3 && su->patch_h >= 3)
+            ntri += (uint64_t)((su->patch_w - 1) / 2) * 4 * (uint64_t)((su->patch_h - 1) / 2) * 4 * 2;
+    }
+    for (uint32_t i = 0; src && i < src->face_count; i++) {
+        const bk_source_face *fa = &src->faces[i];
+        if (fa->dispinfo < 0 || (uint32_t)fa->dispinfo >= src->dispinfo_count || fa->numedges != 4) continue;
+        int32_t pw = src->dispinfo[fa->dispinfo].power;
+        if (pw >= 2 && pw <= 4) ntri += (uint64_t)2 << (2 * pw);
+    }
+    CHECK(ntri > 1);
+    diag_log log;
+    memset(&log, 0, sizeof log);
+    opt.diag = on_diag;
+    opt.diag_user = &log;
+    opt.limits.max_elements = ntri - 1;
+    bk_query *q = NULL;
+    CHECK(bk_query_open(f, &opt, &q) == BK_ELIMIT && q == NULL);
+    CHECK(log.count == 1 && strcmp(log.lump, lump) == 0);
+    opt.limits.max_elements = ntri;
+    log.count = 0;
+    bk_result r = bk_query_open(f, &opt, &q);
+    CHECK((r == BK_OK || r == BK_ELIMIT) && log.count == 0);   /* another array may be the larger */
+    bk_query_free(q);
+    printf("%s: %llu curved triangles, refused one below (%d)\n", path, (unsigned long long)ntri, r);
+    bk_file_free(f);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 5) {
@@ -434,6 +481,10 @@ int main(int argc, char **argv)
         if (fam == BK_FORMAT_QUAKE3) strncat(dir, "/q3", sizeof dir - strlen(dir) - 1);
         else strncat(dir, "/corpus/source", sizeof dir - strlen(dir) - 1);
         walk(dir, fam, &unsupported, 0);
+        char one[4096];
+        if (fam == BK_FORMAT_QUAKE3) snprintf(one, sizeof one, "%s/q3/nexuiz/basementctf.bsp", argv[2]);
+        else snprintf(one, sizeof one, "%s/corpus/source/tf2_v20_bsp_tool_test_displacement_decompile.bsp", argv[1]);
+        if (g_maps) curve_limit(one, fam == BK_FORMAT_QUAKE3 ? "surfaces" : "dispinfo");
         if (unsupported && g_maps == 0) {
             printf("SKIP: no %s query backend in this build\n", argv[4]);
             return 77;

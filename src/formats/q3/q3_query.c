@@ -92,118 +92,95 @@ static uint32_t patch_tris(const bk_q3_map *m, const bk_q3_surface *s, bk_cm_tri
     return nt;
 }
 
+static const bk_q3_map *q3m(const void *map) { return map; }
+
+static void q3_plane(const void *map, uint32_t i, bk_cm_plane *o)
+{
+    memcpy(o->n, q3m(map)->planes[i].normal, sizeof o->n);
+    o->d = q3m(map)->planes[i].dist;
+}
+static void q3_node(const void *map, uint32_t i, bk_cm_node *o)
+{
+    const bk_q3_node *n = &q3m(map)->nodes[i];
+    o->plane = (uint32_t)n->plane;
+    o->children[0] = n->children[0];
+    o->children[1] = n->children[1];
+}
+static void q3_leaf(const void *map, uint32_t i, bk_cm_leaf *o)
+{
+    o->first_brush = (uint32_t)q3m(map)->leafs[i].first_leafbrush;
+    o->num_brushes = (uint32_t)q3m(map)->leafs[i].num_leafbrushes;
+}
+static uint32_t q3_leafbrush(const void *map, uint32_t i) { return (uint32_t)q3m(map)->leafbrushes[i]; }
+static void q3_side(const void *map, uint32_t i, bk_cm_side *o)
+{
+    o->plane = (uint32_t)q3m(map)->brushsides[i].plane;
+    o->surface = q3m(map)->brushsides[i].shader;
+}
+static int32_t shader_contents(const bk_q3_map *m, int32_t shader)
+{
+    return shader >= 0 && (uint32_t)shader < m->shader_count ? m->shaders[shader].content_flags : 0;
+}
+static void q3_brush(const void *map, uint32_t i, bk_cm_brush *o)
+{
+    const bk_q3_brush *b = &q3m(map)->brushes[i];
+    int32_t c = shader_contents(map, b->shader);
+    o->first_side = (uint32_t)b->first_side;
+    o->num_sides = (uint32_t)b->num_sides;
+    o->native = c;
+    o->contents = q3_neutral(c);
+}
+static uint64_t q3_curve_tris(const void *map, uint32_t i)
+{
+    const bk_q3_surface *su = &q3m(map)->surfaces[i];
+    if (su->type != BK_Q3_MST_PATCH || su->patch_w < 3 || su->patch_h < 3) return 0;
+    return (uint64_t)((su->patch_w - 1) / 2) * PATCH_STEPS * (uint64_t)((su->patch_h - 1) / 2) * PATCH_STEPS * 2;
+}
+static uint32_t q3_curve_mesh(const void *map, uint32_t i, bk_cm_tri *out, bk_cm_mesh *me, float *scratch)
+{
+    const bk_q3_surface *su = &q3m(map)->surfaces[i];
+    int32_t c = shader_contents(map, su->shader);
+    me->native = c;
+    me->contents = q3_neutral(c);
+    me->surface = su->shader;
+    return patch_tris(map, su, out);
+}
+/* the world walks the tree; a brush model tests its own brushes, and its patches are the meshes
+ * of its run of surfaces */
+static void q3_model(const void *map, uint32_t i, const bk_cm *cm, const uint32_t *mesh_of, bk_cm_model *o)
+{
+    const bk_q3_map *m = map;
+    const bk_q3_model *md = &m->models[i];
+    o->headnode = i == 0 ? 0 : -1;
+    o->first_brush = (uint32_t)md->first_brush;
+    o->num_brushes = (uint32_t)md->num_brushes;
+    uint32_t a = (uint32_t)md->first_surface, b = a + (uint32_t)md->num_surfaces;
+    uint32_t ma = a < m->surface_count ? mesh_of[a] : cm->mesh_count;
+    uint32_t mb = b < m->surface_count ? mesh_of[b] : cm->mesh_count;
+    o->first_mesh = ma;
+    o->num_meshes = mb > ma ? mb - ma : 0;
+}
+
 static bk_result q3_open(const bk_file *f, bk_ctx *ctx, void **state, bk_query_info *info)
 {
     const bk_q3_map *m = bk_q3_map_of(f);
-    if (!m || m->model_count == 0 || m->leaf_count == 0 || m->node_count == 0) {
-        bk_report(ctx, BK_SEV_ERROR, BK_EFORMAT, "models", BK_NO_INDEX, BK_NO_OFFSET,
-                  "the map has no world model, nodes or leaves to query");
-        return BK_EFORMAT;
-    }
-    q3state *s = bk_calloc(1, sizeof *s);
-    if (!s) return BK_ENOMEM;
-    s->m = m;
-    bk_cm *cm = &s->cm;
     bk_result r = BK_OK;
-    cm->leaf_contents_from_brushes = 1;
-    cm->planes = bk_alloc_array(ctx, m->plane_count, sizeof *cm->planes, &r);
-    cm->nodes = bk_alloc_array(ctx, m->node_count, sizeof *cm->nodes, &r);
-    cm->leafs = bk_alloc_array(ctx, m->leaf_count, sizeof *cm->leafs, &r);
-    cm->leafbrushes = bk_alloc_array(ctx, m->leafbrush_count, sizeof *cm->leafbrushes, &r);
-    cm->sides = bk_alloc_array(ctx, m->brushside_count, sizeof *cm->sides, &r);
-    cm->brushes = bk_alloc_array(ctx, m->brush_count, sizeof *cm->brushes, &r);
-    cm->models = bk_alloc_array(ctx, m->model_count, sizeof *cm->models, &r);
-    /* patches: count triangles first */
-    uint64_t ntri = 0;
-    uint32_t nmesh = 0;
-    for (uint32_t i = 0; i < m->surface_count; i++) {
-        const bk_q3_surface *su = &m->surfaces[i];
-        if (su->type != BK_Q3_MST_PATCH || su->patch_w < 3 || su->patch_h < 3) continue;
-        nmesh++;
-        ntri += (uint64_t)((su->patch_w - 1) / 2) * PATCH_STEPS * (uint64_t)((su->patch_h - 1) / 2) * PATCH_STEPS * 2;
-    }
-    if (ntri > ctx->opt.limits.max_elements) {
-        bk_report(ctx, BK_SEV_ERROR, BK_ELIMIT, "surfaces", BK_NO_INDEX, BK_NO_OFFSET,
-                  "%llu patch collision triangles exceed the element limit", (unsigned long long)ntri);
-        r = BK_ELIMIT;
-    }
-    if (r == BK_OK) {
-        cm->tris = bk_alloc_array(ctx, (size_t)ntri, sizeof *cm->tris, &r);
-        cm->meshes = bk_alloc_array(ctx, nmesh, sizeof *cm->meshes, &r);
-    }
-    if (r != BK_OK) {
-        bk_cm_free(cm);
+    q3state *s = bk_query_state_new(ctx, m && m->model_count && m->leaf_count && m->node_count,
+                                    "world model, nodes or leaves", sizeof *s, &r);
+    if (!s) return r;
+    s->m = m;
+    const bk_cm_desc d = {
+        .map = m, .plane_count = m->plane_count, .node_count = m->node_count, .leaf_count = m->leaf_count,
+        .leafbrush_count = m->leafbrush_count, .side_count = m->brushside_count, .brush_count = m->brush_count,
+        .model_count = m->model_count, .plane = q3_plane, .node = q3_node, .leaf = q3_leaf,
+        .leafbrush = q3_leafbrush, .side = q3_side, .brush = q3_brush, .curve_count = m->surface_count,
+        .curve_tris = q3_curve_tris, .curve_mesh = q3_curve_mesh, .curve_lump = "surfaces",
+        .curve_what = "patch collision triangles", .model = q3_model, .leaf_contents_from_brushes = true,
+    };
+    if ((r = bk_cm_build(&s->cm, &d, ctx)) != BK_OK) {
         bk_free(s);
         return r;
     }
-    cm->plane_count = m->plane_count;
-    for (uint32_t i = 0; i < m->plane_count; i++) {
-        memcpy(cm->planes[i].n, m->planes[i].normal, sizeof cm->planes[i].n);
-        cm->planes[i].d = m->planes[i].dist;
-    }
-    cm->node_count = m->node_count;
-    for (uint32_t i = 0; i < m->node_count; i++) {
-        cm->nodes[i].plane = (uint32_t)m->nodes[i].plane;
-        cm->nodes[i].children[0] = m->nodes[i].children[0];
-        cm->nodes[i].children[1] = m->nodes[i].children[1];
-    }
-    cm->leaf_count = m->leaf_count;
-    for (uint32_t i = 0; i < m->leaf_count; i++) {
-        cm->leafs[i].first_brush = (uint32_t)m->leafs[i].first_leafbrush;
-        cm->leafs[i].num_brushes = (uint32_t)m->leafs[i].num_leafbrushes;
-    }
-    cm->leafbrush_count = m->leafbrush_count;
-    for (uint32_t i = 0; i < m->leafbrush_count; i++) cm->leafbrushes[i] = (uint32_t)m->leafbrushes[i];
-    cm->side_count = m->brushside_count;
-    for (uint32_t i = 0; i < m->brushside_count; i++) {
-        cm->sides[i].plane = (uint32_t)m->brushsides[i].plane;
-        cm->sides[i].surface = m->brushsides[i].shader;
-    }
-    cm->brush_count = m->brush_count;
-    for (uint32_t i = 0; i < m->brush_count; i++) {
-        const bk_q3_brush *b = &m->brushes[i];
-        int32_t c = b->shader >= 0 && (uint32_t)b->shader < m->shader_count ? m->shaders[b->shader].content_flags : 0;
-        cm->brushes[i].first_side = (uint32_t)b->first_side;
-        cm->brushes[i].num_sides = (uint32_t)b->num_sides;
-        cm->brushes[i].native = c;
-        cm->brushes[i].contents = q3_neutral(c);
-    }
-    /* patch meshes, in surface order so that each model's patches are one run */
-    uint32_t *surf_mesh = bk_alloc_array(ctx, m->surface_count, sizeof *surf_mesh, &r);
-    if (!surf_mesh) {
-        bk_cm_free(cm);
-        bk_free(s);
-        return r;
-    }
-    for (uint32_t i = 0; i < m->surface_count; i++) {
-        const bk_q3_surface *su = &m->surfaces[i];
-        surf_mesh[i] = cm->mesh_count;
-        if (su->type != BK_Q3_MST_PATCH || su->patch_w < 3 || su->patch_h < 3) continue;
-        bk_cm_mesh *me = &cm->meshes[cm->mesh_count++];
-        me->first_tri = cm->tri_count;
-        me->num_tris = patch_tris(m, su, cm->tris + cm->tri_count);
-        cm->tri_count += me->num_tris;
-        int32_t c = su->shader >= 0 && (uint32_t)su->shader < m->shader_count ? m->shaders[su->shader].content_flags : 0;
-        me->native = c;
-        me->contents = q3_neutral(c);
-        me->surface = su->shader;
-        bk_cm_mesh_bounds(cm, me);
-    }
-    cm->model_count = m->model_count;
-    for (uint32_t i = 0; i < m->model_count; i++) {
-        const bk_q3_model *md = &m->models[i];
-        bk_cm_model *cmm = &cm->models[i];
-        cmm->headnode = i == 0 ? 0 : -1;
-        cmm->first_brush = (uint32_t)md->first_brush;
-        cmm->num_brushes = (uint32_t)md->num_brushes;
-        uint32_t a = (uint32_t)md->first_surface, b = a + (uint32_t)md->num_surfaces;
-        uint32_t ma = a < m->surface_count ? surf_mesh[a] : cm->mesh_count;
-        uint32_t mb = b < m->surface_count ? surf_mesh[b] : cm->mesh_count;
-        cmm->first_mesh = ma;
-        cmm->num_meshes = mb > ma ? mb - ma : 0;
-    }
-    bk_free(surf_mesh);
-    bk_cm_finish(cm);
     info->model_count = m->model_count;
     info->leaf_count = m->leaf_count;
     info->cluster_count = m->vis && m->cluster_count > 0 ? (uint32_t)m->cluster_count : 0;

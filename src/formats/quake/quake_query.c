@@ -130,13 +130,10 @@ static bk_result check_trees(const bk_quake_bsp *m, bk_ctx *ctx, qstate *s)
 static bk_result q_open(const bk_file *f, bk_ctx *ctx, void **state, bk_query_info *info)
 {
     const bk_quake_bsp *m = bk_file_impl(f, f->format);
-    if (!m || m->model_count == 0 || m->leaf_count == 0) {
-        bk_report(ctx, BK_SEV_ERROR, BK_EFORMAT, "models", BK_NO_INDEX, BK_NO_OFFSET,
-                  "the map has no world model or no leaves to query");
-        return BK_EFORMAT;
-    }
-    qstate *s = bk_calloc(1, sizeof *s);
-    if (!s) return BK_ENOMEM;
+    bk_result r0 = BK_OK;
+    qstate *s = bk_query_state_new(ctx, m && m->model_count && m->leaf_count, "world model or no leaves", sizeof *s,
+                                   &r0);
+    if (!s) return r0;
     s->m = m;
     s->goldsrc = m->format == BK_FORMAT_GOLDSRC;
     s->hulls = s->goldsrc ? 4 : 3;

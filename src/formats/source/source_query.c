@@ -135,115 +135,105 @@ static bk_result check_rows(bk_ctx *ctx, const bk_source_map *m, srcstate *s)
     return BK_OK;
 }
 
+static void src_destroy(void *state)
+{
+    srcstate *s = state;
+    if (!s) return;
+    bk_free(s->row_bad);
+    bk_cm_free(&s->cm);
+    bk_free(s);
+}
+
+static const bk_source_map *srcm(const void *map) { return map; }
+
+static void src_plane(const void *map, uint32_t i, bk_cm_plane *o)
+{
+    sv(o->n, srcm(map)->planes[i].normal);
+    o->d = srcm(map)->planes[i].dist;
+}
+static void src_node(const void *map, uint32_t i, bk_cm_node *o)
+{
+    const bk_source_node *n = &srcm(map)->nodes[i];
+    o->plane = (uint32_t)n->planenum;
+    o->children[0] = n->children[0];
+    o->children[1] = n->children[1];
+}
+static void src_leaf(const void *map, uint32_t i, bk_cm_leaf *o)
+{
+    const bk_source_leaf *l = &srcm(map)->leafs[i];
+    o->first_brush = l->firstleafbrush;
+    o->num_brushes = l->numleafbrushes;
+    o->native = l->contents;
+    o->contents = src_neutral(l->contents);
+}
+static uint32_t src_leafbrush(const void *map, uint32_t i) { return srcm(map)->leafbrushes[i]; }
+static void src_side(const void *map, uint32_t i, bk_cm_side *o)
+{
+    const bk_source_brushside *bs = &srcm(map)->brushsides[i];
+    o->plane = bs->planenum;
+    o->surface = bs->texinfo;
+    o->bevel = (uint8_t)(bs->bevel != 0);
+}
+static void src_brush(const void *map, uint32_t i, bk_cm_brush *o)
+{
+    const bk_source_brush *b = &srcm(map)->brushes[i];
+    o->first_side = (uint32_t)b->firstside;
+    o->num_sides = (uint32_t)b->numsides;
+    o->native = b->contents;
+    o->contents = src_neutral(b->contents);
+}
+static uint64_t src_curve_tris(const void *map, uint32_t i)
+{
+    const bk_source_map *m = map;
+    if (!disp_ok(m, i)) return 0;
+    uint32_t side = 1u << m->dispinfo[m->faces[i].dispinfo].power;
+    return (uint64_t)side * side * 2;
+}
+static uint32_t src_curve_mesh(const void *map, uint32_t i, bk_cm_tri *out, bk_cm_mesh *me, float *grid)
+{
+    const bk_source_map *m = map;
+    const bk_source_dispinfo *di = &m->dispinfo[m->faces[i].dispinfo];
+    /* displacements are solid to everything unless their contents say otherwise */
+    int32_t c = di->contents ? di->contents : 1;
+    me->native = c;
+    me->contents = src_neutral(c) | BK_CONTENTS_SOLID;
+    me->surface = m->faces[i].texinfo;
+    return disp_tris(m, i, out, grid);
+}
+static void src_model(const void *map, uint32_t i, const bk_cm *cm, const uint32_t *mesh_of, bk_cm_model *o)
+{
+    o->headnode = srcm(map)->models[i].headnode;
+    if (i == 0) o->num_meshes = cm->mesh_count;   /* displacements are the world's */
+}
+
 static bk_result src_open(const bk_file *f, bk_ctx *ctx, void **state, bk_query_info *info)
 {
     const bk_source_map *m = bk_source_map_of(f);
-    if (!m || m->model_count == 0 || m->leaf_count == 0 || m->node_count == 0) {
-        bk_report(ctx, BK_SEV_ERROR, BK_EFORMAT, "models", BK_NO_INDEX, BK_NO_OFFSET,
-                  "the map has no world model, nodes or leaves to query");
-        return BK_EFORMAT;
-    }
-    srcstate *s = bk_calloc(1, sizeof *s);
-    if (!s) return BK_ENOMEM;
+    bk_result r = BK_OK;
+    srcstate *s = bk_query_state_new(ctx, m && m->model_count && m->leaf_count && m->node_count,
+                                     "world model, nodes or leaves", sizeof *s, &r);
+    if (!s) return r;
     s->m = m;
     /* decoded again if a scene build with BK_OPT_RELEASE_INPUT gave it back */
-    bk_result r = bk_source_lump_bytes(f, BK_SRC_LUMP_VISIBILITY, &s->vis, &s->vis_size);
-    if (r != BK_OK) {
+    if ((r = bk_source_lump_bytes(f, BK_SRC_LUMP_VISIBILITY, &s->vis, &s->vis_size)) != BK_OK) {
         bk_free(s);
         return r;
     }
-    bk_cm *cm = &s->cm;
-    uint64_t ntri = 0;
-    uint32_t nmesh = 0;
-    for (uint32_t i = 0; i < m->face_count; i++)
-        if (disp_ok(m, i)) {
-            nmesh++;
-            uint32_t side = 1u << m->dispinfo[m->faces[i].dispinfo].power;
-            ntri += (uint64_t)side * side * 2;
-        }
-    if (ntri > ctx->opt.limits.max_elements) {
-        bk_report(ctx, BK_SEV_ERROR, BK_ELIMIT, "dispinfo", BK_NO_INDEX, BK_NO_OFFSET,
-                  "%llu displacement triangles exceed the element limit", (unsigned long long)ntri);
-        bk_free(s);
-        return BK_ELIMIT;
+    const bk_cm_desc d = {
+        .map = m, .plane_count = m->plane_count, .node_count = m->node_count, .leaf_count = m->leaf_count,
+        .leafbrush_count = m->leafbrush_count, .side_count = m->brushside_count, .brush_count = m->brush_count,
+        .model_count = m->model_count, .plane = src_plane, .node = src_node, .leaf = src_leaf,
+        .leafbrush = src_leafbrush, .side = src_side, .brush = src_brush, .curve_count = m->face_count,
+        .curve_tris = src_curve_tris, .curve_mesh = src_curve_mesh, .scratch_floats = 17 * 17 * 3,
+        .curve_lump = "dispinfo", .curve_what = "displacement triangles", .model = src_model,
+    };
+    if ((r = bk_cm_build(&s->cm, &d, ctx)) == BK_OK && s->vis && m->cluster_count) {
+        s->row_bad = bk_alloc_array(ctx, (size_t)m->cluster_count * 2, 1, &r);
+        /* check every row once, so bad ones are reported at open and never followed later */
+        if (s->row_bad) r = check_rows(ctx, m, s);
     }
-    cm->planes = bk_alloc_array(ctx, m->plane_count, sizeof *cm->planes, &r);
-    cm->nodes = bk_alloc_array(ctx, m->node_count, sizeof *cm->nodes, &r);
-    cm->leafs = bk_alloc_array(ctx, m->leaf_count, sizeof *cm->leafs, &r);
-    cm->leafbrushes = bk_alloc_array(ctx, m->leafbrush_count, sizeof *cm->leafbrushes, &r);
-    cm->sides = bk_alloc_array(ctx, m->brushside_count, sizeof *cm->sides, &r);
-    cm->brushes = bk_alloc_array(ctx, m->brush_count, sizeof *cm->brushes, &r);
-    cm->models = bk_alloc_array(ctx, m->model_count, sizeof *cm->models, &r);
-    cm->tris = bk_alloc_array(ctx, (size_t)ntri, sizeof *cm->tris, &r);
-    cm->meshes = bk_alloc_array(ctx, nmesh, sizeof *cm->meshes, &r);
-    if (s->vis && m->cluster_count) s->row_bad = bk_alloc_array(ctx, (size_t)m->cluster_count * 2, 1, &r);
-    float *grid = bk_alloc_array(ctx, 17 * 17 * 3, sizeof(float), &r);
     if (r != BK_OK) {
-        bk_free(grid);
-        bk_free(s->row_bad);
-        bk_cm_free(cm);
-        bk_free(s);
-        return r;
-    }
-    cm->plane_count = m->plane_count;
-    for (uint32_t i = 0; i < m->plane_count; i++) {
-        sv(cm->planes[i].n, m->planes[i].normal);
-        cm->planes[i].d = m->planes[i].dist;
-    }
-    cm->node_count = m->node_count;
-    for (uint32_t i = 0; i < m->node_count; i++) {
-        cm->nodes[i].plane = (uint32_t)m->nodes[i].planenum;
-        cm->nodes[i].children[0] = m->nodes[i].children[0];
-        cm->nodes[i].children[1] = m->nodes[i].children[1];
-    }
-    cm->leaf_count = m->leaf_count;
-    for (uint32_t i = 0; i < m->leaf_count; i++) {
-        cm->leafs[i].first_brush = m->leafs[i].firstleafbrush;
-        cm->leafs[i].num_brushes = m->leafs[i].numleafbrushes;
-        cm->leafs[i].native = m->leafs[i].contents;
-        cm->leafs[i].contents = src_neutral(m->leafs[i].contents);
-    }
-    cm->leafbrush_count = m->leafbrush_count;
-    for (uint32_t i = 0; i < m->leafbrush_count; i++) cm->leafbrushes[i] = m->leafbrushes[i];
-    cm->side_count = m->brushside_count;
-    for (uint32_t i = 0; i < m->brushside_count; i++) {
-        cm->sides[i].plane = m->brushsides[i].planenum;
-        cm->sides[i].surface = m->brushsides[i].texinfo;
-        cm->sides[i].bevel = (uint8_t)(m->brushsides[i].bevel != 0);
-    }
-    cm->brush_count = m->brush_count;
-    for (uint32_t i = 0; i < m->brush_count; i++) {
-        cm->brushes[i].first_side = (uint32_t)m->brushes[i].firstside;
-        cm->brushes[i].num_sides = (uint32_t)m->brushes[i].numsides;
-        cm->brushes[i].native = m->brushes[i].contents;
-        cm->brushes[i].contents = src_neutral(m->brushes[i].contents);
-    }
-    for (uint32_t i = 0; i < m->face_count; i++) {
-        if (!disp_ok(m, i)) continue;
-        const bk_source_dispinfo *di = &m->dispinfo[m->faces[i].dispinfo];
-        bk_cm_mesh *me = &cm->meshes[cm->mesh_count++];
-        me->first_tri = cm->tri_count;
-        me->num_tris = disp_tris(m, i, cm->tris + cm->tri_count, grid);
-        cm->tri_count += me->num_tris;
-        /* displacements are solid to everything unless their contents say otherwise */
-        int32_t c = di->contents ? di->contents : 1;
-        me->native = c;
-        me->contents = src_neutral(c) | BK_CONTENTS_SOLID;
-        me->surface = m->faces[i].texinfo;
-        bk_cm_mesh_bounds(cm, me);
-    }
-    bk_free(grid);
-    cm->model_count = m->model_count;
-    for (uint32_t i = 0; i < m->model_count; i++) {
-        cm->models[i].headnode = m->models[i].headnode;
-        if (i == 0) cm->models[i].num_meshes = cm->mesh_count;   /* displacements are the world's */
-    }
-    bk_cm_finish(cm);
-    /* check every row once, so bad ones are reported at open and never followed later */
-    if (s->row_bad && (r = check_rows(ctx, m, s)) != BK_OK) {
-        bk_free(s->row_bad);
-        bk_cm_free(cm);
-        bk_free(s);
+        src_destroy(s);
         return r;
     }
     info->model_count = m->model_count;
@@ -254,15 +244,6 @@ static bk_result src_open(const bk_file *f, bk_ctx *ctx, void **state, bk_query_
     info->has_pas = s->row_bad ? 1 : 0;
     *state = s;
     return BK_OK;
-}
-
-static void src_destroy(void *state)
-{
-    srcstate *s = state;
-    if (!s) return;
-    bk_free(s->row_bad);
-    bk_cm_free(&s->cm);
-    bk_free(s);
 }
 
 static bk_result src_point(const void *state, uint32_t model, const float pos[3], bk_point_info *out)
