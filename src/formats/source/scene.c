@@ -56,13 +56,6 @@ static void cross3(const float *a, const float *b, float *o)
     o[2] = a[0] * b[1] - a[1] * b[0];
 }
 
-static const float *face_vertex(const bk_source_map *p, const bk_source_face *f, int32_t k)
-{
-    int32_t se = p->surfedges[f->firstedge + k];
-    uint32_t v = se >= 0 ? p->edges[(uint32_t)se * 2] : p->edges[(uint32_t)(-(int64_t)se) * 2 + 1];
-    return &p->vertices[(size_t)v * 3];
-}
-
 static bk_result material_for(sb *b, int32_t texinfo, int32_t *out)
 {
     const bk_source_map *p = b->p;
@@ -177,7 +170,7 @@ static bk_result emit_face(sb *b, bk_primitive *pr, uint32_t fi)
     /* Newell normal of the polygon decides the winding (glTF front faces are counter-clockwise) */
     float nw[3] = {0, 0, 0};
     for (uint32_t k = 0; k < n; k++) {
-        const float *a = face_vertex(p, f, (int32_t)k), *c = face_vertex(p, f, (int32_t)((k + 1) % n));
+        const float *a = bk_src_face_vertex(p, f, (int32_t)k), *c = bk_src_face_vertex(p, f, (int32_t)((k + 1) % n));
         nw[0] += (a[1] - c[1]) * (a[2] + c[2]);
         nw[1] += (a[2] - c[2]) * (a[0] + c[0]);
         nw[2] += (a[0] - c[0]) * (a[1] + c[1]);
@@ -186,7 +179,7 @@ static bk_result emit_face(sb *b, bk_primitive *pr, uint32_t fi)
     BK_TRY(bk_prim_add_vertices(pr, n, &first));
     bool lm = b->face_rect && b->face_rect[fi];
     for (uint32_t k = 0; k < n; k++) {
-        const float *v = face_vertex(p, f, (int32_t)k);
+        const float *v = bk_src_face_vertex(p, f, (int32_t)k);
         uint32_t vi = first + k;
         vcopy(&pr->position[vi * 3], v);
         vcopy(&pr->normal[vi * 3], nrm);
@@ -209,35 +202,19 @@ static bk_result emit_disp(sb *b, bk_primitive *pr, uint32_t fi)
     const bk_source_face *f = &p->faces[fi];
     const bk_source_dispinfo *di = &p->dispinfo[f->dispinfo];
     const bk_source_texinfo *ti = &p->texinfo[f->texinfo];
-    /* corners, rotated so the first is the one nearest startPosition */
-    float c[4][3];
-    int best = 0;
-    float bestd = INFINITY;
-    for (int k = 0; k < 4; k++) {
-        vcopy(c[k], face_vertex(p, f, k));
-        float dx = c[k][0] - di->start[0], dy = c[k][1] - di->start[1], dz = c[k][2] - di->start[2];
-        float d2 = dx * dx + dy * dy + dz * dz;
-        if (d2 < bestd) bestd = d2, best = k;
-    }
-    float q[4][3];
-    for (int k = 0; k < 4; k++) vcopy(q[k], c[(best + k) % 4]);
     uint32_t side = (1u << di->power) + 1, nv = side * side, first;
     BK_TRY(bk_prim_add_vertices(pr, nv, &first));
+    float q[4][3], base[17 * 17 * 3];   /* power <= 4 (face_drawn) */
+    bk_src_disp_grid(p, fi, q, &pr->position[(size_t)first * 3], base);
     bool lm = b->face_rect && b->face_rect[fi];
     float inv = 1.0f / (float)(side - 1);
     for (uint32_t y = 0; y < side; y++) {
-        float t = (float)y * inv, l[3], r[3];
-        for (int k = 0; k < 3; k++) {
-            l[k] = q[0][k] + (q[1][k] - q[0][k]) * t;
-            r[k] = q[3][k] + (q[2][k] - q[3][k]) * t;
-        }
+        float t = (float)y * inv;
         for (uint32_t x = 0; x < side; x++) {
-            float u = (float)x * inv, base[3];
-            for (int k = 0; k < 3; k++) base[k] = l[k] + (r[k] - l[k]) * u;
+            float u = (float)x * inv;
             const bk_source_dispvert *dv = &p->dispverts[(uint32_t)di->vert_start + y * side + x];
             uint32_t vi = first + y * side + x;
-            for (int k = 0; k < 3; k++) pr->position[vi * 3 + k] = base[k] + dv->vec[k] * dv->dist;
-            tex_uv(b, ti, base, &pr->uv0[vi * 2]);
+            tex_uv(b, ti, &base[(y * side + x) * 3], &pr->uv0[vi * 2]);
             if (pr->uv1) {
                 if (lm) lm_uv_param(b, fi, u, t, &pr->uv1[vi * 2]);
                 else pr->uv1[vi * 2] = pr->uv1[vi * 2 + 1] = 0;
@@ -254,15 +231,9 @@ static bk_result emit_disp(sb *b, bk_primitive *pr, uint32_t fi)
     bool flip = dot3(cn, nrm) > 0;
     for (uint32_t y = 0; y + 1 < side; y++)
         for (uint32_t x = 0; x + 1 < side; x++) {
-            uint32_t i0 = first + y * side + x, i1 = i0 + 1, i2 = i0 + side, i3 = i2 + 1;
             uint32_t t[6];
-            if (((x + y) & 1) == 0) {
-                uint32_t tt[6] = {i0, i1, i3, i0, i3, i2};
-                memcpy(t, tt, sizeof t);
-            } else {
-                uint32_t tt[6] = {i0, i1, i2, i1, i3, i2};
-                memcpy(t, tt, sizeof t);
-            }
+            bk_src_disp_cell(side, x, y, t);
+            for (int k = 0; k < 6; k++) t[k] += first;
             for (int k = 0; k < 6; k += 3) {
                 if (flip) BK_TRY(bk_prim_add_triangle(pr, t[k], t[k + 2], t[k + 1]));
                 else BK_TRY(bk_prim_add_triangle(pr, t[k], t[k + 1], t[k + 2]));
