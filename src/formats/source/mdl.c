@@ -116,6 +116,64 @@ static bk_result parse_bones(bk_ctx *ctx, mdl_impl *mi, const uint8_t *d, size_t
     return BK_OK;
 }
 
+/* body parts -> models -> meshes: every table in the file, every index in range (nt textures,
+ * nref skin references) */
+static bk_result parse_bodyparts(bk_ctx *ctx, mdl_impl *mi, const uint8_t *d, size_t n, int32_t nt, int32_t nref)
+{
+    bk_mdl *m = &mi->pub;
+    bk_result r = BK_OK;
+    int32_t np = bk_rd_i32le(d + 232), pi = bk_rd_i32le(d + 236);
+    TABLE(ctx, np, pi, MDL_BODYPART_SIZE, n, "bodyparts", 232, "body parts");
+    m->bodyparts = bk_alloc_array(ctx, (size_t)np, sizeof *m->bodyparts, &r);
+    if (!m->bodyparts) return r;
+    m->bodypart_count = (uint32_t)np;
+    uint64_t models = 0, meshes = 0, verts = 0;
+    for (int32_t b = 0; b < np; b++) {
+        uint64_t bo = (uint64_t)pi + (uint64_t)b * MDL_BODYPART_SIZE;
+        BK_TRY(name_at(ctx, mi, d, n, (int64_t)bo + bk_rd_i32le(d + bo), "bodyparts", b, &m->bodyparts[b].name));
+        int32_t nm = bk_rd_i32le(d + bo + 4);
+        int64_t mo = (int64_t)bo + bk_rd_i32le(d + bo + 12);
+        TABLE(ctx, nm, mo, MDL_MODEL_SIZE, n, "bodyparts", bo + 4, "models");
+        m->bodyparts[b].model_count = (uint32_t)nm;
+        models += (uint64_t)nm;
+        if (models > ctx->opt.limits.max_elements)   /* body parts may share a model table: bound the walk */
+            MDL_FAIL(ctx, BK_ELIMIT, "bodyparts", b, bo + 4, "more than %llu models",
+                     (unsigned long long)ctx->opt.limits.max_elements);
+        for (int32_t k = 0; k < nm; k++) {
+            uint64_t at = (uint64_t)mo + (uint64_t)k * MDL_MODEL_SIZE;
+            const uint8_t *p = d + at;
+            int32_t nme = bk_rd_i32le(p + 72), nv = bk_rd_i32le(p + 80), vi = bk_rd_i32le(p + 84);
+            int64_t meo = (int64_t)at + bk_rd_i32le(p + 76);
+            TABLE(ctx, nme, meo, MDL_MESH_SIZE, n, "models", at + 72, "meshes");
+            if (nv < 0 || vi < 0 || vi % (int32_t)VVD_VERTEX_SIZE)
+                MDL_FAIL(ctx, BK_EFORMAT, "models", (int64_t)(models - (uint64_t)nm + (uint64_t)k), at + 80,
+                         "%d vertices at byte %d of the VVD (not a whole vertex)", nv, vi);
+            meshes += (uint64_t)nme;
+            verts += (uint64_t)nv;
+            if (meshes > ctx->opt.limits.max_elements || verts > UINT32_MAX)
+                MDL_FAIL(ctx, BK_ELIMIT, "models", (int64_t)(models - (uint64_t)nm + (uint64_t)k), at + 72,
+                         "more than %llu meshes or 2^32 vertices in all", (unsigned long long)ctx->opt.limits.max_elements);
+            for (int32_t j = 0; j < nme; j++) {
+                uint64_t mat = (uint64_t)meo + (uint64_t)j * MDL_MESH_SIZE;
+                int32_t ref = bk_rd_i32le(d + mat), mv = bk_rd_i32le(d + mat + 8), vo = bk_rd_i32le(d + mat + 12);
+                if (ref < 0 || (ref >= nref && nt > 0))
+                    MDL_FAIL(ctx, BK_EINDEX, "meshes", (int64_t)(meshes - (uint64_t)nme + (uint64_t)j), mat,
+                             "skin reference %d of %d", ref, nref);
+                if (mv < 0 || vo < 0 || !bk_range_ok((uint64_t)vo, (uint64_t)mv, (uint64_t)nv))
+                    MDL_FAIL(ctx, BK_EINDEX, "meshes", (int64_t)(meshes - (uint64_t)nme + (uint64_t)j), mat + 8,
+                             "vertices %d..%lld outside the model's %d", vo, (long long)vo + mv, nv);
+            }
+        }
+    }
+    if (models > UINT32_MAX || meshes > ctx->opt.limits.max_elements || verts > UINT32_MAX)
+        MDL_FAIL(ctx, BK_ELIMIT, "bodyparts", BK_NO_INDEX, 232, "%llu meshes in %llu models", (unsigned long long)meshes,
+                 (unsigned long long)models);
+    m->model_count = (uint32_t)models;
+    m->mdl_mesh_count = (uint32_t)meshes;
+    m->mdl_vertex_count = (uint32_t)verts;
+    return BK_OK;
+}
+
 static bk_result parse_mdl(bk_ctx *ctx, mdl_impl *mi, const uint8_t *d, size_t n)
 {
     bk_mdl *m = &mi->pub;
@@ -190,57 +248,7 @@ static bk_result parse_mdl(bk_ctx *ctx, mdl_impl *mi, const uint8_t *d, size_t n
         m->skins[k] = t;
     }
 
-    /* body parts -> models -> meshes */
-    int32_t np = bk_rd_i32le(d + 232), pi = bk_rd_i32le(d + 236);
-    TABLE(ctx, np, pi, MDL_BODYPART_SIZE, n, "bodyparts", 232, "body parts");
-    m->bodyparts = bk_alloc_array(ctx, (size_t)np, sizeof *m->bodyparts, &r);
-    if (!m->bodyparts) return r;
-    m->bodypart_count = (uint32_t)np;
-    uint64_t models = 0, meshes = 0, verts = 0;
-    for (int32_t b = 0; b < np; b++) {
-        uint64_t bo = (uint64_t)pi + (uint64_t)b * MDL_BODYPART_SIZE;
-        BK_TRY(name_at(ctx, mi, d, n, (int64_t)bo + bk_rd_i32le(d + bo), "bodyparts", b, &m->bodyparts[b].name));
-        int32_t nm = bk_rd_i32le(d + bo + 4);
-        int64_t mo = (int64_t)bo + bk_rd_i32le(d + bo + 12);
-        TABLE(ctx, nm, mo, MDL_MODEL_SIZE, n, "bodyparts", bo + 4, "models");
-        m->bodyparts[b].model_count = (uint32_t)nm;
-        models += (uint64_t)nm;
-        if (models > ctx->opt.limits.max_elements)   /* body parts may share a model table: bound the walk */
-            MDL_FAIL(ctx, BK_ELIMIT, "bodyparts", b, bo + 4, "more than %llu models",
-                     (unsigned long long)ctx->opt.limits.max_elements);
-        for (int32_t k = 0; k < nm; k++) {
-            uint64_t at = (uint64_t)mo + (uint64_t)k * MDL_MODEL_SIZE;
-            const uint8_t *p = d + at;
-            int32_t nme = bk_rd_i32le(p + 72), nv = bk_rd_i32le(p + 80), vi = bk_rd_i32le(p + 84);
-            int64_t meo = (int64_t)at + bk_rd_i32le(p + 76);
-            TABLE(ctx, nme, meo, MDL_MESH_SIZE, n, "models", at + 72, "meshes");
-            if (nv < 0 || vi < 0 || vi % (int32_t)VVD_VERTEX_SIZE)
-                MDL_FAIL(ctx, BK_EFORMAT, "models", (int64_t)(models - (uint64_t)nm + (uint64_t)k), at + 80,
-                         "%d vertices at byte %d of the VVD (not a whole vertex)", nv, vi);
-            meshes += (uint64_t)nme;
-            verts += (uint64_t)nv;
-            if (meshes > ctx->opt.limits.max_elements || verts > UINT32_MAX)
-                MDL_FAIL(ctx, BK_ELIMIT, "models", (int64_t)(models - (uint64_t)nm + (uint64_t)k), at + 72,
-                         "more than %llu meshes or 2^32 vertices in all", (unsigned long long)ctx->opt.limits.max_elements);
-            for (int32_t j = 0; j < nme; j++) {
-                uint64_t mat = (uint64_t)meo + (uint64_t)j * MDL_MESH_SIZE;
-                int32_t ref = bk_rd_i32le(d + mat), mv = bk_rd_i32le(d + mat + 8), vo = bk_rd_i32le(d + mat + 12);
-                if (ref < 0 || (ref >= nref && nt > 0))
-                    MDL_FAIL(ctx, BK_EINDEX, "meshes", (int64_t)(meshes - (uint64_t)nme + (uint64_t)j), mat,
-                             "skin reference %d of %d", ref, nref);
-                if (mv < 0 || vo < 0 || !bk_range_ok((uint64_t)vo, (uint64_t)mv, (uint64_t)nv))
-                    MDL_FAIL(ctx, BK_EINDEX, "meshes", (int64_t)(meshes - (uint64_t)nme + (uint64_t)j), mat + 8,
-                             "vertices %d..%lld outside the model's %d", vo, (long long)vo + mv, nv);
-            }
-        }
-    }
-    if (models > UINT32_MAX || meshes > ctx->opt.limits.max_elements || verts > UINT32_MAX)
-        MDL_FAIL(ctx, BK_ELIMIT, "bodyparts", BK_NO_INDEX, 232, "%llu meshes in %llu models", (unsigned long long)meshes,
-                 (unsigned long long)models);
-    m->model_count = (uint32_t)models;
-    m->mdl_mesh_count = (uint32_t)meshes;
-    m->mdl_vertex_count = (uint32_t)verts;
-    return BK_OK;
+    return parse_bodyparts(ctx, mi, d, n, nt, nref);
 }
 
 /* ---- VVD ------------------------------------------------------------------------------------ */

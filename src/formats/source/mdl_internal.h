@@ -55,7 +55,7 @@
 #define MDL_MAX_BONES 256u      /* the VVD's bone indices are bytes */
 
 /* Where the game files of a model come from, for the scene builders: the map's pakfile, then
- * each --game-dir (VPKs, folders), as materials are found (implemented in scene.c). */
+ * each --game-dir (VPKs, folders), as materials are found (implemented in source_assets.c). */
 typedef struct bk_src_lookup {
     void *user;
     /* the bytes of a game file ("models/x.mdl", "materials/y.vmt"); false when it is not there */
@@ -89,7 +89,7 @@ extern const char *const bk_mdl_vtx_suffixes[4];
 /* mdl_scene.c: the scene of a loaded .mdl (skeleton, skin, default body) */
 bk_result bk_mdl_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s);
 
-/* scene.c: a lookup over the search paths alone (no map), for a model converted on its own;
+/* source_assets.c: a lookup over the search paths alone (no map), for a model converted on its own;
  * extra_root (may be NULL) is searched after them (the game folder a model path lies in). */
 typedef struct bk_source_assets bk_source_assets;
 bk_result bk_source_assets_open_dirs(const bk_options *opt, const char *extra_root, bk_source_assets **out);

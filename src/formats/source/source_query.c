@@ -44,13 +44,6 @@ typedef struct srcstate {
 
 static void sv(float *d, const float *s) { d[0] = s[0], d[1] = s[1], d[2] = s[2]; }
 
-static const float *face_vertex(const bk_source_map *p, const bk_source_face *f, int32_t k)
-{
-    int32_t se = p->surfedges[f->firstedge + k];
-    uint32_t v = se >= 0 ? p->edges[(uint32_t)se * 2] : p->edges[(uint32_t)(-(int64_t)se) * 2 + 1];
-    return &p->vertices[(size_t)v * 3];
-}
-
 static bool disp_ok(const bk_source_map *p, uint32_t fi)
 {
     const bk_source_face *f = &p->faces[fi];
@@ -62,44 +55,16 @@ static bool disp_ok(const bk_source_map *p, uint32_t fi)
                        p->dispvert_count);
 }
 
-/* The displaced grid's triangles (same corner order and diagonal pattern as the renderer). */
+/* The displaced grid's triangles (bk_src_disp_grid: the same points and diagonals as the scene's). */
 static uint32_t disp_tris(const bk_source_map *p, uint32_t fi, bk_cm_tri *out, float *grid)
 {
-    const bk_source_face *f = &p->faces[fi];
-    const bk_source_dispinfo *di = &p->dispinfo[f->dispinfo];
-    float c[4][3], q[4][3];
-    int best = 0;
-    float bestd = INFINITY;
-    for (int k = 0; k < 4; k++) {
-        sv(c[k], face_vertex(p, f, k));
-        float dx = c[k][0] - di->start[0], dy = c[k][1] - di->start[1], dz = c[k][2] - di->start[2];
-        float d2 = dx * dx + dy * dy + dz * dz;
-        if (d2 < bestd) bestd = d2, best = k;
-    }
-    for (int k = 0; k < 4; k++) sv(q[k], c[(best + k) % 4]);
-    uint32_t side = (1u << di->power) + 1;
-    float inv = 1.0f / (float)(side - 1);
-    for (uint32_t y = 0; y < side; y++) {
-        float t = (float)y * inv, l[3], r[3];
-        for (int k = 0; k < 3; k++) l[k] = q[0][k] + (q[1][k] - q[0][k]) * t, r[k] = q[3][k] + (q[2][k] - q[3][k]) * t;
-        for (uint32_t x = 0; x < side; x++) {
-            float u = (float)x * inv;
-            const bk_source_dispvert *dv = &p->dispverts[(uint32_t)di->vert_start + y * side + x];
-            for (int k = 0; k < 3; k++) grid[(y * side + x) * 3 + k] = l[k] + (r[k] - l[k]) * u + dv->vec[k] * dv->dist;
-        }
-    }
+    float q[4][3];
+    uint32_t side = bk_src_disp_grid(p, fi, q, grid, NULL);
     uint32_t nt = 0;
     for (uint32_t y = 0; y + 1 < side; y++)
         for (uint32_t x = 0; x + 1 < side; x++) {
-            uint32_t i0 = y * side + x, i1 = i0 + 1, i2 = i0 + side, i3 = i2 + 1;
             uint32_t t[6];
-            if (((x + y) & 1) == 0) {
-                uint32_t tt[6] = {i0, i1, i3, i0, i3, i2};
-                memcpy(t, tt, sizeof t);
-            } else {
-                uint32_t tt[6] = {i0, i1, i2, i1, i3, i2};
-                memcpy(t, tt, sizeof t);
-            }
+            bk_src_disp_cell(side, x, y, t);
             for (int h = 0; h < 6; h += 3) {
                 bk_cm_tri *T = &out[nt];
                 for (int k = 0; k < 3; k++) sv(T->v[k], &grid[t[h + k] * 3]);

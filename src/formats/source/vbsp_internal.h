@@ -61,6 +61,24 @@ bk_result bk_vtf_unpack(const uint8_t *packed, size_t size, uint32_t w, uint32_t
 /* whether any texel of a packed VTF image is transparent, decoded four rows at a time */
 bk_result bk_vtf_packed_alpha(const uint8_t *packed, size_t size, uint32_t w, uint32_t h, bool *alpha);
 
+/* Vertex k of face f (through its surfedges; the loader checked them) */
+static inline const float *bk_src_face_vertex(const bk_source_map *p, const bk_source_face *f, int32_t k)
+{
+    int32_t se = p->surfedges[f->firstedge + k];
+    uint32_t v = se >= 0 ? p->edges[(uint32_t)se * 2] : p->edges[(uint32_t)(-(int64_t)se) * 2 + 1];
+    return &p->vertices[(size_t)v * 3];
+}
+/* The displacement grid of face fi (source_disp.c), for the scene and the collision model alike;
+ * the caller has checked the face (4 corners, dispinfo power 2..4, its dispverts in range).
+ * Returns side = 2^power + 1; q receives the corners rotated so that q[0] is the one nearest
+ * startPosition; point (x, y) = index y * side + x lies at u = x / (side - 1) from the q[0]-q[1]
+ * edge towards the q[3]-q[2] edge, t = y / (side - 1) from q[0] towards q[1]: pos receives it
+ * displaced, base (when not NULL) undisplaced, 3 floats each. */
+uint32_t bk_src_disp_grid(const bk_source_map *p, uint32_t fi, float q[4][3], float *pos, float *base);
+/* The two triangles of grid cell (x, y) as point indices, the diagonal alternating as the engine
+ * draws it: (i0, i1, i3), (i0, i3, i2) on even x + y, (i0, i1, i2), (i1, i3, i2) on odd */
+void bk_src_disp_cell(uint32_t side, uint32_t x, uint32_t y, uint32_t t[6]);
+
 bk_result bk_vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s);
 bk_result bk_vbsp_extract_images(const bk_file *f, const bk_options *opt, bk_scene *out);
 /* VMT text (vmt.c): the shader name; the first value of key anywhere (case-insensitive) */

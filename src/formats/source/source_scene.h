@@ -1,0 +1,59 @@
+/* What the Source map -> scene builder's files share: scene.c (faces, displacements, materials,
+ * the build), source_assets.c (where assets are found; VMT/VTF materials; bk_source_assets_*),
+ * source_lightmap.c (the lightmap atlas) and source_props.c (static props). */
+#ifndef BK_SOURCE_SCENE_H
+#define BK_SOURCE_SCENE_H
+
+#include "mdl_internal.h"
+#include "vbsp_internal.h"
+
+/* one place assets are looked for: a VPK or a folder of loose files */
+typedef struct src_mount {
+    bk_archive *vpk;
+    bk_vfs *dir;
+    char *path;
+} src_mount;
+
+typedef struct sb {
+    const bk_source_map *p;
+    const bk_options *opt;
+    bk_scene *s;
+    const bk_source_face *faces;   /* the face set whose lightofs match the lighting lump */
+    const bk_source_lump *light;
+    int32_t *tex_mat;              /* texdata -> material (+1 slot for "no texdata") */
+    bk_atlas *atlas;
+    uint32_t *face_rect;           /* face -> atlas rect + 1 (0: none) */
+    int32_t lm_image;
+    uint32_t atlas_w, atlas_h;
+    uint64_t vertex_budget;        /* scene vertices left before BK_ELIMIT */
+    bk_archive *pak;               /* the map's pakfile, where its materials' VMT/VTF are found */
+    src_mount *mounts;             /* then the VPKs and folders of --game-dir, in search order */
+    uint32_t mount_count, mount_cap;
+    uint64_t texture_budget;       /* decoded texture bytes left */
+    const char *skyname;           /* worldspawn's skyname, or NULL */
+    size_t file_size;              /* the map's bytes (how its atlas is kept: bk_atlas_to_scene_image) */
+} sb;
+
+/* hostile maps can make faces share huge lightmaps or surfedge runs: bound what the scene holds */
+#define SRC_MAX_LUXELS ((uint64_t)16 << 20)
+
+/* scene.c: a face through which the engine shows the sky; whether a face is drawn */
+bool bk_src_texinfo_sky(const bk_source_map *p, int32_t texinfo);
+bool bk_src_face_drawn(const bk_source_map *p, const bk_source_face *f);
+
+/* source_assets.c: a game file by its path, where the engine looks (the pakfile, then the mounts);
+ * the mounts of --game-dir in search order, and closing them; material mi's texture from its VMT;
+ * the lookup functions the MDL builder uses */
+bool bk_src_read_asset(sb *b, const char *path, uint8_t **d, size_t *n);
+void bk_src_open_mounts(sb *b);
+void bk_src_close_mounts(sb *b);
+bk_result bk_src_attach_texture(sb *b, int32_t mi, const char *name);
+void bk_src_make_lookup(sb *b, bk_src_lookup *lk);
+
+/* source_lightmap.c: the lightmap atlas (b->face_rect, b->lm_image, b->atlas_w/h) */
+bk_result bk_src_build_lightmaps(sb *b);
+
+/* source_props.c: a node per static prop, with its model's mesh when found */
+bk_result bk_src_add_prop_nodes(sb *b);
+
+#endif
