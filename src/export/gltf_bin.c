@@ -149,6 +149,17 @@ static void png_encode_bg(void *user)
         png_encode_one(j, i);
     }
 }
+/* the job's per-image arrays (PNGs, results, done flags), freed and cleared */
+static void png_job_arrays_free(png_job *j)
+{
+    bk_free(j->pngs);
+    bk_free(j->res);
+    bk_free(j->done);
+    j->pngs = NULL;
+    j->res = NULL;
+    j->done = NULL;
+}
+
 
 /* start encoding (on a thread when there is enough to encode to be worth one) */
 void bk_gltf_png_start(png_job *j, const bk_scene *s, int level, bool borrow)
@@ -165,12 +176,7 @@ void bk_gltf_png_start(png_job *j, const bk_scene *s, int level, bool borrow)
     j->res = bk_calloc(s->image_count + 1, sizeof *j->res);
     j->done = bk_calloc(s->image_count + 1, 1);
     if (!j->pngs || !j->res || !j->done) {
-        bk_free(j->pngs);
-        bk_free(j->res);
-        bk_free(j->done);
-        j->pngs = NULL;
-        j->res = NULL;
-        j->done = NULL;
+        png_job_arrays_free(j);
         j->r = BK_ENOMEM;
         atomic_store(&j->next, UINT32_MAX);
         return;
@@ -233,12 +239,7 @@ void bk_gltf_png_free(png_job *j)
         for (uint32_t i = 0; i < j->s->image_count; i++) png_release(j, i);
     bk_mutex_destroy(&j->mu);
     bk_cond_destroy(&j->cv);
-    bk_free(j->pngs);
-    bk_free(j->res);
-    bk_free(j->done);
-    j->pngs = NULL;
-    j->res = NULL;
-    j->done = NULL;
+    png_job_arrays_free(j);
     j->s = NULL;
 }
 
