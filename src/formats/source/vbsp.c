@@ -438,7 +438,7 @@ static bk_result load_faces(vbsp_ld *L, int idx, bk_source_face **out, uint32_t 
 {
     bk_source_map *p = L->p;
     bool v17 = p->version == 17;
-    size_t es = v17 ? 104 : 56;
+    size_t es = k_lumps[idx].entry[L->f->version->column];   /* the version row's face size */
     uint32_t n;
     BK_TRY(lump_count_sized(L, idx, es, &n));
     bk_source_face *fa;
@@ -498,8 +498,7 @@ static bk_result check_faces(vbsp_ld *L, int idx, bk_source_face *fa, uint32_t n
 {
     bk_source_map *p = L->p;
     const char *ln = LNAME(idx);
-    size_t es = p->version == 17 ? 104 : 56;
-    uint32_t stale_texinfo = 0;
+    size_t es = k_lumps[idx].entry[L->f->version->column];   /* 56, or 104 in v17 */
     BK_TRY(bk_vbsp_check_lump_refs(L, idx));
     for (uint32_t i = 0; i < n; i++) {
         bk_source_face *f = &fa[i];
@@ -515,9 +514,9 @@ static bk_result check_faces(vbsp_ld *L, int idx, bk_source_face *fa, uint32_t n
         }
         if (f->texinfo < -1 || f->texinfo >= (int32_t)p->texinfo_count) {
             /* vbsp compacts the texinfo table after writing the original faces and does not remap
-             * them, so there such references are normal: counted, reported once as info */
-            if (idx == BK_SRC_LUMP_ORIGINALFACES) stale_texinfo++;
-            else BK_ERR(L->ctx, BK_EINDEX, ln, i, o, "texinfo %d out of range (%u texinfo)", f->texinfo, p->texinfo_count);
+             * them, so there such references are normal: cleared, not reported */
+            if (idx != BK_SRC_LUMP_ORIGINALFACES)
+                BK_ERR(L->ctx, BK_EINDEX, ln, i, o, "texinfo %d out of range (%u texinfo)", f->texinfo, p->texinfo_count);
             f->texinfo = -1;
         }
         if (f->dispinfo < -1 || f->dispinfo >= (int32_t)p->dispinfo_count) {
@@ -560,10 +559,8 @@ static bk_result check_faces(vbsp_ld *L, int idx, bk_source_face *fa, uint32_t n
             }
         }
     }
-    (void)stale_texinfo;
     return BK_OK;
 }
-
 
 static bk_result load_displacements(vbsp_ld *L)
 {
