@@ -222,6 +222,13 @@ static void bench_map(const char *family, const char *path)
         sink += pi.leaf;
     }
     double t_pt = now() - t0;
+    /* the same points through the batch call (several tree walks side by side) */
+    bk_point_info *many = malloc(sizeof *many * NP);
+    t0 = now();
+    bk_query_points(q, 0, NP, pts, many, NULL);
+    double t_pts = now() - t0;
+    for (size_t i = 0; i < NP; i++) sink += many[i].leaf;
+    free(many);
     t0 = now();
     for (size_t i = 0; i < NB; i++) sink += (int64_t)base_point(&b, pts + 3 * i);
     double t_bpt = (now() - t0) * ((double)NP / NB);
@@ -266,6 +273,8 @@ static void bench_map(const char *family, const char *path)
            b.nbrushes + b.ntris);
     printf("         point  %8.2f M/s   brute force %8.3f M/s   x%.0f\n", NP / t_pt / 1e6, NP / t_bpt / 1e6,
            t_bpt / t_pt);
+    printf("         points %8.2f M/s   (bk_query_points, the same points at once; x%.1f one call a point)\n",
+           NP / t_pts / 1e6, t_pt / t_pts);
     printf("         ray    %8.2f M/s   brute force %8.3f M/s   x%.0f\n", NT / t_tr / 1e6, NT / t_btr / 1e6,
            t_btr / t_tr);
     printf("         box    %8.2f M/s   (player box; x%.0f the brute-force ray)\n", NT / t_box / 1e6, t_btr / t_box);

@@ -23,6 +23,7 @@ void bk_cm_free(bk_cm *cm)
     bk_free(cm->tris);
     bk_free(cm->meshes);
     bk_free(cm->models);
+    bk_cm_point_index_free(cm);
     memset(cm, 0, sizeof *cm);
 }
 
@@ -100,16 +101,70 @@ static inline float pdist(const bk_cm_plane *p, const float v[3])
     return p->n[0] * v[0] + p->n[1] * v[1] + p->n[2] * v[2] - p->d;
 }
 
+/* where a walk from head starts: p's cell of the start grid for model 0's root */
+static inline int32_t walk_start(const bk_cm *cm, int32_t head, const float p[3])
+{
+    const bk_cm_grid *g = &cm->grid;
+    if (g->start && head == cm->models[0].headnode) {
+        double fi = (p[0] - g->origin[0]) * g->inv[0], fj = (p[1] - g->origin[1]) * g->inv[1],
+               fk = (p[2] - g->origin[2]) * g->inv[2];
+        if (fi >= 0 && fi < g->dim[0] && fj >= 0 && fj < g->dim[1] && fk >= 0 && fk < g->dim[2])
+            return g->start[((size_t)fk * g->dim[1] + (size_t)fj) * g->dim[0] + (size_t)fi];
+    }
+    return head;
+}
+
+static inline int32_t walk_end(const bk_cm *cm, int32_t n)
+{
+    uint32_t leaf = (uint32_t)(-1 - n);
+    return n < 0 && leaf < cm->leaf_count ? (int32_t)leaf : -1;
+}
+
 int32_t bk_cm_point_leaf(const bk_cm *cm, int32_t head, const float p[3])
 {
-    int32_t n = head;
+    int32_t n = walk_start(cm, head, p);
+    const bk_cm_fnode *fn = cm->grid.nodes;
     for (uint32_t guard = 0; n >= 0; guard++) {
         if ((uint32_t)n >= cm->node_count || guard > cm->node_count) return -1;
-        const bk_cm_node *nd = &cm->nodes[n];
-        n = nd->children[pdist(&cm->planes[nd->plane], p) >= 0 ? 0 : 1];
+        if (fn) {   /* the same distances (an axial plane's zero terms add nothing), one load a node */
+            const bk_cm_fnode *nd = &fn[n];
+            n = nd->children[nd->n[0] * p[0] + nd->n[1] * p[1] + nd->n[2] * p[2] - nd->d < 0];
+        } else {
+            const bk_cm_node *nd = &cm->nodes[n];
+            n = nd->children[pdist(&cm->planes[nd->plane], p) >= 0 ? 0 : 1];
+        }
     }
-    uint32_t leaf = (uint32_t)(-1 - n);
-    return leaf < cm->leaf_count ? (int32_t)leaf : -1;
+    return walk_end(cm, n);
+}
+
+/* A walk is a chain of dependent loads and compares, so one point at a time leaves the core
+ * waiting; BATCH walks side by side keep it busy. */
+#define BATCH 8
+void bk_cm_point_leaves(const bk_cm *cm, int32_t head, size_t count, const float *pos, int32_t *leaves)
+{
+    const bk_cm_fnode *fn = cm->grid.nodes;
+    size_t i = 0;
+    for (; fn && i + BATCH <= count; i += BATCH) {
+        int32_t n[BATCH];
+        uint32_t guard = 0, active = 0;
+        for (int j = 0; j < BATCH; j++) n[j] = walk_start(cm, head, pos + 3 * (i + j));
+        do {
+            active = 0;
+            for (int j = 0; j < BATCH; j++) {
+                if (n[j] < 0) continue;
+                if ((uint32_t)n[j] >= cm->node_count) {
+                    n[j] = INT32_MIN;   /* broken: no leaf */
+                    continue;
+                }
+                const float *p = pos + 3 * (i + j);
+                const bk_cm_fnode *nd = &fn[n[j]];
+                n[j] = nd->children[nd->n[0] * p[0] + nd->n[1] * p[1] + nd->n[2] * p[2] - nd->d < 0];
+                active++;
+            }
+        } while (active && ++guard <= cm->node_count + 1);
+        for (int j = 0; j < BATCH; j++) leaves[i + j] = n[j] >= 0 ? -1 : walk_end(cm, n[j]);
+    }
+    for (; i < count; i++) leaves[i] = bk_cm_point_leaf(cm, head, pos + 3 * i);
 }
 
 static bool brush_holds(const bk_cm *cm, const bk_cm_brush *br, const float p[3])
@@ -120,24 +175,62 @@ static bool brush_holds(const bk_cm *cm, const bk_cm_brush *br, const float p[3]
     return true;
 }
 
-uint32_t bk_cm_point_contents(const bk_cm *cm, uint32_t model, const float p[3], int32_t *native)
+static void indexed_run(const bk_cm_ptindex *ix, uint32_t a, uint32_t z, const float p[3], uint32_t *c, int32_t *nat)
+{
+    for (uint32_t i = a; i < z; i++) {
+        const bk_cm_ptbrush *b = &ix->brushes[i];
+        if (p[0] > b->maxs[0] || p[0] < b->mins[0] || p[1] > b->maxs[1] || p[1] < b->mins[1] ||
+            p[2] > b->maxs[2] || p[2] < b->mins[2])
+            continue;
+        if ((*c & b->contents) == b->contents && (*nat & b->native) == b->native) continue;
+        bool in = true;
+        for (uint32_t k = 0; k < b->num_planes && in; k++) {
+            const float *pl = ix->planes[b->first_plane + k];
+            in = !(pl[0] * p[0] + pl[1] * p[1] + pl[2] * p[2] - pl[3] > 0);
+        }
+        if (in) *c |= b->contents, *nat |= b->native;
+    }
+}
+
+static uint32_t indexed_contents(const bk_cm *cm, uint32_t l, const float p[3], int32_t *native)
+{
+    const bk_cm_ptindex *ix = &cm->pt;
+    if (p[0] > ix->all_maxs[0] || p[0] < ix->all_mins[0] || p[1] > ix->all_maxs[1] || p[1] < ix->all_mins[1] ||
+        p[2] > ix->all_maxs[2] || p[2] < ix->all_mins[2]) {
+        *native = 0;   /* outside every brush's bounds (so no brush holds the whole leaf either) */
+        return 0;
+    }
+    uint32_t c = ix->full[l];
+    int32_t nat = ix->full_native[l];
+    indexed_run(ix, ix->first[l], ix->mid[l], p, &c, &nat);
+    const float *bx = ix->box[l];
+    if (p[0] == bx[0] || p[1] == bx[1] || p[2] == bx[2] || p[0] == bx[3] || p[1] == bx[4] || p[2] == bx[5])
+        indexed_run(ix, ix->mid[l], ix->first[l + 1], p, &c, &nat);
+    *native = nat;
+    return c;
+}
+
+uint32_t bk_cm_leaf_contents(const bk_cm *cm, uint32_t model, int32_t l, const float p[3], int32_t *native)
 {
     uint32_t c = 0;
     int32_t nat = 0;
     const bk_cm_model *m = &cm->models[model];
     if (m->headnode >= 0) {
-        int32_t l = bk_cm_point_leaf(cm, m->headnode, p);
         if (l < 0) {
             if (native) *native = 0;
             return BK_CONTENTS_SOLID;
         }
         const bk_cm_leaf *lf = &cm->leafs[l];
-        c = lf->contents;
-        nat = lf->native;
-        if (cm->leaf_contents_from_brushes) {
-            for (uint32_t i = 0; i < lf->num_brushes; i++) {
-                const bk_cm_brush *br = &cm->brushes[cm->leafbrushes[lf->first_brush + i]];
-                if (brush_holds(cm, br, p)) c |= br->contents, nat |= br->native;
+        if (model == 0 && cm->pt.first) {
+            c = indexed_contents(cm, (uint32_t)l, p, &nat);
+        } else {
+            c = lf->contents;
+            nat = lf->native;
+            if (cm->leaf_contents_from_brushes) {
+                for (uint32_t i = 0; i < lf->num_brushes; i++) {
+                    const bk_cm_brush *br = &cm->brushes[cm->leafbrushes[lf->first_brush + i]];
+                    if (brush_holds(cm, br, p)) c |= br->contents, nat |= br->native;
+                }
             }
         }
     } else {
@@ -148,6 +241,14 @@ uint32_t bk_cm_point_contents(const bk_cm *cm, uint32_t model, const float p[3],
     }
     if (native) *native = nat;
     return c;
+}
+
+uint32_t bk_cm_point_contents(const bk_cm *cm, uint32_t model, const float p[3], int32_t *native, int32_t *leaf)
+{
+    const bk_cm_model *m = &cm->models[model];
+    int32_t l = m->headnode >= 0 ? bk_cm_point_leaf(cm, m->headnode, p) : -1;
+    if (leaf) *leaf = l;
+    return bk_cm_leaf_contents(cm, model, l, p, native);
 }
 
 /* ---- the sweep --------------------------------------------------------------------------- */

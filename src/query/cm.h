@@ -58,6 +58,42 @@ typedef struct bk_cm_model {
     uint32_t first_mesh, num_meshes;
 } bk_cm_model;
 
+/* The point index (Quake 3, where a point's contents are those of the brushes holding it): per
+ * leaf, the contents of the brushes that hold the leaf's whole region, and the brushes that
+ * only cross it, each copied with its bounds and its non-axial planes next to each other. */
+typedef struct bk_cm_ptbrush {
+    float mins[3], maxs[3];    /* the brush's axial sides */
+    uint32_t first_plane, num_planes;   /* non-axial sides, into pt_planes */
+    uint32_t contents;
+    int32_t native;
+} bk_cm_ptbrush;
+
+typedef struct bk_cm_ptindex {
+    uint32_t *first;           /* leaf_count + 1 offsets into brushes; NULL: no index */
+    uint32_t *mid;             /* per leaf: brushes[first, mid) cross it, [mid, next first) touch it */
+    float (*box)[6];           /* per leaf: the box its region lies in (mins, maxs) */
+    float all_mins[3], all_maxs[3];   /* bounds of every brush: no brush holds a point outside */
+    uint32_t *full;            /* contents of the brushes holding the whole leaf */
+    int32_t *full_native;
+    bk_cm_ptbrush *brushes;
+    float (*planes)[4];
+} bk_cm_ptindex;
+
+/* The start grid of model 0's tree: a point in cell (i,j,k) needs no node above start[cell]
+ * (the deepest node whose planes leave the whole cell, widened by a margin, on one side). */
+typedef struct bk_cm_fnode {
+    float n[3], d;             /* the node's plane, inline */
+    int32_t children[2];
+} bk_cm_fnode;
+
+typedef struct bk_cm_grid {
+    double origin[3], cell[3], inv[3];
+    uint32_t dim[3];
+    int32_t *start;            /* NULL: walk from the root */
+    bk_cm_fnode *nodes;        /* node_count nodes with their planes, for point walks; or NULL */
+    double margin;             /* how far a plane must be from a cell to decide it */
+} bk_cm_grid;
+
 typedef struct bk_cm {
     bk_cm_plane *planes;   uint32_t plane_count;
     bk_cm_node *nodes;     uint32_t node_count;
@@ -70,6 +106,8 @@ typedef struct bk_cm {
     bk_cm_mesh *meshes;    uint32_t mesh_count;
     bk_cm_model *models;   uint32_t model_count;
     int leaf_contents_from_brushes;   /* Quake 3: a point's contents are its brushes' */
+    bk_cm_ptindex pt;
+    bk_cm_grid grid;
 } bk_cm;
 
 void bk_cm_free(bk_cm *cm);
@@ -84,10 +122,24 @@ void bk_cm_mesh_bounds(const bk_cm *cm, bk_cm_mesh *me);
 bool bk_vis_rle_decode(const uint8_t *vis, size_t size, uint64_t ofs, uint32_t clusters, uint8_t *row);
 /* Fill plane type (axial or not) and each brush's bounds from its axial sides. */
 void bk_cm_finish(bk_cm *cm);
-/* The leaf holding p, walking from node `head` (>= 0), or -1 when the tree is broken. */
+/* The leaf holding p, walking from node `head` (>= 0), or -1 when the tree is broken. For the
+ * root of model 0 the walk starts at p's cell of the start grid (cm_point.c). */
 int32_t bk_cm_point_leaf(const bk_cm *cm, int32_t head, const float p[3]);
-/* The contents at p (leaf contents | every brush of the leaf holding p that contains it) */
-uint32_t bk_cm_point_contents(const bk_cm *cm, uint32_t model, const float p[3], int32_t *native);
+/* bk_cm_point_leaf for count points (pos: 3 floats each), several walks side by side. */
+void bk_cm_point_leaves(const bk_cm *cm, int32_t head, size_t count, const float *pos, int32_t *leaves);
+/* The contents at p (leaf contents | every brush of the leaf holding p that contains it); when
+ * leaf is not NULL it gets the leaf of a model with a tree (-1 otherwise or when broken). */
+uint32_t bk_cm_point_contents(const bk_cm *cm, uint32_t model, const float p[3], int32_t *native,
+                              int32_t *leaf);
+/* bk_cm_point_contents with the leaf already found (l from bk_cm_point_leaf of the model's
+ * head node; ignored for a model without a tree). */
+uint32_t bk_cm_leaf_contents(const bk_cm *cm, uint32_t model, int32_t l, const float p[3], int32_t *native);
+/* Build the point index of a model-0 tree whose contents come from brushes (cm_point.c); the
+ * answers are the same with or without it. */
+bk_result bk_cm_point_index(bk_cm *cm, bk_ctx *ctx);
+/* Build the start grid of model 0's tree (both brush families). */
+bk_result bk_cm_point_grid(bk_cm *cm, bk_ctx *ctx);
+void bk_cm_point_index_free(bk_cm *cm);
 /* Trace a box (mins/maxs) from start to end through model, stopping at contents in mask. */
 void bk_cm_trace(const bk_cm *cm, const bk_trace_params *p, const float start[3], const float end[3],
                  bk_trace_result *tr);

@@ -149,6 +149,43 @@ bk_result bk_query_point(const bk_query *q, uint32_t model, const float pos[3], 
     return q->ops->point(q->state, model, pos, out);
 }
 
+bk_result bk_query_points(const bk_query *q, uint32_t model, size_t count, const float *pos, bk_point_info *out,
+                          size_t *bad)
+{
+    if (bad) *bad = 0;
+    if (!q || (count && (!pos || !out))) return BK_EARG;
+    if (model >= q->info.model_count) return BK_EINDEX;
+    for (size_t i = 0; i < count; i++)
+        if (!bk_finite3(pos + 3 * i)) {
+            if (bad) *bad = i;
+            return BK_EARG;
+        }
+    bk_result r = BK_OK;
+    enum { CHUNK = 256 };
+    int32_t leaves[CHUNK];
+    for (size_t i = 0; i < count; i += CHUNK) {
+        size_t n = count - i < CHUNK ? count - i : CHUNK;
+        bk_result rc = BK_OK;
+        if (q->ops->points) {
+            rc = q->ops->points(q->state, model, n, pos + 3 * i, leaves, out + i);
+        } else {
+            for (size_t j = 0; j < n; j++) {
+                bk_result rj = q->ops->point(q->state, model, pos + 3 * (i + j), out + i + j);
+                if (rc == BK_OK) rc = rj;
+            }
+        }
+        if (rc != BK_OK && r == BK_OK) {
+            r = rc;
+            for (size_t j = 0; bad && j < n; j++)
+                if (out[i + j].leaf < 0 && model == 0) {
+                    *bad = i + j;
+                    break;
+                }
+        }
+    }
+    return r;
+}
+
 size_t bk_query_row_bytes(const bk_query *q)
 {
     return q ? ((size_t)q->info.cluster_count + 7) / 8 : 0;

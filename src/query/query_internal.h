@@ -15,6 +15,10 @@ typedef struct bk_query_ops {
     void (*destroy)(void *state);
     /* model < info.model_count, pos finite (checked by the front door) */
     bk_result (*point)(const void *state, uint32_t model, const float pos[3], bk_point_info *out);
+    /* optional: point for count points (pos 3 floats each), leaves scratch of count entries; the
+     * first error is returned, every out filled */
+    bk_result (*points)(const void *state, uint32_t model, size_t count, const float *pos, int32_t *leaves,
+                        bk_point_info *out);
     /* cluster in [0, info.cluster_count); row has bk_query_row_bytes bytes, zeroed by the caller */
     bk_result (*vis_row)(const void *state, bk_vis_kind kind, int32_t cluster, uint8_t *row);
     /* leaf in [0, info.leaf_count) */

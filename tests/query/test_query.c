@@ -19,6 +19,7 @@
 #include "bspkit/query.h"
 #include "bspkit/scene.h"
 #include "common/bk_internal.h"
+#include "query/cm.h"
 #include "unit/check.h"
 
 typedef struct diag_log {
@@ -142,6 +143,87 @@ static double rnd(void)
 
 static int g_maps, g_spawns, g_agree, g_segments;
 
+
+/* Quake 3: the point index answers as testing every brush of the leaf does, on random points
+ * and on the corners, edge midpoints and face centres of every brush's bounds (points on
+ * planes are where a margin would show) */
+static int g_index_points, g_index_mismatch;
+static void point_index_check(const bk_query *q, const char *path)
+{
+    const bk_cm *cm = bk_cm_state(q->state);
+    if (!cm->pt.first) {
+        fprintf(stderr, "%s: no point index\n", path);
+        CHECK(0);
+        return;
+    }
+    bk_cm plain = *cm;
+    plain.pt.first = NULL;
+    plain.grid.start = NULL;
+    CHECK(cm->grid.start != NULL || cm->node_count < 64);
+    int mism = 0, n = 0;
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (uint32_t b = 0; b < cm->brush_count; b++)
+        for (int k = 0; k < 3; k++)
+            if (isfinite(cm->brushes[b].mins[k]) && isfinite(cm->brushes[b].maxs[k]))
+                lo[k] = fminf(lo[k], cm->brushes[b].mins[k]), hi[k] = fmaxf(hi[k], cm->brushes[b].maxs[k]);
+    for (uint32_t b = 0; b < cm->brush_count + 20000; b++) {
+        float p[3];
+        int pts = b < cm->brush_count ? 27 : 1;
+        for (int c = 0; c < pts; c++) {
+            if (b < cm->brush_count) {
+                const bk_cm_brush *br = &cm->brushes[b];
+                int ok = 1;
+                for (int k = 0, cc = c; k < 3; k++, cc /= 3) {
+                    float t = (float)(cc % 3) * 0.5f;
+                    ok &= isfinite(br->mins[k]) && isfinite(br->maxs[k]);
+                    p[k] = br->mins[k] + (br->maxs[k] - br->mins[k]) * t;
+                }
+                if (!ok) break;
+            } else {
+                for (int k = 0; k < 3; k++) p[k] = lo[k] + (float)rnd() * (hi[k] - lo[k]);
+            }
+            int32_t na, nb, la, lb;
+            uint32_t a = bk_cm_point_contents(cm, 0, p, &na, &la);
+            uint32_t z = bk_cm_point_contents(&plain, 0, p, &nb, &lb);
+            n++;
+            if (a != z || na != nb || la != lb) {
+                if (mism++ < 5)
+                    fprintf(stderr, "%s: point %g %g %g: indexed %u/%d, every brush %u/%d\n", path, p[0], p[1],
+                            p[2], a, na, z, nb);
+            }
+        }
+    }
+    g_index_points += n;
+    g_index_mismatch += mism;
+    CHECK(mism == 0);
+}
+
+/* bk_query_points gives bk_query_point's answers, point by point; a non-finite point is named */
+static void batch_check(const bk_query *q, const bk_file *f, const char *path)
+{
+    enum { NB = 3000 };
+    static float pos[3 * NB];
+    static bk_point_info batch[NB];
+    const bk_info *inf = bk_file_info(f);
+    for (size_t i = 0; i < 3 * NB; i++) {
+        int k = (int)(i % 3);
+        float lo = inf->has_bounds ? inf->mins[k] : -4096, hi = inf->has_bounds ? inf->maxs[k] : 4096;
+        pos[i] = lo + (float)rnd() * (hi - lo);
+    }
+    CHECK(bk_query_points(q, 0, NB, pos, batch, NULL) == BK_OK);
+    int differ = 0;
+    for (size_t i = 0; i < NB; i++) {
+        bk_point_info one;
+        bk_query_point(q, 0, pos + 3 * i, &one);
+        differ += memcmp(&one, &batch[i], sizeof one) != 0;
+    }
+    if (differ) fprintf(stderr, "%s: %d of %d batch answers differ\n", path, differ, NB);
+    CHECK(differ == 0);
+    size_t bad = 0;
+    pos[3 * 1234 + 1] = NAN;
+    CHECK(bk_query_points(q, 0, NB, pos, batch, &bad) == BK_EARG && bad == 1234);
+}
+
 static void check_map(const char *path, bk_format want_family, int *unsupported)
 {
     bk_options opt;
@@ -172,6 +254,8 @@ static void check_map(const char *path, bk_format want_family, int *unsupported)
         return;
     }
     g_maps++;
+    if (want_family == BK_FORMAT_QUAKE3) point_index_check(q, path);
+    batch_check(q, f, path);
     bk_query_info info;
     bk_query_get_info(q, &info);
     const bk_entities *ents = bk_file_entities(f);
@@ -491,6 +575,8 @@ int main(int argc, char **argv)
         }
     }
     printf("%d maps, %d spawns, %d/%d segments agree with the ray cast\n", g_maps, g_spawns, g_agree, g_segments);
+    if (strcmp(argv[4], "q3") == 0)
+        printf("point index: %d points, %d differ from testing every brush\n", g_index_points, g_index_mismatch);
     CHECK(g_maps > 0);
     /* the great majority over the family's corpus: 90% GoldSrc / Quake, 80% Quake 3 / Source */
     CHECK(g_segments == 0 || g_agree * 100 >= g_segments * (strcmp(argv[4], "quake") == 0 ? 90 : 80));

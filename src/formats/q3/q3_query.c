@@ -199,18 +199,16 @@ static void q3_destroy(void *state)
     bk_free(s);
 }
 
-static bk_result q3_point(const void *state, uint32_t model, const float pos[3], bk_point_info *out)
+/* one point whose world leaf l is known (ignored for brush models) */
+static bk_result q3_point_at(const q3state *s, uint32_t model, const float pos[3], int32_t l, bk_point_info *out)
 {
-    const q3state *s = state;
     const bk_q3_map *m = s->m;
     memset(out, 0, sizeof *out);
-    out->native_contents = 0;
-    out->contents = bk_cm_point_contents(&s->cm, model, pos, &out->native_contents);
+    out->contents = bk_cm_leaf_contents(&s->cm, model, l, pos, &out->native_contents);
     out->leaf = -1;
     out->cluster = -1;
     out->area = -1;
     if (model == 0) {
-        int32_t l = bk_cm_point_leaf(&s->cm, 0, pos);
         if (l < 0) return BK_EINDEX;
         const bk_q3_leaf *lf = &m->leafs[l];
         out->leaf = l;
@@ -222,6 +220,27 @@ static bk_result q3_point(const void *state, uint32_t model, const float pos[3],
         memcpy(out->leaf_maxs, m->models[model].maxs, sizeof out->leaf_maxs);
     }
     return BK_OK;
+}
+
+static bk_result q3_point(const void *state, uint32_t model, const float pos[3], bk_point_info *out)
+{
+    const q3state *s = state;
+    int32_t head = s->cm.models[model].headnode;
+    return q3_point_at(s, model, pos, head >= 0 ? bk_cm_point_leaf(&s->cm, head, pos) : -1, out);
+}
+
+static bk_result q3_points(const void *state, uint32_t model, size_t count, const float *pos, int32_t *leaves,
+                           bk_point_info *out)
+{
+    const q3state *s = state;
+    int32_t head = s->cm.models[model].headnode;
+    bk_result r = BK_OK;
+    if (head >= 0) bk_cm_point_leaves(&s->cm, head, count, pos, leaves);
+    for (size_t i = 0; i < count; i++) {
+        bk_result ri = q3_point_at(s, model, pos + 3 * i, head >= 0 ? leaves[i] : -1, &out[i]);
+        if (r == BK_OK) r = ri;
+    }
+    return r;
 }
 
 static bk_result q3_vis_row(const void *state, bk_vis_kind kind, int32_t cluster, uint8_t *row)
@@ -261,6 +280,15 @@ static const char *q3_surface_name(const bk_file *f, int32_t surface)
 }
 
 const bk_query_ops bk_query_ops_q3 = {
-    q3_open, q3_destroy, q3_point, q3_vis_row, q3_leaf_cluster, q3_leaf_face_count, q3_leaf_face, bk_cm_state_trace,
-    bk_cm_state, q3_surface_name,
+    .open = q3_open,
+    .destroy = q3_destroy,
+    .point = q3_point,
+    .points = q3_points,
+    .vis_row = q3_vis_row,
+    .leaf_cluster = q3_leaf_cluster,
+    .leaf_face_count = q3_leaf_face_count,
+    .leaf_face = q3_leaf_face,
+    .trace = bk_cm_state_trace,
+    .cm = bk_cm_state,
+    .surface_name = q3_surface_name,
 };

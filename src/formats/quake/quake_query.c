@@ -490,5 +490,12 @@ static bk_result q_trace(const void *state, const bk_trace_params *p, const floa
 }
 
 const bk_query_ops bk_query_ops_quake = {
-    q_open, q_destroy, q_point, q_vis_row, q_leaf_cluster, q_leaf_face_count, q_leaf_face, q_trace, NULL, NULL,
+    .open = q_open,
+    .destroy = q_destroy,
+    .point = q_point,
+    .vis_row = q_vis_row,
+    .leaf_cluster = q_leaf_cluster,
+    .leaf_face_count = q_leaf_face_count,
+    .leaf_face = q_leaf_face,
+    .trace = q_trace,
 };

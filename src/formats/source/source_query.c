@@ -211,13 +211,10 @@ static bk_result src_open(const bk_file *f, bk_ctx *ctx, void **state, bk_query_
     return BK_OK;
 }
 
-static bk_result src_point(const void *state, uint32_t model, const float pos[3], bk_point_info *out)
+static bk_result src_point_at(const srcstate *s, int32_t l, bk_point_info *out)
 {
-    const srcstate *s = state;
     const bk_source_map *m = s->m;
     memset(out, 0, sizeof *out);
-    int32_t head = s->cm.models[model].headnode;
-    int32_t l = bk_cm_point_leaf(&s->cm, head, pos);
     if (l < 0) return BK_EINDEX;
     const bk_source_leaf *lf = &m->leafs[l];
     out->leaf = l;
@@ -227,6 +224,25 @@ static bk_result src_point(const void *state, uint32_t model, const float pos[3]
     out->area = lf->area;
     for (int k = 0; k < 3; k++) out->leaf_mins[k] = lf->mins[k], out->leaf_maxs[k] = lf->maxs[k];
     return BK_OK;
+}
+
+static bk_result src_point(const void *state, uint32_t model, const float pos[3], bk_point_info *out)
+{
+    const srcstate *s = state;
+    return src_point_at(s, bk_cm_point_leaf(&s->cm, s->cm.models[model].headnode, pos), out);
+}
+
+static bk_result src_points(const void *state, uint32_t model, size_t count, const float *pos, int32_t *leaves,
+                            bk_point_info *out)
+{
+    const srcstate *s = state;
+    bk_result r = BK_OK;
+    bk_cm_point_leaves(&s->cm, s->cm.models[model].headnode, count, pos, leaves);
+    for (size_t i = 0; i < count; i++) {
+        bk_result ri = src_point_at(s, leaves[i], &out[i]);
+        if (r == BK_OK) r = ri;
+    }
+    return r;
 }
 
 static bk_result src_vis_row(const void *state, bk_vis_kind kind, int32_t cluster, uint8_t *row)
@@ -269,6 +285,15 @@ static const char *source_surface_name(const bk_file *f, int32_t surface)
 }
 
 const bk_query_ops bk_query_ops_source = {
-    src_open, src_destroy, src_point, src_vis_row, src_leaf_cluster, src_leaf_face_count, src_leaf_face, bk_cm_state_trace,
-    bk_cm_state, source_surface_name,
+    .open = src_open,
+    .destroy = src_destroy,
+    .point = src_point,
+    .points = src_points,
+    .vis_row = src_vis_row,
+    .leaf_cluster = src_leaf_cluster,
+    .leaf_face_count = src_leaf_face_count,
+    .leaf_face = src_leaf_face,
+    .trace = bk_cm_state_trace,
+    .cm = bk_cm_state,
+    .surface_name = source_surface_name,
 };

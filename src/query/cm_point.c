@@ -1,0 +1,306 @@
+/* The point index of a Quake 3 collision model (see cm.h).
+ *
+ * A Quake 3 leaf has no contents of its own: a point's contents are those of the brushes that
+ * hold it, among the brushes its leaf lists (19 on average, up to 129 on a Nexuiz map). Most of
+ * them either hold the whole leaf (structural brushes cut the tree along their sides) or only
+ * touch it, so they are sorted once per leaf. Each leaf's region lies in a box found by walking
+ * the tree from the root and cutting the box at every axial node plane (other planes leave it
+ * as it is, so the box is never too small). A brush whose planes keep all eight corners of that
+ * box inside by a margin holds every point of the leaf: its contents are ORed into the leaf's
+ * `full` contents. A brush whose bounds miss the box holds none and is dropped. The rest are
+ * copied, bounds first, then their non-axial planes: a point is then tested against a few
+ * bounds in a row of memory, and the planes of the few brushes whose bounds it is in. */
+#include <math.h>
+#include <string.h>
+
+#include "cm.h"
+
+#define CORNER_MARGIN 0.01f   /* a corner this far inside every plane: no rounding can put a
+                                 point of the box outside (coordinates are at most 2^17) */
+
+typedef struct ptbox { float mins[3], maxs[3]; bool seen; } ptbox;
+
+/* every leaf's box; leaves the tree does not reach keep seen == false */
+static void leaf_boxes(const bk_cm *cm, int32_t head, ptbox *boxes)
+{
+    typedef struct { int32_t node; float mins[3], maxs[3]; } item;
+    item stack[256];
+    uint32_t top = 0, visited = 0;
+    stack[top++] = (item){head, {-INFINITY, -INFINITY, -INFINITY}, {INFINITY, INFINITY, INFINITY}};
+    while (top) {
+        item it = stack[--top];
+        if (it.node < 0) {
+            uint32_t l = (uint32_t)(-1 - it.node);
+            if (l >= cm->leaf_count) continue;
+            ptbox *b = &boxes[l];
+            for (int k = 0; k < 3; k++) {   /* a leaf reached twice (a malformed tree): the union */
+                b->mins[k] = b->seen ? fminf(b->mins[k], it.mins[k]) : it.mins[k];
+                b->maxs[k] = b->seen ? fmaxf(b->maxs[k], it.maxs[k]) : it.maxs[k];
+            }
+            b->seen = true;
+            continue;
+        }
+        if ((uint32_t)it.node >= cm->node_count || ++visited > cm->node_count) return;
+        if (top + 2 > 256) continue;   /* a tree this deep: its leaves stay unseen (tested in full) */
+        const bk_cm_node *nd = &cm->nodes[it.node];
+        const bk_cm_plane *pl = &cm->planes[nd->plane];
+        item f = it, b = it;
+        f.node = nd->children[0];   /* front: pdist >= 0 */
+        b.node = nd->children[1];
+        if (pl->type < 3) {
+            if (pl->d > f.mins[pl->type]) f.mins[pl->type] = pl->d;
+            if (pl->d < b.maxs[pl->type]) b.maxs[pl->type] = pl->d;
+        }
+        stack[top++] = f;
+        stack[top++] = b;
+    }
+}
+
+static inline float side_dist(const bk_cm_plane *p, const float v[3])
+{
+    return p->n[0] * v[0] + p->n[1] * v[1] + p->n[2] * v[2] - p->d;
+}
+
+/* 0: the brush misses the box, 1: it holds all of it, 2: it crosses it, 3: its bounds only
+ * touch a face of the box (it can hold a point of the leaf only on that face) */
+static int classify(const bk_cm *cm, const bk_cm_brush *br, const ptbox *box)
+{
+    if (br->num_sides == 0) return 0;
+    for (int k = 0; k < 3; k++)
+        if (br->mins[k] > box->maxs[k] || br->maxs[k] < box->mins[k]) return 0;
+    for (int k = 0; k < 3; k++)
+        if (br->maxs[k] == box->mins[k] || br->mins[k] == box->maxs[k]) return 3;
+    for (int k = 0; k < 3; k++)
+        if (!isfinite(box->mins[k]) || !isfinite(box->maxs[k])) return 2;
+    for (uint32_t s = 0; s < br->num_sides; s++) {
+        const bk_cm_plane *p = &cm->planes[cm->sides[br->first_side + s].plane];
+        for (int c = 0; c < 8; c++) {
+            float v[3] = {c & 1 ? box->maxs[0] : box->mins[0], c & 2 ? box->maxs[1] : box->mins[1],
+                          c & 4 ? box->maxs[2] : box->mins[2]};
+            if (side_dist(p, v) > -CORNER_MARGIN) return 2;
+        }
+    }
+    return 1;
+}
+
+static bool is_axial(const bk_cm_plane *p)
+{
+    return p->type < 3 || (p->n[0] == -1.0f && p->n[1] == 0.0f && p->n[2] == 0.0f) ||
+           (p->n[1] == -1.0f && p->n[0] == 0.0f && p->n[2] == 0.0f) ||
+           (p->n[2] == -1.0f && p->n[0] == 0.0f && p->n[1] == 0.0f);
+}
+
+static void put_brush(bk_cm *cm, bk_cm_ptindex *ix, uint64_t n, const bk_cm_brush *br, const uint32_t *plane_of)
+{
+    uint32_t b = (uint32_t)(br - cm->brushes);
+    bk_cm_ptbrush *pb = &ix->brushes[n];
+    memcpy(pb->mins, br->mins, sizeof pb->mins);
+    memcpy(pb->maxs, br->maxs, sizeof pb->maxs);
+    pb->first_plane = plane_of[b];
+    pb->num_planes = plane_of[b + 1] - plane_of[b];
+    pb->contents = br->contents;
+    pb->native = br->native;
+}
+
+/* count (ix->brushes == NULL) or fill the crossing brushes of every leaf, then its touching ones */
+static uint64_t sort_brushes(bk_cm *cm, const ptbox *boxes, bk_cm_ptindex *ix, const uint32_t *plane_of)
+{
+    uint64_t n = 0;
+    for (uint32_t l = 0; l < cm->leaf_count; l++) {
+        const bk_cm_leaf *lf = &cm->leafs[l];
+        if (ix->brushes) {
+            ix->first[l] = (uint32_t)n, ix->full[l] = 0, ix->full_native[l] = 0;
+            for (int k = 0; k < 3; k++) ix->box[l][k] = boxes[l].mins[k], ix->box[l][3 + k] = boxes[l].maxs[k];
+        }
+        for (int pass = 2; pass <= 3; pass++) {
+            if (pass == 3 && ix->brushes) ix->mid[l] = (uint32_t)n;
+            for (uint32_t i = 0; i < lf->num_brushes; i++) {
+                const bk_cm_brush *br = &cm->brushes[cm->leafbrushes[lf->first_brush + i]];
+                int c = boxes[l].seen ? classify(cm, br, &boxes[l]) : 2;
+                if (c == 1 && ix->brushes && pass == 2) ix->full[l] |= br->contents, ix->full_native[l] |= br->native;
+                if (c != pass) continue;
+                if (ix->brushes) put_brush(cm, ix, n, br, plane_of);
+                n++;
+            }
+        }
+    }
+    if (ix->brushes) ix->first[cm->leaf_count] = (uint32_t)n;
+    return n;
+}
+
+bk_result bk_cm_point_index(bk_cm *cm, bk_ctx *ctx)
+{
+    bk_cm_ptindex *ix = &cm->pt;
+    if (!cm->leaf_contents_from_brushes || cm->model_count == 0 || cm->models[0].headnode < 0) return BK_OK;
+    bk_result r = BK_OK;
+    ptbox *boxes = bk_alloc_array(ctx, cm->leaf_count ? cm->leaf_count : 1, sizeof *boxes, &r);
+    uint32_t *plane_of = bk_alloc_array(ctx, (size_t)cm->brush_count + 1, sizeof *plane_of, &r);
+    if (r != BK_OK) goto done;
+    memset(boxes, 0, (size_t)cm->leaf_count * sizeof *boxes);
+    leaf_boxes(cm, cm->models[0].headnode, boxes);
+    uint64_t nplanes = 0;
+    for (uint32_t b = 0; b < cm->brush_count; b++) {
+        plane_of[b] = (uint32_t)nplanes;
+        const bk_cm_brush *br = &cm->brushes[b];
+        for (uint32_t s = 0; s < br->num_sides; s++)
+            nplanes += !is_axial(&cm->planes[cm->sides[br->first_side + s].plane]);
+    }
+    plane_of[cm->brush_count] = (uint32_t)nplanes;   /* <= side_count */
+    for (int k = 0; k < 3; k++) ix->all_mins[k] = INFINITY, ix->all_maxs[k] = -INFINITY;
+    for (uint32_t b = 0; b < cm->brush_count; b++)
+        for (int k = 0; k < 3; k++) {
+            if (cm->brushes[b].num_sides == 0) continue;   /* holds nothing */
+            ix->all_mins[k] = fminf(ix->all_mins[k], cm->brushes[b].mins[k]);
+            ix->all_maxs[k] = fmaxf(ix->all_maxs[k], cm->brushes[b].maxs[k]);
+        }
+    uint64_t nbrushes = sort_brushes(cm, boxes, ix, plane_of);   /* <= leafbrush_count */
+    ix->first = bk_alloc_array(ctx, (size_t)cm->leaf_count + 1, sizeof *ix->first, &r);
+    ix->mid = bk_alloc_array(ctx, cm->leaf_count ? cm->leaf_count : 1, sizeof *ix->mid, &r);
+    ix->box = bk_alloc_array(ctx, cm->leaf_count ? cm->leaf_count : 1, sizeof *ix->box, &r);
+    ix->full = bk_alloc_array(ctx, cm->leaf_count ? cm->leaf_count : 1, sizeof *ix->full, &r);
+    ix->full_native = bk_alloc_array(ctx, cm->leaf_count ? cm->leaf_count : 1, sizeof *ix->full_native, &r);
+    ix->planes = bk_alloc_array(ctx, nplanes ? nplanes : 1, sizeof *ix->planes, &r);
+    ix->brushes = bk_alloc_array(ctx, nbrushes ? nbrushes : 1, sizeof *ix->brushes, &r);
+    if (r != BK_OK) {
+        bk_cm_point_index_free(cm);
+        goto done;
+    }
+    for (uint32_t b = 0, o = 0; b < cm->brush_count; b++) {
+        const bk_cm_brush *br = &cm->brushes[b];
+        for (uint32_t s = 0; s < br->num_sides; s++) {
+            const bk_cm_plane *p = &cm->planes[cm->sides[br->first_side + s].plane];
+            if (is_axial(p)) continue;
+            ix->planes[o][0] = p->n[0], ix->planes[o][1] = p->n[1], ix->planes[o][2] = p->n[2];
+            ix->planes[o++][3] = p->d;
+        }
+    }
+    sort_brushes(cm, boxes, ix, plane_of);
+done:
+    bk_free(plane_of);
+    bk_free(boxes);
+    return r;
+}
+
+void bk_cm_point_index_free(bk_cm *cm)
+{
+    bk_cm_ptindex *ix = &cm->pt;
+    bk_free(ix->first);
+    bk_free(ix->mid);
+    bk_free(ix->box);
+    bk_free(ix->full);
+    bk_free(ix->full_native);
+    bk_free(ix->brushes);
+    bk_free(ix->planes);
+    memset(ix, 0, sizeof *ix);
+    bk_free(cm->grid.start);
+    bk_free(cm->grid.nodes);
+    memset(&cm->grid, 0, sizeof cm->grid);
+}
+
+/* ---- the start grid ------------------------------------------------------------------------
+ * A point walks the tree from the root through some 25 nodes on a Quake 3 map, one branch
+ * mispredicted in two: that walk, not the brushes, is most of a point query. The grid skips its
+ * top: each cell keeps the deepest node that every point of the cell reaches. Cells are filled
+ * by halving blocks of cells and walking each block down as far as its box stays on one side
+ * of the planes, so the build costs about one walk per cell. A plane decides a box only when
+ * the whole box, widened by GRID_WIDEN, is farther than GRID_MARGIN from it (computed in
+ * double): a point that the float arithmetic of the query puts in a cell is in its widened box,
+ * and no float rounding of its plane distance (at most a few hundredths at 2^16) can send it to
+ * the other side. */
+#define GRID_MAX_CELLS (1u << 18)
+#define GRID_MIN_CELL 16.0
+#define GRID_WIDEN 0.0625
+
+typedef struct gridb { const bk_cm *cm; bk_cm_grid *g; uint32_t guard; } gridb;
+
+static int32_t descend_box(const gridb *b, int32_t node, const double lo[3], const double hi[3])
+{
+    const bk_cm *cm = b->cm;
+    for (uint32_t guard = 0; node >= 0 && guard <= cm->node_count; guard++) {
+        if ((uint32_t)node >= cm->node_count) return node;
+        const bk_cm_node *nd = &cm->nodes[node];
+        const bk_cm_plane *pl = &cm->planes[nd->plane];
+        double mn = -pl->d, mx = -pl->d;
+        for (int k = 0; k < 3; k++) {
+            double a = (double)pl->n[k] * lo[k], c = (double)pl->n[k] * hi[k];
+            mn += a < c ? a : c;
+            mx += a < c ? c : a;
+        }
+        if (mn > b->g->margin) node = nd->children[0];
+        else if (mx < -b->g->margin) node = nd->children[1];
+        else break;
+    }
+    return node;
+}
+
+static void fill_block(const gridb *b, int32_t node, const uint32_t a[3], const uint32_t z[3], int depth)
+{
+    bk_cm_grid *g = b->g;
+    double lo[3], hi[3];
+    for (int k = 0; k < 3; k++) {
+        lo[k] = g->origin[k] + a[k] * g->cell[k] - GRID_WIDEN;
+        hi[k] = g->origin[k] + z[k] * g->cell[k] + GRID_WIDEN;
+    }
+    node = descend_box(b, node, lo, hi);
+    int axis = 0;
+    for (int k = 1; k < 3; k++)
+        if (z[k] - a[k] > z[axis] - a[axis]) axis = k;
+    if (node < 0 || z[axis] - a[axis] == 1 || depth > 64) {
+        for (uint32_t k = a[2]; k < z[2]; k++)
+            for (uint32_t j = a[1]; j < z[1]; j++)
+                for (uint32_t i = a[0]; i < z[0]; i++) g->start[((size_t)k * g->dim[1] + j) * g->dim[0] + i] = node;
+        return;
+    }
+    uint32_t mid[3] = {a[0], a[1], a[2]}, end[3] = {z[0], z[1], z[2]};
+    mid[axis] = end[axis] = a[axis] + (z[axis] - a[axis]) / 2;
+    fill_block(b, node, a, end, depth + 1);
+    fill_block(b, node, mid, z, depth + 1);
+}
+
+bk_result bk_cm_point_grid(bk_cm *cm, bk_ctx *ctx)
+{
+    bk_cm_grid *g = &cm->grid;
+    if (cm->model_count == 0 || cm->models[0].headnode < 0 || cm->node_count < 64) return BK_OK;
+    bk_result r = BK_OK;
+    g->nodes = bk_alloc_array(ctx, cm->node_count, sizeof *g->nodes, &r);
+    if (r != BK_OK) return r;
+    for (uint32_t i = 0; i < cm->node_count; i++) {
+        const bk_cm_plane *pl = &cm->planes[cm->nodes[i].plane];
+        memcpy(g->nodes[i].n, pl->n, sizeof pl->n);
+        g->nodes[i].d = pl->d;
+        memcpy(g->nodes[i].children, cm->nodes[i].children, sizeof g->nodes[i].children);
+    }
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (uint32_t b = 0; b < cm->brush_count; b++)
+        for (int k = 0; k < 3; k++)
+            if (isfinite(cm->brushes[b].mins[k]) && isfinite(cm->brushes[b].maxs[k]) &&
+                fabsf(cm->brushes[b].mins[k]) < 1e6f && fabsf(cm->brushes[b].maxs[k]) < 1e6f) {
+                lo[k] = fmin(lo[k], cm->brushes[b].mins[k]);
+                hi[k] = fmax(hi[k], cm->brushes[b].maxs[k]);
+            }
+    double vol = 1, far = 0;
+    for (int k = 0; k < 3; k++) {
+        if (!(hi[k] > lo[k])) return BK_OK;
+        vol *= hi[k] - lo[k];
+        far = fmax(far, fmax(fabs(lo[k]), fabs(hi[k])));
+    }
+    /* float distances err by a few units in the last place of the coordinates: 0.03 at 2^16 */
+    g->margin = fmax(0.0625, far * 0x1p-20);
+    double side = fmax(cbrt(vol / GRID_MAX_CELLS), GRID_MIN_CELL);
+    size_t cells = 1;
+    for (int k = 0; k < 3; k++) {
+        g->dim[k] = (uint32_t)fmin(ceil((hi[k] - lo[k]) / side), GRID_MAX_CELLS);
+        if (g->dim[k] == 0) g->dim[k] = 1;
+        g->cell[k] = (hi[k] - lo[k]) / g->dim[k];
+        g->inv[k] = 1.0 / g->cell[k];
+        g->origin[k] = lo[k];
+        cells *= g->dim[k];
+    }
+    if (cells > 2 * (size_t)GRID_MAX_CELLS) return BK_OK;
+    g->start = bk_alloc_array(ctx, cells, sizeof *g->start, &r);
+    if (r != BK_OK) return r;
+    gridb b = {cm, g, 0};
+    uint32_t a[3] = {0, 0, 0};
+    fill_block(&b, cm->models[0].headnode, a, g->dim, 0);
+    return BK_OK;
+}
