@@ -34,13 +34,17 @@ def read(path, level=4):
     lumps = [struct.unpack_from('<ii', d, 8 + 8 * i) for i in range(17)]
     eo, el = lumps[0]
     text = d[eo:eo + el].split(b'\0')[0].decode('latin-1')
+    ho, hl = lumps[1]
+    shader_flags = [struct.unpack_from('<i', d, ho + 72 * i + 64)[0] for i in range(hl // 72)]
     so, sl = lumps[13]
-    planar_soup_tris = patches = patch_tris = flares = 0
+    planar_soup_tris = patches = patch_tris = flares = nodraw = 0
     for i in range(sl // 104):
         (shader, fog, typ, fv, nv, fi, ni, lm) = struct.unpack_from('<8i', d, so + 104 * i)
         pw, ph = struct.unpack_from('<2i', d, so + 104 * i + 96)
         if typ in (1, 3):
             planar_soup_tris += ni // 3
+        elif typ == 2 and 0 <= shader < len(shader_flags) and shader_flags[shader] & 0x80:
+            nodraw += 1   # SURF_NODRAW: collision only (q3map2 -patchmeta), not drawn
         elif typ == 2:
             patches += 1
             patch_tris += 2 * ((pw - 1) // 2 * level) * ((ph - 1) // 2 * level)
@@ -55,6 +59,7 @@ def read(path, level=4):
         'vertices': lumps[10][1] // 44,
         'indices': lumps[11][1] // 4,
         'patches': patches,
+        'nodraw_patches': nodraw,
         'flares': flares,
         'planar_soup_triangles': planar_soup_tris,
         'patch_triangles': patch_tris,
@@ -78,6 +83,7 @@ def main(argv):
                 bad += 1
                 continue
             counts = json.loads(out.stdout)['counts']
+            mine = dict(mine, patches=mine['patches'] + mine['nodraw_patches'])   # info counts every patch
             for k in ('entities', 'surfaces', 'models', 'shaders', 'vertices', 'indices', 'patches'):
                 if counts.get(k) != mine[k]:
                     print(f'FAIL {f}: {k} bspkit {counts.get(k)} reader {mine[k]}')

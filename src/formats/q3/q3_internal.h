@@ -151,6 +151,7 @@ typedef struct q3_builder {
     uint32_t img_count, img_cap;
     uint64_t vert_budget;       /* vertices left before the element limit */
     bool flip;                  /* reverse the file's winding to glTF's counter-clockwise */
+    uint32_t nodraw_patches;    /* patches left out: flagged nodraw in the map's shader lump */
 } q3_builder;
 
 /* lightmap gain the atlas holds (2^overbright) */
@@ -183,8 +184,9 @@ void bk_q3_imgs_free(q3_builder *b);
 /* The material of a shader for one kind of surface: 0 vertex-lit (no lightmap page), 1 lightmapped,
  * 2 flare. Shader stages are read the way the game's engine draws them. */
 bk_result bk_q3_get_material(q3_builder *b, int32_t shader, int kind, int32_t *out);
-/* Whether surfaces of this shader are left out: sky (drawn as the skybox), shaders whose script
- * has no stage (caulk-like, fog volumes without a surface). */
+/* Whether surfaces of this shader are left out: flagged nodraw in the map's shader lump
+ * (q3map2 -patchmeta's collision-only patches) or by `surfaceparm nodraw`, sky (drawn as the
+ * skybox), shaders whose script has no stage (caulk-like, fog volumes without a surface). */
 bool bk_q3_shader_hidden(q3_builder *b, int32_t shader);
 /* The skybox (six faces around the map) and cloud layers of the map's sky shader, under a node
  * named "skybox"; nothing when the map has no skyParms sky. */

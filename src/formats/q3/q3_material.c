@@ -111,12 +111,19 @@ void bk_q3_imgs_free(q3_builder *b)
 
 /* ---- which surfaces are drawn -------------------------------------------------------------- */
 
+#define Q3_SURF_NODRAW 0x80   /* surfaceflags.h: "don't generate a drawsurface at all" */
+
 bool bk_q3_shader_hidden(q3_builder *b, int32_t shader)
 {
-    if (!b->defs || shader < 0 || (uint32_t)shader >= b->m->shader_count) return false;
+    if (shader < 0 || (uint32_t)shader >= b->m->shader_count) return false;
+    /* q3map2 -patchmeta keeps each patch for collision only, flagged nodraw in the map's shader
+     * lump (the drawn copy is stored as triangles); the renderers skip such surfaces
+     * (ioquake3 tr_bsp.c ParseMesh) */
+    if (b->m->shaders[shader].surface_flags & Q3_SURF_NODRAW) return true;
+    if (!b->defs) return false;
     const q3_shader_def *d = b->defs[shader];
     if (!d) return false;
-    if (d->has_skyparms) return true;
+    if (d->has_skyparms || d->nodraw) return true;
     /* a script without a stage draws nothing (caulk-like tool shaders, fog volumes' faces) */
     return d->stage_count == 0;
 }

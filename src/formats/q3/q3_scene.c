@@ -445,8 +445,11 @@ static bk_result build_model(q3_builder *b, uint32_t mi, int32_t *out_mesh)
         }
         if (s->type != BK_Q3_MST_FLARE && (s->num_verts == 0 || (s->type != BK_Q3_MST_PATCH && s->num_indexes < 3)))
             continue;
-        /* sky (drawn as the skybox) and shaders with nothing to draw */
-        if (s->type != BK_Q3_MST_FLARE && bk_q3_shader_hidden(b, s->shader)) continue;
+        /* nodraw, sky (drawn as the skybox) and shaders with nothing to draw */
+        if (s->type != BK_Q3_MST_FLARE && bk_q3_shader_hidden(b, s->shader)) {
+            b->nodraw_patches += s->type == BK_Q3_MST_PATCH && (m->shaders[s->shader].surface_flags & 0x80);
+            continue;
+        }
         const page_rect *pg = NULL;
         if (s->type != BK_Q3_MST_FLARE && b->atlas_image >= 0 && s->lightmap >= 0 &&
             (uint32_t)s->lightmap < b->page_count && b->pages[s->lightmap].ok)
@@ -721,6 +724,11 @@ bk_result bk_q3_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s
             r = bk_scene_add_entity_nodes(b.s, &f->entities, opt, &lay);
         }
         if (r == BK_OK) r = bk_q3_build_sky(&b);
+        if (r == BK_OK && b.nodraw_patches)
+            bk_scene_diag(s, opt, BK_SEV_INFO, BK_OK, NULL, "surfaces", BK_NO_INDEX, BK_NO_OFFSET,
+                          "%u patches left out: flagged nodraw in the map's shaders (q3map2 -patchmeta keeps "
+                          "them for collision; the drawn copy is stored as triangles)",
+                          b.nodraw_patches);
     }
     if (r == BK_OK && b.display_gamma > 0 && fabsf(b.display_gamma - 1.0f) > 1e-3f) {
         char g[32];
