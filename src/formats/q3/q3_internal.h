@@ -188,6 +188,13 @@ bk_result bk_q3_get_material(q3_builder *b, int32_t shader, int kind, int32_t *o
  * (q3map2 -patchmeta's collision-only patches) or by `surfaceparm nodraw`, sky (drawn as the
  * skybox), shaders whose script has no stage (caulk-like, fog volumes without a surface). */
 bool bk_q3_shader_hidden(q3_builder *b, int32_t shader);
+/* q3_material.c, shared with q3_material_dp.c: an extra of material mi, whether it has one, a
+ * name without its extension */
+bk_result bk_q3_set_extra(bk_scene *s, int32_t mi, const char *k, const char *v);
+bool bk_q3_has_extra(const bk_material *m, const char *k);
+void bk_q3_strip_ext(const char *name, char *out, size_t cap);
+/* q3_material_dp.c: material mi as DarkPlaces draws shader (def may be NULL: no script) */
+bk_result bk_q3_material_dp(q3_builder *b, int32_t mi, const q3_shader_def *def, const char *shader, int kind);
 /* The skybox (six faces around the map) and cloud layers of the map's sky shader, under a node
  * named "skybox"; nothing when the map has no skyParms sky. */
 bk_result bk_q3_build_sky(q3_builder *b);

@@ -17,10 +17,7 @@
  * (except where the vertex colour can ride in COLOR_0), and animated or waving values with their
  * mean over time.
  *
- * DarkPlaces (Nexuiz, Xonotic) reads the same scripts differently: one "primary" layer (the first,
- * or the second when the first is $lightmap) gives the texture, the first layer's blendFunc the
- * blending, a $lightmap or vertex-colour layer the lighting; beside the texture it loads
- * NAME_norm, NAME_gloss and NAME_glow (normal map, specular colour, glow). */
+ * DarkPlaces (Nexuiz, Xonotic) reads the same scripts differently: q3_material_dp.c. */
 #include <math.h>
 #include <stdio.h>
 
@@ -28,7 +25,7 @@
 
 /* ---- image cache --------------------------------------------------------------------------- */
 
-static void strip_ext(const char *name, char *out, size_t cap)
+void bk_q3_strip_ext(const char *name, char *out, size_t cap)
 {
     snprintf(out, cap, "%s", name);
     char *dot = strrchr(out, '.');
@@ -43,7 +40,7 @@ q3_img *bk_q3_img_get(q3_builder *b, const char *name)
 {
     if (!b->vfs || !name || !name[0]) return NULL;
     char key[256];
-    strip_ext(name, key, sizeof key);
+    bk_q3_strip_ext(name, key, sizeof key);
     for (uint32_t i = 0; i < b->img_count; i++)
         if (bk_strcasecmp(b->imgs[i]->key, key) == 0) return b->imgs[i];
     for (uint32_t i = 0; i < b->miss_count; i++)
@@ -619,14 +616,14 @@ static bool divide_factor(q3_expr *x, uint8_t stage, uint8_t mode, float k)
     return true;
 }
 
-static bool has_extra(const bk_material *m, const char *k)
+bool bk_q3_has_extra(const bk_material *m, const char *k)
 {
     for (uint32_t i = 0; i < m->extra_count; i++)
         if (strcmp(m->extras[i].key, k) == 0) return true;
     return false;
 }
 
-static bk_result set_extra(bk_scene *s, int32_t mi, const char *k, const char *v)
+bk_result bk_q3_set_extra(bk_scene *s, int32_t mi, const char *k, const char *v)
 {
     bk_material *m = &s->materials[mi];
     return bk_kv_append(&m->extras, &m->extra_count, k, v);
@@ -672,7 +669,7 @@ static bk_result put_base(q3_eval *e, int32_t mi, const char *shader, q3_expr *x
     bk_material *m = &s->materials[mi];
     m->base_image = idx;
     m->base_color[0] = m->base_color[1] = m->base_color[2] = m->base_color[3] = 1;
-    return set_extra(s, mi, "baseComposed", "true");
+    return bk_q3_set_extra(s, mi, "baseComposed", "true");
 }
 
 static bk_result put_emissive(q3_eval *e, int32_t mi, const char *shader, const q3_expr *x)
@@ -705,7 +702,7 @@ static bk_result put_emissive(q3_eval *e, int32_t mi, const char *shader, const 
     m->emissive_image = idx;
     m->emissive[0] = m->emissive[1] = m->emissive[2] = 1;
     m->emissive_strength = bk_q3_to_linear(scale);
-    return set_extra(s, mi, "emissiveComposed", "true");
+    return bk_q3_set_extra(s, mi, "emissiveComposed", "true");
 }
 
 /* the implicit shader of a surface without a script: lightmap x texture, or texture x vertex colour */
@@ -796,7 +793,7 @@ static bk_result material_ioq3(q3_builder *b, int32_t mi, const q3_shader_def *d
     fold_stages(&e, kind, &color, &mask_stage);
     bk_scene *s = b->s;
     if (e.missing) {
-        BK_TRY(set_extra(s, mi, "missing", "true"));
+        BK_TRY(bk_q3_set_extra(s, mi, "missing", "true"));
         s->warning_count++;
     }
     /* COLOR_0 can carry V when the whole colour is (something) x V with no lightmap */
@@ -805,7 +802,7 @@ static bk_result material_ioq3(q3_builder *b, int32_t mi, const q3_shader_def *d
         if (!color.t[i].V || color.t[i].L || color.t[i].D) keep_v = false;
     if (keep_v) {
         for (uint32_t i = 0; i < color.n; i++) color.t[i].V = 0;
-        BK_TRY(set_extra(s, mi, "vertexColor", "multiply"));
+        BK_TRY(bk_q3_set_extra(s, mi, "vertexColor", "multiply"));
     } else {
         resolve_v(&e, &color);
     }
@@ -839,7 +836,7 @@ static bk_result material_ioq3(q3_builder *b, int32_t mi, const q3_shader_def *d
         /* everything is added to the background: "add" adds colour x alpha, so a colour that is
          * X x (an alpha) becomes X with that alpha, and otherwise the alpha must be 1 */
         m->alpha_mode = BK_ALPHA_BLEND;
-        BK_TRY(set_extra(s, mi, "blend", "add"));
+        BK_TRY(bk_q3_set_extra(s, mi, "blend", "add"));
         const q3_term *t0 = lit.n ? &lit.t[0] : (own.n ? &own.t[0] : NULL);
         for (int f = 0; t0 && f < t0->nf && !alpha.n; f++) {
             if (t0->fm[f] != F_A) continue;
@@ -871,14 +868,14 @@ static bk_result material_ioq3(q3_builder *b, int32_t mi, const q3_shader_def *d
     } else if (lit.n == 0 && own.n == 0) {
         /* the background multiplied by a colour */
         m->alpha_mode = BK_ALPHA_BLEND;
-        BK_TRY(set_extra(s, mi, "blend", "multiply"));
+        BK_TRY(bk_q3_set_extra(s, mi, "blend", "multiply"));
         own = with_d;
     } else {
         /* anything else: the mean transmission as a plain alpha */
         float tr = expr_mean(&e, &with_d);
         if (tr > 0.75f) {
             m->alpha_mode = BK_ALPHA_BLEND;
-            BK_TRY(set_extra(s, mi, "blend", "add"));
+            BK_TRY(bk_q3_set_extra(s, mi, "blend", "add"));
         } else {
             float op = 1 - (tr < 0 ? 0 : tr);
             if (op < 0.05f) op = 0.05f;
@@ -899,107 +896,8 @@ static bk_result material_ioq3(q3_builder *b, int32_t mi, const q3_shader_def *d
     m = &s->materials[mi];
     /* alpha modes need an alpha to work with */
     if (m->alpha_mode != BK_ALPHA_OPAQUE && m->base_image >= 0 && !s->images[m->base_image].has_alpha &&
-        m->base_color[3] >= 0.999f && !has_extra(m, "blend"))
+        m->base_color[3] >= 0.999f && !bk_q3_has_extra(m, "blend"))
         m->alpha_mode = BK_ALPHA_OPAQUE;
-    return BK_OK;
-}
-
-/* ---- DarkPlaces ------------------------------------------------------------------------------ */
-
-static bk_result dp_extra_maps(q3_builder *b, int32_t mi, const char *base)
-{
-    char stem[256], name[300];
-    strip_ext(base, stem, sizeof stem);
-    static const char *const suffix[] = {"_glow", "_luma", "_norm", "_gloss"};
-    bool glow = false;
-    for (int i = 0; i < 4; i++) {
-        if (i == 1 && glow) continue;
-        snprintf(name, sizeof name, "%.240s%s", stem, suffix[i]);
-        q3_img *im = bk_q3_img_get(b, name);
-        if (!im) continue;
-        int32_t idx;
-        BK_TRY(bk_q3_img_scene(b, im, &idx));
-        bk_material *m = &b->s->materials[mi];
-        if (i <= 1) {
-            glow = true;
-            m->emissive_image = idx;
-            m->emissive[0] = m->emissive[1] = m->emissive[2] = 1;
-        } else if (i == 2) {
-            m->normal_image = idx;
-        } else {
-            m->specular_image = idx;
-        }
-    }
-    return BK_OK;
-}
-
-static bk_result material_dp(q3_builder *b, int32_t mi, const q3_shader_def *def, const char *shader, int kind)
-{
-    bk_scene *s = b->s;
-    const char *image = shader;
-    const q3_stage *primary = NULL, *first = NULL;
-    bool lighting = true;
-    if (def && def->stage_count) {
-        first = &def->stage[0];
-        primary = first;
-        if (first->src == Q3_SRC_LIGHTMAP && def->stage_count > 1) primary = &def->stage[1];
-        if (primary->image) image = primary->image;
-        lighting = def->lighting;
-    }
-    q3_img *im = bk_q3_img_get(b, image);
-    if (!im && image != shader) im = bk_q3_img_get(b, shader);
-    bk_material *m = &s->materials[mi];
-    if (im) {
-        int32_t idx;
-        BK_TRY(bk_q3_img_scene(b, im, &idx));
-        m = &s->materials[mi];
-        m->base_image = idx;
-    } else {
-        m->base_color[0] = m->base_color[1] = m->base_color[2] = 0.5f;
-        BK_TRY(set_extra(s, mi, "missing", "true"));
-        s->warning_count++;
-    }
-    m = &s->materials[mi];
-    if (primary)
-        for (int c = 0; c < 3; c++) m->base_color[c] *= bk_q3_to_linear(primary->rgb[c]);
-    if (kind == 0 && (!def || !def->stage_count)) {
-        /* vertex-lit: texture x vertex colour */
-        m->lightmap_image = -1;
-        m->unlit = 1;
-        BK_TRY(set_extra(s, mi, "vertexColor", "multiply"));
-    } else if (!lighting) {
-        m->lightmap_image = -1;
-        m->unlit = 1;
-    } else if (kind == 0) {
-        m->lightmap_image = -1;
-        m->unlit = 1;
-        BK_TRY(set_extra(s, mi, "vertexColor", "multiply"));
-    }
-    if (first && first->alpha_func) {
-        m->alpha_mode = BK_ALPHA_MASK;
-        m->alpha_cutoff = first->alpha_func == Q3_AF_GT0 ? 0.004f : 0.5f;
-    } else if (first && first->blended) {
-        m->alpha_mode = BK_ALPHA_BLEND;
-        if (first->bdst == Q3_BF_ONE && (first->bsrc == Q3_BF_ONE || first->bsrc == Q3_BF_SRC_ALPHA)) {
-            BK_TRY(set_extra(s, mi, "blend", "add"));
-        } else if (!(first->bsrc == Q3_BF_SRC_ALPHA && first->bdst == Q3_BF_ONE_MINUS_SRC_ALPHA)) {
-            /* DarkPlaces draws other blends fullbright */
-            m->lightmap_image = -1;
-            m->unlit = 1;
-            if ((first->bsrc == Q3_BF_DST_COLOR && first->bdst == Q3_BF_ZERO) ||
-                (first->bsrc == Q3_BF_ZERO && first->bdst == Q3_BF_SRC_COLOR))
-                BK_TRY(set_extra(s, mi, "blend", "multiply"));
-            else
-                BK_TRY(set_extra(s, mi, "blend", "add"));
-        }
-    } else if (!def && im && im->has_alpha) {
-        /* a texture with an alpha channel and no script is alpha-blended */
-        m->alpha_mode = BK_ALPHA_BLEND;
-    }
-    m = &s->materials[mi];
-    if (m->alpha_mode != BK_ALPHA_OPAQUE && !(im && im->has_alpha) && !has_extra(m, "blend"))
-        m->alpha_mode = BK_ALPHA_OPAQUE;
-    if (im) BK_TRY(dp_extra_maps(b, mi, im->name));
     return BK_OK;
 }
 
@@ -1016,12 +914,12 @@ bk_result bk_q3_get_material(q3_builder *b, int32_t shader, int kind, int32_t *o
     bk_scene *s = b->s;
     int32_t mi;
     BK_TRY(bk_scene_add_material(s, sh->name, &mi));
-    BK_TRY(set_extra(s, mi, "shader", sh->name));
+    BK_TRY(bk_q3_set_extra(s, mi, "shader", sh->name));
     char num[32];
     snprintf(num, sizeof num, "0x%x", (unsigned)sh->surface_flags);
-    BK_TRY(set_extra(s, mi, "surfaceFlags", num));
+    BK_TRY(bk_q3_set_extra(s, mi, "surfaceFlags", num));
     snprintf(num, sizeof num, "0x%x", (unsigned)sh->content_flags);
-    BK_TRY(set_extra(s, mi, "contentFlags", num));
+    BK_TRY(bk_q3_set_extra(s, mi, "contentFlags", num));
     bool lit = kind == 1;
     if (lit) s->materials[mi].lightmap_image = b->atlas_image;
     const q3_shader_def *def = b->defs ? b->defs[shader] : NULL;
@@ -1030,16 +928,16 @@ bk_result bk_q3_get_material(q3_builder *b, int32_t shader, int kind, int32_t *o
         m->double_sided = def->two_sided;
         if (def->sky) {
             m->unlit = 1;
-            BK_TRY(set_extra(s, mi, "sky", "true"));
+            BK_TRY(bk_q3_set_extra(s, mi, "sky", "true"));
         }
-        if (def->has_fogparms) BK_TRY(set_extra(s, mi, "fog", "true"));
+        if (def->has_fogparms) BK_TRY(bk_q3_set_extra(s, mi, "fog", "true"));
     }
     if (kind == 2) {
         s->materials[mi].unlit = 1;
-        BK_TRY(set_extra(s, mi, "flare", "true"));
+        BK_TRY(bk_q3_set_extra(s, mi, "flare", "true"));
     } else if (!(b->opt->flags & BK_OPT_NO_TEXTURES)) {
         if (b->darkplaces) {
-            BK_TRY(material_dp(b, mi, def, sh->name, kind));
+            BK_TRY(bk_q3_material_dp(b, mi, def, sh->name, kind));
         } else {
             q3_shader_def imp;
             q3_stage st[2];
@@ -1057,19 +955,19 @@ bk_result bk_q3_get_material(q3_builder *b, int32_t shader, int kind, int32_t *o
         if (m->lightmap_image >= 0 || (lit && !m->unlit) || (kind == 3 && !m->unlit)) {
             /* what the atlas holds: the engine's lightmap gain, baked in (a viewer multiplies by 1) */
             bk_fmt_num(num, sizeof num, bk_q3_gain(b), 6);
-            BK_TRY(set_extra(s, mi, "lightmapGainBaked", num));
+            BK_TRY(bk_q3_set_extra(s, mi, "lightmapGainBaked", num));
             if (b->ambient > 0) {
                 bk_fmt_num(num, sizeof num, b->ambient, 6);
-                BK_TRY(set_extra(s, mi, "lightmapAmbientBaked", num));
+                BK_TRY(bk_q3_set_extra(s, mi, "lightmapAmbientBaked", num));
             }
-            if (b->engine) BK_TRY(set_extra(s, mi, "engine", b->engine));
+            if (b->engine) BK_TRY(bk_q3_set_extra(s, mi, "engine", b->engine));
         } else if (lit && def && def->stage_count && !def->lightmap_stage) {
-            BK_TRY(set_extra(s, mi, "lightmap", "none in the shader"));
+            BK_TRY(bk_q3_set_extra(s, mi, "lightmap", "none in the shader"));
         }
     } else if (lit) {
         bk_fmt_num(num, sizeof num, bk_q3_gain(b), 6);
-        BK_TRY(set_extra(s, mi, "lightmapGainBaked", num));
-        if (b->engine) BK_TRY(set_extra(s, mi, "engine", b->engine));
+        BK_TRY(bk_q3_set_extra(s, mi, "lightmapGainBaked", num));
+        if (b->engine) BK_TRY(bk_q3_set_extra(s, mi, "engine", b->engine));
     }
     b->mat[slot] = mi;
     *out = mi;
