@@ -410,6 +410,14 @@ bk_result bk_image_decode(const uint8_t *data, size_t size, uint32_t max_dim, ui
                           uint32_t *w, uint32_t *h);
 /* level: deflate effort 1 (fastest) .. 12 (smallest), 0 = default (3) */
 bk_result bk_png_encode(const uint8_t *rgba, uint32_t w, uint32_t h, bool alpha, int level, bk_buf *out);
+/* A PNG of rows already filtered (raw: h rows of a filter byte and the pixels) of colour type
+ * ctype (2 RGB, 3 indexed with pal, 6 RGBA). */
+typedef struct bk_png_palette {
+    const uint8_t *plte, *trns;
+    size_t plte_n, trns_n;
+} bk_png_palette;
+bk_result bk_png_deflate(const uint8_t *raw, size_t raw_n, uint32_t w, uint32_t h, uint8_t ctype,
+                         const bk_png_palette *pal, int level, bk_buf *out);
 /* A PNG written as its rows come (8-bit RGB, or RGBA with alpha): rows go through zlib's
  * streaming deflate, so only the compressed bytes are held, never the whole image (a lightmap
  * atlas larger than the map it comes from). Rows are given with their filter byte. */
