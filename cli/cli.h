@@ -37,6 +37,7 @@ typedef struct cli_opts {
     int jobs;                   /* -j N: files converted at once (batch); 0 = the machine's cores */
     const char *format;         /* --format glb|gltf|obj|bsp (batch output type) */
     bool assets;                /* validate --assets: report what the map references and cannot be found */
+    bool missing_only;          /* assets --missing */
     bool force;                 /* --force: write an edited map under a name not ending in .bsp */
     const char *paths[64];      /* --wad / --game-dir / archives, in order */
     int path_count;
@@ -90,6 +91,7 @@ int cmd_textures(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_props(int argc, char **argv);
 int cmd_pak(int argc, char **argv);
+int cmd_assets(int argc, char **argv);
 int cmd_query(int argc, char **argv);
 /* writing maps back (cmd_write.c) */
 int cli_rewrite(cli_opts *o, bk_file *f);

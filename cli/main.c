@@ -91,6 +91,14 @@ static const cli_cmd k_cmds[] = {
      "usage: bspkit props FILE [--json]\n"
      "  List the static props (model, origin, angles, skin, solidity, fade distances) and detail props.\n",
      cmd_props},
+    {"assets", "Source: every file a map needs and where it is found",
+     "usage: bspkit assets MAP [--game-dir DIR]... [--json] [--missing]\n"
+     "  Every material, texture, model (with its .vvd, .vtx, .phy and its skins' materials), sound\n"
+     "  and skybox face the map references, each once, with where the engine would find it: the\n"
+     "  map's pakfile, then each --game-dir's VPKs and folders (gameinfo.txt search paths\n"
+     "  followed), or 'missing'. --missing lists only what is not found (a .phy may be absent).\n"
+     "  Exit status 1 when something needed is missing.\n",
+     cmd_assets},
     {"pak", "Source embedded pakfile: list, extract, add, remove",
      "usage: bspkit pak FILE list [--json]\n"
      "       bspkit pak FILE extract -o DIR\n"
@@ -265,6 +273,8 @@ int cli_parse(int argc, char **argv, cli_opts *o, bool *help)
             o->format = v;
         } else if (strcmp(a, "--assets") == 0) {
             o->assets = true;
+        } else if (strcmp(a, "--missing") == 0) {
+            o->missing_only = true;
         } else if (strcmp(a, "--force") == 0) {
             o->force = true;
         } else if (strcmp(a, "--verbose") == 0 || strcmp(a, "-v") == 0) {

@@ -10,6 +10,8 @@ add_test(NAME source_vtf_formats COMMAND /usr/bin/python3 ${BK_TESTS}/source/vtf
 bk_unit_test(source_unit source/test_source.c)
 bk_unit_test(source_archive source/test_archive.c)
 bk_sh_test(source_assets source/assets.sh)
+# bspkit assets: what a map needs and where it is found, against the map's bytes and a game folder
+bk_sh_test(source_asset_list source/asset_list.sh)
 bk_sh_test(source_vpk source/vpk.sh)
 # validate reports what pak extract / pak list / textures / the writer / convert refuse
 bk_sh_test(source_refusals source/refusals.sh)

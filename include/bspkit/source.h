@@ -257,6 +257,25 @@ bk_result bk_source_assets_open(const bk_file *f, const bk_options *opt, bk_sour
 bool bk_source_assets_find(bk_source_assets *a, const char *path, char *basetexture, size_t cap);
 /* where it looks, for messages: "the map's pakfile, dir1, x_dir.vpk" */
 void bk_source_assets_where(const bk_source_assets *a, char *buf, size_t cap);
+/* The bytes of path (bk_free them) from the first place the engine would find it; where (cap
+ * bytes, may be NULL) gets "pakfile" or the VPK's or folder's path. BK_ENOTFOUND when it is
+ * nowhere. */
+bk_result bk_source_assets_read(bk_source_assets *a, const char *path, uint8_t **data, size_t *size, char *where,
+                                size_t cap);
+/* One file a map needs: kind ("material", "texture", "model", "sound"), the name it is known by,
+ * the file's path ("materials/x.vmt", lower case, '/'), where it was found ("pakfile", a VPK's or
+ * folder's path; "" when missing) and whether it may be absent (a model's .phy). */
+typedef struct bk_source_asset {
+    const char *kind, *name, *file, *where;
+    bool found, optional;
+} bk_source_asset;
+typedef void (*bk_source_asset_fn)(void *user, const bk_source_asset *asset);
+/* Every file map f needs, each once, to fn: its faces', overlays', sprites' and ropes' materials
+ * and the textures their VMTs name, the 2D skybox's six faces, its models (static props and
+ * entities') with their VVD, VTX, PHY and their skins' materials, and its entities' sounds.
+ * a is a lookup opened on f. BK_ELIMIT when the list was cut at 65,536 files. */
+bk_result bk_source_assets_list(bk_source_assets *a, const bk_file *f, const bk_options *opt, bk_source_asset_fn fn,
+                                void *user);
 void bk_source_assets_close(bk_source_assets *a);
 
 /* ---- Source studio models: MDL (studiohdr_t v44-v49) + VVD (IDSV v4) + VTX (v7) ----------- */

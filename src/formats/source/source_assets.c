@@ -11,14 +11,16 @@
 #include "source_scene.h"
 
 /* A game file by its path, where the engine looks: the map's pakfile, then each mount in the
- * search order open_mounts built from --game-dir. */
-bool bk_src_read_asset(sb *b, const char *path, uint8_t **d, size_t *n)
+ * search order open_mounts built from --game-dir. *from gets the mount (NULL: the pakfile). */
+static bool read_asset_from(sb *b, const char *path, uint8_t **d, size_t *n, const src_mount **from)
 {
+    *from = NULL;
     int32_t i = bk_archive_find(b->pak, path);
     if (i >= 0 && bk_archive_read(b->pak, (uint32_t)i, UINT64_MAX, d, n) == BK_OK) return true;
     uint64_t max = b->opt->limits.max_file_bytes ? b->opt->limits.max_file_bytes : ((uint64_t)1 << 31);
     for (uint32_t k = 0; k < b->mount_count; k++) {
         const src_mount *m = &b->mounts[k];
+        *from = m;
         if (m->vpk) {
             int32_t j = bk_archive_find(m->vpk, path);
             if (j >= 0 && bk_archive_read(m->vpk, (uint32_t)j, UINT64_MAX, d, n) == BK_OK) return true;
@@ -28,6 +30,12 @@ bool bk_src_read_asset(sb *b, const char *path, uint8_t **d, size_t *n)
         }
     }
     return false;
+}
+
+bool bk_src_read_asset(sb *b, const char *path, uint8_t **d, size_t *n)
+{
+    const src_mount *from;
+    return read_asset_from(b, path, d, n, &from);
 }
 
 #define SRC_MAX_MOUNTS 256
@@ -519,6 +527,19 @@ bool bk_source_assets_find(bk_source_assets *a, const char *path, char *basetext
     if (!bk_src_read_asset(&a->b, path, &d, &n)) return 0;
     bk_free(d);
     return 1;
+}
+
+bk_result bk_source_assets_read(bk_source_assets *a, const char *path, uint8_t **data, size_t *size, char *where,
+                                size_t cap)
+{
+    if (!a || !path || !data || !size) return BK_EARG;
+    *data = NULL;
+    *size = 0;
+    if (where && cap) where[0] = 0;
+    const src_mount *from;
+    if (!read_asset_from(&a->b, path, data, size, &from)) return BK_ENOTFOUND;
+    if (where && cap) snprintf(where, cap, "%s", from ? from->path : "pakfile");
+    return BK_OK;
 }
 
 /* "the pakfile, a_dir.vpk, folder" */

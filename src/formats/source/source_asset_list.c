@@ -1,0 +1,213 @@
+/* Every file a Source map needs and where the engine would find it (bk_source_assets_list,
+ * behind `bspkit assets`): the materials of its faces, overlays, sprites and ropes with the
+ * textures their VMTs name (a patch material's include too), the six faces of its 2D skybox,
+ * its models (static props and entities') with their VVD, VTX and PHY and the materials of
+ * every skin (tried in each of the model's material folders, as the engine does), and the sounds
+ * its entities play. Each file is reported once. */
+#include <stdio.h>
+
+#include "bspkit/source.h"
+#include "vbsp_internal.h"
+
+#define MAX_REFS 65536   /* files reported; a map past this is reported cut short */
+
+typedef struct lister {
+    bk_source_assets *a;
+    const bk_options *opt;
+    bk_source_asset_fn fn;
+    void *user;
+    char **seen;
+    uint32_t seen_count, seen_cap;
+    bool cut;
+} lister;
+
+static void lower_slashes(char *s)
+{
+    for (; *s; s++) {
+        if (*s == '\\') *s = '/';
+        if (*s >= 'A' && *s <= 'Z') *s = (char)(*s - 'A' + 'a');
+    }
+}
+
+/* true the first time file is seen (names compared as the engine does: no case, either slash) */
+static bool first_time(lister *l, const char *file)
+{
+    for (uint32_t i = 0; i < l->seen_count; i++)
+        if (strcmp(l->seen[i], file) == 0) return false;
+    if (l->seen_count >= MAX_REFS) {
+        l->cut = true;
+        return false;
+    }
+    char *c = bk_strdup(file);
+    if (!c || bk_grow((void **)&l->seen, &l->seen_cap, l->seen_count + 1, sizeof *l->seen) != BK_OK) {
+        bk_free(c);
+        l->cut = true;
+        return false;
+    }
+    l->seen[l->seen_count++] = c;
+    return true;
+}
+
+/* report file; its bytes in *data when wanted and found (bk_free them) */
+static bool report(lister *l, const char *kind, const char *name, const char *file_in, bool optional,
+                   uint8_t **data, size_t *size)
+{
+    char file[1024];
+    snprintf(file, sizeof file, "%s", file_in);
+    lower_slashes(file);
+    if (data) *data = NULL;
+    if (!first_time(l, file)) return false;
+    char where[1024];
+    uint8_t *d = NULL;
+    size_t n = 0;
+    bool found = bk_source_assets_read(l->a, file, &d, &n, where, sizeof where) == BK_OK;
+    bk_source_asset r = {kind, name, file, found ? where : "", found, optional};
+    l->fn(l->user, &r);
+    if (found && data) {
+        *data = d;
+        *size = n;
+    } else {
+        bk_free(d);
+    }
+    return found;
+}
+
+static void texture_of(lister *l, const char *material, const char *tex)
+{
+    if (!tex[0]) return;
+    char file[1024];
+    size_t tl = strlen(tex);
+    snprintf(file, sizeof file, "materials/%s%s", tex, tl > 4 && bk_strcasecmp(tex + tl - 4, ".vtf") == 0 ? "" : ".vtf");
+    (void)material;
+    report(l, "texture", tex, file, false, NULL, NULL);
+}
+
+/* material NAME (without materials/ and .vmt) and the textures its VMT names */
+static void material(lister *l, const char *name_in, int depth)
+{
+    char name[512], file[1024];
+    snprintf(name, sizeof name, "%s", name_in);
+    size_t nl = strlen(name);
+    if (nl > 4 && bk_strcasecmp(name + nl - 4, ".vmt") == 0) name[nl - 4] = 0;
+    const char *n0 = bk_strncasecmp_prefix(name, "materials/") == 0 ? name : name + 10;
+    if (!n0[0]) return;
+    snprintf(file, sizeof file, "materials/%s.vmt", n0);
+    uint8_t *d;
+    size_t n;
+    if (!report(l, "material", n0, file, false, &d, &n)) return;
+    static const char *const keys[] = {"$basetexture", "$basetexture2", "$bumpmap", "$bumpmap2", "$normalmap",
+                                       "$detail", "$envmapmask", "$blendmodulatetexture", "$selfillummask",
+                                       "$phongexponenttexture", "$lightwarptexture", "$iris", "$ambientoccltexture"};
+    char v[512];
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+        if (bk_vmt_find((const char *)d, n, keys[k], v, sizeof v)) texture_of(l, n0, v);
+    char shader[64];
+    if (depth < 2 && bk_vmt_shader((const char *)d, n, shader, sizeof shader) && bk_strcasecmp(shader, "patch") == 0 &&
+        bk_vmt_find((const char *)d, n, "include", v, sizeof v))
+        material(l, v, depth + 1);
+    bk_free(d);
+}
+
+/* model PATH (models/....mdl), its parts and the materials of its skins */
+static void model(lister *l, const char *path)
+{
+    uint8_t *d;
+    size_t n;
+    size_t pl = strlen(path);
+    if (pl < 5 || pl > 900 || bk_strcasecmp(path + pl - 4, ".mdl") != 0) return;
+    if (!report(l, "model", path, path, false, &d, &n)) return;
+    char part[1024];
+    snprintf(part, sizeof part, "%.*s.vvd", (int)(pl - 4), path);
+    report(l, "model", path, part, false, NULL, NULL);
+    static const char *const vtx[] = {".dx90.vtx", ".vtx", ".dx80.vtx", ".sw.vtx"};
+    bool have = false;
+    for (size_t k = 0; k < 4 && !have; k++) {
+        snprintf(part, sizeof part, "%.*s%s", (int)(pl - 4), path, vtx[k]);
+        uint8_t *t;
+        size_t tn;
+        have = bk_source_assets_read(l->a, part, &t, &tn, NULL, 0) == BK_OK;
+        bk_free(t);
+    }
+    if (!have) snprintf(part, sizeof part, "%.*s.dx90.vtx", (int)(pl - 4), path);
+    report(l, "model", path, part, false, NULL, NULL);
+    snprintf(part, sizeof part, "%.*s.phy", (int)(pl - 4), path);
+    report(l, "model", path, part, true, NULL, NULL);   /* only models that collide have one */
+    bk_options o = *l->opt;
+    o.diag = NULL;
+    bk_mdl *m = NULL;
+    if (bk_mdl_decode(d, n, NULL, 0, NULL, 0, &o, &m) == BK_OK) {
+        for (uint32_t t = 0; t < m->texture_count; t++) {
+            /* the first of the model's material folders that holds it; else the first folder */
+            char name[1024], first[1024] = "";
+            bool found = false;
+            for (uint32_t c = 0; c < m->cdmaterial_count && !found; c++) {
+                snprintf(name, sizeof name, "materials/%s%s.vmt", m->cdmaterials[c], m->textures[t]);
+                lower_slashes(name);
+                if (!first[0]) memcpy(first, name, sizeof first);
+                uint8_t *t2;
+                size_t n2;
+                found = bk_source_assets_read(l->a, name, &t2, &n2, NULL, 0) == BK_OK;
+                bk_free(t2);
+            }
+            if (found) material(l, name, 0);
+            else if (first[0]) material(l, first, 0);
+        }
+        bk_mdl_free(m);
+    }
+    bk_free(d);
+}
+
+static bool ends_with(const char *s, const char *ext)
+{
+    size_t a = strlen(s), b = strlen(ext);
+    return a > b && bk_strcasecmp(s + a - b, ext) == 0;
+}
+
+static void entity(lister *l, const bk_entity *e)
+{
+    for (uint32_t i = 0; i < e->pair_count; i++) {
+        const char *k = e->pairs[i].key, *v = e->pairs[i].value;
+        if (!v[0]) continue;
+        if (bk_strcasecmp(k, "model") == 0 && ends_with(v, ".mdl")) {
+            model(l, v);
+        } else if (bk_strcasecmp(k, "model") == 0 && (ends_with(v, ".vmt") || ends_with(v, ".spr"))) {
+            char m[512];
+            snprintf(m, sizeof m, "%.*s", (int)strlen(v) - 4, v);   /* sprites are materials */
+            material(l, m, 0);
+        } else if (bk_strcasecmp(k, "material") == 0 || bk_strcasecmp(k, "ropematerial") == 0 ||
+                   bk_strcasecmp(k, "texture") == 0) {
+            material(l, v, 0);
+        } else if (bk_strcasecmp(k, "skyname") == 0) {
+            static const char *const face[] = {"rt", "bk", "lf", "ft", "up", "dn"};
+            for (int f = 0; f < 6; f++) {
+                char m[512];
+                snprintf(m, sizeof m, "skybox/%s%s", v, face[f]);
+                material(l, m, 0);
+            }
+        } else if (ends_with(v, ".wav") || ends_with(v, ".mp3") || ends_with(v, ".ogg")) {
+            /* sound characters in front (the engine's mixing hints: * # @ > < ^ ) } $ ! ?) */
+            while (*v && strchr("*#@><^)}$!?", *v)) v++;
+            char s[600];
+            snprintf(s, sizeof s, "sound/%s", v);
+            report(l, "sound", v, s, false, NULL, NULL);
+        }
+    }
+}
+
+bk_result bk_source_assets_list(bk_source_assets *a, const bk_file *f, const bk_options *opt, bk_source_asset_fn fn,
+                                void *user)
+{
+    if (!a || !f || !fn) return BK_EARG;
+    const bk_source_map *m = bk_source_map_of(f);
+    if (!m) return BK_EARG;
+    bk_options none;
+    memset(&none, 0, sizeof none);
+    lister l = {a, opt ? opt : &none, fn, user, NULL, 0, 0, false};
+    for (uint32_t i = 0; i < m->texdata_count; i++) material(&l, m->texdata[i].name, 0);
+    const bk_entities *ents = bk_file_entities(f);
+    for (uint32_t i = 0; i < ents->count; i++) entity(&l, &ents->items[i]);
+    for (uint32_t i = 0; i < m->static_prop_name_count; i++) model(&l, m->static_prop_names[i]);
+    for (uint32_t i = 0; i < l.seen_count; i++) bk_free(l.seen[i]);
+    bk_free(l.seen);
+    return l.cut ? BK_ELIMIT : BK_OK;
+}
