@@ -38,6 +38,7 @@ typedef struct cli_opts {
     const char *format;         /* --format glb|gltf|obj|bsp (batch output type) */
     bool assets;                /* validate --assets: report what the map references and cannot be found */
     bool missing_only;          /* assets --missing */
+    bool dry_run;               /* pak pack --dry-run */
     bool force;                 /* --force: write an edited map under a name not ending in .bsp */
     const char *paths[64];      /* --wad / --game-dir / archives, in order */
     int path_count;
@@ -92,6 +93,8 @@ int cmd_convert(int argc, char **argv);
 int cmd_props(int argc, char **argv);
 int cmd_pak(int argc, char **argv);
 int cmd_assets(int argc, char **argv);
+/* pak MAP pack: the files the map needs that lie loose in the --game-dir folders, into its pakfile */
+int cli_pak_pack(cli_opts *o, bk_file *f);
 int cmd_query(int argc, char **argv);
 /* writing maps back (cmd_write.c) */
 int cli_rewrite(cli_opts *o, bk_file *f);

@@ -265,9 +265,10 @@ int cmd_pak(int argc, char **argv)
     if (rc != CLI_CONTINUE) return rc;
     const char *action = o.positional[1];
     bool list = strcmp(action, "list") == 0, extract = strcmp(action, "extract") == 0;
-    bool add = strcmp(action, "add") == 0, remove = strcmp(action, "remove") == 0;
-    if (!list && !extract && !add && !remove)
-        return cli_usage_error(me, "unknown action '%s' (use list, extract, add or remove)", action);
+    bool add = strcmp(action, "add") == 0, remove = strcmp(action, "remove") == 0, pack = strcmp(action, "pack") == 0;
+    if (!list && !extract && !add && !remove && !pack)
+        return cli_usage_error(me, "unknown action '%s' (use list, extract, add, remove or pack)", action);
+    if (pack && o.positional_count != 2) return cli_usage_error(me, "pack takes no names (give --game-dir)%s", "");
     if ((list || extract) && o.positional_count != 2) return cli_usage_error(me, "wrong number of arguments%s", "");
     size_t in_len = strlen(o.positional[0]);
     /* a VPK by its signature, whatever its name (or by its name: a broken one is reported as a VPK) */
@@ -275,12 +276,12 @@ int cmd_pak(int argc, char **argv)
         if (!list && !extract) return cli_usage_error(me, "a VPK can be listed or extracted%s", "");
         return vpk_cmd(&o, list);
     }
-    if (add || remove) {
+    if (add || remove || pack) {
         bk_file *ef;
         void *eowned;
         rc = cli_load(o.positional[0], &o, &ef, &eowned);
         if (rc) return rc;
-        rc = cli_pak_edit(&o, ef, add);
+        rc = pack ? cli_pak_pack(&o, ef) : cli_pak_edit(&o, ef, add);
         bk_file_free(ef);
         bk_free(eowned);
         return rc;

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "bspkit/source.h"
 #include "bspkit/write.h"
 #include "cli.h"
 
@@ -241,5 +242,90 @@ int cli_pak_edit(cli_opts *o, bk_file *f, bool add)
         rc = save(in, e, o->output, what);
     }
     bk_edit_free(e);
+    return rc;
+}
+
+/* ---- pak pack ------------------------------------------------------------------------------------ */
+
+typedef struct pack_list {
+    char **files;
+    uint32_t count, cap;
+    bool failed;
+} pack_list;
+
+/* a file found loose in a folder (not in the pakfile, not in a VPK): one to pack */
+static void on_pack(void *user, const bk_source_asset *a)
+{
+    pack_list *pl = user;
+    size_t wl = strlen(a->where);
+    if (!a->found || strcmp(a->where, "pakfile") == 0 || (wl >= 4 && strcasecmp(a->where + wl - 4, ".vpk") == 0))
+        return;
+    if (pl->count == pl->cap) {
+        uint32_t nc = pl->cap ? pl->cap * 2 : 64;
+        char **nf = realloc(pl->files, nc * sizeof *nf);
+        if (!nf) {
+            pl->failed = true;
+            return;
+        }
+        pl->files = nf;
+        pl->cap = nc;
+    }
+    char *c = strdup(a->file);
+    if (!c) {
+        pl->failed = true;
+        return;
+    }
+    pl->files[pl->count++] = c;
+}
+
+int cli_pak_pack(cli_opts *o, bk_file *f)
+{
+    const char *in = o->positional[0];
+    if (!bk_source_map_of(f)) {
+        fprintf(stderr, "%s: error: only Source maps have a pakfile\n", in);
+        return EXIT_BAD_INPUT;
+    }
+    if (!o->dry_run && !o->output) {
+        fprintf(stderr, "bspkit pak: pack needs -o OUT.bsp (or --dry-run)\n");
+        return EXIT_USAGE;
+    }
+    if (!o->dry_run && check_map_output("pak", o) != EXIT_OK) return EXIT_USAGE;
+    bk_source_assets *a = NULL;
+    pack_list pl = {NULL, 0, 0, false};
+    bk_result r = bk_source_assets_open(f, &o->opt, &a);
+    if (r == BK_OK) r = bk_source_assets_list(a, f, &o->opt, on_pack, &pl);
+    int rc = EXIT_OK;
+    if ((r != BK_OK && r != BK_ELIMIT) || pl.failed) {
+        fprintf(stderr, "%s: error: cannot list the map's files: %s\n", in, bk_strerror(pl.failed ? BK_ENOMEM : r));
+        rc = EXIT_BAD_INPUT;
+    }
+    bk_edit *e = rc == EXIT_OK && !o->dry_run ? begin(in, f, o) : NULL;
+    if (rc == EXIT_OK && !o->dry_run && !e) rc = EXIT_BAD_INPUT;
+    uint64_t bytes = 0;
+    for (uint32_t i = 0; i < pl.count && rc == EXIT_OK; i++) {
+        uint8_t *d;
+        size_t n;
+        char where[1024];
+        r = bk_source_assets_read(a, pl.files[i], &d, &n, where, sizeof where);
+        if (r == BK_OK && e) r = bk_edit_pak_add(e, pl.files[i], d, n);
+        if (r == BK_OK && (o->dry_run || o->verbose)) printf("%s  (%zu bytes, from %s)\n", pl.files[i], n, where);
+        if (r == BK_OK) bytes += n;
+        bk_free(d);
+        if (r != BK_OK) {
+            fprintf(stderr, "%s: error: cannot pack '%s': %s\n", in, pl.files[i], bk_strerror(r));
+            rc = EXIT_BAD_INPUT;
+        }
+    }
+    if (rc == EXIT_OK && o->dry_run) {
+        printf("%u files (%llu bytes) would be packed\n", pl.count, (unsigned long long)bytes);
+    } else if (rc == EXIT_OK) {
+        char what[96];
+        snprintf(what, sizeof what, "%u files packed (%llu bytes)", pl.count, (unsigned long long)bytes);
+        rc = save(in, e, o->output, what);
+    }
+    bk_edit_free(e);
+    bk_source_assets_close(a);
+    for (uint32_t i = 0; i < pl.count; i++) free(pl.files[i]);
+    free(pl.files);
     return rc;
 }

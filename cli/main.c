@@ -104,10 +104,13 @@ static const cli_cmd k_cmds[] = {
      "       bspkit pak FILE extract -o DIR\n"
      "       bspkit pak MAP add PATH_IN_PAK=FILE... -o OUT.bsp\n"
      "       bspkit pak MAP remove GLOB... -o OUT.bsp\n"
+     "       bspkit pak MAP pack --game-dir DIR... (-o OUT.bsp | --dry-run)\n"
      "  List, extract or edit the zip archive embedded in a Source map (lump 40). Edits keep\n"
      "  existing entries' bytes and compression, store new entries uncompressed, write the\n"
      "  directory at the end, and validate the map before it replaces OUT.bsp. GLOB: '*' any run\n"
-     "  within a folder, '**' any run, '?' one character, case-insensitive.\n"
+     "  within a folder, '**' any run, '?' one character, case-insensitive. pack adds every file\n"
+     "  the map needs (see 'bspkit assets') that lies loose in a --game-dir folder rather than in\n"
+     "  the pakfile or a VPK (a mod's custom content); --dry-run lists them.\n"
      "  --force  write the map even when OUT does not end in .bsp\n",
      cmd_pak},
     {"query", "point location, PVS / PAS rows and line of sight (BSP maps)",
@@ -275,6 +278,8 @@ int cli_parse(int argc, char **argv, cli_opts *o, bool *help)
             o->assets = true;
         } else if (strcmp(a, "--missing") == 0) {
             o->missing_only = true;
+        } else if (strcmp(a, "--dry-run") == 0) {
+            o->dry_run = true;
         } else if (strcmp(a, "--force") == 0) {
             o->force = true;
         } else if (strcmp(a, "--verbose") == 0 || strcmp(a, "-v") == 0) {

@@ -52,6 +52,41 @@ for a in j["assets"]:
 PY
 done
 expect_exit 0 "$CLI" assets "$M" --game-dir "$G" -q
+
+# pak pack: a custom material, its texture and a model loose in a mod folder go into the pakfile
+# (read back here with zipfile, bytes equal, the old entries' bytes unchanged); a file a VPK holds
+# is not packed; --dry-run writes nothing
+P=$WORK/mod
+rm -rf "$P" "$WORK/stock"; mkdir -p "$P/materials/brick" "$P/materials/custom" "$P/models/props_vehicles" "$WORK/stock/materials/cs_havana"
+printf '"LightmappedGeneric"\n{\n  "$basetexture" "custom/wall_tex"\n}\n' > "$P/materials/brick/brickwall004a.vmt"
+head -c 3000 /dev/urandom > "$P/materials/custom/wall_tex.vtf"
+head -c 500 /dev/urandom > "$P/models/props_vehicles/van001a.mdl"
+printf '"LightmappedGeneric" {}\n' > "$WORK/stock/materials/cs_havana/stonework01.vmt"
+mkdir -p "$P/materials/cs_havana" && cp "$WORK/stock/materials/cs_havana/stonework01.vmt" "$P/materials/cs_havana/"
+python3 "$BK_TESTS/source/vpk_write.py" "$WORK/stock" "$WORK/vpks/pak01" >/dev/null
+rm -f "$WORK/packed.bsp"
+"$CLI" pak "$M" pack --game-dir "$WORK/vpks/pak01_dir.vpk" --game-dir "$P" --dry-run > "$WORK/dry.txt"
+check "--dry-run writes nothing" test ! -e "$WORK/packed.bsp"
+expect_stdout_has "3 files" cat "$WORK/dry.txt"
+"$CLI" pak "$M" pack --game-dir "$WORK/vpks/pak01_dir.vpk" --game-dir "$P" -o "$WORK/packed.bsp" -q
+check "pack wrote the map" test -s "$WORK/packed.bsp"
+check "the pakfile holds the packed files, byte for byte, and kept its own" python3 - "$M" "$WORK/packed.bsp" "$P" <<'PY'
+import io, os, sys, zipfile
+sys.path.insert(0, os.path.join(os.environ.get("BK_TESTS", ""), "source"))
+import vbsp_ref
+def pak(path):
+    v, get = vbsp_ref.lumps(open(path, "rb").read())
+    return zipfile.ZipFile(io.BytesIO(bytes(get(40))))
+old, new, mod = pak(sys.argv[1]), pak(sys.argv[2]), sys.argv[3]
+want = ["materials/brick/brickwall004a.vmt", "materials/custom/wall_tex.vtf", "models/props_vehicles/van001a.mdl"]
+names = {i.filename.lower(): i.filename for i in new.infolist()}
+bad = [w for w in want if w not in names or new.read(names[w]) != open(os.path.join(mod, w), "rb").read()]
+bad += [i.filename for i in old.infolist() if old.read(i.filename) != new.read(i.filename)]
+bad += [n for n in names if "stonework01" in n]   # held by the VPK: not packed
+extra = set(names) - set(want) - {i.filename.lower() for i in old.infolist()}
+print("bad:", bad, "extra:", extra) if bad or extra else None
+sys.exit(1 if bad or extra else 0)
+PY
 expect_exit 1 "$CLI" assets "$CORPUS/quake1/progs_dump_start.bsp"
 expect_stderr_has "works on Source VBSP maps only" "$CLI" assets "$CORPUS/quake1/progs_dump_start.bsp"
 bk_done
