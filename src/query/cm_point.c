@@ -110,7 +110,10 @@ static uint64_t sort_brushes(bk_cm *cm, const ptbox *boxes, bk_cm_ptindex *ix, c
         const bk_cm_leaf *lf = &cm->leafs[l];
         if (ix->brushes) {
             ix->first[l] = (uint32_t)n, ix->full[l] = 0, ix->full_native[l] = 0;
-            for (int k = 0; k < 3; k++) ix->box[l][k] = boxes[l].mins[k], ix->box[l][3 + k] = boxes[l].maxs[k];
+            for (int k = 0; k < 3; k++) {   /* a leaf the walk did not reach: every brush's bounds */
+                ix->box[l][k] = boxes[l].seen ? boxes[l].mins[k] : ix->all_mins[k];
+                ix->box[l][3 + k] = boxes[l].seen ? boxes[l].maxs[k] : ix->all_maxs[k];
+            }
         }
         for (int pass = 2; pass <= 3; pass++) {
             if (pass == 3 && ix->brushes) ix->mid[l] = (uint32_t)n;
@@ -152,6 +155,13 @@ bk_result bk_cm_point_index(bk_cm *cm, bk_ctx *ctx)
             if (cm->brushes[b].num_sides == 0) continue;   /* holds nothing */
             ix->all_mins[k] = fminf(ix->all_mins[k], cm->brushes[b].mins[k]);
             ix->all_maxs[k] = fmaxf(ix->all_maxs[k], cm->brushes[b].maxs[k]);
+        }
+    /* a point outside every brush's bounds never reaches the lists (its contents are 0): each
+     * leaf's box is cut to those bounds, so the leaves around the world get finite boxes too */
+    for (uint32_t l = 0; l < cm->leaf_count; l++)
+        for (int k = 0; k < 3 && boxes[l].seen; k++) {
+            boxes[l].mins[k] = fmaxf(boxes[l].mins[k], ix->all_mins[k]);
+            boxes[l].maxs[k] = fminf(boxes[l].maxs[k], ix->all_maxs[k]);
         }
     uint64_t nbrushes = sort_brushes(cm, boxes, ix, plane_of);   /* <= leafbrush_count */
     ix->first = bk_alloc_array(ctx, (size_t)cm->leaf_count + 1, sizeof *ix->first, &r);
