@@ -242,13 +242,17 @@ def q3_units(path, gain, pk3):
                                           ('n', '<f4', 3), ('c', 'u1', 4)]), count=vl // 44, offset=vo)
     so, sl = lumps[13]
     lo, ll = lumps[14]
+    ho, hl = lumps[1]
+    nodraw = [struct.unpack_from('<i', d, ho + 72 * i + 64)[0] & 0x80 for i in range(hl // 72)]
     npages = ll // (128 * 128 * 3)
     pts = {}
     for i in range(sl // 104):
-        _, _, typ, fv, nv, _, _, lm = struct.unpack_from('<8i', d, so + 104 * i)
+        sh, _, typ, fv, nv, _, _, lm = struct.unpack_from('<8i', d, so + 104 * i)
         pw, ph = struct.unpack_from('<2i', d, so + 104 * i + 96)
         if lm < 0 or typ not in (1, 2, 3) or nv <= 0:
             continue
+        if typ == 2 and 0 <= sh < len(nodraw) and nodraw[sh]:
+            continue   # SURF_NODRAW: a collision-only patch (q3map2 -patchmeta), not drawn
         if typ == 2:
             # patch control points at even rows and columns lie exactly on the tessellated grid
             ids = [fv + r * pw + c for r in range(0, ph, 2) for c in range(0, pw, 2)]
