@@ -66,7 +66,7 @@ class ArgumentError(Error, ValueError):
     """A bad argument from the caller."""
 
 
-class NotFoundError(Error, LookupError):
+class NotFoundError(Error, FileNotFoundError, LookupError):
     """A named resource (file, archive member, lump) was not found."""
 
 
