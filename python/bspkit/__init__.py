@@ -100,6 +100,13 @@ class Entity:
         self.pairs: List[Tuple[str, str]] = [(str(k), str(v)) for k, v in pairs]
         self._last: Optional[Dict[str, str]] = None
 
+    @classmethod
+    def _from_json(cls, pairs: List[List[str]]) -> "Entity":
+        e = cls.__new__(cls)
+        e.pairs = list(map(tuple, pairs))  # type: ignore[arg-type]
+        e._last = None
+        return e
+
     def _map(self) -> Dict[str, str]:
         if self._last is None:
             self._last = dict(self.pairs)
@@ -260,7 +267,7 @@ class Map:
             if r != 0:
                 raise make_error(r, self.path or "entities")
             text = take_block(out[0], n[0])
-            self._entities = [Entity(e) for e in json.loads(text)] if text else []
+            self._entities = [Entity._from_json(e) for e in json.loads(text)] if text else []
         return self._entities
 
     def _lump_index(self, name: Union[str, int]) -> int:

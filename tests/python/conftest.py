@@ -17,7 +17,7 @@ def corpus_maps():
     """Every map of ../shared/corpus, the repository's samples, and every 16th fetched Quake 3 map."""
     maps = sorted(glob.glob(os.path.join(SHARED, "corpus", "*", "*.bsp")))
     maps += sorted(glob.glob(os.path.join(ROOT, "samples", "*.bsp")))
-    maps += sorted(glob.glob(os.path.join(FETCHED, "q3", "*.bsp")))[::16]
+    maps += sorted(glob.glob(os.path.join(FETCHED, "q3", "*", "*.bsp")))[::16]
     return maps
 
 
