@@ -151,11 +151,12 @@ def _family_struct(f) -> Tuple[str, Any]:
 
 
 # arrays of 3 (or 2) numbers kept as plain scalars in the decoded structs
-_INNER = {("quake", "vertices"): (3,), ("source", "vertices"): (3,), ("source", "edges"): (2,)}
+_INNER = {("quake", "vertices"): (3,), ("source", "vertices"): (3,), ("source", "edges"): (2,),
+          ("quake3", "lightmaps"): (128, 128, 3)}
 
 
 def _count_field(fields: Dict[str, Any], name: str) -> Optional[str]:
-    cands = [name + "_count", name[:-1] + "_count", name[:-2] + "_count"]
+    cands = [name + "_count", name[:-1] + "_count", name[:-2] + "_count", name.replace("leaves", "leaf") + "_count"]
     if name == "vertices":
         cands.insert(0, "vertex_count")
     for c in cands:

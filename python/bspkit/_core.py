@@ -247,7 +247,9 @@ def view(owner: Any, ptr, count: int, dtype: np.dtype, inner: Tuple[int, ...] = 
     kept alive by the array. An empty array for a NULL pointer or count 0."""
     shape = (int(count),) + tuple(inner)
     if ptr == ffi.NULL or count == 0:
-        return np.zeros(shape, dtype)
+        empty = np.zeros(shape, dtype)
+        empty.flags.writeable = writable
+        return empty
     addr = int(ffi.cast("uintptr_t", ptr))
     arr = np.asarray(_View(owner, addr, shape, dtype, writable))
     if arr.dtype != dtype:  # structured: the interface loses the exact offsets, put them back

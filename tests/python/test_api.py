@@ -105,6 +105,24 @@ def test_arrays_are_views_not_copies():
         bspkit.open(SAMPLE).array("nope")
 
 
+def test_typed_arrays_of_each_family_match_their_counts():
+    q3 = sorted(glob.glob(os.path.join(FETCHED, "q3", "*", "*.bsp")))[:1]
+    src = [p for p in glob.glob(os.path.join(SRC, "*.bsp")) if "lego" in p]
+    for path in q3 + src:
+        m = bspkit.open(path)
+        counts = m.info["counts"]
+        for name in m.arrays:
+            a = m.array(name)
+            assert not a.flags.writeable
+            if name in counts:
+                assert len(a) == counts[name], (path, name)
+        if m.format == "quake3":
+            lm = m.array("lightmaps")
+            assert lm.shape[1:] == (128, 128, 3) and lm.nbytes == m.lumps[14].size
+        if m.format == "source":
+            assert len(m.array("static_prop_leaves")) >= len(m.static_props)
+
+
 def test_scene_arrays():
     m = bspkit.open(need(SAMPLE))
     s = m.scene()
