@@ -158,6 +158,11 @@ def main():
     print("|---|---|---|---|---|---|")
     print("| bspkit (Python package) | %.3f | %.3f | %.0f | %d | %d |" % (best_b, wall_b, len(ok) / best_b, ne, npr))
     print("| srctools (pure Python) | %.3f | %.3f | %.1f | %d | %d |" % (best_s, wall_s, len(ok) / best_s, ne2, npr2))
+    plain = [p for p in ok if bspkit.open(p).lumps[0].compressed is False and not any(l.compressed for l in bspkit.open(p).lumps)]
+    pb = min(source_round(plain, None)[0] for _ in range(3))
+    ps = min(source_round(plain, sb)[0] for _ in range(3))
+    print("| the %d maps without LZMA lumps: bspkit / srctools CPU s | %.3f / %.3f (x%.1f) | | | | |" % (
+        len(plain), pb, ps, ps / pb))
     print("\nbspkit: **x%.1f** srctools' speed in CPU time (both threads of the library's LZMA decoding "
           "counted), x%.1f in wall time" % (best_s / best_b, wall_s / wall_b))
 
