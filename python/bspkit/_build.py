@@ -184,8 +184,10 @@ ffibuilder.set_source(
     "bspkit._native", HELPERS,
     include_dirs=[str(INCLUDE)],
     extra_objects=[str(_d / "libbspkit.a")],
-    libraries=_libs, library_dirs=_lib_dirs, extra_link_args=_extra,
-    extra_compile_args=["-O2", "-std=c11"],
+    libraries=_libs, library_dirs=_lib_dirs,
+    extra_compile_args=["-O2", "-std=c11"] + shlex.split(os.environ.get("BSPKIT_CFLAGS", "")),
+    # e.g. BSPKIT_LDFLAGS="-fsanitize=address,undefined" with a sanitizer build's libbspkit.a
+    extra_link_args=_extra + shlex.split(os.environ.get("BSPKIT_LDFLAGS", "")),
 )
 
 if __name__ == "__main__":
