@@ -15,26 +15,40 @@ OUT=$(mktemp -d /tmp/bspkit-scale.XXXXXX)
 trap 'rm -rf "$OUT"' EXIT
 mapfile -t MAPS < <(ls "$ROOT"/../shared/corpus/*/*.bsp "${BSPKIT_CORPUS:-$HOME/.cache/bspkit-corpus}"/q3/*/*.bsp)
 echo "${#MAPS[@]} maps, $(du -cb "${MAPS[@]}" | tail -1 | awk '{printf "%.0f MB", $1/1e6}')"
-# the CLI's unit of work: convert, then 10,000 traces from the map's entity origins
+# the same 10,000 segments per map as scale.py traces, written once outside the timing
+mkdir -p "$OUT/seg" "$OUT/cli"
+"$PY" - "$OUT/seg" "${MAPS[@]}" <<'PYEOF'
+import os, sys, warnings
+import numpy as np
+import bspkit
+warnings.simplefilter("ignore")
+for p in sys.argv[2:]:
+    try:
+        m = bspkit.open(p)
+    except bspkit.Error:
+        continue
+    o = []
+    for e in m.entities:
+        v = e.get("origin", "").split()
+        if len(v) == 3:
+            try: o.append([float(x) for x in v])
+            except ValueError: pass
+    name = os.path.join(sys.argv[1], os.path.basename(p) + ".txt")
+    with open(name, "w") as f:
+        if o:
+            rng = np.random.default_rng(0)
+            a = np.array(o, np.float32)[rng.integers(0, len(o), 10_000)]
+            b = a + rng.normal(size=a.shape).astype(np.float32) * 256
+            f.writelines("%.9g %.9g %.9g %.9g %.9g %.9g\n" % (tuple(x) + tuple(y)) for x, y in zip(a, b))
+PYEOF
+# the CLI's unit of work: convert, then the map's segments through trace --batch
 export CLI OUT
 one() {
     local m=$1 b; b=$(basename "${m%.bsp}")
     "$CLI" convert "$m" -o "$OUT/cli/$b.glb" -q 2>/dev/null || return 0
-    "$CLI" entities "$m" --json 2>/dev/null | "$PY" -c '
-import json, sys, random
-random.seed(0)
-o = [e for e in json.load(sys.stdin) for k, v in e if k == "origin" and len(v.split()) == 3]
-pts = []
-for e in o:
-    try: pts.append([float(x) for k, v in e if k == "origin" for x in v.split()][:3])
-    except ValueError: pass
-for i in range(10000 if pts else 0):
-    a = random.choice(pts); print(*a, *(x + random.gauss(0, 256) for x in a))
-' | "$CLI" trace "$m" --batch >/dev/null 2>&1 || true
+    "$CLI" trace "$m" --batch <"$OUT/seg/$(basename "$m").txt" >/dev/null
 }
 export -f one
-export PY
-mkdir -p "$OUT/cli"
 for j in 1 "$JOBS"; do
     t0=$(date +%s.%N)
     printf '%s\n' "${MAPS[@]}" | parallel -j "$j" one

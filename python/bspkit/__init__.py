@@ -329,7 +329,7 @@ class Map:
     # -- scene and glTF ------------------------------------------------------------------
     def _scene_opts(self, lightmaps=True, textures=True, entities=True, props=True, animations=True,
                     collision=False, skip_flares=False, patch_level=0, overbright=None):
-        o = self._opts
+        c = self._opts.copy()
         flags = 0
         for k, v in (("lightmaps", lightmaps), ("textures", textures), ("entities", entities),
                      ("props", props), ("animations", animations)):
@@ -339,20 +339,20 @@ class Map:
             flags |= lib.BK_OPT_COLLISION
         if skip_flares:
             flags |= lib.BK_OPT_SKIP_FLARES
-        o.c.flags = flags
-        o.c.patch_level = patch_level
-        o.c.overbright = 0.0 if overbright is None else (-1.0 if overbright == 0 else float(overbright))
-        return o
+        c.flags = flags
+        c.patch_level = patch_level
+        c.overbright = 0.0 if overbright is None else (-1.0 if overbright == 0 else float(overbright))
+        return c
 
     def scene(self, **options: Any) -> Scene:
         """Build the format-neutral scene: meshes (numpy positions, normals, uvs, indices),
         materials, images (pixels H x W x 4), nodes with their extras, skins, animations.
         Options (as `bspkit convert`): lightmaps, textures, entities, props, animations (True),
         collision, skip_flares (False), patch_level, overbright (None: the game's)."""
-        o = self._scene_opts(**options)
-        d = o.fresh_diags()
+        c = self._scene_opts(**options)
+        d = self._opts.fresh_diags()
         out = ffi.new("bk_scene **")
-        r = lib.bk_file_build_scene(self._live(), o.c, out)
+        r = lib.bk_file_build_scene(self._live(), c, out)
         d.check(r, self.path or "")
         d.flush_errors_as_warnings()
         return Scene(out[0])
@@ -361,10 +361,10 @@ class Map:
                 **options: Any) -> None:
         """Write the scene as .glb or .gltf (+ .bin) by path's extension: the bytes
         `bspkit convert MAP -o PATH` writes with the same options (temporary file, renamed)."""
-        o = self._scene_opts(**options)
-        d = o.fresh_diags()
+        c = self._scene_opts(**options)
+        d = self._opts.fresh_diags()
         out = ffi.new("bk_scene **")
-        r = lib.bk_file_build_scene(self._live(), o.c, out)
+        r = lib.bk_file_build_scene(self._live(), c, out)
         d.check(r, self.path or "")
         d.flush_errors_as_warnings()
         try:
@@ -392,24 +392,30 @@ class Map:
         return {"models": int(qi.model_count), "leaves": int(qi.leaf_count), "clusters": int(qi.cluster_count),
                 "faces": int(qi.face_count), "hulls": int(qi.hull_count), "has_pas": bool(qi.has_pas)}
 
-    def point(self, points: Any, model: int = 0) -> np.ndarray:
+    def point(self, points: Any, model: int = 0, threads: int = 1) -> np.ndarray:
         """Where each point lies: points is (3,) or (N, 3); a structured array of POINT_DTYPE
-        (leaf, contents = BK_CONTENTS_* bits, native_contents, cluster, area), N long."""
+        (leaf, contents = BK_CONTENTS_* bits, native_contents, cluster, area), N long.
+        threads > 1 splits the array over that many threads (the GIL is released in C)."""
         q = self._q()
         p = _points(points)
         out = np.empty(len(p), POINT_DTYPE)
-        r = lib.bkpy_points(q, model, ffi.from_buffer("float[]", p), len(p), ffi.from_buffer("bkpy_point[]", out))
+
+        def run(i: int, j: int) -> int:
+            return lib.bkpy_points(q, model, ffi.from_buffer("float[]", p[i:j]), j - i,
+                                   ffi.from_buffer("bkpy_point[]", out[i:j]))
+        r = _split(len(p), threads, run)
         if r != 0:
             raise make_error(r, "%s: point" % self.path)
         return out
 
     def trace(self, start: Any, end: Any, mins: Any = None, maxs: Any = None, mask: Union[None, int, str] = None,
-              hull: Optional[int] = None, model: int = 0) -> np.ndarray:
+              hull: Optional[int] = None, model: int = 0, threads: int = 1) -> np.ndarray:
         """Sweep a point (or the box mins..maxs) from each start to its end: a structured array of
         TRACE_DTYPE (fraction, endpos, normal, dist, contents, native_contents, surface,
         startsolid, allsolid). start and end are (3,) or (N, 3) (broadcast); mask: BK_CONTENTS_*
         bits or names ("solid|playerclip"), None = what stops a player. GoldSrc / Quake: hull
-        0..3, or a box (the engine's hull for it). The GIL is released while C works."""
+        0..3, or a box (the engine's hull for it). The GIL is released while C works; threads > 1
+        splits the segments over that many threads."""
         q = self._q()
         a, b = np.broadcast_arrays(_points(start), _points(end))
         a, b = np.ascontiguousarray(a), np.ascontiguousarray(b)
@@ -425,8 +431,11 @@ class Map:
         if hull is not None:
             tp.hull = hull
         out = np.empty(len(a), TRACE_DTYPE)
-        r = lib.bkpy_traces(q, tp, ffi.from_buffer("float[]", a), ffi.from_buffer("float[]", b), len(a),
-                            ffi.from_buffer("bkpy_trace[]", out))
+
+        def run(i: int, j: int) -> int:
+            return lib.bkpy_traces(q, tp, ffi.from_buffer("float[]", a[i:j]), ffi.from_buffer("float[]", b[i:j]), j - i,
+                                   ffi.from_buffer("bkpy_trace[]", out[i:j]))
+        r = _split(len(a), threads, run)
         if r != 0:
             raise make_error(r, "%s: trace" % self.path)
         return out
@@ -600,6 +609,18 @@ def _raise_write(r: int, path: str) -> None:
         from ._core import diag_text
         raise make_error(r, path, (diag_text(dg), path, None, None, None))
     raise make_error(r, path)
+
+
+def _split(n: int, threads: int, run: Any) -> int:
+    """run(i, j) over [0, n) in `threads` pieces at once (each releases the GIL): the first
+    non-zero result, else 0."""
+    if threads <= 1 or n < 2 * threads:
+        return run(0, n) if n else 0
+    from concurrent.futures import ThreadPoolExecutor
+    cuts = [n * k // threads for k in range(threads + 1)]
+    with ThreadPoolExecutor(threads) as ex:
+        results = list(ex.map(run, cuts[:-1], cuts[1:]))
+    return next((r for r in results if r != 0), 0)
 
 
 def _points(p: Any) -> np.ndarray:

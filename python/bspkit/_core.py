@@ -115,7 +115,6 @@ class Diags:
     def __init__(self, warn: bool = True):
         self.errors: List[Tuple] = []
         self.warn = warn
-        self.handle = ffi.new_handle(self)
 
     def add(self, d) -> None:
         text = diag_text(d)
@@ -168,19 +167,28 @@ class Options:
         self.c.overbright = overbright
         if framegroups is not None:
             self.c.framegroups_path = self._str(framegroups)
+        # the library reaches the current Diags through this object, whether it kept the
+        # bk_options pointer or copied the struct (an edit, a query)
         self.diags = diags or Diags()
+        self._handle = ffi.new_handle(self)
         self.c.diag = lib.bkpy_diag
-        self.c.diag_user = self.diags.handle
+        self.c.diag_user = self._handle
 
     def _str(self, s) -> Any:
         b = ffi.new("char[]", os.fsencode(s))
         self._keep.append(b)
         return b
 
+    def add(self, d) -> None:
+        self.diags.add(d)
+
     def fresh_diags(self, warn: bool = True) -> Diags:
         self.diags = Diags(warn)
-        self.c.diag_user = self.diags.handle
         return self.diags
+
+    def copy(self):
+        """A copy of the bk_options struct (its strings stay this object's) to change per call."""
+        return ffi.new("bk_options *", self.c[0])
 
 
 # ---- numpy views over library memory ---------------------------------------------------------

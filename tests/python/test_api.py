@@ -293,3 +293,7 @@ def test_queries_release_the_gil():
     inside = [x for x in ticks if t0 < x < t1]
     # with the GIL held the ticker could not run during the call
     assert t1 - t0 < 0.02 or len(inside) >= 3, (t1 - t0, len(inside))
+    # split over threads: the same answers
+    one, two = m.trace(a[:50_000], b[:50_000]), m.trace(a[:50_000], b[:50_000], threads=3)
+    assert one.tobytes() == two.tobytes()
+    assert m.point(a[:50_000]).tobytes() == m.point(a[:50_000], threads=2).tobytes()
