@@ -24,6 +24,7 @@ import warnings
 import numpy as np
 
 import bspkit
+from scale import entity_origins
 
 CLI, SHARED, FETCHED = sys.argv[1:4]
 QUICK = "--quick" in sys.argv
@@ -43,17 +44,9 @@ def segments(m, n, seed=5):
         v = m.array("vertices") if "vertices" in m.arrays else m.array("verts")["xyz"]
         b = {"mins": v.min(0), "maxs": v.max(0)}
     lo, hi = np.asarray(b["mins"], np.float32), np.asarray(b["maxs"], np.float32)
-    origins = []
-    for e in m.entities:
-        o = e.get("origin", "").split()
-        if len(o) == 3:
-            try:
-                origins.append([float(x) for x in o])
-            except ValueError:
-                pass
+    o = entity_origins(m)
     a = rng.uniform(lo, hi, (n, 3)).astype(np.float32)
-    if origins:
-        o = np.array(origins, np.float32)
+    if len(o):
         k = n // 2
         a[:k] = o[rng.integers(0, len(o), k)] + rng.uniform(-8, 8, (k, 3)).astype(np.float32)
     d = rng.normal(size=(n, 3)).astype(np.float32)

@@ -17,36 +17,13 @@ mapfile -t MAPS < <(ls "$ROOT"/../shared/corpus/*/*.bsp "${BSPKIT_CORPUS:-$HOME/
 echo "${#MAPS[@]} maps, $(du -cb "${MAPS[@]}" | tail -1 | awk '{printf "%.0f MB", $1/1e6}')"
 # the same 10,000 segments per map as scale.py traces, written once outside the timing
 mkdir -p "$OUT/seg" "$OUT/cli"
-"$PY" - "$OUT/seg" "${MAPS[@]}" <<'PYEOF'
-import os, sys, warnings
-import numpy as np
-import bspkit
-warnings.simplefilter("ignore")
-for p in sys.argv[2:]:
-    try:
-        m = bspkit.open(p)
-    except bspkit.Error:
-        continue
-    o = []
-    for e in m.entities:
-        v = e.get("origin", "").split()
-        if len(v) == 3:
-            try: o.append([float(x) for x in v])
-            except ValueError: pass
-    name = os.path.join(sys.argv[1], os.path.basename(p) + ".txt")
-    with open(name, "w") as f:
-        if o:
-            rng = np.random.default_rng(0)
-            a = np.array(o, np.float32)[rng.integers(0, len(o), 10_000)]
-            b = a + rng.normal(size=a.shape).astype(np.float32) * 256
-            f.writelines("%.9g %.9g %.9g %.9g %.9g %.9g\n" % (tuple(x) + tuple(y)) for x, y in zip(a, b))
-PYEOF
+"$PY" "$ROOT/bench/scale.py" --segments "$OUT/seg" "${MAPS[@]}"
 # the CLI's unit of work: convert, then the map's segments through trace --batch
 export CLI OUT
 one() {
     local m=$1 b; b=$(basename "${m%.bsp}")
     "$CLI" convert "$m" -o "$OUT/cli/$b.glb" -q 2>/dev/null || return 0
-    "$CLI" trace "$m" --batch <"$OUT/seg/$(basename "$m").txt" >/dev/null
+    "$CLI" trace "$m" --batch <"$OUT/seg/$(basename "$m").txt" >/dev/null 2>&1
 }
 export -f one
 for j in 1 "$JOBS"; do

@@ -376,13 +376,17 @@ class Map:
             lib.bk_scene_free(out[0])
 
     # -- queries -------------------------------------------------------------------------
+    def _make(self, ctype: str, fn: Any) -> Any:
+        """fn(file, options, out) -> the object in out, or the located error raised."""
+        out = ffi.new(ctype)
+        d = self._opts.fresh_diags()
+        r = fn(self._live(), self._opts.c, out)
+        d.check(r, self.path or "")
+        return out[0]
+
     def _q(self):
         if self._query is None:
-            out = ffi.new("bk_query **")
-            d = self._opts.fresh_diags()
-            r = lib.bk_query_open(self._live(), self._opts.c, out)
-            d.check(r, self.path or "")
-            self._query = out[0]
+            self._query = self._make("bk_query **", lib.bk_query_open)
         return self._query
 
     @property
@@ -464,10 +468,14 @@ class Map:
         return out.astype(bool)
 
     # -- Source --------------------------------------------------------------------------
-    def _source(self):
-        if self._family != "source":
-            raise UnsupportedError("%s: not a Source map (%s)" % (self.path, self.format))
+    def _of(self, family: str, what: str) -> Any:
+        """The family's decoded struct, or UnsupportedError for a file of another family."""
+        if self._family != family:
+            raise UnsupportedError("%s: not a %s (%s)" % (self.path, what, self.format))
         return self._struct
+
+    def _source(self):
+        return self._of("source", "Source map")
 
     @property
     def static_props(self) -> np.ndarray:
@@ -485,17 +493,11 @@ class Map:
     def pak(self) -> Archive:
         """The Source map's pakfile (zipfile-like: namelist, read)."""
         self._source()
-        out = ffi.new("bk_archive **")
-        d = self._opts.fresh_diags()
-        r = lib.bk_archive_open_pakfile(self._live(), self._opts.c, out)
-        d.check(r, "%s: pakfile" % self.path)
-        return Archive(out[0], self, self._opts)
+        return Archive(self._make("bk_archive **", lib.bk_archive_open_pakfile), self, self._opts)
 
     # -- DPM -----------------------------------------------------------------------------
     def _dpm(self):
-        if self._family != "dpm":
-            raise UnsupportedError("%s: not a DPM model (%s)" % (self.path, self.format))
-        return self._struct
+        return self._of("dpm", "DPM model")
 
     @property
     def bones(self) -> np.ndarray:
@@ -522,11 +524,7 @@ class Map:
     # -- editing -------------------------------------------------------------------------
     def _e(self):
         if self._edit is None:
-            out = ffi.new("bk_edit **")
-            d = self._opts.fresh_diags()
-            r = lib.bk_edit_begin(self._live(), self._opts.c, out)
-            d.check(r, self.path or "")
-            self._edit = out[0]
+            self._edit = self._make("bk_edit **", lib.bk_edit_begin)
         return self._edit
 
     def set_entities(self, entities: Sequence[Any]) -> None:

@@ -24,6 +24,20 @@ HERE = Path(__file__).resolve().parent
 ROOT = Path(os.environ.get("BSPKIT_SOURCE_DIR", HERE.parent.parent)).resolve()
 INCLUDE = ROOT / "include"
 
+# What one point / trace answer is in the arrays Map.point / Map.trace return (POINT_DTYPE and
+# TRACE_DTYPE in __init__.py lay them out the same)
+STRUCTS = r"""
+typedef struct bkpy_point {
+    int32_t leaf; uint32_t contents; int32_t native_contents; int32_t cluster; int32_t area;
+} bkpy_point;
+
+typedef struct bkpy_trace {
+    float fraction; float endpos[3]; float normal[3]; float dist;
+    uint32_t contents; int32_t native_contents; int32_t surface;
+    uint8_t startsolid, allsolid, pad_[2];
+} bkpy_trace;
+"""
+
 # Loops over many queries in C, so that one call (the GIL released) answers a whole array.
 HELPERS = r"""
 #include <string.h>
@@ -37,16 +51,7 @@ HELPERS = r"""
 #include <bspkit/source.h>
 #include <bspkit/dpm.h>
 
-typedef struct bkpy_point {
-    int32_t leaf; uint32_t contents; int32_t native_contents; int32_t cluster; int32_t area;
-} bkpy_point;
-
-typedef struct bkpy_trace {
-    float fraction; float endpos[3]; float normal[3]; float dist;
-    uint32_t contents; int32_t native_contents; int32_t surface;
-    uint8_t startsolid, allsolid, pad_[2];
-} bkpy_trace;
-
+""" + STRUCTS + r"""
 /* n points (3 floats each) -> out; the first failure's result (BK_OK: all answered) */
 static int bkpy_points(const bk_query *q, uint32_t model, const float *pos, size_t n, bkpy_point *out)
 {
@@ -97,15 +102,7 @@ static int bkpy_entities_json(const bk_file *f, char **out, size_t *len)
 }
 """
 
-HELPER_CDEF = r"""
-typedef struct bkpy_point {
-    int32_t leaf; uint32_t contents; int32_t native_contents; int32_t cluster; int32_t area;
-} bkpy_point;
-typedef struct bkpy_trace {
-    float fraction; float endpos[3]; float normal[3]; float dist;
-    uint32_t contents; int32_t native_contents; int32_t surface;
-    uint8_t startsolid, allsolid, pad_[2];
-} bkpy_trace;
+HELPER_CDEF = STRUCTS + r"""
 int bkpy_points(const bk_query *q, uint32_t model, const float *pos, size_t n, bkpy_point *out);
 int bkpy_traces(const bk_query *q, const bk_trace_params *p, const float *a, const float *b, size_t n,
                 bkpy_trace *out);
