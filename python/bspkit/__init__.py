@@ -20,6 +20,7 @@ import numpy as np
 
 from . import vpk
 from ._archive import Archive, ArchiveEntry
+from ._core import raise_write as _raise_write
 from ._core import (ArgumentError, BadIndexError, DecompressError, Diags, Error, FormatError, IOError_,
                     LimitError, LumpError, NotFoundError, Options, TruncatedError, UnsupportedError,
                     VersionError, BspkitWarning, cstr, dtype_of, make_error, take_block, view)
@@ -361,19 +362,11 @@ class Map:
                 **options: Any) -> None:
         """Write the scene as .glb or .gltf (+ .bin) by path's extension: the bytes
         `bspkit convert MAP -o PATH` writes with the same options (temporary file, renamed)."""
-        c = self._scene_opts(**options)
-        d = self._opts.fresh_diags()
-        out = ffi.new("bk_scene **")
-        r = lib.bk_file_build_scene(self._live(), c, out)
-        d.check(r, self.path or "")
-        d.flush_errors_as_warnings()
+        s = self.scene(**options)
         try:
-            xo = export_options(scale, keep_z_up, png_level)
-            r = lib.bk_export_gltf(out[0], xo, os.fsencode(path), ffi.NULL)
-            if r != 0:
-                _raise_write(r, os.fspath(path))
+            s.to_gltf(path, scale, keep_z_up, png_level)
         finally:
-            lib.bk_scene_free(out[0])
+            s.free()
 
     # -- queries -------------------------------------------------------------------------
     def _make(self, ctype: str, fn: Any) -> Any:
@@ -599,14 +592,6 @@ class Map:
         if self._f is None:
             return "<bspkit.Map closed>"
         return "<bspkit.Map %s v%d %r>" % (self.format, self.version, self.path)
-
-
-def _raise_write(r: int, path: str) -> None:
-    dg = ffi.new("bk_diag *")
-    if lib.bk_write_error(dg):
-        from ._core import diag_text
-        raise make_error(r, path, (diag_text(dg), path, None, None, None))
-    raise make_error(r, path)
 
 
 def _split(n: int, threads: int, run: Any) -> int:

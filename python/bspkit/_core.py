@@ -287,3 +287,11 @@ def take_block(ptr, size: int) -> bytes:
     finally:
         if ptr != ffi.NULL:
             lib.bk_free(ptr)
+
+
+def raise_write(r: int, path: str) -> None:
+    """The error of a failed write, with the file and the system's reason when the library has them."""
+    dg = ffi.new("bk_diag *")
+    if lib.bk_write_error(dg):
+        raise make_error(r, path, (diag_text(dg), path, None, None, None))
+    raise make_error(r, path)

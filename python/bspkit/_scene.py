@@ -1,11 +1,12 @@
 """The format-neutral scene (bspkit/scene.h) as numpy arrays over the library's memory."""
 from __future__ import annotations
 
+import os
 from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from ._core import cstr, kv_pairs, make_error, view
+from ._core import cstr, kv_pairs, make_error, raise_write, view
 from ._native import ffi, lib
 
 _F4 = np.dtype("f4")
@@ -173,17 +174,30 @@ class Scene:
 
     def to_gltf(self, path: str, scale: float = 0.0, keep_z_up: bool = False, png_level: int = 0) -> None:
         """Write .glb or .gltf (+ .bin) by the path's extension (temporary file, renamed)."""
-        from ._core import Diags
         xo = export_options(scale, keep_z_up, png_level)
-        r = lib.bk_export_gltf(self._owner.s, xo, str(path).encode(), ffi.NULL)
-        Diags().check(r, str(path)) if r != 0 else None
+        r = lib.bk_export_gltf(self._live(), xo, os.fsencode(path), ffi.NULL)
+        if r != 0:
+            raise_write(r, os.fspath(path))
+
+    def _live(self):
+        if self._owner.s is None:
+            raise ValueError("scene is freed")
+        return self._owner.s
+
+    def free(self) -> None:
+        """Free the scene now if no array of it is still in use (else when the last one goes)."""
+        owner = self._owner
+        self._owner = _Owner(None)
+        for lst in (self.meshes, self.images, self.skins, self.animations):
+            lst.clear()
+        del owner
 
     def glb(self, scale: float = 0.0, keep_z_up: bool = False, png_level: int = 0) -> bytes:
         """The .glb file as bytes."""
         from ._core import take_block
         xo = export_options(scale, keep_z_up, png_level)
         out, size = ffi.new("uint8_t **"), ffi.new("size_t *")
-        r = lib.bk_export_glb_memory(self._owner.s, xo, out, size, ffi.NULL)
+        r = lib.bk_export_glb_memory(self._live(), xo, out, size, ffi.NULL)
         if r != 0:
             raise make_error(r, "glb")
         return take_block(out[0], size[0])

@@ -297,3 +297,14 @@ def test_queries_release_the_gil():
     one, two = m.trace(a[:50_000], b[:50_000]), m.trace(a[:50_000], b[:50_000], threads=3)
     assert one.tobytes() == two.tobytes()
     assert m.point(a[:50_000]).tobytes() == m.point(a[:50_000], threads=2).tobytes()
+
+
+def test_failed_gltf_write_raises_with_the_reason(tmp_path):
+    m = bspkit.open(need(SAMPLE))
+    target = tmp_path / "missing" / "x.glb"
+    with pytest.raises(bspkit.IOError_) as ei:
+        m.to_gltf(target)
+    assert str(target) in str(ei.value) and isinstance(ei.value, OSError)
+    assert not target.parent.exists()
+    m.to_gltf(tmp_path / "x.gltf")  # .gltf + .bin by the extension
+    assert (tmp_path / "x.gltf").exists() and (tmp_path / "x.bin").exists()
