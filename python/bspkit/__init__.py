@@ -368,6 +368,17 @@ class Map:
         finally:
             s.free()
 
+    def textures(self) -> Scene:
+        """The file's own images (a map's embedded textures, every entry of a WAD3, a VTF's faces,
+        a Source map's pakfile VTFs) as a Scene holding images only: ``[(i.name, i.pixels) for i
+        in m.textures().images]``, pixels H x W x 4 uint8."""
+        d = self._opts.fresh_diags()
+        out = ffi.new("bk_scene **")
+        r = lib.bk_file_extract_images(self._live(), self._opts.c, out)
+        d.check(r, self.path or "")
+        d.flush_errors_as_warnings()
+        return Scene(out[0])
+
     # -- queries -------------------------------------------------------------------------
     def _make(self, ctype: str, fn: Any) -> Any:
         """fn(file, options, out) -> the object in out, or the located error raised."""

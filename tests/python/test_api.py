@@ -308,3 +308,47 @@ def test_failed_gltf_write_raises_with_the_reason(tmp_path):
     assert not target.parent.exists()
     m.to_gltf(tmp_path / "x.gltf")  # .gltf + .bin by the extension
     assert (tmp_path / "x.gltf").exists() and (tmp_path / "x.bin").exists()
+
+
+def test_vpk_open_reads_what_was_packed(tmp_path):
+    """A VPK v2 made by the tests' own writer (tests/source/vpk_write.py) from a map's pakfile."""
+    maps = [p for p in source_maps() if "lego" in p]
+    if not maps:
+        pytest.skip("no Source corpus")
+    pak = bspkit.open(maps[0]).pak
+    files = {}
+    for name in pak.namelist()[:12]:
+        files[name.lower()] = pak.read(name)
+        (tmp_path / "src" / name.lower()).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "src" / name.lower()).write_bytes(files[name.lower()])
+    subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "tests", "source", "vpk_write.py"), tmp_path / "src",
+                    tmp_path / "vpk" / "pak01"], check=True, capture_output=True)
+    with bspkit.vpk.open(tmp_path / "vpk" / "pak01_dir.vpk") as v:
+        assert sorted(v.namelist()) == sorted(files)
+        for name, data in files.items():
+            assert v.read(name) == data
+    (tmp_path / "notvpk.vpk").write_bytes(b"\0" * 64)
+    with pytest.raises(bspkit.FormatError):
+        bspkit.vpk.open(tmp_path / "notvpk.vpk")
+
+
+def test_textures_as_numpy():
+    wads = sorted(glob.glob(os.path.join(SHARED, "corpus", "wad3", "*.wad")))
+    if not wads:
+        pytest.skip("no WAD3 corpus")
+    m = bspkit.open(wads[0])
+    imgs = m.textures().images
+    assert m.format == "wad3" and len(imgs) == m.lumps[0].count  # every directory entry
+    shown = [i for i in imgs[:20] if i.pixels is not None]
+    assert shown and all(i.pixels.shape == (i.height, i.width, 4) for i in shown)
+    assert any(i.pixels[..., :3].std() > 0 for i in shown)
+
+
+def test_warnings_go_through_python_warnings():
+    path = os.path.join(SHARED, "corpus", "quake1", "ericw_q1_cube.bsp")
+    need(path)
+    r = subprocess.run([CLI, "info", path], capture_output=True, text=True)
+    assert "warning:" in r.stderr
+    with pytest.warns(bspkit.Warning) as rec:
+        bspkit.open(path)
+    assert any(str(w.message) in r.stderr for w in rec)
