@@ -21,11 +21,11 @@ import numpy as np
 from . import vpk
 from ._archive import Archive, ArchiveEntry
 from ._core import raise_write as _raise_write
-from ._core import (ArgumentError, BadIndexError, DecompressError, Diags, Error, FormatError, IOError_,
+from ._core import (ArgumentError, BadIndexError, DecompressError, Error, FormatError, IOError_,
                     LimitError, LumpError, NotFoundError, Options, TruncatedError, UnsupportedError,
                     VersionError, BspkitWarning, cstr, dtype_of, make_error, take_block, view)
 from ._native import ffi, lib
-from ._scene import Scene, export_options
+from ._scene import Scene
 
 __version__ = "0.1.0"
 Warning = BspkitWarning  # noqa: A001 - bspkit.Warning, the category of the library's warnings

@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 from typing import Any, List, NamedTuple, Optional
 
-from ._core import Diags, Options, make_error, take_block
+from ._core import Diags, Options, take_block
 from ._native import ffi, lib
 
 

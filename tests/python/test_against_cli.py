@@ -1,7 +1,6 @@
 """The package answers what the CLI answers, on every corpus map: entities pair by pair, the lump
 table, point leafs, trace fractions, glTF bytes; files it cannot read raise the CLI's message."""
 import json
-import os
 import subprocess
 
 import numpy as np

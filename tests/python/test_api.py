@@ -150,7 +150,6 @@ def test_bytes_input_and_pk3_member():
     assert [e.pairs for e in a.entities] == [e.pairs for e in b.entities]
     pk3s = sorted(glob.glob(os.path.join(FETCHED, "pk3", "*maps*.pk3")))
     if pk3s:
-        from bspkit import Archive  # noqa: F401
         with bspkit.Archive._open_path(pk3s[0]) as z:
             name = next(n for n in z.namelist() if n.endswith(".bsp"))
         m = bspkit.open("%s:%s" % (pk3s[0], name))
