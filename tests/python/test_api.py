@@ -351,3 +351,25 @@ def test_warnings_go_through_python_warnings():
     with pytest.warns(bspkit.Warning) as rec:
         bspkit.open(path)
     assert any(str(w.message) in r.stderr for w in rec)
+
+
+def test_bad_arguments_raise():
+    m = bspkit.open(need(SAMPLE))
+    with pytest.raises(bspkit.ArgumentError):
+        m.trace([0, 0, 0], [0, 0, 1], mins=(-1, -1, -1))
+    with pytest.raises(bspkit.ArgumentError):
+        m.point(np.zeros((4, 2)))
+    with pytest.raises(bspkit.ArgumentError):
+        m.trace([0, 0, 0], [0, 0, 1], mask="solid|nonsense")
+    with pytest.raises(bspkit.BadIndexError):
+        m.point([0, 0, 0], model=10_000)
+    with pytest.raises(bspkit.BadIndexError):
+        m.pvs(1_000_000)
+    with pytest.raises(bspkit.UnsupportedError):
+        m.static_props
+    with pytest.raises(bspkit.NotFoundError):
+        m.lump("no-such-lump")
+    assert m.trace([0, 0, 0], [[0, 0, 1], [0, 0, 2]]).shape == (2,)  # broadcast
+    m.close()
+    with pytest.raises(ValueError):
+        m.entities
