@@ -111,6 +111,20 @@ def test_gltf_bytes_match_convert(corpus_map, work):
     assert mine.read_bytes() == theirs.read_bytes()
 
 
+@pytest.mark.parametrize("index", [0, 7, 14])
+def test_dpm_gltf_bytes_match_convert(index, work):
+    import glob
+    from conftest import FETCHED
+    dpms = sorted(glob.glob(FETCHED + "/dpm/*.dpm"))
+    if len(dpms) <= index:
+        pytest.skip("no DPM corpus")
+    mine, theirs = work / "py.glb", work / "cli.glb"
+    bspkit.open(dpms[index]).to_gltf(mine)
+    r = cli("convert", dpms[index], "-o", theirs, "-q")
+    assert r.returncode == 0, r.stderr
+    assert mine.read_bytes() == theirs.read_bytes()
+
+
 def test_unusual_maps_raise_the_cli_message(unusual_map):
     need(unusual_map)
     with pytest.raises(bspkit.Error) as ei:
