@@ -10,7 +10,7 @@ SAMPLE     ?= samples/ericw_q1_detail_fence2.bsp
 SAMPLE2    ?= samples/bsp_tool_quake_mp_lobby.bsp
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build test demo asan fuzz bench corpus install clean
+.PHONY: all deps build test demo asan fuzz bench corpus install clean python
 
 all: build
 
@@ -23,6 +23,17 @@ build:
 		echo "bspkit: build dependencies missing ($(BUILD_PKGS), stb, lzma-dev): run 'make deps', or 'make demo' / 'make test' which install them" >&2; exit 1; }
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD) -j$(JOBS)
+
+# the Python package (python/) into a virtual environment over Debian's python3, cffi and numpy
+# ($(BUILD)/pyenv, --system-site-packages: Debian's pip refuses system-wide installs, PEP 668),
+# linked with $(BUILD)/libbspkit.a. Use it as $(BUILD)/pyenv/bin/python, or activate it.
+PYENV ?= $(BUILD)/pyenv
+python: deps
+	@$(MAKE) --no-print-directory build
+	@scripts/install-deps --python
+	@[ -x $(PYENV)/bin/python ] || /usr/bin/python3 -m venv --system-site-packages --without-pip $(PYENV)
+	@BSPKIT_BUILD_DIR=$(abspath $(BUILD)) $(PYENV)/bin/python -m pip install -q --no-build-isolation --no-deps --force-reinstall ./python
+	@$(PYENV)/bin/python -c 'import bspkit; print("bspkit", bspkit.library_version(), "for Python in $(PYENV): $(PYENV)/bin/python -c \"import bspkit\"")'
 
 # the Quake 3 maps, OpenArena textures and DPM models the tests use (Debian packages; cached in
 # $$BSPKIT_CORPUS or ~/.cache/bspkit-corpus, fetched once)

@@ -1,0 +1,215 @@
+"""The format-neutral scene (bspkit/scene.h) as numpy arrays over the library's memory."""
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, List, Optional, Tuple
+
+import numpy as np
+
+from ._core import cstr, kv_pairs, make_error, raise_write, view
+from ._native import ffi, lib
+
+_F4 = np.dtype("f4")
+
+
+class _Owner:
+    """Frees a bk_scene when the last array looking at it goes."""
+
+    def __init__(self, s):
+        self.s = s
+
+    def __del__(self):
+        if self.s is not None:
+            lib.bk_scene_free(self.s)
+            self.s = None
+
+
+class Primitive:
+    """One draw of a mesh: numpy views (no copy) of the scene's vertex arrays."""
+
+    material: int
+    mode: str
+    positions: np.ndarray
+    normals: Optional[np.ndarray]
+    uvs: Optional[np.ndarray]
+    uvs1: Optional[np.ndarray]
+    colors: Optional[np.ndarray]
+    joints: Optional[np.ndarray]
+    weights: Optional[np.ndarray]
+    indices: Optional[np.ndarray]
+
+    def __init__(self, owner: _Owner, p):
+        n = p.vertex_count
+        self.material = int(p.material)
+        self.mode = {0: "triangles", 1: "points", 2: "lines"}.get(p.mode, str(p.mode))
+        self.positions = view(owner, p.position, n, _F4, (3,))
+        self.normals = view(owner, p.normal, n, _F4, (3,)) if p.normal != ffi.NULL else None
+        self.uvs = view(owner, p.uv0, n, _F4, (2,)) if p.uv0 != ffi.NULL else None
+        self.uvs1 = view(owner, p.uv1, n, _F4, (2,)) if p.uv1 != ffi.NULL else None
+        self.colors = view(owner, p.color, n, np.dtype("u1"), (4,)) if p.color != ffi.NULL else None
+        self.joints = view(owner, p.joints, n, np.dtype("u2"), (4,)) if p.joints != ffi.NULL else None
+        self.weights = view(owner, p.weights, n, _F4, (4,)) if p.weights != ffi.NULL else None
+        self.indices = view(owner, p.indices, p.index_count, np.dtype("u4")) if p.indices != ffi.NULL else None
+
+    def __repr__(self) -> str:
+        return "<Primitive %s, %d vertices, material %d>" % (self.mode, len(self.positions), self.material)
+
+
+class Mesh:
+    def __init__(self, owner: _Owner, m):
+        self.name = cstr(m.name)
+        self.primitives = [Primitive(owner, m.prims[i]) for i in range(m.prim_count)]
+
+    def __repr__(self) -> str:
+        return "<Mesh %r, %d primitives>" % (self.name, len(self.primitives))
+
+
+class Material:
+    def __init__(self, m):
+        self.name = cstr(m.name)
+        self.base_image = int(m.base_image)
+        self.lightmap_image = int(m.lightmap_image)
+        self.emissive_image = int(m.emissive_image)
+        self.normal_image = int(m.normal_image)
+        self.specular_image = int(m.specular_image)
+        self.blend_image = int(m.blend_image)
+        self.base_color = tuple(float(x) for x in m.base_color)
+        self.alpha_mode = {0: "OPAQUE", 1: "MASK", 2: "BLEND"}.get(m.alpha_mode, "OPAQUE")
+        self.alpha_cutoff = float(m.alpha_cutoff)
+        self.double_sided = bool(m.double_sided)
+        self.unlit = bool(m.unlit)
+        self.emissive = tuple(float(x) for x in m.emissive)
+        self.emissive_strength = float(m.emissive_strength)
+        self.extras = dict(kv_pairs(m.extras, m.extra_count))
+
+    def __repr__(self) -> str:
+        return "<Material %r>" % self.name
+
+
+class Image:
+    """An image of the scene; ``pixels`` decodes it (H x W x 4 uint8 RGBA) on first use, None for
+    an external texture the scene has no pixels of."""
+
+    def __init__(self, owner: _Owner, i: int, im):
+        self._owner, self._i = owner, i
+        self.name = cstr(im.name)
+        self.width, self.height = int(im.width), int(im.height)
+        self.has_alpha, self.is_lightmap, self.clamp = bool(im.has_alpha), bool(im.is_lightmap), bool(im.clamp)
+        self._pixels: Optional[np.ndarray] = None
+
+    @property
+    def pixels(self) -> Optional[np.ndarray]:
+        if self._pixels is None:
+            s = self._owner.s
+            if not lib.bk_scene_image_has_pixels(s, self._i):
+                return None
+            out = ffi.new("uint8_t **")
+            r = lib.bk_scene_image_rgba(s, self._i, out)
+            if r != 0:
+                raise make_error(r, "image %r" % self.name)
+            try:
+                n = self.width * self.height * 4
+                self._pixels = np.frombuffer(ffi.buffer(out[0], n), np.uint8).copy().reshape(self.height, self.width, 4)
+            finally:
+                lib.bk_free(out[0])
+        return self._pixels
+
+    def __repr__(self) -> str:
+        return "<Image %r %dx%d>" % (self.name, self.width, self.height)
+
+
+class Node:
+    def __init__(self, n):
+        self.name = cstr(n.name)
+        self.parent, self.mesh, self.skin = int(n.parent), int(n.mesh), int(n.skin)
+        self.translation = tuple(float(x) for x in n.translation)
+        self.rotation = tuple(float(x) for x in n.rotation)
+        self.scale = tuple(float(x) for x in n.scale)
+        #: entity key/values and the like, in order (a key may repeat)
+        self.extras: List[Tuple[str, str]] = kv_pairs(n.extras, n.extra_count)
+
+    def __repr__(self) -> str:
+        return "<Node %r>" % self.name
+
+
+class Skin:
+    def __init__(self, owner: _Owner, k):
+        self.name = cstr(k.name)
+        self.joints = view(owner, k.joints, k.joint_count, np.dtype("i4"))
+        self.inverse_bind = view(owner, k.inverse_bind, k.joint_count, _F4, (16,))
+        self.skeleton = int(k.skeleton)
+
+
+class Channel:
+    def __init__(self, owner: _Owner, c):
+        self.node = int(c.node)
+        self.path = {0: "translation", 1: "rotation", 2: "scale"}.get(c.path, str(c.path))
+        self.interpolation = "STEP" if c.interpolation == 1 else "LINEAR"
+        self.times = view(owner, c.times, c.key_count, _F4)
+        self.values = view(owner, c.values, c.key_count, _F4, (4 if c.path == 1 else 3,))
+
+
+class Animation:
+    def __init__(self, owner: _Owner, a):
+        self.name = cstr(a.name)
+        self.channels = [Channel(owner, a.channels[i]) for i in range(a.channel_count)]
+
+
+class Scene:
+    """A built scene (engine coordinates, Z up). Arrays are read-only views of the library's
+    scene, which lives as long as any of them."""
+
+    def __init__(self, s, export_defaults: Optional[Dict[str, Any]] = None):
+        self._owner = _Owner(s)
+        self._export = export_defaults or {}
+        self.name = cstr(s.name)
+        self.images = [Image(self._owner, i, s.images[i]) for i in range(s.image_count)]
+        self.materials = [Material(s.materials[i]) for i in range(s.material_count)]
+        self.meshes = [Mesh(self._owner, s.meshes[i]) for i in range(s.mesh_count)]
+        self.nodes = [Node(s.nodes[i]) for i in range(s.node_count)]
+        self.skins = [Skin(self._owner, s.skins[i]) for i in range(s.skin_count)]
+        self.animations = [Animation(self._owner, s.anims[i]) for i in range(s.anim_count)]
+        self.extras = kv_pairs(s.extras, s.extra_count)
+        self.warning_count = int(s.warning_count)
+
+    def to_gltf(self, path: str, scale: float = 0.0, keep_z_up: bool = False, png_level: int = 0) -> None:
+        """Write .glb or .gltf (+ .bin) by the path's extension (temporary file, renamed)."""
+        xo = export_options(scale, keep_z_up, png_level)
+        r = lib.bk_export_gltf(self._live(), xo, os.fsencode(path), ffi.NULL)
+        if r != 0:
+            raise_write(r, os.fspath(path))
+
+    def _live(self):
+        if self._owner.s is None:
+            raise ValueError("scene is freed")
+        return self._owner.s
+
+    def free(self) -> None:
+        """Free the scene now if no array of it is still in use (else when the last one goes)."""
+        owner = self._owner
+        self._owner = _Owner(None)
+        for lst in (self.meshes, self.images, self.skins, self.animations):
+            lst.clear()
+        del owner
+
+    def glb(self, scale: float = 0.0, keep_z_up: bool = False, png_level: int = 0) -> bytes:
+        """The .glb file as bytes."""
+        from ._core import take_block
+        xo = export_options(scale, keep_z_up, png_level)
+        out, size = ffi.new("uint8_t **"), ffi.new("size_t *")
+        r = lib.bk_export_glb_memory(self._live(), xo, out, size, ffi.NULL)
+        if r != 0:
+            raise make_error(r, "glb")
+        return take_block(out[0], size[0])
+
+    def __repr__(self) -> str:
+        return "<Scene %d meshes, %d materials, %d images, %d nodes>" % (
+            len(self.meshes), len(self.materials), len(self.images), len(self.nodes))
+
+
+def export_options(scale: float, keep_z_up: bool, png_level: int):
+    xo = ffi.new("bk_export_options *")
+    xo.scale = scale
+    xo.keep_z_up = bool(keep_z_up)
+    xo.png_level = png_level
+    return xo

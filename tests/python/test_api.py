@@ -1,0 +1,377 @@
+"""The package's own surface: Source props and pakfile against the CLI, PVS rows and "can A see
+B" against `bspkit query`, arrays without copies, editing and saving, DPM poses, bad input
+raising bspkit.Error (never crashing the interpreter), the GIL released during queries."""
+import glob
+import json
+import os
+import subprocess
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import bspkit
+from conftest import CLI, FETCHED, ROOT, SHARED, corpus_maps, need, readable
+
+SRC = os.path.join(SHARED, "corpus", "source")
+SAMPLE = os.path.join(ROOT, "samples", "bsp_tool_quake_mp_lobby.bsp")
+
+
+def cli_json(*args, stdin=None):
+    r = subprocess.run([CLI] + [str(a) for a in args], input=stdin, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def source_maps():
+    return [m for m in sorted(glob.glob(os.path.join(SRC, "*.bsp"))) if readable(m)]
+
+
+def test_static_props_match_cli():
+    maps = source_maps()
+    if not maps:
+        pytest.skip("no Source corpus")
+    seen = 0
+    for path in maps:
+        m = bspkit.open(path)
+        want = cli_json("props", path, "--json")
+        sp = m.static_props
+        assert len(sp) == len(want["static_props"]), path
+        assert m.static_prop_names == want["models"], path
+        for got, w in zip(sp, want["static_props"]):
+            assert m.static_prop_names[got["model"]] == w["model"]
+            np.testing.assert_array_equal(got["origin"], np.float32(w["origin"]))
+            np.testing.assert_array_equal(got["angles"], np.float32(w["angles"]))
+            assert (int(got["skin"]), int(got["solid"]), int(got["flags"])) == (w["skin"], w["solid"], w["flags"])
+            seen += 1
+    assert seen > 100
+
+
+def test_pakfile_matches_cli_and_reads():
+    maps = source_maps()
+    if not maps:
+        pytest.skip("no Source corpus")
+    for path in maps[:6]:
+        m = bspkit.open(path)
+        try:
+            pak = m.pak
+        except bspkit.NotFoundError:
+            continue
+        want = cli_json("pak", path, "list", "--json")
+        assert pak.namelist() == [e["name"] for e in want["entries"]]
+        for e in pak.infolist()[:5]:
+            if not e.is_dir:
+                assert len(pak.read(e.name)) == e.size
+                assert e.name in pak
+        with pytest.raises(KeyError):
+            pak.read("no/such/file.vmt")
+
+
+def test_pvs_and_visibility_match_cli():
+    maps = [m for m in corpus_maps() if readable(m) and "wad3" not in m]
+    checked = 0
+    for path in maps[::4]:
+        m = bspkit.open(path)
+        qi = m.query_info
+        if qi["clusters"] == 0:
+            continue
+        for c in sorted({0, qi["clusters"] // 2, qi["clusters"] - 1}):
+            want = cli_json("query", path, "--pvs", c, "--json")
+            assert list(np.flatnonzero(m.pvs(c))) == want["visible"], (path, c)
+            checked += 1
+        pts = np.array([[float(x) for x in e["origin"].split()] for e in m.entities
+                        if "origin" in e and len(e["origin"].split()) == 3][:20], np.float32)
+        if len(pts) >= 2:
+            a, b = pts[:-1], pts[1:]
+            lines = "".join("%.9g %.9g %.9g %.9g %.9g %.9g\n" % (tuple(x) + tuple(y)) for x, y in zip(a, b))
+            out = subprocess.run([CLI, "query", path, "--batch"], input=lines, capture_output=True, text=True).stdout
+            assert list(m.visible(a, b)) == [json.loads(l)["visible"] for l in out.splitlines()]
+    assert checked > 5
+
+
+def test_arrays_are_views_not_copies():
+    m = bspkit.open(need(SAMPLE))
+    assert {"planes", "vertices", "faces", "leafs", "nodes", "models"} <= set(m.arrays)
+    v = m.array("vertices")
+    assert v.shape[1] == 3 and v.dtype == np.float32 and not v.flags.writeable and not v.flags.owndata
+    assert len(v) == m.info["counts"]["vertices"]
+    planes = m.array("planes")
+    assert planes.dtype.names[:2] == ("normal", "dist")
+    # the array keeps the map alive when the map object goes
+    del m
+    assert np.isfinite(planes["dist"]).all()
+    with pytest.raises(bspkit.NotFoundError):
+        bspkit.open(SAMPLE).array("nope")
+
+
+def test_typed_arrays_of_each_family_match_their_counts():
+    q3 = sorted(glob.glob(os.path.join(FETCHED, "q3", "*", "*.bsp")))[:1]
+    src = [p for p in glob.glob(os.path.join(SRC, "*.bsp")) if "lego" in p]
+    for path in q3 + src:
+        m = bspkit.open(path)
+        counts = m.info["counts"]
+        for name in m.arrays:
+            a = m.array(name)
+            assert not a.flags.writeable
+            if name in counts:
+                assert len(a) == counts[name], (path, name)
+        if m.format == "quake3":
+            lm = m.array("lightmaps")
+            assert lm.shape[1:] == (128, 128, 3) and lm.nbytes == m.lumps[14].size
+        if m.format == "source":
+            assert len(m.array("static_prop_leaves")) >= len(m.static_props)
+
+
+def test_scene_arrays():
+    m = bspkit.open(need(SAMPLE))
+    s = m.scene()
+    prim = s.meshes[0].primitives[0]
+    assert prim.positions.shape[1] == 3 and prim.indices.max() < len(prim.positions)
+    assert prim.normals.shape == prim.positions.shape and prim.uvs.shape == (len(prim.positions), 2)
+    img = next(i for i in s.images if i.pixels is not None)
+    assert img.pixels.shape == (img.height, img.width, 4) and img.pixels.dtype == np.uint8
+    assert any(n.extras for n in s.nodes)
+    assert s.glb()[:4] == b"glTF"
+    del s  # arrays outlive their scene object
+    assert prim.positions.sum() == prim.positions.sum()
+
+
+def test_lump_bytes_and_typed_lump_agree():
+    m = bspkit.open(need(SAMPLE))
+    raw = m.lump("vertices")
+    assert np.array_equal(np.frombuffer(raw, "<f4").reshape(-1, 3), m.array("vertices"))
+    assert m.lump(0) == m.lump("entities")
+
+
+def test_bytes_input_and_pk3_member():
+    data = open(need(SAMPLE), "rb").read()
+    a, b = bspkit.open(data), bspkit.open(SAMPLE)
+    assert [e.pairs for e in a.entities] == [e.pairs for e in b.entities]
+    pk3s = sorted(glob.glob(os.path.join(FETCHED, "pk3", "*maps*.pk3")))
+    if pk3s:
+        with bspkit.Archive._open_path(pk3s[0]) as z:
+            name = next(n for n in z.namelist() if n.endswith(".bsp"))
+        m = bspkit.open("%s:%s" % (pk3s[0], name))
+        assert m.format == "quake3" and len(m.entities) > 0
+
+
+def _hostile(data):
+    """Truncations, garbage, and copies with header words overwritten."""
+    rng = np.random.default_rng(7)
+    out = [b"", b"IBSP", data[:8], data[:64], data[: len(data) // 2], data[:-1], bytes(rng.integers(0, 256, 4096, np.uint8))]
+    for _ in range(12):
+        d = bytearray(data)
+        for _ in range(4):
+            i = int(rng.integers(4, min(len(d), 1024) - 4))
+            d[i:i + 4] = bytes(rng.integers(0, 256, 4, np.uint8))
+        out.append(bytes(d))
+    return out
+
+
+def test_bad_input_raises_never_crashes():
+    maps = [m for m in corpus_maps() if readable(m)]
+    by_family = {}
+    for p in maps:
+        by_family.setdefault(os.path.dirname(p), p)
+    raised = 0
+    for path in by_family.values():
+        data = open(path, "rb").read()
+        for bad in _hostile(data):
+            try:
+                m = bspkit.open(bad, name="hostile.bsp")
+            except bspkit.Error as e:
+                raised += 1
+                assert "hostile.bsp" in str(e) or e.file == "hostile.bsp"
+                continue
+            # whatever loads must answer every call without crashing
+            m.entities, m.lumps, m.info
+            try:
+                m.scene()
+                if m.format not in ("wad3",):
+                    m.point(np.zeros((4, 3)))
+                    m.trace(np.zeros((4, 3)), np.ones((4, 3)) * 100)
+            except bspkit.Error:
+                raised += 1
+    assert raised > 10
+    with pytest.raises(bspkit.NotFoundError) as ei:
+        bspkit.open("/nonexistent/map.bsp")
+    assert isinstance(ei.value, FileNotFoundError)
+    with pytest.raises(bspkit.FormatError):
+        bspkit.open(b"\0" * 100)
+
+
+def test_error_carries_location():
+    data = bytearray(open(need(SAMPLE), "rb").read())
+    data[8:12] = (len(data) + 100).to_bytes(4, "little")  # the first lump ends past the file
+    path = os.path.join(os.environ.get("BSPKIT_WORK", "/tmp"), "bad_lump.bsp")
+    open(path, "wb").write(data)
+    with pytest.raises(bspkit.Error) as ei:
+        bspkit.open(path)
+    e = ei.value
+    r = subprocess.run([CLI, "info", path], capture_output=True, text=True)
+    assert str(e) in r.stderr and e.file == path and e.lump is not None
+    assert e.kind == "lump-range" or e.code in (4, 5)
+
+
+def test_edit_entities_lump_and_save(tmp_path):
+    m = bspkit.open(need(SAMPLE))
+    out = tmp_path / "same.bsp"
+    m.save(out)
+    assert out.read_bytes() == open(SAMPLE, "rb").read()  # no edit: byte-identical
+    ents = [list(e) for e in m.entities]
+    ents[0].append(("message", "edited from Python"))
+    ents[0].append(("message", "twice"))
+    m2 = bspkit.open(SAMPLE)
+    m2.set_entities(ents)
+    out2 = tmp_path / "edited.bsp"
+    m2.save(out2)
+    e = bspkit.open(out2).entities[0]
+    assert e["message"] == "twice" and e.get_all("message")[-2:] == ["edited from Python", "twice"]
+    with pytest.raises(bspkit.FormatError):
+        bspkit.open(SAMPLE).set_entities([[("classname", 'bad"quote')]])
+    # a failed save leaves the target as it was
+    m3 = bspkit.open(SAMPLE)
+    with pytest.raises(bspkit.Error):
+        m3.save(tmp_path / "no" / "such" / "dir.bsp")
+
+
+def test_edit_pakfile(tmp_path):
+    maps = source_maps()
+    if not maps:
+        pytest.skip("no Source corpus")
+    path = next(p for p in maps if "lego" in p) if any("lego" in p for p in maps) else maps[0]
+    m = bspkit.open(path)
+    m.pak_add("materials/python/hello.txt", b"hello")
+    n = m.pak_remove("materials/maps/**.vtf")
+    out = tmp_path / "pak.bsp"
+    m.save(out)
+    p2 = bspkit.open(out).pak
+    assert p2.read("materials/python/hello.txt") == b"hello"
+    assert len(p2) == len(m.pak) + 1 - n
+
+
+def test_dpm_bones_and_pose():
+    dpms = sorted(glob.glob(os.path.join(FETCHED, "dpm", "*.dpm")))
+    if not dpms:
+        pytest.skip("no DPM corpus")
+    m = bspkit.open(dpms[0])
+    b = m.bones
+    assert len(b) > 0 and b["parent"][0] == -1
+    p = m.pose(0)
+    assert p.shape == (len(b), 3, 4) and np.isfinite(p).all()
+    if len(m.frames) > 1:
+        half = m.pose(0, 1, 0.5)
+        assert np.allclose(half, m.pose(0, 1, 0.5))
+
+
+def test_queries_release_the_gil():
+    maps = [m for m in corpus_maps() if readable(m) and os.path.basename(m).startswith(("css_", "ns_"))]
+    if not maps:
+        pytest.skip("no corpus")
+    m = bspkit.open(maps[0])
+    rng = np.random.default_rng(3)
+    a = rng.uniform(-2000, 2000, (400_000, 3)).astype(np.float32)
+    b = a + rng.uniform(-500, 500, a.shape).astype(np.float32)
+    m.trace(a[:10], b[:10])
+    ticks = []
+    stop = threading.Event()
+
+    def ticker():
+        while not stop.is_set():
+            ticks.append(time.perf_counter())
+            time.sleep(0.001)
+
+    t = threading.Thread(target=ticker)
+    t0 = time.perf_counter()
+    t.start()
+    m.trace(a, b)
+    t1 = time.perf_counter()
+    stop.set()
+    t.join()
+    inside = [x for x in ticks if t0 < x < t1]
+    # with the GIL held the ticker could not run during the call (a C call holding it for 2 s lets
+    # through 3 ticks); released, it ticks about every millisecond: ask for one per 20 ms
+    assert t1 - t0 > 0.05, "too few traces to see the ticker"
+    assert len(inside) >= (t1 - t0) / 0.02, (t1 - t0, len(inside))
+    # split over threads: the same answers
+    one, two = m.trace(a[:50_000], b[:50_000]), m.trace(a[:50_000], b[:50_000], threads=3)
+    assert one.tobytes() == two.tobytes()
+    assert m.point(a[:50_000]).tobytes() == m.point(a[:50_000], threads=2).tobytes()
+
+
+def test_failed_gltf_write_raises_with_the_reason(tmp_path):
+    m = bspkit.open(need(SAMPLE))
+    target = tmp_path / "missing" / "x.glb"
+    with pytest.raises(bspkit.IOError_) as ei:
+        m.to_gltf(target)
+    assert str(target) in str(ei.value) and isinstance(ei.value, OSError)
+    assert not target.parent.exists()
+    m.to_gltf(tmp_path / "x.gltf")  # .gltf + .bin by the extension
+    assert (tmp_path / "x.gltf").exists() and (tmp_path / "x.bin").exists()
+
+
+def test_vpk_open_reads_what_was_packed(tmp_path):
+    """A VPK v2 made by the tests' own writer (tests/source/vpk_write.py) from a map's pakfile."""
+    maps = [p for p in source_maps() if "lego" in p]
+    if not maps:
+        pytest.skip("no Source corpus")
+    pak = bspkit.open(maps[0]).pak
+    files = {}
+    for name in pak.namelist()[:12]:
+        files[name.lower()] = pak.read(name)
+        (tmp_path / "src" / name.lower()).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "src" / name.lower()).write_bytes(files[name.lower()])
+    subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "tests", "source", "vpk_write.py"), tmp_path / "src",
+                    tmp_path / "vpk" / "pak01"], check=True, capture_output=True)
+    with bspkit.vpk.open(tmp_path / "vpk" / "pak01_dir.vpk") as v:
+        assert sorted(v.namelist()) == sorted(files)
+        for name, data in files.items():
+            assert v.read(name) == data
+    (tmp_path / "notvpk.vpk").write_bytes(b"\0" * 64)
+    with pytest.raises(bspkit.FormatError):
+        bspkit.vpk.open(tmp_path / "notvpk.vpk")
+
+
+def test_textures_as_numpy():
+    wads = sorted(glob.glob(os.path.join(SHARED, "corpus", "wad3", "*.wad")))
+    if not wads:
+        pytest.skip("no WAD3 corpus")
+    m = bspkit.open(wads[0])
+    imgs = m.textures().images
+    assert m.format == "wad3" and len(imgs) == m.lumps[0].count  # every directory entry
+    shown = [i for i in imgs[:20] if i.pixels is not None]
+    assert shown and all(i.pixels.shape == (i.height, i.width, 4) for i in shown)
+    assert any(i.pixels[..., :3].std() > 0 for i in shown)
+
+
+def test_warnings_go_through_python_warnings():
+    path = os.path.join(SHARED, "corpus", "quake1", "ericw_q1_cube.bsp")
+    need(path)
+    r = subprocess.run([CLI, "info", path], capture_output=True, text=True)
+    assert "warning:" in r.stderr
+    with pytest.warns(bspkit.Warning) as rec:
+        bspkit.open(path)
+    assert any(str(w.message) in r.stderr for w in rec)
+
+
+def test_bad_arguments_raise():
+    m = bspkit.open(need(SAMPLE))
+    with pytest.raises(bspkit.ArgumentError):
+        m.trace([0, 0, 0], [0, 0, 1], mins=(-1, -1, -1))
+    with pytest.raises(bspkit.ArgumentError):
+        m.point(np.zeros((4, 2)))
+    with pytest.raises(bspkit.ArgumentError):
+        m.trace([0, 0, 0], [0, 0, 1], mask="solid|nonsense")
+    with pytest.raises(bspkit.BadIndexError):
+        m.point([0, 0, 0], model=10_000)
+    with pytest.raises(bspkit.BadIndexError):
+        m.pvs(1_000_000)
+    with pytest.raises(bspkit.UnsupportedError):
+        m.static_props
+    with pytest.raises(bspkit.NotFoundError):
+        m.lump("no-such-lump")
+    assert m.trace([0, 0, 0], [[0, 0, 1], [0, 0, 2]]).shape == (2,)  # broadcast
+    m.close()
+    with pytest.raises(ValueError):
+        m.entities
