@@ -2,7 +2,7 @@
 # spawn camera's view with Cycles (CPU) and print one JSON line "BSPKIT_CHECK {...}".
 # usage: blender -b --factory-startup --python-exit-code 1 --python addon_check.py -- \
 #        (--zip ADDON.zip | --path DIR) FILE [--game-dirs 'A;B'] [--wads 'W'] [--member M]
-#        [--render OUT.png --size WxH --samples N] [--want-lightmaps] [--want-cameras]
+#        [--render OUT.png --size WxH --samples N [--camera-of CLASSNAME] [--yaw DEG]] [--want-lightmaps] [--want-cameras]
 #        [--want-armature] [--want-actions] [--want-props]
 import argparse
 import json
@@ -23,13 +23,17 @@ ap.add_argument("--member", default="")
 ap.add_argument("--render")
 ap.add_argument("--size", default="320x240")
 ap.add_argument("--samples", type=int, default=16)
+ap.add_argument("--camera-of", default="", help="render from the camera of the first spawn of this classname")
+ap.add_argument("--yaw", type=float, help="turn that camera to this engine yaw (degrees)")
 for w in ("lightmaps", "cameras", "armature", "actions", "props"):
     ap.add_argument("--want-" + w, action="store_true")
 a = ap.parse_args(argv)
 
 bpy.ops.wm.read_factory_settings(use_empty=True)
 if a.zip:  # installed the way a user does (Preferences > Add-ons > Install), into BLENDER_USER_SCRIPTS
-    bpy.ops.preferences.addon_install(filepath=a.zip, overwrite=True)
+    if not os.environ.get("BLENDER_USER_SCRIPTS"):
+        sys.exit("--zip needs BLENDER_USER_SCRIPTS (a scratch folder), not to install into the user's Blender")
+    bpy.ops.preferences.addon_install(filepath=os.path.abspath(a.zip), overwrite=True)
 else:
     sys.path.insert(0, a.path)
 bpy.ops.preferences.addon_enable(module="bspkit_blender")
@@ -107,6 +111,18 @@ if a.want_actions and not bpy.data.actions:
 if a.want_props and not props:
     problems.append("no static prop with a mesh")
 
+if a.camera_of:
+    pick = [c for c in cams if str(bpy.data.objects[c["spawn"]].get("classname")) == a.camera_of]
+    if pick:
+        sc.camera = sorted(pick, key=lambda c: c.name)[0]
+        info["eye"] = sc.camera["engine_eye"]
+    else:
+        problems.append(f"no camera at a {a.camera_of}")
+if a.yaw is not None and sc.camera is not None:
+    import math
+    sc.camera.rotation_euler[2] = math.radians(a.yaw - 90.0)
+    x, y, z, _, pitch = sc.camera["engine_eye"].split()
+    sc.camera["engine_eye"] = info["eye"] = f"{x} {y} {z} {a.yaw:g} {pitch}"
 if a.render and sc.camera is not None:
     w, h = (int(v) for v in a.size.split("x"))
     sc.render.engine = "CYCLES"
