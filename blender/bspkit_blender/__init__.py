@@ -89,7 +89,8 @@ class IMPORT_SCENE_OT_bspkit(bpy.types.Operator, ImportHelper):
         except (convert.ConvertError, ValueError, OSError) as e:
             self.report({"ERROR"}, str(e)[:4000])
             return {"CANCELLED"}
-        self.report({"INFO"}, f"bspkit: {got['objects']} objects, {got['materials']} materials "
+        via = "package" if got["converter"] == "package" else got["converter"]
+        self.report({"INFO"}, f"bspkit ({via}): {got['objects']} objects, {got['materials']} materials "
                               f"({got['lightmapped']} lightmapped), {got['cameras']} spawn cameras")
         return {"FINISHED"}
 

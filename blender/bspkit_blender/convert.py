@@ -61,6 +61,7 @@ def source_of(path, member=""):
     return f"{path}:{maps[0]}"
 
 
+# (Blender keeps the scale as a 32-bit float: 0.0254 comes back as 0.025399999..., the default)
 def cli_args(src, out, game_dirs=(), wads=(), lightmaps=True, props=True, collision=False,
              entities=True, scale=0.0254):
     args = [src, "-o", out, "-q"]
@@ -76,8 +77,8 @@ def cli_args(src, out, game_dirs=(), wads=(), lightmaps=True, props=True, collis
         args.append("--collision")
     if not entities:
         args.append("--no-entities")
-    if abs(scale - 0.0254) > 1e-12:
-        args += ["--scale", repr(float(scale))]
+    if abs(scale - 0.0254) > 1e-8:
+        args += ["--scale", f"{float(scale):.7g}"]
     return args
 
 
@@ -87,7 +88,7 @@ def to_glb(src, out, cli="", use_package=True, **opt):
     bytes `bspkit convert` writes); otherwise the CLI."""
     # the package's entry point takes the search paths; the other options go through the CLI
     plain = opt.get("lightmaps", True) and opt.get("props", True) and not opt.get("collision") and \
-        opt.get("entities", True) and abs(opt.get("scale", 0.0254) - 0.0254) < 1e-12
+        opt.get("entities", True) and abs(opt.get("scale", 0.0254) - 0.0254) < 1e-8
     pkg = package() if use_package and plain else None
     if pkg is not None:
         try:

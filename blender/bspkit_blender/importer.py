@@ -22,6 +22,13 @@ def numpy_workaround():
                 setattr(numpy, name, typ)
 
 
+def gltf_importer():
+    """Blender's glTF add-on, enabled if it is not (it is by default)."""
+    import addon_utils  # noqa: PLC0415
+    if not addon_utils.check("io_scene_gltf2")[1]:
+        addon_utils.enable("io_scene_gltf2", default_set=True)
+
+
 def _collection(context, name):
     coll = bpy.data.collections.new(name)
     context.scene.collection.children.link(coll)
@@ -50,6 +57,7 @@ def import_file(context, filepath, game_dirs=(), wads=(), member="", lightmaps=T
         stripped = os.path.join(tmp, "import.glb")
         glb.write(stripped, doc, binary)
         numpy_workaround()
+        gltf_importer()
         name = os.path.basename(src.split(":")[-1] if src.lower().count(".pk3:") else src)
         coll = _collection(context, os.path.splitext(name)[0])
         before_obj, before_mat = set(bpy.data.objects), set(bpy.data.materials)

@@ -3,7 +3,7 @@
 # usage: blender -b --factory-startup --python-exit-code 1 --python addon_check.py -- \
 #        (--zip ADDON.zip | --path DIR) FILE [--game-dirs 'A;B'] [--wads 'W'] [--member M]
 #        [--render OUT.png --size WxH --samples N [--camera-of CLASSNAME] [--yaw DEG]] [--want-lightmaps] [--want-cameras]
-#        [--want-armature] [--want-actions] [--want-props]
+#        [--want-armature] [--want-actions] [--want-props] [--want-skybox]
 import argparse
 import json
 import os
@@ -20,12 +20,13 @@ ap.add_argument("--path")
 ap.add_argument("--game-dirs", default="")
 ap.add_argument("--wads", default="")
 ap.add_argument("--member", default="")
+ap.add_argument("--sys-path", default="", help="a folder put first on sys.path (a stand-in bspkit package)")
 ap.add_argument("--render")
 ap.add_argument("--size", default="320x240")
 ap.add_argument("--samples", type=int, default=16)
 ap.add_argument("--camera-of", default="", help="render from the camera of the first spawn of this classname")
 ap.add_argument("--yaw", type=float, help="turn that camera to this engine yaw (degrees)")
-for w in ("lightmaps", "cameras", "armature", "actions", "props"):
+for w in ("lightmaps", "cameras", "armature", "actions", "props", "skybox"):
     ap.add_argument("--want-" + w, action="store_true")
 a = ap.parse_args(argv)
 
@@ -38,6 +39,8 @@ else:
     sys.path.insert(0, a.path)
 bpy.ops.preferences.addon_enable(module="bspkit_blender")
 
+if a.sys_path:
+    sys.path.insert(0, a.sys_path)
 problems = []
 t0 = time.time()
 r = bpy.ops.import_scene.bspkit(filepath=a.file, game_dirs=a.game_dirs, wads=a.wads, member=a.member)
@@ -108,8 +111,18 @@ if a.want_armature and not arms:
     problems.append("no armature")
 if a.want_actions and not bpy.data.actions:
     problems.append("no action")
+sky = [o for o in objs if o.get("followCamera")]
+info["skybox"] = len(sky)
+info["gamma"] = round(sc.view_settings.gamma, 4)
+if a.want_skybox:
+    if not sky or not any(c.type == "COPY_LOCATION" and c.target == sc.camera for c in sky[0].constraints):
+        problems.append("no sky box following the scene camera")
+    if "displayGamma" not in sc.keys() or abs(sc.view_settings.gamma - float(sc["displayGamma"])) > 1e-4:
+        problems.append("the view's gamma is not the file's displayGamma")
 if a.want_props and not props:
     problems.append("no static prop with a mesh")
+if a.want_props and props and len({o.data.name for o in props}) >= len(props):
+    problems.append("static props of one model do not share a mesh")
 
 if a.camera_of:
     pick = [c for c in cams if str(bpy.data.objects[c["spawn"]].get("classname")) == a.camera_of]
