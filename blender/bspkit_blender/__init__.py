@@ -86,7 +86,7 @@ class IMPORT_SCENE_OT_bspkit(bpy.types.Operator, ImportHelper):
                 scale=self.scale, cameras=self.cameras, cli=prefs.cli_path if prefs else "",
                 use_package=prefs.use_package if prefs else True,
                 report=lambda m: self.report({"INFO"}, m[:4000]))
-        except (convert.ConvertError, ValueError, OSError) as e:
+        except (convert.ConvertError, ValueError, OSError, RuntimeError) as e:
             self.report({"ERROR"}, str(e)[:4000])
             return {"CANCELLED"}
         via = "package" if got["converter"] == "package" else got["converter"]

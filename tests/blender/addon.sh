@@ -14,7 +14,8 @@
 #   - Source with static props (rc_arena_codetest, a generated model as the platform prop): the
 #     props arrive with meshes;
 #   - a DPM (spiderbot) and a Source MDL: armature; the DPM's animations as actions; the MDL
-#     through a stand-in bspkit Python package (the add-on prefers the package when it imports).
+#     through a stand-in bspkit Python package (the add-on prefers the package when it imports);
+#   - a truncated map: the operator fails with bspkit's located error and imports nothing.
 # Side-by-side PNGs (left Blender, right three.js) stay in the work folder.
 source "$BK_TESTS/lib.sh"
 bk_init "$@"
@@ -102,7 +103,10 @@ def open(path, game_dirs=(), wads=()):
     return _File(path, game_dirs, wads)
 PY
     export BSPKIT_PACKAGE_MARK=$WORK/package-used
-    imp mdl "$GEN/game/models/bspkit_test/box_v48.mdl" --sys-path "$WORK/pkg" --want-armature
+    # (and first a broken map: refused with bspkit's located error, nothing imported)
+    head -c 4000 "$CORPUS/quake1/progs_dump_pd_heal.bsp" > "$WORK/broken.bsp"
+    imp mdl "$GEN/game/models/bspkit_test/box_v48.mdl" --sys-path "$WORK/pkg" --bad "$WORK/broken.bsp" --want-armature
+    check "the broken map's error reached the user" grep -q "^bad file refused: .*broken.bsp" "$WORK/mdl.log"
     check "the add-on converted through the bspkit package when it imports" test -s "$WORK/package-used"
 else
     fail "make_mdl.py"

@@ -3,7 +3,7 @@
 # usage: blender -b --factory-startup --python-exit-code 1 --python addon_check.py -- \
 #        (--zip ADDON.zip | --path DIR) FILE [--game-dirs 'A;B'] [--wads 'W'] [--member M]
 #        [--render OUT.png --size WxH --samples N [--camera-of CLASSNAME] [--yaw DEG]] [--want-lightmaps] [--want-cameras]
-#        [--want-armature] [--want-actions] [--want-props] [--want-skybox]
+#        [--bad BADFILE] [--want-armature] [--want-actions] [--want-props] [--want-skybox]
 import argparse
 import json
 import os
@@ -20,6 +20,7 @@ ap.add_argument("--path")
 ap.add_argument("--game-dirs", default="")
 ap.add_argument("--wads", default="")
 ap.add_argument("--member", default="")
+ap.add_argument("--bad", help="first import this bad file: a clear error, nothing added")
 ap.add_argument("--sys-path", default="", help="a folder put first on sys.path (a stand-in bspkit package)")
 ap.add_argument("--render")
 ap.add_argument("--size", default="320x240")
@@ -42,6 +43,17 @@ bpy.ops.preferences.addon_enable(module="bspkit_blender")
 if a.sys_path:
     sys.path.insert(0, a.sys_path)
 problems = []
+if a.bad:
+    try:
+        bpy.ops.import_scene.bspkit(filepath=a.bad)
+        problems.append("a bad file imported without an error")
+    except RuntimeError as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else ""
+        print("bad file refused: " + first)
+        if a.bad not in str(e) or "error" not in str(e):
+            problems.append(f"the error does not name the file: {first}")
+    if len(bpy.data.objects):
+        problems.append("a bad file left objects behind")
 t0 = time.time()
 r = bpy.ops.import_scene.bspkit(filepath=a.file, game_dirs=a.game_dirs, wads=a.wads, member=a.member)
 took = time.time() - t0
