@@ -89,6 +89,7 @@ class IMPORT_SCENE_OT_bspkit(bpy.types.Operator, ImportHelper):
         except (convert.ConvertError, ValueError, OSError, RuntimeError) as e:
             self.report({"ERROR"}, str(e)[:4000])
             return {"CANCELLED"}
+        show_materials(context)
         via = "package" if got["converter"] == "package" else got["converter"]
         self.report({"INFO"}, f"bspkit ({via}): {got['objects']} objects, {got['materials']} materials "
                               f"({got['lightmapped']} lightmapped), {got['cameras']} spawn cameras")
@@ -98,6 +99,14 @@ class IMPORT_SCENE_OT_bspkit(bpy.types.Operator, ImportHelper):
         col = self.layout.column()
         for p in ("game_dirs", "wads", "member", "lightmaps", "props", "collision", "entities", "cameras", "scale"):
             col.prop(self, p)
+
+
+def show_materials(context):
+    """The 3D views switched to Material Preview (Solid shading shows no textures)."""
+    screen = getattr(context, "screen", None)
+    for area in (screen.areas if screen else ()):
+        if area.type == "VIEW_3D" and area.spaces.active.shading.type == "SOLID":
+            area.spaces.active.shading.type = "MATERIAL"
 
 
 def menu_import(self, context):
