@@ -12,7 +12,8 @@
 #   - Nexuiz (DarkPlaces, bloodprison): as above, and the sky box follows the camera, the view's gamma is the
 #     game's displayGamma;
 #   - Source with static props (rc_arena_codetest, a generated model as the platform prop): the
-#     props arrive with meshes;
+#     props arrive with meshes, sharing one per model; with Collision on, the collision pieces
+#     arrive as wireframe objects left out of renders;
 #   - a DPM (spiderbot) and a Source MDL: armature; the DPM's animations as actions; the MDL
 #     through a stand-in bspkit Python package (the add-on prefers the package when it imports);
 #   - a truncated map: the operator fails with bspkit's located error and imports nothing.
@@ -86,7 +87,7 @@ if $PY "$BK_TESTS/source/make_mdl.py" "$GEN" >/dev/null; then
     mkdir -p "$pg"
     for e in mdl vvd dx90.vtx; do cp "$GEN/game/models/bspkit_test/box_v48.$e" "$pg/platform.$e"; done
     cp -r "$GEN/game/materials" "$WORK/propgame/"
-    imp props "$CORPUS/source/ricochet_v20_rc_arena_codetest.bsp" --game-dirs "$WORK/propgame" --want-props --want-cameras
+    imp props "$CORPUS/source/ricochet_v20_rc_arena_codetest.bsp" --game-dirs "$WORK/propgame" --collision --want-props --want-cameras
     # with a stand-in for the bspkit Python package (its entry point runs the CLI and leaves a
     # mark): the add-on converts through the package when it imports
     mkdir -p "$WORK/pkg/bspkit"

@@ -3,7 +3,7 @@
 # usage: blender -b --factory-startup --python-exit-code 1 --python addon_check.py -- \
 #        (--zip ADDON.zip | --path DIR) FILE [--game-dirs 'A;B'] [--wads 'W'] [--member M]
 #        [--render OUT.png --size WxH --samples N [--camera-of CLASSNAME] [--yaw DEG]] [--want-lightmaps] [--want-cameras]
-#        [--bad BADFILE] [--want-armature] [--want-actions] [--want-props] [--want-skybox]
+#        [--collision] [--bad BADFILE] [--want-armature] [--want-actions] [--want-props] [--want-skybox]
 import argparse
 import json
 import os
@@ -20,6 +20,7 @@ ap.add_argument("--path")
 ap.add_argument("--game-dirs", default="")
 ap.add_argument("--wads", default="")
 ap.add_argument("--member", default="")
+ap.add_argument("--collision", action="store_true", help="import with collision: wire objects, not rendered")
 ap.add_argument("--bad", help="first import this bad file: a clear error, nothing added")
 ap.add_argument("--sys-path", default="", help="a folder put first on sys.path (a stand-in bspkit package)")
 ap.add_argument("--render")
@@ -55,7 +56,8 @@ if a.bad:
     if len(bpy.data.objects):
         problems.append("a bad file left objects behind")
 t0 = time.time()
-r = bpy.ops.import_scene.bspkit(filepath=a.file, game_dirs=a.game_dirs, wads=a.wads, member=a.member)
+r = bpy.ops.import_scene.bspkit(filepath=a.file, game_dirs=a.game_dirs, wads=a.wads, member=a.member,
+                                collision=a.collision)
 took = time.time() - t0
 if r != {"FINISHED"}:
     problems.append(f"import returned {r}")
@@ -131,6 +133,10 @@ if a.want_skybox:
         problems.append("no sky box following the scene camera")
     if "displayGamma" not in sc.keys() or abs(sc.view_settings.gamma - float(sc["displayGamma"])) > 1e-4:
         problems.append("the view's gamma is not the file's displayGamma")
+coll = [o for o in meshes if str(o.get("collision", "")) == "true"]
+info["collision"] = len(coll)
+if a.collision and (not coll or any(not o.hide_render or o.display_type != "WIRE" for o in coll)):
+    problems.append("collision pieces missing, rendered or not shown as wire")
 if a.want_props and not props:
     problems.append("no static prop with a mesh")
 if a.want_props and props and len({o.data.name for o in props}) >= len(props):
