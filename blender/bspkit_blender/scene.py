@@ -72,8 +72,9 @@ def spawn_cameras(context, objects, fmt, scale, collection):
     the scene camera. Each camera records its engine eye as 'engine_eye' (x y z yaw pitch)."""
     cams = []
     eye = EYE.get(fmt, 0.0)
+    # info_player_start (the single-player start) first, then the others, by name
     spawns = sorted((o for o in objects if o.type == "EMPTY" and SPAWN.match(str(o.get("classname", "")))),
-                    key=lambda o: o.name)
+                    key=lambda o: (o.get("classname") != "info_player_start", o.name))
     for o in spawns:
         pitch, yaw = angles(o)
         pos = o.matrix_world.translation + Vector((0.0, 0.0, eye * scale))
