@@ -10,7 +10,7 @@ SAMPLE     ?= samples/ericw_q1_detail_fence2.bsp
 SAMPLE2    ?= samples/bsp_tool_quake_mp_lobby.bsp
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build test demo asan fuzz bench corpus install clean python
+.PHONY: all deps build test demo asan fuzz bench corpus install clean python blender-addon
 
 all: build
 
@@ -85,6 +85,10 @@ bench: deps
 
 install: build
 	cmake --install $(BUILD)
+
+# the Blender add-on as a zip for Preferences > Add-ons > Install (docs/blender.md)
+blender-addon:
+	@scripts/blender-addon-zip $(BUILD)/bspkit_blender.zip
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

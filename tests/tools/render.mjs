@@ -6,6 +6,8 @@
 // engine's yaw and pitch in degrees (pitch > 0 looks down, as in Quake), --fov the horizontal
 // field of view (default 90 with --camera), --unit the metres per engine unit the file was
 // written with (default 0.0254, bspkit's default --scale))
+// Options apply to the files after them: `--camera A f1.glb --camera B f2.glb` draws each file
+// from its own eye in one browser run (--size and --out are global).
 // Prints one JSON line per file; exits 1 if a file fails to load or covers less than
 // --min-coverage of the frame (default 0.05).
 import http from 'http';
@@ -24,7 +26,7 @@ for (let i = 0; i < args.length; i++) {
   else if (args[i] === '--min-coverage') minCov = +args[++i];
   else if (args[i] === '--size') { [W, H] = args[++i].split('x').map(Number); view.set('w', W); view.set('h', H); }
   else if (['--mode', '--view', '--yaw', '--camera', '--fov', '--unit'].includes(args[i])) view.set(args[i].slice(2), args[++i]);
-  else files.push(args[i]);
+  else files.push({ path: args[i], view: view.toString() });
 }
 if (out) mkdirSync(out, { recursive: true });
 const types = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.glb': 'model/gltf-binary',
@@ -35,7 +37,7 @@ const server = http.createServer((req, res) => {
   if (u.pathname.startsWith('/tools/')) p = path.join(here, decodeURIComponent(u.pathname.slice(7)));
   else if (u.pathname.startsWith('/file/')) {
     const [idx, ...rest] = u.pathname.slice(6).split('/');
-    const f = files[+idx];
+    const f = files[+idx] && files[+idx].path;
     if (f) p = rest.length ? path.join(path.dirname(f), decodeURIComponent(rest.join('/'))) : f;
   }
   if (!p || !existsSync(p)) { res.writeHead(404); res.end(); return; }
@@ -52,10 +54,10 @@ const browser = await chromium.launch({
 let bad = 0;
 for (let i = 0; i < files.length; i++) {
   const page = await browser.newPage({ viewport: { width: W, height: H } });
-  const name = path.basename(files[i]);
+  const name = path.basename(files[i].path);
   let result;
   try {
-    await page.goto(`http://127.0.0.1:${port}/tools/render.html?src=/file/${i}/${encodeURIComponent(name)}&${view}`);
+    await page.goto(`http://127.0.0.1:${port}/tools/render.html?src=/file/${i}/${encodeURIComponent(name)}&${files[i].view}`);
     await page.waitForFunction(() => window.__result, null, { timeout: 120000 });
     result = await page.evaluate(() => window.__result);
     if (out) await page.screenshot({ path: path.join(out, name.replace(/\.(glb|gltf)$/, '') + '.png') });
@@ -65,7 +67,7 @@ for (let i = 0; i < files.length; i++) {
   await page.close();
   const pass = result.ok && result.coverage >= minCov;
   if (!pass) bad++;
-  console.log(JSON.stringify({ file: files[i], pass, ...result }));
+  console.log(JSON.stringify({ file: files[i].path, pass, ...result }));
 }
 await browser.close();
 server.close();
