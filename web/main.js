@@ -1,0 +1,455 @@
+// bspkit viewer: opens a user's own maps and models in the browser. The library (WebAssembly, in
+// a Web Worker) converts them to glTF in memory; three.js draws the result the way the engine
+// does (web/engine-material.js, shared with the test renderer). Automation: window.bspkitViewer.
+import * as THREE from 'three';
+import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
+import { engineMaterial, loadBlendTextures, skyOrder, followSky, placeCamera, renderWithGamma, startClass } from './engine-material.js';
+
+const UNIT = 0.0254;                 // metres per engine unit: the library's default export scale
+const BK_OPT_COLLISION = 1 << 7;
+const $ = (id) => document.getElementById(id);
+
+// ---- the worker ----------------------------------------------------------------------------
+let worker = null, nextId = 1;
+const pending = new Map();
+function startWorker() {
+  if (worker) worker.terminate();
+  const url = URL.createObjectURL(new Blob([$('worker-src').textContent], { type: 'text/javascript' }));
+  worker = new Worker(url);
+  worker.onmessage = (e) => {
+    const m = e.data;
+    if (m.progress) { status(m.progress + '…'); return; }
+    const p = pending.get(m.id);
+    if (!p) return;
+    pending.delete(m.id);
+    if (m.ok) p.resolve(m.result); else p.reject(new Error(m.error));
+  };
+  worker.onerror = (e) => { e.preventDefault(); for (const p of pending.values()) p.reject(new Error('worker: ' + e.message)); pending.clear(); };
+}
+function call(op, args, transfer) {
+  const id = nextId++;
+  return new Promise((resolve, reject) => { pending.set(id, { resolve, reject }); worker.postMessage({ id, op, args }, transfer || []); });
+}
+startWorker();
+
+// ---- drawing -----------------------------------------------------------------------------------
+const renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
+renderer.setPixelRatio(1);
+$('view').appendChild(renderer.domElement);
+const scene = new THREE.Scene();
+scene.background = new THREE.Color(0x202830);
+const camera = new THREE.PerspectiveCamera(74, 4 / 3, 4 * UNIT, 2000);
+let fovX = 90;
+function resize() {
+  const W = innerWidth, H = innerHeight;
+  renderer.setSize(W, H);
+  camera.aspect = W / H;
+  camera.fov = 2 * Math.atan(Math.tan(fovX * Math.PI / 360) * H / W) * 180 / Math.PI;
+  camera.updateProjectionMatrix();
+  dirty = true;
+}
+let dirty = true;
+addEventListener('resize', resize);
+
+const S = { root: null, gltf: null, stats: null, entities: [], files: null, map: null, skybox: null, gamma: 1,
+  spawns: [], spawnIndex: -1, mixer: null, action: null, playing: true, yaw: 0, pitch: 0, blend: {}, marker: null, pvs: null };
+
+function status(t) { $('status').textContent = t; }
+function showError(msg) { const e = $('err'); e.textContent = msg; e.style.display = msg ? 'block' : 'none'; }
+const isToolMaterial = (n) => /(^|\/)(trigger|clip|playerclip|monsterclip|skip|hint|origin|nodraw|aaatrigger|invisible|areaportal|fog)$/i.test(n || '') || /^tools\/|common\/(trigger|clip|hint|skip|origin|nodraw|caulk)/i.test(n || '');
+
+function materialMode() {
+  const t = $('t-tex').checked, l = $('t-lm').checked;
+  return t && l ? 'full' : t ? 'texture' : l ? 'lightmap' : 'lightmap';
+}
+function applyMaterials() {
+  if (!S.root) return;
+  const mode = materialMode();
+  S.root.traverse((o) => {
+    if (!o.isMesh) return;
+    if (!o.userData.orig) o.userData.orig = o.material;
+    if (o.userData.collision) return;
+    const old = o.material;
+    o.material = engineMaterial(o.userData.orig, o.geometry, mode, S.blend);
+    if (old !== o.userData.orig) old.dispose();
+    skyOrder(o);
+  });
+  dirty = true;
+}
+function applyVisibility() {
+  if (!S.root) return;
+  const trig = $('t-trig').checked, props = $('t-props').checked, coll = $('t-coll').checked;
+  S.root.traverse((o) => {
+    const ud = o.userData || {};
+    if (o.name === 'collision' && o !== S.root) { o.visible = coll; return; }
+    if (ud.classname && /^trigger_|^func_(areaportal|clip|buyzone|bomb_target|hostage_rescue)/.test(ud.classname)) o.visible = trig;
+    else if (ud.classname === 'prop_static' || ud.isProp || (ud.model && /\.mdl$/i.test(ud.model) && /^prop_/.test(ud.classname || ''))) o.visible = props;
+    if (o.isMesh && !o.userData.collision) {
+      const name = (o.userData.orig || o.material).name;
+      if (isToolMaterial(name)) o.visible = trig;
+    }
+  });
+  applyPvs();
+  dirty = true;
+}
+
+function loadGlb(buf) {
+  return new Promise((resolve, reject) => new GLTFLoader().parse(buf, '', resolve, reject));
+}
+
+function clearScene() {
+  if (!S.root) return;
+  scene.remove(S.root);
+  S.root.traverse((o) => {
+    if (o.isMesh) {
+      o.geometry.dispose();
+      for (const m of [o.material, o.userData.orig]) if (m) { for (const k of ['map', 'aoMap', 'emissiveMap', 'lightMap']) if (m[k] && m[k].dispose) m[k].dispose(); m.dispose(); }
+    }
+  });
+  S.root = null;
+}
+
+async function show(res) {
+  S.glbBytes = res.glb.slice(0);
+  const gltf = await loadGlb(res.glb);
+  clearScene();
+  S.gltf = gltf;
+  S.root = gltf.scene;
+  S.stats = res.stats;
+  S.entities = res.entities;
+  S.blend = await loadBlendTextures(gltf);
+  S.skybox = null;
+  S.spawns = [];
+  S.spawnIndex = -1;
+  let tris = 0;
+  S.root.traverse((o) => {
+    if (o.name === 'skybox' && (o.userData || {}).followCamera) S.skybox = o;
+    if (o.name === 'collision') o.traverse((c) => {
+      if (c.isMesh) { c.userData.collision = true; c.material = new THREE.MeshBasicMaterial({ color: 0xff8040, wireframe: true, transparent: true, opacity: 0.5 }); }
+    });
+    if (o.isMesh && !o.userData.collision) tris += o.geometry.index ? o.geometry.index.count / 3 : o.geometry.attributes.position.count / 3;
+    const ud = o.userData || {};
+    if (ud.classname && startClass.test(ud.classname)) S.spawns.push(o);
+  });
+  S.stats.drawnTriangles = tris;
+  S.gamma = +((S.root.userData || {}).displayGamma || 1);
+  scene.add(S.root);
+  applyMaterials();
+  applyVisibility();
+  // animations (DPM, MDL)
+  S.mixer = null;
+  $('timeline').style.display = gltf.animations.length ? 'inline' : 'none';
+  if (gltf.animations.length) {
+    S.mixer = new THREE.AnimationMixer(S.root);
+    $('anims').innerHTML = '';
+    gltf.animations.forEach((a, i) => { const o = document.createElement('option'); o.value = i; o.textContent = a.name || 'animation ' + i; $('anims').appendChild(o); });
+    playAnim(0);
+  }
+  S.root.updateMatrixWorld(true);
+  if (S.spawns.length) nextSpawn(); else frameAll();
+  status(`${res.stats.format} v${res.stats.version}: ${res.stats.entities} entities, ${res.stats.triangles} triangles`);
+  $('drop').style.display = 'none';
+}
+
+function frameAll() {
+  if (S.skybox) S.skybox.visible = false;
+  const box = new THREE.Box3().setFromObject(S.root);
+  if (S.skybox) S.skybox.visible = true;
+  const c = box.getCenter(new THREE.Vector3()), r = Math.max(box.getSize(new THREE.Vector3()).length() / 2, 0.01);
+  camera.far = Math.max(r * 8, 10);
+  const eye = c.clone().addScaledVector(new THREE.Vector3(1, 0.8, 1.2).normalize(), r * 1.6);
+  // back to engine units and angles
+  const d = c.clone().sub(eye).normalize();
+  setCamera([eye.x / UNIT, -eye.z / UNIT, eye.y / UNIT], Math.atan2(-d.z, d.x) * 180 / Math.PI, -Math.asin(d.y) * 180 / Math.PI);
+}
+
+function nextSpawn() {
+  if (!S.spawns.length) return;
+  S.spawnIndex = (S.spawnIndex + 1) % S.spawns.length;
+  const o = S.spawns[S.spawnIndex];
+  const p = new THREE.Vector3();
+  o.getWorldPosition(p);
+  const yaw = +(o.userData.angle || ((o.userData.angles || '').split(/\s+/)[1]) || 0);
+  setCamera([p.x / UNIT, -p.z / UNIT, p.y / UNIT + 24], yaw, 0);
+}
+
+function setCamera(pos, yawDeg, pitchDeg) {
+  S.yaw = +yawDeg || 0;
+  S.pitch = +pitchDeg || 0;
+  if (S.root) {
+    if (S.skybox) S.skybox.visible = false;
+    const box = new THREE.Box3().setFromObject(S.root);
+    if (S.skybox) S.skybox.visible = true;
+    camera.far = Math.max(box.getSize(new THREE.Vector3()).length() / 2 * 8, 10);
+  }
+  placeCamera(camera, pos, S.yaw, S.pitch, UNIT);
+  camera.updateProjectionMatrix();
+  dirty = true;
+}
+function enginePos() { return [camera.position.x / UNIT, -camera.position.z / UNIT, camera.position.y / UNIT]; }
+
+function playAnim(i) {
+  if (!S.mixer) return;
+  S.mixer.stopAllAction();
+  S.action = S.mixer.clipAction(S.gltf.animations[i]);
+  S.action.play();
+}
+
+// ---- opening files -------------------------------------------------------------------------
+const MAP_EXT = /\.(bsp|dpm|mdl)$/i;
+async function readFiles(files) {
+  const out = [];
+  for (const f of files) {
+    if (f.bytes) out.push({ name: f.name, bytes: f.bytes instanceof ArrayBuffer ? f.bytes : new Uint8Array(f.bytes).slice().buffer });
+    else out.push({ name: f.webkitRelativePath || f.name, bytes: await f.arrayBuffer() });
+  }
+  return out;
+}
+
+async function open(files, opts = {}) {
+  showError('');
+  try {
+    S.files = await readFiles(files);
+    let map = opts.map || null;
+    if (!map) {
+      const direct = S.files.find((f) => MAP_EXT.test(f.name));
+      if (direct) map = direct.name;
+    }
+    $('maps').style.display = 'none';
+    if (!map || (!S.files.some((f) => f.name === map) && !/\.(pk[34]|zip):/i.test(map))) {
+      // the maps inside the .pk3s: the one asked for, else the first; the others in the chooser
+      const inside = await call('list', { files: S.files, ext: '.bsp' });
+      if (inside.length) {
+        const sel = $('maps');
+        sel.innerHTML = '';
+        for (const m of inside) { const o = document.createElement('option'); o.value = o.textContent = m; sel.appendChild(o); }
+        sel.style.display = inside.length > 1 ? 'inline' : 'none';
+        map = (map && inside.find((m) => m.toLowerCase().endsWith(map.toLowerCase()))) || inside[0];
+        sel.value = map;
+      } else if (!map) {
+        const wad = S.files.find((f) => /\.wad$/i.test(f.name));
+        if (!wad) throw new Error('no map or model among ' + S.files.map((f) => f.name).join(', '));
+        map = wad.name;
+      }
+    }
+    return await openMap(map);
+  } catch (e) {
+    fail(e);
+    throw e;
+  }
+}
+
+async function openMap(map) {
+  S.map = map;
+  const t0 = performance.now();
+  const flags = $('t-coll').checked ? BK_OPT_COLLISION : 0;
+  // copies go to the worker (the page keeps the files for reopening)
+  const res = await call('open', { files: S.files, map, flags });
+  const t1 = performance.now();
+  await show(res);
+  res.stats.timings.total = performance.now() - t0;
+  res.stats.timings.worker = t1 - t0;
+  res.stats.timings.draw = performance.now() - t1;
+  return stats();
+}
+
+function fail(e) {
+  const msg = String((e && e.message) || e);
+  showError(msg);
+  status('error');
+  // a trap inside the library leaves its state unknown: start a fresh worker
+  if (/RuntimeError|abort|unreachable|memory access/i.test(msg)) startWorker();
+}
+
+function stats() {
+  if (!S.stats) return null;
+  const s = { ...S.stats, map: S.map, pvs: S.pvs };
+  return JSON.parse(JSON.stringify(s));
+}
+
+async function trace(from, to) {
+  return call('trace', { from, to, hull: 0 });
+}
+
+// ---- PVS mode: the camera's cluster and the count of what its PVS holds ----------------------
+async function updatePvs() {
+  if (!$('t-pvs').checked || !S.stats || !S.stats.query) { S.pvs = null; return; }
+  S.pvs = await call('point', { pos: enginePos() });
+  status(`cluster ${S.pvs.cluster}: ${S.pvs.visibleClusters} clusters, ${S.pvs.visibleLeaves} leaves, ${S.pvs.visibleFaces} faces visible`);
+}
+function applyPvs() {}
+
+// ---- input: fly camera, clicks --------------------------------------------------------------
+const keys = new Set();
+addEventListener('keydown', (e) => { if (e.target.tagName !== 'INPUT' || e.target.type === 'checkbox') keys.add(e.code); });
+addEventListener('keyup', (e) => keys.delete(e.code));
+let drag = null;
+const canvas = renderer.domElement;
+canvas.addEventListener('pointerdown', (e) => { drag = { x: e.clientX, y: e.clientY, moved: 0 }; canvas.setPointerCapture(e.pointerId); });
+canvas.addEventListener('pointermove', (e) => {
+  if (!drag) return;
+  const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
+  drag.moved += Math.abs(dx) + Math.abs(dy);
+  drag.x = e.clientX; drag.y = e.clientY;
+  S.yaw -= dx * 0.25;
+  S.pitch = Math.max(-89, Math.min(89, S.pitch + dy * 0.25));
+  placeCamera(camera, enginePos(), S.yaw, S.pitch, UNIT);
+  dirty = true;
+});
+canvas.addEventListener('pointerup', (e) => {
+  const d = drag;
+  drag = null;
+  if (d && d.moved < 5) click(e).catch((err) => showError(String(err.message || err)));
+});
+
+async function click(e) {
+  if (!S.root) return;
+  const ndc = new THREE.Vector2(e.clientX / innerWidth * 2 - 1, -(e.clientY / innerHeight) * 2 + 1);
+  const rc = new THREE.Raycaster();
+  rc.setFromCamera(ndc, camera);
+  if ($('t-trace').checked) {
+    const from = enginePos();
+    const d = rc.ray.direction;
+    const dir = [d.x, -d.z, d.y];
+    const to = from.map((v, i) => v + dir[i] * 16384);
+    const tr = await trace(from, to);
+    if (!S.marker) { S.marker = new THREE.Mesh(new THREE.SphereGeometry(4 * UNIT, 12, 8), new THREE.MeshBasicMaterial({ color: 0xff2040, depthTest: false })); S.marker.renderOrder = 999; scene.add(S.marker); }
+    if (tr.endpos) S.marker.position.set(tr.endpos[0] * UNIT, tr.endpos[2] * UNIT, -tr.endpos[1] * UNIT);
+    panel('trace', Object.entries(tr).map(([k, v]) => [k, Array.isArray(v) ? v.map((x) => +x.toFixed(3)).join(' ') : String(v)]));
+    dirty = true;
+    return;
+  }
+  const hits = rc.intersectObject(S.root, true).filter((h) => h.object.visible && !h.object.userData.collision);
+  if (!hits.length) { $('panel').style.display = 'none'; return; }
+  let o = hits[0].object;
+  while (o && o !== S.root && !(o.userData && o.userData.classname)) o = o.parent;
+  const ud = (o && o.userData) || {};
+  const ent = findEntity(ud);
+  const pairs = ent || Object.entries(ud).filter(([k, v]) => typeof v === 'string').map(([k, v]) => [k, v]);
+  panel((o && o.name) || hits[0].object.name, pairs.length ? pairs : [['material', (hits[0].object.userData.orig || hits[0].object.material).name]]);
+}
+
+// the entity (every pair, repeated keys too) a node's extras came from: the node keeps each
+// key's last value; the first entity agreeing on all of them
+function findEntity(ud) {
+  if (!ud.classname) return null;
+  const keys = Object.keys(ud).filter((k) => typeof ud[k] === 'string');
+  for (const e of S.entities) {
+    const last = {};
+    for (const [k, v] of e) last[k] = v;
+    if (last.classname !== ud.classname) continue;
+    if (keys.every((k) => !(k in last) || last[k] === ud[k])) return e;
+  }
+  return null;
+}
+
+function panel(title, rows) {
+  const p = $('panel');
+  p.innerHTML = '';
+  const h = document.createElement('b');
+  h.textContent = title;
+  p.appendChild(h);
+  const t = document.createElement('table');
+  for (const [k, v] of rows) {
+    const tr = t.insertRow();
+    tr.insertCell().textContent = k;
+    tr.insertCell().textContent = v;
+  }
+  p.appendChild(t);
+  p.style.display = 'block';
+  window.__panel = rows;
+}
+
+// ---- the frame loop ------------------------------------------------------------------------
+let last = performance.now();
+function frame(now) {
+  const dt = Math.min((now - last) / 1000, 0.1);
+  last = now;
+  const speed = (keys.has('ShiftLeft') || keys.has('ShiftRight') ? 1200 : 320) * dt;
+  const f = [Math.cos(S.yaw * Math.PI / 180) * Math.cos(S.pitch * Math.PI / 180), Math.sin(S.yaw * Math.PI / 180) * Math.cos(S.pitch * Math.PI / 180), -Math.sin(S.pitch * Math.PI / 180)];
+  const r = [Math.sin(S.yaw * Math.PI / 180), -Math.cos(S.yaw * Math.PI / 180), 0];
+  let mv = [0, 0, 0];
+  const add = (v, s) => { mv = mv.map((x, i) => x + v[i] * s); };
+  if (keys.has('KeyW')) add(f, speed);
+  if (keys.has('KeyS')) add(f, -speed);
+  if (keys.has('KeyD')) add(r, speed);
+  if (keys.has('KeyA')) add(r, -speed);
+  if (keys.has('Space')) add([0, 0, 1], speed);
+  if (keys.has('KeyC')) add([0, 0, 1], -speed);
+  if (mv.some((x) => x)) {
+    placeCamera(camera, enginePos().map((x, i) => x + mv[i]), S.yaw, S.pitch, UNIT);
+    dirty = true;
+    if ($('t-pvs').checked) updatePvs();
+  }
+  if (S.mixer && S.playing) {
+    S.mixer.update(dt);
+    const d = S.action.getClip().duration || 1;
+    $('scrub').value = String(Math.round((S.action.time % d) / d * 1000));
+    dirty = true;
+  }
+  if (dirty) draw();
+  requestAnimationFrame(frame);
+}
+function draw() {
+  dirty = false;
+  if (S.skybox) followSky(S.skybox, camera);
+  renderWithGamma(renderer, scene, camera, S.gamma, renderer.domElement.width, renderer.domElement.height);
+}
+
+// ---- controls -----------------------------------------------------------------------------
+$('pick').addEventListener('change', (e) => open([...e.target.files]).catch(() => {}));
+addEventListener('dragover', (e) => e.preventDefault());
+addEventListener('drop', async (e) => {
+  e.preventDefault();
+  const files = [];
+  const walk = async (entry, prefix) => {
+    if (entry.isFile) files.push(await new Promise((res, rej) => entry.file((f) => res({ name: prefix + f.name, file: f }), rej)));
+    else if (entry.isDirectory) {
+      const rd = entry.createReader();
+      for (;;) {
+        const batch = await new Promise((res, rej) => rd.readEntries(res, rej));
+        if (!batch.length) break;
+        for (const c of batch) await walk(c, prefix + entry.name + '/');
+      }
+    }
+  };
+  for (const it of e.dataTransfer.items) { const en = it.webkitGetAsEntry && it.webkitGetAsEntry(); if (en) await walk(en, ''); }
+  const list = await Promise.all(files.map(async (f) => ({ name: f.name, bytes: await f.file.arrayBuffer() })));
+  open(list).catch(() => {});
+});
+$('maps').addEventListener('change', (e) => openMap(e.target.value).catch(fail));
+$('spawn').addEventListener('click', nextSpawn);
+for (const id of ['t-tex', 't-lm']) $(id).addEventListener('change', applyMaterials);
+for (const id of ['t-trig', 't-props']) $(id).addEventListener('change', applyVisibility);
+$('t-coll').addEventListener('change', () => { if (S.map && $('t-coll').checked && !S.root.getObjectByName('collision')) openMap(S.map).catch(fail); else applyVisibility(); });
+$('t-pvs').addEventListener('change', () => updatePvs().then(applyPvs));
+$('anims').addEventListener('change', (e) => playAnim(+e.target.value));
+$('play').addEventListener('click', () => { S.playing = !S.playing; $('play').textContent = S.playing ? '❚❚' : '▶'; });
+$('scrub').addEventListener('input', (e) => {
+  if (!S.action) return;
+  S.playing = false;
+  $('play').textContent = '▶';
+  S.action.time = +e.target.value / 1000 * S.action.getClip().duration;
+  S.mixer.update(0);
+  dirty = true;
+});
+
+resize();
+requestAnimationFrame(frame);
+
+window.bspkitViewer = {
+  open, stats, setCamera, trace,
+  entities: () => S.entities,
+  point: (pos) => call('point', { pos }),
+  // draw now (a test's screenshot), without the bar
+  render(hideUi = true) {
+    for (const id of ['bar', 'err', 'panel', 'drop']) if (hideUi) $(id).style.visibility = 'hidden'; else $(id).style.visibility = '';
+    draw();
+    return true;
+  },
+  spawns: () => S.spawns.map((o) => { const p = new THREE.Vector3(); o.getWorldPosition(p); return { classname: o.userData.classname, origin: [p.x / UNIT, -p.z / UNIT, p.y / UNIT], angle: +(o.userData.angle || 0) }; }),
+  // the .glb the library made, base64 (a test renders it with the reference renderer)
+  glb: () => new Promise((resolve) => { const r = new FileReader(); r.onload = () => resolve(String(r.result).split(',')[1]); r.readAsDataURL(new Blob([S.glbBytes])); }),
+  setToggle(name, on) { const el = $('t-' + name); el.checked = !!on; el.dispatchEvent(new Event('change')); },
+  pvs: async () => { $('t-pvs').checked = true; await updatePvs(); applyPvs(); return S.pvs; },
+};
