@@ -200,8 +200,9 @@ const MAP_EXT = /\.(bsp|dpm|mdl)$/i;
 async function readFiles(files) {
   const out = [];
   for (const f of files) {
-    if (f.bytes) out.push({ name: f.name, bytes: f.bytes instanceof ArrayBuffer ? f.bytes : new Uint8Array(f.bytes).slice().buffer });
-    else out.push({ name: f.webkitRelativePath || f.name, bytes: await f.arrayBuffer() });
+    // a File (a Blob: its bytes() is a method, not the data), or {name, bytes}
+    if (f instanceof Blob) out.push({ name: f.webkitRelativePath || f.name, bytes: await f.arrayBuffer() });
+    else out.push({ name: f.name, bytes: f.bytes instanceof ArrayBuffer ? f.bytes : new Uint8Array(f.bytes).slice().buffer });
   }
   return out;
 }
