@@ -133,6 +133,8 @@ async function show(res) {
   });
   S.stats.drawnTriangles = tris;
   S.gamma = +((S.root.userData || {}).displayGamma || 1);
+  S.pvsBoxes = null;
+  S.pvs = null;
   scene.add(S.root);
   applyMaterials();
   applyVisibility();
@@ -149,6 +151,7 @@ async function show(res) {
   if (S.spawns.length) nextSpawn(); else frameAll();
   status(`${res.stats.format} v${res.stats.version}: ${res.stats.entities} entities, ${res.stats.triangles} triangles`);
   $('drop').style.display = 'none';
+  if ($('t-pvs').checked) await updatePvs();
 }
 
 function frameAll() {
@@ -185,6 +188,7 @@ function setCamera(pos, yawDeg, pitchDeg) {
   placeCamera(camera, pos, S.yaw, S.pitch, UNIT);
   camera.updateProjectionMatrix();
   dirty = true;
+  if ($('t-pvs').checked) updatePvs();
 }
 function enginePos() { return [camera.position.x / UNIT, -camera.position.z / UNIT, camera.position.y / UNIT]; }
 
@@ -264,7 +268,7 @@ function fail(e) {
 
 function stats() {
   if (!S.stats) return null;
-  const s = { ...S.stats, map: S.map, pvs: S.pvs };
+  const s = { ...S.stats, map: S.map, pvs: S.pvs, drawnTriangles: S.drawnTriangles };
   return JSON.parse(JSON.stringify(s));
 }
 
@@ -272,13 +276,85 @@ async function trace(from, to) {
   return call('trace', { from, to, hull: 0 });
 }
 
-// ---- PVS mode: the camera's cluster and the count of what its PVS holds ----------------------
+// ---- PVS mode: draw only the leaves in the PVS of the camera's cluster ----------------------
+// The library gives the bounds of every leaf of the row (bk_query_leaf_bounds); a triangle is
+// drawn when its centre lies in one of them (faces lie on their leaves' walls; a face of a hidden
+// leaf inside a visible leaf's box is drawn too: never less than the engine draws).
+let pvsBusy = false;
 async function updatePvs() {
-  if (!$('t-pvs').checked || !S.stats || !S.stats.query) { S.pvs = null; return; }
-  S.pvs = await call('point', { pos: enginePos() });
-  status(`cluster ${S.pvs.cluster}: ${S.pvs.visibleClusters} clusters, ${S.pvs.visibleLeaves} leaves, ${S.pvs.visibleFaces} faces visible`);
+  if (!$('t-pvs').checked || !S.stats || !S.stats.query) {
+    if (S.pvsBoxes) { S.pvsBoxes = null; S.pvs = null; applyPvs(); }
+    return S.pvs;
+  }
+  if (pvsBusy) return S.pvs;
+  pvsBusy = true;
+  try {
+    const pos = enginePos();
+    const info = await call('point', { pos });
+    if (!S.pvsBoxes || !S.pvs || info.cluster !== S.pvs.cluster) {
+      const r = await call('pvs', { pos });
+      S.pvsBoxes = r.boxes;
+      S.pvs = { ...info, drawnLeaves: r.leaves };
+      applyPvs();
+    } else S.pvs = { ...S.pvs, ...info };
+    S.pvs.drawnTriangles = S.drawnTriangles;
+    status(`PVS of cluster ${S.pvs.cluster}: ${S.pvs.drawnLeaves} leaves, ${S.pvs.visibleFaces} faces, ${S.drawnTriangles} triangles drawn`);
+  } finally { pvsBusy = false; }
+  return S.pvs;
 }
-function applyPvs() {}
+
+const isSkyMesh = (o) => {
+  for (let p = o; p; p = p.parent) if (p.name === 'skybox') return true;
+  return !!((o.userData.orig || o.material).userData || {}).sky;
+};
+const shown = (o) => { for (let p = o; p; p = p.parent) if (!p.visible) return false; return true; };
+function applyPvs() {
+  if (!S.root) return;
+  const boxes = $('t-pvs').checked ? S.pvsBoxes : null;
+  const CELL = 512, grid = new Map();
+  const key = (x, y, z) => x + ',' + y + ',' + z;
+  if (boxes) for (let i = 0; i < boxes.length; i += 6) {
+    const lo = [0, 1, 2].map((k) => Math.floor((boxes[i + k] - 1) / CELL)), hi = [0, 1, 2].map((k) => Math.floor((boxes[i + 3 + k] + 1) / CELL));
+    for (let x = lo[0]; x <= hi[0]; x++) for (let y = lo[1]; y <= hi[1]; y++) for (let z = lo[2]; z <= hi[2]; z++) {
+      const k = key(x, y, z);
+      if (!grid.has(k)) grid.set(k, []);
+      grid.get(k).push(i);
+    }
+  }
+  const inPvs = (e) => {
+    const list = grid.get(key(Math.floor(e[0] / CELL), Math.floor(e[1] / CELL), Math.floor(e[2] / CELL)));
+    if (!list) return false;
+    for (const i of list)
+      if (e[0] >= boxes[i] - 1 && e[1] >= boxes[i + 1] - 1 && e[2] >= boxes[i + 2] - 1 &&
+          e[0] <= boxes[i + 3] + 1 && e[1] <= boxes[i + 4] + 1 && e[2] <= boxes[i + 5] + 1) return true;
+    return false;
+  };
+  let drawn = 0;
+  const v = new THREE.Vector3(), e = [0, 0, 0];
+  S.root.updateMatrixWorld(true);
+  S.root.traverse((o) => {
+    if (!o.isMesh || o.userData.collision) return;
+    const g = o.geometry;
+    if (!('fullIndex' in o.userData)) o.userData.fullIndex = g.index;
+    const full = o.userData.fullIndex;
+    if (!boxes || isSkyMesh(o)) {
+      if (g.index !== full) g.setIndex(full);
+    } else {
+      const pos = g.attributes.position, n = full ? full.count : pos.count, keep = [];
+      for (let t = 0; t + 2 < n; t += 3) {
+        const a = full ? full.getX(t) : t, b = full ? full.getX(t + 1) : t + 1, c = full ? full.getX(t + 2) : t + 2;
+        v.set((pos.getX(a) + pos.getX(b) + pos.getX(c)) / 3, (pos.getY(a) + pos.getY(b) + pos.getY(c)) / 3,
+          (pos.getZ(a) + pos.getZ(b) + pos.getZ(c)) / 3).applyMatrix4(o.matrixWorld);
+        e[0] = v.x / UNIT; e[1] = -v.z / UNIT; e[2] = v.y / UNIT;
+        if (inPvs(e)) keep.push(a, b, c);
+      }
+      g.setIndex(keep);
+    }
+    if (shown(o)) drawn += (g.index ? g.index.count : g.attributes.position.count) / 3;
+  });
+  S.drawnTriangles = drawn;
+  dirty = true;
+}
 
 // ---- input: fly camera, clicks --------------------------------------------------------------
 const keys = new Set();
@@ -423,7 +499,7 @@ $('spawn').addEventListener('click', nextSpawn);
 for (const id of ['t-tex', 't-lm']) $(id).addEventListener('change', applyMaterials);
 for (const id of ['t-trig', 't-props']) $(id).addEventListener('change', applyVisibility);
 $('t-coll').addEventListener('change', () => { if (S.map && $('t-coll').checked && !S.root.getObjectByName('collision')) openMap(S.map).catch(fail); else applyVisibility(); });
-$('t-pvs').addEventListener('change', () => updatePvs().then(applyPvs));
+$('t-pvs').addEventListener('change', () => updatePvs());
 $('anims').addEventListener('change', (e) => playAnim(+e.target.value));
 $('play').addEventListener('click', () => { S.playing = !S.playing; $('play').textContent = S.playing ? '❚❚' : '▶'; });
 $('scrub').addEventListener('input', (e) => {
@@ -452,5 +528,6 @@ window.bspkitViewer = {
   // the .glb the library made, base64 (a test renders it with the reference renderer)
   glb: () => new Promise((resolve) => { const r = new FileReader(); r.onload = () => resolve(String(r.result).split(',')[1]); r.readAsDataURL(new Blob([S.glbBytes])); }),
   setToggle(name, on) { const el = $('t-' + name); el.checked = !!on; el.dispatchEvent(new Event('change')); },
-  pvs: async () => { $('t-pvs').checked = true; await updatePvs(); applyPvs(); return S.pvs; },
+  // PVS mode on (off: pvs(false)); the camera cluster's counts and the triangles drawn
+  pvs: async (on = true) => { $('t-pvs').checked = !!on; return updatePvs(); },
 };

@@ -297,6 +297,42 @@ API const char *bkw_point(float x, float y, float z)
     return give(b.p);
 }
 
+/* PVS mode: the camera's cluster and the bounds of every leaf in its PVS, as
+ * {cluster, leaves, boxes: [minx, miny, minz, maxx, maxy, maxz, ...]}; with no visibility data,
+ * every leaf; from inside solid (no cluster), none. */
+API const char *bkw_pvs(float x, float y, float z)
+{
+    if (!S.query) return "{\"error\":\"not a map\"}";
+    const float p[3] = {x, y, z};
+    bk_point_info pi;
+    sb b = {0};
+    if (bk_query_point(S.query, 0, p, &pi) != BK_OK) pi.cluster = -1;
+    bk_query_info qi;
+    bk_query_get_info(S.query, &qi);
+    uint8_t *row = NULL;
+    if (qi.cluster_count && pi.cluster >= 0) {
+        row = bk_malloc(bk_query_row_bytes(S.query) + 1);
+        if (!row || bk_query_vis_row(S.query, BK_VIS_PVS, pi.cluster, row) != BK_OK) {
+            bk_free(row);
+            row = NULL;
+        }
+    }
+    sb_printf(&b, "{\"cluster\":%d,\"boxes\":[", pi.cluster);
+    uint32_t n = 0;
+    bool all = qi.cluster_count == 0;
+    for (uint32_t l = 0; (row || all) && l < qi.leaf_count; l++) {
+        float mn[3], mx[3];
+        int32_t c = -1;
+        if (bk_query_leaf_bounds(S.query, (int32_t)l, mn, mx, &c) != BK_OK) continue;
+        if (!all && (c < 0 || (uint32_t)c >= qi.cluster_count || !((row[c >> 3] >> (c & 7)) & 1))) continue;
+        sb_printf(&b, "%s%g,%g,%g,%g,%g,%g", n++ ? "," : "", (double)mn[0], (double)mn[1], (double)mn[2],
+                  (double)mx[0], (double)mx[1], (double)mx[2]);
+    }
+    bk_free(row);
+    sb_printf(&b, "],\"leaves\":%u}", n);
+    return give(b.p);
+}
+
 /* The names of an archive's entries ending in ext (".bsp": the maps of a .pk3), as a JSON array. */
 API const char *bkw_list(const char *path, const char *ext)
 {

@@ -75,6 +75,9 @@ const ops = {
   trace({ from, to, hull }) {
     return { result: JSON.parse(M.UTF8ToString(M._bkw_trace(from[0], from[1], from[2], to[0], to[1], to[2], hull | 0))) };
   },
+  pvs({ pos }) {
+    return { result: JSON.parse(M.UTF8ToString(M._bkw_pvs(pos[0], pos[1], pos[2]))) };
+  },
   point({ pos }) {
     return { result: JSON.parse(M.UTF8ToString(M._bkw_point(pos[0], pos[1], pos[2]))) };
   },

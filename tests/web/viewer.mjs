@@ -87,10 +87,19 @@ for (const c of cases) {
   const close = (a, b) => a.every((v, i) => Math.abs(v - b[i]) < 1e-3);
   check(`${c.name}: trace as bspkit trace`, Math.abs(tr.fraction - ref.fraction) < 1e-6 && close(tr.endpos, ref.endpos) &&
     close(tr.normal, ref.plane.normal) && tr.contents === ref.contents, { page: tr, cli: ref });
-  // PVS: the camera's cluster sees part of the map
-  const pvs = await page.evaluate(async ([e]) => { await window.bspkitViewer.setCamera(e, 0, 0); return window.bspkitViewer.pvs(); }, [eye]);
-  check(`${c.name}: PVS from the spawn holds fewer faces than the map`, pvs && pvs.visibleFaces > 0 && pvs.visibleFaces <= (st.query || {}).faces, { pvs, faces: (st.query || {}).faces });
-  await page.evaluate(() => { window.bspkitViewer.setToggle('pvs', false); window.bspkitViewer.setToggle('trig', true); });
+  // PVS mode: from the spawn, fewer triangles drawn than the full view, and not none
+  const pvs = await page.evaluate(async ([e]) => {
+    window.bspkitViewer.setCamera(e, 0, 0);
+    const full = window.bspkitViewer.stats().drawnTriangles;
+    const p = await window.bspkitViewer.pvs(true);
+    return { full, ...p };
+  }, [eye]);
+  check(`${c.name}: PVS mode draws fewer triangles than the full view`, pvs && pvs.drawnTriangles > 0 && pvs.drawnTriangles < pvs.full &&
+    pvs.visibleFaces > 0 && pvs.visibleFaces <= (st.query || {}).faces, { pvs, faces: (st.query || {}).faces });
+  const pvsShot = path.join(work, c.name + '.pvs.png');
+  await page.evaluate(() => window.bspkitViewer.render(false));
+  await page.screenshot({ path: pvsShot });
+  await page.evaluate(() => { window.bspkitViewer.setToggle('pvs', false); window.bspkitViewer.pvs(false); window.bspkitViewer.setToggle('trig', true); });
   // the screenshot against the reference renderer's picture of the same .glb from the same eye
   await page.evaluate(([e, y]) => { window.bspkitViewer.setCamera(e, y, 0); window.bspkitViewer.render(true); }, [eye, s.angle]);
   const shot = path.join(work, c.name + '.viewer.png');

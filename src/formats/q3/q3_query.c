@@ -260,7 +260,13 @@ static const char *q3_surface_name(const bk_file *f, int32_t surface)
     return m && (uint32_t)surface < m->shader_count ? m->shaders[surface].name : NULL;
 }
 
+static void q3_leaf_bounds(const void *state, int32_t leaf, float mins[3], float maxs[3])
+{
+    const bk_q3_leaf *lf = &((const q3state *)state)->m->leafs[leaf];
+    for (int k = 0; k < 3; k++) mins[k] = (float)lf->mins[k], maxs[k] = (float)lf->maxs[k];
+}
+
 const bk_query_ops bk_query_ops_q3 = {
     q3_open, q3_destroy, q3_point, q3_vis_row, q3_leaf_cluster, q3_leaf_face_count, q3_leaf_face, bk_cm_state_trace,
-    bk_cm_state, q3_surface_name,
+    bk_cm_state, q3_surface_name, q3_leaf_bounds,
 };

@@ -489,6 +489,14 @@ static bk_result q_trace(const void *state, const bk_trace_params *p, const floa
     return BK_OK;
 }
 
+static void q_leaf_bounds(const void *state, int32_t leaf, float mins[3], float maxs[3])
+{
+    const bk_q1_leaf *lf = &((const qstate *)state)->m->leafs[leaf];
+    memcpy(mins, lf->mins, 3 * sizeof *mins);
+    memcpy(maxs, lf->maxs, 3 * sizeof *maxs);
+}
+
 const bk_query_ops bk_query_ops_quake = {
     q_open, q_destroy, q_point, q_vis_row, q_leaf_cluster, q_leaf_face_count, q_leaf_face, q_trace, NULL, NULL,
+    q_leaf_bounds,
 };
