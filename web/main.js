@@ -201,12 +201,13 @@ function playAnim(i) {
 
 // ---- opening files -------------------------------------------------------------------------
 const MAP_EXT = /\.(bsp|dpm|mdl)$/i;
+// [{name, blob}]: a File is a Blob and goes to the worker as a handle (no copy)
 async function readFiles(files) {
   const out = [];
   for (const f of files) {
     // a File (a Blob: its bytes() is a method, not the data), or {name, bytes}
-    if (f instanceof Blob) out.push({ name: f.webkitRelativePath || f.name, bytes: await f.arrayBuffer() });
-    else out.push({ name: f.name, bytes: f.bytes instanceof ArrayBuffer ? f.bytes : new Uint8Array(f.bytes).slice().buffer });
+    if (f instanceof Blob) out.push({ name: f.webkitRelativePath || f.name, blob: f });
+    else out.push({ name: f.name, blob: f.blob instanceof Blob ? f.blob : new Blob([f.bytes]) });
   }
   return out;
 }
@@ -491,8 +492,7 @@ addEventListener('drop', async (e) => {
     }
   };
   for (const it of e.dataTransfer.items) { const en = it.webkitGetAsEntry && it.webkitGetAsEntry(); if (en) await walk(en, ''); }
-  const list = await Promise.all(files.map(async (f) => ({ name: f.name, bytes: await f.file.arrayBuffer() })));
-  open(list).catch(() => {});
+  open(files.map((f) => ({ name: f.name, blob: f.file }))).catch(() => {});
 });
 $('maps').addEventListener('change', (e) => openMap(e.target.value).catch(fail));
 $('spawn').addEventListener('click', nextSpawn);

@@ -1,32 +1,54 @@
 // The viewer's Web Worker: libbspkit (WebAssembly, emscripten's glue in front of this file) opens
 // and converts the files the page sends, so the page never freezes. Messages in: {id, op, args};
 // out: {id, ok, result | error} and {progress: TEXT} while working. The files live in the
-// worker's in-memory file system under /in, where the library reads them as the CLI reads a disk.
+// worker's file system under /in (WORKERFS: read from the Files on demand), where the library
+// reads them as the CLI reads a disk.
 /* global BspkitModule */
 let M = null;
 const ready = BspkitModule({ print: () => {}, printErr: () => {} }).then((m) => { M = m; });
 
-function rmTree(p) {
-  const FS = M.FS;
-  for (const n of FS.readdir(p)) {
-    if (n === '.' || n === '..') continue;
-    const q = p + '/' + n;
-    if (FS.isDir(FS.stat(q).mode)) { rmTree(q); FS.rmdir(q); } else FS.unlink(q);
+// The files are mounted, not copied: emscripten's WORKERFS reads a File (a Blob) on demand, so
+// a 100 MB .pk3 costs only the bytes the library reads from it (its directory, one map).
+// WORKERFS reads every call through FileReaderSync, and the library's stdio and minizip read in
+// small pieces: reads go through a cache of 1 MiB blocks (64 at most, least recently used out).
+const BLOCK = 1 << 20, blocks = new Map();
+let reader = null;
+function cachedRead(stream, buffer, offset, length, position) {
+  const node = stream.node, size = node.size;
+  if (position >= size) return 0;
+  const end = Math.min(size, position + length);
+  let done = 0;
+  while (position + done < end) {
+    const p = position + done, bi = Math.floor(p / BLOCK), key = node.id + ':' + bi;
+    let blk = blocks.get(key);
+    if (blk) blocks.delete(key);
+    else {
+      reader = reader || new FileReaderSync();
+      blk = new Uint8Array(reader.readAsArrayBuffer(node.contents.slice(bi * BLOCK, Math.min(size, (bi + 1) * BLOCK))));
+      if (blocks.size >= 64) blocks.delete(blocks.keys().next().value);
+    }
+    blocks.set(key, blk);
+    const o = p - bi * BLOCK, n = Math.min(end - p, blk.length - o);
+    buffer.set(blk.subarray(o, o + n), offset + done);
+    done += n;
   }
+  return done;
 }
 
-function writeFiles(files) {
+function mountFiles(files) {
+  blocks.clear();
   const FS = M.FS;
-  try { FS.stat('/in'); rmTree('/in'); } catch (e) { FS.mkdir('/in'); }
-  const names = [];
+  try { FS.unmount('/in'); } catch (e) { /* not mounted */ }
+  try { FS.mkdir('/in'); } catch (e) { /* exists */ }
+  const blobs = [], names = [];
   for (const f of files) {
-    const rel = f.name.replace(/\\/g, '/').replace(/^\/+/, '').split('/').filter((s) => s && s !== '..' && s !== '.').join('/');
-    const parts = rel.split('/');
-    let d = '/in';
-    for (const s of parts.slice(0, -1)) { d += '/' + s; try { FS.mkdir(d); } catch (e) { /* exists */ } }
-    FS.writeFile('/in/' + rel, new Uint8Array(f.bytes));
+    const rel = f.name.replace(/\\/g, '/').split('/').filter((s) => s && s !== '..' && s !== '.').join('/');
+    if (!rel || names.includes(rel)) continue;
+    blobs.push({ name: rel, data: f.blob });
     names.push(rel);
   }
+  FS.filesystems.WORKERFS.stream_ops.read = cachedRead;
+  FS.mount(FS.filesystems.WORKERFS, { blobs }, '/in');
   return names;
 }
 
@@ -35,11 +57,11 @@ const ext = (n) => (n.match(/\.[^./]+$/) || [''])[0].toLowerCase();
 const isSearchPath = (n) => ['.wad', '.pk3', '.zip', '.pk4'].includes(ext(n)) || (ext(n) === '.vpk' && !/_\d\d\d\.vpk$/i.test(n));
 
 const ops = {
-  // files: [{name, bytes}], map: the file to open (a name, or 'ARCHIVE.pk3:maps/x.bsp'), flags: BK_OPT_*
+  // files: [{name, blob}], map: the file to open (a name, or 'ARCHIVE.pk3:maps/x.bsp'), flags: BK_OPT_*
   open({ files, map, flags }) {
     const t0 = performance.now();
-    postMessage({ progress: 'writing ' + files.length + ' file(s)' });
-    const names = writeFiles(files);
+    postMessage({ progress: 'mounting ' + files.length + ' file(s)' });
+    const names = mountFiles(files);
     let path = map, member = '';
     const colon = map.indexOf(':');
     if (colon > 0 && ['.pk3', '.zip', '.pk4'].includes(ext(map.slice(0, colon)))) { path = map.slice(0, colon); member = map.slice(colon + 1); }
@@ -65,7 +87,7 @@ const ops = {
     return { result: { stats, entities, glb }, transfer: [glb] };
   },
   list({ files, ext: e }) {
-    const names = writeFiles(files);
+    const names = mountFiles(files);
     const out = [];
     for (const n of names)
       if (['.pk3', '.zip', '.pk4'].includes(ext(n)))
