@@ -269,7 +269,9 @@ function fail(e) {
 
 function stats() {
   if (!S.stats) return null;
-  const s = { ...S.stats, map: S.map, pvs: S.pvs, drawnTriangles: S.drawnTriangles };
+  let collision = 0;
+  if (S.root) S.root.traverse((o) => { if (o.isMesh && o.userData.collision) collision++; });
+  const s = { ...S.stats, map: S.map, pvs: S.pvs, drawnTriangles: S.drawnTriangles, collisionMeshes: collision };
   return JSON.parse(JSON.stringify(s));
 }
 
@@ -363,7 +365,22 @@ addEventListener('keydown', (e) => { if (e.target.tagName !== 'INPUT' || e.targe
 addEventListener('keyup', (e) => keys.delete(e.code));
 let drag = null;
 const canvas = renderer.domElement;
-canvas.addEventListener('pointerdown', (e) => { drag = { x: e.clientX, y: e.clientY, moved: 0 }; canvas.setPointerCapture(e.pointerId); });
+const touches = new Map();   // two fingers: drag up / down to move forward / back
+canvas.style.touchAction = 'none';
+canvas.addEventListener('pointerdown', (e) => {
+  touches.set(e.pointerId, e.clientY);
+  drag = touches.size > 1 ? null : { x: e.clientX, y: e.clientY, moved: 0 };
+  canvas.setPointerCapture(e.pointerId);
+});
+canvas.addEventListener('pointermove', (e) => {
+  if (touches.size < 2 || !touches.has(e.pointerId)) return;
+  const dy = e.clientY - touches.get(e.pointerId);
+  touches.set(e.pointerId, e.clientY);
+  const f = [Math.cos(S.yaw * Math.PI / 180), Math.sin(S.yaw * Math.PI / 180), 0];
+  placeCamera(camera, enginePos().map((x, i) => x - f[i] * dy), S.yaw, S.pitch, UNIT);
+  dirty = true;
+});
+for (const ev of ['pointerup', 'pointercancel']) canvas.addEventListener(ev, (e) => touches.delete(e.pointerId));
 canvas.addEventListener('pointermove', (e) => {
   if (!drag) return;
   const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
@@ -498,7 +515,11 @@ $('maps').addEventListener('change', (e) => openMap(e.target.value).catch(fail))
 $('spawn').addEventListener('click', nextSpawn);
 for (const id of ['t-tex', 't-lm']) $(id).addEventListener('change', applyMaterials);
 for (const id of ['t-trig', 't-props']) $(id).addEventListener('change', applyVisibility);
-$('t-coll').addEventListener('change', () => { if (S.map && $('t-coll').checked && !S.root.getObjectByName('collision')) openMap(S.map).catch(fail); else applyVisibility(); });
+// collision: the map converted again with BK_OPT_COLLISION the first time it is asked for
+$('t-coll').addEventListener('change', () => {
+  if (S.map && $('t-coll').checked && S.root && !S.root.getObjectByName('collision')) S.busy = openMap(S.map).catch(fail);
+  else applyVisibility();
+});
 $('t-pvs').addEventListener('change', () => updatePvs());
 $('anims').addEventListener('change', (e) => playAnim(+e.target.value));
 $('play').addEventListener('click', () => { S.playing = !S.playing; $('play').textContent = S.playing ? '❚❚' : '▶'; });
@@ -527,7 +548,8 @@ window.bspkitViewer = {
   spawns: () => S.spawns.map((o) => { const p = new THREE.Vector3(); o.getWorldPosition(p); return { classname: o.userData.classname, origin: [p.x / UNIT, -p.z / UNIT, p.y / UNIT], angle: +(o.userData.angle || 0) }; }),
   // the .glb the library made, base64 (a test renders it with the reference renderer)
   glb: () => new Promise((resolve) => { const r = new FileReader(); r.onload = () => resolve(String(r.result).split(',')[1]); r.readAsDataURL(new Blob([S.glbBytes])); }),
-  setToggle(name, on) { const el = $('t-' + name); el.checked = !!on; el.dispatchEvent(new Event('change')); },
+  // a toggle by name; a promise that settles when what it started (a reconversion) is done
+  async setToggle(name, on) { const el = $('t-' + name); S.busy = null; el.checked = !!on; el.dispatchEvent(new Event('change')); await S.busy; return stats(); },
   // PVS mode on (off: pvs(false)); the camera cluster's counts and the triangles drawn
   pvs: async (on = true) => { $('t-pvs').checked = !!on; return updatePvs(); },
 };

@@ -118,6 +118,22 @@ for (const c of cases) {
     for (let i = 0; i < pa.length; i += 4) for (let k = 0; k < 3; k++) { const d = (pa[i + k] - pb[i + k]) / 255; s += d * d; }
     return Math.sqrt(s / (pa.length / 4 * 3));
   }, ['data:image/png;base64,' + readFileSync(shot).toString('base64'), 'data:image/png;base64,' + readFileSync(refShot).toString('base64')]).catch((e) => 1);
+  // a click in the middle: the entity's keys (all pairs); with the trace tool, the library's trace
+  await page.mouse.click(W / 2, H / 2);
+  const rows = await page.evaluate(() => window.__panel || []);
+  check(`${c.name}: a click shows keys`, rows.length > 0, { rows: rows.slice(0, 4) });
+  await page.evaluate(() => window.bspkitViewer.setToggle('trace', true));
+  await page.mouse.click(W / 2, H / 2);
+  await page.waitForFunction(() => (window.__panel || []).some((r) => r[0] === 'fraction'), null, { timeout: 10000 }).catch(() => {});
+  const trRows = await page.evaluate(() => window.__panel || []);
+  check(`${c.name}: the trace tool answers a click`, trRows.some((r) => r[0] === 'fraction' && +r[1] < 1), { rows: trRows.slice(0, 3) });
+  await page.evaluate(() => window.bspkitViewer.setToggle('trace', false));
+  // collision: converted again with the collision geometry
+  if (c.collision) {
+    const cs = await page.evaluate(() => window.bspkitViewer.setToggle('coll', true));
+    check(`${c.name}: the collision toggle adds collision meshes`, cs && cs.collisionMeshes > 0, { collisionMeshes: cs && cs.collisionMeshes });
+    await page.evaluate(() => window.bspkitViewer.setToggle('coll', false));
+  }
   check(`${c.name}: screenshot from the spawn within 3% RMSE of the reference render`, rmse <= 0.03, { rmse, shot, ref: refShot });
 }
 check('no uncaught exception on the page', pageErrors.length === 0, { errors: pageErrors.slice(0, 5) });

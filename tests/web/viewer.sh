@@ -29,7 +29,7 @@ check "the page is at most 1 MB gzipped ($gz bytes)" test "$gz" -le 1048576
 # a broken map: the GoldSrc map cut short
 head -c 3000 "$CORPUS/goldsrc/ns_ns_lost.bsp" > "$WORK/broken.bsp"
 cases="[{\"name\":\"broken\",\"files\":[\"$WORK/broken.bsp\"],\"broken\":true}"
-cases+=",{\"name\":\"goldsrc\",\"files\":[\"$CORPUS/goldsrc/ns_ns_lost.bsp\",\"$CORPUS/wad3/ns_lost.wad\"],\"cli\":\"$CORPUS/goldsrc/ns_ns_lost.bsp\",\"cliArgs\":[\"--wad\",\"$CORPUS/wad3/ns_lost.wad\"],\"format\":\"goldsrc\",\"shot\":true}"
+cases+=",{\"name\":\"goldsrc\",\"files\":[\"$CORPUS/goldsrc/ns_ns_lost.bsp\",\"$CORPUS/wad3/ns_lost.wad\"],\"cli\":\"$CORPUS/goldsrc/ns_ns_lost.bsp\",\"cliArgs\":[\"--wad\",\"$CORPUS/wad3/ns_lost.wad\"],\"format\":\"goldsrc\",\"shot\":true,\"collision\":true}"
 cases+=",{\"name\":\"source\",\"files\":[\"$CORPUS/source/css_v20_gg_creepyvan.bsp\"],\"cli\":\"$CORPUS/source/css_v20_gg_creepyvan.bsp\",\"format\":\"source\",\"shot\":true}"
 pk3=$FETCHED/pk3/oa081-pak1-maps.pk3
 if [[ -f $pk3 ]]; then
