@@ -233,9 +233,9 @@ async function open(files, opts = {}) {
         map = (map && inside.find((m) => m.toLowerCase().endsWith(map.toLowerCase()))) || inside[0];
         sel.value = map;
       } else if (!map) {
-        const wad = S.files.find((f) => /\.wad$/i.test(f.name));
-        if (!wad) throw new Error('no map or model among ' + S.files.map((f) => f.name).join(', '));
-        map = wad.name;
+        const wads = S.files.filter((f) => /\.wad$/i.test(f.name));
+        if (wads.length) throw new Error(wads.map((f) => f.name).join(', ') + ': a WAD holds textures only: drop it together with a map');
+        throw new Error('no map or model among ' + S.files.map((f) => f.name).join(', '));
       }
     }
     return await openMap(map);

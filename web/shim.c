@@ -162,6 +162,7 @@ API int bkw_open(const char *path, const char *member, const char *paths, uint32
     }
     /* maps answer queries; models and WADs do not (BK_EUNSUPPORTED), which is no error */
     if (bk_query_open(S.file, &S.opt, &S.query) != BK_OK) S.query = NULL;
+    S.err[0] = 0;   /* what the query refused is no error of the file's */
     return BK_OK;
 }
 

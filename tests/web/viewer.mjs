@@ -43,6 +43,18 @@ async function openFiles(files, map) {
 
 const cliJson = (args) => JSON.parse(execFileSync(cli, args, { encoding: 'utf8', maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'ignore'] }));
 
+// root-mean-square difference of two PNGs' RGB, 0..1 (decoded by the browser)
+const rmseOf = (fa, fb) => page.evaluate(async ([a, b]) => {
+  const load = (src) => new Promise((res, rej) => { const i = new Image(); i.onload = () => res(i); i.onerror = rej; i.src = src; });
+  const [ia, ib] = await Promise.all([load(a), load(b)]);
+  const px = (im) => { const c = document.createElement('canvas'); c.width = im.width; c.height = im.height; const g = c.getContext('2d'); g.drawImage(im, 0, 0); return g.getImageData(0, 0, im.width, im.height).data; };
+  const pa = px(ia), pb = px(ib);
+  if (pa.length !== pb.length) return 1;
+  let s = 0;
+  for (let i = 0; i < pa.length; i += 4) for (let k = 0; k < 3; k++) { const d = (pa[i + k] - pb[i + k]) / 255; s += d * d; }
+  return Math.sqrt(s / (pa.length / 4 * 3));
+}, ['data:image/png;base64,' + readFileSync(fa).toString('base64'), 'data:image/png;base64,' + readFileSync(fb).toString('base64')]).catch(() => 1);
+
 for (const c of cases) {
   const t0 = Date.now();
   const r = await openFiles(c.files, c.map);
@@ -106,18 +118,17 @@ for (const c of cases) {
   await page.screenshot({ path: shot });
   await page.evaluate(() => window.bspkitViewer.render(false));
   execFileSync('node', [path.join(here, '../tools/render.mjs'), '--out', work, '--mode', 'full', '--size', `${W}x${H}`,
-    '--camera', `${eye.join(' ')} ${s.angle} 0`, '--min-coverage', '0', pageGlb], { encoding: 'utf8' });
+    '--camera', `${eye.join(' ')} ${s.angle} 0`, '--min-coverage', '0', pageGlb, glbPath], { encoding: 'utf8' });
   const refShot = path.join(work, path.basename(pageGlb, '.glb') + '.png');   // render.mjs names it after the .glb
-  const rmse = await page.evaluate(async ([a, b]) => {
-    const load = (src) => new Promise((res, rej) => { const i = new Image(); i.onload = () => res(i); i.onerror = rej; i.src = src; });
-    const [ia, ib] = await Promise.all([load(a), load(b)]);
-    const px = (im) => { const c = document.createElement('canvas'); c.width = im.width; c.height = im.height; const g = c.getContext('2d'); g.drawImage(im, 0, 0); return g.getImageData(0, 0, im.width, im.height).data; };
-    const pa = px(ia), pb = px(ib);
-    if (pa.length !== pb.length) return 1;
-    let s = 0;
-    for (let i = 0; i < pa.length; i += 4) for (let k = 0; k < 3; k++) { const d = (pa[i + k] - pb[i + k]) / 255; s += d * d; }
-    return Math.sqrt(s / (pa.length / 4 * 3));
-  }, ['data:image/png;base64,' + readFileSync(shot).toString('base64'), 'data:image/png;base64,' + readFileSync(refShot).toString('base64')]).catch((e) => 1);
+  const rmse = await rmseOf(shot, refShot);
+  // and of the CLI's own .glb of the same input: the WebAssembly conversion against the native one
+  const cliShot = path.join(work, c.name + '.cli.png');
+  const rmseCli = await rmseOf(shot, cliShot);
+  check(`${c.name}: screenshot within 3% RMSE of the reference render of the CLI's .glb`, rmseCli <= 0.03, { rmse: rmseCli, ref: cliShot });
+  check(`${c.name}: screenshot from the spawn within 3% RMSE of the reference render`, rmse <= 0.03, { rmse, shot, ref: refShot });
+  // control: the metric does see a difference (the PVS picture has the bar and another yaw)
+  const control = await rmseOf(shot, pvsShot);
+  check(`${c.name}: the picture metric is live (another picture differs)`, control > 0.01, { rmse: control });
   // a click in the middle: the entity's keys (all pairs); with the trace tool, the library's trace
   await page.mouse.click(W / 2, H / 2);
   const rows = await page.evaluate(() => window.__panel || []);
@@ -134,7 +145,6 @@ for (const c of cases) {
     check(`${c.name}: the collision toggle adds collision meshes`, cs && cs.collisionMeshes > 0, { collisionMeshes: cs && cs.collisionMeshes });
     await page.evaluate(() => window.bspkitViewer.setToggle('coll', false));
   }
-  check(`${c.name}: screenshot from the spawn within 3% RMSE of the reference render`, rmse <= 0.03, { rmse, shot, ref: refShot });
 }
 check('no uncaught exception on the page', pageErrors.length === 0, { errors: pageErrors.slice(0, 5) });
 await browser.close();
