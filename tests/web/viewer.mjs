@@ -83,7 +83,11 @@ for (const c of cases) {
   check(`${c.name}: the page's .glb within 5% of the CLI's size`, Math.abs(readFileSync(pageGlb).length - readFileSync(glbPath).length) <= 0.05 * readFileSync(glbPath).length,
     { page: readFileSync(pageGlb).length, cli: readFileSync(glbPath).length });
   if (c.format) check(`${c.name}: format`, st.format === c.format, { page: st.format });
-  if (c.animations) check(`${c.name}: animations`, st.animations >= 1, { page: st.animations });
+  if (c.animations) {
+    const tl = await page.evaluate(() => ({ shown: getComputedStyle(document.getElementById('timeline')).display !== 'none',
+      clips: document.getElementById('anims').options.length }));
+    check(`${c.name}: animations on the timeline`, st.animations >= 1 && tl.shown && tl.clips === st.animations, { page: st.animations, ...tl });
+  }
   if (!c.shot) continue;
   // from the first player spawn, eye height, along its yaw
   const spawns = await page.evaluate(() => window.bspkitViewer.spawns());
