@@ -55,7 +55,7 @@ const S = { root: null, gltf: null, stats: null, entities: [], files: null, map:
   spawns: [], spawnIndex: -1, mixer: null, action: null, playing: true, yaw: 0, pitch: 0, blend: {}, marker: null, pvs: null };
 
 function status(t) { $('status').textContent = t; }
-function showError(msg) { const e = $('err'); e.textContent = msg; e.style.display = msg ? 'block' : 'none'; }
+function showError(msg) { const e = $('err'); e.textContent = msg; e.style.top = ($('bar').offsetHeight + 6) + 'px'; e.style.display = msg ? 'block' : 'none'; }
 const isToolMaterial = (n) => /(^|\/)(trigger|clip|playerclip|monsterclip|skip|hint|origin|nodraw|aaatrigger|invisible|areaportal|fog)$/i.test(n || '') || /^tools\/|common\/(trigger|clip|hint|skip|origin|nodraw|caulk)/i.test(n || '');
 
 function materialMode() {
@@ -451,6 +451,7 @@ function panel(title, rows) {
     tr.insertCell().textContent = v;
   }
   p.appendChild(t);
+  p.style.top = ($('bar').offsetHeight + 6) + 'px';
   p.style.display = 'block';
   window.__panel = rows;
 }
@@ -493,6 +494,12 @@ function draw() {
 
 // ---- controls -----------------------------------------------------------------------------
 $('pick').addEventListener('change', (e) => open([...e.target.files]).catch(() => {}));
+// a folder (textures, materials, a game folder) joins the files open now, and the map reopens
+$('pickdir').addEventListener('change', (e) => {
+  const more = [...e.target.files];
+  const keep = (S.files || []).map((f) => ({ name: f.name, blob: f.blob }));
+  open([...keep, ...more], S.map ? { map: S.map } : {}).catch(() => {});
+});
 addEventListener('dragover', (e) => e.preventDefault());
 addEventListener('drop', async (e) => {
   e.preventDefault();

@@ -67,6 +67,8 @@ const ops = {
     if (colon > 0 && ['.pk3', '.zip', '.pk4'].includes(ext(map.slice(0, colon)))) { path = map.slice(0, colon); member = map.slice(colon + 1); }
     const paths = names.filter((n) => n !== path && isSearchPath(n)).map((n) => '/in/' + n);
     if (member) paths.push('/in/' + path);   // the map's own archive serves its textures and shaders
+    // a dropped folder (a game folder: baseoa/, cstrike/) is searched as --game-dir is, then all
+    for (const d of new Set(names.filter((n) => n.includes('/')).map((n) => n.split('/')[0]))) paths.push('/in/' + d);
     paths.push('/in');                        // loose files: textures, materials, models folders
     const t1 = performance.now();
     postMessage({ progress: 'loading ' + map });
