@@ -10,7 +10,7 @@ SAMPLE     ?= samples/ericw_q1_detail_fence2.bsp
 SAMPLE2    ?= samples/bsp_tool_quake_mp_lobby.bsp
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build test demo asan fuzz bench corpus install clean python blender-addon
+.PHONY: all deps build test demo asan fuzz bench corpus install clean python blender-addon web
 
 all: build
 
@@ -82,6 +82,11 @@ bench: deps
 	@for b in $(BUILD)/bench/bench_*; do case $$b in */bench_load) ;; *) [ -x $$b ] && $$b;; esac; done
 	@bash bench/families.sh $(BUILD)/bspkit
 	@bash bench/q3_vs_assimp.sh $(BUILD)/bspkit   # against assimp when $$ASSIMP names one
+
+# the library in WebAssembly and the viewer page build/web/index.html (one file, works from
+# file://): Debian's emscripten, the dependencies from Debian source packages (scripts/build-web)
+web:
+	@JOBS=$(JOBS) scripts/build-web $(BUILD)
 
 install: build
 	cmake --install $(BUILD)

@@ -112,6 +112,11 @@ bk_result bk_query_points(const bk_query *q, uint32_t model, size_t count, const
 bk_result bk_query_cluster_counts(const bk_query *q, int32_t cluster, uint32_t *visible_leaves,
                                   uint32_t *visible_clusters);
 
+/* Leaf leaf of the world tree (0 <= leaf < leaf_count): its stored bounds (as bk_point_info's
+ * leaf_mins / leaf_maxs) and its cluster (may be NULL; -1: none), e.g. to draw only the leaves of
+ * a PVS row. BK_EINDEX out of range. */
+bk_result bk_query_leaf_bounds(const bk_query *q, int32_t leaf, float mins[3], float maxs[3], int32_t *cluster);
+
 typedef enum bk_vis_kind { BK_VIS_PVS = 0, BK_VIS_PAS = 1 } bk_vis_kind;
 
 /* Bytes a row needs: (cluster_count + 7) / 8. */

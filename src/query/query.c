@@ -250,6 +250,15 @@ bk_result bk_query_cluster_counts(const bk_query *q, int32_t cluster, uint32_t *
     return BK_OK;
 }
 
+bk_result bk_query_leaf_bounds(const bk_query *q, int32_t leaf, float mins[3], float maxs[3], int32_t *cluster)
+{
+    if (!q || !mins || !maxs) return BK_EARG;
+    if (leaf < 0 || (uint32_t)leaf >= q->info.leaf_count) return BK_EINDEX;
+    q->ops->leaf_bounds(q->state, leaf, mins, maxs);
+    if (cluster) *cluster = q->ops->leaf_cluster(q->state, leaf);
+    return BK_OK;
+}
+
 bool bk_query_cluster_visible(const bk_query *q, int32_t a, int32_t b)
 {
     if (!q || a < 0 || b < 0 || q->info.cluster_count == 0) return 1;

@@ -32,6 +32,8 @@ typedef struct bk_query_ops {
     const struct bk_cm *(*cm)(const void *state);
     /* the name of surface (a trace's bk_trace_result.surface) of the loaded file, or NULL */
     const char *(*surface_name)(const bk_file *f, int32_t surface);
+    /* leaf in [0, info.leaf_count): its stored bounds */
+    void (*leaf_bounds)(const void *state, int32_t leaf, float mins[3], float maxs[3]);
 } bk_query_ops;
 
 /* The start of every family's open: a map without what a query walks (!usable) is refused with

@@ -274,6 +274,11 @@ static void check_map(const char *path, bk_format want_family, int *unsupported)
         int bad = bk_query_point(q, 0, o, &pi) != BK_OK || (pi.contents & BK_CONTENTS_SOLID);
         for (int k = 0; k < 3 && !bad; k++)
             bad = o[k] < pi.leaf_mins[k] - 1 || o[k] > pi.leaf_maxs[k] + 1;
+        /* the same leaf by number: its bounds and cluster as the point query gave them */
+        float lmin[3], lmax[3];
+        int32_t lcl = -2;
+        if (!bad) bad = bk_query_leaf_bounds(q, pi.leaf, lmin, lmax, &lcl) != BK_OK || lcl != pi.cluster ||
+                        memcmp(lmin, pi.leaf_mins, sizeof lmin) != 0 || memcmp(lmax, pi.leaf_maxs, sizeof lmax) != 0;
         uint32_t vleaves = 0, vclusters = 0;
         if (!bad) bk_query_cluster_counts(q, pi.cluster, &vleaves, &vclusters);
         if (!bad && info.cluster_count) bad = vleaves == 0 || vclusters == 0;
@@ -294,6 +299,11 @@ static void check_map(const char *path, bk_format want_family, int *unsupported)
         }
     }
     CHECK(spawn_bad == 0);
+    {
+        float lmin[3], lmax[3];
+        CHECK(bk_query_leaf_bounds(q, (int32_t)info.leaf_count, lmin, lmax, NULL) == BK_EINDEX);
+        CHECK(bk_query_leaf_bounds(q, -1, lmin, lmax, NULL) == BK_EINDEX);
+    }
     g_spawns += spawns;
 
     /* point traces against a ray cast on the world's triangles */

@@ -35,6 +35,8 @@ const server = http.createServer((req, res) => {
   const u = new URL(req.url, 'http://x');
   let p = null;
   if (u.pathname.startsWith('/tools/')) p = path.join(here, decodeURIComponent(u.pathname.slice(7)));
+  /* the engine's material, shared with the viewer page */
+  else if (u.pathname.startsWith('/web/')) p = path.join(here, '../../web', decodeURIComponent(u.pathname.slice(5)));
   else if (u.pathname.startsWith('/file/')) {
     const [idx, ...rest] = u.pathname.slice(6).split('/');
     const f = files[+idx] && files[+idx].path;

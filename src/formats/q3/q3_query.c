@@ -279,6 +279,12 @@ static const char *q3_surface_name(const bk_file *f, int32_t surface)
     return m && (uint32_t)surface < m->shader_count ? m->shaders[surface].name : NULL;
 }
 
+static void q3_leaf_bounds(const void *state, int32_t leaf, float mins[3], float maxs[3])
+{
+    const bk_q3_leaf *lf = &((const q3state *)state)->m->leafs[leaf];
+    for (int k = 0; k < 3; k++) mins[k] = (float)lf->mins[k], maxs[k] = (float)lf->maxs[k];
+}
+
 const bk_query_ops bk_query_ops_q3 = {
     .open = q3_open,
     .destroy = q3_destroy,
@@ -291,4 +297,5 @@ const bk_query_ops bk_query_ops_q3 = {
     .trace = bk_cm_state_trace,
     .cm = bk_cm_state,
     .surface_name = q3_surface_name,
+    .leaf_bounds = q3_leaf_bounds,
 };

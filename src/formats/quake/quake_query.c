@@ -489,6 +489,13 @@ static bk_result q_trace(const void *state, const bk_trace_params *p, const floa
     return BK_OK;
 }
 
+static void q_leaf_bounds(const void *state, int32_t leaf, float mins[3], float maxs[3])
+{
+    const bk_q1_leaf *lf = &((const qstate *)state)->m->leafs[leaf];
+    memcpy(mins, lf->mins, 3 * sizeof *mins);
+    memcpy(maxs, lf->maxs, 3 * sizeof *maxs);
+}
+
 const bk_query_ops bk_query_ops_quake = {
     .open = q_open,
     .destroy = q_destroy,
@@ -498,4 +505,5 @@ const bk_query_ops bk_query_ops_quake = {
     .leaf_face_count = q_leaf_face_count,
     .leaf_face = q_leaf_face,
     .trace = q_trace,
+    .leaf_bounds = q_leaf_bounds,
 };

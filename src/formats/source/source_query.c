@@ -284,6 +284,12 @@ static const char *source_surface_name(const bk_file *f, int32_t surface)
     return td >= 0 && (uint32_t)td < m->texdata_count ? m->texdata[td].name : NULL;
 }
 
+static void src_leaf_bounds(const void *state, int32_t leaf, float mins[3], float maxs[3])
+{
+    const bk_source_leaf *lf = &((const srcstate *)state)->m->leafs[leaf];
+    for (int k = 0; k < 3; k++) mins[k] = lf->mins[k], maxs[k] = lf->maxs[k];
+}
+
 const bk_query_ops bk_query_ops_source = {
     .open = src_open,
     .destroy = src_destroy,
@@ -296,4 +302,5 @@ const bk_query_ops bk_query_ops_source = {
     .trace = bk_cm_state_trace,
     .cm = bk_cm_state,
     .surface_name = source_surface_name,
+    .leaf_bounds = src_leaf_bounds,
 };
