@@ -55,15 +55,18 @@ HELPERS = r"""
 /* n points (3 floats each) -> out; the first failure's result (BK_OK: all answered) */
 static int bkpy_points(const bk_query *q, uint32_t model, const float *pos, size_t n, bkpy_point *out)
 {
-    for (size_t i = 0; i < n; i++) {
-        bk_point_info pi;
-        bk_result r = bk_query_point(q, model, pos + 3 * i, &pi);
+    bk_point_info pi[256];   /* bk_query_points walks several points through the tree side by side */
+    for (size_t i = 0; i < n; i += 256) {
+        size_t k = n - i < 256 ? n - i : 256;
+        bk_result r = bk_query_points(q, model, k, pos + 3 * i, pi, NULL);
         if (r != BK_OK) return (int)r;
-        out[i].leaf = pi.leaf;
-        out[i].contents = pi.contents;
-        out[i].native_contents = pi.native_contents;
-        out[i].cluster = pi.cluster;
-        out[i].area = pi.area;
+        for (size_t j = 0; j < k; j++) {
+            out[i + j].leaf = pi[j].leaf;
+            out[i + j].contents = pi[j].contents;
+            out[i + j].native_contents = pi[j].native_contents;
+            out[i + j].cluster = pi[j].cluster;
+            out[i + j].area = pi[j].area;
+        }
     }
     return BK_OK;
 }
