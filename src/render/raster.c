@@ -24,6 +24,7 @@ typedef struct stri {
     float dl1x, dl1y, dl2x, dl2y; /* barycentric gradients */
     float l1o, l2o;             /* barycentrics at pixel (0.5, 0.5) */
     uint32_t mat;
+    float shade;                /* model view: light from the face's normal, else 1 */
     int32_t x0, y0, x1, y1;     /* pixel bounds, inclusive */
 } stri;
 
@@ -109,7 +110,7 @@ typedef struct frag {
     float du[2], dv[2];         /* uv0 per pixel along x and y */
 } frag;
 
-static bool shade(const bk_renderer *r, const rmat *m, const rt_view *v, const frag *f, float c[4])
+static bool shade(const bk_renderer *r, const rmat *m, const rt_view *v, const frag *f, float light, float c[4])
 {
     for (int k = 0; k < 4; k++) c[k] = m->base[k];
     if (m->tex >= 0) {
@@ -140,7 +141,7 @@ static bool shade(const bk_renderer *r, const rmat *m, const rt_view *v, const f
         if (m->em >= 0) sample(&r->tex[m->em], f->uv0[0], f->uv0[1], 0, e);
         for (int k = 0; k < 3; k++) c[k] += m->emissive[k] * e[k];
     }
-    for (int k = 0; k < 3; k++) c[k] = c[k] > 1 ? 1 : (c[k] < 0 ? 0 : c[k]);
+    for (int k = 0; k < 3; k++) c[k] = c[k] > 1 ? 1 : (c[k] < 0 ? 0 : c[k] * light);
     if (v->overview) {
         float h = v->hz1 > v->hz0 ? (f->wz - v->hz0) / (v->hz1 - v->hz0) : 1;
         h = h < 0 ? 0 : (h > 1 ? 1 : h);
@@ -208,7 +209,7 @@ static void draw_tri(raster_job *j, const stri *t, int32_t tx0, int32_t ty0, int
             f.du[0] = (Ux - f.uv0[0] * qx) * iq, f.du[1] = (Uy - f.uv0[0] * qy) * iq;
             f.dv[0] = (Vx - f.uv0[1] * qx) * iq, f.dv[1] = (Vy - f.uv0[1] * qy) * iq;
             float c[4];
-            if (!shade(r, m, j->v, &f, c)) continue;
+            if (!shade(r, m, j->v, &f, t->shade, c)) continue;
             blend_out(j->rgba + pi * 4, c, m->blend);
             if (write) j->depth[pi] = d;
         }
@@ -301,7 +302,7 @@ static int clip_poly(const setup *s, float (*in)[NA], int n, float (*tmp)[NA])
     return n;
 }
 
-static void emit(setup *s, float (*pv)[NA], int a, int b, int c, uint32_t mat, bool cull)
+static void emit(setup *s, float (*pv)[NA], int a, int b, int c, uint32_t mat, bool cull, float light)
 {
     const rt_view *v = s->v;
     stri t;
@@ -342,6 +343,7 @@ static void emit(setup *s, float (*pv)[NA], int a, int b, int c, uint32_t mat, b
     t.l1o = ((t.x[0] - t.x[2]) * (0.5f - t.y[2]) - (t.y[0] - t.y[2]) * (0.5f - t.x[2])) * ia;
     t.l2o = ((t.x[1] - t.x[0]) * (0.5f - t.y[0]) - (t.y[1] - t.y[0]) * (0.5f - t.x[0])) * ia;
     t.mat = mat;
+    t.shade = light;
     if (s->count == s->cap) {
         uint64_t n = s->cap ? s->cap * 2 : 4096;
         if (n > SIZE_MAX / sizeof(stri) || n > UINT32_MAX) {
@@ -377,10 +379,20 @@ static bool setup_tri(setup *s, const rtri *tr)
         for (int k = 0; k < 4; k++) o[A_R + k] = vx->col[k];
         o[A_WZ] = vx->p[2];
     }
+    float light = 1;
+    if (v->model_light) {
+        /* a model has no lightmap: a light from over the eye's left shoulder, by the face's normal */
+        float e1[3], e2[3], nrm[3];
+        for (int k = 0; k < 3; k++) e1[k] = poly[1][k] - poly[0][k], e2[k] = poly[2][k] - poly[0][k];
+        nrm[0] = e1[1] * e2[2] - e1[2] * e2[1], nrm[1] = e1[2] * e2[0] - e1[0] * e2[2], nrm[2] = e1[0] * e2[1] - e1[1] * e2[0];
+        float l = sqrtf(nrm[0] * nrm[0] + nrm[1] * nrm[1] + nrm[2] * nrm[2]);
+        float d = l > 0 ? (-0.4f * nrm[0] + 0.5f * nrm[1] - 0.77f * nrm[2]) / l : 0;
+        light = 0.45f + 0.55f * fabsf(d);
+    }
     int n = clip_poly(s, poly, 3, tmp);
     if (n < 3) return false;
     uint64_t before = s->count;
-    for (int i = 1; i + 1 < n; i++) emit(s, poly, 0, i, i + 1, tr->mat, !m->double_sided);
+    for (int i = 1; i + 1 < n; i++) emit(s, poly, 0, i, i + 1, tr->mat, !m->double_sided, light);
     return s->count > before;
 }
 

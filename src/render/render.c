@@ -99,16 +99,17 @@ static void angles_basis(rt_view *v, float yaw, float pitch)
 }
 
 /* which triangles the eye's PVS holds (NULL: no culling) */
-static bk_result pvs_flags(const bk_renderer *r, const float eye[3], uint8_t **vis, int32_t *cluster, uint64_t *count)
+static bk_result pvs_flags(const bk_renderer *r, const float eye[3], bool no_pvs, uint8_t **vis, int32_t *cluster,
+                           uint64_t *count)
 {
     *vis = NULL;
     *cluster = -1;
     *count = r->tri_count;
-    if (!r->q || !r->tri_cluster) return BK_OK;
+    if (!r->q) return BK_OK;
     bk_point_info pi;
     BK_TRY(bk_query_point(r->q, 0, eye, &pi));
     if (pi.contents & BK_CONTENTS_SOLID) return BK_EARG;
-    if (pi.cluster < 0) return BK_OK;
+    if (pi.cluster < 0 || !r->tri_cluster || no_pvs) return BK_OK;
     *cluster = pi.cluster;
     size_t rb = bk_query_row_bytes(r->q);
     uint8_t *row = bk_malloc(rb ? rb : 1);
@@ -233,6 +234,7 @@ static bk_result make_view(const bk_renderer *r, const bk_render_options *o, rt_
     if (kind == BK_VIEW_OVERVIEW) return overview_view(r, o, v, info);
     if (kind == BK_VIEW_MODEL) {
         model_view(r, v, info);
+        v->model_light = r->spawn_count == 0 && r->q == NULL;
         return BK_OK;
     }
     float yaw = o->yaw, pitch = o->pitch;
@@ -287,8 +289,8 @@ bk_result bk_renderer_draw(bk_renderer *r, const bk_render_options *o, uint8_t *
     uint8_t *vis = NULL;
     ri.cluster = -1;
     ri.triangles_pvs = r->tri_count;
-    if (!o->no_pvs && !v.ortho && o->view != BK_VIEW_MODEL && (o->view != BK_VIEW_AUTO || r->spawn_count))
-        BK_TRY(pvs_flags(r, v.eye, &vis, &ri.cluster, &ri.triangles_pvs));
+    if (!v.ortho && o->view != BK_VIEW_MODEL && (o->view != BK_VIEW_AUTO || r->spawn_count))
+        BK_TRY(pvs_flags(r, v.eye, o->no_pvs, &vis, &ri.cluster, &ri.triangles_pvs));
     v.vis = vis;
     uint8_t *px = bk_malloc((size_t)v.w * v.h * 4);
     if (!px) {

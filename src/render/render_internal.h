@@ -75,6 +75,7 @@ typedef struct rt_view {
     float tx, ty;               /* perspective: tan of the half angles; ortho: half extents in units */
     float znear, zfar;          /* camera-space depth range (ortho: the z slice) */
     bool overview;              /* leave sky / tool out, shade by height */
+    bool model_light;           /* a model's view: shade faces by their normals */
     float hz0, hz1;             /* overview: world heights shaded dark .. bright */
     const uint8_t *vis;         /* triangle visible flags (PVS), or NULL: all */
     uint32_t threads;
