@@ -41,67 +41,111 @@ typedef struct raster_job {
 } raster_job;
 
 /* ---- texture sampling ---------------------------------------------------------------------- */
-static void bilinear(const rtex *t, uint32_t l, float u, float v, float o[4])
+/* floor of |x| < 2^31 without a library call (no SSE4.1 in the baseline) */
+static inline int32_t ifloor(float x)
+{
+    int32_t i = (int32_t)x;
+    return x < (float)i ? i - 1 : i;
+}
+
+/* two RGBA8 texels (packed, R lowest) mixed by f / 256, two channels per multiply */
+static inline uint32_t lerp_px(uint32_t a, uint32_t b, uint32_t f)
+{
+    uint32_t g = 256 - f;
+    /* rounded: + 128 in each lane (at most 255 x 256 + 128 < 2^16, no carry into the next) */
+    uint32_t rb = (((a & 0x00ff00ffu) * g + (b & 0x00ff00ffu) * f + 0x00800080u) >> 8) & 0x00ff00ffu;
+    uint32_t ag = (((a >> 8) & 0x00ff00ffu) * g + ((b >> 8) & 0x00ff00ffu) * f + 0x00800080u) & 0xff00ff00u;
+    return rb | ag;
+}
+
+static inline uint32_t texel(const uint8_t *px, size_t i)
+{
+    uint32_t v;
+    memcpy(&v, px + i * 4, 4);
+    return v;
+}
+
+/* a bilinear sample of level l, packed RGBA8 */
+static uint32_t bilinear_px(const rtex *t, uint32_t l, float u, float v)
 {
     uint32_t w = t->w[l], h = t->h[l];
-    float x = u * (float)w - 0.5f, y = v * (float)h - 0.5f;
-    if (!isfinite(x) || fabsf(x) > 1e7f) x = 0;
-    if (!isfinite(y) || fabsf(y) > 1e7f) y = 0;
+    int32_t W = (int32_t)w, H = (int32_t)h;
+    if (!(fabsf(u) <= 1e6f)) u = 0; /* NaN too */
+    if (!(fabsf(v) <= 1e6f)) v = 0;
+    int32_t x0, y0, x1, y1;
+    float ax, ay;
     if (t->clamp) {
+        float x = u * (float)w - 0.5f, y = v * (float)h - 0.5f;
         x = x < -1 ? -1 : (x > (float)w ? (float)w : x);
         y = y < -1 ? -1 : (y > (float)h ? (float)h : y);
-    } else {
-        x -= floorf(x / (float)w) * (float)w;
-        y -= floorf(y / (float)h) * (float)h;
-    }
-    float fx = floorf(x), fy = floorf(y), ax = x - fx, ay = y - fy;
-    int32_t x0 = (int32_t)fx, y0 = (int32_t)fy, x1 = x0 + 1, y1 = y0 + 1;
-    int32_t W = (int32_t)w, H = (int32_t)h;
-    if (t->clamp) {
+        x0 = ifloor(x), y0 = ifloor(y);
+        ax = x - (float)x0, ay = y - (float)y0;
+        x1 = x0 + 1, y1 = y0 + 1;
         x0 = x0 < 0 ? 0 : (x0 >= W ? W - 1 : x0);
         x1 = x1 < 0 ? 0 : (x1 >= W ? W - 1 : x1);
         y0 = y0 < 0 ? 0 : (y0 >= H ? H - 1 : y0);
         y1 = y1 < 0 ? 0 : (y1 >= H ? H - 1 : y1);
     } else {
-        if (x0 >= W) x0 -= W;
-        if (x1 >= W) x1 -= W;
-        if (y0 >= H) y0 -= H;
-        if (y1 >= H) y1 -= H;
-        if (x0 < 0) x0 = 0;
-        if (y0 < 0) y0 = 0;
+        /* repeat: the coordinate brought into [0, 1) first, no division */
+        u -= (float)ifloor(u);
+        v -= (float)ifloor(v);
+        float x = u * (float)w - 0.5f, y = v * (float)h - 0.5f;
+        x0 = ifloor(x), y0 = ifloor(y);
+        ax = x - (float)x0, ay = y - (float)y0;
+        if (x0 < 0) x0 += W;
+        if (y0 < 0) y0 += H;
+        if (x0 >= W) x0 = W - 1;
+        if (y0 >= H) y0 = H - 1;
+        x1 = x0 + 1 >= W ? 0 : x0 + 1;
+        y1 = y0 + 1 >= H ? 0 : y0 + 1;
     }
     const uint8_t *px = t->px[l];
-    const uint8_t *a = px + ((size_t)y0 * w + (size_t)x0) * 4, *b = px + ((size_t)y0 * w + (size_t)x1) * 4;
-    const uint8_t *c = px + ((size_t)y1 * w + (size_t)x0) * 4, *d = px + ((size_t)y1 * w + (size_t)x1) * 4;
-    float w00 = (1 - ax) * (1 - ay), w10 = ax * (1 - ay), w01 = (1 - ax) * ay, w11 = ax * ay;
-    for (int k = 0; k < 4; k++) o[k] = (a[k] * w00 + b[k] * w10 + c[k] * w01 + d[k] * w11) * (1.0f / 255.0f);
+    uint32_t fx = (uint32_t)(ax * 256 + 0.5f), fy = (uint32_t)(ay * 256 + 0.5f);
+    uint32_t top = lerp_px(texel(px, (size_t)y0 * w + (size_t)x0), texel(px, (size_t)y0 * w + (size_t)x1), fx);
+    uint32_t bot = lerp_px(texel(px, (size_t)y1 * w + (size_t)x0), texel(px, (size_t)y1 * w + (size_t)x1), fx);
+    return lerp_px(top, bot, fy);
+}
+
+static inline void unpack_px(uint32_t c, float o[4])
+{
+    const float k = 1.0f / 255.0f;
+    o[0] = (float)(c & 255) * k, o[1] = (float)((c >> 8) & 255) * k;
+    o[2] = (float)((c >> 16) & 255) * k, o[3] = (float)(c >> 24) * k;
+}
+
+static void bilinear(const rtex *t, uint32_t l, float u, float v, float o[4]) { unpack_px(bilinear_px(t, l, u, v), o); }
+
+/* log2 of x > 0 to about 0.01: the exponent, and the mantissa through a quadratic */
+static inline float fast_log2(float x)
+{
+    if (!(x > 1e-30f)) return -100;
+    if (!(x < 1e30f)) return 100;
+    uint32_t b;
+    memcpy(&b, &x, 4);
+    float e = (float)((int32_t)((b >> 23) & 255) - 127);
+    b = (b & 0x007fffffu) | 0x3f800000u;
+    float m;
+    memcpy(&m, &b, 4); /* 1 .. 2 */
+    return e + (-0.34484843f * m + 2.02466578f) * m - 0.67487759f;
 }
 
 /* lod2: log2 of the squared texels-per-pixel footprint at level 0 */
 static void sample(const rtex *t, float u, float v, float lod2, float o[4])
 {
-    if (t->levels <= 1) {
-        bilinear(t, 0, u, v, o);
-        return;
-    }
     float lod = 0.5f * lod2;
-    if (!(lod > 0)) {
+    if (t->levels <= 1 || !(lod > 0)) {
         bilinear(t, 0, u, v, o);
         return;
     }
-    float top = (float)(t->levels - 1);
-    if (lod >= top) {
+    if (lod >= (float)(t->levels - 1)) {
         bilinear(t, t->levels - 1, u, v, o);
         return;
     }
     uint32_t l0 = (uint32_t)lod;
-    float f = lod - (float)l0;
-    bilinear(t, l0, u, v, o);
-    if (f > 1.0f / 64) {
-        float o2[4];
-        bilinear(t, l0 + 1, u, v, o2);
-        for (int k = 0; k < 4; k++) o[k] += (o2[k] - o[k]) * f;
-    }
+    uint32_t f = (uint32_t)((lod - (float)l0) * 256 + 0.5f);
+    uint32_t c = bilinear_px(t, l0, u, v);
+    if (f >= 4) c = lerp_px(c, bilinear_px(t, l0 + 1, u, v), f);
+    unpack_px(c, o);
 }
 
 /* ---- one pixel ------------------------------------------------------------------------------- */
@@ -118,7 +162,7 @@ static bool shade(const bk_renderer *r, const rmat *m, const rt_view *v, const f
         float tw = (float)t->w[0], th = (float)t->h[0];
         float ax = f->du[0] * tw, ay = f->dv[0] * th, bx = f->du[1] * tw, by = f->dv[1] * th;
         float rx = ax * ax + ay * ay, ry = bx * bx + by * by;
-        float lod2 = log2f(rx > ry ? rx : ry);
+        float lod2 = fast_log2(rx > ry ? rx : ry);
         float s[4];
         sample(t, f->uv0[0], f->uv0[1], lod2, s);
         if (m->tex2 >= 0) {
@@ -180,6 +224,11 @@ static void draw_tri(raster_job *j, const stri *t, int32_t tx0, int32_t ty0, int
     int32_t x0 = t->x0 > tx0 ? t->x0 : tx0, x1 = t->x1 < tx1 ? t->x1 : tx1;
     int32_t y0 = t->y0 > ty0 ? t->y0 : ty0, y1 = t->y1 < ty1 ? t->y1 : ty1;
     uint32_t W = j->v->w;
+    /* the attributes this material reads: uv0 (2), uv1 (4), colour (8), world z (9) */
+    int na = j->v->overview ? NI : (m->vc || m->tex2 >= 0) ? 8 : m->lm >= 0 ? 4 : 2;
+    float a[NI];
+    memset(a, 0, sizeof a);
+    a[4] = a[5] = a[6] = a[7] = 1;
     /* gradients of q and of uv0 x q, for the mip level */
     float qx = (t->q[1] - t->q[0]) * t->dl1x + (t->q[2] - t->q[0]) * t->dl2x;
     float qy = (t->q[1] - t->q[0]) * t->dl1y + (t->q[2] - t->q[0]) * t->dl2y;
@@ -201,8 +250,7 @@ static void draw_tri(raster_job *j, const stri *t, int32_t tx0, int32_t ty0, int
             if (!(q > 0)) continue;
             float iq = 1 / q;
             frag f;
-            float a[NI];
-            for (int k = 0; k < NI; k++) a[k] = (l0 * t->at[0][k] + l1 * t->at[1][k] + l2 * t->at[2][k]) * iq;
+            for (int k = 0; k < na; k++) a[k] = (l0 * t->at[0][k] + l1 * t->at[1][k] + l2 * t->at[2][k]) * iq;
             f.uv0[0] = a[0], f.uv0[1] = a[1], f.uv1[0] = a[2], f.uv1[1] = a[3];
             for (int k = 0; k < 4; k++) f.col[k] = a[4 + k];
             f.wz = a[8];
@@ -397,12 +445,14 @@ static bool setup_tri(setup *s, const rtri *tr)
 }
 
 /* ---- draw order -------------------------------------------------------------------------------- */
-typedef struct order_key { float key; uint32_t tri; } order_key;
+typedef struct order_key { int32_t pass, layer; float depth; uint32_t tri; } order_key;
 
 static int cmp_key(const void *a, const void *b)
 {
     const order_key *x = a, *y = b;
-    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    if (x->pass != y->pass) return x->pass < y->pass ? -1 : 1;
+    if (x->layer != y->layer) return x->layer < y->layer ? -1 : 1;
+    if (x->depth != y->depth) return x->depth < y->depth ? -1 : 1;
     return x->tri < y->tri ? -1 : (x->tri > y->tri);
 }
 
@@ -423,20 +473,17 @@ static bk_result draw_order(const bk_renderer *r, const rt_view *v, order_key **
         if (!wanted(r, v, t)) continue;
         const rtri *tr = &r->tri[t];
         const rmat *m = &r->mat[tr->mat];
-        float key;
-        if (m->pass == RP_SKY) {
-            key = -3e30f + (float)m->sky_layer * 1e28f;
-        } else if (m->pass == RP_OPAQUE) {
-            key = -1e30f;
-        } else {
-            float z = 0;
+        float z = 0;
+        if (m->pass != RP_SKY)
             for (int i = 0; i < 3; i++) {
                 const float *p = r->vert[tr->v[i]].p;
                 z += (p[0] - v->eye[0]) * v->fwd[0] + (p[1] - v->eye[1]) * v->fwd[1] + (p[2] - v->eye[2]) * v->fwd[2];
             }
-            key = 1e29f - z; /* farther first */
-        }
-        k[n].key = key;
+        k[n].pass = m->pass;
+        k[n].layer = m->pass == RP_SKY ? m->sky_layer : 0;
+        /* sky: in order; opaque: near first (what is hidden fails the depth test before it is
+         * shaded); blended: far first */
+        k[n].depth = m->pass == RP_OPAQUE ? z : (m->pass == RP_BLEND ? -z : 0);
         k[n].tri = (uint32_t)t;
         n++;
     }
