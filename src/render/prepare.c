@@ -8,7 +8,7 @@
 
 #include "render_internal.h"
 
-const char *rt_extra(const bk_kv *kv, uint32_t n, const char *key)
+const char *bk_rt_extra(const bk_kv *kv, uint32_t n, const char *key)
 {
     const char *v = NULL;
     for (uint32_t i = 0; i < n; i++)
@@ -116,17 +116,17 @@ static bk_result prepare_material(bk_renderer *r, int32_t *map, const bk_materia
     }
     if (m->alpha_mode == BK_ALPHA_MASK)
         o->cutoff = isfinite(m->alpha_cutoff) && m->alpha_cutoff >= 0 ? m->alpha_cutoff : 0.5f;
-    const char *bl = rt_extra(m->extras, m->extra_count, "blend");
+    const char *bl = bk_rt_extra(m->extras, m->extra_count, "blend");
     if (bl && strcmp(bl, "add") == 0) o->blend = RB_ADD;
     else if (bl && strcmp(bl, "multiply") == 0) o->blend = RB_MULTIPLY;
     else if (bl || m->alpha_mode == BK_ALPHA_BLEND) o->blend = RB_ALPHA;
-    const char *vc = rt_extra(m->extras, m->extra_count, "vertexColor");
+    const char *vc = bk_rt_extra(m->extras, m->extra_count, "vertexColor");
     o->vc = vc && strcmp(vc, "multiply") == 0;
-    const char *ls = rt_extra(m->extras, m->extra_count, "lightmapScale");
+    const char *ls = bk_rt_extra(m->extras, m->extra_count, "lightmapScale");
     o->lm_scale = ls ? strtof(ls, NULL) : 1.0f;
     if (!isfinite(o->lm_scale) || o->lm_scale < 0) o->lm_scale = 1;
-    const char *sky = rt_extra(m->extras, m->extra_count, "sky");
-    const char *layer = rt_extra(m->extras, m->extra_count, "skyLayer");
+    const char *sky = bk_rt_extra(m->extras, m->extra_count, "sky");
+    const char *layer = bk_rt_extra(m->extras, m->extra_count, "skyLayer");
     o->sky_layer = layer ? (int32_t)strtol(layer, NULL, 10) : 0;
     o->pass = sky ? RP_SKY : (o->blend ? RP_BLEND : RP_OPAQUE);
     o->double_sided = m->double_sided || sky;
@@ -276,7 +276,7 @@ static bk_result prepare_geometry(bk_renderer *r)
         if (n->parent >= 0 && (uint32_t)n->parent < i) xf_mul(&world[n->parent], &l, &world[i]);
         else world[i] = l;
         if (n->mesh < 0 || (uint32_t)n->mesh >= s->mesh_count || is_collision(s, (int32_t)i)) continue;
-        const char *fc = rt_extra(n->extras, n->extra_count, "followCamera");
+        const char *fc = bk_rt_extra(n->extras, n->extra_count, "followCamera");
         bool follow = fc && strcmp(fc, "true") == 0;
         if (follow)
             for (int k = 0; k < 3; k++) r->sky_origin[k] = world[i].m[k * 4 + 3];
@@ -332,9 +332,9 @@ static bk_result prepare_clusters(bk_renderer *r)
     return BK_OK;
 }
 
-bk_result rt_prepare(bk_renderer *r)
+bk_result bk_rt_prepare(bk_renderer *r)
 {
-    const char *g = rt_extra(r->s->extras, r->s->extra_count, "displayGamma");
+    const char *g = bk_rt_extra(r->s->extras, r->s->extra_count, "displayGamma");
     r->display_gamma = g ? strtof(g, NULL) : 1.0f;
     if (!isfinite(r->display_gamma) || r->display_gamma < 0.1f || r->display_gamma > 10) r->display_gamma = 1;
     BK_TRY(prepare_materials(r));
@@ -344,7 +344,7 @@ bk_result rt_prepare(bk_renderer *r)
     return BK_OK;
 }
 
-void rt_release(bk_renderer *r)
+void bk_rt_release(bk_renderer *r)
 {
     for (uint32_t i = 0; i < r->tex_count; i++)
         for (uint32_t l = 0; l < r->tex[i].levels; l++) bk_free(r->tex[i].px[l]);

@@ -542,7 +542,7 @@ static void run_tiles(raster_job *j, uint32_t threads)
     bk_mutex_destroy(&j->lock);
 }
 
-bk_result rt_draw(const bk_renderer *r, const rt_view *v, uint8_t *rgba, uint64_t *drawn)
+bk_result bk_rt_draw(const bk_renderer *r, const rt_view *v, uint8_t *rgba, uint64_t *drawn)
 {
     *drawn = 0;
     order_key *order = NULL;

@@ -26,7 +26,7 @@ static bool is_spawn_class(const char *c)
  * raised 9 then DEFAULT_VIEWHEIGHT 26; Source's origin is at the feet, the eye 64 above */
 static float eye_height(const bk_scene *s)
 {
-    const char *f = rt_extra(s->extras, s->extra_count, "format");
+    const char *f = bk_rt_extra(s->extras, s->extra_count, "format");
     if (!f) return 0;
     if (strcmp(f, "quake3") == 0) return 35;
     if (strcmp(f, "source") == 0) return 64;
@@ -41,10 +41,10 @@ void bk_render_spawns(const bk_scene *s, float (*pos)[3], float *yaw, uint32_t c
     float h = eye_height(s);
     for (uint32_t i = 0; i < s->node_count; i++) {
         const bk_node *nd = &s->nodes[i];
-        if (!is_spawn_class(rt_extra(nd->extras, nd->extra_count, "classname"))) continue;
+        if (!is_spawn_class(bk_rt_extra(nd->extras, nd->extra_count, "classname"))) continue;
         if (n < cap) {
             if (pos) {
-                const char *o = rt_extra(nd->extras, nd->extra_count, "origin");
+                const char *o = bk_rt_extra(nd->extras, nd->extra_count, "origin");
                 float p[3] = {0, 0, 0};
                 if (!o || sscanf(o, "%f %f %f", &p[0], &p[1], &p[2]) != 3)
                     memcpy(p, nd->translation, sizeof p);
@@ -52,8 +52,8 @@ void bk_render_spawns(const bk_scene *s, float (*pos)[3], float *yaw, uint32_t c
                 pos[n][2] += h;
             }
             if (yaw) {
-                const char *a = rt_extra(nd->extras, nd->extra_count, "angles");
-                const char *a1 = rt_extra(nd->extras, nd->extra_count, "angle");
+                const char *a = bk_rt_extra(nd->extras, nd->extra_count, "angles");
+                const char *a1 = bk_rt_extra(nd->extras, nd->extra_count, "angle");
                 float pyr[3] = {0, 0, 0};
                 if (a && sscanf(a, "%f %f %f", &pyr[0], &pyr[1], &pyr[2]) >= 2) yaw[n] = pyr[1];
                 else yaw[n] = a1 ? strtof(a1, NULL) : 0;
@@ -74,7 +74,7 @@ bk_result bk_renderer_new(const bk_scene *s, const bk_query *q, bk_renderer **ou
     if (!r) return BK_ENOMEM;
     r->s = s;
     r->q = q;
-    bk_result res = rt_prepare(r);
+    bk_result res = bk_rt_prepare(r);
     if (res != BK_OK) {
         bk_renderer_free(r);
         return res;
@@ -86,7 +86,7 @@ bk_result bk_renderer_new(const bk_scene *s, const bk_query *q, bk_renderer **ou
 void bk_renderer_free(bk_renderer *r)
 {
     if (!r) return;
-    rt_release(r);
+    bk_rt_release(r);
     bk_free(r);
 }
 
@@ -297,7 +297,7 @@ bk_result bk_renderer_draw(bk_renderer *r, const bk_render_options *o, uint8_t *
         bk_free(vis);
         return BK_ENOMEM;
     }
-    bk_result res = rt_draw(r, &v, px, &ri.triangles_drawn);
+    bk_result res = bk_rt_draw(r, &v, px, &ri.triangles_drawn);
     bk_free(vis);
     if (res != BK_OK) {
         bk_free(px);

@@ -62,9 +62,9 @@ struct bk_renderer {
 };
 
 /* prepare.c */
-bk_result rt_prepare(bk_renderer *r);
-void rt_release(bk_renderer *r);
-const char *rt_extra(const bk_kv *kv, uint32_t n, const char *key);
+bk_result bk_rt_prepare(bk_renderer *r);
+void bk_rt_release(bk_renderer *r);
+const char *bk_rt_extra(const bk_kv *kv, uint32_t n, const char *key);
 
 /* A view: world -> camera space, a projection, what to draw. */
 typedef struct rt_view {
@@ -83,6 +83,6 @@ typedef struct rt_view {
 } rt_view;
 
 /* raster.c: draw r from v into rgba (w*h*4); *drawn receives the triangles drawn */
-bk_result rt_draw(const bk_renderer *r, const rt_view *v, uint8_t *rgba, uint64_t *drawn);
+bk_result bk_rt_draw(const bk_renderer *r, const rt_view *v, uint8_t *rgba, uint64_t *drawn);
 
 #endif
