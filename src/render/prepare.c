@@ -211,7 +211,19 @@ static bool finite3(const float *p) { return isfinite(p[0]) && isfinite(p[1]) &&
 
 static bk_result add_prim(bk_renderer *r, const bk_primitive *p, const xform *x, bool follow)
 {
-    if (p->mode != BK_PRIM_TRIANGLES || !p->position || p->vertex_count < 3) return BK_OK;
+    if (!p->position) return BK_OK;
+    if (p->mode != BK_PRIM_TRIANGLES || p->vertex_count < 3) {
+        /* points and lines are not drawn, but belong to the scene's extent (as three.js counts it) */
+        for (uint32_t i = 0; i < p->vertex_count && !follow; i++) {
+            const float *q = p->position + (size_t)i * 3;
+            float w[3];
+            for (int k = 0; k < 3; k++)
+                w[k] = x->m[k * 4] * q[0] + x->m[k * 4 + 1] * q[1] + x->m[k * 4 + 2] * q[2] + x->m[k * 4 + 3];
+            if (!finite3(w)) continue;
+            for (int k = 0; k < 3; k++) r->mins[k] = fminf(r->mins[k], w[k]), r->maxs[k] = fmaxf(r->maxs[k], w[k]);
+        }
+        return BK_OK;
+    }
     uint32_t mat = p->material >= 0 && (uint32_t)p->material < r->s->material_count ? (uint32_t)p->material
                                                                                     : r->mat_count - 1;
     uint64_t base = r->vert_count;

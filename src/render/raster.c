@@ -126,7 +126,7 @@ static inline float fast_log2(float x)
     b = (b & 0x007fffffu) | 0x3f800000u;
     float m;
     memcpy(&m, &b, 4); /* 1 .. 2 */
-    return e + (-0.34484843f * m + 2.02466578f) * m - 0.67487759f;
+    return e + (-0.34484843f * m + 2.02466578f) * m - 1.67487759f;
 }
 
 /* lod2: log2 of the squared texels-per-pixel footprint at level 0 */
@@ -237,9 +237,23 @@ static void draw_tri(raster_job *j, const stri *t, int32_t tx0, int32_t ty0, int
     float Vx = (t->at[1][1] - t->at[0][1]) * t->dl1x + (t->at[2][1] - t->at[0][1]) * t->dl2x;
     float Vy = (t->at[1][1] - t->at[0][1]) * t->dl1y + (t->at[2][1] - t->at[0][1]) * t->dl2y;
     for (int32_t y = y0; y <= y1; y++) {
-        float l1 = t->l1o + t->dl1x * (float)x0 + t->dl1y * (float)y;
-        float l2 = t->l2o + t->dl2x * (float)x0 + t->dl2y * (float)y;
-        for (int32_t x = x0; x <= x1; x++, l1 += t->dl1x, l2 += t->dl2x) {
+        /* the row's pixels inside the triangle, from the three barycentrics' lines (with a pixel
+         * of slack each side: the test below stays the judge) */
+        float b1 = t->l1o + t->dl1y * (float)y, b2 = t->l2o + t->dl2y * (float)y, b0 = 1 - b1 - b2;
+        float s[3][2] = {{b0, -(t->dl1x + t->dl2x)}, {b1, t->dl1x}, {b2, t->dl2x}};
+        float lo = (float)x0, hi = (float)x1;
+        for (int e = 0; e < 3; e++) {
+            if (s[e][1] > 1e-12f) lo = fmaxf(lo, -s[e][0] / s[e][1] - 1);
+            else if (s[e][1] < -1e-12f) hi = fminf(hi, -s[e][0] / s[e][1] + 1);
+            else if (s[e][0] < -1e-5f) hi = lo - 1;
+        }
+        if (!(lo <= hi)) continue;
+        int32_t xa = (int32_t)lo, xb = (int32_t)hi + 1;
+        if (xa < x0) xa = x0;
+        if (xb > x1) xb = x1;
+        float l1 = b1 + t->dl1x * (float)xa;
+        float l2 = b2 + t->dl2x * (float)xa;
+        for (int32_t x = xa; x <= xb; x++, l1 += t->dl1x, l2 += t->dl2x) {
             float l0 = 1 - l1 - l2;
             const float eps = -1e-5f;
             if (l0 < eps || l1 < eps || l2 < eps) continue;
