@@ -42,8 +42,41 @@ static const uint8_t *px_at(const uint8_t *rgba, uint32_t w, uint32_t x, uint32_
 
 static bool near(int a, int b, int tol) { return a - b <= tol && b - a <= tol; }
 
+/* a 64x64 checker of one-texel cells filling a 64x64 picture texel for pixel: the level-0 texels
+ * come out as they are (a mip level chosen too high would mix in grey) */
+static void check_mip_level(void)
+{
+    bk_scene *s = bk_scene_new();
+    uint8_t *px = bk_malloc(64 * 64 * 4);
+    for (int y = 0; y < 64; y++)
+        for (int x = 0; x < 64; x++) {
+            uint8_t c = ((x + y) & 1) ? 255 : 0;
+            uint8_t *p = px + (y * 64 + x) * 4;
+            p[0] = p[1] = p[2] = c, p[3] = 255;
+        }
+    int32_t img, mat, mesh, node;
+    bk_scene_add_image(s, "checker", 64, 64, px, &img);
+    bk_scene_add_material(s, "checker", &mat);
+    s->materials[mat].base_image = img;
+    bk_scene_add_mesh(s, "m", &mesh);
+    add_wall(s, mesh, mat, 32, 32);
+    bk_scene_add_node(s, "worldspawn", -1, mesh, &node);
+    bk_render_options o = {0};
+    o.view = BK_VIEW_EYE;
+    o.width = o.height = 64;
+    uint8_t *out = NULL;
+    CHECK(bk_render(s, NULL, &o, &out, NULL) == BK_OK);
+    int grey = 0;
+    for (int i = 0; out && i < 64 * 64; i++) grey += out[i * 4] > 20 && out[i * 4] < 235;
+    CHECK(out && grey < 64);
+    if (grey >= 64) fprintf(stderr, "%d grey pixels in a texel-for-pixel checker\n", grey);
+    bk_free(out);
+    bk_scene_free(s);
+}
+
 int main(void)
 {
+    check_mip_level();
     bk_scene *s = bk_scene_new();
     bk_kv_append(&s->extras, &s->extra_count, "format", "quake1");
     int32_t tex = solid_image(s, "wall", 200, 100, 50, false);
