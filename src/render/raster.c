@@ -129,23 +129,28 @@ static inline float fast_log2(float x)
     return e + (-0.34484843f * m + 2.02466578f) * m - 1.67487759f;
 }
 
-/* lod2: log2 of the squared texels-per-pixel footprint at level 0 */
-static void sample(const rtex *t, float u, float v, float lod2, float o[4])
+/* lod2: log2 of the squared texels-per-pixel footprint at level 0; packed RGBA8 */
+static uint32_t sample_px(const rtex *t, float u, float v, float lod2)
 {
     float lod = 0.5f * lod2;
-    if (t->levels <= 1 || !(lod > 0)) {
-        bilinear(t, 0, u, v, o);
-        return;
-    }
-    if (lod >= (float)(t->levels - 1)) {
-        bilinear(t, t->levels - 1, u, v, o);
-        return;
-    }
+    if (t->levels <= 1 || !(lod > 0)) return bilinear_px(t, 0, u, v);
+    if (lod >= (float)(t->levels - 1)) return bilinear_px(t, t->levels - 1, u, v);
     uint32_t l0 = (uint32_t)lod;
     uint32_t f = (uint32_t)((lod - (float)l0) * 256 + 0.5f);
     uint32_t c = bilinear_px(t, l0, u, v);
     if (f >= 4) c = lerp_px(c, bilinear_px(t, l0 + 1, u, v), f);
-    unpack_px(c, o);
+    return c;
+}
+
+static void sample(const rtex *t, float u, float v, float lod2, float o[4]) { unpack_px(sample_px(t, u, v, lod2), o); }
+
+/* the level of detail at a pixel: log2 of the squared texels per pixel (the larger axis) */
+static inline float lod_of(const rtex *t, const float du[2], const float dv[2])
+{
+    float tw = (float)t->w[0], th = (float)t->h[0];
+    float ax = du[0] * tw, ay = dv[0] * th, bx = du[1] * tw, by = dv[1] * th;
+    float rx = ax * ax + ay * ay, ry = bx * bx + by * by;
+    return fast_log2(rx > ry ? rx : ry);
 }
 
 /* ---- one pixel ------------------------------------------------------------------------------- */
@@ -159,10 +164,7 @@ static bool shade(const bk_renderer *r, const rmat *m, const rt_view *v, const f
     for (int k = 0; k < 4; k++) c[k] = m->base[k];
     if (m->tex >= 0) {
         const rtex *t = &r->tex[m->tex];
-        float tw = (float)t->w[0], th = (float)t->h[0];
-        float ax = f->du[0] * tw, ay = f->dv[0] * th, bx = f->du[1] * tw, by = f->dv[1] * th;
-        float rx = ax * ax + ay * ay, ry = bx * bx + by * by;
-        float lod2 = fast_log2(rx > ry ? rx : ry);
+        float lod2 = lod_of(t, f->du, f->dv);
         float s[4];
         sample(t, f->uv0[0], f->uv0[1], lod2, s);
         if (m->tex2 >= 0) {
@@ -226,6 +228,13 @@ static void draw_tri(raster_job *j, const stri *t, int32_t tx0, int32_t ty0, int
     uint32_t W = j->v->w;
     /* the attributes this material reads: uv0 (2), uv1 (4), colour (8), world z (9) */
     int na = j->v->overview ? NI : (m->vc || m->tex2 >= 0) ? 8 : m->lm >= 0 ? 4 : 2;
+    /* the common case (an opaque lightmapped texture, white base, nothing else) in integers */
+    bool fast = m->pass == RP_OPAQUE && m->blend == RB_NONE && m->tex >= 0 && m->tex2 < 0 && m->lm >= 0 && !m->vc &&
+                m->cutoff <= 0 && m->base[0] == 1 && m->base[1] == 1 && m->base[2] == 1 && m->emissive[0] <= 0 &&
+                m->emissive[1] <= 0 && m->emissive[2] <= 0 && !j->v->overview && t->shade == 1 &&
+                m->lm_scale >= 0 && m->lm_scale <= 16;
+    const rtex *tex = fast ? &r->tex[m->tex] : NULL, *lm = fast ? &r->tex[m->lm] : NULL;
+    uint32_t gain = fast ? (uint32_t)(m->lm_scale * 256 + 0.5f) : 0;
     float a[NI];
     memset(a, 0, sizeof a);
     a[4] = a[5] = a[6] = a[7] = 1;
@@ -270,6 +279,19 @@ static void draw_tri(raster_job *j, const stri *t, int32_t tx0, int32_t ty0, int
             f.wz = a[8];
             f.du[0] = (Ux - f.uv0[0] * qx) * iq, f.du[1] = (Uy - f.uv0[0] * qy) * iq;
             f.dv[0] = (Vx - f.uv0[1] * qx) * iq, f.dv[1] = (Vy - f.uv0[1] * qy) * iq;
+            if (fast) {
+                /* texture x lightmap x gain in integers: round(t * l * gain / 255) */
+                uint32_t tc = sample_px(tex, f.uv0[0], f.uv0[1], lod_of(tex, f.du, f.dv));
+                uint32_t lc = bilinear_px(lm, 0, f.uv1[0], f.uv1[1]);
+                uint8_t *o = j->rgba + pi * 4;
+                for (int k = 0; k < 3; k++) {
+                    uint32_t val = ((tc >> (8 * k)) & 255) * ((lc >> (8 * k)) & 255) * gain;
+                    val = (val + 255 * 128) / (255 * 256);
+                    o[k] = (uint8_t)(val > 255 ? 255 : val);
+                }
+                j->depth[pi] = d;
+                continue;
+            }
             float c[4];
             if (!shade(r, m, j->v, &f, t->shade, c)) continue;
             blend_out(j->rgba + pi * 4, c, m->blend);
