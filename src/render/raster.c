@@ -260,6 +260,8 @@ static void draw_tri(raster_job *j, const stri *t, int32_t tx0, int32_t ty0, int
         int32_t xa = (int32_t)lo, xb = (int32_t)hi + 1;
         if (xa < x0) xa = x0;
         if (xb > x1) xb = x1;
+        int32_t lod_x = xa;
+        float lod2 = 0;
         float l1 = b1 + t->dl1x * (float)xa;
         float l2 = b2 + t->dl2x * (float)xa;
         for (int32_t x = xa; x <= xb; x++, l1 += t->dl1x, l2 += t->dl2x) {
@@ -277,11 +279,15 @@ static void draw_tri(raster_job *j, const stri *t, int32_t tx0, int32_t ty0, int
             f.uv0[0] = a[0], f.uv0[1] = a[1], f.uv1[0] = a[2], f.uv1[1] = a[3];
             for (int k = 0; k < 4; k++) f.col[k] = a[4 + k];
             f.wz = a[8];
-            f.du[0] = (Ux - f.uv0[0] * qx) * iq, f.du[1] = (Uy - f.uv0[0] * qy) * iq;
-            f.dv[0] = (Vx - f.uv0[1] * qx) * iq, f.dv[1] = (Vy - f.uv0[1] * qy) * iq;
+            if (!fast || x >= lod_x) {
+                f.du[0] = (Ux - f.uv0[0] * qx) * iq, f.du[1] = (Uy - f.uv0[0] * qy) * iq;
+                f.dv[0] = (Vx - f.uv0[1] * qx) * iq, f.dv[1] = (Vy - f.uv0[1] * qy) * iq;
+            }
             if (fast) {
+                /* the level of detail changes slowly along a row: once every 4 pixels */
+                if (x >= lod_x) lod2 = lod_of(tex, f.du, f.dv), lod_x = x + 4;
                 /* texture x lightmap x gain in integers: round(t * l * gain / 255) */
-                uint32_t tc = sample_px(tex, f.uv0[0], f.uv0[1], lod_of(tex, f.du, f.dv));
+                uint32_t tc = sample_px(tex, f.uv0[0], f.uv0[1], lod2);
                 uint32_t lc = bilinear_px(lm, 0, f.uv1[0], f.uv1[1]);
                 uint8_t *o = j->rgba + pi * 4;
                 for (int k = 0; k < 3; k++) {
