@@ -172,7 +172,10 @@ int cli_render_one(cli_opts *o, const render_args *ra, const char *in, const cha
     rr->render_ms = now_ms() - t1;
     if (r != BK_OK) {
         snprintf(rr->error, sizeof rr->error, "%s: error: cannot render: %s", in, why(r, &ra->ro));
-        rc = r == BK_ENOMEM ? EXIT_BAD_INPUT : (r == BK_EARG || r == BK_ELIMIT ? EXIT_USAGE : EXIT_BAD_INPUT);
+        /* a view the user asked for that the map cannot give (a spawn it lacks, an eye in solid)
+         * is a usage error; the default view failing is the map's */
+        bool asked = ra->ro.view == BK_VIEW_EYE || ra->ro.view == BK_VIEW_SPAWN || ra->ro.z_range;
+        rc = (r == BK_EARG && asked) ? EXIT_USAGE : EXIT_BAD_INPUT;
         goto done;
     }
     bk_write_group *g = NULL;
