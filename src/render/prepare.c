@@ -37,13 +37,11 @@ static uint8_t *half_level(const uint8_t *src, uint32_t w, uint32_t h, uint32_t 
 
 static bk_result load_texture(const bk_scene *s, uint32_t image, bool mips, rtex *t)
 {
-    memset(t, 0, sizeof *t);
     const bk_image *im = &s->images[image];
     BK_TRY(bk_scene_image_rgba(s, image, &t->px[0]));
     t->w[0] = im->width;
     t->h[0] = im->height;
     t->levels = 1;
-    t->clamp = im->is_lightmap || im->clamp;
     while (mips && t->levels < RT_MAX_LEVELS) {
         uint32_t l = t->levels - 1, w = t->w[l], h = t->h[l];
         if (w == 1 && h == 1) break;
@@ -57,7 +55,16 @@ static bk_result load_texture(const bk_scene *s, uint32_t image, bool mips, rtex
     return BK_OK;
 }
 
-/* image -> texture index, loading it on first use (-1: no image, or no pixels to draw) */
+bk_result bk_rt_texture_load(bk_renderer *r, int32_t i)
+{
+    if (i < 0 || (uint32_t)i >= r->tex_count || r->tex[i].loaded) return BK_OK;
+    rtex *t = &r->tex[i];
+    t->loaded = true;
+    return load_texture(r->s, (uint32_t)t->image, t->mips, t);
+}
+
+/* image -> texture index, given a slot on first use (-1: no image, or no pixels to draw); the
+ * pixels are decoded when a triangle that reads them is drawn */
 static bk_result texture_of(bk_renderer *r, int32_t *map, int32_t image, bool mips, int32_t *out)
 {
     *out = -1;
@@ -67,7 +74,11 @@ static bk_result texture_of(bk_renderer *r, int32_t *map, int32_t image, bool mi
         *out = map[image];
         return BK_OK;
     }
-    BK_TRY(load_texture(r->s, (uint32_t)image, mips && !r->s->images[image].is_lightmap, &r->tex[r->tex_count]));
+    rtex *t = &r->tex[r->tex_count];
+    memset(t, 0, sizeof *t);
+    t->image = image;
+    t->mips = mips && !r->s->images[image].is_lightmap;
+    t->clamp = r->s->images[image].is_lightmap || r->s->images[image].clamp;
     map[image] = (int32_t)r->tex_count;
     *out = (int32_t)r->tex_count++;
     return BK_OK;

@@ -584,7 +584,7 @@ static void run_tiles(raster_job *j, uint32_t threads)
     bk_mutex_destroy(&j->lock);
 }
 
-bk_result bk_rt_draw(const bk_renderer *r, const rt_view *v, uint8_t *rgba, uint64_t *drawn)
+bk_result bk_rt_draw(bk_renderer *r, const rt_view *v, uint8_t *rgba, uint64_t *drawn)
 {
     *drawn = 0;
     order_key *order = NULL;
@@ -593,7 +593,13 @@ bk_result bk_rt_draw(const bk_renderer *r, const rt_view *v, uint8_t *rgba, uint
     setup s = {r, v, {{0}}, 0, NULL, 0, 0, BK_OK};
     view_planes(&s);
     for (uint64_t i = 0; i < n && s.err == BK_OK; i++)
-        if (setup_tri(&s, &r->tri[order[i].tri])) (*drawn)++;
+        if (setup_tri(&s, &r->tri[order[i].tri])) {
+            (*drawn)++;
+            /* its textures decoded now, before the tiles are drawn on many threads */
+            const rmat *m = &r->mat[r->tri[order[i].tri].mat];
+            const int32_t use[4] = {m->tex, m->tex2, m->lm, m->em};
+            for (int k = 0; k < 4 && s.err == BK_OK; k++) s.err = bk_rt_texture_load(r, use[k]);
+        }
     bk_free(order);
     raster_job j;
     memset(&j, 0, sizeof j);

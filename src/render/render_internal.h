@@ -10,6 +10,8 @@
 
 /* a texture with its mip levels (RGBA8, straight alpha) */
 typedef struct rtex {
+    int32_t image;              /* the scene image it decodes (on first use: bk_rt_texture_load) */
+    bool mips, loaded;
     uint32_t levels;
     uint32_t w[RT_MAX_LEVELS], h[RT_MAX_LEVELS];
     uint8_t *px[RT_MAX_LEVELS];
@@ -63,6 +65,9 @@ struct bk_renderer {
 
 /* prepare.c */
 bk_result bk_rt_prepare(bk_renderer *r);
+/* decode texture i (and its mip levels) if not yet done: textures are decoded when a triangle
+ * that reads them is first drawn, so a view holds only what it shows */
+bk_result bk_rt_texture_load(bk_renderer *r, int32_t i);
 void bk_rt_release(bk_renderer *r);
 const char *bk_rt_extra(const bk_kv *kv, uint32_t n, const char *key);
 
@@ -83,6 +88,6 @@ typedef struct rt_view {
 } rt_view;
 
 /* raster.c: draw r from v into rgba (w*h*4); *drawn receives the triangles drawn */
-bk_result bk_rt_draw(const bk_renderer *r, const rt_view *v, uint8_t *rgba, uint64_t *drawn);
+bk_result bk_rt_draw(bk_renderer *r, const rt_view *v, uint8_t *rgba, uint64_t *drawn);
 
 #endif
