@@ -57,8 +57,11 @@ demo: deps
 	$(BUILD)/bspkit convert $(SAMPLE) -o $(BUILD)/demo/sample.obj
 	$(BUILD)/bspkit convert $(SAMPLE2) -o $(BUILD)/demo/lobby.glb
 	@node tests/tools/validate-gltf.mjs $(BUILD)/demo/sample.glb $(BUILD)/demo/lobby.glb
-	@node tests/tools/render.mjs --out $(BUILD)/demo $(BUILD)/demo/sample.glb $(BUILD)/demo/lobby.glb >/dev/null && \
-		echo "previews (three.js in headless Chromium): $(BUILD)/demo/sample.png $(BUILD)/demo/lobby.png"
+	$(BUILD)/bspkit render $(SAMPLE) -o $(BUILD)/demo/sample.png
+	$(BUILD)/bspkit render $(SAMPLE2) -o $(BUILD)/demo/lobby.png
+	$(BUILD)/bspkit render $(SAMPLE) --overview --mark-spawns -o $(BUILD)/demo/sample_overview.png
+	@echo "previews (bspkit render, from the first player spawn): $(BUILD)/demo/sample.png $(BUILD)/demo/lobby.png;" \
+		"overview: $(BUILD)/demo/sample_overview.png (+ .txt)"
 	@echo "demo: open $(BUILD)/demo/sample.glb or lobby.glb in Blender or any glTF viewer"
 
 asan: deps corpus

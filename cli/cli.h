@@ -48,6 +48,7 @@ typedef struct cli_opts {
     char archive[1024];         /* ARCHIVE of an ARCHIVE.pk3:member input */
     const char *positional[256];
     int positional_count;
+    const struct render_args *render; /* batch: render a thumbnail per file (cmd_render.c), not convert */
 } cli_opts;
 
 /* Parse argv against the shared option set. Returns -1 and prints a usage error for unknown
@@ -109,6 +110,7 @@ void cli_missing_lines(const cli_opts *o, bk_format fmt, const char *wad, const 
 /* convert many files into a folder (cmd_batch.c) */
 int cli_batch(cli_opts *o);
 int cmd_trace(int argc, char **argv);
+int cmd_render(int argc, char **argv);
 /* query / trace --batch input (cli/query_input.c). One line of any length up to limit bytes into
  * *buf (grown with realloc, NUL-terminated, the newline dropped; *len its length): 1 a line,
  * 0 end of input, -1 a line longer than limit (read to its end and dropped), -2 a read error or

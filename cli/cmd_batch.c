@@ -11,6 +11,7 @@
 
 #include "bspkit/write.h"
 #include "cli.h"
+#include "cmd_render.h"
 
 /* the most warnings kept per file; the rest are counted */
 #define MAX_WARNINGS 200
@@ -172,8 +173,32 @@ static void capture_diag(void *user, const bk_diag *d)
 
 static void missing_line(void *user, const char *line) { add_warning(user, line, false); }
 
+/* render: the thumbnail of one file, as `render FILE -o OUT.png` draws it */
+static void render_job(batch *b, job *j)
+{
+    cli_opts oc = *b->o;
+    oc.opt.search_paths = oc.paths;
+    oc.opt.diag = capture_diag;
+    oc.opt.diag_user = j;
+    double t0 = now();
+    render_result rr;
+    if (cli_render_one(&oc, b->o->render, j->in, j->out, &rr) == EXIT_OK) {
+        struct stat st;
+        if (stat(j->out, &st) == 0) j->bytes_out = (uint64_t)st.st_size;
+        j->ok = 1;
+        j->err[0] = 0;
+    } else if (!j->err[0]) {
+        snprintf(j->err, sizeof j->err, "%.299s", rr.error);
+    }
+    j->secs = now() - t0;
+}
+
 static void convert_one(batch *b, job *j)
 {
+    if (b->o->render) {
+        render_job(b, j);
+        return;
+    }
     cli_opts oc = *b->o;   /* per job: cli_load writes base_dir / archive into it */
     oc.opt.search_paths = oc.paths; /* its own list (an archive member adds its archive to it) */
     oc.opt.diag = capture_diag;
@@ -310,7 +335,7 @@ int cli_batch(cli_opts *o)
         free_jobs(&b);
         return EXIT_BAD_INPUT;
     }
-    const char *fmt = o->format ? o->format : "glb";
+    const char *fmt = o->render ? "png" : o->format ? o->format : "glb";
     for (size_t i = 0; i < b.count; i++) {
         const char *in = b.jobs[i].in, *base = strrchr(in, '/'), *colon = strrchr(in, ':');
         if (colon && (!base || colon > base)) base = colon;
@@ -376,8 +401,8 @@ int cli_batch(cli_opts *o)
         }
     }
     if (!o->json && !o->quiet)
-        printf("converted %zu of %zu files into %s: %.1f MB read, %.1f MB written in %.2f s (%.1f MB/s, %d jobs)\n",
-               b.count - failed, b.count, dir, (double)in_total / 1e6, (double)out_total / 1e6, t,
+        printf("%s %zu of %zu files into %s: %.1f MB read, %.1f MB written in %.2f s (%.1f MB/s, %d jobs)\n",
+               o->render ? "rendered" : "converted", b.count - failed, b.count, dir, (double)in_total / 1e6, (double)out_total / 1e6, t,
                t > 0 ? (double)in_total / 1e6 / t : 0.0, n);
     if (b.skipped && !o->json && !o->quiet) printf("%zu skipped: not regular files\n", b.skipped);
     size_t nwarn = 0, wfiles = 0;

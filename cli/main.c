@@ -87,6 +87,30 @@ static const cli_cmd k_cmds[] = {
      "  --keep-all-bones   DPM writer: keep bones no vertex uses (attachment points such as\n"
      "                     'shot' that gamecode finds by name without an attachment flag)\n",
      cmd_convert},
+    {"render", "draw a map or model as the engine shows it, into a PNG (software renderer)",
+     "usage: bspkit render FILE -o OUT.png [--eye X Y Z --yaw DEG --pitch DEG | --spawn N] [options]\n"
+     "       bspkit render FILE --overview -o OUT.png [--z-range MIN MAX] [--mark-spawns]\n"
+     "       bspkit render FILE... -o DIR/ [-j N] [--json] [--overview]\n"
+     "  Draw with bspkit's own software renderer (no GPU, no browser) what the engine shows:\n"
+     "  texture x lightmap as the glTF carries them, alpha test, blends, sky, PVS culling from\n"
+     "  the eye's cluster. Without a view: the first player spawn, or a model's three-quarter view.\n"
+     "  --eye X Y Z       the eye in engine units (Z up); --yaw / --pitch in degrees (yaw about Z\n"
+     "                    from +X, pitch > 0 looks down, as in Quake)\n"
+     "  --spawn N         from the Nth player spawn (1 = the first), at the game's eye height\n"
+     "  --size WxH        picture size (default 1280x720; overview 1024x1024)\n"
+     "  --fov DEG         horizontal field of view (default 90)\n"
+     "  --overview        orthographic, top down, shaded by height, sky and tool faces left out,\n"
+     "                    ceilings cut 128 units above the highest spawn's eye; writes OUT.txt\n"
+     "                    beside OUT.png (CS-style: pos_x, pos_y, scale for a 1024-pixel width)\n"
+     "  --z-range MIN MAX overview: only the heights MIN..MAX\n"
+     "  --mark-spawns     overview: mark the player spawns\n"
+     "  --no-pvs          draw every triangle (no PVS culling)\n"
+     "  --threads N       tiles drawn at once (default: the machine's cores; 1 per file in a batch)\n"
+     "  --json            what was drawn: eye, cluster, triangles (all, in the PVS, drawn), times\n"
+     "  -v                the same as one line on standard error\n"
+     "  Many files (or -o ending in '/') draw one thumbnail each into DIR as batch convert does.\n"
+     "  The conversion options apply: --game-dir, --wad, --overbright, --patch-level, --no-props...\n",
+     cmd_render},
     {"props", "Source static and detail props",
      "usage: bspkit props FILE [--json]\n"
      "  List the static props (model, origin, angles, skin, solidity, fade distances) and detail props.\n",

@@ -8,8 +8,9 @@ n=0
 for f in "$BK_TESTS"/crashers/*/*; do
     [[ -f $f ]] || continue
     n=$((n + 1))
-    for cmd in "validate" "info" "convert"; do
+    for cmd in "validate" "info" "convert" "render"; do
         if [[ $cmd == convert ]]; then "$CLI" convert "$f" -o "$WORK/c.glb" >"$WORK/.out" 2>"$WORK/.err"
+        elif [[ $cmd == render ]]; then "$CLI" render "$f" -o "$WORK/c.png" --size 64x48 >"$WORK/.out" 2>"$WORK/.err"
         else "$CLI" $cmd "$f" >"$WORK/.out" 2>"$WORK/.err"; fi
         rc=$?
         # a definite answer: success, or exit 1 with a located error message; never a signal,

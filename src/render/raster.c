@@ -1,0 +1,619 @@
+/* The rasteriser: triangles in draw order (sky layers, opaque, blended back to front) are moved
+ * into camera space, clipped to the view volume, projected and binned into 64x64 tiles; each
+ * tile is then drawn by one of the threads, pixel by pixel, as the fragment shader of
+ * tests/tools/render.mjs --mode full does: perspective-correct texture (bilinear, trilinear
+ * between mip levels) x lightmap, vertex colour where the material multiplies it, emission added,
+ * alpha test, the material's blend against what is drawn, a depth buffer of 1 / depth. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render_internal.h"
+
+#define TILE 64
+/* attributes carried through clipping: camera x y z, uv0, uv1, colour, world z */
+enum { A_X, A_Y, A_Z, A_U0, A_V0, A_U1, A_V1, A_R, A_G, A_B, A_A, A_WZ, NA };
+#define NI (NA - 3) /* interpolated: uv0 uv1 rgba wz */
+#define MAXPOLY 12
+
+typedef struct stri {
+    float x[3], y[3];
+    float q[3];                 /* 1 / depth (perspective) or 1 */
+    float d[3];                 /* depth key: larger is nearer */
+    float at[3][NI];            /* attribute x q */
+    float dl1x, dl1y, dl2x, dl2y; /* barycentric gradients */
+    float l1o, l2o;             /* barycentrics at pixel (0.5, 0.5) */
+    uint32_t mat;
+    float shade;                /* model view: light from the face's normal, else 1 */
+    int32_t x0, y0, x1, y1;     /* pixel bounds, inclusive */
+} stri;
+
+typedef struct raster_job {
+    const bk_renderer *r;
+    const rt_view *v;
+    uint8_t *rgba;
+    float *depth;
+    stri *tris;
+    uint32_t *bin_start, *bin;  /* tile t's triangles: bin[bin_start[t] .. bin_start[t + 1]) */
+    uint32_t tiles_x, tiles_y;
+    uint32_t next_tile;
+    bk_mutex lock;
+} raster_job;
+
+/* ---- texture sampling ---------------------------------------------------------------------- */
+/* floor of |x| < 2^31 without a library call (no SSE4.1 in the baseline) */
+static inline int32_t ifloor(float x)
+{
+    int32_t i = (int32_t)x;
+    return x < (float)i ? i - 1 : i;
+}
+
+/* two RGBA8 texels (packed, R lowest) mixed by f / 256, two channels per multiply */
+static inline uint32_t lerp_px(uint32_t a, uint32_t b, uint32_t f)
+{
+    uint32_t g = 256 - f;
+    /* rounded: + 128 in each lane (at most 255 x 256 + 128 < 2^16, no carry into the next) */
+    uint32_t rb = (((a & 0x00ff00ffu) * g + (b & 0x00ff00ffu) * f + 0x00800080u) >> 8) & 0x00ff00ffu;
+    uint32_t ag = (((a >> 8) & 0x00ff00ffu) * g + ((b >> 8) & 0x00ff00ffu) * f + 0x00800080u) & 0xff00ff00u;
+    return rb | ag;
+}
+
+static inline uint32_t texel(const uint8_t *px, size_t i)
+{
+    uint32_t v;
+    memcpy(&v, px + i * 4, 4);
+    return v;
+}
+
+/* a bilinear sample of level l, packed RGBA8 */
+static uint32_t bilinear_px(const rtex *t, uint32_t l, float u, float v)
+{
+    uint32_t w = t->w[l], h = t->h[l];
+    int32_t W = (int32_t)w, H = (int32_t)h;
+    if (!(fabsf(u) <= 1e6f)) u = 0; /* NaN too */
+    if (!(fabsf(v) <= 1e6f)) v = 0;
+    int32_t x0, y0, x1, y1;
+    float ax, ay;
+    if (t->clamp) {
+        float x = u * (float)w - 0.5f, y = v * (float)h - 0.5f;
+        x = x < -1 ? -1 : (x > (float)w ? (float)w : x);
+        y = y < -1 ? -1 : (y > (float)h ? (float)h : y);
+        x0 = ifloor(x), y0 = ifloor(y);
+        ax = x - (float)x0, ay = y - (float)y0;
+        x1 = x0 + 1, y1 = y0 + 1;
+        x0 = x0 < 0 ? 0 : (x0 >= W ? W - 1 : x0);
+        x1 = x1 < 0 ? 0 : (x1 >= W ? W - 1 : x1);
+        y0 = y0 < 0 ? 0 : (y0 >= H ? H - 1 : y0);
+        y1 = y1 < 0 ? 0 : (y1 >= H ? H - 1 : y1);
+    } else {
+        /* repeat: the coordinate brought into [0, 1) first, no division */
+        u -= (float)ifloor(u);
+        v -= (float)ifloor(v);
+        float x = u * (float)w - 0.5f, y = v * (float)h - 0.5f;
+        x0 = ifloor(x), y0 = ifloor(y);
+        ax = x - (float)x0, ay = y - (float)y0;
+        if (x0 < 0) x0 += W;
+        if (y0 < 0) y0 += H;
+        if (x0 >= W) x0 = W - 1;
+        if (y0 >= H) y0 = H - 1;
+        x1 = x0 + 1 >= W ? 0 : x0 + 1;
+        y1 = y0 + 1 >= H ? 0 : y0 + 1;
+    }
+    const uint8_t *px = t->px[l];
+    uint32_t fx = (uint32_t)(ax * 256 + 0.5f), fy = (uint32_t)(ay * 256 + 0.5f);
+    uint32_t top = lerp_px(texel(px, (size_t)y0 * w + (size_t)x0), texel(px, (size_t)y0 * w + (size_t)x1), fx);
+    uint32_t bot = lerp_px(texel(px, (size_t)y1 * w + (size_t)x0), texel(px, (size_t)y1 * w + (size_t)x1), fx);
+    return lerp_px(top, bot, fy);
+}
+
+static inline void unpack_px(uint32_t c, float o[4])
+{
+    const float k = 1.0f / 255.0f;
+    o[0] = (float)(c & 255) * k, o[1] = (float)((c >> 8) & 255) * k;
+    o[2] = (float)((c >> 16) & 255) * k, o[3] = (float)(c >> 24) * k;
+}
+
+static void bilinear(const rtex *t, uint32_t l, float u, float v, float o[4]) { unpack_px(bilinear_px(t, l, u, v), o); }
+
+/* log2 of x > 0 to about 0.01: the exponent, and the mantissa through a quadratic */
+static inline float fast_log2(float x)
+{
+    if (!(x > 1e-30f)) return -100;
+    if (!(x < 1e30f)) return 100;
+    uint32_t b;
+    memcpy(&b, &x, 4);
+    float e = (float)((int32_t)((b >> 23) & 255) - 127);
+    b = (b & 0x007fffffu) | 0x3f800000u;
+    float m;
+    memcpy(&m, &b, 4); /* 1 .. 2 */
+    return e + (-0.34484843f * m + 2.02466578f) * m - 1.67487759f;
+}
+
+/* lod2: log2 of the squared texels-per-pixel footprint at level 0; packed RGBA8 */
+static uint32_t sample_px(const rtex *t, float u, float v, float lod2)
+{
+    float lod = 0.5f * lod2;
+    if (t->levels <= 1 || !(lod > 0)) return bilinear_px(t, 0, u, v);
+    if (lod >= (float)(t->levels - 1)) return bilinear_px(t, t->levels - 1, u, v);
+    uint32_t l0 = (uint32_t)lod;
+    uint32_t f = (uint32_t)((lod - (float)l0) * 256 + 0.5f);
+    uint32_t c = bilinear_px(t, l0, u, v);
+    if (f >= 4) c = lerp_px(c, bilinear_px(t, l0 + 1, u, v), f);
+    return c;
+}
+
+static void sample(const rtex *t, float u, float v, float lod2, float o[4]) { unpack_px(sample_px(t, u, v, lod2), o); }
+
+/* the level of detail at a pixel: log2 of the squared texels per pixel (the larger axis) */
+static inline float lod_of(const rtex *t, const float du[2], const float dv[2])
+{
+    float tw = (float)t->w[0], th = (float)t->h[0];
+    float ax = du[0] * tw, ay = dv[0] * th, bx = du[1] * tw, by = dv[1] * th;
+    float rx = ax * ax + ay * ay, ry = bx * bx + by * by;
+    return fast_log2(rx > ry ? rx : ry);
+}
+
+/* ---- one pixel ------------------------------------------------------------------------------- */
+typedef struct frag {
+    float uv0[2], uv1[2], col[4], wz;
+    float du[2], dv[2];         /* uv0 per pixel along x and y */
+} frag;
+
+static bool shade(const bk_renderer *r, const rmat *m, const rt_view *v, const frag *f, float light, float c[4])
+{
+    for (int k = 0; k < 4; k++) c[k] = m->base[k];
+    if (m->tex >= 0) {
+        const rtex *t = &r->tex[m->tex];
+        float lod2 = lod_of(t, f->du, f->dv);
+        float s[4];
+        sample(t, f->uv0[0], f->uv0[1], lod2, s);
+        if (m->tex2 >= 0) {
+            float s2[4], b = f->col[3] < 0 ? 0 : (f->col[3] > 1 ? 1 : f->col[3]);
+            sample(&r->tex[m->tex2], f->uv0[0], f->uv0[1], lod2, s2);
+            for (int k = 0; k < 4; k++) s[k] += (s2[k] - s[k]) * b;
+        }
+        for (int k = 0; k < 4; k++) c[k] *= s[k];
+    }
+    if (m->cutoff > 0 && c[3] < m->cutoff) return false;
+    if (m->vc)
+        for (int k = 0; k < 3; k++) c[k] *= f->col[k];
+    if (m->lm >= 0) {
+        float l[4];
+        bilinear(&r->tex[m->lm], 0, f->uv1[0], f->uv1[1], l);
+        for (int k = 0; k < 3; k++) c[k] *= l[k] * m->lm_scale;
+    }
+    if (m->emissive[0] > 0 || m->emissive[1] > 0 || m->emissive[2] > 0) {
+        float e[4] = {1, 1, 1, 1};
+        if (m->em >= 0) sample(&r->tex[m->em], f->uv0[0], f->uv0[1], 0, e);
+        for (int k = 0; k < 3; k++) c[k] += m->emissive[k] * e[k];
+    }
+    for (int k = 0; k < 3; k++) c[k] = c[k] > 1 ? 1 : (c[k] < 0 ? 0 : c[k] * light);
+    if (v->overview) {
+        float h = v->hz1 > v->hz0 ? (f->wz - v->hz0) / (v->hz1 - v->hz0) : 1;
+        h = h < 0 ? 0 : (h > 1 ? 1 : h);
+        for (int k = 0; k < 3; k++) c[k] *= 0.3f + 0.7f * h;
+    }
+    return true;
+}
+
+static inline uint8_t to8(float x)
+{
+    x = x < 0 ? 0 : (x > 1 ? 1 : x);
+    return (uint8_t)(x * 255.0f + 0.5f);
+}
+
+static void blend_out(uint8_t *dst, const float c[4], uint8_t mode)
+{
+    float a = c[3] < 0 ? 0 : (c[3] > 1 ? 1 : c[3]);
+    for (int k = 0; k < 3; k++) {
+        float d = dst[k] * (1.0f / 255.0f), o;
+        switch (mode) {
+        case RB_ALPHA: o = c[k] * a + d * (1 - a); break;
+        case RB_ADD: o = c[k] * a + d; break;
+        case RB_MULTIPLY: o = d * c[k]; break;
+        default: o = c[k]; break;
+        }
+        dst[k] = to8(o);
+    }
+}
+
+/* ---- one triangle inside one tile ---------------------------------------------------------- */
+static void draw_tri(raster_job *j, const stri *t, int32_t tx0, int32_t ty0, int32_t tx1, int32_t ty1)
+{
+    const bk_renderer *r = j->r;
+    const rmat *m = &r->mat[t->mat];
+    bool sky = m->pass == RP_SKY, write = m->pass == RP_OPAQUE;
+    int32_t x0 = t->x0 > tx0 ? t->x0 : tx0, x1 = t->x1 < tx1 ? t->x1 : tx1;
+    int32_t y0 = t->y0 > ty0 ? t->y0 : ty0, y1 = t->y1 < ty1 ? t->y1 : ty1;
+    uint32_t W = j->v->w;
+    /* the attributes this material reads: uv0 (2), uv1 (4), colour (8), world z (9) */
+    int na = j->v->overview ? NI : (m->vc || m->tex2 >= 0) ? 8 : m->lm >= 0 ? 4 : 2;
+    /* the common case (an opaque lightmapped texture, white base, nothing else) in integers */
+    bool fast = m->pass == RP_OPAQUE && m->blend == RB_NONE && m->tex >= 0 && m->tex2 < 0 && m->lm >= 0 && !m->vc &&
+                m->cutoff <= 0 && m->base[0] == 1 && m->base[1] == 1 && m->base[2] == 1 && m->emissive[0] <= 0 &&
+                m->emissive[1] <= 0 && m->emissive[2] <= 0 && !j->v->overview && t->shade == 1 &&
+                m->lm_scale >= 0 && m->lm_scale <= 16;
+    const rtex *tex = fast ? &r->tex[m->tex] : NULL, *lm = fast ? &r->tex[m->lm] : NULL;
+    uint32_t gain = fast ? (uint32_t)(m->lm_scale * 256 + 0.5f) : 0;
+    float a[NI];
+    memset(a, 0, sizeof a);
+    a[4] = a[5] = a[6] = a[7] = 1;
+    /* gradients of q and of uv0 x q, for the mip level */
+    float qx = (t->q[1] - t->q[0]) * t->dl1x + (t->q[2] - t->q[0]) * t->dl2x;
+    float qy = (t->q[1] - t->q[0]) * t->dl1y + (t->q[2] - t->q[0]) * t->dl2y;
+    float Ux = (t->at[1][0] - t->at[0][0]) * t->dl1x + (t->at[2][0] - t->at[0][0]) * t->dl2x;
+    float Uy = (t->at[1][0] - t->at[0][0]) * t->dl1y + (t->at[2][0] - t->at[0][0]) * t->dl2y;
+    float Vx = (t->at[1][1] - t->at[0][1]) * t->dl1x + (t->at[2][1] - t->at[0][1]) * t->dl2x;
+    float Vy = (t->at[1][1] - t->at[0][1]) * t->dl1y + (t->at[2][1] - t->at[0][1]) * t->dl2y;
+    for (int32_t y = y0; y <= y1; y++) {
+        /* the row's pixels inside the triangle, from the three barycentrics' lines (with a pixel
+         * of slack each side: the test below stays the judge) */
+        float b1 = t->l1o + t->dl1y * (float)y, b2 = t->l2o + t->dl2y * (float)y, b0 = 1 - b1 - b2;
+        float s[3][2] = {{b0, -(t->dl1x + t->dl2x)}, {b1, t->dl1x}, {b2, t->dl2x}};
+        float lo = (float)x0, hi = (float)x1;
+        for (int e = 0; e < 3; e++) {
+            if (s[e][1] > 1e-12f) lo = fmaxf(lo, -s[e][0] / s[e][1] - 1);
+            else if (s[e][1] < -1e-12f) hi = fminf(hi, -s[e][0] / s[e][1] + 1);
+            else if (s[e][0] < -1e-5f) hi = lo - 1;
+        }
+        if (!(lo <= hi)) continue;
+        int32_t xa = (int32_t)lo, xb = (int32_t)hi + 1;
+        if (xa < x0) xa = x0;
+        if (xb > x1) xb = x1;
+        int32_t lod_x = xa;
+        float lod2 = 0;
+        float l1 = b1 + t->dl1x * (float)xa;
+        float l2 = b2 + t->dl2x * (float)xa;
+        for (int32_t x = xa; x <= xb; x++, l1 += t->dl1x, l2 += t->dl2x) {
+            float l0 = 1 - l1 - l2;
+            const float eps = -1e-5f;
+            if (l0 < eps || l1 < eps || l2 < eps) continue;
+            size_t pi = (size_t)y * W + (size_t)x;
+            float d = l0 * t->d[0] + l1 * t->d[1] + l2 * t->d[2];
+            if (!sky && d < j->depth[pi]) continue;
+            float q = l0 * t->q[0] + l1 * t->q[1] + l2 * t->q[2];
+            if (!(q > 0)) continue;
+            float iq = 1 / q;
+            frag f;
+            for (int k = 0; k < na; k++) a[k] = (l0 * t->at[0][k] + l1 * t->at[1][k] + l2 * t->at[2][k]) * iq;
+            f.uv0[0] = a[0], f.uv0[1] = a[1], f.uv1[0] = a[2], f.uv1[1] = a[3];
+            for (int k = 0; k < 4; k++) f.col[k] = a[4 + k];
+            f.wz = a[8];
+            if (!fast || x >= lod_x) {
+                f.du[0] = (Ux - f.uv0[0] * qx) * iq, f.du[1] = (Uy - f.uv0[0] * qy) * iq;
+                f.dv[0] = (Vx - f.uv0[1] * qx) * iq, f.dv[1] = (Vy - f.uv0[1] * qy) * iq;
+            }
+            if (fast) {
+                /* the level of detail changes slowly along a row: once every 4 pixels */
+                if (x >= lod_x) lod2 = lod_of(tex, f.du, f.dv), lod_x = x + 4;
+                /* texture x lightmap x gain in integers: round(t * l * gain / 255) */
+                uint32_t tc = sample_px(tex, f.uv0[0], f.uv0[1], lod2);
+                uint32_t lc = bilinear_px(lm, 0, f.uv1[0], f.uv1[1]);
+                uint8_t *o = j->rgba + pi * 4;
+                for (int k = 0; k < 3; k++) {
+                    uint32_t val = ((tc >> (8 * k)) & 255) * ((lc >> (8 * k)) & 255) * gain;
+                    val = (val + 255 * 128) / (255 * 256);
+                    o[k] = (uint8_t)(val > 255 ? 255 : val);
+                }
+                j->depth[pi] = d;
+                continue;
+            }
+            float c[4];
+            if (!shade(r, m, j->v, &f, t->shade, c)) continue;
+            blend_out(j->rgba + pi * 4, c, m->blend);
+            if (write) j->depth[pi] = d;
+        }
+    }
+}
+
+static void raster_worker(void *user)
+{
+    raster_job *j = user;
+    const rt_view *v = j->v;
+    for (;;) {
+        bk_mutex_lock(&j->lock);
+        uint32_t t = j->next_tile++;
+        bk_mutex_unlock(&j->lock);
+        if (t >= j->tiles_x * j->tiles_y) break;
+        int32_t tx0 = (int32_t)(t % j->tiles_x) * TILE, ty0 = (int32_t)(t / j->tiles_x) * TILE;
+        int32_t tx1 = tx0 + TILE - 1, ty1 = ty0 + TILE - 1;
+        if (tx1 >= (int32_t)v->w) tx1 = (int32_t)v->w - 1;
+        if (ty1 >= (int32_t)v->h) ty1 = (int32_t)v->h - 1;
+        for (int32_t y = ty0; y <= ty1; y++)
+            for (int32_t x = tx0; x <= tx1; x++) {
+                size_t pi = (size_t)y * v->w + (size_t)x;
+                uint8_t *p = j->rgba + pi * 4;
+                p[0] = 0x20, p[1] = 0x28, p[2] = 0x30, p[3] = 255;
+                j->depth[pi] = -INFINITY;
+            }
+        for (uint32_t i = j->bin_start[t]; i < j->bin_start[t + 1]; i++) draw_tri(j, &j->tris[j->bin[i]], tx0, ty0, tx1, ty1);
+        if (fabsf(v->display_gamma - 1) > 1e-3f) {
+            float g = 1 / v->display_gamma;
+            for (int32_t y = ty0; y <= ty1; y++)
+                for (int32_t x = tx0; x <= tx1; x++) {
+                    uint8_t *p = j->rgba + ((size_t)y * v->w + (size_t)x) * 4;
+                    for (int k = 0; k < 3; k++) p[k] = to8(powf(p[k] / 255.0f, g));
+                }
+        }
+    }
+}
+
+/* ---- setup: camera space, clipping, projection --------------------------------------------- */
+typedef struct setup {
+    const bk_renderer *r;
+    const rt_view *v;
+    float planes[6][4];
+    int plane_count;
+    stri *tris;
+    uint64_t count, cap;
+    bk_result err;
+} setup;
+
+static void view_planes(setup *s)
+{
+    const rt_view *v = s->v;
+    int n = 0;
+    float (*p)[4] = s->planes;
+    if (v->ortho) {
+        float a[6][4] = {{0, 0, 1, -v->znear}, {0, 0, -1, v->zfar}, {-1, 0, 0, v->tx}, {1, 0, 0, v->tx},
+                         {0, -1, 0, v->ty}, {0, 1, 0, v->ty}};
+        memcpy(p, a, sizeof a);
+        n = 6;
+    } else {
+        float a[5][4] = {{0, 0, 1, -v->znear}, {-1, 0, v->tx, 0}, {1, 0, v->tx, 0}, {0, -1, v->ty, 0}, {0, 1, v->ty, 0}};
+        memcpy(p, a, sizeof a);
+        n = 5;
+    }
+    s->plane_count = n;
+}
+
+static int clip_poly(const setup *s, float (*in)[NA], int n, float (*tmp)[NA])
+{
+    float (*src)[NA] = in, (*dst)[NA] = tmp;
+    for (int p = 0; p < s->plane_count && n >= 3; p++) {
+        const float *pl = s->planes[p];
+        int m = 0;
+        for (int i = 0; i < n; i++) {
+            const float *a = src[i], *b = src[(i + 1) % n];
+            float da = pl[0] * a[0] + pl[1] * a[1] + pl[2] * a[2] + pl[3];
+            float db = pl[0] * b[0] + pl[1] * b[1] + pl[2] * b[2] + pl[3];
+            if (da >= 0 && m < MAXPOLY) memcpy(dst[m++], a, sizeof(float) * NA);
+            if ((da >= 0) != (db >= 0) && m < MAXPOLY) {
+                float t = da / (da - db);
+                for (int k = 0; k < NA; k++) dst[m][k] = a[k] + (b[k] - a[k]) * t;
+                m++;
+            }
+        }
+        float (*sw)[NA] = src;
+        src = dst, dst = sw, n = m;
+    }
+    if (src != in)
+        for (int i = 0; i < n; i++) memcpy(in[i], src[i], sizeof(float) * NA);
+    return n;
+}
+
+static void emit(setup *s, float (*pv)[NA], int a, int b, int c, uint32_t mat, bool cull, float light)
+{
+    const rt_view *v = s->v;
+    stri t;
+    const int idx[3] = {a, b, c};
+    float hw = (float)v->w * 0.5f, hh = (float)v->h * 0.5f;
+    for (int i = 0; i < 3; i++) {
+        const float *p = pv[idx[i]];
+        float z = p[A_Z];
+        if (v->ortho) {
+            t.x[i] = hw * (1 + p[A_X] / v->tx);
+            t.y[i] = hh * (1 - p[A_Y] / v->ty);
+            t.q[i] = 1;
+            t.d[i] = v->zfar - z;
+        } else {
+            if (!(z > 0)) return;
+            t.x[i] = hw * (1 + p[A_X] / (z * v->tx));
+            t.y[i] = hh * (1 - p[A_Y] / (z * v->ty));
+            t.q[i] = 1 / z;
+            t.d[i] = t.q[i];
+        }
+        for (int k = 0; k < NI; k++) t.at[i][k] = p[3 + k] * t.q[i];
+    }
+    float area = (t.x[1] - t.x[0]) * (t.y[2] - t.y[0]) - (t.x[2] - t.x[0]) * (t.y[1] - t.y[0]);
+    if (!(fabsf(area) > 1e-12f)) return;
+    if (cull && area > 0) return; /* counter-clockwise with y up is the front (glTF) */
+    float minx = fminf(t.x[0], fminf(t.x[1], t.x[2])), maxx = fmaxf(t.x[0], fmaxf(t.x[1], t.x[2]));
+    float miny = fminf(t.y[0], fminf(t.y[1], t.y[2])), maxy = fmaxf(t.y[0], fmaxf(t.y[1], t.y[2]));
+    t.x0 = (int32_t)floorf(fmaxf(minx - 0.5f, 0));
+    t.y0 = (int32_t)floorf(fmaxf(miny - 0.5f, 0));
+    t.x1 = (int32_t)ceilf(fminf(maxx - 0.5f, (float)v->w - 1));
+    t.y1 = (int32_t)ceilf(fminf(maxy - 0.5f, (float)v->h - 1));
+    if (t.x0 > t.x1 || t.y0 > t.y1) return;
+    /* l1 = edge(v2, v0, p) / area, l2 = edge(v0, v1, p) / area, edge(a, b, p) =
+     * (b.x - a.x)(p.y - a.y) - (b.y - a.y)(p.x - a.x) */
+    float ia = 1 / area;
+    t.dl1x = -(t.y[0] - t.y[2]) * ia, t.dl1y = (t.x[0] - t.x[2]) * ia;
+    t.dl2x = -(t.y[1] - t.y[0]) * ia, t.dl2y = (t.x[1] - t.x[0]) * ia;
+    t.l1o = ((t.x[0] - t.x[2]) * (0.5f - t.y[2]) - (t.y[0] - t.y[2]) * (0.5f - t.x[2])) * ia;
+    t.l2o = ((t.x[1] - t.x[0]) * (0.5f - t.y[0]) - (t.y[1] - t.y[0]) * (0.5f - t.x[0])) * ia;
+    t.mat = mat;
+    t.shade = light;
+    if (s->count == s->cap) {
+        uint64_t n = s->cap ? s->cap * 2 : 4096;
+        if (n > SIZE_MAX / sizeof(stri) || n > UINT32_MAX) {
+            s->err = BK_ELIMIT;
+            return;
+        }
+        stri *q = bk_realloc(s->tris, (size_t)n * sizeof(stri));
+        if (!q) {
+            s->err = BK_ENOMEM;
+            return;
+        }
+        s->tris = q, s->cap = n;
+    }
+    s->tris[s->count++] = t;
+}
+
+/* one scene triangle: camera space, clip, project; true when something of it is on screen */
+static bool setup_tri(setup *s, const rtri *tr)
+{
+    const bk_renderer *r = s->r;
+    const rt_view *v = s->v;
+    const rmat *m = &r->mat[tr->mat];
+    float poly[MAXPOLY][NA], tmp[MAXPOLY][NA];
+    for (int i = 0; i < 3; i++) {
+        const rvert *vx = &r->vert[tr->v[i]];
+        float d[3];
+        for (int k = 0; k < 3; k++) d[k] = vx->p[k] - (tr->follow ? r->sky_origin[k] : v->eye[k]);
+        float *o = poly[i];
+        o[A_X] = d[0] * v->right[0] + d[1] * v->right[1] + d[2] * v->right[2];
+        o[A_Y] = d[0] * v->up[0] + d[1] * v->up[1] + d[2] * v->up[2];
+        o[A_Z] = d[0] * v->fwd[0] + d[1] * v->fwd[1] + d[2] * v->fwd[2];
+        o[A_U0] = vx->uv0[0], o[A_V0] = vx->uv0[1], o[A_U1] = vx->uv1[0], o[A_V1] = vx->uv1[1];
+        for (int k = 0; k < 4; k++) o[A_R + k] = vx->col[k];
+        o[A_WZ] = vx->p[2];
+    }
+    float light = 1;
+    if (v->model_light) {
+        /* a model has no lightmap: a light from over the eye's left shoulder, by the face's normal */
+        float e1[3], e2[3], nrm[3];
+        for (int k = 0; k < 3; k++) e1[k] = poly[1][k] - poly[0][k], e2[k] = poly[2][k] - poly[0][k];
+        nrm[0] = e1[1] * e2[2] - e1[2] * e2[1], nrm[1] = e1[2] * e2[0] - e1[0] * e2[2], nrm[2] = e1[0] * e2[1] - e1[1] * e2[0];
+        float l = sqrtf(nrm[0] * nrm[0] + nrm[1] * nrm[1] + nrm[2] * nrm[2]);
+        float d = l > 0 ? (-0.4f * nrm[0] + 0.5f * nrm[1] - 0.77f * nrm[2]) / l : 0;
+        light = 0.45f + 0.55f * fabsf(d);
+    }
+    int n = clip_poly(s, poly, 3, tmp);
+    if (n < 3) return false;
+    uint64_t before = s->count;
+    for (int i = 1; i + 1 < n; i++) emit(s, poly, 0, i, i + 1, tr->mat, !m->double_sided, light);
+    return s->count > before;
+}
+
+/* ---- draw order -------------------------------------------------------------------------------- */
+typedef struct order_key { int32_t pass, layer; float depth; uint32_t tri; } order_key;
+
+static int cmp_key(const void *a, const void *b)
+{
+    const order_key *x = a, *y = b;
+    if (x->pass != y->pass) return x->pass < y->pass ? -1 : 1;
+    if (x->layer != y->layer) return x->layer < y->layer ? -1 : 1;
+    if (x->depth != y->depth) return x->depth < y->depth ? -1 : 1;
+    return x->tri < y->tri ? -1 : (x->tri > y->tri);
+}
+
+static bool wanted(const bk_renderer *r, const rt_view *v, uint64_t t)
+{
+    const rmat *m = &r->mat[r->tri[t].mat];
+    if (v->overview && (m->tool || m->pass == RP_SKY || r->tri[t].follow)) return false;
+    return !v->vis || v->vis[t];
+}
+
+/* the scene's triangles in the order they are drawn: sky layers, opaque, blended far to near */
+static bk_result draw_order(const bk_renderer *r, const rt_view *v, order_key **out, uint64_t *count)
+{
+    order_key *k = bk_malloc((size_t)(r->tri_count ? r->tri_count : 1) * sizeof(order_key));
+    if (!k) return BK_ENOMEM;
+    uint64_t n = 0;
+    for (uint64_t t = 0; t < r->tri_count; t++) {
+        if (!wanted(r, v, t)) continue;
+        const rtri *tr = &r->tri[t];
+        const rmat *m = &r->mat[tr->mat];
+        float z = 0;
+        if (m->pass != RP_SKY)
+            for (int i = 0; i < 3; i++) {
+                const float *p = r->vert[tr->v[i]].p;
+                z += (p[0] - v->eye[0]) * v->fwd[0] + (p[1] - v->eye[1]) * v->fwd[1] + (p[2] - v->eye[2]) * v->fwd[2];
+            }
+        k[n].pass = m->pass;
+        k[n].layer = m->pass == RP_SKY ? m->sky_layer : 0;
+        /* sky: in order; opaque: near first (what is hidden fails the depth test before it is
+         * shaded); blended: far first */
+        k[n].depth = m->pass == RP_OPAQUE ? z : (m->pass == RP_BLEND ? -z : 0);
+        k[n].tri = (uint32_t)t;
+        n++;
+    }
+    qsort(k, (size_t)n, sizeof *k, cmp_key);
+    *out = k;
+    *count = n;
+    return BK_OK;
+}
+
+static bk_result bin_tiles(raster_job *j, uint64_t count)
+{
+    uint32_t nt = j->tiles_x * j->tiles_y;
+    j->bin_start = bk_calloc((size_t)nt + 1, sizeof(uint32_t));
+    if (!j->bin_start) return BK_ENOMEM;
+    uint64_t total = 0;
+    for (uint64_t i = 0; i < count; i++) {
+        const stri *t = &j->tris[i];
+        for (int32_t ty = t->y0 / TILE; ty <= t->y1 / TILE; ty++)
+            for (int32_t tx = t->x0 / TILE; tx <= t->x1 / TILE; tx++) j->bin_start[(uint32_t)ty * j->tiles_x + (uint32_t)tx]++;
+        total += (uint64_t)(t->y1 / TILE - t->y0 / TILE + 1) * (uint64_t)(t->x1 / TILE - t->x0 / TILE + 1);
+    }
+    if (total > UINT32_MAX) return BK_ELIMIT;
+    j->bin = bk_malloc((size_t)(total ? total : 1) * sizeof(uint32_t));
+    if (!j->bin) return BK_ENOMEM;
+    uint32_t run = 0;
+    for (uint32_t t = 0; t <= nt; t++) {
+        uint32_t c = t < nt ? j->bin_start[t] : 0;
+        j->bin_start[t] = run;
+        run += c;
+    }
+    uint32_t *fill = bk_malloc((size_t)nt * sizeof(uint32_t));
+    if (!fill) return BK_ENOMEM;
+    memcpy(fill, j->bin_start, (size_t)nt * sizeof(uint32_t));
+    for (uint64_t i = 0; i < count; i++) {
+        const stri *t = &j->tris[i];
+        for (int32_t ty = t->y0 / TILE; ty <= t->y1 / TILE; ty++)
+            for (int32_t tx = t->x0 / TILE; tx <= t->x1 / TILE; tx++)
+                j->bin[fill[(uint32_t)ty * j->tiles_x + (uint32_t)tx]++] = (uint32_t)i;
+    }
+    bk_free(fill);
+    return BK_OK;
+}
+
+static void run_tiles(raster_job *j, uint32_t threads)
+{
+    bk_mutex_init(&j->lock);
+    j->next_tile = 0;
+    bk_thread th[64];
+    uint32_t started = 0;
+    for (uint32_t i = 1; i < threads && i < 64; i++) {
+        if (!bk_thread_start(&th[started], raster_worker, j)) break;
+        started++;
+    }
+    raster_worker(j);
+    for (uint32_t i = 0; i < started; i++) bk_thread_join(&th[i]);
+    bk_mutex_destroy(&j->lock);
+}
+
+bk_result bk_rt_draw(bk_renderer *r, const rt_view *v, uint8_t *rgba, uint64_t *drawn)
+{
+    *drawn = 0;
+    order_key *order = NULL;
+    uint64_t n = 0;
+    BK_TRY(draw_order(r, v, &order, &n));
+    setup s = {r, v, {{0}}, 0, NULL, 0, 0, BK_OK};
+    view_planes(&s);
+    for (uint64_t i = 0; i < n && s.err == BK_OK; i++)
+        if (setup_tri(&s, &r->tri[order[i].tri])) {
+            (*drawn)++;
+            /* its textures decoded now, before the tiles are drawn on many threads */
+            const rmat *m = &r->mat[r->tri[order[i].tri].mat];
+            const int32_t use[4] = {m->tex, m->tex2, m->lm, m->em};
+            for (int k = 0; k < 4 && s.err == BK_OK; k++) s.err = bk_rt_texture_load(r, use[k]);
+        }
+    bk_free(order);
+    raster_job j;
+    memset(&j, 0, sizeof j);
+    j.r = r, j.v = v, j.rgba = rgba, j.tris = s.tris;
+    j.tiles_x = (v->w + TILE - 1) / TILE, j.tiles_y = (v->h + TILE - 1) / TILE;
+    bk_result res = s.err;
+    if (res == BK_OK) {
+        j.depth = bk_malloc((size_t)v->w * v->h * sizeof(float));
+        res = j.depth ? bin_tiles(&j, s.count) : BK_ENOMEM;
+    }
+    if (res == BK_OK) run_tiles(&j, v->threads ? v->threads : 1);
+    bk_free(j.depth);
+    bk_free(j.bin_start);
+    bk_free(j.bin);
+    bk_free(s.tris);
+    return res;
+}

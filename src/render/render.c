@@ -1,0 +1,345 @@
+/* bspkit/render.h: views (an eye, a spawn, a model's three-quarter view, a top-down overview), PVS
+ * culling from the eye's cluster, the picture's size checks and its PNG. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render_internal.h"
+
+#define DEG (3.14159265358979f / 180.0f)
+
+/* ---- player spawns ----------------------------------------------------------------------------- */
+static bool is_spawn_class(const char *c)
+{
+    static const char *const k[] = {"info_player_start", "info_player_deathmatch", "info_player_terrorist",
+                                    "info_player_counterterrorist", "info_player_axis", "info_player_allies",
+                                    "info_player_teamspawn", "info_team_start", "team_CTF_redplayer",
+                                    "team_CTF_blueplayer", "team_CTF_redspawn", "team_CTF_bluespawn"};
+    if (!c) return false;
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
+        if (strcmp(c, k[i]) == 0) return true;
+    return false;
+}
+
+/* the eye above a spawn's origin: Quake 1 view_ofs 22; GoldSrc VEC_VIEW 28; Quake 3 the spawn
+ * raised 9 then DEFAULT_VIEWHEIGHT 26; Source's origin is at the feet, the eye 64 above */
+static float eye_height(const bk_scene *s)
+{
+    const char *f = bk_rt_extra(s->extras, s->extra_count, "format");
+    if (!f) return 0;
+    if (strcmp(f, "quake3") == 0) return 35;
+    if (strcmp(f, "source") == 0) return 64;
+    if (strcmp(f, "goldsrc") == 0) return 28;
+    if (strcmp(f, "quake1") == 0 || strcmp(f, "bsp2") == 0) return 22;
+    return 0;
+}
+
+void bk_render_spawns(const bk_scene *s, float (*pos)[3], float *yaw, uint32_t cap, uint32_t *count)
+{
+    uint32_t n = 0;
+    float h = eye_height(s);
+    for (uint32_t i = 0; i < s->node_count; i++) {
+        const bk_node *nd = &s->nodes[i];
+        if (!is_spawn_class(bk_rt_extra(nd->extras, nd->extra_count, "classname"))) continue;
+        if (n < cap) {
+            if (pos) {
+                const char *o = bk_rt_extra(nd->extras, nd->extra_count, "origin");
+                float p[3] = {0, 0, 0};
+                if (!o || sscanf(o, "%f %f %f", &p[0], &p[1], &p[2]) != 3)
+                    memcpy(p, nd->translation, sizeof p);
+                for (int k = 0; k < 3; k++) pos[n][k] = isfinite(p[k]) ? p[k] : 0;
+                pos[n][2] += h;
+            }
+            if (yaw) {
+                const char *a = bk_rt_extra(nd->extras, nd->extra_count, "angles");
+                const char *a1 = bk_rt_extra(nd->extras, nd->extra_count, "angle");
+                float pyr[3] = {0, 0, 0};
+                if (a && sscanf(a, "%f %f %f", &pyr[0], &pyr[1], &pyr[2]) >= 2) yaw[n] = pyr[1];
+                else yaw[n] = a1 ? strtof(a1, NULL) : 0;
+                if (!isfinite(yaw[n])) yaw[n] = 0;
+            }
+        }
+        n++;
+    }
+    *count = n;
+}
+
+/* ---- the renderer -------------------------------------------------------------------------------- */
+bk_result bk_renderer_new(const bk_scene *s, const bk_query *q, bk_renderer **out)
+{
+    *out = NULL;
+    if (!s) return BK_EARG;
+    bk_renderer *r = bk_calloc(1, sizeof *r);
+    if (!r) return BK_ENOMEM;
+    r->s = s;
+    r->q = q;
+    bk_result res = bk_rt_prepare(r);
+    if (res != BK_OK) {
+        bk_renderer_free(r);
+        return res;
+    }
+    *out = r;
+    return BK_OK;
+}
+
+void bk_renderer_free(bk_renderer *r)
+{
+    if (!r) return;
+    bk_rt_release(r);
+    bk_free(r);
+}
+
+static void angles_basis(rt_view *v, float yaw, float pitch)
+{
+    float cy = cosf(yaw * DEG), sy = sinf(yaw * DEG), cp = cosf(pitch * DEG), sp = sinf(pitch * DEG);
+    v->fwd[0] = cp * cy, v->fwd[1] = cp * sy, v->fwd[2] = -sp;
+    v->right[0] = sy, v->right[1] = -cy, v->right[2] = 0;
+    v->up[0] = sp * cy, v->up[1] = sp * sy, v->up[2] = cp;
+}
+
+/* which triangles the eye's PVS holds (NULL: no culling) */
+static bk_result pvs_flags(const bk_renderer *r, const float eye[3], bool no_pvs, uint8_t **vis, int32_t *cluster,
+                           uint64_t *count)
+{
+    *vis = NULL;
+    *cluster = -1;
+    *count = r->tri_count;
+    if (!r->q) return BK_OK;
+    bk_point_info pi;
+    BK_TRY(bk_query_point(r->q, 0, eye, &pi));
+    if (pi.contents & BK_CONTENTS_SOLID) return BK_EARG;
+    if (pi.cluster < 0 || !r->tri_cluster || no_pvs) return BK_OK;
+    *cluster = pi.cluster;
+    size_t rb = bk_query_row_bytes(r->q);
+    uint8_t *row = bk_malloc(rb ? rb : 1);
+    uint8_t *f = bk_malloc((size_t)(r->tri_count ? r->tri_count : 1));
+    if (!row || !f) {
+        bk_free(row);
+        bk_free(f);
+        return BK_ENOMEM;
+    }
+    bk_result res = bk_query_vis_row(r->q, BK_VIS_PVS, pi.cluster, row);
+    if (res != BK_OK) memset(row, 0xff, rb);
+    uint64_t n = 0;
+    for (uint64_t t = 0; t < r->tri_count; t++) {
+        const int32_t *c = r->tri_cluster + t * 4;
+        bool on = c[0] == -2;
+        for (int i = 0; i < 4 && !on; i++)
+            on = c[i] >= 0 && (uint32_t)c[i] < r->cluster_count && ((row[c[i] >> 3] >> (c[i] & 7)) & 1);
+        f[t] = on;
+        n += on;
+    }
+    bk_free(row);
+    *vis = f;
+    *count = n;
+    return BK_OK;
+}
+
+static bk_result check_size(const bk_render_options *o, bool overview, uint32_t *w, uint32_t *h)
+{
+    *w = o->width, *h = o->height;
+    if (*w == 0 && *h == 0) *w = overview ? 1024 : 1280, *h = overview ? 1024 : 720;
+    if (*w < 1 || *h < 1 || *w > BK_RENDER_MAX_SIDE || *h > BK_RENDER_MAX_SIDE ||
+        (uint64_t)*w * *h > BK_RENDER_MAX_PIXELS)
+        return BK_ELIMIT;
+    return BK_OK;
+}
+
+/* the whole scene from outside, as render.html's default view (direction 1, 0.8, 1.2 in glTF
+ * axes: engine x, -z, y ... i.e. from +x, -y, above) */
+static void model_view(const bk_renderer *r, rt_view *v, bk_render_info *info)
+{
+    float c[3], rad = 0;
+    for (int k = 0; k < 3; k++) {
+        c[k] = (r->mins[k] + r->maxs[k]) / 2;
+        rad += (r->maxs[k] - r->mins[k]) * (r->maxs[k] - r->mins[k]);
+    }
+    rad = sqrtf(rad) / 2;
+    if (!(rad > 1e-3f)) rad = 1e-3f;
+    float d[3] = {1, -1.2f, 0.8f}, l = sqrtf(1 + 1.44f + 0.64f);
+    for (int k = 0; k < 3; k++) v->eye[k] = c[k] + d[k] / l * rad * 1.6f;
+    float yaw = atan2f(-d[1], -d[0]) / DEG, pitch = asinf(d[2] / l) / DEG;
+    angles_basis(v, yaw, pitch);
+    float fy = 25 * DEG;
+    v->ty = tanf(fy);
+    v->tx = v->ty * (float)v->w / (float)v->h;
+    v->znear = rad / 1000;
+    info->yaw = yaw, info->pitch = pitch;
+}
+
+static bk_result overview_view(const bk_renderer *r, const bk_render_options *o, rt_view *v, bk_render_info *info)
+{
+    float zmin = r->mins[2], zmax = r->maxs[2];
+    if (o->z_range) {
+        if (!(o->z_min < o->z_max) || !isfinite(o->z_min) || !isfinite(o->z_max)) return BK_EARG;
+        zmin = o->z_min, zmax = o->z_max;
+    } else if (r->spawn_count) {
+        float (*p)[3] = bk_malloc((size_t)r->spawn_count * sizeof *p);
+        if (!p) return BK_ENOMEM;
+        uint32_t n;
+        bk_render_spawns(r->s, p, NULL, r->spawn_count, &n);
+        float top = -INFINITY;
+        for (uint32_t i = 0; i < n && i < r->spawn_count; i++) top = fmaxf(top, p[i][2]);
+        bk_free(p);
+        if (isfinite(top) && top + 128 < zmax) zmax = top + 128;
+    }
+    v->ortho = v->overview = true;
+    float cx = (r->mins[0] + r->maxs[0]) / 2, cy = (r->mins[1] + r->maxs[1]) / 2;
+    float ex = (r->maxs[0] - r->mins[0]) * 1.04f + 16, ey = (r->maxs[1] - r->mins[1]) * 1.04f + 16;
+    float scale = fmaxf(ex / (float)v->w, ey / (float)v->h);
+    v->tx = scale * (float)v->w / 2, v->ty = scale * (float)v->h / 2;
+    v->eye[0] = cx, v->eye[1] = cy, v->eye[2] = zmax;
+    v->fwd[0] = 0, v->fwd[1] = 0, v->fwd[2] = -1;
+    v->right[0] = 1, v->right[1] = 0, v->right[2] = 0;
+    v->up[0] = 0, v->up[1] = 1, v->up[2] = 0;
+    v->znear = 0, v->zfar = zmax - zmin;
+    v->hz0 = zmin, v->hz1 = zmax;
+    info->pos_x = cx - v->tx, info->pos_y = cy + v->ty, info->scale = scale;
+    info->z_min = zmin, info->z_max = zmax;
+    info->pitch = 90;
+    return BK_OK;
+}
+
+static void mark_spawns(const bk_renderer *r, const bk_render_info *info, uint8_t *rgba)
+{
+    uint32_t n = r->spawn_count;
+    float (*p)[3] = bk_malloc((size_t)(n ? n : 1) * sizeof *p);
+    if (!p) return;
+    bk_render_spawns(r->s, p, NULL, n, &n);
+    for (uint32_t i = 0; i < n && i < r->spawn_count; i++) {
+        float px = (p[i][0] - info->pos_x) / info->scale, py = (info->pos_y - p[i][1]) / info->scale;
+        for (int dy = -4; dy <= 4; dy++)
+            for (int dx = -4; dx <= 4; dx++) {
+                if (dx * dx + dy * dy > 16) continue;
+                long x = lroundf(px - 0.5f) + dx, y = lroundf(py - 0.5f) + dy;
+                if (x < 0 || y < 0 || x >= (long)info->width || y >= (long)info->height) continue;
+                uint8_t *q = rgba + ((size_t)y * info->width + (size_t)x) * 4;
+                bool rim = dx * dx + dy * dy > 9;
+                q[0] = rim ? 0 : 255, q[1] = rim ? 0 : 220, q[2] = rim ? 0 : 40;
+            }
+    }
+    bk_free(p);
+}
+
+static bk_result make_view(const bk_renderer *r, const bk_render_options *o, rt_view *v, bk_render_info *info)
+{
+    bk_render_view kind = o->view;
+    if (kind == BK_VIEW_AUTO) kind = r->spawn_count ? BK_VIEW_SPAWN : BK_VIEW_MODEL;
+    float fov = o->fov == 0 ? 90 : o->fov;
+    if (!(fov >= 1 && fov <= 170)) return BK_EARG;
+    v->tx = tanf(fov * DEG / 2);
+    v->ty = v->tx * (float)v->h / (float)v->w;
+    v->znear = 4;
+    if (kind == BK_VIEW_OVERVIEW) return overview_view(r, o, v, info);
+    if (kind == BK_VIEW_MODEL) {
+        model_view(r, v, info);
+        v->model_light = r->spawn_count == 0 && r->q == NULL;
+        return BK_OK;
+    }
+    float yaw = o->yaw, pitch = o->pitch;
+    if (kind == BK_VIEW_SPAWN) {
+        uint32_t want = o->view == BK_VIEW_AUTO ? 1 : o->spawn;
+        if (want < 1 || want > r->spawn_count) return BK_EARG;
+        float (*p)[3] = bk_malloc((size_t)r->spawn_count * sizeof *p);
+        float *y = bk_malloc((size_t)r->spawn_count * sizeof *y);
+        uint32_t n;
+        if (!p || !y) {
+            bk_free(p);
+            bk_free(y);
+            return BK_ENOMEM;
+        }
+        bk_render_spawns(r->s, p, y, r->spawn_count, &n);
+        memcpy(v->eye, p[want - 1], sizeof v->eye);
+        yaw = y[want - 1], pitch = 0;
+        bk_free(p);
+        bk_free(y);
+    } else {
+        memcpy(v->eye, o->eye, sizeof v->eye);
+    }
+    if (!isfinite(v->eye[0]) || !isfinite(v->eye[1]) || !isfinite(v->eye[2]) || !isfinite(yaw) || !isfinite(pitch) ||
+        fabsf(v->eye[0]) > 1e7f || fabsf(v->eye[1]) > 1e7f || fabsf(v->eye[2]) > 1e7f)
+        return BK_EARG;
+    angles_basis(v, yaw, pitch);
+    info->yaw = yaw, info->pitch = pitch;
+    return BK_OK;
+}
+
+bk_result bk_renderer_draw(bk_renderer *r, const bk_render_options *o, uint8_t **rgba, bk_render_info *info)
+{
+    *rgba = NULL;
+    bk_render_options defaults;
+    if (!o) {
+        memset(&defaults, 0, sizeof defaults);
+        o = &defaults;
+    }
+    bk_render_info ri;
+    memset(&ri, 0, sizeof ri);
+    rt_view v;
+    memset(&v, 0, sizeof v);
+    BK_TRY(check_size(o, o->view == BK_VIEW_OVERVIEW, &v.w, &v.h));
+    ri.width = v.w, ri.height = v.h;
+    BK_TRY(make_view(r, o, &v, &ri));
+    memcpy(ri.eye, v.eye, sizeof ri.eye);
+    ri.triangles = r->tri_count;
+    ri.spawn_count = r->spawn_count;
+    long cores = bk_cpu_count();
+    v.threads = o->threads ? o->threads : (uint32_t)(cores > 0 ? (cores > 64 ? 64 : cores) : 1);
+    v.display_gamma = v.overview ? 1 : r->display_gamma;
+    uint8_t *vis = NULL;
+    ri.cluster = -1;
+    ri.triangles_pvs = r->tri_count;
+    if (!v.ortho && o->view != BK_VIEW_MODEL && (o->view != BK_VIEW_AUTO || r->spawn_count))
+        BK_TRY(pvs_flags(r, v.eye, o->no_pvs, &vis, &ri.cluster, &ri.triangles_pvs));
+    v.vis = vis;
+    uint8_t *px = bk_malloc((size_t)v.w * v.h * 4);
+    if (!px) {
+        bk_free(vis);
+        return BK_ENOMEM;
+    }
+    bk_result res = bk_rt_draw(r, &v, px, &ri.triangles_drawn);
+    bk_free(vis);
+    if (res != BK_OK) {
+        bk_free(px);
+        return res;
+    }
+    if (v.overview && o->mark_spawns) mark_spawns(r, &ri, px);
+    *rgba = px;
+    if (info) *info = ri;
+    return BK_OK;
+}
+
+bk_result bk_render(const bk_scene *s, const bk_query *q, const bk_render_options *o, uint8_t **rgba,
+                    bk_render_info *info)
+{
+    *rgba = NULL;
+    bk_renderer *r;
+    BK_TRY(bk_renderer_new(s, q, &r));
+    bk_result res = bk_renderer_draw(r, o, rgba, info);
+    bk_renderer_free(r);
+    return res;
+}
+
+/* ---- PNG ------------------------------------------------------------------------------------------ */
+bk_result bk_write_group_png_rgba(bk_write_group *g, const uint8_t *rgba, uint32_t w, uint32_t h, const char *path)
+{
+    if (!g || !rgba || !path || !w || !h) return BK_EARG;
+    bk_buf b;
+    memset(&b, 0, sizeof b);
+    bk_result r = bk_png_encode(rgba, w, h, false, 0, &b);
+    if (r == BK_OK) r = bk_write_group_file(g, path, b.data, b.size);
+    bk_buf_free(&b);
+    return r;
+}
+
+bk_result bk_render_write_png(const uint8_t *rgba, uint32_t w, uint32_t h, const char *path)
+{
+    bk_write_group *g;
+    BK_TRY(bk_write_group_begin(&g, 0));
+    bk_result r = bk_write_group_png_rgba(g, rgba, w, h, path);
+    if (r != BK_OK) {
+        bk_write_group_abort(g);
+        return r;
+    }
+    return bk_write_group_commit(g);
+}

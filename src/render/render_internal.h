@@ -1,0 +1,93 @@
+/* The software renderer's inside: a scene prepared for drawing (prepare.c), the rasteriser
+ * (raster.c), views and threads (render.c). */
+#ifndef BK_RENDER_INTERNAL_H
+#define BK_RENDER_INTERNAL_H
+
+#include "bspkit/render.h"
+#include "common/bk_internal.h"
+
+#define RT_MAX_LEVELS 16
+
+/* a texture with its mip levels (RGBA8, straight alpha) */
+typedef struct rtex {
+    int32_t image;              /* the scene image it decodes (on first use: bk_rt_texture_load) */
+    bool mips, loaded;
+    uint32_t levels;
+    uint32_t w[RT_MAX_LEVELS], h[RT_MAX_LEVELS];
+    uint8_t *px[RT_MAX_LEVELS];
+    bool clamp;
+} rtex;
+
+enum { RB_NONE = 0, RB_ALPHA = 1, RB_ADD = 2, RB_MULTIPLY = 3 };
+enum { RP_SKY = 0, RP_OPAQUE = 1, RP_BLEND = 2 };
+
+typedef struct rmat {
+    int32_t tex, tex2, lm, em;  /* textures (rtex index) or -1 */
+    float base[4];              /* gamma-space base colour, opacity */
+    float emissive[3];          /* gamma-space emission x strength */
+    float cutoff;               /* alpha test (0: none) */
+    float lm_scale;
+    uint8_t blend;              /* RB_* */
+    uint8_t pass;               /* RP_* */
+    bool vc;                    /* multiply the vertex colour in */
+    bool double_sided;
+    bool tool;                  /* sky or tool texture: left out of overviews */
+    int32_t sky_layer;
+} rmat;
+
+/* a vertex in world space (the skybox's relative to its node) */
+typedef struct rvert {
+    float p[3];
+    float uv0[2], uv1[2];
+    float col[4];
+} rvert;
+
+typedef struct rtri {
+    uint32_t v[3];
+    uint32_t mat;
+    bool follow;                /* part of the skybox that follows the eye */
+} rtri;
+
+struct bk_renderer {
+    const bk_scene *s;
+    const bk_query *q;
+    rtex *tex; uint32_t tex_count;
+    rmat *mat; uint32_t mat_count;
+    rvert *vert; uint64_t vert_count, vert_cap;
+    rtri *tri; uint64_t tri_count, tri_cap;
+    int32_t *tri_cluster;       /* 4 per triangle when the map has clusters, else NULL */
+    uint32_t cluster_count;
+    float sky_origin[3];        /* the skybox node's world position */
+    float mins[3], maxs[3];     /* bounds of everything but the skybox */
+    float display_gamma;
+    uint32_t spawn_count;
+};
+
+/* prepare.c */
+bk_result bk_rt_prepare(bk_renderer *r);
+/* decode texture i (and its mip levels) if not yet done: textures are decoded when a triangle
+ * that reads them is first drawn, so a view holds only what it shows */
+bk_result bk_rt_texture_load(bk_renderer *r, int32_t i);
+void bk_rt_release(bk_renderer *r);
+const char *bk_rt_extra(const bk_kv *kv, uint32_t n, const char *key);
+
+/* A view: world -> camera space, a projection, what to draw. */
+typedef struct rt_view {
+    uint32_t w, h;
+    bool ortho;
+    float eye[3];
+    float right[3], up[3], fwd[3];
+    float tx, ty;               /* perspective: tan of the half angles; ortho: half extents in units */
+    float znear, zfar;          /* camera-space depth range (ortho: the z slice) */
+    bool overview;              /* leave sky / tool out, shade by height */
+    bool model_light;           /* a model's view: shade faces by their normals */
+    float hz0, hz1;             /* overview: world heights shaded dark .. bright */
+    const uint8_t *vis;         /* triangle visible flags (PVS), or NULL: all */
+    uint32_t threads;
+    float display_gamma;
+} rt_view;
+
+/* raster.c: draw r from v into rgba (w*h*4); *drawn receives the triangles drawn */
+bk_result bk_rt_draw(bk_renderer *r, const rt_view *v, uint8_t *rgba, uint64_t *drawn);
+
+#endif

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# bspkit render on real maps of every family: PVS culling draws the same picture as drawing
+# everything (RMSE <= 0.5%) with fewer triangles; every player spawn lands on a drawn pixel of the
+# overview through its CS-style .txt; a batch writes one thumbnail per map; models are drawn;
+# hostile files and absurd arguments give clear errors.
+source "$BK_TESTS/lib.sh"
+bk_init "$@"
+PY=/usr/bin/python3
+$PY -c 'import numpy' 2>/dev/null || bk_skip "python3-numpy missing (scripts/install-deps --test)"
+RC=("$PY" "$BK_TESTS/tools/render_check.py")
+Q1=$CORPUS/quake1/progs_dump_start.bsp
+GS=$CORPUS/goldsrc/cs16_fy_pool_day.bsp
+SRC=$CORPUS/source/css_v19_fy_iceworld.bsp
+need_file "$Q1" "$GS" "$SRC"
+json_num() { sed -n "s/^[[:space:]]*\"$1\":[[:space:]]*\\([-0-9.e]*\\).*/\\1/p" "$2"; }
+
+# --- PVS culling: the same picture, fewer triangles ------------------------------------------
+pvs() { # pvs NAME MAP [options]
+    local name=$1 map=$2; shift 2
+    "$CLI" render "$map" -o "$WORK/$name.pvs.png" --size 640x480 --json "$@" >"$WORK/$name.pvs.json" 2>"$WORK/.err" ||
+        { fail "render $name"; head -3 "$WORK/.err" >&2; return; }
+    "$CLI" render "$map" -o "$WORK/$name.all.png" --size 640x480 --json --no-pvs "$@" >"$WORK/$name.all.json" 2>/dev/null ||
+        { fail "render $name --no-pvs"; return; }
+    local all vis c
+    all=$(json_num triangles "$WORK/$name.pvs.json"); vis=$(json_num triangles_pvs "$WORK/$name.pvs.json")
+    c=$(json_num cluster "$WORK/$name.pvs.json")
+    check "$name: the eye has a cluster ($c)" test "$c" -ge 0
+    check "$name: PVS culling leaves fewer triangles ($vis of $all)" test "$vis" -lt "$all"
+    check "$name: --no-pvs draws from all ($(json_num triangles_pvs "$WORK/$name.all.json"))" \
+        test "$(json_num triangles_pvs "$WORK/$name.all.json")" -eq "$all"
+    if "${RC[@]}" rmse "$WORK/$name.pvs.png" "$WORK/$name.all.png" 0.005 >"$WORK/$name.rmse"; then ok
+    else fail "$name: PVS culling changes the picture: $(cat "$WORK/$name.rmse")"; fi
+}
+pvs quake1 "$Q1"
+pvs goldsrc "$GS"
+pvs source "$SRC"
+AGG=$FETCHED/q3/oa081/aggressor.bsp
+OA=$FETCHED/pk3/oa-pak4-textures.pk3
+[[ -f $AGG ]] && pvs quake3 "$AGG" --spawn 2
+
+# --- overview: spawns through the .txt ------------------------------------------------------
+overview() { # overview NAME MAP
+    local name=$1 map=$2
+    if "$CLI" render "$map" --overview -o "$WORK/ov_$name.png" >/dev/null 2>"$WORK/.err"; then ok
+    else fail "overview $name"; head -3 "$WORK/.err" >&2; return; fi
+    check "overview $name: the .txt beside it" grep -q '"pos_x"' "$WORK/ov_$name.txt"
+    "$CLI" entities --json "$map" >"$WORK/$name.ents.json"
+    if "${RC[@]}" spawns "$WORK/ov_$name.png" "$WORK/ov_$name.txt" "$WORK/$name.ents.json" >"$WORK/ov_$name.log"; then ok
+    else fail "overview $name: spawns off the map"; cat "$WORK/ov_$name.log" >&2; fi
+}
+overview quake1 "$Q1"
+overview goldsrc "$GS"
+overview source "$SRC"
+[[ -f $AGG ]] && overview quake3 "$AGG"
+# a slice of heights draws less than the whole; spawn marks are drawn
+"$CLI" render "$GS" --overview --z-range -230 -200 -o "$WORK/slice.png" >/dev/null 2>&1 && ok || fail "overview --z-range"
+"$CLI" render "$GS" --overview --mark-spawns -o "$WORK/marks.png" >/dev/null 2>&1 && ok || fail "overview --mark-spawns"
+check "--z-range changes the overview" test "$(cmp -s "$WORK/slice.png" "$WORK/ov_goldsrc.png"; echo $?)" = 1
+check "--mark-spawns changes the overview" test "$(cmp -s "$WORK/marks.png" "$WORK/ov_goldsrc.png"; echo $?)" = 1
+
+# --- batch: one thumbnail per map, --json per file, a bad file does not stop the rest -------
+head -c 3000 "$Q1" >"$WORK/broken.bsp"
+expect_exit 1 "$CLI" render "$Q1" "$GS" "$WORK/broken.bsp" -o "$WORK/thumbs/" -j 2 --json
+check "batch: a PNG per good map" test -s "$WORK/thumbs/progs_dump_start.png" -a -s "$WORK/thumbs/cs16_fy_pool_day.png"
+check "batch: --json says which failed" grep -q '"input":"[^"]*broken.bsp".*"ok":false' "$WORK/.out"
+check "batch: --json says which worked" test "$(grep -c '"ok":true' "$WORK/.out")" -eq 2
+only_files "batch output" "$WORK/thumbs" progs_dump_start.png cs16_fy_pool_day.png
+
+# --- models: a three-quarter view ------------------------------------------------------------
+if [[ -f $FETCHED/dpm/spiderbot.dpm ]]; then
+    "$CLI" render "$FETCHED/dpm/spiderbot.dpm" -o "$WORK/dpm.png" --size 320x240 >/dev/null 2>&1 && ok || fail "render a DPM"
+    if "${RC[@]}" drawn "$WORK/dpm.png" 0.1 >/dev/null; then ok; else fail "the DPM covers little of its picture"; fi
+fi
+
+# --- absurd arguments and hostile files: clear errors, nothing written -----------------------
+expect_exit 2 "$CLI" render "$Q1" -o "$WORK/x.png" --size 0x0
+check "--size 0x0 says why" grep -q "width and height must be 1..16384" "$WORK/.err"
+expect_exit 2 "$CLI" render "$Q1" -o "$WORK/x.png" --size 100000x100000
+check "--size 100000x100000 says why" grep -q "width and height must be" "$WORK/.err"
+expect_exit 2 "$CLI" render "$Q1" -o "$WORK/x.png" --size 16384x16384
+expect_exit 2 "$CLI" render "$Q1" -o "$WORK/x.png" --size 12x
+expect_exit 2 "$CLI" render "$Q1" -o "$WORK/x.png" --spawn 9999
+check "a missing spawn says so" grep -q "no such player spawn" "$WORK/.err"
+expect_exit 2 "$CLI" render "$Q1" -o "$WORK/x.png" --eye 0 0 -99999
+check "an eye in solid says so" grep -q "inside a solid" "$WORK/.err"
+expect_exit 2 "$CLI" render "$Q1" -o "$WORK/x.png" --eye nan 0 0
+expect_exit 2 "$CLI" render "$Q1" -o "$WORK/x.png" --eye 1 2
+expect_exit 2 "$CLI" render "$Q1" -o "$WORK/x.png" --fov 500
+expect_exit 2 "$CLI" render "$Q1" -o "$WORK/x.png" --pitch 1e9
+expect_exit 2 "$CLI" render "$Q1" -o "$WORK/x.png" --overview --z-range 10 -10
+expect_exit 2 "$CLI" render "$Q1" -o "$WORK/x.png" --eye 0 0 0 --spawn 1
+expect_exit 2 "$CLI" render "$Q1"
+expect_exit 1 "$CLI" render "$WORK/broken.bsp" -o "$WORK/x.png"
+check "a truncated map: a located error" grep -q "broken.bsp: .*error" "$WORK/.err"
+expect_exit 1 "$CLI" render "$Q1" -o "$WORK/no/such/folder/x.png"
+check "nothing written by the failures" test ! -e "$WORK/x.png"
+expect_stdout_has "usage: bspkit render" "$CLI" render --help
+bk_done
