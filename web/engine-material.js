@@ -121,6 +121,8 @@ export function engineMaterial(m, g, mode = 'full', blendTextures = {}) {
     mat.blending = THREE.CustomBlending;
     mat.blendSrc = THREE.ZeroFactor; mat.blendDst = THREE.SrcColorFactor;
   }
+  /* the glTF extras ride along: skyOrder and the viewer read them from the drawn material */
+  mat.userData = ex;
   return mat;
 }
 
