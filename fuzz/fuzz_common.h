@@ -24,6 +24,17 @@ static inline bk_file *fuzz_load(const uint8_t *data, size_t size, bk_options *o
 /* A scene built with packed images (what convert does): every small image is unpacked and
  * encoded as its PNG, the path the exporter takes; a small scene is exported as .glb in memory
  * too (the JSON writer, and a Quake 3 atlas PNG made on the build's second thread). */
+/* a scene small enough to export or draw without slowing the fuzzer (at most 64 Ki vertices,
+ * 1 Mi image pixels) */
+static inline bool fuzz_scene_small(const bk_scene *s)
+{
+    uint64_t verts = 0, px = 0;
+    for (uint32_t i = 0; i < s->mesh_count; i++)
+        for (uint32_t j = 0; j < s->meshes[i].prim_count; j++) verts += s->meshes[i].prims[j].vertex_count;
+    for (uint32_t i = 0; i < s->image_count; i++) px += (uint64_t)s->images[i].width * s->images[i].height;
+    return verts <= (1u << 16) && px <= (1u << 20);
+}
+
 static inline void fuzz_compact_scene(const bk_file *f, const bk_options *base)
 {
     /* as bk_file_into_scene builds it: packed images, the file's decoded lumps given back as it goes */

@@ -20,11 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     opt.flags |= BK_OPT_COMPACT_IMAGES;
     bk_scene *s = NULL;
     if (bk_file_build_scene(f, &opt, &s) == BK_OK) {
-        uint64_t verts = 0, px = 0;
-        for (uint32_t i = 0; i < s->mesh_count; i++)
-            for (uint32_t j = 0; j < s->meshes[i].prim_count; j++) verts += s->meshes[i].prims[j].vertex_count;
-        for (uint32_t i = 0; i < s->image_count; i++) px += (uint64_t)s->images[i].width * s->images[i].height;
-        if (verts <= (1u << 16) && px <= (1u << 20)) {
+        if (fuzz_scene_small(s)) {
             char path[128];
             bk_export_stats st;
             bk_export_options xo;

@@ -14,14 +14,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!f) return 0;
     bk_scene *s = NULL;
     if (bk_file_build_scene(f, &opt, &s) == BK_OK) {
-        uint64_t verts = 0, px = 0;
-        for (uint32_t i = 0; i < s->mesh_count; i++)
-            for (uint32_t j = 0; j < s->meshes[i].prim_count; j++) verts += s->meshes[i].prims[j].vertex_count;
-        for (uint32_t i = 0; i < s->image_count; i++) px += (uint64_t)s->images[i].width * s->images[i].height;
         bk_query *q = NULL;
         if (bk_query_open(f, &opt, &q) != BK_OK) q = NULL;
         bk_renderer *r = NULL;
-        if (verts <= (1u << 16) && px <= (1u << 20) && bk_renderer_new(s, q, &r) == BK_OK) {
+        if (fuzz_scene_small(s) && bk_renderer_new(s, q, &r) == BK_OK) {
             bk_render_options o;
             memset(&o, 0, sizeof o);
             o.width = 48, o.height = 32, o.threads = 1;
