@@ -44,6 +44,21 @@ static const cli_cmd k_cmds[] = {
      "                 worldspawn (refused otherwise: no engine loads such a map)\n"
      "  --force        write the map even when OUT does not end in .bsp\n",
      cmd_entities},
+    {"lump", "any lump as JSON, one object per element; --import writes it back",
+     "usage: bspkit lump FILE [--json]\n"
+     "       bspkit lump FILE NAME [--json]\n"
+     "       bspkit lump MAP NAME --import LUMP.json -o OUT.bsp\n"
+     "  Without NAME: the map's lumps (name, slot, elements, bytes, fields). With NAME: the lump as\n"
+     "  JSON: an array with one object per element in the format header's field names, or, for a\n"
+     "  lump without fields (lighting, visibility, pakfile, ...), {\"lump\", \"size\",\n"
+     "  \"encoding\": \"base64\", \"data\"}. GoldSrc, Quake 1, BSP2, Quake 3 and Source maps.\n"
+     "  --import LUMP.json  replace lump NAME with that JSON (the shape printed; '-' reads standard\n"
+     "                 input) and write OUT.bsp: every field checked (type, range, nothing missing\n"
+     "                 or unknown), every other lump keeps its bytes, the result validated before\n"
+     "                 it replaces OUT.bsp. Unchanged JSON writes a byte-identical map; a changed\n"
+     "                 Source LZMA lump is written back uncompressed. docs/lumps.md\n"
+     "  --force        write the map even when OUT does not end in .bsp\n",
+     cmd_lump},
     {"textures", "embedded textures (or a whole WAD3) as PNG",
      "usage: bspkit textures FILE -o DIR\n"
      "  Write the textures embedded in a map, or every entry of a WAD3, as DIR/NAME.png.\n",

@@ -288,6 +288,29 @@ const uint8_t *bk_file_data(const bk_file *f, size_t *size);
  * file renamed over path. BK_EUNSUPPORTED where the format has no writer. */
 bk_result bk_file_write(const bk_file *f, const bk_options *opt, const char *path);
 
+/* ---- lumps as data (`bspkit lump`) --------------------------------------------------------- */
+/* The lumps of a map as its family describes them (GoldSrc / Quake 1 / BSP2, Quake 3, Source). */
+typedef struct bk_lump_shape {
+    const char *name;         /* the family's name for it, snake_case ("planes", "lighting_hdr") */
+    uint32_t slot;            /* its header directory slot: bk_edit_set_lump's index */
+    uint32_t entry_size;      /* bytes per element as the file stores them; 0 when opaque */
+    uint32_t field_count;     /* fields per element; 0: an opaque lump (its JSON holds base64 bytes) */
+    uint64_t size;            /* its bytes (decompressed where the map stores it compressed) */
+    bool compressed;          /* stored compressed (Source LZMA); an import writes it back plain */
+} bk_lump_shape;
+/* Lump i (0 .. in the family's order) of a loaded map: BK_EINDEX past the last, BK_EUNSUPPORTED
+ * for a file without a lump directory (WAD3, DPM, VTF, MDL). */
+bk_result bk_lump_shape_at(const bk_file *f, uint32_t i, bk_lump_shape *out);
+/* Lump `name` as JSON (*out NUL-terminated, bk_free it; out_len may be NULL):
+ *  - a lump with fields: an array, one object per element, the format header's field names
+ *    (snake_case) in order; integers as numbers, floats as the shortest decimal that reads back
+ *    to the same float (a NaN or infinity as the string "0x" + its 8 hex bit digits), fixed
+ *    text as a string (or {"hex": "..."} when it is not UTF-8 or holds bytes after its NUL),
+ *    padding and opaque byte fields as a hex string, arrays as arrays;
+ *  - any other lump: {"lump": NAME, "size": N, "encoding": "base64", "data": "..."}.
+ * BK_ENOTFOUND for a name the family does not have. docs/lumps.md. */
+bk_result bk_lump_to_json(const bk_file *f, const char *name, char **out, size_t *out_len);
+
 /* ---- writing files safely ------------------------------------------------------------------ */
 /* Every file bspkit writes (maps, .glb, .gltf + .bin, .obj + .mtl + PNGs, DPMs, PNGs) goes through
  * one step: each file is written to a temporary in its target's folder (created exclusively, under
