@@ -29,11 +29,15 @@ static const cli_cmd k_cmds[] = {
      "           with where it looked; exit 1 if any is missing\n",
      cmd_validate},
     {"entities", "the entity lump as text or JSON; --import writes it back",
-     "usage: bspkit entities FILE [--json]\n"
+     "usage: bspkit entities FILE [--json] [--outputs]\n"
      "       bspkit entities MAP --import ENTS -o OUT.bsp [--allow-no-worldspawn]\n"
      "  Print the entities (ripent-style text, every key in file order), or with --json an\n"
      "  array of entities, each an array of [\"key\", \"value\"] pairs: every pair in file order,\n"
      "  a repeated key (Source I/O outputs) as often as the map has it.\n"
+     "  --outputs  only the Source I/O outputs (values 'target,input,parameter,delay,times', ','\n"
+     "             or 0x1B between the fields), split: with --json an array of {\"entity\", \"pair\",\n"
+     "             \"output\", \"target\", \"input\", \"parameter\", \"delay\", \"times\"}, else one\n"
+     "             tab-separated line each (the pairs stay in the plain --json too)\n"
      "  --import ENTS  replace the map's entities with ENTS (the text or the JSON this command\n"
      "                 prints, or an array of objects of string values; '-' reads standard\n"
      "                 input) and write OUT.bsp: every other lump keeps its bytes, the text keeps\n"

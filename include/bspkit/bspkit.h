@@ -228,6 +228,20 @@ const char *bk_entity_get(const bk_entity *e, const char *key);
  * with very many keys costs no more than its size. BK_ENOMEM if its table cannot be allocated. */
 bk_result bk_kv_last(const bk_kv *kv, uint32_t n, bool *last);
 
+/* A Source I/O output: a value "target,input,parameter,delay,times", the fields split by the 0x1B
+ * (ESC) character where the value holds one (newer compilers), else by ',' (as the game's
+ * CEventAction reads it). The strings are as written (an empty input is "Use" to the game; times
+ * 0 or -1: fire always). */
+typedef struct bk_output {
+    char *target, *input, *parameter;   /* NUL-terminated; one block, freed by bk_output_free */
+    double delay;                       /* seconds */
+    int32_t times;                      /* times to fire */
+} bk_output;
+/* Whether value is an output (exactly five fields; the delay a number and times an integer, or
+ * empty: 0 and -1 as the game reads them): BK_OK and *out filled, BK_ENOTFOUND (not an output: *out zeroed), BK_ENOMEM. */
+bk_result bk_output_parse(const char *value, bk_output *out);
+void bk_output_free(bk_output *o);
+
 typedef struct bk_lump_info {
     char name[32];
     uint64_t offset;
