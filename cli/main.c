@@ -98,6 +98,8 @@ static const cli_cmd k_cmds[] = {
      "                     told by the map's and --game-dir's paths: 2 for ioquake3 games (OpenArena,\n"
      "                     Quake 3: baseoa, baseq3), 1 for DarkPlaces (Nexuiz, Xonotic) and others\n"
      "  --no-props         Source: no static-prop nodes\n"
+     "  --hdr              Source: the HDR lightmaps where a map has both (default LDR; maps with\n"
+     "                     HDR lighting only use it anyway), exposed as the engine's auto exposure\n"
      "  --collision        add the collision geometry: convex pieces (brushes; GoldSrc / Quake: hull-0\n"
      "                     leaves) and patch / displacement meshes under a node 'collision', named\n"
      "                     by contents, with a transparent material\n"
@@ -332,6 +334,8 @@ int cli_parse(int argc, char **argv, cli_opts *o, bool *help)
             o->opt.flags |= BK_OPT_COLLISION;
         } else if (strcmp(a, "--no-props") == 0) {
             o->opt.flags |= BK_OPT_NO_PROPS;
+        } else if (strcmp(a, "--hdr") == 0) {
+            o->opt.flags |= BK_OPT_HDR;
         } else if (strcmp(a, "--no-animations") == 0) {
             o->opt.flags |= BK_OPT_NO_ANIMATIONS;
         } else if (strcmp(a, "--keep-all-bones") == 0) {

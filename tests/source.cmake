@@ -37,3 +37,5 @@ set_property(TEST source_mdl APPEND PROPERTY ENVIRONMENT "BK_MDL_UNIT=$<TARGET_F
 bk_sh_test(source_mdl_real source/mdl_real.sh)
 # I/O outputs split (entities --outputs) on every Source corpus map, against an independent parser
 bk_sh_test(source_outputs source/outputs.sh)
+# HDR-only maps lit, exposed as the engine's auto exposure (computed in Python); --hdr
+bk_sh_test(source_hdr source/hdr.sh)

@@ -145,6 +145,10 @@ enum {
     BK_OPT_COLLISION = 1u << 7,     /* scenes of maps: add the collision geometry as separate nodes under a
                                      * node named "collision" (convex pieces named by contents, with an
                                      * invisible material) */
+    BK_OPT_HDR = 1u << 8,           /* Source: the HDR lighting (lighting_hdr, faces_hdr) where a map has both;
+                                     * without it the LDR lighting, and the HDR one only where the LDR lump is
+                                     * empty. HDR lighting is exposed as the engine's auto exposure settles
+                                     * (docs/source.md) */
 };
 
 typedef struct bk_options {

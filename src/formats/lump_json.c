@@ -482,7 +482,8 @@ static bk_result read_opaque(const jrd *j, const bk_limits *lim, size_t p, bk_bu
             r = fail(j, BK_EFORMAT, BK_NO_INDEX, p, "\"data\": not base64 at character %zu", i);
             break;
         }
-        uint8_t q[3] = {(uint8_t)(a << 2 | b >> 4), (uint8_t)(b << 4 | (c < 0 ? 0 : c >> 2)), (uint8_t)(c << 6 | (d < 0 ? 0 : d))};
+        uint32_t v = (uint32_t)a << 18 | (uint32_t)b << 12 | (c < 0 ? 0u : (uint32_t)c << 6) | (d < 0 ? 0u : (uint32_t)d);
+        uint8_t q[3] = {(uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v};
         bk_buf_append(out, q, c < 0 ? 1 : d < 0 ? 2 : 3);
     }
     if (!r && size && (!cJSON_IsNumber(size) || size->valuedouble != (double)out->size))

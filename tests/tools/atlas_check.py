@@ -369,14 +369,16 @@ def src_lump(data, tab, i):
     return blob
 
 
-def tonemap(c, e):
-    lin = np.ldexp(c.astype(np.float64), e.astype(np.int32)) / 255.0
+def tonemap(c, e, exposure=1.0):
+    lin = np.ldexp(c.astype(np.float64), e.astype(np.int32)) / 255.0 * exposure
     g = np.power(np.where(lin > 0, lin, 1.0), 1.0 / 2.2)
     out = np.where(g >= 1.0, 255, np.floor(g * 255.0 + 0.5))
     return np.where(lin > 0, out, 0).astype(np.uint8)
 
 
-def source_units(path):
+def source_units(path, exposure=1.0):
+    """exposure: the scene's lightmap_hdr_exposure (HDR lighting; its value is checked by
+    source/hdr.py), 1 for LDR lighting"""
     data = open(path, 'rb').read()
     version = struct.unpack_from('<i', data, 4)[0]
     if data[:4] != b'VBSP' or version not in (19, 20, 21):
@@ -411,7 +413,7 @@ def source_units(path):
             continue
         px = np.frombuffer(light, dtype=np.uint8, count=w * h * 4, offset=lofs).reshape(h, w, 4)
         e = px[:, :, 3].view(np.int8)
-        page = np.stack([tonemap(px[:, :, c], e) for c in range(3)], axis=2)
+        page = np.stack([tonemap(px[:, :, c], e, exposure) for c in range(3)], axis=2)
         lmv = np.array(struct.unpack_from('<8f', tinfo, 72 * ti + 32), dtype=np.float32).reshape(2, 4)
         pts = []
         for k in range(num):
@@ -441,7 +443,8 @@ def main(argv):
             if magic == b'IBSP':
                 units = q3_units(bsp, gain if gain else 1.0, pk3)
             elif magic == b'VBSP':
-                units = source_units(bsp)
+                ex = (load_glb(glb)[0].get('scenes') or [{}])[0].get('extras', {}).get('lightmap_hdr_exposure')
+                units = source_units(bsp, float(ex) if ex else 1.0)
             else:
                 units = q1_units(bsp)
             v, u, bad, area, msgs = check_units(name, atlas, verts, units or [])
