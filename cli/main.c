@@ -110,7 +110,9 @@ static const cli_cmd k_cmds[] = {
      cmd_convert},
     {"props", "Source static and detail props",
      "usage: bspkit props FILE [--json]\n"
-     "  List the static props (model, origin, angles, skin, solidity, fade distances) and detail props.\n",
+     "  List the static props (model, origin, angles, skin, solidity, fade distances) and detail props.\n"
+     "  --json  also every detail prop (type, model or sprite, origin, angles, ...) and the cubemap\n"
+     "          samples (origin, size, the pakfile's VTF): docs/source.md\n",
      cmd_props},
     {"pak", "Source embedded pakfile: list, extract, add, remove",
      "usage: bspkit pak FILE list [--json]\n"

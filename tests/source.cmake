@@ -39,3 +39,5 @@ bk_sh_test(source_mdl_real source/mdl_real.sh)
 bk_sh_test(source_outputs source/outputs.sh)
 # HDR-only maps lit, exposed as the engine's auto exposure (computed in Python); --hdr
 bk_sh_test(source_hdr source/hdr.sh)
+# detail props one by one and cubemaps against a reader written after gamebspfile.h / bspfile.h
+bk_sh_test(source_detail source/detail.sh)
