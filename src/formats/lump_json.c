@@ -129,21 +129,18 @@ static void put_chars(bk_buf *b, const uint8_t *p, uint32_t n)
         t[len] = 0;
         plain = bk_utf8_valid(t);
     }
-    if (!plain || !t) {
+    if (plain && !t) {
+        b->failed = true;
+        return;
+    }
+    if (!plain) {
         bk_buf_append(b, "{\"hex\": ", 8);
         put_hex(b, p, n);
         bk_buf_append(b, "}", 1);
         bk_free(t);
         return;
     }
-    bk_buf_append(b, "\"", 1);
-    for (uint32_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)t[i];
-        if (c == '"' || c == '\\') bk_buf_printf(b, "\\%c", c);
-        else if (c < 0x20) bk_buf_printf(b, "\\u%04x", c);
-        else bk_buf_append(b, &t[i], 1);
-    }
-    bk_buf_append(b, "\"", 1);
+    bk_json_str(b, t);
     bk_free(t);
 }
 
@@ -191,14 +188,7 @@ bk_result bk_lump_to_json(const bk_file *f, const char *name, char **out, size_t
         }
         bk_buf_append(&b, "\n]\n", 3);
     }
-    bk_buf_append(&b, "", 1);
-    if (b.failed) {
-        bk_buf_free(&b);
-        return BK_ENOMEM;
-    }
-    *out = (char *)b.data;
-    if (out_len) *out_len = b.size - 1;
-    return BK_OK;
+    return bk_buf_take_string(&b, out, out_len);
 }
 
 /* ---- reading ---------------------------------------------------------------------------------- */

@@ -15,13 +15,7 @@ import numpy as np
 import atlas_check as A
 import bspread
 
-def tab_of(data):
-    version = struct.unpack_from('<i', data, 4)[0]
-    raw = [struct.unpack_from('<iiii', data, 8 + 16 * i) for i in range(64)]
-    def fits(t):
-        return all(o >= 0 and ln >= 0 and (ln == 0 or (o >= 1036 and o + ln <= len(data))) for o, ln in t)
-    std = [(r[0], r[1]) for r in raw]; l4d2 = [(r[1], r[2]) for r in raw]
-    return l4d2 if (version == 21 and not (fits(std) and std[0][1] > 0) and fits(l4d2)) else std
+tab_of = A.src_tab
 
 def outputs(ents):
     for e in ents:

@@ -369,6 +369,19 @@ def src_lump(data, tab, i):
     return blob
 
 
+def src_tab(data):
+    """A Source map's lump directory as (offset, length) pairs: the standard lump_t or L4D2's
+    {version, offset, length, fourCC}, whichever places the lumps inside the file."""
+    version = struct.unpack_from('<i', data, 4)[0]
+    raw = [struct.unpack_from('<iiii', data, 8 + 16 * i) for i in range(64)]
+
+    def fits(t):
+        return all(o >= 0 and ln >= 0 and (ln == 0 or (o >= 1036 and o + ln <= len(data))) for o, ln in t)
+    std = [(r[0], r[1]) for r in raw]
+    l4d2 = [(r[1], r[2]) for r in raw]
+    return l4d2 if (version == 21 and not (fits(std) and std[0][1] > 0) and fits(l4d2)) else std
+
+
 def tonemap(c, e, exposure=1.0):
     lin = np.ldexp(c.astype(np.float64), e.astype(np.int32)) / 255.0 * exposure
     g = np.power(np.where(lin > 0, lin, 1.0), 1.0 / 2.2)
@@ -383,13 +396,7 @@ def source_units(path, exposure=1.0):
     version = struct.unpack_from('<i', data, 4)[0]
     if data[:4] != b'VBSP' or version not in (19, 20, 21):
         return None
-    raw = [struct.unpack_from('<iiii', data, 8 + 16 * i) for i in range(64)]
-
-    def fits(t):
-        return all(o >= 0 and ln >= 0 and (ln == 0 or (o >= 1036 and o + ln <= len(data))) for o, ln in t)
-    std = [(r[0], r[1]) for r in raw]
-    l4d2 = [(r[1], r[2]) for r in raw]
-    tab = l4d2 if (version == 21 and not (fits(std) and std[0][1] > 0) and fits(l4d2)) else std
+    tab = src_tab(data)
     light, faces_lump = src_lump(data, tab, 8), src_lump(data, tab, 7)
     if not light:
         light, hf = src_lump(data, tab, 53), src_lump(data, tab, 58)
