@@ -281,6 +281,14 @@ int main(int argc, char **argv)
         snprintf(dir, sizeof dir, "%s/corpus/%s", argv[1], sub[i]);
         n += list_maps(dir, 1, maps + n, 600 - n);
     }
+    /* BSP2 (its wide lumps: the second column of the Quake rows) */
+    snprintf(dir, sizeof dir, "%s/corpus/quake1/unusual_bsp2_remakequake_mp_lobby.bsp", argv[1]);
+    FILE *bsp2 = fopen(dir, "rb");
+    if (bsp2) {
+        fclose(bsp2);
+        maps[n] = malloc(strlen(dir) + 1);
+        strcpy(maps[n++], dir);
+    }
     int shared = n;
     static const char *q3[] = {"oa081", "oa088", "nexuiz"};
     for (int i = 0; i < 3; i++) {
