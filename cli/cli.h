@@ -101,6 +101,11 @@ int cmd_query(int argc, char **argv);
 int cli_rewrite(cli_opts *o, bk_file *f);
 int cli_entities_import(cli_opts *o, bk_file *f, const char *ents_path, bool allow_no_worldspawn);
 int cli_pak_edit(cli_opts *o, bk_file *f, bool add);
+int cli_lump_import(cli_opts *o, bk_file *f, const char *name, const char *json_path);
+/* A whole file (or '-': standard input) as NUL-terminated text (free it), at most limit bytes;
+ * NULL after a message naming `what` when it cannot be read or is longer. */
+char *cli_read_text(const char *path, size_t limit, const char *what, size_t *len);
+int cmd_lump(int argc, char **argv);
 /* What a converted scene lacks, as lines (no newline): the materials without a texture (all of
  * them with -v, else the first 8), where bspkit looked, the WADs a GoldSrc map names, what to
  * give. Nothing when nothing is missing or textures were not wanted. */

@@ -273,13 +273,53 @@ int cmd_validate(int argc, char **argv)
     return rc;
 }
 
+/* entities --outputs: every pair whose value is a Source I/O output, split into its five fields */
+static int print_outputs(const cli_opts *o, const bk_entities *es)
+{
+    cJSON *arr = o->json ? cJSON_CreateArray() : NULL;
+    for (uint32_t i = 0; i < es->count; i++)
+        for (uint32_t k = 0; k < es->items[i].pair_count; k++) {
+            const bk_kv *kv = &es->items[i].pairs[k];
+            bk_output out;
+            bk_result r = bk_output_parse(kv->value, &out);
+            if (r == BK_ENOMEM) {
+                cJSON_Delete(arr);
+                fprintf(stderr, "bspkit entities: %s: out of memory\n", o->positional[0]);
+                return EXIT_BAD_INPUT;
+            }
+            if (r != BK_OK) continue;
+            if (arr) {
+                cJSON *j = cJSON_CreateObject();
+                char *s[4] = {bk_utf8_from_8bit(kv->key), bk_utf8_from_8bit(out.target), bk_utf8_from_8bit(out.input),
+                              bk_utf8_from_8bit(out.parameter)};
+                cJSON_AddNumberToObject(j, "entity", i);
+                cJSON_AddNumberToObject(j, "pair", k);
+                cJSON_AddStringToObject(j, "output", s[0] ? s[0] : "");
+                cJSON_AddStringToObject(j, "target", s[1] ? s[1] : "");
+                cJSON_AddStringToObject(j, "input", s[2] ? s[2] : "");
+                cJSON_AddStringToObject(j, "parameter", s[3] ? s[3] : "");
+                cJSON_AddNumberToObject(j, "delay", out.delay);
+                cJSON_AddNumberToObject(j, "times", out.times);
+                cJSON_AddItemToArray(arr, j);
+                for (int q = 0; q < 4; q++) bk_free(s[q]);
+            } else {
+                printf("%u\t%s\t%s\t%s\t%s\t%g\t%d\n", i, kv->key, out.target, out.input, out.parameter, out.delay,
+                       out.times);
+            }
+            bk_output_free(&out);
+        }
+    if (arr) cli_print_json(arr);
+    cJSON_Delete(arr);
+    return EXIT_OK;
+}
+
 int cmd_entities(int argc, char **argv)
 {
     const cli_cmd *me = cli_find("entities");
     cli_opts o;
     /* --import ENTS is this command's own option */
     const char *import = NULL;
-    bool allow_no_world = false;
+    bool allow_no_world = false, outputs = false;
     char *rest[512];
     int nrest = 0;
     if (argc > 500) return cli_usage_error(me, "too many arguments%s", "");
@@ -289,6 +329,8 @@ int cmd_entities(int argc, char **argv)
             import = argv[++i];
         } else if (i > 0 && strcmp(argv[i], "--allow-no-worldspawn") == 0) {
             allow_no_world = true;
+        } else if (i > 0 && strcmp(argv[i], "--outputs") == 0) {
+            outputs = true;
         } else {
             rest[nrest++] = argv[i];
         }
@@ -307,6 +349,12 @@ int cmd_entities(int argc, char **argv)
         return rc;
     }
     const bk_entities *es = bk_file_entities(f);
+    if (outputs) {
+        rc = print_outputs(&o, es);
+        bk_file_free(f);
+        bk_free(owned);
+        return rc;
+    }
     if (o.json) {
         /* every pair in file order, repeated keys included: what --import reads back */
         char *js = NULL;

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -29,6 +30,85 @@ static int load_source(const cli_cmd *me, cli_opts *o, bk_file **f, void **owned
         return EXIT_BAD_INPUT;
     }
     return EXIT_OK;
+}
+
+static const char *detail_type(uint8_t t)
+{
+    static const char *n[] = {"model", "sprite", "shape_cross", "shape_tri"};
+    return t < 4 ? n[t] : "unknown";
+}
+
+/* the detail props one by one: type, model (a name) or sprite (an index and its rectangle),
+ * origin, angles and the rest of DetailObjectLump_t */
+static cJSON *detail_props_json(const bk_source_map *m)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (uint32_t i = 0; m->detail_props && i < m->detail_prop_count; i++) {
+        const bk_source_detail_prop *d = &m->detail_props[i];
+        cJSON *p = cJSON_CreateObject();
+        cJSON_AddStringToObject(p, "type", detail_type(d->type));
+        if (d->type == BK_DETAIL_MODEL) {
+            cJSON_AddStringToObject(p, "model", d->model < m->detail_model_count ? m->detail_model_names[d->model] : "");
+            cJSON_AddNumberToObject(p, "model_index", d->model);
+        } else {
+            cJSON_AddNumberToObject(p, "sprite", d->model);
+            if (d->model < m->detail_sprite_count) {
+                const bk_source_detail_sprite *sp = &m->detail_sprites[d->model];
+                cJSON *r = cJSON_AddObjectToObject(p, "sprite_rect");
+                cJSON_AddItemToObject(r, "ul", cJSON_CreateFloatArray(sp->ul, 2));
+                cJSON_AddItemToObject(r, "lr", cJSON_CreateFloatArray(sp->lr, 2));
+                cJSON_AddItemToObject(r, "tex_ul", cJSON_CreateFloatArray(sp->tex_ul, 2));
+                cJSON_AddItemToObject(r, "tex_lr", cJSON_CreateFloatArray(sp->tex_lr, 2));
+            }
+        }
+        cJSON_AddItemToObject(p, "origin", vec3(d->origin));
+        cJSON_AddItemToObject(p, "angles", vec3(d->angles));
+        cJSON_AddNumberToObject(p, "leaf", d->leaf);
+        cJSON_AddNumberToObject(p, "orientation", d->orientation);
+        cJSON_AddNumberToObject(p, "sway_amount", d->sway_amount);
+        cJSON_AddNumberToObject(p, "scale", d->scale);
+        if (d->type >= BK_DETAIL_SHAPE_CROSS) {
+            cJSON_AddNumberToObject(p, "shape_angle", d->shape_angle);
+            cJSON_AddNumberToObject(p, "shape_size", d->shape_size);
+        }
+        int lit[4] = {d->lighting[0], d->lighting[1], d->lighting[2], (int8_t)d->lighting[3]};
+        cJSON_AddItemToObject(p, "lighting", cJSON_CreateIntArray(lit, 4));
+        cJSON_AddItemToArray(arr, p);
+    }
+    return arr;
+}
+
+/* the cubemap samples: origin, size, and the VTF the engine names after them; NULL: a bad lump */
+static cJSON *cubemaps_json(const bk_file *f)
+{
+    bk_source_cubemap *c = NULL;
+    uint32_t n = 0;
+    if (bk_source_cubemaps(f, &c, &n) != BK_OK) return NULL;
+    bk_archive *pak = NULL;
+    if (bk_archive_open_pakfile(f, NULL, &pak) != BK_OK) pak = NULL;
+    cJSON *arr = cJSON_CreateArray();
+    for (uint32_t i = 0; i < n; i++) {
+        cJSON *o = cJSON_CreateObject();
+        int v[3] = {c[i].origin[0], c[i].origin[1], c[i].origin[2]};
+        cJSON_AddItemToObject(o, "origin", cJSON_CreateIntArray(v, 3));
+        cJSON_AddNumberToObject(o, "size", c[i].size);
+        if (c[i].size) cJSON_AddNumberToObject(o, "texels", c[i].size <= 16 ? 1u << (c[i].size - 1) : 0);
+        char name[64];
+        int nl = snprintf(name, sizeof name, "/c%d_%d_%d.vtf", v[0], v[1], v[2]);
+        cJSON_AddStringToObject(o, "vtf", name + 1);
+        /* the pakfile's entry of that name (materials/maps/MAP/cX_Y_Z.vtf), or null */
+        const char *found = NULL;
+        for (uint32_t k = 0; pak && !found && k < bk_archive_count(pak); k++) {
+            const char *en = bk_archive_entry_at(pak, k)->name;
+            size_t el = strlen(en);
+            if (el >= (size_t)nl && strcasecmp(en + el - (size_t)nl, name) == 0) found = en;
+        }
+        cJSON_AddItemToObject(o, "pakfile", found ? cJSON_CreateString(found) : cJSON_CreateNull());
+        cJSON_AddItemToArray(arr, o);
+    }
+    bk_archive_close(pak);
+    bk_free(c);
+    return arr;
 }
 
 int cmd_props(int argc, char **argv)
@@ -93,11 +173,21 @@ int cmd_props(int argc, char **argv)
             if (fl & BK_SPROP_SCALE) cJSON_AddNumberToObject(p, "uniform_scale", s->scale);
             cJSON_AddItemToArray(arr, p);
         }
-        cJSON *dp = cJSON_AddObjectToObject(root, "detail_props");
+        cJSON *dp = cJSON_AddObjectToObject(root, "detail_prop_lump");
         if (m->dprp_version >= 0) cJSON_AddNumberToObject(dp, "version", m->dprp_version);
         cJSON_AddNumberToObject(dp, "models", m->detail_model_count);
         cJSON_AddNumberToObject(dp, "sprites", m->detail_sprite_count);
         cJSON_AddNumberToObject(dp, "props", m->detail_prop_count);
+        cJSON_AddItemToObject(root, "detail_props", detail_props_json(m));
+        cJSON *cm = cubemaps_json(f);
+        if (!cm) {
+            cJSON_Delete(root);
+            bk_file_free(f);
+            bk_free(owned);
+            fprintf(stderr, "%s: cubemaps: error: the lump is not a whole number of 16-byte samples\n", o.positional[0]);
+            return EXIT_BAD_INPUT;
+        }
+        cJSON_AddItemToObject(root, "cubemaps", cm);
         cli_print_json(root);
         cJSON_Delete(root);
     } else {

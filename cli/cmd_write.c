@@ -62,21 +62,22 @@ int cli_rewrite(cli_opts *o, bk_file *f)
 
 /* The whole import (a file or '-'), bounded: 64 MiB is far past any engine's entity text (bk_edit
  * refuses past 16 MiB). NULL after a message when it cannot be read (a folder, EACCES, ...). */
-static char *read_import(const char *path, size_t *len)
+char *cli_read_text(const char *path, size_t limit, const char *what, size_t *len)
 {
     FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
     if (!fp) {
         fprintf(stderr, "%s: error: cannot open: %s\n", path, strerror(errno));
         return NULL;
     }
-    size_t cap = 1 << 16, n = 0, limit = (size_t)64 << 20;
+    size_t cap = 1 << 16, n = 0;
     char *text = malloc(cap + 1);
     for (size_t got; text && (got = fread(text + n, 1, cap - n, fp)) > 0;) {
         n += got;
         if (n < cap) continue;
         char *t = cap >= limit ? NULL : realloc(text, cap * 2 + 1);
         if (!t) {
-            fprintf(stderr, "%s: error: %s\n", path, cap >= limit ? "entity text over 64 MiB refused" : "out of memory");
+            if (cap >= limit) fprintf(stderr, "%s: error: %s over %zu MiB refused\n", path, what, limit >> 20);
+            else fprintf(stderr, "%s: error: out of memory\n", path);
             free(text);
             text = NULL;
             break;
@@ -162,7 +163,7 @@ int cli_entities_import(cli_opts *o, bk_file *f, const char *ents_path, bool all
     }
     if (check_map_output("entities", o) != EXIT_OK) return EXIT_USAGE;
     size_t n = 0;
-    char *text = read_import(ents_path, &n);
+    char *text = cli_read_text(ents_path, (size_t)64 << 20, "entity text", &n);
     if (!text) return EXIT_BAD_INPUT;
     bk_entities ents;
     bk_result r = parse_import(ents_path, text, n, &ents);
@@ -327,5 +328,44 @@ int cli_pak_pack(cli_opts *o, bk_file *f)
     bk_source_assets_close(a);
     for (uint32_t i = 0; i < pl.count; i++) free(pl.files[i]);
     free(pl.files);
+    return rc;
+}
+
+/* ---- lump --import ------------------------------------------------------------------------------ */
+
+int cli_lump_import(cli_opts *o, bk_file *f, const char *name, const char *json_path)
+{
+    const char *in = o->positional[0];
+    if (!o->output) {
+        fprintf(stderr, "bspkit lump: --import needs -o OUT.bsp\n");
+        return EXIT_USAGE;
+    }
+    if (check_map_output("lump", o) != EXIT_OK) return EXIT_USAGE;
+    size_t n = 0;
+    /* a lump's JSON is several times its bytes: bounded by 1 GiB of text */
+    char *text = cli_read_text(json_path, (size_t)1 << 30, "lump JSON", &n);
+    if (!text) return EXIT_BAD_INPUT;
+    bk_edit *e = begin(in, f, o);
+    int rc = EXIT_BAD_INPUT;
+    if (e) {
+        bk_diag d;
+        memset(&d, 0, sizeof d);
+        bk_result r = bk_edit_set_lump_json(e, name, text, n, &d);
+        if (r != BK_OK && d.message[0]) {
+            char line[600];
+            d.file = json_path;
+            bk_diag_format(&d, line, sizeof line);
+            fprintf(stderr, "%s; %s not written\n", line, o->output);
+        } else if (r != BK_OK) {
+            fprintf(stderr, "%s: error: lump %s not accepted: %s; %s not written\n", json_path, name, bk_strerror(r),
+                    o->output);
+        } else {
+            char what[96];
+            snprintf(what, sizeof what, "lump %s imported", name);
+            rc = save(in, e, o->output, what);
+        }
+        bk_edit_free(e);
+    }
+    free(text);
     return rc;
 }

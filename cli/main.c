@@ -29,11 +29,15 @@ static const cli_cmd k_cmds[] = {
      "           with where it looked; exit 1 if any is missing\n",
      cmd_validate},
     {"entities", "the entity lump as text or JSON; --import writes it back",
-     "usage: bspkit entities FILE [--json]\n"
+     "usage: bspkit entities FILE [--json] [--outputs]\n"
      "       bspkit entities MAP --import ENTS -o OUT.bsp [--allow-no-worldspawn]\n"
      "  Print the entities (ripent-style text, every key in file order), or with --json an\n"
      "  array of entities, each an array of [\"key\", \"value\"] pairs: every pair in file order,\n"
      "  a repeated key (Source I/O outputs) as often as the map has it.\n"
+     "  --outputs  only the Source I/O outputs (values 'target,input,parameter,delay,times', ','\n"
+     "             or 0x1B between the fields), split: with --json an array of {\"entity\", \"pair\",\n"
+     "             \"output\", \"target\", \"input\", \"parameter\", \"delay\", \"times\"}, else one\n"
+     "             tab-separated line each (the pairs stay in the plain --json too)\n"
      "  --import ENTS  replace the map's entities with ENTS (the text or the JSON this command\n"
      "                 prints, or an array of objects of string values; '-' reads standard\n"
      "                 input) and write OUT.bsp: every other lump keeps its bytes, the text keeps\n"
@@ -44,6 +48,21 @@ static const cli_cmd k_cmds[] = {
      "                 worldspawn (refused otherwise: no engine loads such a map)\n"
      "  --force        write the map even when OUT does not end in .bsp\n",
      cmd_entities},
+    {"lump", "any lump as JSON, one object per element; --import writes it back",
+     "usage: bspkit lump FILE [--json]\n"
+     "       bspkit lump FILE NAME [--json]\n"
+     "       bspkit lump MAP NAME --import LUMP.json -o OUT.bsp\n"
+     "  Without NAME: the map's lumps (name, slot, elements, bytes, fields). With NAME: the lump as\n"
+     "  JSON: an array with one object per element in the format header's field names, or, for a\n"
+     "  lump without fields (lighting, visibility, pakfile, ...), {\"lump\", \"size\",\n"
+     "  \"encoding\": \"base64\", \"data\"}. GoldSrc, Quake 1, BSP2, Quake 3 and Source maps.\n"
+     "  --import LUMP.json  replace lump NAME with that JSON (the shape printed; '-' reads standard\n"
+     "                 input) and write OUT.bsp: every field checked (type, range, nothing missing\n"
+     "                 or unknown), every other lump keeps its bytes, the result validated before\n"
+     "                 it replaces OUT.bsp. Unchanged JSON writes a byte-identical map; a changed\n"
+     "                 Source LZMA lump is written back uncompressed. docs/lumps.md\n"
+     "  --force        write the map even when OUT does not end in .bsp\n",
+     cmd_lump},
     {"textures", "embedded textures (or a whole WAD3) as PNG",
      "usage: bspkit textures FILE -o DIR\n"
      "  Write the textures embedded in a map, or every entry of a WAD3, as DIR/NAME.png.\n",
@@ -79,6 +98,8 @@ static const cli_cmd k_cmds[] = {
      "                     told by the map's and --game-dir's paths: 2 for ioquake3 games (OpenArena,\n"
      "                     Quake 3: baseoa, baseq3), 1 for DarkPlaces (Nexuiz, Xonotic) and others\n"
      "  --no-props         Source: no static-prop nodes\n"
+     "  --hdr              Source: the HDR lightmaps where a map has both (default LDR; maps with\n"
+     "                     HDR lighting only use it anyway), exposed as the engine's auto exposure\n"
      "  --collision        add the collision geometry: convex pieces (brushes; GoldSrc / Quake: hull-0\n"
      "                     leaves) and patch / displacement meshes under a node 'collision', named\n"
      "                     by contents, with a transparent material\n"
@@ -113,7 +134,9 @@ static const cli_cmd k_cmds[] = {
      cmd_render},
     {"props", "Source static and detail props",
      "usage: bspkit props FILE [--json]\n"
-     "  List the static props (model, origin, angles, skin, solidity, fade distances) and detail props.\n",
+     "  List the static props (model, origin, angles, skin, solidity, fade distances) and detail props.\n"
+     "  --json  also every detail prop (type, model or sprite, origin, angles, ...) and the cubemap\n"
+     "          samples (origin, size, the pakfile's VTF): docs/source.md\n",
      cmd_props},
     {"assets", "Source: every file a map needs and where it is found",
      "usage: bspkit assets MAP [--game-dir DIR]... [--json] [--missing]\n"
@@ -352,6 +375,8 @@ int cli_parse(int argc, char **argv, cli_opts *o, bool *help)
             o->opt.flags |= BK_OPT_COLLISION;
         } else if (strcmp(a, "--no-props") == 0) {
             o->opt.flags |= BK_OPT_NO_PROPS;
+        } else if (strcmp(a, "--hdr") == 0) {
+            o->opt.flags |= BK_OPT_HDR;
         } else if (strcmp(a, "--no-animations") == 0) {
             o->opt.flags |= BK_OPT_NO_ANIMATIONS;
         } else if (strcmp(a, "--keep-all-bones") == 0) {

@@ -37,3 +37,9 @@ set_property(TEST source_mdl APPEND PROPERTY ENVIRONMENT "BK_MDL_UNIT=$<TARGET_F
 # real models from public repositories, when they are in the fetched corpus (FETCHED/mdl, see
 # source/mdl_real.md); skipped otherwise
 bk_sh_test(source_mdl_real source/mdl_real.sh)
+# I/O outputs split (entities --outputs) on every Source corpus map, against an independent parser
+bk_sh_test(source_outputs source/outputs.sh)
+# HDR-only maps lit, exposed as the engine's auto exposure (computed in Python); --hdr
+bk_sh_test(source_hdr source/hdr.sh)
+# detail props one by one and cubemaps against a reader written after gamebspfile.h / bspfile.h
+bk_sh_test(source_detail source/detail.sh)

@@ -4,3 +4,8 @@ bk_sh_test(write_entities write/entities.sh)
 # Writes that never tear (src/common/safewrite.c): pairs, modes, links, errors, signals, pak add.
 bk_sh_test(write_safe write/safe.sh)
 bk_sh_test(write_safe_root write/safe_root.sh)
+# Lumps as JSON and back (bspkit lump): every lump of every corpus map round-trips byte for byte,
+# a changed element is written alone, hostile JSON is refused located.
+bk_unit_test(write_lump_json write/test_lump_json.c)
+set_tests_properties(write_lump_json PROPERTIES LABELS slow)
+bk_sh_test(write_lump write/lump.sh)

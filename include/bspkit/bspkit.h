@@ -145,6 +145,10 @@ enum {
     BK_OPT_COLLISION = 1u << 7,     /* scenes of maps: add the collision geometry as separate nodes under a
                                      * node named "collision" (convex pieces named by contents, with an
                                      * invisible material) */
+    BK_OPT_HDR = 1u << 8,           /* Source: the HDR lighting (lighting_hdr, faces_hdr) where a map has both;
+                                     * without it the LDR lighting, and the HDR one only where the LDR lump is
+                                     * empty. HDR lighting is exposed as the engine's auto exposure settles
+                                     * (docs/source.md) */
 };
 
 typedef struct bk_options {
@@ -228,6 +232,20 @@ const char *bk_entity_get(const bk_entity *e, const char *key);
  * with very many keys costs no more than its size. BK_ENOMEM if its table cannot be allocated. */
 bk_result bk_kv_last(const bk_kv *kv, uint32_t n, bool *last);
 
+/* A Source I/O output: a value "target,input,parameter,delay,times", the fields split by the 0x1B
+ * (ESC) character where the value holds one (newer compilers), else by ',' (as the game's
+ * CEventAction reads it). The strings are as written (an empty input is "Use" to the game; times
+ * 0 or -1: fire always). */
+typedef struct bk_output {
+    char *target, *input, *parameter;   /* NUL-terminated; one block, freed by bk_output_free */
+    double delay;                       /* seconds */
+    int32_t times;                      /* times to fire */
+} bk_output;
+/* Whether value is an output (exactly five fields; the delay a number and times an integer, or
+ * empty: 0 and -1 as the game reads them): BK_OK and *out filled, BK_ENOTFOUND (not an output: *out zeroed), BK_ENOMEM. */
+bk_result bk_output_parse(const char *value, bk_output *out);
+void bk_output_free(bk_output *o);
+
 typedef struct bk_lump_info {
     char name[32];
     uint64_t offset;
@@ -287,6 +305,29 @@ const uint8_t *bk_file_data(const bk_file *f, size_t *size);
 /* Write f back in its own format (e.g. a DPM re-saved by the optimising saver), to a temporary
  * file renamed over path. BK_EUNSUPPORTED where the format has no writer. */
 bk_result bk_file_write(const bk_file *f, const bk_options *opt, const char *path);
+
+/* ---- lumps as data (`bspkit lump`) --------------------------------------------------------- */
+/* The lumps of a map as its family describes them (GoldSrc / Quake 1 / BSP2, Quake 3, Source). */
+typedef struct bk_lump_shape {
+    const char *name;         /* the family's name for it, snake_case ("planes", "lighting_hdr") */
+    uint32_t slot;            /* its header directory slot: bk_edit_set_lump's index */
+    uint32_t entry_size;      /* bytes per element as the file stores them; 0 when opaque */
+    uint32_t field_count;     /* fields per element; 0: an opaque lump (its JSON holds base64 bytes) */
+    uint64_t size;            /* its bytes (decompressed where the map stores it compressed) */
+    bool compressed;          /* stored compressed (Source LZMA); an import writes it back plain */
+} bk_lump_shape;
+/* Lump i (0 .. in the family's order) of a loaded map: BK_EINDEX past the last, BK_EUNSUPPORTED
+ * for a file without a lump directory (WAD3, DPM, VTF, MDL). */
+bk_result bk_lump_shape_at(const bk_file *f, uint32_t i, bk_lump_shape *out);
+/* Lump `name` as JSON (*out NUL-terminated, bk_free it; out_len may be NULL):
+ *  - a lump with fields: an array, one object per element, the format header's field names
+ *    (snake_case) in order; integers as numbers, floats as the shortest decimal that reads back
+ *    to the same float (a NaN or infinity as the string "0x" + its 8 hex bit digits), fixed
+ *    text as a string (or {"hex": "..."} when it is not UTF-8 or holds bytes after its NUL),
+ *    padding and opaque byte fields as a hex string, arrays as arrays;
+ *  - any other lump: {"lump": NAME, "size": N, "encoding": "base64", "data": "..."}.
+ * BK_ENOTFOUND for a name the family does not have. docs/lumps.md. */
+bk_result bk_lump_to_json(const bk_file *f, const char *name, char **out, size_t *out_len);
 
 /* ---- writing files safely ------------------------------------------------------------------ */
 /* Every file bspkit writes (maps, .glb, .gltf + .bin, .obj + .mtl + PNGs, DPMs, PNGs) goes through

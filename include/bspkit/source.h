@@ -129,6 +129,29 @@ enum {
     BK_SPROP_SCALE = 1u << 6, BK_SPROP_LIGHTMAP_RES = 1u << 7
 };
 
+/* A detail prop (gamebspfile.h DetailObjectLump_t, 'dprp' version 4, 52 bytes). */
+enum { BK_DETAIL_MODEL = 0, BK_DETAIL_SPRITE = 1, BK_DETAIL_SHAPE_CROSS = 2, BK_DETAIL_SHAPE_TRI = 3 };
+typedef struct bk_source_detail_prop {
+    float origin[3], angles[3];       /* angles: pitch, yaw, roll in degrees */
+    uint16_t model;                   /* type BK_DETAIL_MODEL: index into detail_model_names; else into
+                                       * detail_sprites */
+    uint16_t leaf;
+    uint8_t lighting[4];              /* ColorRGBExp32 */
+    uint32_t light_styles;
+    uint8_t light_style_count, sway_amount, shape_angle, shape_size, orientation, type;
+    float scale;                      /* sprites */
+} bk_source_detail_prop;
+/* A detail sprite's rectangle and texture coordinates (DetailSpriteDictLump_t). */
+typedef struct bk_source_detail_sprite {
+    float ul[2], lr[2], tex_ul[2], tex_lr[2];
+} bk_source_detail_sprite;
+/* A cubemap sample (bspfile.h dcubemapsample_t, 16 bytes): its VTF is materials/maps/MAP/cX_Y_Z.vtf
+ * (and .hdr.vtf) in the pakfile. */
+typedef struct bk_source_cubemap {
+    int32_t origin[3];
+    uint8_t size;                     /* 0: the default size; else 1 << (size - 1) texels a side */
+} bk_source_cubemap;
+
 typedef struct bk_source_static_prop {
     float origin[3];
     float angles[3];           /* pitch, yaw, roll in degrees (Source QAngle) */
@@ -206,6 +229,12 @@ typedef struct bk_source_map {
     /* the embedded zip (lump 40) */
     const uint8_t *pakfile;           size_t pakfile_size;
     int32_t pakfile_entries;          /* -1: not a readable zip */
+
+    /* detail props one by one ('dprp' version 4; NULL when absent or of another layout, with a
+     * warning): detail_model_count names, detail_sprite_count sprites, detail_prop_count props */
+    char **detail_model_names;
+    bk_source_detail_sprite *detail_sprites;
+    bk_source_detail_prop *detail_props;
 } bk_source_map;
 
 /* The decoded map of f, or NULL when f is not a Source map. */
@@ -214,6 +243,11 @@ const bk_source_map *bk_source_map_of(const bk_file *f);
  * (lighting, physics, ambient light, ...) is decoded on the first call, outside validation, so
  * commands pay only for what they use. Not thread-safe on one file. */
 bk_result bk_source_lump_bytes(const bk_file *f, int idx, const uint8_t **data, size_t *size);
+
+/* The map's cubemap samples (lump 42, decoded when compressed): *out an array to bk_free (NULL
+ * when there are none), *count its length. BK_EFORMAT when the lump is not a whole number of
+ * 16-byte samples. */
+bk_result bk_source_cubemaps(const bk_file *f, bk_source_cubemap **out, uint32_t *count);
 
 /* Four-character name of a game lump id ("sprp"), into buf[5]. */
 const char *bk_source_fourcc(uint32_t id, char buf[5]);

@@ -44,6 +44,16 @@ bk_result bk_edit_set_lump(bk_edit *e, uint32_t index, const void *data, size_t 
  * A Source entity lump stored LZMA-compressed is written back plain (uncompressed). */
 bk_result bk_edit_set_entities(bk_edit *e, const bk_entities *ents);
 
+/* Replace lump `name` with the JSON bk_lump_to_json prints (the same shape), validated before
+ * anything changes: every field present and of its type, integers in their type's range, floats
+ * finite within float range (or "0x" + 8 hex digits), no unknown field, the element count within
+ * the lump's bounds and bk_limits (max_elements, max_alloc_bytes). BK_EFORMAT / BK_ELIMIT with err
+ * (may be NULL) located: lump = name, index = the element (or BK_NO_INDEX), offset = byte offset in
+ * json, the message naming the field and the line:column; err->file is NULL. Bytes equal to the
+ * lump's (decompressed) bytes leave the lump as stored (a no-change round trip is byte-identical);
+ * else they are stored plain (a Source LZMA lump is written back uncompressed). */
+bk_result bk_edit_set_lump_json(bk_edit *e, const char *name, const char *json, size_t len, bk_diag *err);
+
 /* Source: add (or replace) a file in the map's pakfile, stored uncompressed; remove every entry
  * whose name matches a glob ('*' any run without '/', '**' any run, '?' one character, case-
  * insensitive). Existing entries keep their bytes and compression; the central directory is

@@ -361,6 +361,9 @@ bool bk_buf_append(bk_buf *b, const void *p, size_t n);
 void bk_buf_shrink(bk_buf *b);
 bool bk_buf_printf(bk_buf *b, const char *fmt, ...) BK_PRINTF(2, 3);
 void bk_buf_free(bk_buf *b);
+/* end b as a NUL-terminated string handed to the caller (*out, bk_free it; len: its length, may be
+ * NULL); BK_ENOMEM (b freed) when any append failed */
+bk_result bk_buf_take_string(bk_buf *b, char **out, size_t *len);
 /* a JSON number as cJSON prints it (number.c): glTF JSON written as text matches cJSON's */
 void bk_json_num(bk_buf *b, double d);
 /* a JSON string (quoted) as cJSON prints it (number.c) */

@@ -49,14 +49,7 @@ bk_result bk_entities_to_json(const bk_entities *e, char **out, size_t *out_len)
     }
     if (e->count) bk_buf_append(&b, "\n]\n", 3);
     else bk_buf_append(&b, "]\n", 2);
-    bk_buf_append(&b, "", 1);
-    if (b.failed) {
-        bk_buf_free(&b);
-        return BK_ENOMEM;
-    }
-    if (out_len) *out_len = b.size - 1;
-    *out = (char *)b.data;
-    return BK_OK;
+    return bk_buf_take_string(&b, out, out_len);
 }
 
 /* ---- reading ------------------------------------------------------------------------------------ */

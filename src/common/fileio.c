@@ -300,6 +300,19 @@ bool bk_buf_printf(bk_buf *b, const char *fmt, ...)
     return true;
 }
 
+bk_result bk_buf_take_string(bk_buf *b, char **out, size_t *len)
+{
+    bk_buf_append(b, "", 1);
+    if (b->failed) {
+        bk_buf_free(b);
+        return BK_ENOMEM;
+    }
+    *out = (char *)b->data;
+    if (len) *len = b->size - 1;
+    memset(b, 0, sizeof *b);
+    return BK_OK;
+}
+
 void bk_buf_free(bk_buf *b)
 {
     bk_free(b->data);

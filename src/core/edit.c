@@ -136,6 +136,24 @@ bk_result bk_edit_set_lump(bk_edit *e, uint32_t index, const void *data, size_t 
     return BK_OK;
 }
 
+bk_result bk_edit_set_lump_json(bk_edit *e, const char *name, const char *json, size_t len, bk_diag *err)
+{
+    if (!e || !name || (!json && len)) return BK_EARG;
+    uint32_t li;
+    if (!bk_family_lump(e->f->family, name, &li)) return BK_ENOTFOUND;
+    bk_lump_view v;
+    BK_TRY(bk_lump_view_of(e->f, li, &v));
+    uint8_t *bytes;
+    size_t size;
+    BK_TRY(bk_lump_json_read(e->f, li, json, len, &e->opt, &bytes, &size, err));
+    bk_result r = BK_OK;
+    /* the same bytes: the lump stays as stored (compressed or not), the file byte-identical */
+    if (e->repl_set[v.slot] || size != v.size || (size && memcmp(bytes, v.data, size) != 0))
+        r = bk_edit_set_lump(e, v.slot, bytes, size);
+    bk_free(bytes);
+    return r;
+}
+
 /* ---- entities -> text ------------------------------------------------------------------------ */
 
 /* UTF-8 s as Latin-1 into b; false when a character has no Latin-1 form or s is not UTF-8 */

@@ -124,6 +124,22 @@ typedef struct bk_edit_layout {
     const void *priv;
 } bk_edit_layout;
 
+/* ---- a lump as stored: its slot, its decoded bytes and the column of its rows ------------------- */
+typedef struct bk_lump_view {
+    uint32_t slot;             /* directory slot holding it (Blue Shift: entities in slot 1) */
+    const uint8_t *data;       /* its bytes, decompressed where stored compressed (NULL when empty) */
+    size_t size;
+    uint8_t column;            /* which entry[] / fields[] column of its row applies */
+    bool compressed;           /* stored compressed (an edit writes it back plain) */
+} bk_lump_view;
+/* Lump row `lump` of a loaded file: the family's lump_view, or (NULL there) the directory entry's
+ * bytes in the version row's column. BK_EUNSUPPORTED for a file without a lump directory. */
+bk_result bk_lump_view_of(const bk_file *f, uint32_t lump, bk_lump_view *out);
+/* The bytes a lump's JSON (bk_lump_to_json) stands for, validated (lump_json.c): *out bk_free'd by
+ * the caller; err located as lump[element] @offset-in-text with line:column and field. */
+bk_result bk_lump_json_read(const bk_file *f, uint32_t lump, const char *text, size_t len, const bk_options *opt,
+                            uint8_t **out, size_t *size, bk_diag *err);
+
 /* ---- the descriptor --------------------------------------------------------------------------- */
 struct bk_query_ops;
 struct bk_collision;
@@ -144,6 +160,9 @@ typedef struct bk_family {
      * hold about the file's layout after they moved (absolute offsets); may be NULL */
     int32_t pak_slot;
     void (*edit_fixup)(const bk_file *f, const struct bk_edit_layout *e);
+    /* a lump's bytes as decoded and the column of its rows (Source: LZMA lumps, the leafs' version);
+     * NULL: the directory entry's bytes (see bk_lump_view_of) */
+    bk_result (*lump_view)(const bk_file *f, uint32_t lump, bk_lump_view *out);
 } bk_family;
 
 extern const bk_family bk_family_quake, bk_family_wad3, bk_family_q3, bk_family_source, bk_family_dpm,

@@ -333,6 +333,36 @@ static void test_names(void)
     CHECK(strcmp(bk_source_fourcc(0x73707270u, b), "sprp") == 0);
 }
 
+/* bk_source_cubemaps and the detail props one by one (both compared field by field with a Python
+ * reader in source/detail.sh): counts and a first element on two corpus maps */
+static void test_detail_cubemaps(const char *dir)
+{
+    char path[4096];
+    bk_file *f = NULL;
+    snprintf(path, sizeof path, "%s/css_v20_gg_lego_arena_x.bsp", dir);
+    if (bk_file_open(path, NULL, &f) == BK_OK) {
+        bk_source_cubemap *c = NULL;
+        uint32_t n = 0;
+        CHECK(bk_source_cubemaps(f, &c, &n) == BK_OK && n == 3 && c);
+        bk_free(c);
+        bk_file_free(f);
+    } else {
+        CHECK(!"css_v20_gg_lego_arena_x loads");
+    }
+    snprintf(path, sizeof path, "%s/hl2sdk_v19_sdk_vehicles.bsp", dir);
+    if (bk_file_open(path, NULL, &f) == BK_OK) {
+        const bk_source_map *m = bk_source_map_of(f);
+        CHECK(m->detail_prop_count == 10305 && m->detail_props && m->detail_sprite_count == 11 && m->detail_sprites);
+        CHECK(m->detail_props[0].type != BK_DETAIL_MODEL && m->detail_props[0].model < m->detail_sprite_count);
+        bk_source_cubemap *c = (bk_source_cubemap *)1;
+        uint32_t n = 1;
+        CHECK(bk_source_cubemaps(f, &c, &n) == BK_OK && n == 0 && c == NULL);
+        bk_file_free(f);
+    } else {
+        CHECK(!"hl2sdk_v19_sdk_vehicles loads");
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) return 2;
@@ -363,6 +393,7 @@ int main(int argc, char **argv)
     check_terrain_up(dir);
     test_lzma_budget(dir);
     test_lzma_lazy(dir);
+    test_detail_cubemaps(dir);
     printf("%u maps, seams %u/%u\n", maps, g_seam_matched, g_seam_checked);
     return CHECK_DONE();
 }

@@ -373,25 +373,34 @@ def src_lump(data, tab, i):
     return blob
 
 
-def tonemap(c, e):
-    lin = np.ldexp(c.astype(np.float64), e.astype(np.int32)) / 255.0
-    g = np.power(np.where(lin > 0, lin, 1.0), 1.0 / 2.2)
-    out = np.where(g >= 1.0, 255, np.floor(g * 255.0 + 0.5))
-    return np.where(lin > 0, out, 0).astype(np.uint8)
-
-
-def source_units(path):
-    data = open(path, 'rb').read()
+def src_tab(data):
+    """A Source map's lump directory as (offset, length) pairs: the standard lump_t or L4D2's
+    {version, offset, length, fourCC}, whichever places the lumps inside the file."""
     version = struct.unpack_from('<i', data, 4)[0]
-    if data[:4] != b'VBSP' or version not in (19, 20, 21):
-        return None
     raw = [struct.unpack_from('<iiii', data, 8 + 16 * i) for i in range(64)]
 
     def fits(t):
         return all(o >= 0 and ln >= 0 and (ln == 0 or (o >= 1036 and o + ln <= len(data))) for o, ln in t)
     std = [(r[0], r[1]) for r in raw]
     l4d2 = [(r[1], r[2]) for r in raw]
-    tab = l4d2 if (version == 21 and not (fits(std) and std[0][1] > 0) and fits(l4d2)) else std
+    return l4d2 if (version == 21 and not (fits(std) and std[0][1] > 0) and fits(l4d2)) else std
+
+
+def tonemap(c, e, exposure=1.0):
+    lin = np.ldexp(c.astype(np.float64), e.astype(np.int32)) / 255.0 * exposure
+    g = np.power(np.where(lin > 0, lin, 1.0), 1.0 / 2.2)
+    out = np.where(g >= 1.0, 255, np.floor(g * 255.0 + 0.5))
+    return np.where(lin > 0, out, 0).astype(np.uint8)
+
+
+def source_units(path, exposure=1.0):
+    """exposure: the scene's lightmap_hdr_exposure (HDR lighting; its value is checked by
+    source/hdr.py), 1 for LDR lighting"""
+    data = open(path, 'rb').read()
+    version = struct.unpack_from('<i', data, 4)[0]
+    if data[:4] != b'VBSP' or version not in (19, 20, 21):
+        return None
+    tab = src_tab(data)
     light, faces_lump = src_lump(data, tab, 8), src_lump(data, tab, 7)
     if not light:
         light, hf = src_lump(data, tab, 53), src_lump(data, tab, 58)
@@ -415,7 +424,7 @@ def source_units(path):
             continue
         px = np.frombuffer(light, dtype=np.uint8, count=w * h * 4, offset=lofs).reshape(h, w, 4)
         e = px[:, :, 3].view(np.int8)
-        page = np.stack([tonemap(px[:, :, c], e) for c in range(3)], axis=2)
+        page = np.stack([tonemap(px[:, :, c], e, exposure) for c in range(3)], axis=2)
         lmv = np.array(struct.unpack_from('<8f', tinfo, 72 * ti + 32), dtype=np.float32).reshape(2, 4)
         pts = []
         for k in range(num):
@@ -445,7 +454,8 @@ def main(argv):
             if magic == b'IBSP':
                 units = q3_units(bsp, gain if gain else 1.0, pk3)
             elif magic == b'VBSP':
-                units = source_units(bsp)
+                ex = (load_glb(glb)[0].get('scenes') or [{}])[0].get('extras', {}).get('lightmap_hdr_exposure')
+                units = source_units(bsp, float(ex) if ex else 1.0)
             else:
                 units = q1_units(bsp)
             v, u, bad, area, msgs = check_units(name, atlas, verts, units or [])

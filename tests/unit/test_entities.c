@@ -144,6 +144,30 @@ static void test_limits(const char *src_dir)
     bk_file_free(f);
 }
 
+/* bk_output_parse: both separators, empty fields, what is not an output */
+static void test_outputs(void)
+{
+    bk_output o;
+    CHECK(bk_output_parse("door1,Open,,0,-1", &o) == BK_OK && strcmp(o.target, "door1") == 0 &&
+          strcmp(o.input, "Open") == 0 && o.parameter[0] == 0 && o.delay == 0 && o.times == -1);
+    bk_output_free(&o);
+    CHECK(o.target == NULL);
+    /* ESC between the fields: commas belong to the parameter */
+    CHECK(bk_output_parse("cam\033SetParam\0331,2,3\033.25\0332", &o) == BK_OK && strcmp(o.parameter, "1,2,3") == 0 &&
+          o.delay == 0.25 && o.times == 2);
+    bk_output_free(&o);
+    CHECK(bk_output_parse("t,i,p,,", &o) == BK_OK && o.delay == 0 && o.times == -1);
+    bk_output_free(&o);
+    CHECK(bk_output_parse("t,i,p,1e1,0", &o) == BK_OK && o.delay == 10 && o.times == 0);
+    bk_output_free(&o);
+    static const char *no[] = {"", "255 255 255 200", "a,b,c,d", "a,b,c,d,e,f", "a,b,c,x,1", "a,b,c,1,1.5",
+                               "a,b,c,1,9999999999", "a\033b\033c\0331", "a,b,c,1e,1", "a,b,c,1,1 "};
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
+        CHECK(bk_output_parse(no[i], &o) == BK_ENOTFOUND && o.target == NULL);
+    }
+    CHECK(bk_output_parse(NULL, &o) == BK_ENOTFOUND);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -151,5 +175,6 @@ int main(int argc, char **argv)
     test_round_trip();
     test_reading();
     test_limits(SOURCE_DIR);
+    test_outputs();
     return CHECK_DONE();
 }

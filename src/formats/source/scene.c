@@ -336,19 +336,23 @@ bk_result bk_vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene 
     bool lazy_ldr = bk_vbsp_lump_pending(f, BK_SRC_LUMP_LIGHTING), lazy_hdr = bk_vbsp_lump_pending(f, BK_SRC_LUMP_LIGHTING_HDR);
     if (!(opt->flags & BK_OPT_NO_LIGHTMAPS)) {
         bk_result lr = bk_vbsp_lump_decode(f, BK_SRC_LUMP_LIGHTING, NULL);
-        if (lr == BK_OK && !ldr->size) lr = bk_vbsp_lump_decode(f, BK_SRC_LUMP_LIGHTING_HDR, NULL);
+        if (lr == BK_OK && (!ldr->size || (opt->flags & BK_OPT_HDR))) lr = bk_vbsp_lump_decode(f, BK_SRC_LUMP_LIGHTING_HDR, NULL);
         if (lr == BK_ENOMEM) return BK_ENOMEM;
         if (lr != BK_OK)
             bk_scene_diag(s, opt, BK_SEV_WARNING, lr, NULL, ldr->size ? "lighting" : "lighting_hdr", BK_NO_INDEX,
                           ldr->size ? ldr->offset : hdr->offset, "the lighting lump cannot be decoded (%s): converted unlit",
                           bk_strerror(lr));
     }
-    if (ldr->size && ldr->data) {
-        b.light = ldr;
-    } else if (hdr->size && hdr->data) {
+    /* the HDR lighting where there is no LDR lighting, or where --hdr asks for it */
+    bool ldr_ok = ldr->size && ldr->data, hdr_ok = hdr->size && hdr->data;
+    if (hdr_ok && (!ldr_ok || (opt->flags & BK_OPT_HDR))) {
         b.light = hdr;
+        b.hdr = true;
         if (p->hdr_face_count == p->face_count && p->hdr_face_count) b.faces = p->hdr_faces;
+    } else if (ldr_ok) {
+        b.light = ldr;
     }
+    b.ents = &f->entities;
     bk_result r = BK_ENOMEM;
     b.tex_mat = bk_malloc(((size_t)p->texdata_count + 1) * sizeof *b.tex_mat);
     int32_t *model_mesh = bk_malloc(((size_t)p->model_count + 1) * sizeof *model_mesh);

@@ -226,11 +226,24 @@ static void source_edit_fixup(const bk_file *f, const bk_edit_layout *e)
     }
 }
 
+/* a lump decompressed; the column of its rows: the leafs' version (56 or 32 bytes), Bloodlines' faces */
+static bk_result source_lump_view(const bk_file *f, uint32_t lump, bk_lump_view *out)
+{
+    const bk_source_map *m = bk_source_map_of(f);
+    if (!m || lump >= BK_SRC_LUMP_COUNT) return BK_EARG;
+    memset(out, 0, sizeof *out);
+    BK_TRY(bk_source_lump_bytes(f, (int)lump, &out->data, &out->size));
+    out->slot = lump;
+    out->compressed = m->lumps[lump].compressed;
+    if (lump == BK_SRC_LUMP_LEAFS) out->column = m->leaf_version == 0 ? 0 : 1;
+    else out->column = f->version ? f->version->column : 0;
+    return BK_OK;
+}
 
 const bk_family bk_family_source = {
     "source", k_versions, BK_ARRAY_LEN(k_versions), bk_source_lumps, BK_SRC_LUMP_COUNT, bk_source_refs,
     BK_SRC_REF_COUNT, &bk_ops_source, &bk_query_ops_source, bk_collision_brushes, BK_SRC_LUMP_PAKFILE,
-    source_edit_fixup,
+    source_edit_fixup, source_lump_view,
 };
 
 /* ---- the minimal families of Source's assets -------------------------------------------------- */
@@ -238,7 +251,7 @@ static const bk_version_desc k_vtf_versions[] = {
     {"VTF", 7, -1, "Valve texture 7.x", "", BK_FORMAT_VTF, 0, NULL, 0, true, NULL},
 };
 const bk_family bk_family_vtf = {
-    "vtf", k_vtf_versions, BK_ARRAY_LEN(k_vtf_versions), NULL, 0, NULL, 0, &bk_ops_vtf, NULL, NULL, -1, NULL,
+    "vtf", k_vtf_versions, BK_ARRAY_LEN(k_vtf_versions), NULL, 0, NULL, 0, &bk_ops_vtf, NULL, NULL, -1, NULL, NULL,
 };
 
 static const bk_version_desc k_mdl_versions[] = {
@@ -250,5 +263,5 @@ static const bk_version_desc k_mdl_versions[] = {
     {"IDST", 49, 4, "Source model v49", "", BK_FORMAT_MDL, 0, NULL, 0, true, NULL},
 };
 const bk_family bk_family_mdl = {
-    "mdl", k_mdl_versions, BK_ARRAY_LEN(k_mdl_versions), NULL, 0, NULL, 0, &bk_ops_mdl, NULL, NULL, -1, NULL,
+    "mdl", k_mdl_versions, BK_ARRAY_LEN(k_mdl_versions), NULL, 0, NULL, 0, &bk_ops_mdl, NULL, NULL, -1, NULL, NULL,
 };

@@ -20,6 +20,8 @@ typedef struct sb {
     bk_scene *s;
     const bk_source_face *faces;   /* the face set whose lightofs match the lighting lump */
     const bk_source_lump *light;
+    bool hdr;                      /* light is the HDR lump: exposed as the engine's auto exposure does */
+    const bk_entities *ents;       /* the map's entities (the tone-map controller's exposure range) */
     int32_t *tex_mat;              /* texdata -> material (+1 slot for "no texdata") */
     bk_atlas *atlas;
     uint32_t *face_rect;           /* face -> atlas rect + 1 (0: none) */

@@ -35,6 +35,27 @@ bk_result bk_source_lump_bytes(const bk_file *f, int idx, const uint8_t **data, 
     return BK_OK;
 }
 
+bk_result bk_source_cubemaps(const bk_file *f, bk_source_cubemap **out, uint32_t *count)
+{
+    if (!out || !count) return BK_EARG;
+    *out = NULL;
+    *count = 0;
+    const uint8_t *d;
+    size_t n;
+    BK_TRY(bk_source_lump_bytes(f, BK_SRC_LUMP_CUBEMAPS, &d, &n));
+    if (n % 16) return BK_EFORMAT;
+    if (!n) return BK_OK;
+    bk_source_cubemap *c = bk_calloc(n / 16, sizeof *c);
+    if (!c) return BK_ENOMEM;
+    for (size_t i = 0; i < n / 16; i++) {
+        for (int k = 0; k < 3; k++) c[i].origin[k] = bk_rd_i32le(d + 16 * i + 4 * (size_t)k);
+        c[i].size = d[16 * i + 12];
+    }
+    *out = c;
+    *count = (uint32_t)(n / 16);
+    return BK_OK;
+}
+
 /* VBSP 17-21; other VBSP versions, PSBV and rBSP are claimed only to be rejected with a message */
 static int vbsp_probe(const uint8_t *d, size_t n)
 {
@@ -83,6 +104,9 @@ static void vbsp_destroy(void *impl)
     bk_free(p->static_prop_names);
     bk_free(p->static_prop_leaves);
     bk_free(p->static_props);
+    bk_free(p->detail_model_names);
+    bk_free(p->detail_sprites);
+    bk_free(p->detail_props);
     for (uint32_t i = 0; i < F->extra.gl_count; i++) bk_free(F->extra.gl_owned[i]);
     bk_free(F->extra.gl_owned);
     bk_free(F->extra.prop_name_block);

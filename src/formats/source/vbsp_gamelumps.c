@@ -170,7 +170,29 @@ static bk_result load_sprp(vbsp_ld *L, const bk_source_game_lump *g)
     return BK_OK;
 }
 
-static void load_dprp(vbsp_ld *L, const bk_source_game_lump *g)
+/* one DetailObjectLump_t (52 bytes, gamebspfile.h) */
+static void read_detail(bk_cursor *c, bk_source_detail_prop *d)
+{
+    for (int k = 0; k < 3; k++) d->origin[k] = bk_cur_f32le(c);
+    for (int k = 0; k < 3; k++) d->angles[k] = bk_cur_f32le(c);
+    d->model = bk_cur_u16le(c);
+    d->leaf = bk_cur_u16le(c);
+    for (int k = 0; k < 4; k++) d->lighting[k] = bk_cur_u8(c);
+    d->light_styles = bk_cur_u32le(c);
+    d->light_style_count = bk_cur_u8(c);
+    d->sway_amount = bk_cur_u8(c);
+    d->shape_angle = bk_cur_u8(c);
+    d->shape_size = bk_cur_u8(c);
+    d->orientation = bk_cur_u8(c);
+    bk_cur_skip(c, 3);
+    d->type = bk_cur_u8(c);
+    bk_cur_skip(c, 3);
+    d->scale = bk_cur_f32le(c);
+}
+
+/* 'dprp': the model names, the sprites (version 4) and the props one by one (version 4's 52-byte
+ * entries; another layout is counted only) */
+static bk_result load_dprp(vbsp_ld *L, const bk_source_game_lump *g)
 {
     bk_source_map *p = L->p;
     const char *ln = "game_lump:dprp";
@@ -179,27 +201,56 @@ static void load_dprp(vbsp_ld *L, const bk_source_game_lump *g)
     int32_t nm = bk_cur_i32le(&c);
     if (c.bad || nm < 0 || (uint64_t)nm * 128 > c.size - c.pos) {
         BK_WARN(L->ctx, BK_ETRUNCATED, ln, BK_NO_INDEX, g->offset, "detail model dictionary (%d) does not fit", nm);
-        return;
+        return BK_OK;
     }
-    bk_cur_skip(&c, (size_t)nm * 128);
+    /* the names and their pointers in one block */
+    char **names = bk_malloc(((size_t)nm + 1) * sizeof(char *) + (size_t)nm * 129 + 1);
+    if (!names) return BK_ENOMEM;
+    p->detail_model_names = names;
+    char *block = (char *)(names + nm + 1);
+    for (int32_t i = 0; i < nm; i++) {
+        names[i] = block + (size_t)i * 129;
+        bk_copy_name(names[i], 129, bk_cur_take(&c, 128), 128);
+    }
+    names[nm] = NULL;
     p->detail_model_count = (uint32_t)nm;
     if (g->version >= 4) {
         int32_t ns = bk_cur_i32le(&c);
         if (c.bad || ns < 0 || (uint64_t)ns * 32 > c.size - c.pos) {
             BK_WARN(L->ctx, BK_ETRUNCATED, ln, BK_NO_INDEX, g->offset, "detail sprite dictionary (%d) does not fit", ns);
-            return;
+            return BK_OK;
         }
-        bk_cur_skip(&c, (size_t)ns * 32);
+        ALLOC_N(p->detail_sprites, (size_t)ns + 1);
+        for (int32_t i = 0; i < ns; i++) {
+            bk_source_detail_sprite *sp = &p->detail_sprites[i];
+            float *v[4] = {sp->ul, sp->lr, sp->tex_ul, sp->tex_lr};
+            for (int k = 0; k < 8; k++) v[k / 2][k % 2] = bk_cur_f32le(&c);
+        }
         p->detail_sprite_count = (uint32_t)ns;
     }
-    if (c.size - c.pos >= 4) {
-        int32_t no = bk_cur_i32le(&c);
-        if (no < 0 || (uint64_t)no > c.size - c.pos) {
-            BK_WARN(L->ctx, BK_ETRUNCATED, ln, BK_NO_INDEX, g->offset, "%d detail props do not fit", no);
-            return;
-        }
-        p->detail_prop_count = (uint32_t)no;
+    if (c.size - c.pos < 4) return BK_OK;
+    int32_t no = bk_cur_i32le(&c);
+    if (no < 0 || (uint64_t)no > c.size - c.pos) {
+        BK_WARN(L->ctx, BK_ETRUNCATED, ln, BK_NO_INDEX, g->offset, "%d detail props do not fit", no);
+        return BK_OK;
     }
+    p->detail_prop_count = (uint32_t)no;
+    if (g->version != 4 || (uint64_t)no * 52 > c.size - c.pos) {
+        BK_WARN(L->ctx, BK_EUNSUPPORTED, ln, BK_NO_INDEX, g->offset,
+                "%d detail props of version %d in %zu bytes: counted, not read (version 4: 52 bytes each)", no,
+                g->version, c.size - c.pos);
+        return BK_OK;
+    }
+    ALLOC_N(p->detail_props, (size_t)no + 1);
+    for (int32_t i = 0; i < no; i++) {
+        bk_source_detail_prop *d = &p->detail_props[i];
+        read_detail(&c, d);
+        if (d->type == BK_DETAIL_MODEL ? d->model >= p->detail_model_count : d->model >= p->detail_sprite_count)
+            BK_WARN(L->ctx, BK_EINDEX, ln, i, g->offset, "detail prop %s %u out of range (%u)",
+                    d->type == BK_DETAIL_MODEL ? "model" : "sprite", d->model,
+                    d->type == BK_DETAIL_MODEL ? p->detail_model_count : p->detail_sprite_count);
+    }
+    return BK_OK;
 }
 
 bk_result bk_vbsp_load_game_lumps(vbsp_ld *L)
@@ -288,7 +339,7 @@ bk_result bk_vbsp_load_game_lumps(vbsp_ld *L)
             g->size = (size_t)len;
         }
         if (g->id == SPRP_ID && p->sprp_version < 0) BK_TRY(load_sprp(L, g));
-        else if (g->id == DPRP_ID && p->dprp_version < 0) load_dprp(L, g);
+        else if (g->id == DPRP_ID && p->dprp_version < 0) BK_TRY(load_dprp(L, g));
     }
     return BK_OK;
 }
