@@ -39,19 +39,10 @@ typedef struct bkpy_trace {
 """
 
 # Loops over many queries in C, so that one call (the GIL released) answers a whole array.
+# every public header, as the declarations (public_cdef) read them all
 HELPERS = r"""
 #include <string.h>
-#include <bspkit/bspkit.h>
-#include <bspkit/scene.h>
-#include <bspkit/archive.h>
-#include <bspkit/query.h>
-#include <bspkit/write.h>
-#include <bspkit/quake.h>
-#include <bspkit/q3.h>
-#include <bspkit/source.h>
-#include <bspkit/dpm.h>
-
-""" + STRUCTS + r"""
+""" + "".join("#include <bspkit/%s>\n" % h.name for h in sorted((INCLUDE / "bspkit").glob("*.h"))) + "\n" + STRUCTS + r"""
 /* n points (3 floats each) -> out; the first failure's result (BK_OK: all answered) */
 static int bkpy_points(const bk_query *q, uint32_t model, const float *pos, size_t n, bkpy_point *out)
 {
