@@ -21,16 +21,6 @@
 #define OVERLAY_FACES 64u
 #define OVERLAY_PUSH 0.1f
 
-static int32_t rd32(const uint8_t *d) { return (int32_t)((uint32_t)d[0] | (uint32_t)d[1] << 8 | (uint32_t)d[2] << 16 | (uint32_t)d[3] << 24); }
-static uint16_t rd16(const uint8_t *d) { return (uint16_t)(d[0] | d[1] << 8); }
-static float rdf(const uint8_t *d)
-{
-    uint32_t u = (uint32_t)rd32(d);
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
 typedef struct overlay {
     int32_t id, texinfo;
     uint32_t face_count, render_order;
@@ -40,19 +30,19 @@ typedef struct overlay {
 
 static void read_overlay(const uint8_t *r, overlay *o)
 {
-    o->id = rd32(r);
-    o->texinfo = (int16_t)rd16(r + 4);
-    uint16_t fc = rd16(r + 6);
+    o->id = bk_rd_i32le(r);
+    o->texinfo = bk_rd_i16le(r + 4);
+    uint16_t fc = bk_rd_u16le(r + 6);
     o->face_count = fc & 0x3fffu;
     o->render_order = fc >> 14;
-    o->first_face = rd32(r + 8);
+    o->first_face = bk_rd_i32le(r + 8);
     const uint8_t *q = r + 8 + 4 * OVERLAY_FACES;
-    o->u[0] = rdf(q), o->u[1] = rdf(q + 4), o->v[0] = rdf(q + 8), o->v[1] = rdf(q + 12);
+    o->u[0] = bk_rd_f32le(q), o->u[1] = bk_rd_f32le(q + 4), o->v[0] = bk_rd_f32le(q + 8), o->v[1] = bk_rd_f32le(q + 12);
     q += 16;
     for (int k = 0; k < 4; k++)
-        for (int c = 0; c < 3; c++) o->uv[k][c] = rdf(q + 12 * k + 4 * c);
+        for (int c = 0; c < 3; c++) o->uv[k][c] = bk_rd_f32le(q + 12 * k + 4 * c);
     q += 48;
-    for (int c = 0; c < 3; c++) o->origin[c] = rdf(q + 4 * c), o->normal[c] = rdf(q + 12 + 4 * c);
+    for (int c = 0; c < 3; c++) o->origin[c] = bk_rd_f32le(q + 4 * c), o->normal[c] = bk_rd_f32le(q + 12 + 4 * c);
 }
 
 /* the corners in the world and their texture coordinates; false when the record cannot be drawn */
@@ -156,7 +146,7 @@ bk_result bk_src_add_overlays(sb *b, const bk_source_lump *l, int32_t world)
                       "the overlay lump's %llu bytes are not a whole number of %u-byte records: the rest is ignored",
                       (unsigned long long)l->size, OVERLAY_SIZE);
     uint32_t with_faces = 0, drawn = 0;
-    for (uint64_t i = 0; i < n; i++) with_faces += (rd16(l->data + i * OVERLAY_SIZE + 6) & 0x3fffu) != 0;
+    for (uint64_t i = 0; i < n; i++) with_faces += (bk_rd_u16le(l->data + i * OVERLAY_SIZE + 6) & 0x3fffu) != 0;
     if (!with_faces) return BK_OK;
     int32_t mesh, node;
     BK_TRY(bk_scene_add_mesh(b->s, "overlays", &mesh));

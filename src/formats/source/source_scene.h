@@ -1,6 +1,7 @@
 /* What the Source map -> scene builder's files share: scene.c (faces, displacements, materials,
  * the build), source_assets.c (where assets are found; VMT/VTF materials; bk_source_assets_*),
- * source_lightmap.c (the lightmap atlas) and source_props.c (static props). */
+ * source_lightmap.c (the lightmap atlas), source_props.c (static props) and source_overlays.c
+ * (info_overlay decals). */
 #ifndef BK_SOURCE_SCENE_H
 #define BK_SOURCE_SCENE_H
 
