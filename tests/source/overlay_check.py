@@ -11,7 +11,7 @@ utils/vbsp/overlay.cpp (BasisU in the corners' z, uv3.z == 1 flips V), separatel
     0..3, BasisU a unit vector across the unit normal);
   - the glTF has a node "overlays" under "worldspawn" whose mesh holds one quad (4 vertices, 2
     triangles) per overlay with faces, in a primitive whose material is named after the overlay
-    texinfo's texdata and is alpha-blended; the corners are origin + x U + y V pushed 0.1 units
+    texinfo's texdata and is alpha-blended (half-transparent when its texture is not found); the corners are origin + x U + y V pushed 0.1 units
     along the normal, with texture coordinates (u0,v0) (u0,v1) (u1,v1) (u1,v0), compared as sets
     of quads per material.
 Prints one summary line; exits 1 on a mismatch.
@@ -123,6 +123,9 @@ def check_gltf(path, ovs, texnames, nfaces):
         m = g["materials"][p["material"]]
         if m.get("alphaMode") != "BLEND":
             return False, "material %s is not blended" % m["name"]
+        pbr = m.get("pbrMetallicRoughness", {})
+        if "baseColorTexture" not in pbr and pbr.get("baseColorFactor", [1] * 4)[3] != 0.5:
+            return False, "material %s has no texture and is not half-transparent" % m["name"]
         P = accessor(g, bin_data, p["attributes"]["POSITION"])
         T = accessor(g, bin_data, p["attributes"]["TEXCOORD_0"])
         I = [x[0] for x in accessor(g, bin_data, p["indices"])]

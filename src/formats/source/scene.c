@@ -130,6 +130,8 @@ bk_result bk_src_overlay_material(sb *b, int32_t texinfo, int32_t *out)
     /* a decal over the face: blended by its texture's alpha, named as an overlay in extras */
     bk_material *m = &b->s->materials[*out];
     m->alpha_mode = BK_ALPHA_BLEND;
+    /* without its texture the decal's shape is unknown: a half-transparent patch, not a solid one */
+    if (m->base_image < 0) m->base_color[3] = 0.5f;
     return bk_kv_append(&m->extras, &m->extra_count, "overlay", "1");
 }
 
