@@ -19,6 +19,8 @@ bk_sh_test(source_refusals source/refusals.sh)
 bk_sh_test(source_blend source/blend.sh)
 # sky faces as an unlit sky material, against the texinfo flags read by Python
 bk_sh_test(source_sky source/sky.sh)
+# overlays (lump 45) against a reader of the bytes: count, fields, one quad per overlay in the glTF
+bk_sh_test(source_overlays source/overlays.sh)
 # every world face faces the empty space it is seen from, by the map's own BSP tree
 bk_sh_test(source_facing source/facing.sh)
 # gameinfo.txt search paths: the parser (entries, located errors, prefixes, mutants, crashers)

@@ -56,13 +56,14 @@ static void cross3(const float *a, const float *b, float *o)
     o[2] = a[0] * b[1] - a[1] * b[0];
 }
 
-static bk_result material_for(sb *b, int32_t texinfo, int32_t *out)
+/* the material of texinfo's texdata, made once per texdata in cache (texdata_count + 1 slots) */
+static bk_result material_in(sb *b, int32_t texinfo, int32_t *cache, int32_t *out)
 {
     const bk_source_map *p = b->p;
     int32_t td = p->texinfo[texinfo].texdata;
-    uint32_t slot = td >= 0 ? (uint32_t)td : p->texdata_count;
-    if (b->tex_mat[slot] >= 0) {
-        *out = b->tex_mat[slot];
+    uint32_t slot = td >= 0 && (uint32_t)td < p->texdata_count ? (uint32_t)td : p->texdata_count;
+    if (cache[slot] >= 0) {
+        *out = cache[slot];
         return BK_OK;
     }
     const char *name = td >= 0 && p->texdata[td].name[0] ? p->texdata[td].name : "unnamed";
@@ -80,7 +81,7 @@ static bk_result material_for(sb *b, int32_t texinfo, int32_t *out)
         }
         BK_TRY(bk_kv_append(&m->extras, &m->extra_count, "sky", "faces"));
         BK_TRY(bk_kv_append(&m->extras, &m->extra_count, "skyname", b->skyname ? b->skyname : ""));
-        b->tex_mat[slot] = mi;
+        cache[slot] = mi;
         *out = mi;
         return BK_OK;
     }
@@ -114,9 +115,24 @@ static bk_result material_for(sb *b, int32_t texinfo, int32_t *out)
         if (m->base_image < 0 && (b->pak || b->mount_count || b->opt->search_path_count))
             BK_TRY(bk_kv_append(&m->extras, &m->extra_count, "missing", "true"));
     }
-    b->tex_mat[slot] = mi;
+    cache[slot] = mi;
     *out = mi;
     return BK_OK;
+}
+
+static bk_result material_for(sb *b, int32_t texinfo, int32_t *out) { return material_in(b, texinfo, b->tex_mat, out); }
+
+bk_result bk_src_overlay_material(sb *b, int32_t texinfo, int32_t *out)
+{
+    int32_t before = (int32_t)b->s->material_count;
+    BK_TRY(material_in(b, texinfo, b->ovl_mat, out));
+    if (*out < before) return BK_OK;
+    /* a decal over the face: blended by its texture's alpha, named as an overlay in extras */
+    bk_material *m = &b->s->materials[*out];
+    m->alpha_mode = BK_ALPHA_BLEND;
+    /* without its texture the decal's shape is unknown: a half-transparent patch, not a solid one */
+    if (m->base_image < 0) m->base_color[3] = 0.5f;
+    return bk_kv_append(&m->extras, &m->extra_count, "overlay", "1");
 }
 
 static void tex_uv(const sb *b, const bk_source_texinfo *ti, const float *pos, float *uv)
@@ -317,6 +333,23 @@ static bk_result build_model(sb *b, uint32_t mi, int32_t *out_mesh)
     return r;
 }
 
+/* the overlays lump, decoded for this when compressed and given back after */
+static bk_result add_overlays(const bk_file *f, sb *b, int32_t world)
+{
+    const bk_source_lump *l = &b->p->lumps[BK_SRC_LUMP_OVERLAYS];
+    if (!l->size) return BK_OK;
+    bool lazy = bk_vbsp_lump_pending(f, BK_SRC_LUMP_OVERLAYS);
+    bk_result r = bk_vbsp_lump_decode(f, BK_SRC_LUMP_OVERLAYS, NULL);
+    if (r == BK_ENOMEM) return r;
+    if (r != BK_OK)
+        bk_scene_diag(b->s, b->opt, BK_SEV_WARNING, r, NULL, "overlays", BK_NO_INDEX, (int64_t)l->offset,
+                      "the overlay lump cannot be decoded (%s): no overlays", bk_strerror(r));
+    else
+        r = bk_src_add_overlays(b, l, world);
+    if (lazy) bk_vbsp_lump_forget(f, BK_SRC_LUMP_OVERLAYS);
+    return r == BK_ENOMEM || r == BK_ELIMIT || r == BK_OK ? r : BK_OK;
+}
+
 bk_result bk_vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s)
 {
     const vbsp_impl *m = f->impl;
@@ -356,8 +389,9 @@ bk_result bk_vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene 
     bk_result r = BK_ENOMEM;
     b.tex_mat = bk_malloc(((size_t)p->texdata_count + 1) * sizeof *b.tex_mat);
     int32_t *model_mesh = bk_malloc(((size_t)p->model_count + 1) * sizeof *model_mesh);
-    if (!b.tex_mat || !model_mesh) goto done;
-    for (uint32_t i = 0; i <= p->texdata_count; i++) b.tex_mat[i] = -1;
+    b.ovl_mat = bk_malloc(((size_t)p->texdata_count + 1) * sizeof *b.ovl_mat);
+    if (!b.tex_mat || !model_mesh || !b.ovl_mat) goto done;
+    for (uint32_t i = 0; i <= p->texdata_count; i++) b.tex_mat[i] = b.ovl_mat[i] = -1;
     b.texture_budget = lim.max_decoded_bytes / 2; /* the other half: the map's own lumps */
     /* materials and prop models are found in the pakfile, then the --game-dir VPKs and folders */
     if (!(opt->flags & BK_OPT_NO_TEXTURES) || !(opt->flags & BK_OPT_NO_PROPS)) {
@@ -375,14 +409,17 @@ bk_result bk_vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene 
     b.light = NULL;
     if (r != BK_OK) goto done;
     for (uint32_t i = 0; i < p->model_count && r == BK_OK; i++) r = build_model(&b, i, &model_mesh[i]);
+    int32_t world = (int32_t)s->node_count;
     if (r == BK_OK) {
         bk_entity_layout lay = {model_mesh, p->model_count, BK_ENT_ROTATE_BRUSH, NULL, NULL};
         r = bk_scene_add_entity_nodes(s, &f->entities, opt, &lay);
     }
+    if (r == BK_OK) r = add_overlays(f, &b, world < (int32_t)s->node_count ? world : -1);
     if (r == BK_OK && sky && *sky) r = bk_kv_append(&s->extras, &s->extra_count, "skyname", sky);
     if (r == BK_OK && !(opt->flags & BK_OPT_NO_PROPS)) r = bk_src_add_prop_nodes(&b);
 done:
     bk_free(b.tex_mat);
+    bk_free(b.ovl_mat);
     bk_free(model_mesh);
     bk_free(b.face_rect);
     bk_atlas_free(b.atlas);

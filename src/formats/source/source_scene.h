@@ -1,6 +1,7 @@
 /* What the Source map -> scene builder's files share: scene.c (faces, displacements, materials,
  * the build), source_assets.c (where assets are found; VMT/VTF materials; bk_source_assets_*),
- * source_lightmap.c (the lightmap atlas) and source_props.c (static props). */
+ * source_lightmap.c (the lightmap atlas), source_props.c (static props) and source_overlays.c
+ * (info_overlay decals). */
 #ifndef BK_SOURCE_SCENE_H
 #define BK_SOURCE_SCENE_H
 
@@ -23,6 +24,7 @@ typedef struct sb {
     bool hdr;                      /* light is the HDR lump: exposed as the engine's auto exposure does */
     const bk_entities *ents;       /* the map's entities (the tone-map controller's exposure range) */
     int32_t *tex_mat;              /* texdata -> material (+1 slot for "no texdata") */
+    int32_t *ovl_mat;              /* the same for overlays' materials (blended), or NULL */
     bk_atlas *atlas;
     uint32_t *face_rect;           /* face -> atlas rect + 1 (0: none) */
     int32_t lm_image;
@@ -51,6 +53,13 @@ void bk_src_open_mounts(sb *b);
 void bk_src_close_mounts(sb *b);
 bk_result bk_src_attach_texture(sb *b, int32_t mi, const char *name);
 void bk_src_make_lookup(sb *b, bk_src_lookup *lk);
+
+/* scene.c: the blended material an overlay of texinfo draws with (one per texdata, b->ovl_mat) */
+bk_result bk_src_overlay_material(sb *b, int32_t texinfo, int32_t *out);
+
+/* source_overlays.c: the overlays of lump l as one quad each, in a mesh and a node "overlays" under
+ * node world (-1: a root) */
+bk_result bk_src_add_overlays(sb *b, const bk_source_lump *l, int32_t world);
 
 /* source_lightmap.c: the lightmap atlas (b->face_rect, b->lm_image, b->atlas_w/h) */
 bk_result bk_src_build_lightmaps(sb *b);
