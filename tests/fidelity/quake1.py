@@ -1,17 +1,17 @@
 """Quake 1 / BSP2 maps in DarkPlaces and QuakeSpasm, for tests/fidelity/fidelity.py.
 
-Debian ships no Quake data, so a throwaway id1 is made at run time: a pak0.pak with
+Debian ships no Quake data, so a throwaway id1 is made at run time, loose files:
   - progs.dat compiled by fteqcc from QuakeC written here: the Quake system globals and fields
     (their layout is what the engines check, by CRC) and functions that pin the player at the
     eye every frame (noclip, no velocity, view_ofs 0, angles with fixangle), set light style 0
     to "m" (normal light), and after a few seconds stuff "screenshot" and "quit";
   - gfx/palette.lmp: bspkit's own Quake palette (src/formats/quake/palette.c), so both sides
     colour the textures alike; gfx/colormap.lmp: identity rows (the GL engines only use its
-    size and the fullbright range); gfx.wad with a blank 'conchars'; gfx/conback.lmp blank;
+    size and the fullbright range); gfx.wad with a blank 'conchars'; gfx/conback.lmp blank; progs/player.mdl, a triangle; gfx/pop.lmp (see registered_pop);
   - maps/NAME.bsp: the corpus map.
 One engine run per view (the eye is compiled into progs.dat); nothing of Quake is committed.
 """
-import glob, os, re, shutil, signal, struct, subprocess, tempfile
+import os, pwd, re, shutil, signal, struct, subprocess, tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -89,7 +89,8 @@ void() func_wall = { brush(); }; void() func_illusionary = { brush(); }; void() 
 void() func_button = { brush(); }; void() func_door = { brush(); }; void() func_door_secret = { brush(); };
 void() func_plat = { brush(); }; void() func_train = { brush(); }; void() func_episodegate = { brush(); };
 void() func_bossgate = { brush(); }; void() func_detail = { brush(); };
-void() worldspawn = { lightstyle(0, "m"); };
+string(string s) precache_model = #20;
+void() worldspawn = { precache_model("progs/player.mdl"); lightstyle(0, "m"); };
 void() StartFrame = {}; void() ClientKill = {}; void() ClientConnect = {}; void() ClientDisconnect = {};
 void() SetNewParms = {}; void() SetChangeParms = {};
 void() pin = {
@@ -126,13 +127,26 @@ def wad2(lumps):
     return bytes(out) + b''.join(dirs)
 
 
-def pak(files):
-    out, dirs = bytearray(b'PACK' + b'\0' * 8), []
-    for name, data in files.items():
-        dirs.append(struct.pack('<56sii', name.encode(), len(out), len(data)))
-        out += data
-    struct.pack_into('<ii', out, 4, len(out), 64 * len(dirs))
-    return bytes(out) + b''.join(dirs)
+def registered_pop(engine):
+    """gfx/pop.lmp as the engine checks it (which marks registered data, and lets QuakeSpasm read
+    loose files in subfolders): its table of 128 shorts, read out of the installed executable
+    (found by its first 18 values) and written big-endian, or None."""
+    data = open(engine, 'rb').read()
+    at = data.find(struct.pack('<18H', *([0] * 10 + [0x6600, 0, 0, 0, 0x6600, 0, 0, 0x66])))
+    if at < 0:
+        return None
+    return struct.pack('>128H', *struct.unpack_from('<128H', data, at))
+
+
+def player_mdl():
+    """progs/player.mdl (QuakeSpasm's server looks its index up): one 8x8 skin, one triangle."""
+    head = struct.pack('<4si3f3ff3f8if', b'IDPO', 6, 1, 1, 1, 0, 0, 0, 1, 0, 0, 0,
+                       1, 8, 8, 3, 1, 1, 0, 0, 1.0)
+    skin = struct.pack('<i', 0) + bytes(64)
+    st = struct.pack('<9i', 0, 0, 0, 0, 4, 0, 0, 0, 4)
+    tri = struct.pack('<4i', 1, 0, 1, 2)
+    frame = struct.pack('<i4B4B16s', 0, 0, 0, 0, 0, 1, 1, 1, 0, b'f') + bytes([0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0])
+    return head + skin + st + tri + frame
 
 
 def qpic(w, h):
@@ -140,7 +154,7 @@ def qpic(w, h):
 
 
 def make_basedir(eng, mapname, bsp, view, shot_cmd, shot_at=3.0, quit_at=4.5):
-    """A temporary base directory with id1/pak0.pak for one view; returns its path."""
+    """A temporary base directory with an id1/ for one view; returns its path."""
     base = tempfile.mkdtemp(prefix='bk-q1-')
     src = os.path.join(base, 'qc')
     os.makedirs(src)
@@ -158,12 +172,23 @@ def make_basedir(eng, mapname, bsp, view, shot_cmd, shot_at=3.0, quit_at=4.5):
         'gfx/palette.lmp': palette(),
         'gfx/colormap.lmp': bytes(i for _ in range(64) for i in range(256)) + b'\x20',
         'gfx/conback.lmp': qpic(320, 200),
+        'progs/player.mdl': player_mdl(),
         'gfx.wad': wad2([('conchars', 0x44, bytes(128 * 128))]),
         'maps/%s.bsp' % mapname: open(bsp, 'rb').read(),
     }
-    os.makedirs(os.path.join(base, 'id1'))
-    with open(os.path.join(base, 'id1', 'pak0.pak'), 'wb') as f:
-        f.write(pak(files))
+    # loose files in id1/, no pak: QuakeSpasm counts a pak0.pak's files, and one that is not
+    # the original's 339 makes it a "modified game", which it refuses without a registered
+    # gfx/pop.lmp; shareware (no pop.lmp) reads no loose file in a subfolder
+    if eng['name'] == 'QuakeSpasm':
+        files['quake.rc'] = b'stuffcmds\n'   # the command line's +commands run from quake.rc
+    pop = registered_pop(eng['engine'])
+    if pop:
+        files['gfx/pop.lmp'] = pop
+    for name, data in files.items():
+        path = os.path.join(base, 'id1', name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, 'wb') as f:
+            f.write(data)
     return base
 
 
@@ -198,10 +223,18 @@ def shoot(g, mapname, bsp, views, outdir, display, W, H, log):
                 except subprocess.TimeoutExpired:
                     os.killpg(p.pid, signal.SIGKILL)
                     p.wait()
-            imgs = sorted(glob.glob(os.path.join(base, '**', '*.tga'), recursive=True), key=os.path.getmtime)
+            imgs = [os.path.join(d, n) for d, _, ns in os.walk(base) for n in ns if n.endswith('.tga')]
+            # QuakeSpasm writes spasmNNNN.tga into the user's ~/.quakespasm/id1 (Debian builds it
+            # with user dirs, the home from the password file, not $HOME): taken away from there
+            m = re.search(r'Wrote (spasm\d+\.tga)', open(logpath, errors='replace').read())
+            if m and g == 'q1qs':
+                qs = os.path.join(pwd.getpwuid(os.getuid()).pw_dir, '.quakespasm', 'id1', m.group(1))
+                if os.path.exists(qs):
+                    shutil.move(qs, os.path.join(base, m.group(1)))
+                    imgs = [os.path.join(base, m.group(1))]
             if imgs:
                 dst = os.path.join(outdir, f'{mapname}-{g}-{i}-engine.tga')
-                shutil.copy(imgs[-1], dst)
+                shutil.copy(imgs[0], dst)
                 eye = [v['origin'][k] + NUDGE for k in range(3)]
                 shots.append({'engine_image': dst, 'eye': eye, 'yaw': v['yaw'], 'pitch': v['pitch'],
                               'spawn': v['origin'], 'spawn_yaw': v['yaw']})
