@@ -58,7 +58,12 @@ def skip(why):
     sys.exit(77)
 
 
+NO_INSTALL = '--no-install' in sys.argv
+
+
 def apt_install(pkgs):
+    if NO_INSTALL:
+        return False
     missing = [p for p in pkgs if subprocess.run(['dpkg-query', '-W', '-f=${Status}', p], capture_output=True,
                                                    text=True).stdout.find('install ok installed') < 0]
     if not missing:
@@ -380,6 +385,7 @@ def run_q1(a, g, display, results):
         except Exception as e:  # noqa: BLE001
             log(f'{g} {name}: engine failed: {e}')
             continue
+        a.missing += len(views) - len(shots)
         for i, s in enumerate(shots):
             for renderer in ('three.js', 'bspkit'):
                 tag = 'threejs' if renderer == 'three.js' else 'render'
@@ -430,8 +436,12 @@ def main():
     ap.add_argument('--keep', action='store_true', help='keep the engine screenshots and bspkit renders')
     ap.add_argument('--set', nargs=2, action='append', default=[], metavar=('CVAR', 'VALUE'),
                     help='an engine cvar for the screenshots (repeatable)')
+    ap.add_argument('--no-install', action='store_true', help='install nothing: skip what is missing')
+    ap.add_argument('--max-rmse', type=float, default=None,
+                    help='exit 1 when a view is missing or its RMSE is above this (the fidelity_q1 test)')
     ap.add_argument('--convert-arg', action='append', default=[], help='an extra bspkit convert option')
     a = ap.parse_args()
+    a.missing = 0
     ensure_python_deps()
     if not os.path.exists(a.bspkit):
         skip(f'{a.bspkit} not built')
@@ -441,16 +451,17 @@ def main():
     if not shutil.which('Xvfb') and not apt_install(['xvfb']):
         skip('Xvfb missing and cannot be installed')
     os.makedirs(a.out, exist_ok=True)
-    results = []
+    results, ran = [], 0
     with Xvfb() as x:
         for g in games:
             if g in quake1.ENGINES:
-                run_q1(a, g, x.display, results)
+                ran += run_q1(a, g, x.display, results)
                 continue
             game = GAMES[g]
             if not os.path.exists(game['engine']) and not apt_install(game['packages']):
                 log(f'SKIP {g}: {" ".join(game["packages"])} cannot be installed')
                 continue
+            ran += 1
             maps = a.maps.split(',') if a.maps else DEFAULT_MAPS[g]
             for name in maps:
                 pk3 = find_map(game['data'], name)
@@ -505,6 +516,17 @@ def main():
               f'median brightness {statistics.median(r["brightness_ratio"] for r in results):.3f}; '
               f'within 4% RMSE: {sum(r["rmse"] <= 0.04 for r in results)}, within 15% brightness: '
               f'{sum(abs(r["brightness_ratio"] - 1) <= 0.15 for r in results)}')
+    if not ran:
+        skip('no engine could be installed')
+    if a.max_rmse is not None:
+        bad = [r for r in results if r['rmse'] > a.max_rmse]
+        for r in bad:
+            log(f"FAIL {r['game']} {r['map']} view {r['view']} {r.get('renderer', 'three.js')}: "
+                f"RMSE {r['rmse']:.4f} > {a.max_rmse}")
+        missing = a.missing
+        if bad or missing:
+            log(f'FAIL: {len(bad)} views above {a.max_rmse} RMSE, {missing} views without a screenshot')
+            return 1
     return 0 if results else 1
 
 

@@ -19,7 +19,8 @@ ENGINES = {
     'q1dp': {'name': 'DarkPlaces', 'engine': '/usr/games/darkplaces', 'packages': ['darkplaces', 'fteqcc']},
     'q1qs': {'name': 'QuakeSpasm', 'engine': '/usr/games/quakespasm', 'packages': ['quakespasm', 'fteqcc']},
 }
-DEFAULT_MAPS = ['progs_dump_start', 'progs_dump_pd_heal', 'progs_dump_pd_breakables', 'ericw_q1_cube',
+DEFAULT_MAPS = ['progs_dump_start', 'progs_dump_pd_heal', 'progs_dump_pd_breakables', 'ericw_q1_detail_fence2',
+                'vektar_start', 'vektar_bg', 'ericw_q1_cube',
                 'bsp_tool_quake_mp_lobby', 'unusual_bsp2_remakequake_mp_lobby']
 EYE_HEIGHT = 22.0                # Quake's view_ofs above the player origin
 NUDGE = 1.0 / 32                 # V_CalcRefdef adds 1/32 to each axis of the eye
