@@ -23,7 +23,8 @@ RGB (0..1) and the ratio of mean brightness (bspkit / engine); written: OUT/NAME
 left, bspkit right), OUT/results.json, OUT/results.md.
 
 Installs what is missing with apt-get (openarena, nexuiz, xvfb, python3-numpy, python3-pil)
-when it can; exits 77 (skip) when it cannot. Not part of 'make test': one view takes ~20 s.
+when it can; exits 77 (skip) when it cannot. Not part of 'make test': one view takes ~20 s
+(but the Quake 1 part runs as the slow test fidelity_q1 on two maps, see tests/CMakeLists.txt).
 
 usage: tests/fidelity/fidelity.py [--game oa|nexuiz|q1dp|q1qs|q1|all] [--maps m1,m2] [--spawns 2]
                                   [--out DIR] [--bspkit PATH] [--renderer opengl1|opengl2]
@@ -359,6 +360,9 @@ def render_bspkit(bspkit, src, shot, outpng):
 def run_q1(a, g, display, results):
     """Quake 1 maps of the corpus in one engine: each view drawn by three.js and bspkit render."""
     eng = quake1.ENGINES[g]
+    if not os.path.isdir(a.q1_corpus):
+        log(f'SKIP {g}: no Quake 1 maps in {a.q1_corpus}')
+        return False
     if (not os.path.exists(eng['engine']) or not shutil.which('fteqcc')) and not apt_install(eng['packages']):
         log(f'SKIP {g}: {" ".join(eng["packages"])} cannot be installed')
         return False
@@ -517,7 +521,7 @@ def main():
               f'within 4% RMSE: {sum(r["rmse"] <= 0.04 for r in results)}, within 15% brightness: '
               f'{sum(abs(r["brightness_ratio"] - 1) <= 0.15 for r in results)}')
     if not ran:
-        skip('no engine could be installed')
+        skip('no engine could be installed, or no maps')
     if a.max_rmse is not None:
         bad = [r for r in results if r['rmse'] > a.max_rmse]
         for r in bad:
