@@ -32,7 +32,8 @@ usage: tests/fidelity/fidelity.py [--game oa|nexuiz|q1dp|q1qs|q1|all] [--maps m1
 """
 import argparse, glob, json, os, re, shutil, signal, subprocess, sys, tempfile, time
 
-import quake1
+sys.dont_write_bytecode = True   # no __pycache__ in the source tree from importing quake1
+import quake1  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
