@@ -11,6 +11,10 @@ with noclip, HUD and gun off, fov 90, 640x480, and takes a screenshot:
     the camera bspkit's picture uses); pitch is always 0 there.
   - Nexuiz on DarkPlaces (Debian 'nexuiz'): the player edict's origin, velocity and angles are
     set with prvm_edictset (pitch can be given), and read back with prvm_edictget.
+  - Quake 1 / BSP2 maps (--game q1dp, q1qs; the corpus' quake1/ folder) in DarkPlaces and
+    QuakeSpasm (Debian 'darkplaces', 'quakespasm'; fteqcc compiles a progs.dat that pins the
+    player at the eye): see quake1.py. Each view is drawn by three.js from bspkit's .glb AND by
+    'bspkit render' (the software renderer), each compared with the engine's screenshot.
 Items are switched off in both games (disable_<item> cvars in OpenArena, g_pickup_items 0 in
 Nexuiz), so the pictures show the map. bspkit converts the map with its defaults (plus the game
 data as --game-dir) and tests/tools/render.mjs draws the .glb from the same eye, yaw, pitch and
@@ -19,13 +23,17 @@ RGB (0..1) and the ratio of mean brightness (bspkit / engine); written: OUT/NAME
 left, bspkit right), OUT/results.json, OUT/results.md.
 
 Installs what is missing with apt-get (openarena, nexuiz, xvfb, python3-numpy, python3-pil)
-when it can; exits 77 (skip) when it cannot. Not part of 'make test': one view takes ~20 s.
+when it can; exits 77 (skip) when it cannot. Not part of 'make test': one view takes ~20 s
+(but the Quake 1 part runs as the slow test fidelity_q1 on two maps, see tests/CMakeLists.txt).
 
-usage: tests/fidelity/fidelity.py [--game oa|nexuiz|all] [--maps m1,m2] [--spawns 2]
+usage: tests/fidelity/fidelity.py [--game oa|nexuiz|q1dp|q1qs|q1|all] [--maps m1,m2] [--spawns 2]
                                   [--out DIR] [--bspkit PATH] [--renderer opengl1|opengl2]
                                   [--pitch DEG] [--keep]
 """
 import argparse, glob, json, os, re, shutil, signal, subprocess, sys, tempfile, time
+
+sys.dont_write_bytecode = True   # no __pycache__ in the source tree from importing quake1
+import quake1  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -52,7 +60,12 @@ def skip(why):
     sys.exit(77)
 
 
+NO_INSTALL = '--no-install' in sys.argv
+
+
 def apt_install(pkgs):
+    if NO_INSTALL:
+        return False
     missing = [p for p in pkgs if subprocess.run(['dpkg-query', '-W', '-f=${Status}', p], capture_output=True,
                                                    text=True).stdout.find('install ok installed') < 0]
     if not missing:
@@ -337,6 +350,72 @@ def render_glb(glb, shot, outpng):
     shutil.rmtree(tmp, ignore_errors=True)
 
 
+def render_bspkit(bspkit, src, shot, outpng):
+    r = subprocess.run([bspkit, 'render', src, '-o', outpng, '--eye'] + ['%.6f' % v for v in shot['eye']] +
+                       ['--yaw', '%g' % shot['yaw'], '--pitch', '%g' % shot['pitch'], '--size', f'{W}x{H}',
+                        '--fov', '90'], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError('bspkit render failed: ' + r.stderr[-400:])
+
+
+def run_q1(a, g, display, results):
+    """Quake 1 maps of the corpus in one engine: each view drawn by three.js and bspkit render."""
+    eng = quake1.ENGINES[g]
+    if not os.path.isdir(a.q1_corpus):
+        log(f'SKIP {g}: no Quake 1 maps in {a.q1_corpus}')
+        return False
+    if (not os.path.exists(eng['engine']) or not shutil.which('fteqcc')) and not apt_install(eng['packages']):
+        log(f'SKIP {g}: {" ".join(eng["packages"])} cannot be installed')
+        return False
+    for name in (a.maps.split(',') if a.maps else quake1.DEFAULT_MAPS):
+        src = os.path.join(a.q1_corpus, name + '.bsp')
+        if not os.path.exists(src):
+            log(f'{g} {name}: {src} missing')
+            continue
+        views, _ = spawns_of(a.bspkit, src, a.spawns)
+        if not views:
+            log(f'{g} {name}: no spawn points')
+            continue
+        for v in views:
+            v['origin'] = [v['origin'][0], v['origin'][1], v['origin'][2] + quake1.EYE_HEIGHT]
+            v['pitch'] = a.pitch
+        glb = os.path.join(a.out, f'{name}.glb')
+        r = subprocess.run([a.bspkit, 'convert', src, '-o', glb, '-q'] + a.convert_arg, capture_output=True, text=True)
+        if r.returncode != 0:
+            log(f'{g} {name}: convert failed: {r.stderr[-300:]}')
+            continue
+        log(f'{g} {name}: {len(views)} views')
+        try:
+            shots = quake1.shoot(g, name, src, views, a.out, display, W, H, log)
+        except Exception as e:  # noqa: BLE001
+            log(f'{g} {name}: engine failed: {e}')
+            continue
+        a.missing += len(views) - len(shots)
+        for i, s in enumerate(shots):
+            for renderer in ('three.js', 'bspkit'):
+                tag = 'threejs' if renderer == 'three.js' else 'render'
+                bkpng = os.path.join(a.out, f'{name}-{g}-{i}-{tag}.png')
+                if renderer == 'three.js':
+                    render_glb(glb, s, bkpng)
+                else:
+                    render_bspkit(a.bspkit, src, s, bkpng)
+                sbs = os.path.join(a.out, f'{name}-{g}-{i}-{tag}-sbs.png')
+                rmse, ratio, ma, mb = compare(s['engine_image'], bkpng, sbs)
+                results.append({'game': g, 'engine': eng['name'], 'renderer': renderer, 'map': name, 'view': i,
+                                'eye': s['eye'], 'yaw': s['yaw'], 'pitch': s['pitch'], 'rmse': round(rmse, 4),
+                                'brightness_ratio': round(ratio, 3), 'engine_mean': round(ma, 1),
+                                'bspkit_mean': round(mb, 1), 'image': sbs})
+                print(f'{eng["name"]:10s} {renderer:8s} {name:34s} view {i}  eye '
+                      f'{" ".join("%g" % v for v in s["eye"]):>26s} yaw {s["yaw"]:5g}  RMSE {rmse:.4f}  '
+                      f'brightness {ratio:.3f}', flush=True)
+                if not a.keep:
+                    os.remove(bkpng)
+        if not a.keep:
+            for s in shots:
+                os.remove(s['engine_image'])
+    return True
+
+
 def compare(engine_img, bk_img, sbs):
     import numpy as np
     from PIL import Image
@@ -350,7 +429,9 @@ def compare(engine_img, bk_img, sbs):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('--game', default='all', choices=['oa', 'nexuiz', 'all'])
+    ap.add_argument('--game', default='all', choices=['oa', 'nexuiz', 'q1dp', 'q1qs', 'q1', 'all'])
+    ap.add_argument('--q1-corpus', default=os.path.join(os.path.dirname(ROOT), 'shared', 'corpus', 'quake1'),
+                    help='the folder of the Quake 1 maps (default: ../shared/corpus/quake1)')
     ap.add_argument('--maps', default='')
     ap.add_argument('--spawns', type=int, default=2)
     ap.add_argument('--out', default=os.path.join(ROOT, 'build', 'fidelity'))
@@ -360,24 +441,32 @@ def main():
     ap.add_argument('--keep', action='store_true', help='keep the engine screenshots and bspkit renders')
     ap.add_argument('--set', nargs=2, action='append', default=[], metavar=('CVAR', 'VALUE'),
                     help='an engine cvar for the screenshots (repeatable)')
+    ap.add_argument('--no-install', action='store_true', help='install nothing: skip what is missing')
+    ap.add_argument('--max-rmse', type=float, default=None,
+                    help='exit 1 when a view is missing or its RMSE is above this (the fidelity_q1 test)')
     ap.add_argument('--convert-arg', action='append', default=[], help='an extra bspkit convert option')
     a = ap.parse_args()
+    a.missing = 0
     ensure_python_deps()
     if not os.path.exists(a.bspkit):
         skip(f'{a.bspkit} not built')
     if not shutil.which('node') or not os.path.isdir(os.path.join(ROOT, 'tests', 'tools', 'node_modules', 'three')):
         skip('node / tests/tools node_modules missing (scripts/install-deps --test)')
-    games = ['oa', 'nexuiz'] if a.game == 'all' else [a.game]
+    games = {'all': ['oa', 'nexuiz', 'q1dp', 'q1qs'], 'q1': ['q1dp', 'q1qs']}.get(a.game, [a.game])
     if not shutil.which('Xvfb') and not apt_install(['xvfb']):
         skip('Xvfb missing and cannot be installed')
     os.makedirs(a.out, exist_ok=True)
-    results = []
+    results, ran = [], 0
     with Xvfb() as x:
         for g in games:
+            if g in quake1.ENGINES:
+                ran += run_q1(a, g, x.display, results)
+                continue
             game = GAMES[g]
             if not os.path.exists(game['engine']) and not apt_install(game['packages']):
                 log(f'SKIP {g}: {" ".join(game["packages"])} cannot be installed')
                 continue
+            ran += 1
             maps = a.maps.split(',') if a.maps else DEFAULT_MAPS[g]
             for name in maps:
                 pk3 = find_map(game['data'], name)
@@ -421,9 +510,10 @@ def main():
     with open(os.path.join(a.out, 'results.json'), 'w') as f:
         json.dump(results, f, indent=1)
     with open(os.path.join(a.out, 'results.md'), 'w') as f:
-        f.write('| game | map | view | eye (x y z) | yaw | RMSE | brightness (bspkit/engine) |\n|---|---|---|---|---|---|---|\n')
+        f.write('| game | renderer | map | view | eye (x y z) | yaw | RMSE | brightness (bspkit/engine) |\n'
+                '|---|---|---|---|---|---|---|---|\n')
         for r in results:
-            f.write(f"| {r['game']} | {r['map']} | {r['view']} | {' '.join('%g' % v for v in r['eye'])} | {r['yaw']:g} "
+            f.write(f"| {r.get('engine', r['game'])} | {r.get('renderer', 'three.js')} | {r['map']} | {r['view']} | {' '.join('%g' % v for v in r['eye'])} | {r['yaw']:g} "
                     f"| {r['rmse'] * 100:.1f}% | {r['brightness_ratio']:.2f} |\n")
     if results:
         import statistics
@@ -431,6 +521,17 @@ def main():
               f'median brightness {statistics.median(r["brightness_ratio"] for r in results):.3f}; '
               f'within 4% RMSE: {sum(r["rmse"] <= 0.04 for r in results)}, within 15% brightness: '
               f'{sum(abs(r["brightness_ratio"] - 1) <= 0.15 for r in results)}')
+    if not ran:
+        skip('no engine could be installed, or no maps')
+    if a.max_rmse is not None:
+        bad = [r for r in results if r['rmse'] > a.max_rmse]
+        for r in bad:
+            log(f"FAIL {r['game']} {r['map']} view {r['view']} {r.get('renderer', 'three.js')}: "
+                f"RMSE {r['rmse']:.4f} > {a.max_rmse}")
+        missing = a.missing
+        if bad or missing:
+            log(f'FAIL: {len(bad)} views above {a.max_rmse} RMSE, {missing} views without a screenshot')
+            return 1
     return 0 if results else 1
 
 
