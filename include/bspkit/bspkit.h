@@ -163,7 +163,9 @@ typedef struct bk_options {
     const char *base_dir;           /* the input file's own folder (lm_*.tga, .framegroups, wads) */
     int32_t patch_level;            /* Quake 3 patch subdivision per 3x3 piece edge; 0 = default (4) */
     float overbright;               /* lightmap brightness shift in bits (x 2^N, clamped): 0 = the family's
-                                     * default (Quake 3 and Quake 1 / BSP2: 1, GoldSrc: 0), < 0 = none;
+                                     * default (Quake 3: by game; Quake 1 / BSP2: the engines' range, the
+                                     * atlas as they keep it and lit materials' extras lightmapScale 2;
+                                     * GoldSrc: as stored), < 0 = none;
                                      * capped at 8 for Quake 3, 4 for Quake 1 / GoldSrc */
     const char *framegroups_path;   /* DPM: explicit .framegroups file (default: MODEL.framegroups) */
     /* Reads whole files for the library (the input of bk_file_open, WADs, VPK directories,

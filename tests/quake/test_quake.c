@@ -283,12 +283,27 @@ static void test_2psb(void)
     free(d);
 }
 
-/* Quake lightmaps are doubled by default (overbright), kept as stored with overbright < 0. */
+/* Quake's light range by default: the atlas as the engine keeps a luxel (light x style "m",
+ * 264/256, clamped) and lit materials say lightmapScale 2 (drawn x 2, then clamped at white);
+ * --overbright N bakes x 2^N into the atlas (clamped) with no scale; < 0 keeps it as stored. */
 static const bk_image *find_lightmap(const bk_scene *s)
 {
     for (uint32_t i = 0; s && i < s->image_count; i++)
         if (s->images[i].is_lightmap) return &s->images[i];
     return NULL;
+}
+
+/* lit materials with extras lightmapScale = "2", and those without */
+static void count_scaled(const bk_scene *s, uint32_t *scaled, uint32_t *lit)
+{
+    *scaled = *lit = 0;
+    for (uint32_t i = 0; i < s->material_count; i++) {
+        if (s->materials[i].lightmap_image < 0) continue;
+        (*lit)++;
+        for (uint32_t k = 0; k < s->materials[i].extra_count; k++)
+            if (!strcmp(s->materials[i].extras[k].key, "lightmapScale") && !strcmp(s->materials[i].extras[k].value, "2"))
+                (*scaled)++;
+    }
 }
 
 static void test_overbright(void)
@@ -302,26 +317,43 @@ static void test_overbright(void)
     }
     bk_options o = {0};
     o.flags = BK_OPT_NO_TEXTURES;
-    bk_scene *a = NULL, *b = NULL;
+    bk_scene *a = NULL, *b = NULL, *c = NULL;
     CHECK(bk_scene_build(f, &o, 0, &a) == BK_OK); /* images as RGBA */
     o.overbright = -1.0f;
     CHECK(bk_scene_build(f, &o, 0, &b) == BK_OK);
-    const bk_image *la = find_lightmap(a), *lb = find_lightmap(b);
+    o.overbright = 1.0f;
+    CHECK(bk_scene_build(f, &o, 0, &c) == BK_OK);
+    const bk_image *la = find_lightmap(a), *lb = find_lightmap(b), *lc = find_lightmap(c);
     const uint8_t *pa = la ? bk_scene_pixels(a, (uint32_t)(la - a->images))->rgba : NULL;
     const uint8_t *pb = lb ? bk_scene_pixels(b, (uint32_t)(lb - b->images))->rgba : NULL;
-    CHECK(la && lb && la->width == lb->width && la->height == lb->height);
-    if (la && lb && pa && pb && la->width == lb->width && la->height == lb->height) {
-        size_t n = (size_t)la->width * la->height * 4, bad = 0, brighter = 0;
+    const uint8_t *pc = lc ? bk_scene_pixels(c, (uint32_t)(lc - c->images))->rgba : NULL;
+    CHECK(la && lb && lc && la->width == lb->width && la->height == lb->height && lc->width == lb->width &&
+          lc->height == lb->height);
+    if (la && lb && lc && pa && pb && pc && la->width == lb->width && la->height == lb->height &&
+        lc->width == lb->width && lc->height == lb->height) {
+        size_t n = (size_t)la->width * la->height * 4, bad = 0, bad2 = 0, brighter = 0;
         for (size_t i = 0; i < n; i++) {
-            unsigned want = (i % 4 == 3) ? pb[i] : (pb[i] * 2u > 255u ? 255u : pb[i] * 2u);
+            float v = (float)pb[i] * (264.0f / 256.0f);
+            unsigned want = (i % 4 == 3) ? pb[i] : (v > 255.0f ? 255u : (unsigned)(v + 0.5f));
+            unsigned want2 = (i % 4 == 3) ? pb[i] : (pb[i] * 2u > 255u ? 255u : pb[i] * 2u);
             if (pa[i] != want) bad++;
+            if (pc[i] != want2) bad2++;
             if (pa[i] > pb[i]) brighter++;
         }
         CHECK(bad == 0);
+        CHECK(bad2 == 0);
         CHECK(brighter > 0);
     }
+    uint32_t scaled, lit;
+    count_scaled(a, &scaled, &lit);
+    CHECK(lit > 0 && scaled == lit);
+    count_scaled(b, &scaled, &lit);
+    CHECK(lit > 0 && scaled == 0);
+    count_scaled(c, &scaled, &lit);
+    CHECK(lit > 0 && scaled == 0);
     bk_scene_free(a);
     bk_scene_free(b);
+    bk_scene_free(c);
     bk_file_free(f);
 }
 

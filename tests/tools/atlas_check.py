@@ -109,6 +109,8 @@ def glb_lightmap(path):
             g = m.get('extras', {}).get('lightmapGainBaked')
             if g is not None:
                 gain = float(g)
+            if m.get('extras', {}).get('lightmapScale') is not None:
+                gain = 'engine'   # Quake 1: the atlas as the engine keeps it, scaled when drawn
     if tex is None:
         return None, {}, None
     img = j['images'][j['textures'][tex]['source']]
@@ -289,7 +291,7 @@ def f32(x):
     return struct.unpack('<f', struct.pack('<f', x))[0]
 
 
-def q1_units(path):
+def q1_units(path, engine_range=False):
     d = open(path, 'rb').read()
     magic = d[:4]
     wide = magic in (b'BSP2', b'2PSB')
@@ -312,7 +314,8 @@ def q1_units(path):
     surf = np.frombuffer(d, dtype='<i4', count=sl // 4, offset=so)
     to, tl = lumps[6]
     texinfo = [struct.unpack_from('<8fiI', d, to + 40 * i) for i in range(tl // 40)]
-    gain = 1.0 if gold else 2.0
+    # Quake's light range: light x style "m" (264/256) clamped, drawn x 2; else doubled, clamped
+    gain = 1.0 if gold else (264 / 256 if engine_range else 2.0)
     fo, fl = lumps[7]
     fsz = 28 if wide else 20
     units = []
@@ -452,12 +455,12 @@ def main(argv):
                 print(f'{name}: no lightmap atlas')
                 continue
             if magic == b'IBSP':
-                units = q3_units(bsp, gain if gain else 1.0, pk3)
+                units = q3_units(bsp, gain if isinstance(gain, float) else 1.0, pk3)
             elif magic == b'VBSP':
                 ex = (load_glb(glb)[0].get('scenes') or [{}])[0].get('extras', {}).get('lightmap_hdr_exposure')
                 units = source_units(bsp, float(ex) if ex else 1.0)
             else:
-                units = q1_units(bsp)
+                units = q1_units(bsp, gain == 'engine')
             v, u, bad, area, msgs = check_units(name, atlas, verts, units or [])
         except Exception as e:  # noqa: BLE001 - a map that cannot be checked fails
             print(f'FAIL {name}: {type(e).__name__}: {e}')

@@ -26,6 +26,7 @@ typedef struct builder {
     uint64_t pixel_budget;         /* RGBA bytes textures may still decode to */
     int32_t *mat_of;               /* 2 per miptex slot (+2 for "no texture"): [lit] */
     int32_t lightmap_image;
+    float lightmap_scale;          /* > 1: Quake's light range (the atlas as the engine keeps it, x this) */
 } builder;
 
 static bool has_ext(const char *p, const char *ext)
@@ -222,6 +223,8 @@ static bk_result get_material(builder *B, int32_t miptex, bool lit, int32_t *out
     if (m && m->dir_offset >= 0 && bk_quake_special_texture(m->name, B->gold)) mat->unlit = 1;
     if (m && m->name[0] == '{') mat->alpha_mode = BK_ALPHA_MASK;
     BK_TRY(bk_kv_append(&B->s->materials[mi].extras, &B->s->materials[mi].extra_count, "texture", name));
+    if (lit && B->lightmap_scale > 1.0f)
+        BK_TRY(bk_kv_append(&B->s->materials[mi].extras, &B->s->materials[mi].extra_count, "lightmapScale", "2"));
     bool missing = true;
     if (m && m->dir_offset >= 0 && !(B->opt->flags & BK_OPT_NO_TEXTURES)) {
         /* one image per texture, shared by its lit and unlit materials */
@@ -330,12 +333,16 @@ static bk_result build_lightmaps(builder *B, lm_state *lm)
     lm->gold = B->gold;
     bk_atlas_set_fill(lm->atlas, fill_face, lm);
     uint64_t luxel_budget = (uint64_t)q->lighting_size * 2 + (1u << 20);
-    /* Quake's renderers treat 128 as full brightness ("overbright"): by default Quake lightmaps are
-     * doubled (clamped), GoldSrc ones kept; opt->overbright sets the shift in bits (<0: none). */
+    /* Quake's renderers keep a luxel as light x the style's value / 256 (style 0 "m": 264), clamped
+     * at 255, and draw texture x lightmap x 2 clamped at white: 128 is full light and brighter
+     * light raises a texture up to twice its colour. By default the atlas is that lightmap and the
+     * materials say lightmapScale 2 (the renderers multiply, then clamp). GoldSrc lightmaps are
+     * kept. opt->overbright N instead bakes x 2^N into the atlas, clamped (<0: as stored). */
     float shift = B->opt->overbright;
-    if (shift == 0.0f) shift = lm->gold ? 0.0f : 1.0f;
+    bool engine_range = shift == 0.0f && !lm->gold;
     if (!(shift > 0.0f) || shift > 4.0f) shift = shift > 4.0f ? 4.0f : 0.0f;
-    lm->gain = powf(2.0f, shift);
+    lm->gain = engine_range ? 264.0f / 256.0f : powf(2.0f, shift);
+    B->lightmap_scale = engine_range ? 2.0f : 1.0f;
     for (uint32_t i = 0; i < q->face_count; i++) {
         const bk_q1_face *fc = &q->faces[i];
         if (fc->edge_count < 3 || face_special(B, fc)) continue;
@@ -524,6 +531,7 @@ bk_result bk_quake_build_scene(const bk_file *f, const bk_options *opt, bk_scene
     builder B;
     builder_init(&B, f, opt, s);
     B.lightmap_image = -1;
+    B.lightmap_scale = 1.0f;
     B.lit = !(opt->flags & BK_OPT_NO_LIGHTMAPS) && q->lighting_size > 0;
     bk_result r = BK_OK;
     lm_state lm;
