@@ -47,12 +47,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bk_query_get_info(q, &qi);
     size_t rb = bk_query_row_bytes(q);
     uint8_t *row = malloc(rb ? rb : 1);
+    float many[3 * 48];
     for (int n = 0; n < 48; n++) {
         float a[3], b[3];
         for (int k = 0; k < 3; k++) {
             a[k] = coord(&seed, info, k);
             b[k] = coord(&seed, info, k);
         }
+        memcpy(many + 3 * n, a, sizeof a);
         uint32_t model = qi.model_count ? next(&seed) % (qi.model_count + 1) : 0;
         bk_point_info pi;
         if (bk_query_point(q, model, a, &pi) == BK_OK && pi.cluster >= 0 && row) {
@@ -80,6 +82,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             bk_query_visible_faces(q, a, faces, 64, &count);
         }
     }
+    /* the same points at once (several tree walks side by side) */
+    bk_point_info batch[48];
+    bk_query_points(q, 0, 48, many, batch, NULL);
     free(row);
     bk_query_free(q);
     bk_file_free(f);
