@@ -271,7 +271,7 @@ def test_queries_release_the_gil():
         pytest.skip("no corpus")
     m = bspkit.open(maps[0])
     rng = np.random.default_rng(3)
-    a = rng.uniform(-2000, 2000, (400_000, 3)).astype(np.float32)
+    a = rng.uniform(-2000, 2000, (1_600_000, 3)).astype(np.float32)
     b = a + rng.uniform(-500, 500, a.shape).astype(np.float32)
     m.trace(a[:10], b[:10])
     ticks = []
@@ -291,10 +291,10 @@ def test_queries_release_the_gil():
     t.join()
     inside = [x for x in ticks if t0 < x < t1]
     # with the GIL held the ticker could not run during the call (a C call holding it for 2 s lets
-    # through 3 ticks); released, it ticks about every millisecond: ask for 10, and one per 100 ms
-    # (a loaded machine schedules the ticker late)
+    # through 3 ticks); released, it ticks about every millisecond: ask for 8, and one per 200 ms
+    # (a machine loaded by other tests schedules the ticker late)
     assert t1 - t0 > 0.05, "too few traces to see the ticker"
-    assert len(inside) >= max(10, (t1 - t0) / 0.1), (t1 - t0, len(inside))
+    assert len(inside) >= max(8, (t1 - t0) / 0.2), (t1 - t0, len(inside))
     # split over threads: the same answers
     one, two = m.trace(a[:50_000], b[:50_000]), m.trace(a[:50_000], b[:50_000], threads=3)
     assert one.tobytes() == two.tobytes()
