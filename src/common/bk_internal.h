@@ -229,6 +229,16 @@ static inline void bk_free_own(void *a, uint32_t in_place, int lump)
     if (!(in_place & (1u << lump))) bk_free(a);
 }
 char *bk_strdup(const char *s);
+/* Names compared without case (ASCII), each kept once, in the order added (items[0..count)):
+ * strset.c. Zero-initialised is empty. */
+typedef struct bk_strset {
+    char **items;
+    uint32_t count, cap;
+    uint32_t *slots, nslots;   /* index + 1 into items, 0: empty */
+} bk_strset;
+/* Add a copy of s unless the set holds it already (*added says which); BK_ENOMEM, BK_ELIMIT. */
+bk_result bk_strset_add(bk_strset *set, const char *s, bool *added);
+void bk_strset_free(bk_strset *set);
 char *bk_strndup(const char *s, size_t n);
 /* Copy a fixed-size, possibly unterminated name field into a NUL-terminated string buffer. */
 void bk_copy_name(char *dst, size_t dstcap, const uint8_t *src, size_t srclen);

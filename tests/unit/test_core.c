@@ -249,6 +249,27 @@ static void test_read_hook(const char *src_dir)
     CHECK(bk_file_open(real, &o, &f) == BK_ENOTFOUND && f == NULL && h.calls == 2);
 }
 
+/* bk_strset: each name once without case, in the order added, through many rehashes */
+static void test_strset(void)
+{
+    bk_strset set = {0};
+    char name[64];
+    bool added = false;
+    int wrong = 0;
+    for (int round = 0; round < 2; round++)
+        for (int i = 0; i < 20000; i++) {
+            snprintf(name, sizeof name, round ? "MATERIALS/Wall_%d.VMT" : "materials/wall_%d.vmt", i);
+            if (bk_strset_add(&set, name, &added) != BK_OK || added != (round == 0)) wrong++;
+        }
+    CHECK(wrong == 0);
+    CHECK(set.count == 20000);
+    CHECK(set.count == 20000 && strcmp(set.items[0], "materials/wall_0.vmt") == 0 &&
+          strcmp(set.items[19999], "materials/wall_19999.vmt") == 0);
+    CHECK(bk_strset_add(&set, "materials/wall_20000.vmt", &added) == BK_OK && added && set.count == 20001);
+    bk_strset_free(&set);
+    CHECK(set.count == 0 && set.items == NULL);
+}
+
 static void test_cursor(void)
 {
     const uint8_t d[6] = {1, 0, 0, 0, 0xff, 0xff};
@@ -945,6 +966,7 @@ int main(int argc, char **argv)
     test_archive(SOURCE_DIR);
     test_entity_nodes();
     test_cursor();
+    test_strset();
     test_atlas();
     test_atlas_png();
     test_atlas_many();

@@ -395,8 +395,7 @@ bk_result bk_q3_shaders_parse(q3_shader_lib *lib, const char *text, size_t len)
 typedef struct list_ctx {
     bk_vfs *v;
     q3_shader_lib *lib;
-    char **seen;
-    uint32_t seen_count, seen_cap;
+    bk_strset seen;
     bk_result err;
 } list_ctx;
 
@@ -404,35 +403,28 @@ static bool on_script(void *user, const char *rel)
 {
     list_ctx *c = user;
     /* the same script in two roots: the first root wins (it is the one bk_vfs_read returns) */
-    for (uint32_t i = 0; i < c->seen_count; i++)
-        if (bk_strcasecmp(c->seen[i], rel) == 0) return true;
-    if (c->seen_count > 100000) return false;
-    if (bk_grow((void **)&c->seen, &c->seen_cap, c->seen_count + 1, sizeof(char *)) != BK_OK) {
-        c->err = BK_ENOMEM;
-        return false;
-    }
-    c->seen[c->seen_count] = bk_strdup(rel);
-    if (!c->seen[c->seen_count]) {
-        c->err = BK_ENOMEM;
-        return false;
-    }
-    c->seen_count++;
-    return true;
+    if (c->seen.count > 100000) return false;
+    bool added;
+    bk_result r = bk_strset_add(&c->seen, rel, &added);
+    if (r != BK_OK) c->err = r;
+    return r == BK_OK;
 }
 
 static int cmp_name(const void *a, const void *b) { return bk_strcasecmp(*(char *const *)a, *(char *const *)b); }
 
 bk_result bk_q3_shaders_load(bk_vfs *v, q3_shader_lib *lib)
 {
-    list_ctx c = {v, lib, NULL, 0, 0, BK_OK};
+    list_ctx c = {v, lib, {0}, BK_OK};
     bk_vfs_list(v, "scripts", ".shader", on_script, &c);
     /* the engines read the scripts in name order (and then differ on which of two definitions
-     * of a name wins: see bk_q3_shaders_find) */
-    if (c.seen_count) qsort(c.seen, c.seen_count, sizeof *c.seen, cmp_name);
-    for (uint32_t i = 0; i < c.seen_count && c.err == BK_OK; i++) {
+     * of a name wins: see bk_q3_shaders_find); the set's table is not used after this */
+    char **names = c.seen.items;
+    uint32_t count = c.seen.count;
+    if (count) qsort(names, count, sizeof *names, cmp_name);
+    for (uint32_t i = 0; i < count && c.err == BK_OK; i++) {
         uint8_t *buf;
         size_t n;
-        if (bk_vfs_read(v, c.seen[i], 16u << 20, &buf, &n) != BK_OK) continue;
+        if (bk_vfs_read(v, names[i], 16u << 20, &buf, &n) != BK_OK) continue;
         uint32_t first = lib->count;
         bk_result r = bk_q3_shaders_parse(lib, (const char *)buf, n);
         bk_free(buf);
@@ -440,8 +432,7 @@ bk_result bk_q3_shaders_load(bk_vfs *v, q3_shader_lib *lib)
         lib->files++;
         if (r != BK_OK) c.err = r;
     }
-    for (uint32_t i = 0; i < c.seen_count; i++) bk_free(c.seen[i]);
-    bk_free(c.seen);
+    bk_strset_free(&c.seen);
     return c.err;
 }
 

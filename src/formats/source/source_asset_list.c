@@ -16,8 +16,7 @@ typedef struct lister {
     const bk_options *opt;
     bk_source_asset_fn fn;
     void *user;
-    char **seen;
-    uint32_t seen_count, seen_cap;
+    bk_strset seen;
     bool cut;
 } lister;
 
@@ -32,20 +31,12 @@ static void lower_slashes(char *s)
 /* true the first time file is seen (names compared as the engine does: no case, either slash) */
 static bool first_time(lister *l, const char *file)
 {
-    for (uint32_t i = 0; i < l->seen_count; i++)
-        if (strcmp(l->seen[i], file) == 0) return false;
-    if (l->seen_count >= MAX_REFS) {
+    bool added;
+    if (bk_strset_add(&l->seen, file, &added) != BK_OK || (added && l->seen.count > MAX_REFS)) {
         l->cut = true;
         return false;
     }
-    char *c = bk_strdup(file);
-    if (!c || bk_grow((void **)&l->seen, &l->seen_cap, l->seen_count + 1, sizeof *l->seen) != BK_OK) {
-        bk_free(c);
-        l->cut = true;
-        return false;
-    }
-    l->seen[l->seen_count++] = c;
-    return true;
+    return added;
 }
 
 /* report file; its bytes in *data when wanted and found (bk_free them) */
@@ -202,12 +193,11 @@ bk_result bk_source_assets_list(bk_source_assets *a, const bk_file *f, const bk_
     if (!m) return BK_EARG;
     bk_options none;
     memset(&none, 0, sizeof none);
-    lister l = {a, opt ? opt : &none, fn, user, NULL, 0, 0, false};
+    lister l = {a, opt ? opt : &none, fn, user, {0}, false};
     for (uint32_t i = 0; i < m->texdata_count; i++) material(&l, m->texdata[i].name, 0);
     const bk_entities *ents = bk_file_entities(f);
     for (uint32_t i = 0; i < ents->count; i++) entity(&l, &ents->items[i]);
     for (uint32_t i = 0; i < m->static_prop_name_count; i++) model(&l, m->static_prop_names[i]);
-    for (uint32_t i = 0; i < l.seen_count; i++) bk_free(l.seen[i]);
-    bk_free(l.seen);
+    bk_strset_free(&l.seen);
     return l.cut ? BK_ELIMIT : BK_OK;
 }
