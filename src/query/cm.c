@@ -74,23 +74,19 @@ void bk_cm_finish(bk_cm *cm)
 {
     for (uint32_t i = 0; i < cm->plane_count; i++) {
         bk_cm_plane *p = &cm->planes[i];
-        p->type = 3;
-        for (int k = 0; k < 3; k++)
-            if (p->n[k] == 1.0f && p->n[(k + 1) % 3] == 0.0f && p->n[(k + 2) % 3] == 0.0f) p->type = k;
+        float sign;
+        int k = bk_cm_axis(p, &sign);
+        p->type = k >= 0 && sign > 0 ? k : 3;
     }
     for (uint32_t b = 0; b < cm->brush_count; b++) {
         bk_cm_brush *br = &cm->brushes[b];
         for (int k = 0; k < 3; k++) br->mins[k] = -INFINITY, br->maxs[k] = INFINITY;
         for (uint32_t s = 0; s < br->num_sides; s++) {
             const bk_cm_plane *p = &cm->planes[cm->sides[br->first_side + s].plane];
-            for (int k = 0; k < 3; k++) {
-                if (p->n[k] == 1.0f && p->n[(k + 1) % 3] == 0.0f && p->n[(k + 2) % 3] == 0.0f &&
-                    p->d < br->maxs[k])
-                    br->maxs[k] = p->d;
-                if (p->n[k] == -1.0f && p->n[(k + 1) % 3] == 0.0f && p->n[(k + 2) % 3] == 0.0f &&
-                    -p->d > br->mins[k])
-                    br->mins[k] = -p->d;
-            }
+            float sign;
+            int k = bk_cm_axis(p, &sign);
+            if (k >= 0 && sign > 0 && p->d < br->maxs[k]) br->maxs[k] = p->d;
+            if (k >= 0 && sign < 0 && -p->d > br->mins[k]) br->mins[k] = -p->d;
         }
     }
 }

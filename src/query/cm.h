@@ -120,6 +120,17 @@ void bk_cm_mesh_bounds(const bk_cm *cm, bk_cm_mesh *me);
  * count of zero bytes) at ofs in vis, for `clusters` bits, into row (zeroed by the caller).
  * false when the data runs out first. */
 bool bk_vis_rle_decode(const uint8_t *vis, size_t size, uint64_t ofs, uint32_t clusters, uint8_t *row);
+/* The axis (0..2) of a plane whose normal is exactly +1 or -1 along it (*sign gets which), else -1:
+ * such sides are a brush's bounds. */
+static inline int bk_cm_axis(const bk_cm_plane *p, float *sign)
+{
+    for (int k = 0; k < 3; k++)
+        if ((p->n[k] == 1.0f || p->n[k] == -1.0f) && p->n[(k + 1) % 3] == 0.0f && p->n[(k + 2) % 3] == 0.0f) {
+            if (sign) *sign = p->n[k];
+            return k;
+        }
+    return -1;
+}
 /* Fill plane type (axial or not) and each brush's bounds from its axial sides. */
 void bk_cm_finish(bk_cm *cm);
 /* The leaf holding p, walking from node `head` (>= 0), or -1 when the tree is broken. For the

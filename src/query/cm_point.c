@@ -83,13 +83,6 @@ static int classify(const bk_cm *cm, const bk_cm_brush *br, const ptbox *box)
     return 1;
 }
 
-static bool is_axial(const bk_cm_plane *p)
-{
-    return p->type < 3 || (p->n[0] == -1.0f && p->n[1] == 0.0f && p->n[2] == 0.0f) ||
-           (p->n[1] == -1.0f && p->n[0] == 0.0f && p->n[2] == 0.0f) ||
-           (p->n[2] == -1.0f && p->n[0] == 0.0f && p->n[1] == 0.0f);
-}
-
 static void put_brush(bk_cm *cm, bk_cm_ptindex *ix, uint64_t n, const bk_cm_brush *br, const uint32_t *plane_of)
 {
     uint32_t b = (uint32_t)(br - cm->brushes);
@@ -146,7 +139,7 @@ bk_result bk_cm_point_index(bk_cm *cm, bk_ctx *ctx)
         plane_of[b] = (uint32_t)nplanes;
         const bk_cm_brush *br = &cm->brushes[b];
         for (uint32_t s = 0; s < br->num_sides; s++)
-            nplanes += !is_axial(&cm->planes[cm->sides[br->first_side + s].plane]);
+            nplanes += bk_cm_axis(&cm->planes[cm->sides[br->first_side + s].plane], NULL) < 0;
     }
     plane_of[cm->brush_count] = (uint32_t)nplanes;   /* <= side_count */
     for (int k = 0; k < 3; k++) ix->all_mins[k] = INFINITY, ix->all_maxs[k] = -INFINITY;
@@ -179,7 +172,7 @@ bk_result bk_cm_point_index(bk_cm *cm, bk_ctx *ctx)
         const bk_cm_brush *br = &cm->brushes[b];
         for (uint32_t s = 0; s < br->num_sides; s++) {
             const bk_cm_plane *p = &cm->planes[cm->sides[br->first_side + s].plane];
-            if (is_axial(p)) continue;
+            if (bk_cm_axis(p, NULL) >= 0) continue;
             ix->planes[o][0] = p->n[0], ix->planes[o][1] = p->n[1], ix->planes[o][2] = p->n[2];
             ix->planes[o++][3] = p->d;
         }
