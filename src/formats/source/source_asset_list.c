@@ -63,13 +63,12 @@ static bool report(lister *l, const char *kind, const char *name, const char *fi
     return found;
 }
 
-static void texture_of(lister *l, const char *material, const char *tex)
+static void texture_of(lister *l, const char *tex)
 {
     if (!tex[0]) return;
     char file[1024];
     size_t tl = strlen(tex);
     snprintf(file, sizeof file, "materials/%s%s", tex, tl > 4 && bk_strcasecmp(tex + tl - 4, ".vtf") == 0 ? "" : ".vtf");
-    (void)material;
     report(l, "texture", tex, file, false, NULL, NULL);
 }
 
@@ -91,7 +90,7 @@ static void material(lister *l, const char *name_in, int depth)
                                        "$phongexponenttexture", "$lightwarptexture", "$iris", "$ambientoccltexture"};
     char v[512];
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
-        if (bk_vmt_find((const char *)d, n, keys[k], v, sizeof v)) texture_of(l, n0, v);
+        if (bk_vmt_find((const char *)d, n, keys[k], v, sizeof v)) texture_of(l, v);
     char shader[64];
     if (depth < 2 && bk_vmt_shader((const char *)d, n, shader, sizeof shader) && bk_strcasecmp(shader, "patch") == 0 &&
         bk_vmt_find((const char *)d, n, "include", v, sizeof v))
