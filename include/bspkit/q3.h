@@ -134,8 +134,6 @@ typedef struct bk_q3_map {
     /* visibility: cluster_count clusters, bytes_per_cluster bytes of PVS bits each */
     int32_t cluster_count, bytes_per_cluster;
     const uint8_t *vis;             /* NULL when the map has no visibility data */
-    /* private: the arrays read where they lie in the file's bytes (bit = lump), not allocated */
-    uint32_t in_place_;
 } bk_q3_map;
 
 /* The decoded map of f, or NULL if f is not a Quake 3 map. */

@@ -128,8 +128,6 @@ typedef struct bk_quake_bsp {
     int32_t *surfedges;        uint32_t surfedge_count;
     bk_q1_model *models;       uint32_t model_count;
     bk_q1_bspx_lump *bspx;     uint32_t bspx_count;
-    /* private: the arrays read where they lie in the file's bytes (bit = lump), not allocated */
-    uint32_t in_place_;
 } bk_quake_bsp;
 
 /* ---- WAD3 ---------------------------------------------------------------------------- */

@@ -15,10 +15,18 @@ typedef struct q3_lump {
     bool ok;
 } q3_lump;
 
+/* The decoded map and what only the loader and q3_destroy need to know (kept out of the public
+ * struct): which arrays lie in the file's own bytes (bit = lump) rather than being allocated. */
+typedef struct q3_impl {
+    bk_q3_map map;
+    uint32_t in_place;
+} q3_impl;
+
 typedef struct q3_loader {
     bk_file *f;
     bk_ctx *ctx;
     bk_q3_map *m;
+    uint32_t *in_place;
     q3_lump l[BK_Q3_LUMP_COUNT];
 } q3_loader;
 
@@ -37,9 +45,10 @@ static int q3_probe(const uint8_t *d, size_t n)
 
 static void q3_destroy(void *impl)
 {
-    bk_q3_map *m = impl;
-    if (!m) return;
-    uint32_t ip = m->in_place_;
+    q3_impl *q = impl;
+    if (!q) return;
+    bk_q3_map *m = &q->map;
+    uint32_t ip = q->in_place;
     bk_free(m->shaders);
     bk_free_own(m->planes, ip, BK_Q3_LUMP_PLANES);
     bk_free_own(m->nodes, ip, BK_Q3_LUMP_NODES);
@@ -53,7 +62,7 @@ static void q3_destroy(void *impl)
     bk_free_own(m->indexes, ip, BK_Q3_LUMP_DRAWINDEXES);
     bk_free(m->fogs);
     bk_free_own(m->surfaces, ip, BK_Q3_LUMP_SURFACES);
-    bk_free(m);
+    bk_free(q);
 }
 
 static const uint8_t *lump_ptr(const q3_loader *L, int i) { return L->f->data + L->l[i].ofs; }
@@ -72,7 +81,7 @@ static void *lump_array(q3_loader *L, int i, size_t elem, bool skip, bool *in_pl
 {
     *res = BK_OK;
     void *a = bk_lump_in_place(lump_ptr(L, i), L->l[i].count, (k_lumps[i].in_place & 1) && elem == k_lumps[i].entry[0],
-                               &L->m->in_place_, i);
+                               L->in_place, i);
     *in_place = a != NULL;
     if (a) return a;
     return skip ? NULL : lump_alloc(L, i, elem, res);
@@ -704,9 +713,11 @@ static bk_result q3_load(bk_file *f, bk_ctx *ctx)
     L.f = f;
     L.ctx = ctx;
     bk_result r = BK_OK;
-    L.m = bk_alloc_array(ctx, 1, sizeof(bk_q3_map), &r);
-    if (!L.m) return r;
-    f->impl = L.m;
+    q3_impl *q = bk_alloc_array(ctx, 1, sizeof(q3_impl), &r);
+    if (!q) return r;
+    L.m = &q->map;
+    L.in_place = &q->in_place;
+    f->impl = q;
     BK_TRY(load_header(&L));
     if (ctx->errors && !ctx->keep_going) return ctx->first_error;
     BK_TRY(load_arrays(&L));
@@ -724,7 +735,7 @@ static bk_result q3_load(bk_file *f, bk_ctx *ctx)
     /* everything but the lightmaps (which the scene's atlas reads) and the arrays read in place
      * now lives in arrays, or is read again only by queries: let a mapped input's pages go */
     for (int i = 0; i < BK_Q3_LUMP_COUNT; i++)
-        if (i != BK_Q3_LUMP_LIGHTMAPS && L.l[i].ok && !(L.m->in_place_ & (1u << i)))
+        if (i != BK_Q3_LUMP_LIGHTMAPS && L.l[i].ok && !(q->in_place & (1u << i)))
             bk_input_decoded(ctx, lump_ptr(&L, i), (size_t)L.l[i].len);
 
     bk_q3_map *m = L.m;

@@ -12,9 +12,10 @@
 
 static void q_destroy(void *impl)
 {
-    bk_quake_bsp *q = impl;
-    if (!q) return;
-    uint32_t ip = q->in_place_;
+    quake_impl *qi = impl;
+    if (!qi) return;
+    bk_quake_bsp *q = &qi->bsp;
+    uint32_t ip = qi->in_place;
     bk_free_own(q->planes, ip, BK_Q1_LUMP_PLANES);
     bk_free(q->miptex);
     bk_free_own(q->vertices, ip, BK_Q1_LUMP_VERTICES);
@@ -28,7 +29,7 @@ static void q_destroy(void *impl)
     bk_free_own(q->surfedges, ip, BK_Q1_LUMP_SURFEDGES);
     bk_free_own(q->models, ip, BK_Q1_LUMP_MODELS);
     bk_free(q->bspx);
-    bk_free(q);
+    bk_free(qi);
 }
 
 static int q_probe(const uint8_t *d, size_t n)
@@ -117,7 +118,7 @@ static bk_result array_count(loader *L, int lump, uint32_t *count)
  * variant (bk_lump_in_place): no copy, no new pages. NULL: decode a copy. */
 static void *in_place(loader *L, int lump, uint32_t count)
 {
-    return bk_lump_in_place(L->d + L->ofs[lump], count, (k_lumps[lump].in_place >> L->var) & 1, &L->q->in_place_,
+    return bk_lump_in_place(L->d + L->ofs[lump], count, (k_lumps[lump].in_place >> L->var) & 1, L->in_place,
                             lump);
 }
 
@@ -127,7 +128,7 @@ void *bk_bsp_own_copy(loader *L, int lump, const void *arr, size_t bytes, bk_res
     void *c = bk_alloc_array(L->ctx, bytes, 1, r);
     if (!c) return NULL;
     memcpy(c, arr, bytes);
-    L->q->in_place_ &= ~(1u << lump);
+    *L->in_place &= ~(1u << lump);
     return c;
 }
 
@@ -674,14 +675,16 @@ static void fill_info(loader *L)
 
 static bk_result q_load(bk_file *f, bk_ctx *ctx)
 {
-    bk_quake_bsp *q = bk_calloc(1, sizeof *q);
-    if (!q) return BK_ENOMEM;
-    f->impl = q;
+    quake_impl *qi = bk_calloc(1, sizeof *qi);
+    if (!qi) return BK_ENOMEM;
+    bk_quake_bsp *q = &qi->bsp;
+    f->impl = qi;
     loader L;
     memset(&L, 0, sizeof L);
     L.f = f;
     L.ctx = ctx;
     L.q = q;
+    L.in_place = &qi->in_place;
     L.d = f->data;
     L.n = f->size;
     BK_TRY(read_header(&L));
@@ -706,7 +709,7 @@ static bk_result q_load(bk_file *f, bk_ctx *ctx)
                                     BK_Q1_LUMP_FACES, BK_Q1_LUMP_CLIPNODES, BK_Q1_LUMP_LEAFS, BK_Q1_LUMP_MARKSURFACES,
                                     BK_Q1_LUMP_EDGES, BK_Q1_LUMP_SURFEDGES, BK_Q1_LUMP_MODELS};
     for (size_t i = 0; i < BK_ARRAY_LEN(k_decoded); i++)
-        if (!(L.q->in_place_ & (1u << k_decoded[i])))
+        if (!(qi->in_place & (1u << k_decoded[i])))
             bk_input_decoded(ctx, L.d + L.ofs[k_decoded[i]], (size_t)L.len[k_decoded[i]]);
     if (f->entities.count == 0)
         BK_WARN(ctx, BK_EFORMAT, "entities", BK_NO_INDEX, L.ofs[BK_Q1_LUMP_ENTITIES], "map has no entities");

@@ -13,10 +13,18 @@
 enum { V_29 = 0, V_BSP2 = 1, V_2PSB = 2 }; /* the lump rows' columns (quake_desc.c) */
 #define k_lumps bk_quake_lumps
 
+/* The decoded map and what only the loader and its destroy need (kept out of the public struct):
+ * which arrays lie in the file's own bytes (bit = lump) rather than being allocated. */
+typedef struct quake_impl {
+    bk_quake_bsp bsp;
+    uint32_t in_place;
+} quake_impl;
+
 typedef struct loader {
     bk_file *f;
     bk_ctx *ctx;
     bk_quake_bsp *q;
+    uint32_t *in_place;                       /* the impl's in_place bits */
     int var;                                  /* V_* */
     const uint8_t *d;
     size_t n;
@@ -39,7 +47,7 @@ void *bk_bsp_own_copy(loader *L, int lump, const void *arr, size_t bytes, bk_res
 /* before a repair writes into an array that may be read in place: make it the loader's own */
 #define MAKE_OWN(arr, lump, count)                                                                   \
     do {                                                                                             \
-        if (L->q->in_place_ & (1u << (lump))) {                                                      \
+        if (*L->in_place & (1u << (lump))) {                                                         \
             bk_result o_r_;                                                                          \
             void *o_ = bk_bsp_own_copy(L, (lump), (arr), (size_t)(count) * sizeof *(arr), &o_r_);   \
             if (!o_) return o_r_;                                                                    \
