@@ -293,7 +293,8 @@ bool bk_source_assets_find(bk_source_assets *a, const char *path, char *basetext
 void bk_source_assets_where(const bk_source_assets *a, char *buf, size_t cap);
 /* The bytes of path (bk_free them) from the first place the engine would find it; where (cap
  * bytes, may be NULL) gets "pakfile" or the VPK's or folder's path. BK_ENOTFOUND when it is
- * nowhere. */
+ * nowhere. With data and size both NULL nothing is read: only where it is (an archive lists it,
+ * a folder holds it). */
 bk_result bk_source_assets_read(bk_source_assets *a, const char *path, uint8_t **data, size_t *size, char *where,
                                 size_t cap);
 /* One file a map needs: kind ("material", "texture", "model", "sound"), the name it is known by,

@@ -379,10 +379,18 @@ void bk_json_num(bk_buf *b, double d);
 /* a JSON string (quoted) as cJSON prints it (number.c) */
 void bk_json_str(bk_buf *b, const char *s);
 
-/* ---- resource lookup (folders, .wad, .pk3/.zip) ----------------------------------------- */
+/* ---- resource lookup (folders, .pk3/.zip, pakfile, VPK) ---------------------------------- */
 typedef struct bk_vfs bk_vfs;
-/* Builds a lookup over opt->search_paths then opt->base_dir. Never fails on missing paths. */
+/* Builds a lookup over opt->search_paths then opt->base_dir (folders and .pk3/.zip/.pk4 files;
+ * others are left out). Never fails on missing paths; with opt NULL, a lookup with no roots. */
 bk_vfs *bk_vfs_new(const bk_options *opt);
+/* Roots added in search order: a folder (false if it is not one), an open archive named name in
+ * messages (closed with the lookup when own, also when adding fails). */
+bool bk_vfs_add_folder(bk_vfs *v, const char *path);
+bool bk_vfs_add_archive(bk_vfs *v, bk_archive *a, const char *name, bool own);
+/* whether a root of that path / name was added; how many roots */
+bool bk_vfs_has_root(const bk_vfs *v, const char *path);
+uint32_t bk_vfs_root_count(const bk_vfs *v);
 /* A game's lookup (Quake 3, DarkPlaces, Quake / GoldSrc WADs): each search path that is a folder
  * serves its .pk3 archives (later names first, as pak8 overrides pak0) and then its loose files;
  * archives given directly are roots; when the map sits in a game's maps/ folder, that game
@@ -390,6 +398,13 @@ bk_vfs *bk_vfs_new(const bk_options *opt);
 bk_vfs *bk_vfs_new_game(const bk_options *opt);
 /* Read relpath (case-insensitive, '/' or '\\' separators) from the first root that has it. */
 bk_result bk_vfs_read(bk_vfs *v, const char *relpath, uint64_t max_bytes, uint8_t **out, size_t *size);
+/* The same, and *where (may be NULL) the root that served it (its path or archive name); an
+ * archive entry that is found but does not read is an error, not a miss. */
+bk_result bk_vfs_read_from(bk_vfs *v, const char *relpath, uint64_t max_bytes, uint8_t **out, size_t *size,
+                           const char **where);
+/* The root relpath would be read from (its path or archive name), or NULL: nothing is read
+ * (archives: the entry is listed; folders: a regular file is there). */
+const char *bk_vfs_locate(bk_vfs *v, const char *relpath);
 void bk_vfs_free(bk_vfs *v);
 /* Call fn for every file directly inside folder dir (relative, case-insensitive) whose name ends
  * in ext (case-insensitive), in every root, in root order; a name may come from several roots.

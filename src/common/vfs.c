@@ -1,5 +1,8 @@
-/* Resource lookup across folders and zip archives (.pk3, .zip), case-insensitively, as the
- * engines' file systems do. Archives are read through bk_archive (archive.h). */
+/* Resource lookup across folders and archives (.pk3/.zip, a Source map's pakfile, VPKs),
+ * case-insensitively, as the engines' file systems do: an ordered list of roots, the first that
+ * has a file serves it. Archives are read through bk_archive (archive.h); which roots and in what
+ * order is each game's rule (bk_vfs_new_game here, Source's gameinfo search paths in
+ * formats/source/source_assets.c). */
 #include <dirent.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -7,8 +10,9 @@
 #include "bk_internal.h"
 
 typedef struct vfs_root {
-    char *path;
+    char *path;      /* the folder, or the archive's name for messages ("pakfile", a VPK's path) */
     bk_archive *zip; /* NULL for a folder */
+    bool own;        /* the lookup closes zip */
 } vfs_root;
 
 /* A folder's names as readdir gave them, read once per lookup object: a map's textures are looked
@@ -36,26 +40,54 @@ static bool has_ext(const char *p, const char *ext)
     return n >= e && bk_strcasecmp(p + n - e, ext) == 0;
 }
 
+static bool push_root(bk_vfs *v, const char *path, bk_archive *zip, bool own)
+{
+    vfs_root r = {bk_strdup(path), zip, own};
+    if (!r.path || bk_grow((void **)&v->roots, &v->cap, v->count + 1, sizeof(vfs_root)) != BK_OK) {
+        bk_free(r.path);
+        if (own) bk_archive_close(zip);
+        return false;
+    }
+    v->roots[v->count++] = r;
+    return true;
+}
+
 static void add_root(bk_vfs *v, const char *path)
 {
     struct stat st;
     if (!path || !*path || stat(path, &st) != 0) return;
-    vfs_root r = {NULL, NULL};
     if (S_ISDIR(st.st_mode)) {
-        r.path = bk_strdup(path);
+        push_root(v, path, NULL, false);
     } else if (S_ISREG(st.st_mode) && (has_ext(path, ".pk3") || has_ext(path, ".zip") || has_ext(path, ".pk4"))) {
-        if (bk_archive_open(path, NULL, &r.zip) != BK_OK) return;
-        r.path = bk_strdup(path);
-    } else {
-        return;
+        bk_archive *zip;
+        if (bk_archive_open(path, NULL, &zip) == BK_OK) push_root(v, path, zip, true);
     }
-    if (!r.path || bk_grow((void **)&v->roots, &v->cap, v->count + 1, sizeof(vfs_root)) != BK_OK) {
-        bk_free(r.path);
-        bk_archive_close(r.zip);
-        return;
-    }
-    v->roots[v->count++] = r;
 }
+
+bool bk_vfs_add_folder(bk_vfs *v, const char *path)
+{
+    struct stat st;
+    if (!v || !path || !*path || stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) return false;
+    return push_root(v, path, NULL, false);
+}
+
+bool bk_vfs_add_archive(bk_vfs *v, bk_archive *a, const char *name, bool own)
+{
+    if (!v || !a || !name) {
+        if (own) bk_archive_close(a);
+        return false;
+    }
+    return push_root(v, name, a, own);
+}
+
+bool bk_vfs_has_root(const bk_vfs *v, const char *path)
+{
+    for (uint32_t i = 0; v && i < v->count; i++)
+        if (strcmp(v->roots[i].path, path) == 0) return true;
+    return false;
+}
+
+uint32_t bk_vfs_root_count(const bk_vfs *v) { return v ? v->count : 0; }
 
 bk_vfs *bk_vfs_new(const bk_options *opt)
 {
@@ -75,7 +107,7 @@ void bk_vfs_free(bk_vfs *v)
     if (!v) return;
     for (uint32_t i = 0; i < v->count; i++) {
         bk_free(v->roots[i].path);
-        bk_archive_close(v->roots[i].zip);
+        if (v->roots[i].own) bk_archive_close(v->roots[i].zip);
     }
     bk_free(v->roots);
     for (uint32_t i = 0; i < v->dir_count; i++) {
@@ -197,19 +229,32 @@ static char *resolve_nocase(bk_vfs *v, const char *dir, const char *rel)
     return (char *)b.data;
 }
 
-bk_result bk_vfs_read(bk_vfs *v, const char *relpath, uint64_t max_bytes, uint8_t **out, size_t *size)
+/* relpath with '/' separators and no leading ones, into norm (cap bytes); false when too long */
+static bool norm_rel(const char *relpath, char *norm, size_t cap, const char **rel)
+{
+    size_t n = 0;
+    for (const char *p = relpath; *p; p++) {
+        if (n + 1 >= cap) return false;
+        norm[n++] = *p == '\\' ? '/' : *p;
+    }
+    norm[n] = 0;
+    *rel = norm;
+    while (**rel == '/') (*rel)++;
+    return true;
+}
+
+bk_result bk_vfs_read_from(bk_vfs *v, const char *relpath, uint64_t max_bytes, uint8_t **out, size_t *size,
+                           const char **where)
 {
     *out = NULL;
     *size = 0;
-    if (!v || !relpath) return BK_ENOTFOUND;
+    if (where) *where = NULL;
     char norm[1024];
-    size_t n = 0;
-    for (const char *p = relpath; *p && n + 1 < sizeof norm; p++) norm[n++] = *p == '\\' ? '/' : *p;
-    norm[n] = 0;
-    const char *rel = norm;
-    while (*rel == '/') rel++;
+    const char *rel;
+    if (!v || !relpath || !norm_rel(relpath, norm, sizeof norm, &rel)) return BK_ENOTFOUND;
     for (uint32_t i = 0; i < v->count; i++) {
         vfs_root *r = &v->roots[i];
+        if (where) *where = r->path;
         if (r->zip) {
             int32_t idx = bk_archive_find(r->zip, rel);
             if (idx < 0) continue;
@@ -223,7 +268,43 @@ bk_result bk_vfs_read(bk_vfs *v, const char *relpath, uint64_t max_bytes, uint8_
         bk_free(full);
         if (res == BK_OK) return BK_OK;
     }
+    if (where) *where = NULL;
     return BK_ENOTFOUND;
+}
+
+bk_result bk_vfs_read(bk_vfs *v, const char *relpath, uint64_t max_bytes, uint8_t **out, size_t *size)
+{
+    return bk_vfs_read_from(v, relpath, max_bytes, out, size, NULL);
+}
+
+const char *bk_vfs_locate(bk_vfs *v, const char *relpath)
+{
+    char norm[1024];
+    const char *rel;
+    if (!v || !relpath || !norm_rel(relpath, norm, sizeof norm, &rel)) return NULL;
+    for (uint32_t i = 0; i < v->count; i++) {
+        vfs_root *r = &v->roots[i];
+        if (r->zip) {
+            if (bk_archive_find(r->zip, rel) >= 0) return r->path;
+            continue;
+        }
+        char *full = resolve_nocase(v, r->path, rel);
+        if (!full) continue;
+        bool found;
+        if (v->io.read_file) {
+            /* files come through the caller's reader: ask it */
+            uint8_t *d = NULL;
+            size_t n = 0;
+            found = bk_read_file_opt(&v->io, full, UINT64_MAX, &d, &n) == BK_OK;
+            bk_free(d);
+        } else {
+            struct stat st;
+            found = stat(full, &st) == 0 && S_ISREG(st.st_mode);
+        }
+        bk_free(full);
+        if (found) return r->path;
+    }
+    return NULL;
 }
 
 void bk_vfs_list(bk_vfs *v, const char *dir, const char *ext, bk_vfs_list_fn fn, void *user)

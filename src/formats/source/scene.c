@@ -112,7 +112,7 @@ static bk_result material_in(sb *b, int32_t texinfo, int32_t *cache, int32_t *ou
     if (!(b->opt->flags & BK_OPT_NO_TEXTURES) && td >= 0) {
         BK_TRY(bk_src_attach_texture(b, mi, name));
         m = &b->s->materials[mi];   /* images may have grown the scene's arrays */
-        if (m->base_image < 0 && (b->pak || b->mount_count || b->opt->search_path_count))
+        if (m->base_image < 0 && (bk_vfs_root_count(b->vfs) || b->opt->search_path_count))
             BK_TRY(bk_kv_append(&m->extras, &m->extra_count, "missing", "true"));
     }
     cache[slot] = mi;

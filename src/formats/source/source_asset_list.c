@@ -51,7 +51,8 @@ static bool report(lister *l, const char *kind, const char *name, const char *fi
     char where[1024];
     uint8_t *d = NULL;
     size_t n = 0;
-    bool found = bk_source_assets_read(l->a, file, &d, &n, where, sizeof where) == BK_OK;
+    /* the bytes are read only when the caller looks inside (a VMT, an MDL); else only located */
+    bool found = bk_source_assets_read(l->a, file, data ? &d : NULL, data ? &n : NULL, where, sizeof where) == BK_OK;
     bk_source_asset r = {kind, name, file, found ? where : "", found, optional};
     l->fn(l->user, &r);
     if (found && data) {
@@ -113,10 +114,7 @@ static void model(lister *l, const char *path)
     bool have = false;
     for (size_t k = 0; k < 4 && !have; k++) {
         snprintf(part, sizeof part, "%.*s%s", (int)(pl - 4), path, vtx[k]);
-        uint8_t *t;
-        size_t tn;
-        have = bk_source_assets_read(l->a, part, &t, &tn, NULL, 0) == BK_OK;
-        bk_free(t);
+        have = bk_source_assets_read(l->a, part, NULL, NULL, NULL, 0) == BK_OK;
     }
     if (!have) snprintf(part, sizeof part, "%.*s.dx90.vtx", (int)(pl - 4), path);
     report(l, "model", path, part, false, NULL, NULL);
@@ -134,10 +132,7 @@ static void model(lister *l, const char *path)
                 snprintf(name, sizeof name, "materials/%s%s.vmt", m->cdmaterials[c], m->textures[t]);
                 lower_slashes(name);
                 if (!first[0]) memcpy(first, name, sizeof first);
-                uint8_t *t2;
-                size_t n2;
-                found = bk_source_assets_read(l->a, name, &t2, &n2, NULL, 0) == BK_OK;
-                bk_free(t2);
+                found = bk_source_assets_read(l->a, name, NULL, NULL, NULL, 0) == BK_OK;
             }
             if (found) material(l, name, 0);
             else if (first[0]) material(l, first, 0);

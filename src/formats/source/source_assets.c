@@ -10,42 +10,22 @@
 
 #include "source_scene.h"
 
-/* A game file by its path, where the engine looks: the map's pakfile, then each mount in the
- * search order open_mounts built from --game-dir. *from gets the mount (NULL: the pakfile). */
-static bool read_asset_from(sb *b, const char *path, uint8_t **d, size_t *n, const src_mount **from)
+/* A game file by its path, where the engine looks: the lookup bk_src_open_mounts built (the map's
+ * pakfile, then --game-dir's VPKs and folders in search order). *from gets the root's name
+ * ("pakfile", a VPK's or folder's path). */
+static bool read_asset_from(sb *b, const char *path, uint8_t **d, size_t *n, const char **from)
 {
-    *from = NULL;
-    int32_t i = bk_archive_find(b->pak, path);
-    if (i >= 0 && bk_archive_read(b->pak, (uint32_t)i, UINT64_MAX, d, n) == BK_OK) return true;
     uint64_t max = b->opt->limits.max_file_bytes ? b->opt->limits.max_file_bytes : ((uint64_t)1 << 31);
-    for (uint32_t k = 0; k < b->mount_count; k++) {
-        const src_mount *m = &b->mounts[k];
-        *from = m;
-        if (m->vpk) {
-            int32_t j = bk_archive_find(m->vpk, path);
-            if (j >= 0 && bk_archive_read(m->vpk, (uint32_t)j, UINT64_MAX, d, n) == BK_OK) return true;
-        } else if (m->dir && bk_vfs_read(m->dir, path, max, d, n) == BK_OK) {
-            /* loose files, found case-insensitively as the engine (on Windows) finds them */
-            return true;
-        }
-    }
-    return false;
+    return bk_vfs_read_from(b->vfs, path, max, d, n, from) == BK_OK;
 }
 
 bool bk_src_read_asset(sb *b, const char *path, uint8_t **d, size_t *n)
 {
-    const src_mount *from;
+    const char *from;
     return read_asset_from(b, path, d, n, &from);
 }
 
 #define SRC_MAX_MOUNTS 256
-
-static bool mounted(const sb *b, const char *path)
-{
-    for (uint32_t k = 0; k < b->mount_count; k++)
-        if (strcmp(b->mounts[k].path, path) == 0) return true;
-    return false;
-}
 
 static bool is_dir(const char *path)
 {
@@ -59,31 +39,18 @@ static bool is_file(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* the next root: a VPK or a folder of loose files (each once, at most SRC_MAX_MOUNTS) */
 static void add_mount(sb *b, const char *path, bool vpk)
 {
-    if (b->mount_count >= SRC_MAX_MOUNTS || mounted(b, path)) return;
-    if (bk_grow((void **)&b->mounts, &b->mount_cap, b->mount_count + 1, sizeof *b->mounts) != BK_OK) return;
-    src_mount m = {NULL, NULL, bk_strdup(path)};
-    if (!m.path) return;
-    if (vpk) {
-        bk_options o = *b->opt;
-        o.diag = NULL;
-        if (bk_archive_open(path, &o, &m.vpk) != BK_OK) m.vpk = NULL;
-    } else {
-        bk_options o;
-        memset(&o, 0, sizeof o);
-        o.read_file = b->opt->read_file;
-        o.read_file_user = b->opt->read_file_user;
-        const char *one[1] = {path};
-        o.search_paths = one;
-        o.search_path_count = 1;
-        m.dir = bk_vfs_new(&o);
-    }
-    if (!m.vpk && !m.dir) {
-        bk_free(m.path);
+    if (bk_vfs_root_count(b->vfs) >= SRC_MAX_MOUNTS || bk_vfs_has_root(b->vfs, path)) return;
+    if (!vpk) {
+        bk_vfs_add_folder(b->vfs, path);
         return;
     }
-    b->mounts[b->mount_count++] = m;
+    bk_options o = *b->opt;
+    o.diag = NULL;
+    bk_archive *a;
+    if (bk_archive_open(path, &o, &a) == BK_OK) bk_vfs_add_archive(b->vfs, a, path, true);
 }
 
 /* A VPK named as gameinfo.txt and --game-dir name them: NAME_dir.vpk, or NAME.vpk meaning
@@ -197,7 +164,7 @@ static bool gi_entry(void *user, const char *ids, const char *path)
     } else {
         add_game_folder(g->b, full);
     }
-    return g->b->mount_count < SRC_MAX_MOUNTS;
+    return bk_vfs_root_count(g->b->vfs) < SRC_MAX_MOUNTS;
 }
 
 /* the parser's errors reach the caller as warnings: the conversion goes on without them */
@@ -250,6 +217,13 @@ static bool add_gameinfo(sb *b, const char *dir)
  * its loose files. Then the map's own folder (base_dir), for loose files beside it. */
 void bk_src_open_mounts(sb *b)
 {
+    bk_options io;
+    memset(&io, 0, sizeof io);
+    io.read_file = b->opt->read_file;
+    io.read_file_user = b->opt->read_file_user;
+    b->vfs = bk_vfs_new(&io);
+    if (!b->vfs) return;
+    if (b->pak) bk_vfs_add_archive(b->vfs, b->pak, "pakfile", false);
     for (uint32_t k = 0; k < b->opt->search_path_count; k++) {
         const char *root = b->opt->search_paths[k];
         if (!root || !*root) continue;
@@ -274,14 +248,8 @@ void bk_src_open_mounts(sb *b)
 
 void bk_src_close_mounts(sb *b)
 {
-    for (uint32_t k = 0; k < b->mount_count; k++) {
-        bk_archive_close(b->mounts[k].vpk);
-        bk_vfs_free(b->mounts[k].dir);
-        bk_free(b->mounts[k].path);
-    }
-    bk_free(b->mounts);
-    b->mounts = NULL;
-    b->mount_count = b->mount_cap = 0;
+    bk_vfs_free(b->vfs);
+    b->vfs = NULL;
 }
 
 /* The VMT text of material name (materials/NAME.vmt) from the pakfile, following a patch
@@ -509,7 +477,6 @@ bk_result bk_source_assets_open(const bk_file *f, const bk_options *opt, bk_sour
 bool bk_source_assets_find(bk_source_assets *a, const char *path, char *basetexture, size_t cap)
 {
     if (!a || !path) return 0;
-    uint8_t *d;
     size_t n;
     if (basetexture && cap) basetexture[0] = 0;
     size_t pl = strlen(path);
@@ -524,21 +491,24 @@ bool bk_source_assets_find(bk_source_assets *a, const char *path, char *basetext
         bk_free(vmt);
         return 1;
     }
-    if (!bk_src_read_asset(&a->b, path, &d, &n)) return 0;
-    bk_free(d);
-    return 1;
+    return bk_vfs_locate(a->b.vfs, path) != NULL;
 }
 
 bk_result bk_source_assets_read(bk_source_assets *a, const char *path, uint8_t **data, size_t *size, char *where,
                                 size_t cap)
 {
-    if (!a || !path || !data || !size) return BK_EARG;
-    *data = NULL;
-    *size = 0;
+    if (!a || !path || (!data) != (!size)) return BK_EARG;
     if (where && cap) where[0] = 0;
-    const src_mount *from;
-    if (!read_asset_from(&a->b, path, data, size, &from)) return BK_ENOTFOUND;
-    if (where && cap) snprintf(where, cap, "%s", from ? from->path : "pakfile");
+    const char *from;
+    if (!data) {
+        /* only where it is */
+        if (!(from = bk_vfs_locate(a->b.vfs, path))) return BK_ENOTFOUND;
+    } else {
+        *data = NULL;
+        *size = 0;
+        if (!read_asset_from(&a->b, path, data, size, &from)) return BK_ENOTFOUND;
+    }
+    if (where && cap) snprintf(where, cap, "%s", from);
     return BK_OK;
 }
 

@@ -8,13 +8,6 @@
 #include "mdl_internal.h"
 #include "vbsp_internal.h"
 
-/* one place assets are looked for: a VPK or a folder of loose files */
-typedef struct src_mount {
-    bk_archive *vpk;
-    bk_vfs *dir;
-    char *path;
-} src_mount;
-
 typedef struct sb {
     const bk_source_map *p;
     const bk_options *opt;
@@ -31,8 +24,8 @@ typedef struct sb {
     uint32_t atlas_w, atlas_h;
     uint64_t vertex_budget;        /* scene vertices left before BK_ELIMIT */
     bk_archive *pak;               /* the map's pakfile, where its materials' VMT/VTF are found */
-    src_mount *mounts;             /* then the VPKs and folders of --game-dir, in search order */
-    uint32_t mount_count, mount_cap;
+    bk_vfs *vfs;                   /* where assets are looked up: the pakfile, then --game-dir's
+                                    * VPKs and folders in search order (bk_src_open_mounts) */
     uint64_t texture_budget;       /* decoded texture bytes left */
     const char *skyname;           /* worldspawn's skyname, or NULL */
     size_t file_size;              /* the map's bytes (how its atlas is kept: bk_atlas_to_scene_image) */
@@ -45,8 +38,8 @@ typedef struct sb {
 bool bk_src_texinfo_sky(const bk_source_map *p, int32_t texinfo);
 bool bk_src_face_drawn(const bk_source_map *p, const bk_source_face *f);
 
-/* source_assets.c: a game file by its path, where the engine looks (the pakfile, then the mounts);
- * the mounts of --game-dir in search order, and closing them; material mi's texture from its VMT;
+/* source_assets.c: a game file by its path, where the engine looks (b->vfs); building b->vfs from
+ * the pakfile and --game-dir in search order, and freeing it; material mi's texture from its VMT;
  * the lookup functions the MDL builder uses */
 bool bk_src_read_asset(sb *b, const char *path, uint8_t **d, size_t *n);
 void bk_src_open_mounts(sb *b);
