@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cjson/cJSON.h>
 #include <float.h>
@@ -833,6 +834,49 @@ static void test_archive(const char *src_dir)
     CHECK(bk_archive_open(path, NULL, &a) == BK_ENOTFOUND);
 }
 
+/* bk_vfs: roots in order (an archive given open, a folder found without case), where a file is
+ * without reading it, and an archive entry that is listed but does not read */
+static void test_vfs(const char *src_dir, const char *work)
+{
+    char path[2048], dir[1024];
+    snprintf(dir, sizeof dir, "%.900s/vfs_root", work);
+    snprintf(path, sizeof path, "%s/Materials", dir);
+    mkdir(dir, 0755);
+    mkdir(path, 0755);
+    snprintf(path, sizeof path, "%s/Materials/Wall.VMT", dir);
+    FILE *fp = fopen(path, "wb");
+    CHECK(fp != NULL);
+    if (fp) {
+        fputs("LightmappedGeneric {}", fp);
+        fclose(fp);
+    }
+    uint8_t *z = NULL, *d = NULL;
+    size_t zn = 0, n = 0;
+    snprintf(path, sizeof path, "%s/tests/data/zip/deflated.zip", src_dir);
+    CHECK(bk_read_file(path, 1 << 20, &z, &zn) == BK_OK);
+    if (!z) return;
+    z[40] ^= 0x55; /* maps/a.bsp's stored bytes: listed, but its CRC fails */
+    bk_archive *a = NULL;
+    CHECK(bk_archive_open_memory(z, zn, NULL, &a) == BK_OK);
+    bk_vfs *v = bk_vfs_new(NULL);
+    CHECK(v != NULL && bk_vfs_root_count(v) == 0 && bk_vfs_locate(v, "maps/a.bsp") == NULL);
+    CHECK(bk_vfs_add_archive(v, a, "pakfile", true));
+    CHECK(bk_vfs_add_folder(v, dir) && !bk_vfs_add_folder(v, path) && bk_vfs_root_count(v) == 2);
+    CHECK(bk_vfs_has_root(v, "pakfile") && bk_vfs_has_root(v, dir) && !bk_vfs_has_root(v, "other"));
+    const char *where = bk_vfs_locate(v, "MAPS\\A.BSP");
+    CHECK(where && strcmp(where, "pakfile") == 0);
+    CHECK(bk_vfs_read_from(v, "maps/a.bsp", 1 << 20, &d, &n, &where) != BK_OK && d == NULL);
+    where = bk_vfs_locate(v, "materials/wall.vmt");
+    CHECK(where && strcmp(where, dir) == 0);
+    CHECK(bk_vfs_read_from(v, "/materials/WALL.vmt", 1 << 20, &d, &n, &where) == BK_OK && n == 21 &&
+          where && strcmp(where, dir) == 0);
+    bk_free(d);
+    CHECK(bk_vfs_locate(v, "materials/none.vmt") == NULL && bk_vfs_locate(v, "materials") == NULL);
+    CHECK(bk_vfs_read_from(v, "materials/none.vmt", 1 << 20, &d, &n, &where) == BK_ENOTFOUND && where == NULL);
+    bk_vfs_free(v);   /* closes the archive it owns */
+    bk_free(z);
+}
+
 typedef struct diag_count {
     int n;
     bool read_error;
@@ -964,6 +1008,7 @@ int main(int argc, char **argv)
     test_atlas_limit(SOURCE_DIR);
     test_read_hook(SOURCE_DIR);
     test_archive(SOURCE_DIR);
+    test_vfs(SOURCE_DIR, work);
     test_entity_nodes();
     test_cursor();
     test_strset();
