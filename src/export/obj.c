@@ -9,18 +9,53 @@
 
 #include "xform.h"
 
-/* column-major 4x4 from TRS */
-/* "key a b c\n" with '.' decimal points whatever the locale */
+/* "key a b c\n" with '.' decimal points whatever the locale (key: at most 2 characters) */
 static void put_nums(bk_buf *o, const char *key, const float *v, int n, int precision)
 {
     char line[160];
-    size_t at = (size_t)snprintf(line, sizeof line, "%s", key);
+    size_t at = strlen(key);
+    memcpy(line, key, at);
     for (int k = 0; k < n && at < sizeof line - 40; k++) {
         line[at++] = ' ';
         at += (size_t)bk_fmt_num(line + at, sizeof line - at, v[k], precision);
     }
-    bk_buf_printf(o, "%s\n", line);
+    line[at++] = '\n';
+    bk_buf_append(o, line, at);
 }
+
+/* v in decimal at p; returns the end (a face line writes nine of these: printf was its cost) */
+static char *put_u64(char *p, uint64_t v)
+{
+    char tmp[20];
+    int n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n) *p++ = tmp[--n];
+    return p;
+}
+
+/* "f v/t/n v/t/n v/t/n\n" with the parts this primitive has */
+static void put_face(bk_buf *o, const uint64_t vi[3], const uint64_t ti[3], const uint64_t ni[3], bool uv, bool nrm)
+{
+    char line[3 * (3 * 21 + 3) + 4], *p = line;
+    *p++ = 'f';
+    for (int k = 0; k < 3; k++) {
+        *p++ = ' ';
+        p = put_u64(p, vi[k]);
+        if (uv || nrm) *p++ = '/';
+        if (uv) p = put_u64(p, ti[k]);
+        if (nrm) {
+            *p++ = '/';
+            p = put_u64(p, ni[k]);
+        }
+    }
+    *p++ = '\n';
+    bk_buf_append(o, line, (size_t)(p - line));
+}
+
+/* column-major 4x4 from TRS */
 
 static void trs_matrix(const bk_node *n, float *m)
 {
@@ -217,15 +252,9 @@ bk_result bk_export_obj(const bk_scene *s, const bk_export_options *opt, const c
                     st.dropped_degenerate++;
                     continue;
                 }
-                bk_buf_printf(&o, "f");
-                for (int k = 0; k < 3; k++) {
-                    uint64_t vi = vbase + id[k], ti = tbase + id[k], nv = nbase + id[k];
-                    if (p->uv0 && p->normal) bk_buf_printf(&o, " %llu/%llu/%llu", (unsigned long long)vi, (unsigned long long)ti, (unsigned long long)nv);
-                    else if (p->uv0) bk_buf_printf(&o, " %llu/%llu", (unsigned long long)vi, (unsigned long long)ti);
-                    else if (p->normal) bk_buf_printf(&o, " %llu//%llu", (unsigned long long)vi, (unsigned long long)nv);
-                    else bk_buf_printf(&o, " %llu", (unsigned long long)vi);
-                }
-                bk_buf_printf(&o, "\n");
+                uint64_t vi[3], ti[3], nv[3];
+                for (int k = 0; k < 3; k++) vi[k] = vbase + id[k], ti[k] = tbase + id[k], nv[k] = nbase + id[k];
+                put_face(&o, vi, ti, nv, p->uv0 != NULL, p->normal != NULL);
                 st.triangles++;
             }
             vbase += p->vertex_count;
