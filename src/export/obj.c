@@ -112,6 +112,100 @@ static void sanitize_name(char *out, size_t cap, const char *in, const char *fal
     out[o] = 0;
 }
 
+/* an image's path as the .mtl names it: BASE_textures/I_NAME.png */
+static void mtl_map(bk_buf *mtl, const bk_scene *s, const char *key, const char *base, int32_t image)
+{
+    if (image < 0 || (uint32_t)image >= s->image_count || !bk_scene_image_has_pixels(s, (uint32_t)image)) return;
+    char inm[200];
+    sanitize_name(inm, sizeof inm, s->images[image].name, "image");
+    bk_buf_printf(mtl, "%s %s_textures/%d_%s.png\n", key, base, image, inm);
+}
+
+/* the .mtl: one material each, with its colour, alpha and the PNGs it uses */
+static void write_mtl(bk_buf *mtl, const bk_scene *s, const char *base)
+{
+    bk_buf_printf(mtl, "# bspkit %s\n", BK_VERSION_STRING);
+    for (uint32_t i = 0; i < s->material_count; i++) {
+        const bk_material *m = &s->materials[i];
+        char nm[200];
+        sanitize_name(nm, sizeof nm, m->name, "material");
+        bk_buf_printf(mtl, "\nnewmtl m%u_%s\nKa 0 0 0\n", i, nm);
+        put_nums(mtl, "Kd", m->base_color, 3, 4);
+        bk_buf_printf(mtl, "Ks 0 0 0\n");
+        put_nums(mtl, "d", m->base_color + 3, 1, 4);
+        bk_buf_printf(mtl, "illum 1\n");
+        mtl_map(mtl, s, "map_Kd", base, m->base_image);
+        if (m->base_image >= 0 && (uint32_t)m->base_image < s->image_count && s->images[m->base_image].has_alpha)
+            mtl_map(mtl, s, "map_d", base, m->base_image);
+        /* emission (Ke, map_Ke) and a normal map (norm), as common MTL extensions have them */
+        if (m->emissive[0] > 0 || m->emissive[1] > 0 || m->emissive[2] > 0) {
+            float k = m->emissive_strength > 1 ? m->emissive_strength : 1;
+            float ke[3] = {m->emissive[0] * k, m->emissive[1] * k, m->emissive[2] * k};
+            put_nums(mtl, "Ke", ke, 3, 4);
+            mtl_map(mtl, s, "map_Ke", base, m->emissive_image);
+        }
+        mtl_map(mtl, s, "norm", base, m->normal_image);
+    }
+}
+
+/* where the next primitive's v, vt and vn lines start (OBJ numbers them from 1 across the file) */
+typedef struct obj_bases {
+    uint64_t v, t, n;
+} obj_bases;
+
+/* primitive p of a node with world matrix wm: its v/vt/vn lines, its material and its faces */
+static void write_prim(bk_buf *o, const bk_scene *s, const bk_primitive *p, const float *wm, const bk_xform *x,
+                       obj_bases *b, bk_export_stats *st)
+{
+    for (uint32_t v = 0; v < p->vertex_count; v++) {
+        const float *in = p->position + v * 3;
+        float w3[3], out[3];
+        for (int c = 0; c < 3; c++) {
+            float val = wm[c] * in[0] + wm[4 + c] * in[1] + wm[8 + c] * in[2] + wm[12 + c];
+            w3[c] = isfinite(val) ? val : 0;
+        }
+        bk_xf_point(x, w3, out);
+        put_nums(o, "v", out, 3, 6);
+        if (p->uv0) {
+            float u = p->uv0[v * 2], vv = p->uv0[v * 2 + 1];
+            float t2[2] = {isfinite(u) ? u : 0, isfinite(vv) ? 1.0f - vv : 0};
+            put_nums(o, "vt", t2, 2, 6);
+        }
+        if (p->normal) {
+            const float *nn = p->normal + v * 3;
+            float w3n[3], on[3];
+            for (int c = 0; c < 3; c++) w3n[c] = wm[c] * nn[0] + wm[4 + c] * nn[1] + wm[8 + c] * nn[2];
+            float len = sqrtf(w3n[0] * w3n[0] + w3n[1] * w3n[1] + w3n[2] * w3n[2]);
+            if (!(len > 1e-6f) || !isfinite(len)) w3n[0] = 0, w3n[1] = 0, w3n[2] = 1, len = 1;
+            for (int c = 0; c < 3; c++) w3n[c] /= len;
+            bk_xf_dir(x, w3n, on);
+            put_nums(o, "vn", on, 3, 5);
+        }
+    }
+    if (p->material >= 0 && (uint32_t)p->material < s->material_count) {
+        char mn[200];
+        sanitize_name(mn, sizeof mn, s->materials[p->material].name, "material");
+        bk_buf_printf(o, "usemtl m%d_%s\n", p->material, mn);
+    }
+    for (uint32_t t = 0; t + 3 <= p->index_count; t += 3) {
+        const uint32_t *id = p->indices + t;
+        if (id[0] >= p->vertex_count || id[1] >= p->vertex_count || id[2] >= p->vertex_count || id[0] == id[1] ||
+            id[1] == id[2] || id[0] == id[2]) {
+            st->dropped_degenerate++;
+            continue;
+        }
+        uint64_t vi[3], ti[3], nv[3];
+        for (int k = 0; k < 3; k++) vi[k] = b->v + id[k], ti[k] = b->t + id[k], nv[k] = b->n + id[k];
+        put_face(o, vi, ti, nv, p->uv0 != NULL, p->normal != NULL);
+        st->triangles++;
+    }
+    b->v += p->vertex_count;
+    if (p->uv0) b->t += p->vertex_count;
+    if (p->normal) b->n += p->vertex_count;
+    st->vertices += p->vertex_count;
+    st->primitives++;
+}
+
 bk_result bk_export_obj(const bk_scene *s, const bk_export_options *opt, const char *path, bk_export_stats *stats)
 {
     if (!s || !path) return BK_EARG;
@@ -154,41 +248,8 @@ bk_result bk_export_obj(const bk_scene *s, const bk_export_options *opt, const c
 
     /* materials */
     bk_buf mtl = {0};
-    bk_buf_printf(&mtl, "# bspkit %s\n", BK_VERSION_STRING);
-    for (uint32_t i = 0; i < s->material_count; i++) {
-        const bk_material *m = &s->materials[i];
-        char nm[200];
-        sanitize_name(nm, sizeof nm, m->name, "material");
-        bk_buf_printf(&mtl, "\nnewmtl m%u_%s\nKa 0 0 0\n", i, nm);
-        put_nums(&mtl, "Kd", m->base_color, 3, 4);
-        bk_buf_printf(&mtl, "Ks 0 0 0\n");
-        put_nums(&mtl, "d", m->base_color + 3, 1, 4);
-        bk_buf_printf(&mtl, "illum 1\n");
-        if (m->base_image >= 0 && (uint32_t)m->base_image < s->image_count && bk_scene_image_has_pixels(s, (uint32_t)m->base_image)) {
-            char inm[200];
-            sanitize_name(inm, sizeof inm, s->images[m->base_image].name, "image");
-            bk_buf_printf(&mtl, "map_Kd %s_textures/%d_%s.png\n", base, m->base_image, inm);
-            if (s->images[m->base_image].has_alpha)
-                bk_buf_printf(&mtl, "map_d %s_textures/%d_%s.png\n", base, m->base_image, inm);
-        }
-        /* emission (Ke, map_Ke) and a normal map (norm), as common MTL extensions have them */
-        if (m->emissive[0] > 0 || m->emissive[1] > 0 || m->emissive[2] > 0) {
-            float k = m->emissive_strength > 1 ? m->emissive_strength : 1;
-            float ke[3] = {m->emissive[0] * k, m->emissive[1] * k, m->emissive[2] * k};
-            put_nums(&mtl, "Ke", ke, 3, 4);
-            if (m->emissive_image >= 0 && (uint32_t)m->emissive_image < s->image_count && bk_scene_image_has_pixels(s, (uint32_t)m->emissive_image)) {
-                char inm[200];
-                sanitize_name(inm, sizeof inm, s->images[m->emissive_image].name, "image");
-                bk_buf_printf(&mtl, "map_Ke %s_textures/%d_%s.png\n", base, m->emissive_image, inm);
-            }
-        }
-        if (m->normal_image >= 0 && (uint32_t)m->normal_image < s->image_count && bk_scene_image_has_pixels(s, (uint32_t)m->normal_image)) {
-            char inm[200];
-            sanitize_name(inm, sizeof inm, s->images[m->normal_image].name, "image");
-            bk_buf_printf(&mtl, "norm %s_textures/%d_%s.png\n", base, m->normal_image, inm);
-        }
-        st.materials++;
-    }
+    write_mtl(&mtl, s, base);
+    st.materials = s->material_count;
     if (r == BK_OK) r = mtl.failed ? BK_ENOMEM : bk_wtx_add(tx, (const char *)mtl_path.data, mtl.data, mtl.size);
     bk_buf_free(&mtl);
 
@@ -200,7 +261,7 @@ bk_result bk_export_obj(const bk_scene *s, const bk_export_options *opt, const c
     char scale[32];
     bk_fmt_num(scale, sizeof scale, x.s, 6);
     bk_buf_printf(&o, "# bspkit %s: Y up, metres (scale %s per unit)\nmtllib %s\n", BK_VERSION_STRING, scale, mtl_base);
-    uint64_t vbase = 1, tbase = 1, nbase = 1;
+    obj_bases b = {1, 1, 1};
     for (uint32_t ni = 0; ni < s->node_count && r == BK_OK && !o.failed; ni++) {
         const bk_node *node = &s->nodes[ni];
         if (node->mesh < 0 || (uint32_t)node->mesh >= s->mesh_count) continue;
@@ -214,54 +275,7 @@ bk_result bk_export_obj(const bk_scene *s, const bk_export_options *opt, const c
         st.nodes++;
         for (uint32_t pi = 0; pi < mesh->prim_count; pi++) {
             const bk_primitive *p = &mesh->prims[pi];
-            if (p->mode != BK_PRIM_TRIANGLES || !p->indices || !p->vertex_count) continue;
-            for (uint32_t v = 0; v < p->vertex_count; v++) {
-                const float *in = p->position + v * 3;
-                float w3[3], out[3];
-                for (int c = 0; c < 3; c++) {
-                    float val = wm[c] * in[0] + wm[4 + c] * in[1] + wm[8 + c] * in[2] + wm[12 + c];
-                    w3[c] = isfinite(val) ? val : 0;
-                }
-                bk_xf_point(&x, w3, out);
-                put_nums(&o, "v", out, 3, 6);
-                if (p->uv0) {
-                    float u = p->uv0[v * 2], vv = p->uv0[v * 2 + 1];
-                    float t2[2] = {isfinite(u) ? u : 0, isfinite(vv) ? 1.0f - vv : 0};
-                    put_nums(&o, "vt", t2, 2, 6);
-                }
-                if (p->normal) {
-                    const float *nn = p->normal + v * 3;
-                    float w3n[3], on[3];
-                    for (int c = 0; c < 3; c++) w3n[c] = wm[c] * nn[0] + wm[4 + c] * nn[1] + wm[8 + c] * nn[2];
-                    float len = sqrtf(w3n[0] * w3n[0] + w3n[1] * w3n[1] + w3n[2] * w3n[2]);
-                    if (!(len > 1e-6f) || !isfinite(len)) w3n[0] = 0, w3n[1] = 0, w3n[2] = 1, len = 1;
-                    for (int c = 0; c < 3; c++) w3n[c] /= len;
-                    bk_xf_dir(&x, w3n, on);
-                    put_nums(&o, "vn", on, 3, 5);
-                }
-            }
-            if (p->material >= 0 && (uint32_t)p->material < s->material_count) {
-                char mn[200];
-                sanitize_name(mn, sizeof mn, s->materials[p->material].name, "material");
-                bk_buf_printf(&o, "usemtl m%d_%s\n", p->material, mn);
-            }
-            for (uint32_t t = 0; t + 3 <= p->index_count; t += 3) {
-                const uint32_t *id = p->indices + t;
-                if (id[0] >= p->vertex_count || id[1] >= p->vertex_count || id[2] >= p->vertex_count ||
-                    id[0] == id[1] || id[1] == id[2] || id[0] == id[2]) {
-                    st.dropped_degenerate++;
-                    continue;
-                }
-                uint64_t vi[3], ti[3], nv[3];
-                for (int k = 0; k < 3; k++) vi[k] = vbase + id[k], ti[k] = tbase + id[k], nv[k] = nbase + id[k];
-                put_face(&o, vi, ti, nv, p->uv0 != NULL, p->normal != NULL);
-                st.triangles++;
-            }
-            vbase += p->vertex_count;
-            if (p->uv0) tbase += p->vertex_count;
-            if (p->normal) nbase += p->vertex_count;
-            st.vertices += p->vertex_count;
-            st.primitives++;
+            if (p->mode == BK_PRIM_TRIANGLES && p->indices && p->vertex_count) write_prim(&o, s, p, wm, &x, &b, &st);
         }
     }
     if (r == BK_OK) r = o.failed ? BK_ENOMEM : bk_wtx_add(tx, path, o.data, o.size);
