@@ -270,6 +270,69 @@ static int group_end(bk_write_group *g, bool ok, const char *dir, uint32_t writt
     return EXIT_BAD_INPUT;
 }
 
+/* pak ARCHIVE extract -o DIR: every entry of a (what: "pakfile " or "" in messages) as one output.
+ * The whole archive is refused, nothing written, if any name would escape DIR or any entry fails
+ * the checks validate makes; entries are CRC-checked as they are read. */
+static int extract_all(const cli_opts *o, bk_archive *a, const char *what)
+{
+    uint32_t n = bk_archive_count(a);
+    int rc = EXIT_OK;
+    for (uint32_t i = 0; i < n; i++) {
+        const char *why;
+        if (bk_archive_check(a, i, true, &why) != BK_OK) {
+            fprintf(stderr, "%s: %sentry %u '%s': %s: nothing extracted\n", o->positional[0], what, i,
+                    bk_archive_entry_at(a, i)->name, why);
+            rc = EXIT_BAD_INPUT;
+        }
+    }
+    if (rc == EXIT_OK && cli_mkdir_p(o->output) != 0) {
+        fprintf(stderr, "bspkit pak: cannot create folder %s\n", o->output);
+        rc = EXIT_BAD_INPUT;
+    }
+    uint32_t written = 0;
+    size_t root_len = cli_dir_len(o->output);
+    bk_write_group *g = NULL;
+    if (rc == EXIT_OK && bk_write_group_begin(&g, BK_WRITE_REPLACE_LINKS) != BK_OK) rc = EXIT_BAD_INPUT;
+    for (uint32_t i = 0; i < n && rc == EXIT_OK; i++) {
+        const bk_archive_entry *e = bk_archive_entry_at(a, i);
+        char path[4096];
+        if (cli_join(path, sizeof path, o->output, e->name) >= sizeof path) {
+            fprintf(stderr, "bspkit pak: path too long for entry '%s'\n", e->name);
+            rc = EXIT_BAD_INPUT;
+            break;
+        }
+        for (char *c = path + root_len + 1; *c; c++)
+            if (*c == '\\') *c = '/';
+        size_t pl = strlen(path);
+        bool dir = e->is_dir || (pl && path[pl - 1] == '/');
+        if (make_parents(path, root_len) != 0) {
+            fprintf(stderr, "bspkit pak: cannot create the folders for '%s'\n", e->name);
+            rc = EXIT_BAD_INPUT;
+            break;
+        }
+        if (dir) continue;
+        uint8_t *data;
+        size_t size;
+        bk_result r = bk_archive_read(a, i, UINT64_MAX, &data, &size);
+        if (r != BK_OK) {
+            fprintf(stderr, "%s: %sentry %u '%s': %s\n", o->positional[0], what, i, e->name,
+                    r == BK_EDECOMPRESS ? "CRC mismatch: the data is damaged" : bk_strerror(r));
+            rc = EXIT_BAD_INPUT;
+            break;
+        }
+        if (group_put(g, path, data, size) != 0) {
+            rc = EXIT_BAD_INPUT;
+        } else {
+            written++;
+            if (!o->quiet) printf("%s %zu\n", path, size);
+        }
+        bk_free(data);
+    }
+    if (g) rc = group_end(g, rc == EXIT_OK, o->output, written);
+    if (rc == EXIT_OK) printf("%u files extracted to %s\n", written, o->output);
+    return rc;
+}
+
 /* pak NAME_dir.vpk list|extract: a VPK archive, as a pakfile is */
 static int vpk_cmd(cli_opts *o, bool list)
 {
@@ -296,53 +359,11 @@ static int vpk_cmd(cli_opts *o, bool list)
         }
         if (o->json) printf("]}\n");
         else printf("%u entries, %llu bytes\n", n, (unsigned long long)total);
+    } else if (!o->output) {
+        fprintf(stderr, "bspkit pak: extract needs -o DIR\n");
+        rc = EXIT_USAGE;
     } else {
-        if (!o->output) {
-            bk_archive_close(v);
-            fprintf(stderr, "bspkit pak: extract needs -o DIR\n");
-            return EXIT_USAGE;
-        }
-        for (uint32_t i = 0; i < n && rc == EXIT_OK; i++)
-            if (!bk_archive_name_safe(bk_archive_entry_at(v, i)->name)) {
-                fprintf(stderr, "%s: entry %u '%s' is not a safe relative path: nothing extracted\n", o->positional[0], i,
-                        bk_archive_entry_at(v, i)->name);
-                rc = EXIT_BAD_INPUT;
-            }
-        if (rc == EXIT_OK && cli_mkdir_p(o->output) != 0) {
-            fprintf(stderr, "bspkit pak: cannot create folder %s\n", o->output);
-            rc = EXIT_BAD_INPUT;
-        }
-        size_t root_len = cli_dir_len(o->output);
-        uint32_t written = 0;
-        bk_write_group *g = NULL;
-        if (rc == EXIT_OK && bk_write_group_begin(&g, BK_WRITE_REPLACE_LINKS) != BK_OK) rc = EXIT_BAD_INPUT;
-        for (uint32_t i = 0; i < n && rc == EXIT_OK; i++) {
-            const bk_archive_entry *e = bk_archive_entry_at(v, i);
-            char path[4096];
-            if (cli_join(path, sizeof path, o->output, e->name) >= sizeof path || make_parents(path, root_len)) {
-                fprintf(stderr, "bspkit pak: cannot create the folders for '%s'\n", e->name);
-                rc = EXIT_BAD_INPUT;
-                break;
-            }
-            uint8_t *data;
-            size_t size;
-            r = bk_archive_read(v, i, UINT64_MAX, &data, &size);
-            if (r != BK_OK) {
-                fprintf(stderr, "%s: entry %u '%s': %s\n", o->positional[0], i, e->name,
-                        r == BK_EDECOMPRESS ? "CRC mismatch: the data is damaged" : bk_strerror(r));
-                rc = EXIT_BAD_INPUT;
-                break;
-            }
-            if (group_put(g, path, data, size) != 0) {
-                rc = EXIT_BAD_INPUT;
-            } else {
-                written++;
-                if (!o->quiet) printf("%s %zu\n", path, size);
-            }
-            bk_free(data);
-        }
-        if (g) rc = group_end(g, rc == EXIT_OK, o->output, written);
-        if (rc == EXIT_OK) printf("%u files extracted to %s\n", written, o->output);
+        rc = extract_all(o, v, "");
     }
     bk_archive_close(v);
     return rc;
@@ -422,66 +443,7 @@ int cmd_pak(int argc, char **argv)
             printf("%u entries, %llu bytes\n", n, (unsigned long long)total);
         }
     } else {
-        /* refuse the whole archive if any name would escape DIR or any entry cannot be read (the
-         * checks validate makes): nothing half extracted */
-        for (uint32_t i = 0; i < n; i++) {
-            const char *why;
-            if (bk_archive_check(pak, i, true, &why) != BK_OK) {
-                fprintf(stderr, "%s: pakfile entry %u '%s': %s: nothing extracted\n", o.positional[0], i,
-                        bk_archive_entry_at(pak, i)->name, why);
-                rc = EXIT_BAD_INPUT;
-            }
-        }
-        if (rc == EXIT_OK && cli_mkdir_p(o.output) != 0) {
-            fprintf(stderr, "bspkit pak: cannot create folder %s\n", o.output);
-            rc = EXIT_BAD_INPUT;
-        }
-        uint32_t written = 0;
-        size_t root_len = cli_dir_len(o.output);
-        bk_write_group *g = NULL;
-        if (rc == EXIT_OK && bk_write_group_begin(&g, BK_WRITE_REPLACE_LINKS) != BK_OK) rc = EXIT_BAD_INPUT;
-        for (uint32_t i = 0; i < n && rc == EXIT_OK; i++) {
-            const bk_archive_entry *e = bk_archive_entry_at(pak, i);
-            char path[4096];
-            if (cli_join(path, sizeof path, o.output, e->name) >= sizeof path) {
-                fprintf(stderr, "bspkit pak: path too long for entry '%s'\n", e->name);
-                rc = EXIT_BAD_INPUT;
-                break;
-            }
-            for (char *c = path + root_len + 1; *c; c++)
-                if (*c == '\\') *c = '/';
-            size_t pl = strlen(path);
-            if (e->is_dir || (pl && path[pl - 1] == '/')) {
-                if (make_parents(path, root_len) != 0) {
-                    fprintf(stderr, "bspkit pak: cannot create folder for '%s'\n", e->name);
-                    rc = EXIT_BAD_INPUT;
-                }
-                continue;
-            }
-            if (make_parents(path, root_len) != 0) {
-                fprintf(stderr, "bspkit pak: cannot create folders for '%s'\n", e->name);
-                rc = EXIT_BAD_INPUT;
-                break;
-            }
-            uint8_t *data;
-            size_t size;
-            r = bk_archive_read(pak, i, UINT64_MAX, &data, &size);
-            if (r != BK_OK) {
-                fprintf(stderr, "%s: pakfile entry %u '%s' (%s): %s\n", o.positional[0], i, e->name,
-                        method_name(e->method), bk_strerror(r));
-                rc = EXIT_BAD_INPUT;
-                break;
-            }
-            if (group_put(g, path, data, size) != 0) {
-                rc = EXIT_BAD_INPUT;
-            } else {
-                written++;
-                if (!o.quiet) printf("%s %zu\n", path, size);
-            }
-            bk_free(data);
-        }
-        if (g) rc = group_end(g, rc == EXIT_OK, o.output, written);
-        if (rc == EXIT_OK) printf("%u files extracted to %s\n", written, o.output);
+        rc = extract_all(&o, pak, "pakfile ");
     }
     bk_archive_close(pak);
     bk_file_free(f);
