@@ -295,6 +295,113 @@ static int need_value(int argc, char **argv, int i)
     return 0;
 }
 
+/* the options that set a bool of cli_opts, and those that set a bspkit option flag */
+static const struct {
+    const char *name, *alias;
+    size_t field;
+} k_switches[] = {
+    {"--json", NULL, offsetof(cli_opts, json)},          {"--assets", NULL, offsetof(cli_opts, assets)},
+    {"--missing", NULL, offsetof(cli_opts, missing_only)}, {"--dry-run", NULL, offsetof(cli_opts, dry_run)},
+    {"--force", NULL, offsetof(cli_opts, force)},        {"--verbose", "-v", offsetof(cli_opts, verbose)},
+    {"--quiet", "-q", offsetof(cli_opts, quiet)},
+};
+static const struct {
+    const char *name;
+    uint32_t flag;
+} k_flags[] = {
+    {"--no-lightmaps", BK_OPT_NO_LIGHTMAPS}, {"--no-textures", BK_OPT_NO_TEXTURES},
+    {"--no-entities", BK_OPT_NO_ENTITIES},   {"--skip-flares", BK_OPT_SKIP_FLARES},
+    {"--collision", BK_OPT_COLLISION},       {"--no-props", BK_OPT_NO_PROPS},
+    {"--hdr", BK_OPT_HDR},                   {"--no-animations", BK_OPT_NO_ANIMATIONS},
+    {"--keep-all-bones", BK_OPT_KEEP_ALL_BONES},
+};
+
+/* the number after option argv[*i] (moved past), within [lo, hi] and whole when asked; else the
+ * message and -1 */
+static int number_opt(int argc, char **argv, int *i, double lo, double hi, bool whole, bool above_lo, const char *msg,
+                      double *out)
+{
+    if (need_value(argc, argv, *i) < 0) return -1;
+    char *end;
+    const char *t = argv[++*i];
+    double v = whole ? (double)strtol(t, &end, 10) : strtod(t, &end);
+    if (*end || !*t || !(above_lo ? v > lo : v >= lo) || v > hi) {
+        fprintf(stderr, "bspkit: %s\n", msg);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* the option at argv[*i] (its value taken too): 1 when it is one, 0 when it is not, -1 on error */
+static int parse_option(int argc, char **argv, int *i, cli_opts *o)
+{
+    const char *a = argv[*i];
+    for (size_t k = 0; k < sizeof k_switches / sizeof k_switches[0]; k++)
+        if (strcmp(a, k_switches[k].name) == 0 || (k_switches[k].alias && strcmp(a, k_switches[k].alias) == 0)) {
+            *(bool *)((char *)o + k_switches[k].field) = true;
+            return 1;
+        }
+    for (size_t k = 0; k < sizeof k_flags / sizeof k_flags[0]; k++)
+        if (strcmp(a, k_flags[k].name) == 0) {
+            o->opt.flags |= k_flags[k].flag;
+            return 1;
+        }
+    double v;
+    if (strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0 || (strncmp(a, "-j", 2) == 0 && a[2] >= '0' && a[2] <= '9')) {
+        /* -j N, or -jN as make takes it */
+        bool joined = a[1] == 'j' && a[2];
+        if (!joined && need_value(argc, argv, *i) < 0) return -1;
+        char *end;
+        long n = strtol(joined ? a + 2 : argv[++*i], &end, 10);
+        if (*end || n < 1 || n > 256) {
+            fprintf(stderr, "bspkit: -j needs a number of jobs from 1 to 256\n");
+            return -1;
+        }
+        o->jobs = (int)n;
+    } else if (strcmp(a, "--format") == 0) {
+        if (need_value(argc, argv, *i) < 0) return -1;
+        const char *f = argv[++*i];
+        if (strcmp(f, "glb") && strcmp(f, "gltf") && strcmp(f, "obj") && strcmp(f, "bsp")) {
+            fprintf(stderr, "bspkit: --format is glb, gltf, obj or bsp\n");
+            return -1;
+        }
+        o->format = f;
+    } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
+        if (need_value(argc, argv, *i) < 0) return -1;
+        o->output = argv[++*i];
+    } else if (strcmp(a, "--wad") == 0 || strcmp(a, "--game-dir") == 0) {
+        if (need_value(argc, argv, *i) < 0) return -1;
+        if (o->path_count >= (int)(sizeof o->paths / sizeof o->paths[0])) {
+            fprintf(stderr, "bspkit: too many search paths\n");
+            return -1;
+        }
+        o->paths[o->path_count++] = argv[++*i];
+    } else if (strcmp(a, "--framegroups") == 0) {
+        if (need_value(argc, argv, *i) < 0) return -1;
+        o->opt.framegroups_path = argv[++*i];
+    } else if (strcmp(a, "--keep-z-up") == 0) {
+        o->xopt.keep_z_up = 1;
+    } else if (strcmp(a, "--scale") == 0) {
+        if (number_opt(argc, argv, i, 0, 1e6, false, true, "--scale needs a positive number", &v) < 0) return -1;
+        o->xopt.scale = (float)v;
+    } else if (strcmp(a, "--png-level") == 0) {
+        if (number_opt(argc, argv, i, 1, 12, true, false, "--png-level needs 1 (fastest) .. 12 (smallest)", &v) < 0)
+            return -1;
+        o->xopt.png_level = (int32_t)v;
+    } else if (strcmp(a, "--patch-level") == 0) {
+        if (number_opt(argc, argv, i, 1, 64, true, false, "--patch-level needs a whole number from 1 to 64", &v) < 0)
+            return -1;
+        o->opt.patch_level = (int32_t)v;
+    } else if (strcmp(a, "--overbright") == 0) {
+        if (number_opt(argc, argv, i, 0, 4, false, false, "--overbright needs a number from 0 to 4", &v) < 0) return -1;
+        o->opt.overbright = v == 0 ? -1.0f : (float)v;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
 int cli_parse(int argc, char **argv, cli_opts *o, bool *help)
 {
     memset(o, 0, sizeof *o);
@@ -303,117 +410,20 @@ int cli_parse(int argc, char **argv, cli_opts *o, bool *help)
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             *help = true;
-        } else if (strcmp(a, "--json") == 0) {
-            o->json = true;
-        } else if (strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0 ||
-                   (strncmp(a, "-j", 2) == 0 && a[2] >= '0' && a[2] <= '9')) { /* -j N, or -jN as make takes it */
-            if (!a[2] && need_value(argc, argv, i) < 0) return -1;
-            char *end;
-            long v = strtol(a[1] == 'j' && a[2] ? a + 2 : argv[++i], &end, 10);
-            if (*end || v < 1 || v > 256) {
-                fprintf(stderr, "bspkit: -j needs a number of jobs from 1 to 256\n");
-                return -1;
-            }
-            o->jobs = (int)v;
-        } else if (strcmp(a, "--format") == 0) {
-            if (need_value(argc, argv, i) < 0) return -1;
-            const char *v = argv[++i];
-            if (strcmp(v, "glb") && strcmp(v, "gltf") && strcmp(v, "obj") && strcmp(v, "bsp")) {
-                fprintf(stderr, "bspkit: --format is glb, gltf, obj or bsp\n");
-                return -1;
-            }
-            o->format = v;
-        } else if (strcmp(a, "--assets") == 0) {
-            o->assets = true;
-        } else if (strcmp(a, "--missing") == 0) {
-            o->missing_only = true;
-        } else if (strcmp(a, "--dry-run") == 0) {
-            o->dry_run = true;
-        } else if (strcmp(a, "--force") == 0) {
-            o->force = true;
-        } else if (strcmp(a, "--verbose") == 0 || strcmp(a, "-v") == 0) {
-            o->verbose = true;
-        } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
-            o->quiet = true;
-        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-            if (need_value(argc, argv, i) < 0) return -1;
-            o->output = argv[++i];
-        } else if (strcmp(a, "--wad") == 0 || strcmp(a, "--game-dir") == 0) {
-            if (need_value(argc, argv, i) < 0) return -1;
-            if (o->path_count >= (int)(sizeof o->paths / sizeof o->paths[0])) {
-                fprintf(stderr, "bspkit: too many search paths\n");
-                return -1;
-            }
-            o->paths[o->path_count++] = argv[++i];
-        } else if (strcmp(a, "--scale") == 0) {
-            if (need_value(argc, argv, i) < 0) return -1;
-            char *end;
-            double v = strtod(argv[++i], &end);
-            if (*end || !(v > 0) || v > 1e6) {
-                fprintf(stderr, "bspkit: --scale needs a positive number\n");
-                return -1;
-            }
-            o->xopt.scale = (float)v;
-        } else if (strcmp(a, "--png-level") == 0) {
-            if (need_value(argc, argv, i) < 0) return -1;
-            char *end;
-            long v = strtol(argv[++i], &end, 10);
-            if (*end || v < 1 || v > 12) {
-                fprintf(stderr, "bspkit: --png-level needs 1 (fastest) .. 12 (smallest)\n");
-                return -1;
-            }
-            o->xopt.png_level = (int32_t)v;
-        } else if (strcmp(a, "--keep-z-up") == 0) {
-            o->xopt.keep_z_up = 1;
-        } else if (strcmp(a, "--no-lightmaps") == 0) {
-            o->opt.flags |= BK_OPT_NO_LIGHTMAPS;
-        } else if (strcmp(a, "--no-textures") == 0) {
-            o->opt.flags |= BK_OPT_NO_TEXTURES;
-        } else if (strcmp(a, "--no-entities") == 0) {
-            o->opt.flags |= BK_OPT_NO_ENTITIES;
-        } else if (strcmp(a, "--skip-flares") == 0) {
-            o->opt.flags |= BK_OPT_SKIP_FLARES;
-        } else if (strcmp(a, "--collision") == 0) {
-            o->opt.flags |= BK_OPT_COLLISION;
-        } else if (strcmp(a, "--no-props") == 0) {
-            o->opt.flags |= BK_OPT_NO_PROPS;
-        } else if (strcmp(a, "--hdr") == 0) {
-            o->opt.flags |= BK_OPT_HDR;
-        } else if (strcmp(a, "--no-animations") == 0) {
-            o->opt.flags |= BK_OPT_NO_ANIMATIONS;
-        } else if (strcmp(a, "--keep-all-bones") == 0) {
-            o->opt.flags |= BK_OPT_KEEP_ALL_BONES;
-        } else if (strcmp(a, "--patch-level") == 0) {
-            if (need_value(argc, argv, i) < 0) return -1;
-            char *end;
-            long v = strtol(argv[++i], &end, 10);
-            if (*end || v < 1 || v > 64) {
-                fprintf(stderr, "bspkit: --patch-level needs a whole number from 1 to 64\n");
-                return -1;
-            }
-            o->opt.patch_level = (int32_t)v;
-        } else if (strcmp(a, "--overbright") == 0) {
-            if (need_value(argc, argv, i) < 0) return -1;
-            char *end;
-            double v = strtod(argv[++i], &end);
-            if (*end || v < 0 || v > 4) {
-                fprintf(stderr, "bspkit: --overbright needs a number from 0 to 4\n");
-                return -1;
-            }
-            o->opt.overbright = v == 0 ? -1.0f : (float)v;
-        } else if (strcmp(a, "--framegroups") == 0) {
-            if (need_value(argc, argv, i) < 0) return -1;
-            o->opt.framegroups_path = argv[++i];
-        } else if (a[0] == '-' && a[1] != 0) {
+            continue;
+        }
+        int known = parse_option(argc, argv, &i, o);
+        if (known < 0) return -1;
+        if (known) continue;
+        if (a[0] == '-' && a[1] != 0) {
             fprintf(stderr, "bspkit: unknown option %s\n", a);
             return -1;
-        } else {
-            if (o->positional_count >= (int)(sizeof o->positional / sizeof o->positional[0])) {
-                fprintf(stderr, "bspkit: too many arguments\n");
-                return -1;
-            }
-            o->positional[o->positional_count++] = a;
         }
+        if (o->positional_count >= (int)(sizeof o->positional / sizeof o->positional[0])) {
+            fprintf(stderr, "bspkit: too many arguments\n");
+            return -1;
+        }
+        o->positional[o->positional_count++] = a;
     }
     o->opt.search_paths = o->paths;
     o->opt.search_path_count = (uint32_t)o->path_count;
