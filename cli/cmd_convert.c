@@ -201,7 +201,7 @@ int cmd_convert(int argc, char **argv)
         r = bk_file_write(f, &o.opt, out);
         char why[1600];
         if (r == BK_OK) {
-            printf("wrote %s\n", out);
+            if (!o.quiet) printf("wrote %s\n", out);
         } else if (cli_write_failed(out, r, why, sizeof why)) {
             fprintf(stderr, "%s\n", why);
         } else {

@@ -10,7 +10,7 @@
 #include "bspkit/write.h"
 #include "cli.h"
 
-static int save(const char *in, bk_edit *e, const char *out, const char *what)
+static int save(const cli_opts *o, const char *in, bk_edit *e, const char *out, const char *what)
 {
     bk_result r = bk_edit_save(e, out);
     if (r != BK_OK) {
@@ -19,7 +19,7 @@ static int save(const char *in, bk_edit *e, const char *out, const char *what)
         else fprintf(stderr, "%s: error: %s not written: %s\n", in, out, bk_strerror(r));
         return EXIT_BAD_INPUT;
     }
-    printf("wrote %s (%s)\n", out, what);
+    if (!o->quiet) printf("wrote %s (%s)\n", out, what);
     return EXIT_OK;
 }
 
@@ -53,7 +53,7 @@ int cli_rewrite(cli_opts *o, bk_file *f)
 {
     bk_edit *e = begin(o->positional[0], f, o);
     if (!e) return EXIT_BAD_INPUT;
-    int rc = save(o->positional[0], e, o->output, "rewritten, no change");
+    int rc = save(o, o->positional[0], e, o->output, "rewritten, no change");
     bk_edit_free(e);
     return rc;
 }
@@ -181,7 +181,7 @@ int cli_entities_import(cli_opts *o, bk_file *f, const char *ents_path, bool all
         else {
             char what[64];
             snprintf(what, sizeof what, "%u entities imported", ents.count);
-            rc = save(in, e, o->output, what);
+            rc = save(o, in, e, o->output, what);
         }
         bk_edit_free(e);
     }
@@ -240,7 +240,7 @@ int cli_pak_edit(cli_opts *o, bk_file *f, bool add)
     if (rc == EXIT_OK) {
         char what[64];
         snprintf(what, sizeof what, "%u pakfile entries %s", total, add ? "added" : "removed");
-        rc = save(in, e, o->output, what);
+        rc = save(o, in, e, o->output, what);
     }
     bk_edit_free(e);
     return rc;
@@ -322,7 +322,7 @@ int cli_pak_pack(cli_opts *o, bk_file *f)
     } else if (rc == EXIT_OK) {
         char what[96];
         snprintf(what, sizeof what, "%u files packed (%llu bytes)", pl.count, (unsigned long long)bytes);
-        rc = save(in, e, o->output, what);
+        rc = save(o, in, e, o->output, what);
     }
     bk_edit_free(e);
     bk_source_assets_close(a);
@@ -362,7 +362,7 @@ int cli_lump_import(cli_opts *o, bk_file *f, const char *name, const char *json_
         } else {
             char what[96];
             snprintf(what, sizeof what, "lump %s imported", name);
-            rc = save(in, e, o->output, what);
+            rc = save(o, in, e, o->output, what);
         }
         bk_edit_free(e);
     }

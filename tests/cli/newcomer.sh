@@ -54,6 +54,14 @@ expect_stderr_has "warning" "$CLI" convert "$CUBE" -o "$WORK/cube.glb"
 expect_exit 0 "$CLI" convert "$CUBE" -o "$WORK/cube.glb" -q
 check "-q prints no warning" test ! -s "$WORK/.err"
 check "-q prints nothing" test ! -s "$WORK/.out"
+# -q on the writers too: a map written back, a DPM saved
+expect_exit 0 "$CLI" convert "$CUBE" -o "$WORK/cube_again.bsp" -q
+check "-q: writing a map back prints nothing" test ! -s "$WORK/.out"
+DPM=$BK_TESTS/dpm/synth.dpm
+expect_exit 0 "$CLI" convert "$DPM" -o "$WORK/synth_again.dpm" -q
+check "-q: saving a DPM prints nothing" test ! -s "$WORK/.out"
+expect_exit 0 "$CLI" convert "$DPM" -o "$WORK/synth_again.dpm"
+check "without -q the DPM save is reported" grep -q "wrote $WORK/synth_again.dpm" "$WORK/.out"
 # textures -o DIR/: the paths printed have no '//'
 expect_exit 0 "$CLI" textures "$CORPUS/wad3/ns_lost.wad" -o "$WORK/tex/"
 check "textures -o DIR/ prints DIR/NAME.png" bash -c "grep -q '^$WORK/tex/[^/]*\.png ' '$WORK/.out' && ! grep -q '//' '$WORK/.out'"

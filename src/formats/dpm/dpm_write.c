@@ -48,139 +48,160 @@ static float fs_score(int cache_pos, uint32_t valence)
     return s + 2.0f * powf((float)valence, -0.5f);
 }
 
+/* the reordering's state: per vertex its triangles not yet emitted (adj[first[v]..+valence[v]]),
+ * its place in the cache and score; per triangle its score and whether it is out */
+typedef struct fs_state {
+    const uint32_t *idx;
+    uint32_t tris;
+    uint32_t *valence, *first, *adj;
+    int32_t *cpos;
+    float *vscore, *tscore;
+    uint8_t *done;
+    uint32_t cache[FS_CACHE + 3];
+    int cache_n;
+} fs_state;
+
+static float fs_tri(fs_state *f, uint32_t t)
+{
+    const uint32_t *x = f->idx + (size_t)t * 3;
+    return f->tscore[t] = f->vscore[x[0]] + f->vscore[x[1]] + f->vscore[x[2]];
+}
+
+/* each vertex's triangles, and the first scores */
+static bk_result fs_init(fs_state *f, uint32_t nv)
+{
+    size_t n3 = (size_t)f->tris * 3;
+    for (size_t i = 0; i < n3; i++) f->valence[f->idx[i]]++;
+    for (uint32_t v = 0, acc = 0; v < nv; v++) {
+        f->first[v] = acc;
+        acc += f->valence[v];
+    }
+    f->first[nv] = (uint32_t)n3;
+    uint32_t *fill = bk_calloc((size_t)nv + 1, sizeof(uint32_t));
+    if (!fill) return BK_ENOMEM;
+    for (uint32_t t = 0; t < f->tris; t++)
+        for (int c = 0; c < 3; c++) {
+            uint32_t v = f->idx[(size_t)t * 3 + c];
+            f->adj[f->first[v] + fill[v]++] = t;
+        }
+    bk_free(fill);
+    /* valence[] now counts the triangles not yet emitted; adj lists are compacted as we go */
+    for (uint32_t v = 0; v < nv; v++) {
+        f->cpos[v] = -1;
+        f->vscore[v] = fs_score(-1, f->valence[v]);
+    }
+    for (uint32_t t = 0; t < f->tris; t++) fs_tri(f, t);
+    return BK_OK;
+}
+
+/* nothing in the cache scores: the best triangle left (-1: none) */
+static int64_t fs_best_left(fs_state *f, uint32_t *scan)
+{
+    int64_t best = -1;
+    float bs = -1e30f;
+    for (uint32_t t = *scan; t < f->tris; t++) {
+        if (f->done[t]) {
+            if (t == *scan) (*scan)++;
+            continue;
+        }
+        if (f->tscore[t] > bs) {
+            bs = f->tscore[t];
+            best = t;
+        }
+    }
+    return best;
+}
+
+/* triangle t emitted: out of its vertices' lists; the cache made anew (t's vertices first, then
+ * the old contents), the scores of what moved updated; the best triangle of the cache (-1: none) */
+static int64_t fs_emit(fs_state *f, uint32_t t)
+{
+    uint32_t nc[FS_CACHE + 3];
+    int nn = 0;
+    for (int c = 0; c < 3; c++) {
+        uint32_t v = f->idx[(size_t)t * 3 + c];
+        uint32_t *a = f->adj + f->first[v];
+        for (uint32_t k = 0; k < f->valence[v]; k++)
+            if (a[k] == t) {
+                a[k] = a[f->valence[v] - 1];
+                f->valence[v]--;
+                break;
+            }
+        bool dup = false;
+        for (int k = 0; k < nn; k++) dup |= nc[k] == v;
+        if (!dup) nc[nn++] = v;
+    }
+    for (int k = 0; k < f->cache_n && nn < FS_CACHE + 3; k++) {
+        bool dup = false;
+        for (int q = 0; q < 3 && q < nn; q++) dup |= nc[q] == f->cache[k];
+        if (!dup) nc[nn++] = f->cache[k];
+    }
+    for (int k = 0; k < f->cache_n; k++) f->cpos[f->cache[k]] = -1;
+    f->cache_n = nn < FS_CACHE ? nn : FS_CACHE;
+    for (int k = nn; k-- > f->cache_n;) { /* fell out of the cache */
+        uint32_t v = nc[k];
+        f->cpos[v] = -1;
+        f->vscore[v] = fs_score(-1, f->valence[v]);
+        for (uint32_t q = 0; q < f->valence[v]; q++) fs_tri(f, f->adj[f->first[v] + q]);
+    }
+    for (int k = 0; k < f->cache_n; k++) {
+        f->cache[k] = nc[k];
+        f->cpos[nc[k]] = k;
+    }
+    for (int k = 0; k < f->cache_n; k++) f->vscore[f->cache[k]] = fs_score(k, f->valence[f->cache[k]]);
+    int64_t best = -1;
+    float bs = -1e30f;
+    for (int k = 0; k < f->cache_n; k++) {
+        uint32_t v = f->cache[k];
+        for (uint32_t q = 0; q < f->valence[v]; q++) {
+            uint32_t tt = f->adj[f->first[v] + q];
+            if (fs_tri(f, tt) > bs) {
+                bs = f->tscore[tt];
+                best = tt;
+            }
+        }
+    }
+    return best;
+}
+
 /* Reorder the triangles of idx (tris x 3, vertices < nv) in place; order[] receives, for each
  * new triangle position, the old triangle number. */
 static bk_result forsyth(uint32_t *idx, uint32_t tris, uint32_t nv, uint32_t *order)
 {
     size_t n3 = (size_t)tris * 3;
-    uint32_t *valence = bk_calloc((size_t)nv + 1, sizeof(uint32_t));
-    uint32_t *first = bk_calloc((size_t)nv + 1, sizeof(uint32_t));
-    uint32_t *adj = bk_malloc((n3 ? n3 : 1) * sizeof(uint32_t));
-    int32_t *cpos = bk_malloc(((size_t)nv + 1) * sizeof(int32_t));
-    float *vscore = bk_malloc(((size_t)nv + 1) * sizeof(float));
-    float *tscore = bk_malloc(((size_t)tris + 1) * sizeof(float));
-    uint8_t *done = bk_calloc((size_t)tris + 1, 1);
+    fs_state f;
+    memset(&f, 0, sizeof f);
+    f.idx = idx;
+    f.tris = tris;
+    f.valence = bk_calloc((size_t)nv + 1, sizeof(uint32_t));
+    f.first = bk_calloc((size_t)nv + 1, sizeof(uint32_t));
+    f.adj = bk_malloc((n3 ? n3 : 1) * sizeof(uint32_t));
+    f.cpos = bk_malloc(((size_t)nv + 1) * sizeof(int32_t));
+    f.vscore = bk_malloc(((size_t)nv + 1) * sizeof(float));
+    f.tscore = bk_malloc(((size_t)tris + 1) * sizeof(float));
+    f.done = bk_calloc((size_t)tris + 1, 1);
     uint32_t *out = bk_malloc((n3 ? n3 : 1) * sizeof(uint32_t));
-    bk_result r = BK_OK;
-    if (!valence || !first || !adj || !cpos || !vscore || !tscore || !done || !out) {
-        r = BK_ENOMEM;
-        goto end;
-    }
-    for (size_t i = 0; i < n3; i++) valence[idx[i]]++;
-    for (uint32_t v = 0, acc = 0; v < nv; v++) {
-        first[v] = acc;
-        acc += valence[v];
-    }
-    first[nv] = (uint32_t)n3;
-    {
-        uint32_t *fill = bk_calloc((size_t)nv + 1, sizeof(uint32_t));
-        if (!fill) {
-            r = BK_ENOMEM;
-            goto end;
-        }
-        for (uint32_t t = 0; t < tris; t++)
-            for (int c = 0; c < 3; c++) {
-                uint32_t v = idx[(size_t)t * 3 + c];
-                adj[first[v] + fill[v]++] = t;
-            }
-        bk_free(fill);
-    }
-    /* valence[] now counts the triangles not yet emitted; adj lists are compacted as we go */
-    for (uint32_t v = 0; v < nv; v++) {
-        cpos[v] = -1;
-        vscore[v] = fs_score(-1, valence[v]);
-    }
-    for (uint32_t t = 0; t < tris; t++) {
-        const uint32_t *x = idx + (size_t)t * 3;
-        tscore[t] = vscore[x[0]] + vscore[x[1]] + vscore[x[2]];
-    }
-    uint32_t cache[FS_CACHE + 3];
-    int cache_n = 0;
+    bk_result r = BK_ENOMEM;
+    if (f.valence && f.first && f.adj && f.cpos && f.vscore && f.tscore && f.done && out) r = fs_init(&f, nv);
     uint32_t scan = 0, emitted = 0;
     int64_t best = -1;
-    while (emitted < tris) {
-        if (best < 0) { /* nothing in the cache scores: take the best remaining triangle */
-            float bs = -1e30f;
-            for (uint32_t t = scan; t < tris; t++) {
-                if (done[t]) {
-                    if (t == scan) scan++;
-                    continue;
-                }
-                if (tscore[t] > bs) {
-                    bs = tscore[t];
-                    best = t;
-                }
-            }
-            if (best < 0) break;
-        }
+    while (r == BK_OK && emitted < tris) {
+        if (best < 0 && (best = fs_best_left(&f, &scan)) < 0) break;
         uint32_t t = (uint32_t)best;
-        done[t] = 1;
+        f.done[t] = 1;
         order[emitted] = t;
         memcpy(out + (size_t)emitted * 3, idx + (size_t)t * 3, 3 * sizeof(uint32_t));
         emitted++;
-        /* update valences, remove t from the adjacency of its vertices */
-        uint32_t nc[FS_CACHE + 3];
-        int nn = 0;
-        for (int c = 0; c < 3; c++) {
-            uint32_t v = idx[(size_t)t * 3 + c];
-            uint32_t *a = adj + first[v];
-            for (uint32_t k = 0; k < valence[v]; k++)
-                if (a[k] == t) {
-                    a[k] = a[valence[v] - 1];
-                    valence[v]--;
-                    break;
-                }
-            bool dup = false;
-            for (int k = 0; k < nn; k++) dup |= nc[k] == v;
-            if (!dup) nc[nn++] = v;
-        }
-        /* new LRU cache: the triangle's vertices first, then the old contents */
-        for (int k = 0; k < cache_n && nn < FS_CACHE + 3; k++) {
-            bool dup = false;
-            for (int q = 0; q < 3 && q < nn; q++) dup |= nc[q] == cache[k];
-            if (!dup) nc[nn++] = cache[k];
-        }
-        for (int k = 0; k < cache_n; k++) cpos[cache[k]] = -1;
-        cache_n = nn < FS_CACHE ? nn : FS_CACHE;
-        for (int k = nn; k-- > cache_n;) { /* fell out of the cache */
-            uint32_t v = nc[k];
-            cpos[v] = -1;
-            vscore[v] = fs_score(-1, valence[v]);
-            for (uint32_t q = 0; q < valence[v]; q++) {
-                uint32_t tt = adj[first[v] + q];
-                const uint32_t *x = idx + (size_t)tt * 3;
-                tscore[tt] = vscore[x[0]] + vscore[x[1]] + vscore[x[2]];
-            }
-        }
-        for (int k = 0; k < cache_n; k++) {
-            cache[k] = nc[k];
-            cpos[nc[k]] = k;
-        }
-        for (int k = 0; k < cache_n; k++) vscore[cache[k]] = fs_score(k, valence[cache[k]]);
-        best = -1;
-        float bs = -1e30f;
-        for (int k = 0; k < cache_n; k++) {
-            uint32_t v = cache[k];
-            for (uint32_t q = 0; q < valence[v]; q++) {
-                uint32_t tt = adj[first[v] + q];
-                const uint32_t *x = idx + (size_t)tt * 3;
-                tscore[tt] = vscore[x[0]] + vscore[x[1]] + vscore[x[2]];
-                if (tscore[tt] > bs) {
-                    bs = tscore[tt];
-                    best = tt;
-                }
-            }
-        }
+        best = fs_emit(&f, t);
     }
-    memcpy(idx, out, n3 * sizeof(uint32_t));
-end:
-    bk_free(valence);
-    bk_free(first);
-    bk_free(adj);
-    bk_free(cpos);
-    bk_free(vscore);
-    bk_free(tscore);
-    bk_free(done);
+    if (r == BK_OK) memcpy(idx, out, n3 * sizeof(uint32_t));
+    bk_free(f.valence);
+    bk_free(f.first);
+    bk_free(f.adj);
+    bk_free(f.cpos);
+    bk_free(f.vscore);
+    bk_free(f.tscore);
+    bk_free(f.done);
     bk_free(out);
     return r;
 }
