@@ -261,12 +261,127 @@ static void def_free(q3_shader_def *d)
     bk_free(d->stage);
 }
 
+/* one shader block as it is read: the definition, its stages and the names found so far */
+typedef struct shader_block {
+    q3_shader_def d;
+    q3_stage stages[Q3_MAX_STAGES], st;
+    char stage_names[Q3_MAX_STAGES][256];
+    uint32_t nst;
+    char editor[256], stage_img[256], first_img[256], farbox[256], sky_far[256], sky_near[256];
+    bool have_first;
+    int stage;
+} shader_block;
+
+/* the end of a stage: the base image is the first textured stage that is not an environment map
+ * (tcGen environment reflects the view, it is not the surface's texture) */
+static void stage_end(shader_block *b)
+{
+    const q3_stage *st = &b->st;
+    bool env = st->tcgen == Q3_TC_ENVIRONMENT;
+    bool add = st->blended && st->bdst == Q3_BF_ONE && (st->bsrc == Q3_BF_ONE || st->bsrc == Q3_BF_SRC_ALPHA);
+    if (!b->have_first && b->stage_img[0] && !env) {
+        snprintf(b->first_img, sizeof b->first_img, "%s", b->stage_img);
+        b->have_first = true;
+        b->d.blend = st->blended && st->bsrc == Q3_BF_SRC_ALPHA && st->bdst == Q3_BF_ONE_MINUS_SRC_ALPHA;
+        b->d.alpha_test = st->alpha_func != Q3_AF_NONE;
+        b->d.additive = add;
+    }
+    if (b->nst < Q3_MAX_STAGES) {
+        snprintf(b->stage_names[b->nst], sizeof b->stage_names[b->nst], "%s", b->stage_img);
+        b->stages[b->nst++] = *st;
+    }
+}
+
+/* skyparms FARBOX CLOUDHEIGHT NEARBOX ('-': none) */
+static void sky_parms(tok_state *t, shader_block *b)
+{
+    char arg[256];
+    b->d.sky = 1;
+    b->d.has_skyparms = 1;
+    if (!line_arg(t, arg, sizeof arg)) return;
+    if (strcmp(arg, "-") != 0) {
+        snprintf(b->sky_far, sizeof b->sky_far, "%s", arg);
+        /* the far box's front face stands in for a sky without an image stage */
+        if (!b->farbox[0]) snprintf(b->farbox, sizeof b->farbox, "%.240s_ft", arg);
+    }
+    if (!line_arg(t, arg, sizeof arg)) return;
+    float h = 0.0f;
+    bk_parse_floats(arg, &h, 1);
+    b->d.cloud_height = h;
+    if (line_arg(t, arg, sizeof arg) && strcmp(arg, "-") != 0) snprintf(b->sky_near, sizeof b->sky_near, "%s", arg);
+}
+
+/* a keyword of the shader itself (outside its stages) */
+static void shader_keyword(tok_state *t, const char *tok, shader_block *b)
+{
+    char arg[256];
+    q3_shader_def *d = &b->d;
+    if (bk_strcasecmp(tok, "surfaceparm") == 0 && line_arg(t, arg, sizeof arg)) {
+        if (bk_strcasecmp(arg, "sky") == 0) d->sky = 1;
+        else if (bk_strcasecmp(arg, "nodraw") == 0) d->nodraw = 1;
+    } else if (bk_strcasecmp(tok, "cull") == 0 && line_arg(t, arg, sizeof arg)) {
+        if (bk_strcasecmp(arg, "none") == 0 || bk_strcasecmp(arg, "disable") == 0 || bk_strcasecmp(arg, "twosided") == 0)
+            d->two_sided = 1;
+    } else if (bk_strcasecmp(tok, "qer_editorimage") == 0 && line_arg(t, arg, sizeof arg)) {
+        snprintf(b->editor, sizeof b->editor, "%s", arg);
+    } else if (bk_strcasecmp(tok, "skyparms") == 0) {
+        sky_parms(t, b);
+    } else if (bk_strcasecmp(tok, "fogparms") == 0) {
+        float v[4] = {0, 0, 0, 0};
+        if (line_numbers(t, v, 4) >= 4) {
+            d->has_fogparms = 1;
+            for (int k = 0; k < 3; k++) d->fog_color[k] = clamp01(v[k]);
+            d->fog_distance = v[3];
+        }
+    } else if (bk_strcasecmp(tok, "polygonoffset") == 0) {
+        d->polygon_offset = 1;
+    }
+}
+
+/* the block read: its definition added to lib under name */
+static bk_result block_finish(q3_shader_lib *lib, shader_block *b, const char *name)
+{
+    q3_shader_def *d = &b->d;
+    if (!b->have_first && b->farbox[0]) snprintf(b->first_img, sizeof b->first_img, "%s", b->farbox);
+    else if (!b->have_first && b->editor[0]) snprintf(b->first_img, sizeof b->first_img, "%s", b->editor);
+    if (d->sky) d->unlit = 1;
+    d->stages = (uint32_t)b->stage;
+    d->name = bk_strdup(name);
+    d->image = b->first_img[0] ? bk_strdup(b->first_img) : NULL;
+    d->farbox = b->sky_far[0] ? bk_strdup(b->sky_far) : NULL;
+    d->nearbox = b->sky_near[0] ? bk_strdup(b->sky_near) : NULL;
+    bool bad = !d->name || (b->first_img[0] && !d->image) || (b->sky_far[0] && !d->farbox) ||
+               (b->sky_near[0] && !d->nearbox);
+    if (!bad && b->nst) {
+        d->stage = bk_calloc(b->nst, sizeof *d->stage);
+        bad = !d->stage;
+        for (uint32_t i = 0; i < b->nst && !bad; i++) {
+            d->stage[i] = b->stages[i];
+            d->stage[i].image = NULL;
+            if (b->stage_names[i][0]) {
+                d->stage[i].image = bk_strdup(b->stage_names[i]);
+                bad = !d->stage[i].image;
+            }
+            d->stage_count = i + 1;
+        }
+    }
+    if (bad || bk_grow((void **)&lib->defs, &lib->cap, lib->count + 1, sizeof(q3_shader_def)) != BK_OK) {
+        def_free(d);
+        return BK_ENOMEM;
+    }
+    lib->defs[lib->count++] = *d;
+    return BK_OK;
+}
+
 bk_result bk_q3_shaders_parse(q3_shader_lib *lib, const char *text, size_t len)
 {
     tok_state t = {text, text + len, false};
-    char tok[256], arg[256];
+    char tok[256];
     bool have = false;   /* tok already holds the next name candidate */
-    while (have || next_token(&t, tok, sizeof tok)) {
+    shader_block *b = bk_malloc(sizeof *b);   /* 10 KB of stage names: not on the stack */
+    if (!b) return BK_ENOMEM;
+    bk_result r = BK_OK;
+    while (r == BK_OK && (have || next_token(&t, tok, sizeof tok))) {
         have = false;
         if (strcmp(tok, "{") == 0 || strcmp(tok, "}") == 0) continue; /* stray brace: resync */
         char name[256];
@@ -277,119 +392,35 @@ bk_result bk_q3_shaders_parse(q3_shader_lib *lib, const char *text, size_t len)
             have = true;
             continue;
         }
-        q3_shader_def d;
-        memset(&d, 0, sizeof d);
-        q3_stage stages[Q3_MAX_STAGES], st;
-        char stage_names[Q3_MAX_STAGES][256];
-        uint32_t nst = 0;
-        char editor[256] = {0}, stage_img[256] = {0}, first_img[256] = {0}, farbox[256] = {0};
-        char sky_far[256] = {0}, sky_near[256] = {0};
-        bool have_first = false;
-        int depth = 1, stage = 0;
-        stage_init(&st);
+        /* a fresh block (the stage arrays are filled as stages end: not cleared) */
+        memset(&b->d, 0, sizeof b->d);
+        b->nst = 0;
+        b->stage = 0;
+        b->have_first = false;
+        b->editor[0] = b->stage_img[0] = b->first_img[0] = b->farbox[0] = b->sky_far[0] = b->sky_near[0] = 0;
+        int depth = 1;
+        stage_init(&b->st);
         while (depth > 0 && next_token(&t, tok, sizeof tok)) {
             if (strcmp(tok, "{") == 0) {
-                depth++;
-                if (depth == 2) {
-                    stage++;
-                    stage_img[0] = 0;
-                    stage_init(&st);
+                if (++depth == 2) {
+                    b->stage++;
+                    b->stage_img[0] = 0;
+                    stage_init(&b->st);
                 }
                 continue;
             }
             if (strcmp(tok, "}") == 0) {
-                if (depth == 2) {
-                    /* the base image: the first textured stage that is not an environment map
-                     * (tcGen environment reflects the view, it is not the surface's texture) */
-                    bool env = st.tcgen == Q3_TC_ENVIRONMENT;
-                    bool add = st.blended && st.bdst == Q3_BF_ONE &&
-                               (st.bsrc == Q3_BF_ONE || st.bsrc == Q3_BF_SRC_ALPHA);
-                    if (!have_first && stage_img[0] && !env) {
-                        snprintf(first_img, sizeof first_img, "%s", stage_img);
-                        have_first = true;
-                        d.blend = st.blended && st.bsrc == Q3_BF_SRC_ALPHA && st.bdst == Q3_BF_ONE_MINUS_SRC_ALPHA;
-                        d.alpha_test = st.alpha_func != Q3_AF_NONE;
-                        d.additive = add;
-                    }
-                    if (nst < Q3_MAX_STAGES) {
-                        snprintf(stage_names[nst], sizeof stage_names[nst], "%s", stage_img);
-                        stages[nst++] = st;
-                    }
-                }
-                depth--;
+                if (depth-- == 2) stage_end(b);
                 continue;
             }
-            if (depth == 1) {
-                if (bk_strcasecmp(tok, "surfaceparm") == 0 && line_arg(&t, arg, sizeof arg)) {
-                    if (bk_strcasecmp(arg, "sky") == 0) d.sky = 1;
-                    else if (bk_strcasecmp(arg, "nodraw") == 0) d.nodraw = 1;
-                } else if (bk_strcasecmp(tok, "cull") == 0 && line_arg(&t, arg, sizeof arg)) {
-                    if (bk_strcasecmp(arg, "none") == 0 || bk_strcasecmp(arg, "disable") == 0 ||
-                        bk_strcasecmp(arg, "twosided") == 0)
-                        d.two_sided = 1;
-                } else if (bk_strcasecmp(tok, "qer_editorimage") == 0 && line_arg(&t, arg, sizeof arg)) {
-                    snprintf(editor, sizeof editor, "%s", arg);
-                } else if (bk_strcasecmp(tok, "skyparms") == 0) {
-                    d.sky = 1;
-                    d.has_skyparms = 1;
-                    if (line_arg(&t, arg, sizeof arg)) {
-                        if (strcmp(arg, "-") != 0) {
-                            snprintf(sky_far, sizeof sky_far, "%s", arg);
-                            /* the far box's front face stands in for a sky without an image stage */
-                            if (!farbox[0]) snprintf(farbox, sizeof farbox, "%.240s_ft", arg);
-                        }
-                        if (line_arg(&t, arg, sizeof arg)) {
-                            float h = 0.0f;
-                            bk_parse_floats(arg, &h, 1);
-                            d.cloud_height = h;
-                            if (line_arg(&t, arg, sizeof arg) && strcmp(arg, "-") != 0)
-                                snprintf(sky_near, sizeof sky_near, "%s", arg);
-                        }
-                    }
-                } else if (bk_strcasecmp(tok, "fogparms") == 0) {
-                    float v[4] = {0, 0, 0, 0};
-                    if (line_numbers(&t, v, 4) >= 4) {
-                        d.has_fogparms = 1;
-                        for (int k = 0; k < 3; k++) d.fog_color[k] = clamp01(v[k]);
-                        d.fog_distance = v[3];
-                    }
-                } else if (bk_strcasecmp(tok, "polygonoffset") == 0) {
-                    d.polygon_offset = 1;
-                }
-            } else if (depth == 2) {
-                parse_stage_keyword(&t, tok, &st, &d, stage_img, sizeof stage_img);
-            }
+            if (depth == 1) shader_keyword(&t, tok, b);
+            else if (depth == 2) parse_stage_keyword(&t, tok, &b->st, &b->d, b->stage_img, sizeof b->stage_img);
             skip_line(&t);
         }
-        if (!have_first && farbox[0]) snprintf(first_img, sizeof first_img, "%s", farbox);
-        else if (!have_first && editor[0]) snprintf(first_img, sizeof first_img, "%s", editor);
-        if (d.sky) d.unlit = 1;
-        d.stages = (uint32_t)stage;
-        d.name = bk_strdup(name);
-        d.image = first_img[0] ? bk_strdup(first_img) : NULL;
-        d.farbox = sky_far[0] ? bk_strdup(sky_far) : NULL;
-        d.nearbox = sky_near[0] ? bk_strdup(sky_near) : NULL;
-        bool bad = !d.name || (first_img[0] && !d.image) || (sky_far[0] && !d.farbox) || (sky_near[0] && !d.nearbox);
-        if (!bad && nst) {
-            d.stage = bk_calloc(nst, sizeof *d.stage);
-            bad = !d.stage;
-            for (uint32_t i = 0; i < nst && !bad; i++) {
-                d.stage[i] = stages[i];
-                d.stage[i].image = NULL;
-                if (stage_names[i][0]) {
-                    d.stage[i].image = bk_strdup(stage_names[i]);
-                    bad = !d.stage[i].image;
-                }
-                d.stage_count = i + 1;
-            }
-        }
-        if (bad || bk_grow((void **)&lib->defs, &lib->cap, lib->count + 1, sizeof(q3_shader_def)) != BK_OK) {
-            def_free(&d);
-            return BK_ENOMEM;
-        }
-        lib->defs[lib->count++] = d;
+        r = block_finish(lib, b, name);
     }
-    return BK_OK;
+    bk_free(b);
+    return r;
 }
 
 typedef struct list_ctx {
