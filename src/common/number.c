@@ -139,12 +139,16 @@ static int fmt_float_g(char *buf, double v, int p)
                                      10000000000000ull, 100000000000000ull, 1000000000000000ull,
                                      10000000000000000ull, 100000000000000000ull, 1000000000000000000ull};
     bool neg = v < 0;
-    double a = neg ? -v : v;
-    int e2;
-    double f = frexp(a, &e2);
-    uint64_t m = (uint64_t)ldexp(f, 24);
-    int k = e2 - 24;
-    int x = (int)floor(log10(a));
+    /* v = m * 2^k from the float's own bits (no frexp / ldexp) */
+    float fa = (float)(neg ? -v : v);
+    uint32_t bits;
+    memcpy(&bits, &fa, sizeof bits);
+    uint32_t be = (bits >> 23) & 0xff;
+    uint64_t m = be ? (bits & 0x7fffffu) | 0x800000u : bits & 0x7fffffu;
+    int k = be ? (int)be - 150 : -149;
+    /* the decimal exponent, from the binary one (off by at most one: the loop corrects it) */
+    int e2 = k + 64 - __builtin_clzll(m);   /* m > 0: v == 0 returned above */
+    int x = (int)floor((e2 - 1) * 0.30102999566398120);
     uint64_t n = 0;
     for (int tries = 0;; tries++) {
         if (tries > 3) return -1;
@@ -165,7 +169,14 @@ static int fmt_float_g(char *buf, double v, int p)
             den <<= -k;
         }
         if (num >> 120 || den >> 120) return -1;
-        unsigned __int128 q = num / den, r = num % den;
+        unsigned __int128 q, r;
+        if (!(num >> 64) && !(den >> 64)) { /* most vertices: one 64-bit division */
+            q = (uint64_t)num / (uint64_t)den;
+            r = (uint64_t)num % (uint64_t)den;
+        } else {
+            q = num / den;
+            r = num % den;
+        }
         if (2 * r > den || (2 * r == den && (q & 1))) q++;
         if (q >= k_p10[p]) { x++; continue; }
         if (q < k_p10[p - 1]) { x--; continue; }
