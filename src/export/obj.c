@@ -230,15 +230,24 @@ bk_result bk_export_obj(const bk_scene *s, const bk_export_options *opt, const c
     bk_wtx *tx = NULL;
     if (r == BK_OK) r = bk_wtx_begin(&tx);
 
-    /* textures */
+    /* textures: the images the .mtl names (OBJ has one UV set: a lightmap atlas would be unused) */
+    uint8_t *used = s->image_count ? bk_calloc(s->image_count, 1) : NULL;
+    if (s->image_count && !used) r = BK_ENOMEM;
     bool any_image = false, made_dir = false;
-    for (uint32_t i = 0; i < s->image_count; i++) any_image |= bk_scene_image_has_pixels(s, i);
+    for (uint32_t i = 0; used && i < s->material_count; i++) {
+        const bk_material *m = &s->materials[i];
+        bool glow = m->emissive[0] > 0 || m->emissive[1] > 0 || m->emissive[2] > 0;   /* map_Ke only then */
+        const int32_t im[3] = {m->base_image, glow ? m->emissive_image : -1, m->normal_image};
+        for (int k = 0; k < 3; k++)
+            if (im[k] >= 0 && (uint32_t)im[k] < s->image_count && bk_scene_image_has_pixels(s, (uint32_t)im[k]))
+                used[im[k]] = 1, any_image = true;
+    }
     if (r == BK_OK && any_image) {
         /* when it cannot be made, the first PNG's temporary cannot either, and says why */
         made_dir = mkdir((const char *)tex_dir.data, 0777) == 0;
     }
     for (uint32_t i = 0; i < s->image_count && r == BK_OK; i++) {
-        if (!bk_scene_image_has_pixels(s, i)) continue;
+        if (!used[i]) continue;
         char nm[200], file[600];
         sanitize_name(nm, sizeof nm, s->images[i].name, "image");
         snprintf(file, sizeof file, "%s/%u_%s.png", (const char *)tex_dir.data, i, nm);
@@ -287,6 +296,7 @@ bk_result bk_export_obj(const bk_scene *s, const bk_export_options *opt, const c
     bk_buf_free(&o);
     bk_buf_free(&mtl_path);
     bk_buf_free(&tex_dir);
+    bk_free(used);
     bk_free(stem);
     if (stats) *stats = st;
     return r;

@@ -114,6 +114,12 @@ only_files "obj: no .mtl, PNG or textures folder of a failed output" "$O" m.obj
 mkdir -p "$WORK/obj_ok"
 expect_exit 0 "$CLI" convert "$Q" -o "$WORK/obj_ok/m.obj"
 check "obj: a good output has its PNGs" test -n "$(ls "$WORK/obj_ok/m_textures/" 2>/dev/null)"
+# the PNGs are exactly those the .mtl names (the lightmap atlas, which OBJ's one UV set cannot use,
+# is not written)
+check "obj: the PNGs written are the ones the .mtl names" \
+    test "$(grep -E '^(map_|norm)' "$WORK/obj_ok/m.mtl" | awk '{print $2}' | sed 's|^m_textures/||' | sort -u)" \
+         = "$(ls "$WORK/obj_ok/m_textures/" | sort)"
+check "obj: no lightmap atlas beside an OBJ" bash -c "! ls '$WORK/obj_ok/m_textures/' | grep -q lightmap"
 
 # pak extract: one output too; a file that is a link is replaced, not followed out of DIR
 SP=$CORPUS/source/css_v19_test_speakers.bsp   # 4 pakfile entries
