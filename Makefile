@@ -85,6 +85,7 @@ bench: deps
 	@for b in $(BUILD)/bench/bench_*; do case $$b in */bench_load) ;; *) [ -x $$b ] && $$b;; esac; done
 	@bash bench/families.sh $(BUILD)/bspkit
 	@bash bench/q3_vs_assimp.sh $(BUILD)/bspkit   # against assimp when $$ASSIMP names one
+	@bash bench/obj_vs_q3map2.sh $(BUILD)/bspkit  # against q3map2 when $$Q3MAP2 names one
 
 # the library in WebAssembly and the viewer page build/web/index.html (one file, works from
 # file://): Debian's emscripten, the dependencies from Debian source packages (scripts/build-web)

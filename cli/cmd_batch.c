@@ -231,6 +231,7 @@ static void convert_one(batch *b, job *j)
         const char *wad0 = es && es->count ? bk_entity_get(&es->items[0], "wad") : NULL;
         char *wad = wad0 ? strdup(wad0) : NULL;
         bk_scene *s = NULL;
+        if (strcmp(fmt, "obj") == 0) oc.opt.flags |= BK_OPT_NO_LIGHTMAPS;   /* OBJ has one UV set */
         r = bk_file_into_scene(f, &oc.opt, &s); /* the file is done with */
         f = NULL;
         if (r == BK_OK) {

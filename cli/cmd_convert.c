@@ -186,6 +186,8 @@ int cmd_convert(int argc, char **argv)
     bool bsp = has_ext(out, ".bsp");
     if (!gltf && !obj && !dpm && !bsp)
         return cli_usage_error(me, "output '%s' must end in .glb, .gltf, .obj, .bsp or .dpm", out);
+    /* OBJ has one UV set: no lightmap atlas to build (nor to encode) */
+    if (obj) o.opt.flags |= BK_OPT_NO_LIGHTMAPS;
     bk_file *f;
     void *owned;
     rc = cli_load(o.positional[0], &o, &f, &owned);
