@@ -13,15 +13,8 @@
 #   `make binaries-q3map2`; its newest sources need a newer C++ compiler than Debian 12's, the
 #   commit 2ed868d2 of 2022-12-20 builds with g++ 12); LD_LIBRARY_PATH must reach its libassimp_.so.
 set -uo pipefail
-BSPKIT=${1:-build/bspkit}
-CORPUS=${2:-${BSPKIT_CORPUS:-$HOME/.cache/bspkit-corpus}}
-REPS=${REPS:-3}
-[[ -x $BSPKIT ]] || { echo "no bspkit at $BSPKIT (build first)"; exit 1; }
-[[ -d $CORPUS/q3 ]] || { echo "SKIP: no corpus in $CORPUS (run ../shared/scripts/fetch-corpus)"; exit 0; }
-if [[ -z ${Q3MAP2:-} || ! -x ${Q3MAP2:-/nonexistent} ]]; then
-    echo "SKIP: Q3MAP2 not set (or not executable): nothing to compare with"
-    exit 0
-fi
+source "$(dirname "$0")/peer.sh"
+peer Q3MAP2 q3map2 || exit 0
 exec /usr/bin/python3 - "$BSPKIT" "$CORPUS" "$REPS" "$Q3MAP2" <<'PYEOF'
 import glob, os, resource, shutil, statistics, struct, subprocess, sys, tempfile, time
 bspkit, corpus, reps, q3map2 = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]

@@ -11,15 +11,8 @@
 #   crashes on these maps)
 #   the script says so and exits 0 after timing bspkit alone.
 set -uo pipefail
-BSPKIT=${1:-build/bspkit}
-CORPUS=${2:-${BSPKIT_CORPUS:-$HOME/.cache/bspkit-corpus}}
-REPS=${REPS:-3}
-[[ -x $BSPKIT ]] || { echo "no bspkit at $BSPKIT (build first)"; exit 1; }
-[[ -d $CORPUS/q3 ]] || { echo "SKIP: no corpus in $CORPUS (run ../shared/scripts/fetch-corpus)"; exit 0; }
-if [[ -z ${ASSIMP:-} || ! -x ${ASSIMP:-/nonexistent} ]]; then
-    echo "note: ASSIMP not set (or not executable): timing bspkit only"
-    ASSIMP=
-fi
+source "$(dirname "$0")/peer.sh"
+peer ASSIMP assimp || { echo "timing bspkit only"; ASSIMP=; }
 exec python3 - "$BSPKIT" "$CORPUS" "$REPS" "${ASSIMP}" <<'PYEOF'
 import glob, json, os, struct, subprocess, sys, tempfile, time, zipfile
 bspkit, corpus, reps, assimp = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
