@@ -45,3 +45,6 @@ bk_sh_test(source_outputs source/outputs.sh)
 bk_sh_test(source_hdr source/hdr.sh)
 # detail props one by one and cubemaps against a reader written after gamebspfile.h / bspfile.h
 bk_sh_test(source_detail source/detail.sh)
+# the 2D skybox: six VTF faces packed into a corpus map, the cube's slots in the glTF, renders
+# along each axis, a missing face, no faces (source/skybox.sh, source/skybox.py)
+bk_sh_test(source_skybox source/skybox.sh)

@@ -136,4 +136,14 @@ bk_result bk_atlas_to_scene_image(const bk_atlas *a, bk_scene *s, const char *na
                                   size_t stream_above, int32_t *out);
 void bk_atlas_free(bk_atlas *a);
 
+/* ---- sky boxes (skybox.c) ---------------------------------------------------------------- */
+/* The six faces' name suffixes in face order: rt, bk, lf, ft, up, dn. */
+extern const char *const bk_sky_face_suffix[6];
+/* A point of face f (0..5, the order above) at (s, t) in -1..1 on the unit cube, engine axes. */
+void bk_sky_face_point(int f, float s, float t, float p[3]);
+/* The triangles of an (n+1) x (n+1) vertex grid starting at vertex first, facing the origin. */
+bk_result bk_sky_grid_triangles(bk_primitive *p, uint32_t first, uint32_t n);
+/* Face f as a quad half units from the centre, seen from inside, its image upright (uv0, normals). */
+bk_result bk_sky_add_face(bk_primitive *p, int f, float half);
+
 #endif
