@@ -100,6 +100,7 @@ static const cli_cmd k_cmds[] = {
      "                     told by the map's and --game-dir's paths: 2 for ioquake3 games (OpenArena,\n"
      "                     Quake 3: baseoa, baseq3), 1 for DarkPlaces (Nexuiz, Xonotic) and others\n"
      "  --no-props         Source: no static-prop nodes\n"
+     "  --no-3d-sky        Source: no 'skybox_3d' node (sky_camera's area drawn scaled around the map)\n"
      "  --hdr              Source: the HDR lightmaps where a map has both (default LDR; maps with\n"
      "                     HDR lighting only use it anyway), exposed as the engine's auto exposure\n"
      "  --collision        add the collision geometry: convex pieces (brushes; GoldSrc / Quake: hull-0\n"
@@ -377,6 +378,8 @@ int cli_parse(int argc, char **argv, cli_opts *o, bool *help)
             o->opt.flags |= BK_OPT_COLLISION;
         } else if (strcmp(a, "--no-props") == 0) {
             o->opt.flags |= BK_OPT_NO_PROPS;
+        } else if (strcmp(a, "--no-3d-sky") == 0) {
+            o->opt.flags |= BK_OPT_NO_SKY3D;
         } else if (strcmp(a, "--hdr") == 0) {
             o->opt.flags |= BK_OPT_HDR;
         } else if (strcmp(a, "--no-animations") == 0) {

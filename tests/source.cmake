@@ -48,3 +48,6 @@ bk_sh_test(source_detail source/detail.sh)
 # the 2D skybox: six VTF faces packed into a corpus map, the cube's slots in the glTF, renders
 # along each axis, a missing face, no faces (source/skybox.sh, source/skybox.py)
 bk_sh_test(source_skybox source/skybox.sh)
+# the 3D skybox: sky_camera's area as a scaled node on every corpus map that has one, against a
+# reader of the BSP tree (source/sky3d.sh, source/sky3d_check.py)
+bk_sh_test(source_sky3d source/sky3d.sh)
