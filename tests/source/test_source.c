@@ -46,7 +46,8 @@ static void check_map(const char *path)
         bk_file_free(f);
         return;
     }
-    /* displacement vertices: (2^p+1)^2 for every displacement whose face is drawn */
+    /* displacement vertices: (2^p+1)^2 for every displacement whose face is drawn (in the world;
+     * the 3D skybox draws those of its area a second time) */
     uint64_t want = 0, got = 0;
     for (uint32_t i = 0; i < m->dispinfo_count; i++) {
         const bk_source_dispinfo *d = &m->dispinfo[i];
@@ -56,7 +57,8 @@ static void check_map(const char *path)
     for (uint32_t k = 0; k < s->mesh_count; k++)
         for (uint32_t j = 0; j < s->meshes[k].prim_count; j++) {
             const bk_primitive *p = &s->meshes[k].prims[j];
-            if (p->attrs & BK_ATTR_COLOR) got += p->vertex_count;
+            bool sky3d = s->meshes[k].name && strcmp(s->meshes[k].name, "skybox_3d") == 0;
+            if ((p->attrs & BK_ATTR_COLOR) && !sky3d) got += p->vertex_count;
             if (p->uv1) {
                 lm = true;
                 for (uint32_t v = 0; v < p->vertex_count * 2; v++)
