@@ -51,3 +51,6 @@ bk_sh_test(source_skybox source/skybox.sh)
 # the 3D skybox: sky_camera's area as a scaled node on every corpus map that has one, against a
 # reader of the BSP tree (source/sky3d.sh, source/sky3d_check.py)
 bk_sh_test(source_sky3d source/sky3d.sh)
+# world lights: lump JSON, --import, KHR_lights_punctual, against a reader of dworldlight_t on every
+# corpus map with them (source/lights.sh, source/lights.py)
+bk_sh_test(source_lights source/lights.sh)

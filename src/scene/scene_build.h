@@ -47,6 +47,8 @@ bk_result bk_scene_add_material(bk_scene *s, const char *name, int32_t *out);
 bk_result bk_scene_add_mesh(bk_scene *s, const char *name, int32_t *out);
 bk_result bk_scene_add_node(bk_scene *s, const char *name, int32_t parent, int32_t mesh, int32_t *out);
 bk_result bk_scene_add_skin(bk_scene *s, const char *name, uint32_t joint_count, int32_t *out);
+/* A light (BK_LIGHT_*: white, intensity 1, unbounded, a 45-degree cone); a node takes it by its index. */
+bk_result bk_scene_add_light(bk_scene *s, const char *name, uint32_t type, int32_t *out);
 bk_result bk_scene_add_animation(bk_scene *s, const char *name, int32_t *out);
 bk_result bk_animation_add_channel(bk_animation *a, int32_t node, uint32_t path, uint32_t key_count,
                                    bk_channel **out);

@@ -71,6 +71,18 @@ static void check_map(const char *path)
     if (got != want) fprintf(stderr, "  %s: %llu displacement vertices, want %llu\n", path, (unsigned long long)got,
                              (unsigned long long)want);
     CHECK(uv_ok);
+    /* world lights: each scene light on exactly one node (bk_node.light), a map with the lumps has some */
+    uint32_t nlit = 0;
+    bool lights_node = false;
+    for (uint32_t k = 0; k < s->node_count; k++) {
+        lights_node |= strcmp(s->nodes[k].name, "worldlights") == 0;
+        if (s->nodes[k].light >= 0) {
+            CHECK((uint32_t)s->nodes[k].light < s->light_count && s->nodes[k].light == (int32_t)nlit);
+            nlit++;
+        }
+    }
+    CHECK(nlit == s->light_count);
+    CHECK(lights_node == (m->lumps[BK_SRC_LUMP_WORLDLIGHTS].size || m->lumps[BK_SRC_LUMP_WORLDLIGHTS_HDR].size));
     if (!uv_ok) fprintf(stderr, "  %s: lightmap UV outside [0,1] or position not finite\n", path);
     /* a lit map gets an atlas read with uv1 */
     bool lit = m->lumps[BK_SRC_LUMP_LIGHTING].size || m->lumps[BK_SRC_LUMP_LIGHTING_HDR].size;

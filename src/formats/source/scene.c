@@ -368,6 +368,29 @@ static bk_result add_overlays(const bk_file *f, sb *b, int32_t world)
     return r == BK_ENOMEM || r == BK_ELIMIT || r == BK_OK ? r : BK_OK;
 }
 
+/* the world lights, from the lump matching the lighting drawn: HDR with HDR lighting, else LDR
+ * (each the other when it is empty) */
+static bk_result add_lights(const bk_file *f, sb *b, int32_t world)
+{
+    const bk_source_map *p = b->p;
+    int idx = b->hdr ? BK_SRC_LUMP_WORLDLIGHTS_HDR : BK_SRC_LUMP_WORLDLIGHTS;
+    int other = b->hdr ? BK_SRC_LUMP_WORLDLIGHTS : BK_SRC_LUMP_WORLDLIGHTS_HDR;
+    if (!p->lumps[idx].size) idx = other;
+    const bk_source_lump *l = &p->lumps[idx];
+    if (!l->size) return BK_OK;
+    const char *name = idx == BK_SRC_LUMP_WORLDLIGHTS ? "worldlights" : "worldlights_hdr";
+    bool lazy = bk_vbsp_lump_pending(f, idx);
+    bk_result r = bk_vbsp_lump_decode(f, idx, NULL);
+    if (r == BK_ENOMEM) return r;
+    if (r != BK_OK)
+        bk_scene_diag(b->s, b->opt, BK_SEV_WARNING, r, NULL, name, BK_NO_INDEX, (int64_t)l->offset,
+                      "the world lights lump cannot be decoded (%s): no world lights", bk_strerror(r));
+    else
+        r = bk_src_add_lights(b, l, name, world);
+    if (lazy) bk_vbsp_lump_forget(f, idx);
+    return r == BK_ENOMEM || r == BK_ELIMIT || r == BK_OK ? r : BK_OK;
+}
+
 bk_result bk_vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s)
 {
     const vbsp_impl *m = f->impl;
@@ -434,6 +457,7 @@ bk_result bk_vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene 
         r = bk_scene_add_entity_nodes(s, &f->entities, opt, &lay);
     }
     if (r == BK_OK) r = add_overlays(f, &b, world < (int32_t)s->node_count ? world : -1);
+    if (r == BK_OK) r = add_lights(f, &b, world < (int32_t)s->node_count ? world : -1);
     if (r == BK_OK && sky && *sky) r = bk_kv_append(&s->extras, &s->extra_count, "skyname", sky);
     if (r == BK_OK && !(opt->flags & BK_OPT_NO_PROPS)) r = bk_src_add_prop_nodes(&b);
     if (r == BK_OK) r = bk_src_sky_add(&b, build_world_part);

@@ -71,10 +71,13 @@ bk_result bk_src_add_overlays(sb *b, const bk_source_lump *l, int32_t world);
 bk_result bk_src_build_lightmaps(sb *b);
 
 /* source_sky.c: the 2D skybox's face images (before the models are built: b->sky_image, b->sky_box)
- * and its node "skybox"; the 3D skybox's faces (b->sky3d_*) and its node "skybox_3d"; the world
- * lights (lumps 15 / 54) as light nodes under node world */
+ * and its node "skybox"; the 3D skybox's faces (b->sky3d_*) and its node "skybox_3d" */
 bk_result bk_src_sky_prepare(sb *b);
 bk_result bk_src_sky_add(sb *b, bk_result (*build)(sb *b, const uint8_t *only, const char *name, int32_t *mesh));
+
+/* source_lights.c: the world lights of lump l (named lump) as light nodes under a node
+ * "worldlights" under node world (-1: a root) */
+bk_result bk_src_add_lights(sb *b, const bk_source_lump *l, const char *lump, int32_t world);
 
 /* source_props.c: a node per static prop, with its model's mesh when found */
 bk_result bk_src_add_prop_nodes(sb *b);
