@@ -137,7 +137,13 @@ bk_result bk_src_add_lights(sb *b, const bk_source_lump *lp, const char *lump, i
                       lp->size, es, lp->version);
         return BK_OK;
     }
-    uint32_t count = (uint32_t)(lp->size / es);
+    uint64_t n = lp->size / es;
+    if (n > bk_limits_of(b->opt).max_elements) {
+        bk_scene_diag(b->s, b->opt, BK_SEV_WARNING, BK_ELIMIT, NULL, lump, BK_NO_INDEX, lp->offset,
+                      "%llu world lights, over the limit of elements: none drawn", (unsigned long long)n);
+        return BK_OK;
+    }
+    uint32_t count = (uint32_t)n;
     int32_t parent;
     BK_TRY(bk_scene_add_node(b->s, "worldlights", world, -1, &parent));
     bk_node *pn = &b->s->nodes[parent];
