@@ -1,17 +1,18 @@
 #!/usr/bin/python3
 """The 2D skybox of a Source map, checked from outside (standard library + numpy).
 
-make OUTDIR NAME [FACES]: writes the six (or FACES, e.g. "rt,bk,lf,ft,up") faces of sky NAME as
+make OUTDIR NAME [FACES [XFORM]]: writes the six (or FACES, e.g. "rt,bk,lf,ft,up") faces of sky NAME as
   OUTDIR/materials/skybox/NAME<face>.vmt + .vtf: VTF 7.2 RGBA8888 16x16, one colour per face, its
   top half full and its bottom half at half brightness (so that an upside-down face shows); prints
-  the "PATH_IN_PAK=FILE" arguments of `bspkit pak MAP add`.
-gltf FILE.gltf NAME [MISSING]: the scene's node "skybox" (extras.followCamera) holds six faces in
+  the "PATH_IN_PAK=FILE" arguments of `bspkit pak MAP add`. The faces of XFORM (comma list) get
+  the half-height sky's "$basetexturetransform" "center 0 0 scale 1 2 rotate 0 translate 0 0".
+gltf FILE.gltf NAME [MISSING [XFORM]]: the scene's node "skybox" (extras.followCamera) holds six faces in
   the order rt bk lf ft up dn, each an unlit sky material with extras.skyFace, its texture the
   face's VTF (by name) or, for the MISSING faces (comma list), no texture and extras.missing;
   each face lies where Source draws it (Valve's names, as Quake 2's sky: rt +X, bk +Y, lf -X, ft
   -Y, up +Z with the image top towards -X, dn -Z with the image top towards +X; side images
   upright) with its image's left edge on the left of a viewer inside; no world mesh keeps a sky
-  face material.
+  face material; the XFORM faces' v is doubled (their image over the upper half, then clamped).
 png FILE.png FACE: a render looking at FACE shows its colour, bright above and dim below."""
 import json, os, struct, sys
 
@@ -40,12 +41,15 @@ def vtf(rgb, n=16):
     return bytes(d + px)
 
 
-def make(out, name, faces):
+HALF = '\t"$basetexturetransform" "center 0 0 scale 1 2 rotate 0 translate 0 0"\n'
+
+
+def make(out, name, faces, xform=()):
     args = []
     for f in faces:
         base = "skybox/%s%s" % (name, f)
-        for ext, data in ((".vtf", vtf(COLOUR[f])),
-                          (".vmt", ('"UnlitGeneric"\n{\n\t"$basetexture" "%s"\n\t"$nofog" 1\n}\n' % base).encode())):
+        vmt = '"UnlitGeneric"\n{\n\t"$basetexture" "%s"\n%s\t"$nofog" 1\n}\n' % (base, HALF if f in xform else "")
+        for ext, data in ((".vtf", vtf(COLOUR[f])), (".vmt", vmt.encode())):
             path = os.path.join(out, "materials", base + ext)
             os.makedirs(os.path.dirname(path), exist_ok=True)
             open(path, "wb").write(data)
@@ -66,7 +70,7 @@ def accessor(g, i):
     return arr.reshape(a["count"], n) if n > 1 else arr
 
 
-def check_gltf(path, name, missing):
+def check_gltf(path, name, missing, xform=()):
     g = json.load(open(path))
     bad = []
     sky = [n for n in g["nodes"] if n.get("name") == "skybox"]
@@ -98,9 +102,11 @@ def check_gltf(path, name, missing):
         side = pos @ fwd
         if not (side.min() > 0.99 * np.abs(pos).max()): bad.append("%s: not at %s" % (f, FORWARD[f]))
         # ... its image's v growing downwards and u to the viewer's right
+        if (f in xform) != ("basetexturetransform" in ex): bad.append("%s: extras %r" % (f, ex))
         for k in range(len(pos)):
             up_amt, right_amt = pos[k] @ top, pos[k] @ right
             want_v, want_u = (0.0 if up_amt > 0 else 1.0), (1.0 if right_amt > 0 else 0.0)
+            if f in xform: want_v *= 2
             if abs(uv[k, 0] - want_u) > 1e-4 or abs(uv[k, 1] - want_v) > 1e-4:
                 bad.append("%s: vertex %d uv %s, want (%g, %g)" % (f, k, uv[k], want_u, want_v)); break
     for mesh in g["meshes"]:
@@ -127,10 +133,12 @@ def check_png(path, face):
 if __name__ == "__main__":
     cmd = sys.argv[1]
     if cmd == "make":
-        make(sys.argv[2], sys.argv[3], sys.argv[4].split(",") if len(sys.argv) > 4 else FACES)
+        make(sys.argv[2], sys.argv[3], sys.argv[4].split(",") if len(sys.argv) > 4 else FACES,
+             sys.argv[5].split(",") if len(sys.argv) > 5 else ())
         sys.exit(0)
     if cmd == "gltf":
-        bad = check_gltf(sys.argv[2], sys.argv[3], sys.argv[4].split(",") if len(sys.argv) > 4 and sys.argv[4] else [])
+        opt = lambda i: sys.argv[i].split(",") if len(sys.argv) > i and sys.argv[i] else []
+        bad = check_gltf(sys.argv[2], sys.argv[3], opt(4), opt(5))
     else:
         bad = check_png(sys.argv[2], sys.argv[3])
     for b in bad: print(b)

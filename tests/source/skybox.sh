@@ -3,8 +3,9 @@
 # each, bright top half) packed into a corpus map's pakfile with `bspkit pak add`; the glTF has the
 # sky cube (node "skybox") with each face's texture in its slot, where Source draws it, upright,
 # and no flat sky faces left; `bspkit render` looking along each axis shows that face's colour the
-# right way up; with a face missing it is drawn flat and one located warning names it; the map
-# without faces converts as before (sky faces flat, no skybox node, no warning).
+# right way up; a face whose VMT has $basetexturetransform takes it; with a face missing it is
+# drawn flat and one located warning names it; the map without faces converts as before (sky
+# faces flat, no skybox node, no warning).
 source "$BK_TESTS/lib.sh"
 bk_init "$@"
 M=$CORPUS/source/css_v20_gg_lego_arena_x.bsp
@@ -45,6 +46,10 @@ check "no faces, no --game-dir: no warning" bash -c "! grep -i skybox '$WORK/non
 mkdir -p "$WORK/game"
 "$CLI" convert "$M" --game-dir "$WORK/game" -o "$WORK/gd.gltf" 2>"$WORK/gd.err" >/dev/null || fail "convert --game-dir"
 check "no faces in --game-dir: one warning" test "$(grep -c 'warning: skybox tides: no face found' "$WORK/gd.err")" = 1
+# half-height side images stretched by their VMT's $basetexturetransform
+$PY make "$WORK/half" $sky rt,bk,lf,ft,up,dn rt,lf >/dev/null
+"$CLI" convert "$M" --game-dir "$WORK/half" -o "$WORK/half.gltf" 2>/dev/null >/dev/null || fail "convert --game-dir half"
+check "\$basetexturetransform scale 1 2 doubles v on those faces only" $PY gltf "$WORK/half.gltf" $sky "" rt,lf
 # the faces found loose in a --game-dir folder, as in a pakfile
 "$CLI" convert "$M" --game-dir "$WORK/all" -o "$WORK/loose.gltf" 2>/dev/null >/dev/null || fail "convert --game-dir faces"
 check "faces from --game-dir: the cube" $PY gltf "$WORK/loose.gltf" $sky

@@ -37,6 +37,7 @@ typedef struct sb {
     const char *skyname;           /* worldspawn's skyname, or NULL */
     size_t file_size;              /* the map's bytes (how its atlas is kept: bk_atlas_to_scene_image) */
     int32_t sky_image[6];          /* the 2D skybox's faces (bk_sky_face_suffix order), -1: not found */
+    char sky_xform[6][96];         /* their VMTs' $basetexturetransform, "" for none */
     bool sky_box;                  /* some face found: the box is drawn, the sky faces are not */
     uint8_t *sky3d_face;           /* faces of the 3D skybox's area (1), or NULL: none */
     float sky3d_origin[3], sky3d_scale;
@@ -57,7 +58,7 @@ bool bk_src_read_asset(sb *b, const char *path, uint8_t **d, size_t *n);
 void bk_src_open_mounts(sb *b);
 void bk_src_close_mounts(sb *b);
 bk_result bk_src_attach_texture(sb *b, int32_t mi, const char *name);
-bk_result bk_src_material_image(sb *b, const char *name, int32_t *idx);
+bk_result bk_src_material_image(sb *b, const char *name, int32_t *idx, char *xform, size_t cap);
 void bk_src_make_lookup(sb *b, bk_src_lookup *lk);
 
 /* scene.c: the blended material an overlay of texinfo draws with (one per texdata, b->ovl_mat) */

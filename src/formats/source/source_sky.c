@@ -119,7 +119,7 @@ bk_result bk_src_sky_prepare(sb *b)
     for (int f = 0; f < 6; f++) {
         char name[600];
         snprintf(name, sizeof name, "skybox/%.500s%s", b->skyname, bk_sky_face_suffix[f]);
-        BK_TRY(bk_src_material_image(b, name, &b->sky_image[f]));
+        BK_TRY(bk_src_material_image(b, name, &b->sky_image[f], b->sky_xform[f], sizeof b->sky_xform[f]));
         if (b->sky_image[f] >= 0) {
             b->s->images[b->sky_image[f]].clamp = 1;
             b->sky_box = true;
@@ -167,6 +167,40 @@ static void box_extent(const sb *b, float centre[3], float *half)
     }
 }
 
+/* A VMT's $basetexturetransform ("center U V scale U V rotate DEG translate U V", any part left
+ * out at its default: centre 0.5 0.5, scale 1 1, rotate 0, translate 0 0) applied to n texture
+ * coordinates as the material system builds its matrix: about the centre, scaled, turned, then
+ * moved. Skies use it to stretch a half-height side image over the upper half of its face
+ * ("center 0 0 scale 1 2 ..."; the rest takes the clamped edge). false when it does not parse. */
+static bool apply_transform(const char *x, float *uv, uint32_t n)
+{
+    float c[2] = {0.5f, 0.5f}, sc[2] = {1, 1}, t[2] = {0, 0}, rot = 0;
+    const char *p = x;
+    char word[16];
+    int used;
+    while (sscanf(p, " %15s%n", word, &used) == 1) {
+        p += used;
+        float *dst = NULL;
+        int want = 2;
+        if (strcmp(word, "center") == 0) dst = c;
+        else if (strcmp(word, "scale") == 0) dst = sc;
+        else if (strcmp(word, "translate") == 0) dst = t;
+        else if (strcmp(word, "rotate") == 0) dst = &rot, want = 1;
+        else return false;
+        for (int k = 0; k < want; k++) {
+            if (sscanf(p, " %f%n", &dst[k], &used) != 1 || !isfinite(dst[k])) return false;
+            p += used;
+        }
+    }
+    float a = rot * 0.017453292519943295f, cs = cosf(a), sn = sinf(a);
+    for (uint32_t i = 0; i < n; i++) {
+        float u = (uv[i * 2] - c[0]) * sc[0], v = (uv[i * 2 + 1] - c[1]) * sc[1];
+        uv[i * 2] = cs * u - sn * v + c[0] + t[0];
+        uv[i * 2 + 1] = sn * u + cs * v + c[1] + t[1];
+    }
+    return true;
+}
+
 static bk_result set_extra(bk_scene *s, int32_t mi, const char *k, const char *v)
 {
     return bk_kv_append(&s->materials[mi].extras, &s->materials[mi].extra_count, k, v);
@@ -204,6 +238,11 @@ static bk_result add_box(sb *b)
         bk_primitive *pr;
         BK_TRY(bk_mesh_add_primitive(&s->meshes[mesh], mi, BK_PRIM_TRIANGLES, BK_ATTR_NORMAL | BK_ATTR_UV0, &pr));
         BK_TRY(bk_sky_add_face(pr, f, half));
+        if (b->sky_image[f] >= 0 && b->sky_xform[f][0]) {
+            BK_TRY(set_extra(s, mi, "basetexturetransform", b->sky_xform[f]));
+            if (!apply_transform(b->sky_xform[f], pr->uv0, pr->vertex_count))
+                BK_TRY(set_extra(s, mi, "basetexturetransformIgnored", "true"));
+        }
     }
     if (found < 6)
         bk_scene_diag(s, b->opt, BK_SEV_WARNING, BK_ENOTFOUND, NULL, "entities", 0, BK_NO_OFFSET,
