@@ -54,3 +54,5 @@ bk_sh_test(source_sky3d source/sky3d.sh)
 # world lights: lump JSON, --import, KHR_lights_punctual, against a reader of dworldlight_t on every
 # corpus map with them (source/lights.sh, source/lights.py)
 bk_sh_test(source_lights source/lights.sh)
+# the occlusion lump: occluders counted by info, their references checked (source/occluders.sh)
+bk_sh_test(source_occluders source/occluders.sh)
