@@ -100,6 +100,7 @@ static const cli_cmd k_cmds[] = {
      "                     told by the map's and --game-dir's paths: 2 for ioquake3 games (OpenArena,\n"
      "                     Quake 3: baseoa, baseq3), 1 for DarkPlaces (Nexuiz, Xonotic) and others\n"
      "  --no-props         Source: no static-prop nodes\n"
+     "  --no-3d-sky        Source: no 'skybox_3d' node (sky_camera's area drawn scaled around the map)\n"
      "  --hdr              Source: the HDR lightmaps where a map has both (default LDR; maps with\n"
      "                     HDR lighting only use it anyway), exposed as the engine's auto exposure\n"
      "  --collision        add the collision geometry: convex pieces (brushes; GoldSrc / Quake: hull-0\n"
@@ -312,6 +313,7 @@ static const struct {
     {"--no-lightmaps", BK_OPT_NO_LIGHTMAPS}, {"--no-textures", BK_OPT_NO_TEXTURES},
     {"--no-entities", BK_OPT_NO_ENTITIES},   {"--skip-flares", BK_OPT_SKIP_FLARES},
     {"--collision", BK_OPT_COLLISION},       {"--no-props", BK_OPT_NO_PROPS},
+    {"--no-3d-sky", BK_OPT_NO_SKY3D},
     {"--hdr", BK_OPT_HDR},                   {"--no-animations", BK_OPT_NO_ANIMATIONS},
     {"--keep-all-bones", BK_OPT_KEEP_ALL_BONES},
 };

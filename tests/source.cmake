@@ -45,3 +45,14 @@ bk_sh_test(source_outputs source/outputs.sh)
 bk_sh_test(source_hdr source/hdr.sh)
 # detail props one by one and cubemaps against a reader written after gamebspfile.h / bspfile.h
 bk_sh_test(source_detail source/detail.sh)
+# the 2D skybox: six VTF faces packed into a corpus map, the cube's slots in the glTF, renders
+# along each axis, a missing face, no faces (source/skybox.sh, source/skybox.py)
+bk_sh_test(source_skybox source/skybox.sh)
+# the 3D skybox: sky_camera's area as a scaled node on every corpus map that has one, against a
+# reader of the BSP tree (source/sky3d.sh, source/sky3d_check.py)
+bk_sh_test(source_sky3d source/sky3d.sh)
+# world lights: lump JSON, --import, KHR_lights_punctual, against a reader of dworldlight_t on every
+# corpus map with them (source/lights.sh, source/lights.py)
+bk_sh_test(source_lights source/lights.sh)
+# the occlusion lump: occluders counted by info, their references checked (source/occluders.sh)
+bk_sh_test(source_occluders source/occluders.sh)

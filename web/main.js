@@ -124,6 +124,8 @@ async function show(res) {
   let tris = 0;
   S.root.traverse((o) => {
     if (o.name === 'skybox' && (o.userData || {}).followCamera) S.skybox = o;
+    /* lights the lightmaps already hold (Source world lights): off, or they would light it twice */
+    if (o.isLight && (o.userData || {}).baked === 'true') o.visible = false;
     if (o.name === 'collision') o.traverse((c) => {
       if (c.isMesh) { c.userData.collision = true; c.material = new THREE.MeshBasicMaterial({ color: 0xff8040, wireframe: true, transparent: true, opacity: 0.5 }); }
     });

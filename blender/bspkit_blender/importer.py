@@ -70,6 +70,7 @@ def import_file(context, filepath, game_dirs=(), wads=(), member="", lightmaps=T
         cams = scene.spawn_cameras(context, objects, fmt, scale, coll) if cameras else []
         scene.follow_camera(objects, context.scene.camera)
         scene.show_collision(objects)
+        scene.baked_lights_off(objects)
         scene.colour_management(context.scene)
         return {"converter": how, "objects": len(objects), "materials": len(mats), "lightmapped": wired,
                 "cameras": len(cams), "format": fmt}

@@ -112,6 +112,16 @@ def show_collision(objects):
             o.hide_render = True
 
 
+def baked_lights_off(objects):
+    """Lights the lightmaps already hold (Source world lights, extras.baked on the glTF light) stay
+    in the file but off: on, they would light the scene a second time."""
+    for o in objects:
+        data = getattr(o, "data", None)
+        if o.type == "LIGHT" and data is not None and str(data.get("baked", o.get("baked", ""))) == "true":
+            o.hide_render = True
+            o.hide_viewport = True
+
+
 def colour_management(scene):
     """Standard view transform (the textures' sRGB values come out as they are), and the game's
     display gamma when the file records one (DarkPlaces' v_gamma)."""

@@ -149,6 +149,8 @@ enum {
                                      * without it the LDR lighting, and the HDR one only where the LDR lump is
                                      * empty. HDR lighting is exposed as the engine's auto exposure settles
                                      * (docs/source.md) */
+    BK_OPT_NO_SKY3D = 1u << 9,      /* Source: no "skybox_3d" node (the area around sky_camera drawn
+                                     * scaled around the map, as the engine draws its 3D skybox) */
 };
 
 typedef struct bk_options {

@@ -114,7 +114,24 @@ typedef struct bk_node {
     float scale[3];
     bk_kv *extras;             /* entity key/values etc., kept in order */
     uint32_t extra_count;
+    int32_t light;             /* index into the scene's lights, -1 for none */
 } bk_node;
+
+/* A light on a node (glTF KHR_lights_punctual). It shines along its node's local -Z (engine axes;
+ * the glTF writer turns that into glTF's own -Z). Lights a map's lightmaps already hold say so in
+ * their extras ("baked": "true"): a viewer that draws the lightmaps should leave them off. */
+enum { BK_LIGHT_POINT = 0, BK_LIGHT_SPOT = 1, BK_LIGHT_DIRECTIONAL = 2 };
+typedef struct bk_light {
+    char *name;
+    uint32_t type;             /* BK_LIGHT_* */
+    float color[3];            /* linear RGB, 0..1 */
+    float intensity;           /* point / spot: at 1 engine unit, falling off with the square of the
+                                * distance (the writer scales it to its unit); directional: as is */
+    float range;               /* engine units; 0: unbounded */
+    float inner_cone, outer_cone; /* spot: radians from the axis, 0 <= inner < outer <= pi/2 */
+    bk_kv *extras;
+    uint32_t extra_count;
+} bk_light;
 
 typedef struct bk_skin {
     char *name;
@@ -153,6 +170,7 @@ struct bk_scene {
     bk_kv *extras;          uint32_t extra_count;   /* scene-level facts: format, version */
     /* warnings gathered while building (missing textures, dropped influences...) */
     uint32_t warning_count;
+    bk_light *lights;       uint32_t light_count;   /* nodes refer to them (bk_node.light) */
 };
 
 /* Build the scene of a loaded file. Images keep their pixels in the form the file gives them

@@ -51,7 +51,7 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 _SCENE_FLAGS = {
     "lightmaps": lib.BK_OPT_NO_LIGHTMAPS, "textures": lib.BK_OPT_NO_TEXTURES, "entities": lib.BK_OPT_NO_ENTITIES,
-    "props": lib.BK_OPT_NO_PROPS, "animations": lib.BK_OPT_NO_ANIMATIONS,
+    "props": lib.BK_OPT_NO_PROPS, "animations": lib.BK_OPT_NO_ANIMATIONS, "sky3d": lib.BK_OPT_NO_SKY3D,
 }
 
 
@@ -329,11 +329,11 @@ class Map:
 
     # -- scene and glTF ------------------------------------------------------------------
     def _scene_opts(self, lightmaps=True, textures=True, entities=True, props=True, animations=True,
-                    collision=False, skip_flares=False, patch_level=0, overbright=None):
+                    collision=False, skip_flares=False, patch_level=0, overbright=None, sky3d=True):
         c = self._opts.copy()
         flags = 0
         for k, v in (("lightmaps", lightmaps), ("textures", textures), ("entities", entities),
-                     ("props", props), ("animations", animations)):
+                     ("props", props), ("animations", animations), ("sky3d", sky3d)):
             if not v:
                 flags |= _SCENE_FLAGS[k]
         if collision:
@@ -348,7 +348,7 @@ class Map:
     def scene(self, **options: Any) -> Scene:
         """Build the format-neutral scene: meshes (numpy positions, normals, uvs, indices),
         materials, images (pixels H x W x 4), nodes with their extras, skins, animations.
-        Options (as `bspkit convert`): lightmaps, textures, entities, props, animations (True),
+        Options (as `bspkit convert`): lightmaps, textures, entities, props, animations, sky3d (True),
         collision, skip_flares (False), patch_level, overbright (None: the game's)."""
         c = self._scene_opts(**options)
         d = self._opts.fresh_diags()

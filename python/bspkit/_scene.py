@@ -127,9 +127,27 @@ class Node:
         self.scale = tuple(float(x) for x in n.scale)
         #: entity key/values and the like, in order (a key may repeat)
         self.extras: List[Tuple[str, str]] = kv_pairs(n.extras, n.extra_count)
+        #: index into Scene.lights, -1 for none
+        self.light = int(n.light)
 
     def __repr__(self) -> str:
         return "<Node %r>" % self.name
+
+
+class Light:
+    """A light on a node (glTF KHR_lights_punctual): type "point", "spot" or "directional",
+    shining along its node's local -Z; extras baked "true" when the lightmaps hold it already."""
+
+    def __init__(self, l):
+        self.name = cstr(l.name)
+        self.type = {0: "point", 1: "spot", 2: "directional"}.get(int(l.type), str(l.type))
+        self.color = tuple(float(x) for x in l.color)
+        self.intensity, self.range = float(l.intensity), float(l.range)
+        self.inner_cone, self.outer_cone = float(l.inner_cone), float(l.outer_cone)
+        self.extras: List[Tuple[str, str]] = kv_pairs(l.extras, l.extra_count)
+
+    def __repr__(self) -> str:
+        return "<Light %r %s>" % (self.name, self.type)
 
 
 class Skin:
@@ -169,6 +187,7 @@ class Scene:
         self.nodes = [Node(s.nodes[i]) for i in range(s.node_count)]
         self.skins = [Skin(self._owner, s.skins[i]) for i in range(s.skin_count)]
         self.animations = [Animation(self._owner, s.anims[i]) for i in range(s.anim_count)]
+        self.lights = [Light(s.lights[i]) for i in range(s.light_count)]
         self.extras = kv_pairs(s.extras, s.extra_count)
         self.warning_count = int(s.warning_count)
 

@@ -257,6 +257,8 @@ static void kv_text(bk_buf *b, const bk_kv *kv, uint32_t n)
     bk_buf_append(b, "}", 1);
 }
 
+void bk_gltf_kv_text(bk_buf *b, const bk_kv *kv, uint32_t n) { kv_text(b, kv, n); }
+
 /* Lay out one primitive and write its object into b (after a comma when `comma`); false, with
  * nothing written, when it is empty after cleaning. */
 static bool write_primitive(gltf_writer *w, const bk_primitive *p, bk_buf *b, bool comma)
@@ -574,11 +576,13 @@ static void write_nodes(gltf_writer *w, const int32_t *mesh_map)
             bk_json_str(b, nd->name);
             more = true;
         }
-        if (!is_identity_trs(nd)) {
+        bool lit = nd->light >= 0 && (uint32_t)nd->light < s->light_count;
+        if (!is_identity_trs(nd) || (lit && w->x.rotate)) {
             float t[3], q[4], sc[3], tin[3];
             for (int c = 0; c < 3; c++) tin[c] = isfinite(nd->translation[c]) ? nd->translation[c] : 0;
             bk_xf_point(&w->x, tin, t);
             bk_xf_quat(&w->x, nd->rotation, q);
+            if (lit) bk_gltf_light_rotation(&w->x, q);
             float sin_[3];
             for (int c = 0; c < 3; c++) sin_[c] = isfinite(nd->scale[c]) && nd->scale[c] != 0 ? nd->scale[c] : 1;
             bk_xf_scale(&w->x, sin_, sc);
@@ -599,6 +603,12 @@ static void write_nodes(gltf_writer *w, const int32_t *mesh_map)
                 bk_json_num(b, j);
             }
             json_str(b, "]");
+            more = true;
+        }
+        if (lit) {
+            json_key_num(b, more ? ",\"extensions\":{\"KHR_lights_punctual\":{\"light\":" : "\"extensions\":{\"KHR_lights_punctual\":{\"light\":",
+                         nd->light);
+            json_str(b, "}}");
             more = true;
         }
         if (nd->extra_count) {
@@ -772,12 +782,13 @@ static void write_asset(gltf_writer *w, const bk_export_options *opt)
 static void write_head_end(gltf_writer *w, unsigned used_ext, const char *bin_uri)
 {
     bk_buf *b = &w->head;
+    if (w->s->light_count) used_ext |= 8; /* KHR_lights_punctual */
     if (used_ext) {
         bool more = false;
         json_str(b, ",\"extensionsUsed\":[");
         static const char *const names[] = {"KHR_materials_unlit", "KHR_materials_emissive_strength",
-                                            "KHR_materials_specular"};
-        for (int e = 0; e < 3; e++)
+                                            "KHR_materials_specular", "KHR_lights_punctual"};
+        for (int e = 0; e < 4; e++)
             if (used_ext & (1u << e)) {
                 if (more) json_str(b, ",");
                 more = true;
@@ -785,6 +796,7 @@ static void write_head_end(gltf_writer *w, unsigned used_ext, const char *bin_ur
             }
         json_str(b, "]");
     }
+    if (w->s->light_count) bk_gltf_write_lights(b, w->s, &w->x);
     if (w->bin_size || w->png_views) {
         if (w->png_views) json_str(b, ",\"buffers\":[{\"byteLength\":" PH_BUFFER_LENGTH);
         else json_key_num(b, ",\"buffers\":[{\"byteLength\":", (double)w->bin_size);

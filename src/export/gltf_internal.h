@@ -98,5 +98,11 @@ bk_result bk_gltf_glb_emit(const char *json, gltf_writer *w, bk_write_fn write, 
 bk_result bk_gltf_fill_placeholders(const gltf_writer *w, char *json, size_t n);
 /* A .glb into a file, PNGs written as they are encoded (deferred mode); frees *json once written. */
 bk_result bk_gltf_glb_emit_file(char **json, gltf_writer *w, bk_atomic_file *af, uint64_t *bytes);
+/* gltf.c: an extras object {"key":"value",...} */
+void bk_gltf_kv_text(bk_buf *b, const bk_kv *kv, uint32_t n);
+/* gltf_lights.c: ,"extensions":{"KHR_lights_punctual":{"lights":[...]}} of the scene's lights; a
+ * light node's converted rotation q made to aim glTF's -Z where the scene aims engine -Z */
+void bk_gltf_write_lights(bk_buf *b, const bk_scene *s, const bk_xform *x);
+void bk_gltf_light_rotation(const bk_xform *x, float q[4]);
 
 #endif

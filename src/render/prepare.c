@@ -220,12 +220,12 @@ static bk_result grow(void **p, uint64_t *cap, uint64_t need, size_t el)
 
 static bool finite3(const float *p) { return isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]); }
 
-static bk_result add_prim(bk_renderer *r, const bk_primitive *p, const xform *x, bool follow)
+static bk_result add_prim(bk_renderer *r, const bk_primitive *p, const xform *x, bool follow, bool sky3d)
 {
     if (!p->position) return BK_OK;
     if (p->mode != BK_PRIM_TRIANGLES || p->vertex_count < 3) {
         /* points and lines are not drawn, but belong to the scene's extent (as three.js counts it) */
-        for (uint32_t i = 0; i < p->vertex_count && !follow; i++) {
+        for (uint32_t i = 0; i < p->vertex_count && !follow && !sky3d; i++) {
             const float *q = p->position + (size_t)i * 3;
             float w[3];
             for (int k = 0; k < 3; k++)
@@ -249,7 +249,7 @@ static bk_result add_prim(bk_renderer *r, const bk_primitive *p, const xform *x,
             v->uv1[k] = p->uv1 && isfinite(p->uv1[i * 2 + k]) ? p->uv1[(size_t)i * 2 + k] : 0;
         }
         for (int k = 0; k < 4; k++) v->col[k] = p->color ? p->color[(size_t)i * 4 + k] / 255.0f : 1.0f;
-        if (!follow && finite3(v->p))
+        if (!follow && !sky3d && finite3(v->p))
             for (int k = 0; k < 3; k++) {
                 if (v->p[k] < r->mins[k]) r->mins[k] = v->p[k];
                 if (v->p[k] > r->maxs[k]) r->maxs[k] = v->p[k];
@@ -270,6 +270,7 @@ static bk_result add_prim(bk_renderer *r, const bk_primitive *p, const xform *x,
         o->v[0] = (uint32_t)(base + a) - 0, o->v[1] = (uint32_t)(base + b), o->v[2] = (uint32_t)(base + c);
         o->mat = mat;
         o->follow = follow;
+        o->sky3d = sky3d;
     }
     return BK_OK;
 }
@@ -301,10 +302,12 @@ static bk_result prepare_geometry(bk_renderer *r)
         if (n->mesh < 0 || (uint32_t)n->mesh >= s->mesh_count || is_collision(s, (int32_t)i)) continue;
         const char *fc = bk_rt_extra(n->extras, n->extra_count, "followCamera");
         bool follow = fc && strcmp(fc, "true") == 0;
+        const char *s3 = bk_rt_extra(n->extras, n->extra_count, "skybox3d");
+        bool sky3d = s3 && strcmp(s3, "true") == 0;
         if (follow)
             for (int k = 0; k < 3; k++) r->sky_origin[k] = world[i].m[k * 4 + 3];
         const bk_mesh *m = &s->meshes[n->mesh];
-        for (uint32_t p = 0; p < m->prim_count && res == BK_OK; p++) res = add_prim(r, &m->prims[p], &world[i], follow);
+        for (uint32_t p = 0; p < m->prim_count && res == BK_OK; p++) res = add_prim(r, &m->prims[p], &world[i], follow, sky3d);
     }
     bk_free(world);
     if (!(r->mins[0] <= r->maxs[0]))
@@ -329,8 +332,8 @@ static bk_result prepare_clusters(bk_renderer *r)
     for (uint64_t t = 0; t < r->tri_count; t++) {
         int32_t *out = r->tri_cluster + t * 4;
         const rtri *tr = &r->tri[t];
-        if (tr->follow) {
-            out[0] = out[1] = out[2] = out[3] = -1;
+        if (tr->follow || tr->sky3d) { /* seen through the sky from anywhere: not culled by the world's PVS */
+            out[0] = out[1] = out[2] = out[3] = -2;
             continue;
         }
         const float *a = r->vert[tr->v[0]].p, *b = r->vert[tr->v[1]].p, *c = r->vert[tr->v[2]].p;

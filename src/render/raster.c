@@ -24,6 +24,7 @@ typedef struct stri {
     float dl1x, dl1y, dl2x, dl2y; /* barycentric gradients */
     float l1o, l2o;             /* barycentrics at pixel (0.5, 0.5) */
     uint32_t mat;
+    bool sky3d;                 /* a 3D skybox's: drawn before the world, whose depth starts afresh */
     float shade;                /* model view: light from the face's normal, else 1 */
     int32_t x0, y0, x1, y1;     /* pixel bounds, inclusive */
 } stri;
@@ -326,7 +327,15 @@ static void raster_worker(void *user)
                 p[0] = 0x20, p[1] = 0x28, p[2] = 0x30, p[3] = 255;
                 j->depth[pi] = -INFINITY;
             }
-        for (uint32_t i = j->bin_start[t]; i < j->bin_start[t + 1]; i++) draw_tri(j, &j->tris[j->bin[i]], tx0, ty0, tx1, ty1);
+        bool behind = false; /* a 3D skybox drawn: the world's depth starts afresh after it */
+        for (uint32_t i = j->bin_start[t]; i < j->bin_start[t + 1]; i++) {
+            const stri *st = &j->tris[j->bin[i]];
+            if (behind && !st->sky3d)
+                for (int32_t y = ty0; y <= ty1; y++)
+                    for (int32_t x = tx0; x <= tx1; x++) j->depth[(size_t)y * v->w + (size_t)x] = -INFINITY;
+            behind = st->sky3d;
+            draw_tri(j, st, tx0, ty0, tx1, ty1);
+        }
         if (fabsf(v->display_gamma - 1) > 1e-3f) {
             float g = 1 / v->display_gamma;
             for (int32_t y = ty0; y <= ty1; y++)
@@ -392,7 +401,7 @@ static int clip_poly(const setup *s, float (*in)[NA], int n, float (*tmp)[NA])
     return n;
 }
 
-static void emit(setup *s, float (*pv)[NA], int a, int b, int c, uint32_t mat, bool cull, float light)
+static void emit(setup *s, float (*pv)[NA], int a, int b, int c, uint32_t mat, bool sky3d, bool cull, float light)
 {
     const rt_view *v = s->v;
     stri t;
@@ -433,6 +442,7 @@ static void emit(setup *s, float (*pv)[NA], int a, int b, int c, uint32_t mat, b
     t.l1o = ((t.x[0] - t.x[2]) * (0.5f - t.y[2]) - (t.y[0] - t.y[2]) * (0.5f - t.x[2])) * ia;
     t.l2o = ((t.x[1] - t.x[0]) * (0.5f - t.y[0]) - (t.y[1] - t.y[0]) * (0.5f - t.x[0])) * ia;
     t.mat = mat;
+    t.sky3d = sky3d;
     t.shade = light;
     if (s->count == s->cap) {
         uint64_t n = s->cap ? s->cap * 2 : 4096;
@@ -482,7 +492,7 @@ static bool setup_tri(setup *s, const rtri *tr)
     int n = clip_poly(s, poly, 3, tmp);
     if (n < 3) return false;
     uint64_t before = s->count;
-    for (int i = 1; i + 1 < n; i++) emit(s, poly, 0, i, i + 1, tr->mat, !m->double_sided, light);
+    for (int i = 1; i + 1 < n; i++) emit(s, poly, 0, i, i + 1, tr->mat, tr->sky3d, !m->double_sided, light);
     return s->count > before;
 }
 
@@ -501,7 +511,7 @@ static int cmp_key(const void *a, const void *b)
 static bool wanted(const bk_renderer *r, const rt_view *v, uint64_t t)
 {
     const rmat *m = &r->mat[r->tri[t].mat];
-    if (v->overview && (m->tool || m->pass == RP_SKY || r->tri[t].follow)) return false;
+    if (v->overview && (m->tool || m->pass == RP_SKY || r->tri[t].follow || r->tri[t].sky3d)) return false;
     return !v->vis || v->vis[t];
 }
 
@@ -521,8 +531,9 @@ static bk_result draw_order(const bk_renderer *r, const rt_view *v, order_key **
                 const float *p = r->vert[tr->v[i]].p;
                 z += (p[0] - v->eye[0]) * v->fwd[0] + (p[1] - v->eye[1]) * v->fwd[1] + (p[2] - v->eye[2]) * v->fwd[2];
             }
-        k[n].pass = m->pass;
-        k[n].layer = m->pass == RP_SKY ? m->sky_layer : 0;
+        /* a 3D skybox between the sky and the world */
+        k[n].pass = m->pass == RP_SKY ? 0 : tr->sky3d ? 1 : m->pass + 1;
+        k[n].layer = m->pass == RP_SKY ? m->sky_layer : (tr->sky3d && m->pass == RP_BLEND); /* its blends after its opaque */
         /* sky: in order; opaque: near first (what is hidden fails the depth test before it is
          * shaded); blended: far first */
         k[n].depth = m->pass == RP_OPAQUE ? z : (m->pass == RP_BLEND ? -z : 0);

@@ -46,6 +46,7 @@ typedef struct rtri {
     uint32_t v[3];
     uint32_t mat;
     bool follow;                /* part of the skybox that follows the eye */
+    bool sky3d;                 /* part of a 3D skybox (extras.skybox3d): drawn behind the rest */
 } rtri;
 
 struct bk_renderer {

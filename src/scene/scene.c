@@ -9,7 +9,7 @@
 
 typedef struct scene_own {
     bk_scene s;
-    uint32_t image_cap, material_cap, mesh_cap, node_cap, skin_cap, anim_cap;
+    uint32_t image_cap, material_cap, mesh_cap, node_cap, skin_cap, anim_cap, light_cap;
     bk_pixels *px;             /* one per image, image_cap of them */
     bk_png_bg *png_job;
 } scene_own;
@@ -126,6 +126,11 @@ void bk_scene_free(bk_scene *s)
     bk_free(s->nodes);
     bk_free(s->skins);
     bk_free(s->anims);
+    for (uint32_t i = 0; i < s->light_count; i++) {
+        bk_free(s->lights[i].name);
+        free_kvs(s->lights[i].extras, s->lights[i].extra_count);
+    }
+    bk_free(s->lights);
     free_kvs(s->extras, s->extra_count);
     bk_free(s->name);
     bk_free(o);
@@ -332,10 +337,28 @@ bk_result bk_scene_add_node(bk_scene *s, const char *name, int32_t parent, int32
     n->parent = parent < 0 ? -1 : parent;
     n->mesh = mesh < 0 ? -1 : mesh;
     n->skin = -1;
+    n->light = -1;
     n->rotation[3] = 1.0f;
     n->scale[0] = n->scale[1] = n->scale[2] = 1.0f;
     if (out) *out = (int32_t)s->node_count;
     s->node_count++;
+    return BK_OK;
+}
+
+bk_result bk_scene_add_light(bk_scene *s, const char *name, uint32_t type, int32_t *out)
+{
+    if (s->light_count >= INT32_MAX) return BK_ELIMIT;
+    BK_TRY(bk_grow((void **)&s->lights, &own(s)->light_cap, s->light_count + 1, sizeof(bk_light)));
+    bk_light *l = &s->lights[s->light_count];
+    memset(l, 0, sizeof *l);
+    l->name = bk_strdup(name ? name : "");
+    if (!l->name) return BK_ENOMEM;
+    l->type = type;
+    l->color[0] = l->color[1] = l->color[2] = 1.0f;
+    l->intensity = 1.0f;
+    l->outer_cone = 0.78539816f;
+    if (out) *out = (int32_t)s->light_count;
+    s->light_count++;
     return BK_OK;
 }
 

@@ -47,6 +47,8 @@ bk_result bk_scene_add_material(bk_scene *s, const char *name, int32_t *out);
 bk_result bk_scene_add_mesh(bk_scene *s, const char *name, int32_t *out);
 bk_result bk_scene_add_node(bk_scene *s, const char *name, int32_t parent, int32_t mesh, int32_t *out);
 bk_result bk_scene_add_skin(bk_scene *s, const char *name, uint32_t joint_count, int32_t *out);
+/* A light (BK_LIGHT_*: white, intensity 1, unbounded, a 45-degree cone); a node takes it by its index. */
+bk_result bk_scene_add_light(bk_scene *s, const char *name, uint32_t type, int32_t *out);
 bk_result bk_scene_add_animation(bk_scene *s, const char *name, int32_t *out);
 bk_result bk_animation_add_channel(bk_animation *a, int32_t node, uint32_t path, uint32_t key_count,
                                    bk_channel **out);
@@ -135,5 +137,15 @@ bk_result bk_atlas_to_png_image(const bk_atlas *a, bk_scene *s, const char *name
 bk_result bk_atlas_to_scene_image(const bk_atlas *a, bk_scene *s, const char *name, const bk_options *opt,
                                   size_t stream_above, int32_t *out);
 void bk_atlas_free(bk_atlas *a);
+
+/* ---- sky boxes (skybox.c) ---------------------------------------------------------------- */
+/* The six faces' name suffixes in face order: rt, bk, lf, ft, up, dn. */
+extern const char *const bk_sky_face_suffix[6];
+/* A point of face f (0..5, the order above) at (s, t) in -1..1 on the unit cube, engine axes. */
+void bk_sky_face_point(int f, float s, float t, float p[3]);
+/* The triangles of an (n+1) x (n+1) vertex grid starting at vertex first, facing the origin. */
+bk_result bk_sky_grid_triangles(bk_primitive *p, uint32_t first, uint32_t n);
+/* Face f as a quad half units from the centre, seen from inside, its image upright (uv0, normals). */
+bk_result bk_sky_add_face(bk_primitive *p, int f, float half);
 
 #endif

@@ -6,7 +6,8 @@
 #   - GoldSrc (ns_lost with its WAD), Quake 1 (pd_heal), Source (lego_arena_x), Quake 3 (OpenArena's
 #     aggressor from its .pk3, with the game's archives): meshes, entity empties with their keys,
 #     materials whose base image and lightmap (atlas through the second UV map, Mix Multiply) reach
-#     the Emission shader, a camera at a player spawn made the scene camera, Standard view;
+#     the Emission shader, a camera at a player spawn made the scene camera, Standard view (and
+#     for Source, its baked world lights arrive as lights, hidden);
 #     the spawn view rendered with Cycles (CPU) and compared with the three.js reference render
 #     (tests/tools/render.mjs --mode full) of the same .glb from the same eye: RMSE <= 5%;
 #   - Nexuiz (DarkPlaces, bloodprison): as above, and the sky box follows the camera, the view's gamma is the
@@ -77,7 +78,7 @@ imp goldsrc "$CORPUS/goldsrc/ns_ns_lost.bsp" --wads "$CORPUS/wad3/ns_lost.wad" $
 same goldsrc "$CORPUS/goldsrc/ns_ns_lost.bsp" --wad "$CORPUS/wad3/ns_lost.wad"
 imp quake1 "$CORPUS/quake1/progs_dump_pd_heal.bsp" $(render quake1) --want-lightmaps --want-cameras
 same quake1 "$CORPUS/quake1/progs_dump_pd_heal.bsp"
-imp source "$CORPUS/source/css_v20_gg_lego_arena_x.bsp" $(render source) --want-lightmaps --want-cameras
+imp source "$CORPUS/source/css_v20_gg_lego_arena_x.bsp" $(render source) --want-lightmaps --want-cameras --want-baked-lights
 same source "$CORPUS/source/css_v20_gg_lego_arena_x.bsp"
 
 # Source static props: a generated model stands in for Ricochet's platform (as tests/source/mdl.sh)

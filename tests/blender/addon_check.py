@@ -4,6 +4,7 @@
 #        (--zip ADDON.zip | --path DIR) FILE [--game-dirs 'A;B'] [--wads 'W'] [--member M]
 #        [--render OUT.png --size WxH --samples N [--camera-of CLASSNAME] [--yaw DEG]] [--want-lightmaps] [--want-cameras]
 #        [--collision] [--bad BADFILE] [--want-armature] [--want-actions] [--want-props] [--want-skybox]
+#        [--want-baked-lights]
 import argparse
 import json
 import os
@@ -28,7 +29,7 @@ ap.add_argument("--size", default="320x240")
 ap.add_argument("--samples", type=int, default=16)
 ap.add_argument("--camera-of", default="", help="render from the camera of the first spawn of this classname")
 ap.add_argument("--yaw", type=float, help="turn that camera to this engine yaw (degrees)")
-for w in ("lightmaps", "cameras", "armature", "actions", "props", "skybox"):
+for w in ("lightmaps", "cameras", "armature", "actions", "props", "skybox", "baked-lights"):
     ap.add_argument("--want-" + w, action="store_true")
 a = ap.parse_args(argv)
 
@@ -133,6 +134,14 @@ if a.want_skybox:
         problems.append("no sky box following the scene camera")
     if "displayGamma" not in sc.keys() or abs(sc.view_settings.gamma - float(sc["displayGamma"])) > 1e-4:
         problems.append("the view's gamma is not the file's displayGamma")
+# lights the lightmaps hold already (Source world lights, extras.baked) arrive hidden
+lights = [o for o in objs if o.type == "LIGHT"]
+baked = [o for o in lights if str(o.data.get("baked", o.get("baked", ""))) == "true"]
+info["lights"], info["baked_lights"] = len(lights), len(baked)
+if any(not o.hide_render or not o.hide_viewport for o in baked):
+    problems.append("a baked light is not hidden")
+if a.want_baked_lights and not baked:
+    problems.append("no baked light arrived")
 coll = [o for o in meshes if str(o.get("collision", "")) == "true"]
 info["collision"] = len(coll)
 if a.collision and (not coll or any(not o.hide_render or o.display_type != "WIRE" for o in coll)):

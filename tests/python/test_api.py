@@ -137,6 +137,18 @@ def test_scene_arrays():
     assert prim.positions.sum() == prim.positions.sum()
 
 
+def test_scene_lights_and_sky3d_option():
+    path = need(os.path.join(SRC, "tf2c_v20_dom_fightpit.bsp"))
+    m = bspkit.open(path)
+    s = m.scene(textures=False, props=False)
+    lit = [n for n in s.nodes if n.light >= 0]
+    assert s.lights and len(lit) == len(s.lights)
+    assert all(dict(l.extras).get("baked") == "true" for l in s.lights)
+    assert {l.type for l in s.lights} <= {"point", "spot", "directional"}
+    assert any(n.name == "skybox_3d" for n in s.nodes)
+    assert not any(n.name == "skybox_3d" for n in m.scene(textures=False, props=False, sky3d=False).nodes)
+
+
 def test_lump_bytes_and_typed_lump_agree():
     m = bspkit.open(need(SAMPLE))
     raw = m.lump("vertices")

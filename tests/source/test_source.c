@@ -46,7 +46,8 @@ static void check_map(const char *path)
         bk_file_free(f);
         return;
     }
-    /* displacement vertices: (2^p+1)^2 for every displacement whose face is drawn */
+    /* displacement vertices: (2^p+1)^2 for every displacement whose face is drawn (in the world;
+     * the 3D skybox draws those of its area a second time) */
     uint64_t want = 0, got = 0;
     for (uint32_t i = 0; i < m->dispinfo_count; i++) {
         const bk_source_dispinfo *d = &m->dispinfo[i];
@@ -56,7 +57,8 @@ static void check_map(const char *path)
     for (uint32_t k = 0; k < s->mesh_count; k++)
         for (uint32_t j = 0; j < s->meshes[k].prim_count; j++) {
             const bk_primitive *p = &s->meshes[k].prims[j];
-            if (p->attrs & BK_ATTR_COLOR) got += p->vertex_count;
+            bool sky3d = s->meshes[k].name && strcmp(s->meshes[k].name, "skybox_3d") == 0;
+            if ((p->attrs & BK_ATTR_COLOR) && !sky3d) got += p->vertex_count;
             if (p->uv1) {
                 lm = true;
                 for (uint32_t v = 0; v < p->vertex_count * 2; v++)
@@ -69,6 +71,18 @@ static void check_map(const char *path)
     if (got != want) fprintf(stderr, "  %s: %llu displacement vertices, want %llu\n", path, (unsigned long long)got,
                              (unsigned long long)want);
     CHECK(uv_ok);
+    /* world lights: each scene light on exactly one node (bk_node.light), a map with the lumps has some */
+    uint32_t nlit = 0;
+    bool lights_node = false;
+    for (uint32_t k = 0; k < s->node_count; k++) {
+        lights_node |= strcmp(s->nodes[k].name, "worldlights") == 0;
+        if (s->nodes[k].light >= 0) {
+            CHECK((uint32_t)s->nodes[k].light < s->light_count && s->nodes[k].light == (int32_t)nlit);
+            nlit++;
+        }
+    }
+    CHECK(nlit == s->light_count);
+    CHECK(lights_node == (m->lumps[BK_SRC_LUMP_WORLDLIGHTS].size || m->lumps[BK_SRC_LUMP_WORLDLIGHTS_HDR].size));
     if (!uv_ok) fprintf(stderr, "  %s: lightmap UV outside [0,1] or position not finite\n", path);
     /* a lit map gets an atlas read with uv1 */
     bool lit = m->lumps[BK_SRC_LUMP_LIGHTING].size || m->lumps[BK_SRC_LUMP_LIGHTING_HDR].size;

@@ -27,21 +27,6 @@
 #define SKY_SUB 8          /* cells per cloud face edge, as the engine's SKY_SUBDIVISIONS */
 #define CLOUD_RADIUS 4096  /* the engine's radiusWorld */
 
-static const char *const face_suffix[6] = {"rt", "bk", "lf", "ft", "up", "dn"};
-
-/* a point of face f at (s, t) in -1..1, on the unit cube */
-static void face_point(int f, float s, float t, float p[3])
-{
-    switch (f) {
-    case 0: p[0] = 1, p[1] = -s, p[2] = t; break;      /* rt: +X */
-    case 1: p[0] = s, p[1] = 1, p[2] = t; break;       /* bk: +Y */
-    case 2: p[0] = -1, p[1] = s, p[2] = t; break;      /* lf: -X */
-    case 3: p[0] = -s, p[1] = -1, p[2] = t; break;     /* ft: -Y */
-    case 4: p[0] = -t, p[1] = -s, p[2] = 1; break;     /* up: +Z */
-    default: p[0] = t, p[1] = -s, p[2] = -1; break;    /* dn: -Z */
-    }
-}
-
 /* the engine's cloud texture coordinates for direction d */
 static void cloud_uv(const float d[3], float height, float uv[2])
 {
@@ -55,33 +40,6 @@ static void cloud_uv(const float d[3], float height, float uv[2])
     for (int k = 0; k < 3; k++) v[k] /= l > 0 ? l : 1;
     uv[0] = acosf(v[0] < -1 ? -1 : (v[0] > 1 ? 1 : v[0]));
     uv[1] = acosf(v[1] < -1 ? -1 : (v[1] > 1 ? 1 : v[1]));
-}
-
-/* add the triangles of a (n+1) x (n+1) grid starting at vertex first, facing the origin */
-static bk_result grid_triangles(bk_primitive *p, uint32_t first, uint32_t n)
-{
-    /* the winding: (a, a+1, a+n+1) is counter-clockwise around the normal of that corner */
-    const float *P = p->position;
-    uint32_t a = first, c1 = first + 1, c2 = first + n + 1;
-    float e1[3], e2[3];
-    for (int k = 0; k < 3; k++) {
-        e1[k] = P[c1 * 3 + k] - P[a * 3 + k];
-        e2[k] = P[c2 * 3 + k] - P[a * 3 + k];
-    }
-    float cr[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
-    bool inward = cr[0] * P[a * 3] + cr[1] * P[a * 3 + 1] + cr[2] * P[a * 3 + 2] < 0;
-    for (uint32_t y = 0; y < n; y++)
-        for (uint32_t x = 0; x < n; x++) {
-            uint32_t v0 = first + y * (n + 1) + x, v1 = v0 + 1, v2 = v0 + n + 1, v3 = v2 + 1;
-            if (inward) {
-                BK_TRY(bk_prim_add_triangle(p, v0, v1, v2));
-                BK_TRY(bk_prim_add_triangle(p, v1, v3, v2));
-            } else {
-                BK_TRY(bk_prim_add_triangle(p, v0, v2, v1));
-                BK_TRY(bk_prim_add_triangle(p, v1, v2, v3));
-            }
-        }
-    return BK_OK;
 }
 
 static bk_result set_extra(bk_scene *s, int32_t mi, const char *k, const char *v)
@@ -142,7 +100,7 @@ static bk_result cloud_layer(q3_builder *b, bk_mesh *mesh_unused, int32_t mesh, 
         for (int y = 0; y <= SKY_SUB; y++)
             for (int x = 0; x <= SKY_SUB; x++) {
                 float s = -1 + 2.0f * (float)x / SKY_SUB, t = -1 + 2.0f * (float)y / SKY_SUB, q[3], uv[2];
-                face_point(f, s, t, q);
+                bk_sky_face_point(f, s, t, q);
                 cloud_uv(q, height, uv);
                 size_t v = first + (size_t)(y * (SKY_SUB + 1) + x);
                 float l = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]);
@@ -153,7 +111,7 @@ static bk_result cloud_layer(q3_builder *b, bk_mesh *mesh_unused, int32_t mesh, 
                 p->uv0[v * 2] = uv[0] * st->tc_scale[0];
                 p->uv0[v * 2 + 1] = uv[1] * st->tc_scale[1];
             }
-        BK_TRY(grid_triangles(p, first, SKY_SUB));
+        BK_TRY(bk_sky_grid_triangles(p, first, SKY_SUB));
     }
     return BK_OK;
 }
@@ -247,7 +205,7 @@ bk_result bk_q3_build_sky(q3_builder *b)
     int faces = 0;
     for (int f = 0; f < 6 && d->farbox; f++) {
         char name[300];
-        snprintf(name, sizeof name, "%.240s_%s", d->farbox, face_suffix[f]);
+        snprintf(name, sizeof name, "%.240s_%s", d->farbox, bk_sky_face_suffix[f]);
         q3_img *im = bk_q3_img_get(b, name);
         int32_t idx = -1;
         if (im) {
@@ -261,26 +219,11 @@ bk_result bk_q3_build_sky(q3_builder *b)
         int32_t mi;
         BK_TRY(sky_material(b, name, "box", 0, &mi));
         b->s->materials[mi].base_image = idx;
-        BK_TRY(set_extra(b->s, mi, "skyFace", face_suffix[f]));
+        BK_TRY(set_extra(b->s, mi, "skyFace", bk_sky_face_suffix[f]));
         if (!im) BK_TRY(set_extra(b->s, mi, "missing", "true"));
         bk_primitive *p;
         BK_TRY(bk_mesh_add_primitive(&b->s->meshes[mesh], mi, BK_PRIM_TRIANGLES, BK_ATTR_NORMAL | BK_ATTR_UV0, &p));
-        uint32_t first;
-        BK_TRY(bk_prim_add_vertices(p, 4, &first));
-        for (int y = 0; y < 2; y++)
-            for (int x = 0; x < 2; x++) {
-                float s = x ? 1.0f : -1.0f, t = y ? 1.0f : -1.0f, q[3];
-                face_point(f, s, t, q);
-                size_t v = first + (size_t)(y * 2 + x);
-                float l = sqrtf(3.0f);
-                for (int k = 0; k < 3; k++) {
-                    p->position[v * 3 + k] = q[k] * half;
-                    p->normal[v * 3 + k] = -q[k] / l;
-                }
-                p->uv0[v * 2] = (s + 1) * 0.5f;
-                p->uv0[v * 2 + 1] = (1 - t) * 0.5f;
-            }
-        BK_TRY(grid_triangles(p, first, 1));
+        BK_TRY(bk_sky_add_face(p, f, half));
         faces++;
     }
     /* the cloud layers: every stage, in order, inside the box */

@@ -279,16 +279,27 @@ static bk_result emit_disp(sb *b, bk_primitive *pr, uint32_t fi)
     return BK_OK;
 }
 
-static bk_result build_model(sb *b, uint32_t mi, int32_t *out_mesh)
+/* a face of the scene: drawn, and not a sky face where the skybox is drawn instead; with only, one
+ * of those faces (only[face] != 0) */
+static bool in_scene(const sb *b, uint32_t fi, const uint8_t *only)
+{
+    const bk_source_face *f = &b->p->faces[fi];
+    if (only && !only[fi]) return false;
+    return bk_src_face_drawn(b->p, f) && !(b->sky_box && bk_src_texinfo_sky(b->p, f->texinfo));
+}
+
+/* the mesh of model mi's faces (with only: of those faces, named name) */
+static bk_result build_mesh(sb *b, uint32_t mi, const uint8_t *only, const char *mesh_name, int32_t *out_mesh)
 {
     const bk_source_map *p = b->p;
     const bk_source_model *md = &p->models[mi];
     *out_mesh = -1;
     uint32_t drawn = 0;
-    for (int32_t k = 0; k < md->numfaces; k++) drawn += bk_src_face_drawn(p, &p->faces[md->firstface + k]);
+    for (int32_t k = 0; k < md->numfaces; k++) drawn += in_scene(b, (uint32_t)(md->firstface + k), only);
     if (!drawn) return BK_OK;
     char name[32];
     snprintf(name, sizeof name, mi ? "model_%u" : "worldspawn", mi);
+    if (mesh_name) snprintf(name, sizeof name, "%s", mesh_name);
     int32_t mesh;
     BK_TRY(bk_scene_add_mesh(b->s, name, &mesh));
     uint32_t nslots = b->s->material_count + p->texdata_count + 1;
@@ -300,7 +311,7 @@ static bk_result build_model(sb *b, uint32_t mi, int32_t *out_mesh)
     for (int32_t k = 0; k < md->numfaces && r == BK_OK; k++) {
         uint32_t fi = (uint32_t)(md->firstface + k);
         const bk_source_face *f = &p->faces[fi];
-        if (!bk_src_face_drawn(p, f)) continue;
+        if (!in_scene(b, fi, only)) continue;
         int32_t mat;
         r = material_for(b, f->texinfo, &mat);
         if (r != BK_OK) break;
@@ -333,6 +344,13 @@ static bk_result build_model(sb *b, uint32_t mi, int32_t *out_mesh)
     return r;
 }
 
+static bk_result build_model(sb *b, uint32_t mi, int32_t *out_mesh) { return build_mesh(b, mi, NULL, NULL, out_mesh); }
+
+static bk_result build_world_part(sb *b, const uint8_t *only, const char *name, int32_t *mesh)
+{
+    return build_mesh(b, 0, only, name, mesh);
+}
+
 /* the overlays lump, decoded for this when compressed and given back after */
 static bk_result add_overlays(const bk_file *f, sb *b, int32_t world)
 {
@@ -347,6 +365,29 @@ static bk_result add_overlays(const bk_file *f, sb *b, int32_t world)
     else
         r = bk_src_add_overlays(b, l, world);
     if (lazy) bk_vbsp_lump_forget(f, BK_SRC_LUMP_OVERLAYS);
+    return r == BK_ENOMEM || r == BK_ELIMIT || r == BK_OK ? r : BK_OK;
+}
+
+/* the world lights, from the lump matching the lighting drawn: HDR with HDR lighting, else LDR
+ * (each the other when it is empty) */
+static bk_result add_lights(const bk_file *f, sb *b, int32_t world)
+{
+    const bk_source_map *p = b->p;
+    int idx = b->hdr ? BK_SRC_LUMP_WORLDLIGHTS_HDR : BK_SRC_LUMP_WORLDLIGHTS;
+    int other = b->hdr ? BK_SRC_LUMP_WORLDLIGHTS : BK_SRC_LUMP_WORLDLIGHTS_HDR;
+    if (!p->lumps[idx].size) idx = other;
+    const bk_source_lump *l = &p->lumps[idx];
+    if (!l->size) return BK_OK;
+    const char *name = idx == BK_SRC_LUMP_WORLDLIGHTS ? "worldlights" : "worldlights_hdr";
+    bool lazy = bk_vbsp_lump_pending(f, idx);
+    bk_result r = bk_vbsp_lump_decode(f, idx, NULL);
+    if (r == BK_ENOMEM) return r;
+    if (r != BK_OK)
+        bk_scene_diag(b->s, b->opt, BK_SEV_WARNING, r, NULL, name, BK_NO_INDEX, (int64_t)l->offset,
+                      "the world lights lump cannot be decoded (%s): no world lights", bk_strerror(r));
+    else
+        r = bk_src_add_lights(b, l, name, world);
+    if (lazy) bk_vbsp_lump_forget(f, idx);
     return r == BK_ENOMEM || r == BK_ELIMIT || r == BK_OK ? r : BK_OK;
 }
 
@@ -407,6 +448,7 @@ bk_result bk_vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene 
     if (lazy_ldr) bk_vbsp_lump_forget(f, BK_SRC_LUMP_LIGHTING);
     if (lazy_hdr) bk_vbsp_lump_forget(f, BK_SRC_LUMP_LIGHTING_HDR);
     b.light = NULL;
+    if (r == BK_OK) r = bk_src_sky_prepare(&b);
     if (r != BK_OK) goto done;
     for (uint32_t i = 0; i < p->model_count && r == BK_OK; i++) r = build_model(&b, i, &model_mesh[i]);
     int32_t world = (int32_t)s->node_count;
@@ -415,9 +457,12 @@ bk_result bk_vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene 
         r = bk_scene_add_entity_nodes(s, &f->entities, opt, &lay);
     }
     if (r == BK_OK) r = add_overlays(f, &b, world < (int32_t)s->node_count ? world : -1);
+    if (r == BK_OK) r = add_lights(f, &b, world < (int32_t)s->node_count ? world : -1);
     if (r == BK_OK && sky && *sky) r = bk_kv_append(&s->extras, &s->extra_count, "skyname", sky);
     if (r == BK_OK && !(opt->flags & BK_OPT_NO_PROPS)) r = bk_src_add_prop_nodes(&b);
+    if (r == BK_OK) r = bk_src_sky_add(&b, build_world_part);
 done:
+    bk_free(b.sky3d_face);
     bk_free(b.tex_mat);
     bk_free(b.ovl_mat);
     bk_free(model_mesh);

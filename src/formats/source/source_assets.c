@@ -422,6 +422,23 @@ bk_result bk_src_attach_texture(sb *b, int32_t mi, const char *name)
     return BK_OK;
 }
 
+/* The image of material name's $basetexture (its VMT found where the engine looks, a patch's
+ * include followed), decoded into the scene: *idx, or -1 when the VMT or its texture is not found;
+ * with xform, its $basetexturetransform ("" when none) in xform (cap bytes). */
+bk_result bk_src_material_image(sb *b, const char *name, int32_t *idx, char *xform, size_t cap)
+{
+    *idx = -1;
+    if (xform && cap) xform[0] = 0;
+    size_t n = 0;
+    char *vmt = read_vmt(b, name, &n);
+    if (!vmt) return BK_OK;
+    char tex[512] = "";
+    bool found = bk_vmt_find(vmt, n, "$basetexture", tex, sizeof tex);
+    if (xform && cap) bk_vmt_find(vmt, n, "$basetexturetransform", xform, cap);
+    bk_free(vmt);
+    return found && tex[0] ? load_texture(b, tex, idx) : BK_OK;
+}
+
 static bool lk_read(void *u, const char *path, uint8_t **d, size_t *n) { return bk_src_read_asset(u, path, d, n); }
 
 static bool lk_has_material(void *u, const char *name)

@@ -91,6 +91,20 @@ static const bk_field f_dispinfo[] = {
 static const bk_field f_dispvert[] = {F("vec", F32, 0, 3), F("dist", F32, 12, 1), F("alpha", F32, 16, 1)};
 static const bk_field f_disp_tri[] = {F("tags", U16, 0, 1)};
 static const bk_field f_string_table[] = {F("offset", I32, 0, 1)};
+/* dworldlight_t: 88 bytes (lump version 0, v17-v20); lump version 1 (v21: CS:GO, L4D2) adds
+ * shadow_cast_offset after normal, 100 bytes. emittype_t type: 0 surface, 1 point, 2 spotlight,
+ * 3 skylight, 4 quakelight, 5 skyambient. */
+#define WORLDLIGHT_TAIL(o)                                                                                      \
+    F("cluster", I32, (o), 1), F("type", I32, (o) + 4, 1), F("style", I32, (o) + 8, 1),                         \
+        F("stopdot", F32, (o) + 12, 1), F("stopdot2", F32, (o) + 16, 1), F("exponent", F32, (o) + 20, 1),       \
+        F("radius", F32, (o) + 24, 1), F("constant_attn", F32, (o) + 28, 1), F("linear_attn", F32, (o) + 32, 1), \
+        F("quadratic_attn", F32, (o) + 36, 1), F("flags", I32, (o) + 40, 1), F("texinfo", I32, (o) + 44, 1),    \
+        F("owner", I32, (o) + 48, 1)
+static const bk_field f_worldlight[] = {F("origin", F32, 0, 3), F("intensity", F32, 12, 3), F("normal", F32, 24, 3),
+                                        WORLDLIGHT_TAIL(36)};
+static const bk_field f_worldlight1[] = {F("origin", F32, 0, 3), F("intensity", F32, 12, 3), F("normal", F32, 24, 3),
+                                         F("shadow_cast_offset", F32, 36, 3), WORLDLIGHT_TAIL(48)};
+#undef WORLDLIGHT_TAIL
 #undef F
 
 #define SAME(f) {BK_FIELDS(f), BK_FIELDS(f), BK_FIELDS(f)}
@@ -110,7 +124,8 @@ const bk_lump_desc bk_source_lumps[BK_SRC_LUMP_COUNT] = {
     {"edges", {4, 4, 4}, 0, 0, 0, SAME(f_edge)},
     {"surfedges", {4, 4, 4}, 0, 0, 0, SAME(f_surfedge)},
     {"models", {48, 48, 48}, 0, 0, 0, SAME(f_model)},
-    {"worldlights", {1, 1, 1}, 0, 0, 0, {{0}}},
+    /* column by the lump's own version (source_lump_view): 0 and 2 version 0, 1 version 1 */
+    {"worldlights", {88, 100, 88}, 0, 0, 0, {BK_FIELDS(f_worldlight), BK_FIELDS(f_worldlight1), BK_FIELDS(f_worldlight)}},
     {"leaffaces", {2, 2, 2}, 0, 0, 0, SAME(f_leafface)},
     {"leafbrushes", {2, 2, 2}, 0, 0, 0, SAME(f_leafbrush)},
     {"brushes", {12, 12, 12}, 0, 0, 0, SAME(f_brush)},
@@ -149,7 +164,7 @@ const bk_lump_desc bk_source_lumps[BK_SRC_LUMP_COUNT] = {
     {"leaf_ambient_index_hdr", {1, 1, 1}, 0, 0, 0, {{0}}},
     {"leaf_ambient_index", {1, 1, 1}, 0, 0, 0, {{0}}},
     {"lighting_hdr", {1, 1, 1}, 0, 0, 0, {{0}}},
-    {"worldlights_hdr", {1, 1, 1}, 0, 0, 0, {{0}}},
+    {"worldlights_hdr", {88, 100, 88}, 0, 0, 0, {BK_FIELDS(f_worldlight), BK_FIELDS(f_worldlight1), BK_FIELDS(f_worldlight)}},
     {"leaf_ambient_lighting_hdr", {1, 1, 1}, 0, 0, 0, {{0}}},
     {"leaf_ambient_lighting", {1, 1, 1}, 0, 0, 0, {{0}}},
     {"xzippakfile", {1, 1, 1}, 0, 0, 0, {{0}}},
@@ -226,7 +241,8 @@ static void source_edit_fixup(const bk_file *f, const bk_edit_layout *e)
     }
 }
 
-/* a lump decompressed; the column of its rows: the leafs' version (56 or 32 bytes), Bloodlines' faces */
+/* a lump decompressed; the column of its rows: the leafs' version (56 or 32 bytes), the world
+ * lights' (88 or 100), Bloodlines' faces */
 static bk_result source_lump_view(const bk_file *f, uint32_t lump, bk_lump_view *out)
 {
     const bk_source_map *m = bk_source_map_of(f);
@@ -236,6 +252,8 @@ static bk_result source_lump_view(const bk_file *f, uint32_t lump, bk_lump_view 
     out->slot = lump;
     out->compressed = m->lumps[lump].compressed;
     if (lump == BK_SRC_LUMP_LEAFS) out->column = m->leaf_version == 0 ? 0 : 1;
+    else if (lump == BK_SRC_LUMP_WORLDLIGHTS || lump == BK_SRC_LUMP_WORLDLIGHTS_HDR)
+        out->column = m->lumps[lump].version >= 1 ? 1 : 0;
     else out->column = f->version ? f->version->column : 0;
     return BK_OK;
 }

@@ -29,6 +29,12 @@ typedef struct sb {
     uint64_t texture_budget;       /* decoded texture bytes left */
     const char *skyname;           /* worldspawn's skyname, or NULL */
     size_t file_size;              /* the map's bytes (how its atlas is kept: bk_atlas_to_scene_image) */
+    int32_t sky_image[6];          /* the 2D skybox's faces (bk_sky_face_suffix order), -1: not found */
+    char sky_xform[6][96];         /* their VMTs' $basetexturetransform, "" for none */
+    bool sky_box;                  /* some face found: the box is drawn, the sky faces are not */
+    uint8_t *sky3d_face;           /* faces of the 3D skybox's area (1), or NULL: none */
+    float sky3d_origin[3], sky3d_scale;
+    int32_t sky3d_area;
 } sb;
 
 /* hostile maps can make faces share huge lightmaps or surfedge runs: bound what the scene holds */
@@ -45,6 +51,7 @@ bool bk_src_read_asset(sb *b, const char *path, uint8_t **d, size_t *n);
 void bk_src_open_mounts(sb *b);
 void bk_src_close_mounts(sb *b);
 bk_result bk_src_attach_texture(sb *b, int32_t mi, const char *name);
+bk_result bk_src_material_image(sb *b, const char *name, int32_t *idx, char *xform, size_t cap);
 void bk_src_make_lookup(sb *b, bk_src_lookup *lk);
 
 /* scene.c: the blended material an overlay of texinfo draws with (one per texdata, b->ovl_mat) */
@@ -56,6 +63,15 @@ bk_result bk_src_add_overlays(sb *b, const bk_source_lump *l, int32_t world);
 
 /* source_lightmap.c: the lightmap atlas (b->face_rect, b->lm_image, b->atlas_w/h) */
 bk_result bk_src_build_lightmaps(sb *b);
+
+/* source_sky.c: the 2D skybox's face images (before the models are built: b->sky_image, b->sky_box)
+ * and its node "skybox"; the 3D skybox's faces (b->sky3d_*) and its node "skybox_3d" */
+bk_result bk_src_sky_prepare(sb *b);
+bk_result bk_src_sky_add(sb *b, bk_result (*build)(sb *b, const uint8_t *only, const char *name, int32_t *mesh));
+
+/* source_lights.c: the world lights of lump l (named lump) as light nodes under a node
+ * "worldlights" under node world (-1: a root) */
+bk_result bk_src_add_lights(sb *b, const bk_source_lump *l, const char *lump, int32_t world);
 
 /* source_props.c: a node per static prop, with its model's mesh when found */
 bk_result bk_src_add_prop_nodes(sb *b);

@@ -730,6 +730,12 @@ static void fill_info(bk_file *f, const bk_source_map *p)
     bk_info_count(in, "disp_tris", p->disptri_count);
     bk_info_count(in, "cubemaps", p->cubemap_count);
     bk_info_count(in, "overlays", p->overlay_count);
+    /* only where there are any: the counts of maps without occluders stay as they were */
+    const vbsp_impl *m = f->impl;
+    if (m->occluder_count) {
+        bk_info_count(in, "occluders", m->occluder_count);
+        bk_info_count(in, "occluder_polys", m->occluder_poly_count);
+    }
     uint32_t real_gl = 0; /* not counting an id-0 terminator */
     for (uint32_t i = 0; i < p->game_lump_count; i++) real_gl += p->game_lumps[i].id != 0;
     bk_info_count(in, "game_lumps", real_gl);
@@ -806,6 +812,7 @@ static bk_result vbsp_load(bk_file *f, bk_ctx *ctx)
     BK_TRY(load_all_faces(&L));
     BK_TRY(check_displacements(&L));
     BK_TRY(bk_vbsp_load_tree(&L));
+    BK_TRY(bk_vbsp_load_occluders(&L));
     BK_TRY(bk_vbsp_load_game_lumps(&L));
 
     const bk_source_lump *pak = &p->lumps[BK_SRC_LUMP_PAKFILE];

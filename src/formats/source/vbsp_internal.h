@@ -32,6 +32,7 @@ typedef struct vbsp_impl {
     bk_budget *shared;                         /* the program's budget (bk_options.budget): decoded
                                                 * lumps hold their bytes from it too, or NULL */
     char *names;                               /* texdata names, NUL-separated */
+    uint32_t occluder_count, occluder_poly_count; /* the occlusion lump's (vbsp_occluders.c) */
 } vbsp_impl;
 
 /* Decode Valve's LZMA block at src (17-byte header: "LZMA", u32 actualSize, u32 lzmaSize,

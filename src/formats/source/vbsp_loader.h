@@ -67,6 +67,8 @@ static inline bk_result lump_count(vbsp_ld *L, int idx, uint32_t *count)
 
 /* vbsp.c: the reference checker over lump `lump` (the rows of source_desc.c), on the decoded bytes */
 bk_result bk_vbsp_check_lump_refs(vbsp_ld *L, int lump);
+/* vbsp_occluders.c: the occlusion lump counted and its references checked (warnings) */
+bk_result bk_vbsp_load_occluders(vbsp_ld *L);
 /* vbsp_tree.c: the tree and what it reaches, one loader per lump */
 bk_result bk_vbsp_load_tree(vbsp_ld *L);
 
