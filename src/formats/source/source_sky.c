@@ -127,7 +127,7 @@ bk_result bk_src_sky_prepare(sb *b)
     }
     /* looked for in the game's files and found nowhere: said once (with faces found, add_box says
      * which are missing) */
-    if (!b->sky_box && b->mount_count)
+    if (!b->sky_box && bk_vfs_root_count(b->vfs) > (b->pak ? 1u : 0u))   /* places beside the pakfile */
         bk_scene_diag(b->s, b->opt, BK_SEV_WARNING, BK_ENOTFOUND, NULL, "entities", 0, BK_NO_OFFSET,
                       "skybox %s: no face found (materials/skybox/%s<face>.vmt): the sky faces keep the flat sky colour",
                       b->skyname, b->skyname);
