@@ -42,6 +42,7 @@ static bk_result load_texture(const bk_scene *s, uint32_t image, bool mips, rtex
     t->w[0] = im->width;
     t->h[0] = im->height;
     t->levels = 1;
+    t->pot = im->width && im->height && !(im->width & (im->width - 1)) && !(im->height & (im->height - 1));
     while (mips && t->levels < RT_MAX_LEVELS) {
         uint32_t l = t->levels - 1, w = t->w[l], h = t->h[l];
         if (w == 1 && h == 1) break;
