@@ -42,6 +42,7 @@ typedef struct raster_job {
     uint32_t tiles_x, tiles_y;
     uint32_t next_tile;
     bk_mutex lock;
+    const uint8_t *gamma;       /* the display gamma as a table of the 256 values, or NULL */
 } raster_job;
 
 /* ---- texture sampling ---------------------------------------------------------------------- */
@@ -460,14 +461,12 @@ static void raster_worker(void *user)
                 j->depth[pi] = -INFINITY;
             }
         for (uint32_t i = j->bin_start[t]; i < j->bin_start[t + 1]; i++) draw_tri(j, &j->tris[j->bin[i]], tx0, ty0, tx1, ty1);
-        if (fabsf(v->display_gamma - 1) > 1e-3f) {
-            float g = 1 / v->display_gamma;
+        if (j->gamma)
             for (int32_t y = ty0; y <= ty1; y++)
                 for (int32_t x = tx0; x <= tx1; x++) {
                     uint8_t *p = j->rgba + ((size_t)y * v->w + (size_t)x) * 4;
-                    for (int k = 0; k < 3; k++) p[k] = to8(powf(p[k] / 255.0f, g));
+                    for (int k = 0; k < 3; k++) p[k] = j->gamma[p[k]];
                 }
-        }
     }
 }
 
@@ -742,6 +741,11 @@ bk_result bk_rt_draw(bk_renderer *r, const rt_view *v, uint8_t *rgba, uint64_t *
     if (res == BK_OK) {
         j.depth = bk_malloc((size_t)v->w * v->h * sizeof(float));
         res = j.depth ? bin_tiles(&j, s.count) : BK_ENOMEM;
+    }
+    uint8_t gamma[256];
+    if (fabsf(v->display_gamma - 1) > 1e-3f) {
+        for (int i = 0; i < 256; i++) gamma[i] = to8(powf((float)i / 255.0f, 1 / v->display_gamma));
+        j.gamma = gamma;
     }
     if (res == BK_OK) run_tiles(&j, v->threads ? v->threads : 1);
     bk_free(j.depth);
