@@ -301,8 +301,14 @@ static bool row_span(const stri *t, int32_t y, int32_t x0, int32_t x1, int32_t *
     float s[3][2] = {{b0, -(t->dl1x + t->dl2x)}, {b1, t->dl1x}, {b2, t->dl2x}};
     float lo = (float)x0, hi = (float)x1;
     for (int e = 0; e < 3; e++) {
-        if (s[e][1] > 1e-12f) lo = fmaxf(lo, -s[e][0] / s[e][1] - 1);
-        else if (s[e][1] < -1e-12f) hi = fminf(hi, -s[e][0] / s[e][1] + 1);
+        /* (ternaries, not fmaxf / fminf: those are library calls without -ffast-math) */
+        if (s[e][1] > 1e-12f) {
+            float c = -s[e][0] / s[e][1] - 1;
+            lo = c > lo ? c : lo;
+        } else if (s[e][1] < -1e-12f) {
+            float c = -s[e][0] / s[e][1] + 1;
+            hi = c < hi ? c : hi;
+        }
         else if (s[e][0] < -1e-5f) hi = lo - 1;
     }
     if (!(lo <= hi)) return false;
