@@ -331,7 +331,7 @@ static bk_result prepare_clusters(bk_renderer *r)
         int32_t *out = r->tri_cluster + t * 4;
         const rtri *tr = &r->tri[t];
         if (tr->follow) {
-            out[0] = out[1] = out[2] = out[3] = -1;
+            out[0] = out[1] = out[2] = out[3] = -2; /* the skybox: always drawn */
             continue;
         }
         const float *a = r->vert[tr->v[0]].p, *b = r->vert[tr->v[1]].p, *c = r->vert[tr->v[2]].p;
