@@ -178,6 +178,13 @@ int cli_render_one(cli_opts *o, const render_args *ra, const char *in, const cha
         rc = (r == BK_EARG && asked) ? EXIT_USAGE : EXIT_BAD_INPUT;
         goto done;
     }
+    /* the map is done with: its memory goes back before the PNG is made (the peak is then the
+     * larger of drawing and encoding, not their sum) */
+    bk_query_free(q);
+    bk_scene_free(s);
+    bk_file_free(f);
+    bk_free(owned);
+    q = NULL, s = NULL, f = NULL, owned = NULL;
     bk_write_group *g = NULL;
     r = bk_write_group_begin(&g, 0);
     if (r == BK_OK) r = bk_write_group_png_rgba(g, px, rr->info.width, rr->info.height, out);
