@@ -166,6 +166,7 @@ int cli_render_one(cli_opts *o, const render_args *ra, const char *in, const cha
     bk_options qo = o->opt;
     qo.diag = NULL;
     if (bk_query_open(f, &qo, &q) != BK_OK) q = NULL;
+    bk_file_release_pages(f); /* the scene and query are built: what the query reads comes back */
     uint8_t *px = NULL;
     double t1 = now_ms();
     r = bk_render(s, q, &ra->ro, &px, &rr->info);
