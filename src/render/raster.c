@@ -1,5 +1,6 @@
-/* The rasteriser: triangles in draw order (sky layers, opaque, blended back to front) are moved
- * into camera space, clipped to the view volume, projected and binned into 64x64 tiles; each
+/* The rasteriser: triangles in draw order (opaque, sky layers where nothing opaque is, blended back
+ * to front) are moved into camera space, clipped to the view volume, projected and binned into
+ * 64x64 tiles; each
  * tile is then drawn by one of the threads, pixel by pixel, as the fragment shader of
  * tests/tools/render.mjs --mode full does: perspective-correct texture (bilinear, trilinear
  * between mip levels) x lightmap, vertex colour where the material multiplies it, emission added,
@@ -575,7 +576,7 @@ static void draw_tri(raster_job *j, const stri *t, int32_t tx0, int32_t ty0, int
             if (l0 < eps || l1 < eps || l2 < eps) continue;
             size_t pi = (size_t)y * W + (size_t)x;
             float d = l0 * t->d[0] + l1 * t->d[1] + l2 * t->d[2];
-            if (!sky && d < j->depth[pi]) continue;
+            if (sky ? j->depth[pi] != -INFINITY : d < j->depth[pi]) continue;
             float q = l0 * t->q[0] + l1 * t->q[1] + l2 * t->q[2];
             if (!(q > 0)) continue;
             float iq = 1 / q;
@@ -791,7 +792,7 @@ static bool wanted(const bk_renderer *r, const rt_view *v, uint64_t t)
     return !v->vis || v->vis[t];
 }
 
-/* the scene's triangles in the order they are drawn: sky layers, opaque, blended far to near */
+/* the scene's triangles in the order they are drawn: opaque, sky layers, blended far to near */
 static bk_result draw_order(const bk_renderer *r, const rt_view *v, order_key **out, uint64_t *count)
 {
     order_key *k = bk_malloc((size_t)(r->tri_count ? r->tri_count : 1) * sizeof(order_key));
@@ -807,7 +808,9 @@ static bk_result draw_order(const bk_renderer *r, const rt_view *v, order_key **
                 const float *p = r->vert[tr->v[i]].p;
                 z += (p[0] - v->eye[0]) * v->fwd[0] + (p[1] - v->eye[1]) * v->fwd[1] + (p[2] - v->eye[2]) * v->fwd[2];
             }
-        k[n].pass = m->pass;
+        /* the sky after the opaque surfaces, on the pixels they left empty (the same picture as
+         * sky first, under everything, without shading every sky pixel the walls then cover) */
+        k[n].pass = m->pass == RP_SKY ? 1 : (m->pass == RP_OPAQUE ? 0 : 2);
         k[n].layer = m->pass == RP_SKY ? m->sky_layer : 0;
         /* sky: in order; opaque: near first (what is hidden fails the depth test before it is
          * shaded); blended: far first */
