@@ -7,6 +7,7 @@
 source "$BK_TESTS/lib.sh"
 bk_init "$@"
 [[ -x /usr/bin/time ]] || bk_skip "GNU time missing (/usr/bin/time)"
+ldd "$CLI" 2>/dev/null | grep -q -e libasan -e libtsan -e libubsan && bk_skip "a sanitizer build: its memory is not the program's"
 NX=$FETCHED/pk3/nexuiz-data.pk3
 need_file "$FETCHED/q3/nexuiz/ons-reborn.bsp" "$FETCHED/q3/nexuiz/tutorial.bsp" "$NX"
 base=$(/usr/bin/time -f %M "$CLI" --version 2>&1 >/dev/null | tail -1)
