@@ -169,7 +169,15 @@ int cli_render_one(cli_opts *o, const render_args *ra, const char *in, const cha
     bk_file_release_pages(f); /* the scene and query are built: what the query reads comes back */
     uint8_t *px = NULL;
     double t1 = now_ms();
-    r = bk_render(s, q, &ra->ro, &px, &rr->info);
+    bk_renderer *rd = NULL;
+    r = bk_renderer_new(s, q, &rd);
+    if (r == BK_OK) {
+        /* the renderer holds the lightmaps it decoded: the scene's copies go (a Quake 3 atlas) */
+        for (uint32_t i = 0; i < s->image_count; i++)
+            if (s->images[i].is_lightmap) bk_scene_image_release(s, i);
+        r = bk_renderer_draw(rd, &ra->ro, &px, &rr->info);
+    }
+    bk_renderer_free(rd);
     rr->render_ms = now_ms() - t1;
     if (r != BK_OK) {
         snprintf(rr->error, sizeof rr->error, "%s: error: cannot render: %s", in, why(r, &ra->ro));

@@ -362,6 +362,9 @@ bk_result bk_rt_prepare(bk_renderer *r)
     r->display_gamma = g ? strtof(g, NULL) : 1.0f;
     if (!isfinite(r->display_gamma) || r->display_gamma < 0.1f || r->display_gamma > 10) r->display_gamma = 1;
     BK_TRY(prepare_materials(r));
+    /* lightmaps now (every lit surface reads them): the scene's copies may go after this */
+    for (uint32_t i = 0; i < r->tex_count; i++)
+        if (r->s->images[r->tex[i].image].is_lightmap) BK_TRY(bk_rt_texture_load(r, (int32_t)i));
     BK_TRY(prepare_geometry(r));
     BK_TRY(prepare_clusters(r));
     bk_render_spawns(r->s, NULL, NULL, 0, &r->spawn_count);
