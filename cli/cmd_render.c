@@ -166,9 +166,18 @@ int cli_render_one(cli_opts *o, const render_args *ra, const char *in, const cha
     bk_options qo = o->opt;
     qo.diag = NULL;
     if (bk_query_open(f, &qo, &q) != BK_OK) q = NULL;
+    bk_file_release_pages(f); /* the scene and query are built: what the query reads comes back */
     uint8_t *px = NULL;
     double t1 = now_ms();
-    r = bk_render(s, q, &ra->ro, &px, &rr->info);
+    bk_renderer *rd = NULL;
+    r = bk_renderer_new(s, q, &rd);
+    if (r == BK_OK) {
+        /* the renderer holds the lightmaps it decoded: the scene's copies go (a Quake 3 atlas) */
+        for (uint32_t i = 0; i < s->image_count; i++)
+            if (s->images[i].is_lightmap) bk_scene_image_release(s, i);
+        r = bk_renderer_draw(rd, &ra->ro, &px, &rr->info);
+    }
+    bk_renderer_free(rd);
     rr->render_ms = now_ms() - t1;
     if (r != BK_OK) {
         snprintf(rr->error, sizeof rr->error, "%s: error: cannot render: %s", in, why(r, &ra->ro));
@@ -178,6 +187,13 @@ int cli_render_one(cli_opts *o, const render_args *ra, const char *in, const cha
         rc = (r == BK_EARG && asked) ? EXIT_USAGE : EXIT_BAD_INPUT;
         goto done;
     }
+    /* the map is done with: its memory goes back before the PNG is made (the peak is then the
+     * larger of drawing and encoding, not their sum) */
+    bk_query_free(q);
+    bk_scene_free(s);
+    bk_file_free(f);
+    bk_free(owned);
+    q = NULL, s = NULL, f = NULL, owned = NULL;
     bk_write_group *g = NULL;
     r = bk_write_group_begin(&g, 0);
     if (r == BK_OK) r = bk_write_group_png_rgba(g, px, rr->info.width, rr->info.height, out);

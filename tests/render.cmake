@@ -7,3 +7,5 @@ bk_sh_test(render_cli render/cli.sh)
 # maps of every family: RMSE <= 3%
 bk_sh_test(render_reference render/reference.sh)
 set_tests_properties(render_reference PROPERTIES LABELS slow)
+# peak memory of bspkit render within 3x the input + the frame buffers, on the maps that meet it
+bk_sh_test(render_memory render/memory.sh)

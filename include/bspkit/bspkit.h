@@ -302,6 +302,10 @@ bk_format bk_file_format(const bk_file *f);
 const bk_info *bk_file_info(const bk_file *f);
 const bk_entities *bk_file_entities(const bk_file *f);   /* never NULL; may be empty */
 const uint8_t *bk_file_data(const bk_file *f, size_t *size);
+/* A hint for a file kept open after what it is needed for is built (a scene, a query): the pages
+ * of a mapped input that are resident go back to the system and are read from the file again when
+ * touched; an input read into memory is left as it is. The file stays fully usable. */
+void bk_file_release_pages(const bk_file *f);
 /* The decoded, format-specific data of a file comes from its family's accessor: bk_quake_bsp_of,
  * bk_wad3_of (bspkit/quake.h), bk_q3_map_of (q3.h), bk_source_map_of, bk_mdl_of (source.h),
  * bk_dpm_model_of (dpm.h); each gives NULL for a file of another format. */

@@ -69,8 +69,10 @@ typedef struct bk_render_info {
     float z_min, z_max;       /* overview: the slice drawn */
 } bk_render_info;
 
-/* A scene prepared for drawing (textures decoded with mip levels, triangles in world space, their
- * clusters when a query is given): draw many views of it cheaply. s and q must outlive it. */
+/* A scene prepared for drawing (triangles in world space, their clusters when a query is given;
+ * the lightmaps decoded now, other textures with their mip levels when a view first shows
+ * them): draw many views of it cheaply. s and q must outlive it; the scene's lightmap images may
+ * then be released (bk_scene_image_release): the renderer keeps its own copy. */
 typedef struct bk_renderer bk_renderer;
 bk_result bk_renderer_new(const bk_scene *s, const bk_query *q, bk_renderer **out);
 /* One picture: *rgba receives width * height * 4 bytes (opaque RGBA, rows top down; bk_free it).

@@ -40,6 +40,9 @@ bool bk_scene_image_has_pixels(const bk_scene *s, uint32_t i);
 /* The pixels of image i as width*height*4 bytes of straight-alpha RGBA, in a new block (*rgba,
  * bk_free it). BK_EARG for an image without pixels or an index out of range. */
 bk_result bk_scene_image_rgba(const bk_scene *s, uint32_t i, uint8_t **rgba);
+/* Free image i's pixels, for a program done with them (a renderer that has decoded them: see
+ * bk_renderer_new); the image stays, without pixels, as an external texture. */
+void bk_scene_image_release(bk_scene *s, uint32_t i);
 /* Image i encoded as a PNG file at path (temporary file, then renamed). */
 bk_result bk_scene_image_write_png(const bk_scene *s, uint32_t i, const char *path);
 /* The same as one file of a write group (bspkit.h): renamed at bk_write_group_commit. */

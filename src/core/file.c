@@ -218,6 +218,10 @@ const uint8_t *bk_file_data(const bk_file *f, size_t *size)
     if (size) *size = f ? f->size : 0;
     return f ? f->data : NULL;
 }
+void bk_file_release_pages(const bk_file *f)
+{
+    if (f && f->mapped) bk_mapped_release(f->mapped, f->mapped_size);
+}
 const void *bk_file_impl(const bk_file *f, bk_format expect)
 {
     if (!f) return NULL;

@@ -42,6 +42,7 @@ static bk_result load_texture(const bk_scene *s, uint32_t image, bool mips, rtex
     t->w[0] = im->width;
     t->h[0] = im->height;
     t->levels = 1;
+    t->pot = im->width && im->height && !(im->width & (im->width - 1)) && !(im->height & (im->height - 1));
     while (mips && t->levels < RT_MAX_LEVELS) {
         uint32_t l = t->levels - 1, w = t->w[l], h = t->h[l];
         if (w == 1 && h == 1) break;
@@ -364,6 +365,9 @@ bk_result bk_rt_prepare(bk_renderer *r)
     r->display_gamma = g ? strtof(g, NULL) : 1.0f;
     if (!isfinite(r->display_gamma) || r->display_gamma < 0.1f || r->display_gamma > 10) r->display_gamma = 1;
     BK_TRY(prepare_materials(r));
+    /* lightmaps now (every lit surface reads them): the scene's copies may go after this */
+    for (uint32_t i = 0; i < r->tex_count; i++)
+        if (r->s->images[r->tex[i].image].is_lightmap) BK_TRY(bk_rt_texture_load(r, (int32_t)i));
     BK_TRY(prepare_geometry(r));
     BK_TRY(prepare_clusters(r));
     bk_render_spawns(r->s, NULL, NULL, 0, &r->spawn_count);

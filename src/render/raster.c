@@ -1,5 +1,6 @@
-/* The rasteriser: triangles in draw order (sky layers, opaque, blended back to front) are moved
- * into camera space, clipped to the view volume, projected and binned into 64x64 tiles; each
+/* The rasteriser: triangles in draw order (opaque, sky layers where nothing opaque is, blended back
+ * to front) are moved into camera space, clipped to the view volume, projected and binned into
+ * 64x64 tiles; each
  * tile is then drawn by one of the threads, pixel by pixel, as the fragment shader of
  * tests/tools/render.mjs --mode full does: perspective-correct texture (bilinear, trilinear
  * between mip levels) x lightmap, vertex colour where the material multiplies it, emission added,
@@ -9,6 +10,16 @@
 #include <string.h>
 
 #include "render_internal.h"
+
+#if defined(__GNUC__) || defined(__clang__)
+#define RT_NOINLINE __attribute__((noinline))
+#else
+#define RT_NOINLINE
+#endif
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #define TILE 64
 /* attributes carried through clipping: camera x y z, uv0, uv1, colour, world z */
@@ -39,6 +50,7 @@ typedef struct raster_job {
     uint32_t tiles_x, tiles_y;
     uint32_t next_tile;
     bk_mutex lock;
+    const uint8_t *gamma;       /* the display gamma as a table of the 256 values, or NULL */
 } raster_job;
 
 /* ---- texture sampling ---------------------------------------------------------------------- */
@@ -66,46 +78,110 @@ static inline uint32_t texel(const uint8_t *px, size_t i)
     return v;
 }
 
-/* a bilinear sample of level l, packed RGBA8 */
-static uint32_t bilinear_px(const rtex *t, uint32_t l, float u, float v)
+/* Bilinear samples in fixed point: the sample point in texels x 256 (minus half a texel), its low
+ * 8 bits the weights. The float is truncated, not floored: below zero that is 1/256 of a texel.
+ * Where to read: the two rows, the two columns, the weights. */
+typedef struct bl_at { const uint8_t *r0, *r1; uint32_t x0, x1, fx, fy; } bl_at;
+
+/* a repeating level whose sides are powers of two: the wrap is a mask (of the unsigned value,
+ * whose low bits are those of the signed one) */
+static inline bl_at at_pot(const uint8_t *px, uint32_t w, uint32_t h, float u, float v)
+{
+    float x = u * (float)(w * 256) - 128, y = v * (float)(h * 256) - 128;
+    if (!(x > -1e15f && x < 1e15f)) x = 0; /* NaN too */
+    if (!(y > -1e15f && y < 1e15f)) y = 0;
+    uint64_t ix = (uint64_t)(int64_t)x, iy = (uint64_t)(int64_t)y;
+    uint32_t x0 = (uint32_t)(ix >> 8) & (w - 1), y0 = (uint32_t)(iy >> 8) & (h - 1);
+    bl_at a = {px + (size_t)y0 * w * 4, px + (size_t)((y0 + 1) & (h - 1)) * w * 4, x0, (x0 + 1) & (w - 1),
+               (uint32_t)ix & 255, (uint32_t)iy & 255};
+    return a;
+}
+
+/* clamped to the edge texels: the point clamped to [0, side - 1] */
+static inline bl_at at_clamp(const uint8_t *px, uint32_t w, uint32_t h, float u, float v)
+{
+    float x = u * (float)(w * 256) - 128, y = v * (float)(h * 256) - 128;
+    float mx = (float)((w - 1) * 256), my = (float)((h - 1) * 256);
+    x = x > 0 ? (x < mx ? x : mx) : 0; /* NaN: 0 */
+    y = y > 0 ? (y < my ? y : my) : 0;
+    uint32_t ix = (uint32_t)x, iy = (uint32_t)y, x0 = ix >> 8, y0 = iy >> 8;
+    bl_at a = {px + (size_t)y0 * w * 4, px + (size_t)(y0 + (y0 + 1 < h)) * w * 4, x0, x0 + (x0 + 1 < w), ix & 255,
+               iy & 255};
+    return a;
+}
+
+/* one axis of a repeating level of any size: the coordinate brought into [0, 1) first */
+static inline void wrap_axis(float u, uint32_t w, uint32_t *i0, uint32_t *i1, uint32_t *f)
+{
+    if (!(fabsf(u) <= 1e6f)) u = 0; /* NaN too */
+    u -= (float)ifloor(u);
+    int32_t ix = (int32_t)(u * (float)(w * 256) - 128) + 256; /* 128 .. w * 256 + 128 */
+    int32_t x0 = ix / 256 - 1;
+    if (x0 < 0) x0 += (int32_t)w;
+    if (x0 >= (int32_t)w) x0 = (int32_t)w - 1;
+    *i0 = (uint32_t)x0;
+    *i1 = x0 + 1 >= (int32_t)w ? 0 : (uint32_t)x0 + 1;
+    *f = (uint32_t)ix & 255;
+}
+
+static inline bl_at at_level(const rtex *t, uint32_t l, float u, float v)
 {
     uint32_t w = t->w[l], h = t->h[l];
-    int32_t W = (int32_t)w, H = (int32_t)h;
-    if (!(fabsf(u) <= 1e6f)) u = 0; /* NaN too */
-    if (!(fabsf(v) <= 1e6f)) v = 0;
-    int32_t x0, y0, x1, y1;
-    float ax, ay;
-    if (t->clamp) {
-        float x = u * (float)w - 0.5f, y = v * (float)h - 0.5f;
-        x = x < -1 ? -1 : (x > (float)w ? (float)w : x);
-        y = y < -1 ? -1 : (y > (float)h ? (float)h : y);
-        x0 = ifloor(x), y0 = ifloor(y);
-        ax = x - (float)x0, ay = y - (float)y0;
-        x1 = x0 + 1, y1 = y0 + 1;
-        x0 = x0 < 0 ? 0 : (x0 >= W ? W - 1 : x0);
-        x1 = x1 < 0 ? 0 : (x1 >= W ? W - 1 : x1);
-        y0 = y0 < 0 ? 0 : (y0 >= H ? H - 1 : y0);
-        y1 = y1 < 0 ? 0 : (y1 >= H ? H - 1 : y1);
-    } else {
-        /* repeat: the coordinate brought into [0, 1) first, no division */
-        u -= (float)ifloor(u);
-        v -= (float)ifloor(v);
-        float x = u * (float)w - 0.5f, y = v * (float)h - 0.5f;
-        x0 = ifloor(x), y0 = ifloor(y);
-        ax = x - (float)x0, ay = y - (float)y0;
-        if (x0 < 0) x0 += W;
-        if (y0 < 0) y0 += H;
-        if (x0 >= W) x0 = W - 1;
-        if (y0 >= H) y0 = H - 1;
-        x1 = x0 + 1 >= W ? 0 : x0 + 1;
-        y1 = y0 + 1 >= H ? 0 : y0 + 1;
-    }
     const uint8_t *px = t->px[l];
-    uint32_t fx = (uint32_t)(ax * 256 + 0.5f), fy = (uint32_t)(ay * 256 + 0.5f);
-    uint32_t top = lerp_px(texel(px, (size_t)y0 * w + (size_t)x0), texel(px, (size_t)y0 * w + (size_t)x1), fx);
-    uint32_t bot = lerp_px(texel(px, (size_t)y1 * w + (size_t)x0), texel(px, (size_t)y1 * w + (size_t)x1), fx);
-    return lerp_px(top, bot, fy);
+    if (t->clamp) return at_clamp(px, w, h, u, v);
+    if (t->pot) return at_pot(px, w, h, u, v);
+    bl_at a;
+    uint32_t y0, y1;
+    wrap_axis(u, w, &a.x0, &a.x1, &a.fx);
+    wrap_axis(v, h, &y0, &y1, &a.fy);
+    a.r0 = px + (size_t)y0 * w * 4, a.r1 = px + (size_t)y1 * w * 4;
+    return a;
 }
+
+static inline uint32_t bl_px(bl_at a)
+{
+    uint32_t top = lerp_px(texel(a.r0, a.x0), texel(a.r0, a.x1), a.fx);
+    uint32_t bot = lerp_px(texel(a.r1, a.x0), texel(a.r1, a.x1), a.fx);
+    return lerp_px(top, bot, a.fy);
+}
+
+/* a bilinear sample of level l, packed RGBA8 */
+static uint32_t bilinear_px(const rtex *t, uint32_t l, float u, float v) { return bl_px(at_level(t, l, u, v)); }
+
+#ifdef __SSE2__
+/* The same in 16-bit lanes, the same rounding as lerp_px: a x (256 - f) + b x f + 128 is at most
+ * 65408, so no lane overflows. The four channels in the low four lanes. */
+static inline __m128i lerp_v(__m128i a, __m128i b, uint32_t f)
+{
+    __m128i s = _mm_add_epi16(_mm_mullo_epi16(a, _mm_set1_epi16((int16_t)(256 - f))), _mm_mullo_epi16(b, _mm_set1_epi16((int16_t)f)));
+    return _mm_srli_epi16(_mm_add_epi16(s, _mm_set1_epi16(128)), 8);
+}
+
+static inline __m128i bl_v(bl_at a)
+{
+    const __m128i z = _mm_setzero_si128();
+    /* both rows at once: (x0 of row 0, x0 of row 1) and (x1 of row 0, x1 of row 1) */
+    __m128i c0 = _mm_unpacklo_epi8(_mm_unpacklo_epi32(_mm_cvtsi32_si128((int)texel(a.r0, a.x0)),
+                                                      _mm_cvtsi32_si128((int)texel(a.r1, a.x0))), z);
+    __m128i c1 = _mm_unpacklo_epi8(_mm_unpacklo_epi32(_mm_cvtsi32_si128((int)texel(a.r0, a.x1)),
+                                                      _mm_cvtsi32_si128((int)texel(a.r1, a.x1))), z);
+    __m128i h = lerp_v(c0, c1, a.fx); /* top in lanes 0-3, bottom in 4-7 */
+    return lerp_v(h, _mm_srli_si128(h, 8), a.fy);
+}
+
+/* trilinear as sample_px, in lanes */
+static inline __m128i sample_v(const rtex *t, float u, float v, float lod2)
+{
+    float lod = 0.5f * lod2;
+    if (t->levels <= 1 || !(lod > 0)) return bl_v(at_level(t, 0, u, v));
+    if (lod >= (float)(t->levels - 1)) return bl_v(at_level(t, t->levels - 1, u, v));
+    uint32_t l0 = (uint32_t)lod;
+    uint32_t f = (uint32_t)((lod - (float)l0) * 256 + 0.5f);
+    __m128i c = bl_v(at_level(t, l0, u, v));
+    if (f >= 4) c = lerp_v(c, bl_v(at_level(t, l0 + 1, u, v)), f);
+    return c;
+}
+#endif
 
 static inline void unpack_px(uint32_t c, float o[4])
 {
@@ -219,6 +295,255 @@ static void blend_out(uint8_t *dst, const float c[4], uint8_t mode)
 }
 
 /* ---- one triangle inside one tile ---------------------------------------------------------- */
+/* the pixels of row y inside the triangle, from the three barycentrics' lines (with a pixel of
+ * slack each side: the per-pixel test stays the judge); false when none */
+static bool row_span(const stri *t, int32_t y, int32_t x0, int32_t x1, int32_t *xa, int32_t *xb)
+{
+    float b1 = t->l1o + t->dl1y * (float)y, b2 = t->l2o + t->dl2y * (float)y, b0 = 1 - b1 - b2;
+    float s[3][2] = {{b0, -(t->dl1x + t->dl2x)}, {b1, t->dl1x}, {b2, t->dl2x}};
+    float lo = (float)x0, hi = (float)x1;
+    for (int e = 0; e < 3; e++) {
+        /* (ternaries, not fmaxf / fminf: those are library calls without -ffast-math) */
+        if (s[e][1] > 1e-12f) {
+            float c = -s[e][0] / s[e][1] - 1;
+            lo = c > lo ? c : lo;
+        } else if (s[e][1] < -1e-12f) {
+            float c = -s[e][0] / s[e][1] + 1;
+            hi = c < hi ? c : hi;
+        }
+        else if (s[e][0] < -1e-5f) hi = lo - 1;
+    }
+    if (!(lo <= hi)) return false;
+    *xa = (int32_t)lo, *xb = (int32_t)hi + 1;
+    if (*xa < x0) *xa = x0;
+    if (*xb > x1) *xb = x1;
+    return *xa <= *xb;
+}
+
+/* a value interpolated over the triangle (one per vertex) as a plane: v0 + vx * x + vy * y */
+typedef struct plane { float v0, vx, vy; } plane;
+
+static plane plane_of(const stri *t, float a0, float a1, float a2)
+{
+    plane p;
+    p.vx = (a1 - a0) * t->dl1x + (a2 - a0) * t->dl2x;
+    p.vy = (a1 - a0) * t->dl1y + (a2 - a0) * t->dl2y;
+    p.v0 = a0 + (a1 - a0) * t->l1o + (a2 - a0) * t->l2o;
+    return p;
+}
+
+static inline float plane_at(const plane *p, int32_t x, int32_t y) { return p->v0 + p->vx * (float)x + p->vy * (float)y; }
+
+/* round(x / 255) for x = a x b of two 8-bit values: (x + 128 + ((x + 128) >> 8)) >> 8, exact */
+static inline uint32_t div255(uint32_t x)
+{
+    x += 128;
+    return (x + (x >> 8)) >> 8;
+}
+
+/* what an opaque material without blend, alpha test or emission multiplies: texture (or white) x
+ * base colour x vertex colour x lightmap x gain, each product rounded to 8 bits */
+typedef struct fast_mat {
+    const rtex *tex, *lm;       /* NULL: none */
+    uint32_t base;              /* packed RGBA8 */
+    bool white, vc;             /* base is white; multiply the vertex colour */
+    uint32_t gain;              /* lightmap scale x 256 */
+} fast_mat;
+
+static bool fast_of(const raster_job *j, const stri *t, const rmat *m, fast_mat *o)
+{
+    if (m->pass != RP_OPAQUE || m->blend != RB_NONE || m->tex2 >= 0 || m->cutoff > 0 || m->emissive[0] > 0 ||
+        m->emissive[1] > 0 || m->emissive[2] > 0 || j->v->overview || t->shade != 1 ||
+        !(m->lm_scale >= 0 && m->lm_scale <= 16))
+        return false;
+    o->tex = m->tex >= 0 ? &j->r->tex[m->tex] : NULL;
+    o->lm = m->lm >= 0 ? &j->r->tex[m->lm] : NULL;
+    o->base = 0;
+    for (int k = 0; k < 4; k++) o->base |= (uint32_t)to8(m->base[k]) << (8 * k);
+    o->white = (o->base | 0xff000000u) == 0xffffffffu;
+    o->vc = m->vc;
+    o->gain = (uint32_t)(m->lm_scale * 256 + 0.5f);
+    return true;
+}
+
+/* the last step: c (8-bit channels) x l x gain, rounded, clamped */
+static inline uint32_t apply_gain(uint32_t c, uint32_t l, uint32_t gain)
+{
+    uint32_t out = 0xff000000u;
+    for (int k = 0; k < 3; k++) {
+        uint32_t val = ((c >> (8 * k)) & 255) * ((l >> (8 * k)) & 255);
+        val = gain == 256 ? div255(val) : (val * gain + 255 * 128) / (255 * 256);
+        out |= (val > 255 ? 255 : val) << (8 * k);
+    }
+    return out;
+}
+
+static inline uint32_t mul_px(uint32_t a, uint32_t b)
+{
+    uint32_t o = 0;
+    for (int k = 0; k < 4; k++) o |= div255(((a >> (8 * k)) & 255) * ((b >> (8 * k)) & 255)) << (8 * k);
+    return o;
+}
+
+#ifdef __SSE2__
+static inline __m128i div255_v(__m128i x)
+{
+    x = _mm_add_epi16(x, _mm_set1_epi16(128));
+    return _mm_srli_epi16(_mm_add_epi16(x, _mm_srli_epi16(x, 8)), 8);
+}
+
+static inline __m128i unpack_v(uint32_t c) { return _mm_unpacklo_epi8(_mm_cvtsi32_si128((int)c), _mm_setzero_si128()); }
+#endif
+
+/* one pixel of a fast material, packed RGBA8 (alpha 255); col: the vertex colour x 255 */
+static inline uint32_t fast_px(const fast_mat *f, float u, float v, float lod2, float s, float t, const float col[3])
+{
+#ifdef __SSE2__
+    __m128i c = f->tex ? sample_v(f->tex, u, v, lod2) : _mm_set1_epi16(255);
+    if (!f->white) c = div255_v(_mm_mullo_epi16(c, unpack_v(f->base)));
+    if (f->vc) {
+        __m128i vc = _mm_cvttps_epi32(_mm_add_ps(_mm_setr_ps(col[0], col[1], col[2], 255), _mm_set1_ps(0.5f)));
+        vc = _mm_packs_epi32(vc, vc);
+        vc = _mm_min_epi16(_mm_max_epi16(vc, _mm_setzero_si128()), _mm_set1_epi16(255));
+        c = div255_v(_mm_mullo_epi16(c, vc));
+    }
+    if (f->lm) {
+        __m128i tl = _mm_mullo_epi16(c, bl_v(at_clamp(f->lm->px[0], f->lm->w[0], f->lm->h[0], s, t)));
+        if (f->gain == 256) return 0xff000000u | (uint32_t)_mm_cvtsi128_si32(_mm_packus_epi16(div255_v(tl), tl));
+        uint64_t p = (uint64_t)_mm_cvtsi128_si64(tl);
+        uint32_t out = 0xff000000u;
+        for (int k = 0; k < 3; k++) {
+            uint32_t val = ((uint32_t)(p >> (16 * k)) & 0xffff) * f->gain;
+            val = (val + 255 * 128) / (255 * 256);
+            out |= (val > 255 ? 255 : val) << (8 * k);
+        }
+        return out;
+    }
+    return 0xff000000u | (uint32_t)_mm_cvtsi128_si32(_mm_packus_epi16(c, c));
+#else
+    uint32_t c = f->tex ? sample_px(f->tex, u, v, lod2) : 0xffffffffu;
+    if (!f->white) c = mul_px(c, f->base);
+    if (f->vc) {
+        uint32_t vc = 0xff000000u;
+        for (int k = 0; k < 3; k++) vc |= (uint32_t)(col[k] < 0 ? 0 : (col[k] > 255 ? 255 : col[k] + 0.5f)) << (8 * k);
+        c = mul_px(c, vc);
+    }
+    if (f->lm) return apply_gain(c, bl_px(at_clamp(f->lm->px[0], f->lm->w[0], f->lm->h[0], s, t)), f->gain);
+    return c | 0xff000000u;
+#endif
+}
+
+/* The common material (opaque, a texture x lightmap x gain, white base, nothing else) in integers:
+ * every value stepped along the row, the texture's level of detail once every 4 pixels. Kept apart
+ * from draw_fast, which does the same for any fast material: inlined into one another, or with
+ * the general one's tests, the common case runs 10-40% slower (measured). */
+static RT_NOINLINE void draw_common(raster_job *j, const stri *t, const rmat *m, int32_t x0, int32_t y0, int32_t x1, int32_t y1)
+{
+    const bk_renderer *r = j->r;
+    const rtex *tex = &r->tex[m->tex], *lm = &r->tex[m->lm];
+    uint32_t gain = (uint32_t)(m->lm_scale * 256 + 0.5f), W = j->v->w;
+    plane pd = plane_of(t, t->d[0], t->d[1], t->d[2]), pq = plane_of(t, t->q[0], t->q[1], t->q[2]);
+    plane pa[4];
+    for (int k = 0; k < 4; k++) pa[k] = plane_of(t, t->at[0][k], t->at[1][k], t->at[2][k]);
+    const float eps = -1e-5f;
+    for (int32_t y = y0; y <= y1; y++) {
+        int32_t xa, xb;
+        if (!row_span(t, y, x0, x1, &xa, &xb)) continue;
+        float l1 = t->l1o + t->dl1y * (float)y + t->dl1x * (float)xa;
+        float l2 = t->l2o + t->dl2y * (float)y + t->dl2x * (float)xa;
+        float d = plane_at(&pd, xa, y), q = plane_at(&pq, xa, y);
+        float U = plane_at(&pa[0], xa, y), V = plane_at(&pa[1], xa, y);
+        float S = plane_at(&pa[2], xa, y), T = plane_at(&pa[3], xa, y);
+        int32_t lod_x = xa;
+        float lod2 = 0;
+        float *depth = j->depth + (size_t)y * W;
+        uint8_t *row = j->rgba + (size_t)y * W * 4;
+        for (int32_t x = xa; x <= xb; x++, l1 += t->dl1x, l2 += t->dl2x, d += pd.vx, q += pq.vx, U += pa[0].vx,
+                     V += pa[1].vx, S += pa[2].vx, T += pa[3].vx) {
+            if (1 - l1 - l2 < eps || l1 < eps || l2 < eps || d < depth[x] || !(q > 0)) continue;
+            float iq = 1 / q, u = U * iq, v = V * iq;
+            if (x >= lod_x) {
+                /* the level of detail changes slowly along a row: once every 4 pixels */
+                float du[2] = {(pa[0].vx - u * pq.vx) * iq, (pa[0].vy - u * pq.vy) * iq};
+                float dv[2] = {(pa[1].vx - v * pq.vx) * iq, (pa[1].vy - v * pq.vy) * iq};
+                lod2 = lod_of(tex, du, dv), lod_x = x + 4;
+            }
+            bl_at la = at_clamp(lm->px[0], lm->w[0], lm->h[0], S * iq, T * iq);
+            uint32_t out = 0xff000000u;
+#ifdef __SSE2__
+            __m128i tl = _mm_mullo_epi16(sample_v(tex, u, v, lod2), bl_v(la)); /* t x l <= 65025 */
+            if (gain == 256) {
+                /* round(t x l / 255) = (x + (x >> 8)) >> 8 with x = t x l + 128 (exact for 8-bit products) */
+                __m128i e = _mm_add_epi16(tl, _mm_set1_epi16(128));
+                e = _mm_srli_epi16(_mm_add_epi16(e, _mm_srli_epi16(e, 8)), 8);
+                out |= (uint32_t)_mm_cvtsi128_si32(_mm_packus_epi16(e, e));
+            } else {
+                uint64_t p = (uint64_t)_mm_cvtsi128_si64(tl);
+                for (int k = 0; k < 3; k++) {
+                    uint32_t val = ((uint32_t)(p >> (16 * k)) & 0xffff) * gain;
+                    val = (val + 255 * 128) / (255 * 256);
+                    out |= (val > 255 ? 255 : val) << (8 * k);
+                }
+            }
+            out |= 0xff000000u;
+#else
+            /* texture x lightmap x gain in integers: round(t * l * gain / 255) */
+            uint32_t tc = sample_px(tex, u, v, lod2), lc = bl_px(la);
+            for (int k = 0; k < 3; k++) {
+                uint32_t val = ((tc >> (8 * k)) & 255) * ((lc >> (8 * k)) & 255) * gain;
+                val = (val + 255 * 128) / (255 * 256);
+                out |= (val > 255 ? 255 : val) << (8 * k);
+            }
+#endif
+            memcpy(row + (size_t)x * 4, &out, 4);
+            depth[x] = d;
+        }
+    }
+}
+
+/* Any fast material (fast_of) in integers, as draw_common does. */
+static RT_NOINLINE void draw_fast(raster_job *j, const stri *t, const fast_mat *fm, int32_t x0, int32_t y0, int32_t x1,
+                                  int32_t y1)
+{
+    const fast_mat f = *fm; /* a local copy: the stores below (bytes) could alias it */
+    const rtex *tex = f.tex;
+    uint32_t W = j->v->w;
+    plane pd = plane_of(t, t->d[0], t->d[1], t->d[2]), pq = plane_of(t, t->q[0], t->q[1], t->q[2]);
+    plane pa[7]; /* u v s t r g b, each x q */
+    for (int k = 0; k < 7; k++) pa[k] = plane_of(t, t->at[0][k], t->at[1][k], t->at[2][k]);
+    const float eps = -1e-5f;
+    for (int32_t y = y0; y <= y1; y++) {
+        int32_t xa, xb;
+        if (!row_span(t, y, x0, x1, &xa, &xb)) continue;
+        float l1 = t->l1o + t->dl1y * (float)y + t->dl1x * (float)xa;
+        float l2 = t->l2o + t->dl2y * (float)y + t->dl2x * (float)xa;
+        float d = plane_at(&pd, xa, y), q = plane_at(&pq, xa, y), a[7];
+        for (int k = 0; k < 7; k++) a[k] = plane_at(&pa[k], xa, y);
+        int32_t lod_x = xa;
+        float lod2 = 0;
+        float *depth = j->depth + (size_t)y * W;
+        uint8_t *row = j->rgba + (size_t)y * W * 4;
+        for (int32_t x = xa; x <= xb; x++, l1 += t->dl1x, l2 += t->dl2x, d += pd.vx, q += pq.vx) {
+            if (1 - l1 - l2 >= eps && l1 >= eps && l2 >= eps && d >= depth[x] && q > 0) {
+                float iq = 1 / q, u = a[0] * iq, v = a[1] * iq, col[3] = {0, 0, 0};
+                if (tex && x >= lod_x) {
+                    /* the level of detail changes slowly along a row: once every 4 pixels */
+                    float du[2] = {(pa[0].vx - u * pq.vx) * iq, (pa[0].vy - u * pq.vy) * iq};
+                    float dv[2] = {(pa[1].vx - v * pq.vx) * iq, (pa[1].vy - v * pq.vy) * iq};
+                    lod2 = lod_of(tex, du, dv), lod_x = x + 4;
+                }
+                if (f.vc)
+                    for (int k = 0; k < 3; k++) col[k] = a[4 + k] * iq * 255;
+                uint32_t out = fast_px(&f, u, v, lod2, a[2] * iq, a[3] * iq, col);
+                memcpy(row + (size_t)x * 4, &out, 4);
+                depth[x] = d;
+            }
+            a[0] += pa[0].vx, a[1] += pa[1].vx, a[2] += pa[2].vx, a[3] += pa[3].vx;
+            if (f.vc) a[4] += pa[4].vx, a[5] += pa[5].vx, a[6] += pa[6].vx;
+        }
+    }
+}
+
 static void draw_tri(raster_job *j, const stri *t, int32_t tx0, int32_t ty0, int32_t tx1, int32_t ty1)
 {
     const bk_renderer *r = j->r;
@@ -227,51 +552,32 @@ static void draw_tri(raster_job *j, const stri *t, int32_t tx0, int32_t ty0, int
     int32_t x0 = t->x0 > tx0 ? t->x0 : tx0, x1 = t->x1 < tx1 ? t->x1 : tx1;
     int32_t y0 = t->y0 > ty0 ? t->y0 : ty0, y1 = t->y1 < ty1 ? t->y1 : ty1;
     uint32_t W = j->v->w;
+    fast_mat fm;
+    if (fast_of(j, t, m, &fm)) {
+        if (fm.tex && fm.lm && fm.white && !fm.vc) draw_common(j, t, m, x0, y0, x1, y1);
+        else draw_fast(j, t, &fm, x0, y0, x1, y1);
+        return;
+    }
     /* the attributes this material reads: uv0 (2), uv1 (4), colour (8), world z (9) */
     int na = j->v->overview ? NI : (m->vc || m->tex2 >= 0) ? 8 : m->lm >= 0 ? 4 : 2;
-    /* the common case (an opaque lightmapped texture, white base, nothing else) in integers */
-    bool fast = m->pass == RP_OPAQUE && m->blend == RB_NONE && m->tex >= 0 && m->tex2 < 0 && m->lm >= 0 && !m->vc &&
-                m->cutoff <= 0 && m->base[0] == 1 && m->base[1] == 1 && m->base[2] == 1 && m->emissive[0] <= 0 &&
-                m->emissive[1] <= 0 && m->emissive[2] <= 0 && !j->v->overview && t->shade == 1 &&
-                m->lm_scale >= 0 && m->lm_scale <= 16;
-    const rtex *tex = fast ? &r->tex[m->tex] : NULL, *lm = fast ? &r->tex[m->lm] : NULL;
-    uint32_t gain = fast ? (uint32_t)(m->lm_scale * 256 + 0.5f) : 0;
     float a[NI];
     memset(a, 0, sizeof a);
     a[4] = a[5] = a[6] = a[7] = 1;
     /* gradients of q and of uv0 x q, for the mip level */
-    float qx = (t->q[1] - t->q[0]) * t->dl1x + (t->q[2] - t->q[0]) * t->dl2x;
-    float qy = (t->q[1] - t->q[0]) * t->dl1y + (t->q[2] - t->q[0]) * t->dl2y;
-    float Ux = (t->at[1][0] - t->at[0][0]) * t->dl1x + (t->at[2][0] - t->at[0][0]) * t->dl2x;
-    float Uy = (t->at[1][0] - t->at[0][0]) * t->dl1y + (t->at[2][0] - t->at[0][0]) * t->dl2y;
-    float Vx = (t->at[1][1] - t->at[0][1]) * t->dl1x + (t->at[2][1] - t->at[0][1]) * t->dl2x;
-    float Vy = (t->at[1][1] - t->at[0][1]) * t->dl1y + (t->at[2][1] - t->at[0][1]) * t->dl2y;
+    plane pq = plane_of(t, t->q[0], t->q[1], t->q[2]);
+    plane pu = plane_of(t, t->at[0][0], t->at[1][0], t->at[2][0]), pv = plane_of(t, t->at[0][1], t->at[1][1], t->at[2][1]);
     for (int32_t y = y0; y <= y1; y++) {
-        /* the row's pixels inside the triangle, from the three barycentrics' lines (with a pixel
-         * of slack each side: the test below stays the judge) */
-        float b1 = t->l1o + t->dl1y * (float)y, b2 = t->l2o + t->dl2y * (float)y, b0 = 1 - b1 - b2;
-        float s[3][2] = {{b0, -(t->dl1x + t->dl2x)}, {b1, t->dl1x}, {b2, t->dl2x}};
-        float lo = (float)x0, hi = (float)x1;
-        for (int e = 0; e < 3; e++) {
-            if (s[e][1] > 1e-12f) lo = fmaxf(lo, -s[e][0] / s[e][1] - 1);
-            else if (s[e][1] < -1e-12f) hi = fminf(hi, -s[e][0] / s[e][1] + 1);
-            else if (s[e][0] < -1e-5f) hi = lo - 1;
-        }
-        if (!(lo <= hi)) continue;
-        int32_t xa = (int32_t)lo, xb = (int32_t)hi + 1;
-        if (xa < x0) xa = x0;
-        if (xb > x1) xb = x1;
-        int32_t lod_x = xa;
-        float lod2 = 0;
-        float l1 = b1 + t->dl1x * (float)xa;
-        float l2 = b2 + t->dl2x * (float)xa;
+        int32_t xa, xb;
+        if (!row_span(t, y, x0, x1, &xa, &xb)) continue;
+        float l1 = t->l1o + t->dl1y * (float)y + t->dl1x * (float)xa;
+        float l2 = t->l2o + t->dl2y * (float)y + t->dl2x * (float)xa;
         for (int32_t x = xa; x <= xb; x++, l1 += t->dl1x, l2 += t->dl2x) {
             float l0 = 1 - l1 - l2;
             const float eps = -1e-5f;
             if (l0 < eps || l1 < eps || l2 < eps) continue;
             size_t pi = (size_t)y * W + (size_t)x;
             float d = l0 * t->d[0] + l1 * t->d[1] + l2 * t->d[2];
-            if (!sky && d < j->depth[pi]) continue;
+            if (sky ? j->depth[pi] != -INFINITY : d < j->depth[pi]) continue;
             float q = l0 * t->q[0] + l1 * t->q[1] + l2 * t->q[2];
             if (!(q > 0)) continue;
             float iq = 1 / q;
@@ -280,25 +586,8 @@ static void draw_tri(raster_job *j, const stri *t, int32_t tx0, int32_t ty0, int
             f.uv0[0] = a[0], f.uv0[1] = a[1], f.uv1[0] = a[2], f.uv1[1] = a[3];
             for (int k = 0; k < 4; k++) f.col[k] = a[4 + k];
             f.wz = a[8];
-            if (!fast || x >= lod_x) {
-                f.du[0] = (Ux - f.uv0[0] * qx) * iq, f.du[1] = (Uy - f.uv0[0] * qy) * iq;
-                f.dv[0] = (Vx - f.uv0[1] * qx) * iq, f.dv[1] = (Vy - f.uv0[1] * qy) * iq;
-            }
-            if (fast) {
-                /* the level of detail changes slowly along a row: once every 4 pixels */
-                if (x >= lod_x) lod2 = lod_of(tex, f.du, f.dv), lod_x = x + 4;
-                /* texture x lightmap x gain in integers: round(t * l * gain / 255) */
-                uint32_t tc = sample_px(tex, f.uv0[0], f.uv0[1], lod2);
-                uint32_t lc = bilinear_px(lm, 0, f.uv1[0], f.uv1[1]);
-                uint8_t *o = j->rgba + pi * 4;
-                for (int k = 0; k < 3; k++) {
-                    uint32_t val = ((tc >> (8 * k)) & 255) * ((lc >> (8 * k)) & 255) * gain;
-                    val = (val + 255 * 128) / (255 * 256);
-                    o[k] = (uint8_t)(val > 255 ? 255 : val);
-                }
-                j->depth[pi] = d;
-                continue;
-            }
+            f.du[0] = (pu.vx - f.uv0[0] * pq.vx) * iq, f.du[1] = (pu.vy - f.uv0[0] * pq.vy) * iq;
+            f.dv[0] = (pv.vx - f.uv0[1] * pq.vx) * iq, f.dv[1] = (pv.vy - f.uv0[1] * pq.vy) * iq;
             float c[4];
             if (!shade(r, m, j->v, &f, t->shade, c)) continue;
             blend_out(j->rgba + pi * 4, c, m->blend);
@@ -336,14 +625,12 @@ static void raster_worker(void *user)
             behind = st->sky3d;
             draw_tri(j, st, tx0, ty0, tx1, ty1);
         }
-        if (fabsf(v->display_gamma - 1) > 1e-3f) {
-            float g = 1 / v->display_gamma;
+        if (j->gamma)
             for (int32_t y = ty0; y <= ty1; y++)
                 for (int32_t x = tx0; x <= tx1; x++) {
                     uint8_t *p = j->rgba + ((size_t)y * v->w + (size_t)x) * 4;
-                    for (int k = 0; k < 3; k++) p[k] = to8(powf(p[k] / 255.0f, g));
+                    for (int k = 0; k < 3; k++) p[k] = j->gamma[p[k]];
                 }
-        }
     }
 }
 
@@ -515,12 +802,14 @@ static bool wanted(const bk_renderer *r, const rt_view *v, uint64_t t)
     return !v->vis || v->vis[t];
 }
 
-/* the scene's triangles in the order they are drawn: sky layers, opaque, blended far to near */
+/* the scene's triangles in the order they are drawn: opaque, sky layers, blended far to near */
 static bk_result draw_order(const bk_renderer *r, const rt_view *v, order_key **out, uint64_t *count)
 {
     order_key *k = bk_malloc((size_t)(r->tri_count ? r->tri_count : 1) * sizeof(order_key));
     if (!k) return BK_ENOMEM;
     uint64_t n = 0;
+    bool any3d = false;
+    for (uint64_t t = 0; t < r->tri_count && !any3d; t++) any3d = r->tri[t].sky3d && wanted(r, v, t);
     for (uint64_t t = 0; t < r->tri_count; t++) {
         if (!wanted(r, v, t)) continue;
         const rtri *tr = &r->tri[t];
@@ -531,9 +820,17 @@ static bk_result draw_order(const bk_renderer *r, const rt_view *v, order_key **
                 const float *p = r->vert[tr->v[i]].p;
                 z += (p[0] - v->eye[0]) * v->fwd[0] + (p[1] - v->eye[1]) * v->fwd[1] + (p[2] - v->eye[2]) * v->fwd[2];
             }
-        /* a 3D skybox between the sky and the world */
-        k[n].pass = m->pass == RP_SKY ? 0 : tr->sky3d ? 1 : m->pass + 1;
-        k[n].layer = m->pass == RP_SKY ? m->sky_layer : (tr->sky3d && m->pass == RP_BLEND); /* its blends after its opaque */
+        if (any3d) {
+            /* sky first, then the 3D skybox (its blends after its opaque), then the world, whose
+             * depth starts afresh: as the engine draws them */
+            k[n].pass = m->pass == RP_SKY ? 0 : tr->sky3d ? 1 : m->pass + 1;
+            k[n].layer = m->pass == RP_SKY ? m->sky_layer : (tr->sky3d && m->pass == RP_BLEND);
+        } else {
+            /* the sky after the opaque surfaces, on the pixels they left empty (the same picture as
+             * sky first, under everything, without shading every sky pixel the walls then cover) */
+            k[n].pass = m->pass == RP_SKY ? 1 : (m->pass == RP_OPAQUE ? 0 : 2);
+            k[n].layer = m->pass == RP_SKY ? m->sky_layer : 0;
+        }
         /* sky: in order; opaque: near first (what is hidden fails the depth test before it is
          * shaded); blended: far first */
         k[n].depth = m->pass == RP_OPAQUE ? z : (m->pass == RP_BLEND ? -z : 0);
@@ -620,6 +917,11 @@ bk_result bk_rt_draw(bk_renderer *r, const rt_view *v, uint8_t *rgba, uint64_t *
     if (res == BK_OK) {
         j.depth = bk_malloc((size_t)v->w * v->h * sizeof(float));
         res = j.depth ? bin_tiles(&j, s.count) : BK_ENOMEM;
+    }
+    uint8_t gamma[256];
+    if (fabsf(v->display_gamma - 1) > 1e-3f) {
+        for (int i = 0; i < 256; i++) gamma[i] = to8(powf((float)i / 255.0f, 1 / v->display_gamma));
+        j.gamma = gamma;
     }
     if (res == BK_OK) run_tiles(&j, v->threads ? v->threads : 1);
     bk_free(j.depth);

@@ -16,6 +16,7 @@ typedef struct rtex {
     uint32_t w[RT_MAX_LEVELS], h[RT_MAX_LEVELS];
     uint8_t *px[RT_MAX_LEVELS];
     bool clamp;
+    bool pot;                   /* both sides powers of two (every level then is): wrap by mask */
 } rtex;
 
 enum { RB_NONE = 0, RB_ALPHA = 1, RB_ADD = 2, RB_MULTIPLY = 3 };

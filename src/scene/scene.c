@@ -226,6 +226,16 @@ bool bk_scene_image_has_pixels(const bk_scene *s, uint32_t i)
     return s && i < s->image_count && has_pixels(&s->images[i], bk_scene_pixels(s, i));
 }
 
+void bk_scene_image_release(bk_scene *s, uint32_t i)
+{
+    if (!s || i >= s->image_count) return;
+    bk_png_bg_free(s); /* a PNG being made on another thread may read these pixels */
+    bk_pixels *p = bk_scene_pixels(s, i);
+    bk_free(p->rgba);
+    bk_free(p->packed);
+    p->rgba = NULL, p->packed = NULL, p->packed_size = 0, p->packing = BK_PACK_NONE, p->unpack = NULL;
+}
+
 bk_result bk_unpack_pixels(const bk_image *im, const bk_pixels *px, uint8_t *o)
 {
     if (!has_pixels(im, px)) return BK_EARG;

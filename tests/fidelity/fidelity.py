@@ -13,14 +13,15 @@ with noclip, HUD and gun off, fov 90, 640x480, and takes a screenshot:
     set with prvm_edictset (pitch can be given), and read back with prvm_edictget.
   - Quake 1 / BSP2 maps (--game q1dp, q1qs; the corpus' quake1/ folder) in DarkPlaces and
     QuakeSpasm (Debian 'darkplaces', 'quakespasm'; fteqcc compiles a progs.dat that pins the
-    player at the eye): see quake1.py. Each view is drawn by three.js from bspkit's .glb AND by
-    'bspkit render' (the software renderer), each compared with the engine's screenshot.
+    player at the eye): see quake1.py.
+Each view (the engine's screenshot taken once) is drawn by three.js from bspkit's .glb AND by
+'bspkit render' (the software renderer, with the same game data), each compared with it.
 Items are switched off in both games (disable_<item> cvars in OpenArena, g_pickup_items 0 in
 Nexuiz), so the pictures show the map. bspkit converts the map with its defaults (plus the game
 data as --game-dir) and tests/tools/render.mjs draws the .glb from the same eye, yaw, pitch and
 field of view (--mode full: texture x lightmap the engines' way). Printed per view: RMSE over
-RGB (0..1) and the ratio of mean brightness (bspkit / engine); written: OUT/NAME-N.png (engine
-left, bspkit right), OUT/results.json, OUT/results.md.
+RGB (0..1) and the ratio of mean brightness (bspkit / engine); written: OUT/NAME-N-threejs-sbs.png
+and OUT/NAME-N-render-sbs.png (engine left, bspkit right), OUT/results.json, OUT/results.md.
 
 Installs what is missing with apt-get (openarena, nexuiz, xvfb, python3-numpy, python3-pil)
 when it can; exits 77 (skip) when it cannot. Not part of 'make test': one view takes ~20 s
@@ -44,9 +45,9 @@ DEFAULT_MAPS = {
     'nexuiz': ['toxic', 'aneurysm', 'downer', 'runningman', 'soylent', 'dieselpower'],
 }
 GAMES = {
-    'oa': {'packages': ['openarena'], 'engine': '/usr/lib/ioquake3/ioquake3',
+    'oa': {'name': 'ioquake3', 'packages': ['openarena'], 'engine': '/usr/lib/ioquake3/ioquake3',
            'data': '/usr/share/games/openarena/baseoa', 'basepath': '/usr/lib/openarena'},
-    'nexuiz': {'packages': ['nexuiz'], 'engine': '/usr/games/darkplaces',
+    'nexuiz': {'name': 'DarkPlaces', 'packages': ['nexuiz'], 'engine': '/usr/games/darkplaces',
                'data': '/usr/share/games/nexuiz/data', 'basepath': '/usr/share/games/nexuiz'},
 }
 
@@ -350,10 +351,10 @@ def render_glb(glb, shot, outpng):
     shutil.rmtree(tmp, ignore_errors=True)
 
 
-def render_bspkit(bspkit, src, shot, outpng):
+def render_bspkit(bspkit, src, shot, outpng, extra=()):
     r = subprocess.run([bspkit, 'render', src, '-o', outpng, '--eye'] + ['%.6f' % v for v in shot['eye']] +
                        ['--yaw', '%g' % shot['yaw'], '--pitch', '%g' % shot['pitch'], '--size', f'{W}x{H}',
-                        '--fov', '90'], capture_output=True, text=True)
+                        '--fov', '90'] + list(extra), capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError('bspkit render failed: ' + r.stderr[-400:])
 
@@ -494,19 +495,32 @@ def main():
                     log(f'{g} {name}: engine failed: {e}')
                     continue
                 for i, s in enumerate(shots):
-                    bkpng = os.path.join(a.out, f'{name}-{i}-bspkit.png')
-                    render_glb(glb, s, bkpng)
-                    sbs = os.path.join(a.out, f'{name}-{i}.png')
-                    rmse, ratio, ma, mb = compare(s['engine_image'], bkpng, sbs)
-                    row = {'game': g, 'map': name, 'view': i, 'eye': s['eye'], 'yaw': s['yaw'], 'pitch': s['pitch'],
-                           'rmse': round(rmse, 4), 'brightness_ratio': round(ratio, 3),
-                           'engine_mean': round(ma, 1), 'bspkit_mean': round(mb, 1), 'image': sbs}
-                    results.append(row)
-                    print(f'{g:7s} {name:16s} view {i}  eye {" ".join("%g" % v for v in s["eye"]):>22s} yaw {s["yaw"]:5g}'
-                          f'  RMSE {rmse:.4f}  brightness {ratio:.3f}', flush=True)
+                    for renderer in ('three.js', 'bspkit'):
+                        tag = 'threejs' if renderer == 'three.js' else 'render'
+                        bkpng = os.path.join(a.out, f'{name}-{i}-{tag}.png')
+                        try:
+                            if renderer == 'three.js':
+                                render_glb(glb, s, bkpng)
+                            else:
+                                render_bspkit(a.bspkit, src, s, bkpng, ['--game-dir', game['data']] + a.convert_arg)
+                        except RuntimeError as e:
+                            log(f'{g} {name} view {i} {renderer}: {e}')
+                            a.missing += 1
+                            continue
+                        sbs = os.path.join(a.out, f'{name}-{i}-{tag}-sbs.png')
+                        rmse, ratio, ma, mb = compare(s['engine_image'], bkpng, sbs)
+                        row = {'game': g, 'engine': game['name'], 'renderer': renderer, 'map': name, 'view': i,
+                               'eye': s['eye'], 'yaw': s['yaw'], 'pitch': s['pitch'], 'rmse': round(rmse, 4),
+                               'brightness_ratio': round(ratio, 3), 'engine_mean': round(ma, 1),
+                               'bspkit_mean': round(mb, 1), 'image': sbs}
+                        results.append(row)
+                        print(f'{g:7s} {renderer:8s} {name:16s} view {i}  eye '
+                              f'{" ".join("%g" % v for v in s["eye"]):>22s} yaw {s["yaw"]:5g}'
+                              f'  RMSE {rmse:.4f}  brightness {ratio:.3f}', flush=True)
+                        if not a.keep:
+                            os.remove(bkpng)
                     if not a.keep:
                         os.remove(s['engine_image'])
-                        os.remove(bkpng)
     with open(os.path.join(a.out, 'results.json'), 'w') as f:
         json.dump(results, f, indent=1)
     with open(os.path.join(a.out, 'results.md'), 'w') as f:

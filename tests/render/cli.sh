@@ -34,9 +34,12 @@ pvs() { # pvs NAME MAP [options]
 pvs quake1 "$Q1"
 pvs goldsrc "$GS"
 pvs source "$SRC"
-AGG=$FETCHED/q3/oa081/aggressor.bsp
+AGG=$FETCHED/q3/oa088/aggressor.bsp
 OA=$FETCHED/pk3/oa-pak4-textures.pk3
 [[ -f $AGG ]] && pvs quake3 "$AGG" --spawn 2
+# a view with the skybox in it (drawn whatever the eye's cluster, as the engines draw it)
+TOX=$FETCHED/q3/nexuiz/toxic.bsp
+[[ -f $TOX && -f $FETCHED/pk3/nexuiz-data.pk3 ]] && pvs nexuiz-skybox "$TOX" --spawn 2 --game-dir "$FETCHED/pk3/nexuiz-data.pk3"
 
 # --- overview: spawns through the .txt ------------------------------------------------------
 overview() { # overview NAME MAP

@@ -929,15 +929,68 @@ static void test_validate_file(const char *src_dir, const char *work)
 
 /* Real maps built with BK_OPT_COMPACT_IMAGES (what bk_file_build_scene does) hold images packed, and
  * those unpack to exactly the pixels of a plain build and encode to the same PNG. */
+/* resident file-backed memory of this process in kB (Linux), or -1 */
+static long rss_file_kb(void)
+{
+    FILE *fp = fopen("/proc/self/status", "r");
+    if (!fp) return -1;
+    char line[256];
+    long kb = -1;
+    while (fgets(line, sizeof line, fp))
+        if (strncmp(line, "RssFile:", 8) == 0) kb = strtol(line + 8, NULL, 10);
+    fclose(fp);
+    return kb;
+}
+
+/* bk_file_release_pages: a mapped map's resident pages go back, the file reads the same after */
+static void test_release_pages(const char *shared)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/corpus/source/tf2c_v20_lzma_tdm_wintercastle.bsp", shared);
+    bk_file *f = NULL;
+    if (bk_file_open(path, NULL, &f) != BK_OK) {
+        printf("skip: %s not readable\n", path);
+        return;
+    }
+    size_t n = 0;
+    const uint8_t *d = bk_file_data(f, &n);
+    uint64_t sum = 0;
+    for (size_t i = 0; i < n; i++) sum = sum * 31 + d[i];
+    long before = rss_file_kb();
+    bk_file_release_pages(f);
+    long after = rss_file_kb();
+    if (before >= 0) {
+        CHECK(before - after >= (long)(n / 1024) / 2);
+        if (before - after < (long)(n / 1024) / 2) fprintf(stderr, "RssFile %ld -> %ld kB (file %zu kB)\n", before, after, n / 1024);
+    }
+    uint64_t again = 0;
+    for (size_t i = 0; i < n; i++) again = again * 31 + d[i];
+    CHECK(again == sum);
+    bk_scene *s = NULL;
+    CHECK(bk_file_build_scene(f, NULL, &s) == BK_OK && s && s->mesh_count > 0);
+    bk_scene_free(s);
+    bk_file_release_pages(NULL);
+    bk_file_free(f);
+}
+
 static void test_compact_images(const char *shared, const char *fetched)
 {
     char paths[4][1024];
     snprintf(paths[0], sizeof paths[0], "%s/corpus/goldsrc/cs16_fy_snow.bsp", shared);
     snprintf(paths[1], sizeof paths[1], "%s/corpus/quake1/progs_dump_start.bsp", shared);
     snprintf(paths[2], sizeof paths[2], "%s/corpus/source/css_v20_gg_lego_arena_x.bsp", shared);
-    snprintf(paths[3], sizeof paths[3], "%s/q3/oa081/oa_dm1.bsp", fetched);
+    /* Quake 3 with its textures: the JPEG / compressed TGA ones stay as their files' bytes */
+    snprintf(paths[3], sizeof paths[3], "%s/q3/oa081/ctf_inyard.bsp", fetched);
+    char pk3[2][1024];
+    snprintf(pk3[0], sizeof pk3[0], "%s/pk3/oa-pak4-textures.pk3", fetched);
+    snprintf(pk3[1], sizeof pk3[1], "%s/pk3/oa-pak6-misc.pk3", fetched);
+    const char *q3paths[2] = {pk3[0], pk3[1]};
+    bk_options q3o;
+    memset(&q3o, 0, sizeof q3o);
+    q3o.search_paths = q3paths;
+    q3o.search_path_count = 2;
     static const uint32_t want[4] = {1u << BK_PACK_RGB_UP | 1u << BK_PACK_PAL8, 1u << BK_PACK_RGB_UP | 1u << BK_PACK_PAL8,
-                                     1u << BK_PACK_RGB_UP | 1u << BK_PACK_CODEC, 1u << BK_PACK_RGB_UP};
+                                     1u << BK_PACK_RGB_UP | 1u << BK_PACK_CODEC, 1u << BK_PACK_RGB_UP | 1u << BK_PACK_CODEC};
     for (int k = 0; k < 4; k++) {
         bk_file *f = NULL;
         if (bk_file_open(paths[k], NULL, &f) != BK_OK) {
@@ -945,7 +998,8 @@ static void test_compact_images(const char *shared, const char *fetched)
             continue;
         }
         bk_scene *a = NULL, *b = NULL;
-        CHECK(bk_scene_build(f, NULL, 0, &a) == BK_OK && bk_file_build_scene(f, NULL, &b) == BK_OK);
+        const bk_options *o = k == 3 ? &q3o : NULL;
+        CHECK(bk_scene_build(f, o, 0, &a) == BK_OK && bk_file_build_scene(f, o, &b) == BK_OK);
         if (!a || !b) {
             bk_scene_free(a);
             bk_scene_free(b);
@@ -1018,6 +1072,7 @@ int main(int argc, char **argv)
     test_png_roundtrip();
     test_json_num();
     if (argc > 2) test_compact_images(argv[1], argv[2]);
+    if (argc > 2) test_release_pages(argv[1]);
     test_xform();
     test_export(work);
     test_export_images(work);

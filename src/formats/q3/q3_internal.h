@@ -99,8 +99,12 @@ bk_result bk_q3_shaders_parse(q3_shader_lib *lib, const char *text, size_t len);
 const q3_shader_def *bk_q3_shaders_find(const q3_shader_lib *lib, const char *name);
 void bk_q3_shaders_free(q3_shader_lib *lib);
 /* Read an image named like a shader/texture: strip any extension, try .tga, .jpg, .png.
- * *rgba is malloc'd. */
-bk_result bk_q3_load_image(bk_vfs *v, const char *name, uint32_t max_dim, uint8_t **rgba, uint32_t *w, uint32_t *h);
+ * *rgba is malloc'd; file (may be NULL) receives the file's own bytes (malloc'd, *file_size). */
+bk_result bk_q3_load_image(bk_vfs *v, const char *name, uint32_t max_dim, uint8_t **rgba, uint32_t *w, uint32_t *h,
+                           uint8_t **file, size_t *file_size);
+/* The same decoding from a file's bytes into out (w * h * 4 bytes): a scene image kept as its file
+ * (BK_PACK_CODEC) */
+bk_result bk_q3_unpack_image(const uint8_t *file, size_t size, uint32_t w, uint32_t h, uint8_t *out);
 
 bk_result bk_q3_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s);
 
@@ -114,7 +118,11 @@ typedef struct page_rect {
 typedef struct q3_img {
     char *name;                /* as first asked for (the scene image's name) */
     char *key;                 /* the name without its extension (what lookups match) */
-    uint8_t *rgba;             /* owned here until added to the scene (then the scene's) */
+    uint8_t *rgba;             /* the pixels, or NULL while only file holds them (bk_q3_img_pixels) */
+    uint8_t *file;             /* BK_OPT_COMPACT_IMAGES: the file's bytes, when smaller than the pixels;
+                                * the scene keeps the image as these (decoded when read) */
+    size_t file_size;
+    bool rgba_given, file_given; /* owned by the scene once added to it (the cache still reads them) */
     uint32_t w, h;
     int32_t scene;             /* scene image index, or -1 until used directly */
     bool has_alpha;
@@ -180,6 +188,8 @@ float bk_q3_to_linear(float k);
 q3_img *bk_q3_img_get(q3_builder *b, const char *name);
 /* The image as a scene image (added on first use). */
 bk_result bk_q3_img_scene(q3_builder *b, q3_img *im, int32_t *out);
+/* im->rgba decoded again from im->file if it was let go */
+bk_result bk_q3_img_pixels(q3_img *im);
 void bk_q3_imgs_free(q3_builder *b);
 /* The material of a shader for one kind of surface: 0 vertex-lit (no lightmap page), 1 lightmapped,
  * 2 flare. Shader stages are read the way the game's engine draws them. */

@@ -45,10 +45,15 @@ q3_img *bk_q3_img_get(q3_builder *b, const char *name)
         if (bk_strcasecmp(b->imgs[i]->key, key) == 0) return b->imgs[i];
     for (uint32_t i = 0; i < b->miss_count; i++)
         if (bk_strcasecmp(b->miss_names[i], key) == 0) return NULL;
-    uint8_t *rgba = NULL;
+    uint8_t *rgba = NULL, *file = NULL;
+    size_t file_size = 0;
     uint32_t w = 0, h = 0;
-    if (bk_q3_load_image(b->vfs, name, bk_limits_of(b->opt).max_texture_dim, &rgba, &w, &h) != BK_OK || !rgba || !w || !h) {
+    bool compact = (b->opt->flags & BK_OPT_COMPACT_IMAGES) != 0;
+    if (bk_q3_load_image(b->vfs, name, bk_limits_of(b->opt).max_texture_dim, &rgba, &w, &h, compact ? &file : NULL,
+                         &file_size) != BK_OK ||
+        !rgba || !w || !h) {
         bk_free(rgba);
+        bk_free(file);
         if (bk_grow((void **)&b->miss_names, &b->miss_cap, b->miss_count + 1, sizeof(char *)) == BK_OK &&
             (b->miss_names[b->miss_count] = bk_strdup(key)) != NULL)
             b->miss_count++;
@@ -63,6 +68,7 @@ q3_img *bk_q3_img_get(q3_builder *b, const char *name)
         }
         bk_free(im);
         bk_free(rgba);
+        bk_free(file);
         return NULL;
     }
     im->rgba = rgba;
@@ -76,15 +82,46 @@ q3_img *bk_q3_img_get(q3_builder *b, const char *name)
         if (rgba[k * 4 + 3] < 255) im->has_alpha = true;
     }
     for (int c = 0; c < 4; c++) im->mean[c] = (float)(sum[c] / (double)n / 255.0);
+    /* a file smaller than its pixels (JPEG, compressed TGA) is what the cache and the scene keep:
+     * a map's textures are not all held as RGBA at once (they are decoded again when drawn,
+     * exported or composed) */
+    if (file && file_size < n * 4) {
+        im->file = file, im->file_size = file_size;
+        bk_free(im->rgba);
+        im->rgba = NULL;
+    } else {
+        bk_free(file);
+    }
     b->imgs[b->img_count++] = im;
     return im;
 }
 
+bk_result bk_q3_img_pixels(q3_img *im)
+{
+    if (im->rgba) return BK_OK;
+    if (!im->file) return BK_EARG;
+    uint8_t *px = bk_malloc((size_t)im->w * im->h * 4);
+    if (!px) return BK_ENOMEM;
+    bk_result r = bk_q3_unpack_image(im->file, im->file_size, im->w, im->h, px);
+    if (r != BK_OK) {
+        bk_free(px);
+        return r;
+    }
+    im->rgba = px;
+    return BK_OK;
+}
+
 bk_result bk_q3_img_scene(q3_builder *b, q3_img *im, int32_t *out)
 {
-    if (im->scene < 0) {
+    if (im->scene < 0 && im->file) {
+        /* the scene takes the file's bytes (decoded when read); the cache keeps reading them */
+        BK_TRY(bk_scene_add_packed_image(b->s, im->name, im->w, im->h, BK_PACK_CODEC, im->file, im->file_size,
+                                         bk_q3_unpack_image, im->has_alpha, &im->scene));
+        im->file_given = true;
+    } else if (im->scene < 0) {
         /* the scene takes the pixels; the cache keeps reading them (the scene outlives the build) */
         BK_TRY(bk_scene_add_image(b->s, im->name, im->w, im->h, im->rgba, &im->scene));
+        im->rgba_given = true;
     }
     *out = im->scene;
     return BK_OK;
@@ -95,7 +132,8 @@ void bk_q3_imgs_free(q3_builder *b)
     for (uint32_t i = 0; i < b->img_count; i++) {
         bk_free(b->imgs[i]->name);
         bk_free(b->imgs[i]->key);
-        if (b->imgs[i]->scene < 0) bk_free(b->imgs[i]->rgba);
+        if (!b->imgs[i]->rgba_given) bk_free(b->imgs[i]->rgba);
+        if (!b->imgs[i]->file_given) bk_free(b->imgs[i]->file);
         bk_free(b->imgs[i]);
     }
     bk_free(b->imgs);
@@ -437,12 +475,22 @@ static void expr_size(const q3_eval *e, const q3_expr *x, uint32_t *w, uint32_t 
         }
 }
 
+/* the pixels of every image x reads texel by texel, decoded again where only the file was kept */
+static bk_result expr_pixels(const q3_eval *e, const q3_expr *x)
+{
+    for (uint32_t i = 0; i < x->n; i++)
+        for (int f = 0; f < x->t[i].nf; f++) BK_TRY(bk_q3_img_pixels(e->st[x->t[i].fs[f]].img));
+    return BK_OK;
+}
+
 /* Compose colour expression x (and alpha expression a, NULL: opaque) into an image. *scale
  * receives the divisor applied when the colour exceeds 1 (NULL: clamp instead). */
 static bk_result compose(q3_eval *e, const char *name, const q3_expr *x, const q3_expr *a, float *scale,
                          int32_t *out)
 {
     uint32_t w = 0, h = 0;
+    BK_TRY(expr_pixels(e, x));
+    if (a) BK_TRY(expr_pixels(e, a));
     expr_size(e, x, &w, &h);
     if (a) expr_size(e, a, &w, &h);
     if (!w || !h) w = h = 1;

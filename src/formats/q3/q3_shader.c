@@ -488,9 +488,11 @@ void bk_q3_shaders_free(q3_shader_lib *lib)
     memset(lib, 0, sizeof *lib);
 }
 
-bk_result bk_q3_load_image(bk_vfs *v, const char *name, uint32_t max_dim, uint8_t **rgba, uint32_t *w, uint32_t *h)
+bk_result bk_q3_load_image(bk_vfs *v, const char *name, uint32_t max_dim, uint8_t **rgba, uint32_t *w, uint32_t *h,
+                           uint8_t **file, size_t *file_size)
 {
     *rgba = NULL;
+    if (file) *file = NULL, *file_size = 0;
     char base[256];
     size_t n = strlen(name);
     if (n == 0 || n >= sizeof base - 5) return BK_ENOTFOUND;
@@ -509,8 +511,23 @@ bk_result bk_q3_load_image(bk_vfs *v, const char *name, uint32_t max_dim, uint8_
         size_t sz;
         if (bk_vfs_read(v, path, 64u << 20, &buf, &sz) != BK_OK) continue;
         bk_result r = bk_image_decode(buf, sz, max_dim, rgba, w, h);
+        if (r == BK_OK && file) {
+            *file = buf, *file_size = sz;
+            return BK_OK;
+        }
         bk_free(buf);
         if (r == BK_OK) return BK_OK;
     }
     return BK_ENOTFOUND;
+}
+
+bk_result bk_q3_unpack_image(const uint8_t *file, size_t size, uint32_t w, uint32_t h, uint8_t *out)
+{
+    uint8_t *px = NULL;
+    uint32_t w2 = 0, h2 = 0;
+    BK_TRY(bk_image_decode(file, size, w > h ? w : h, &px, &w2, &h2));
+    bk_result r = w2 == w && h2 == h ? BK_OK : BK_EFORMAT;
+    if (r == BK_OK) memcpy(out, px, (size_t)w * h * 4);
+    bk_free(px);
+    return r;
 }
