@@ -8,14 +8,15 @@ the machine change them less than wall time.
    of each and the ratio. Segments start at entity origins and random points in the map's bounds
    and run up to 512 units; point traces and player boxes.
 2. Source: open + entities + static props of every Source map of the corpus, with bspkit and with
-   srctools (pure Python; its path on PYTHONPATH, given by python_bench.sh), best of 3 rounds each,
-   run alternately.
+   srctools (pure Python; its path on PYTHONPATH, given by python_bench.sh), the median of 5 rounds
+   each, run alternately.
 
 usage: python3 python_bench.py CLI SHARED FETCHED [--quick]
 """
 import glob
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import time
@@ -138,22 +139,24 @@ def main():
             ok.append(p)
         except Exception as e:  # noqa: BLE001
             print("srctools cannot read %s: %s" % (os.path.basename(p), str(e).splitlines()[0][:100]), file=sys.stderr)
-    best_b = best_s = wall_b = wall_s = 1e9
-    for _ in range(1 if QUICK else 3):
+    rounds = 1 if QUICK else 5
+    tbs, tss, wbs, wss = [], [], [], []
+    for _ in range(rounds):
         tb, wb, ne, npr = source_round(ok, None)
         ts, ws, ne2, npr2 = source_round(ok, sb)
-        best_b, best_s = min(best_b, tb), min(best_s, ts)
-        wall_b, wall_s = min(wall_b, wb), min(wall_s, ws)
+        tbs.append(tb), tss.append(ts), wbs.append(wb), wss.append(ws)
+    best_b, best_s = statistics.median(tbs), statistics.median(tss)
+    wall_b, wall_s = statistics.median(wbs), statistics.median(wss)
     mb = sum(os.path.getsize(p) for p in ok) / 1e6
-    print("\n## Source: open + entities + static props, %d maps (%.0f MB) both read, best of %d\n" % (
-        len(ok), mb, 1 if QUICK else 3))
+    print("\n## Source: open + entities + static props, %d maps (%.0f MB) both read, median of %d\n" % (
+        len(ok), mb, rounds))
     print("| | CPU seconds | wall seconds | maps/s (CPU) | entities | static props |")
     print("|---|---|---|---|---|---|")
     print("| bspkit (Python package) | %.3f | %.3f | %.0f | %d | %d |" % (best_b, wall_b, len(ok) / best_b, ne, npr))
     print("| srctools (pure Python) | %.3f | %.3f | %.1f | %d | %d |" % (best_s, wall_s, len(ok) / best_s, ne2, npr2))
     plain = [p for p in ok if bspkit.open(p).lumps[0].compressed is False and not any(l.compressed for l in bspkit.open(p).lumps)]
-    pb = min(source_round(plain, None)[0] for _ in range(3))
-    ps = min(source_round(plain, sb)[0] for _ in range(3))
+    pb = statistics.median(source_round(plain, None)[0] for _ in range(rounds))
+    ps = statistics.median(source_round(plain, sb)[0] for _ in range(rounds))
     print("| the %d maps without LZMA lumps: bspkit / srctools CPU s | %.3f / %.3f (x%.1f) | | | | |" % (
         len(plain), pb, ps, ps / pb))
     print("\nbspkit: **x%.1f** srctools' speed in CPU time (both threads of the library's LZMA decoding "

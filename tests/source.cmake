@@ -8,6 +8,9 @@ bk_sh_test(source_props source/props.sh)
 add_test(NAME source_vtf_formats COMMAND /usr/bin/python3 ${BK_TESTS}/source/vtf_formats.py ${BK_CLI}
          ${BK_WORK}/source_vtf_formats)
 bk_unit_test(source_unit source/test_source.c)
+# a deferred open (BK_OPT_DEFER_GEOMETRY): the same map once completed, errors located, threads
+bk_unit_test(source_defer source/test_defer.c)
+target_link_libraries(source_defer PRIVATE Threads::Threads)
 bk_unit_test(source_archive source/test_archive.c)
 bk_sh_test(source_assets source/assets.sh)
 # bspkit assets: what a map needs and where it is found, against the map's bytes and a game folder

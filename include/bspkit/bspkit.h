@@ -151,6 +151,10 @@ enum {
                                      * (docs/source.md) */
     BK_OPT_NO_SKY3D = 1u << 9,      /* Source: no "skybox_3d" node (the area around sky_camera drawn
                                      * scaled around the map, as the engine draws its 3D skybox) */
+    BK_OPT_DEFER_GEOMETRY = 1u << 10, /* bk_file_open / bk_file_load_memory of a Source map: read its
+                                      * directory, entities, game lumps (static and detail props) and
+                                      * pakfile now; decode (LZMA) and check the geometry lumps on first
+                                      * need (bk_file_complete). Other formats load whole as always */
 };
 
 typedef struct bk_options {
@@ -309,6 +313,13 @@ void bk_file_release_pages(const bk_file *f);
 /* The decoded, format-specific data of a file comes from its family's accessor: bk_quake_bsp_of,
  * bk_wad3_of (bspkit/quake.h), bk_q3_map_of (q3.h), bk_source_map_of, bk_mdl_of (source.h),
  * bk_dpm_model_of (dpm.h); each gives NULL for a file of another format. */
+
+/* Finish a load deferred by BK_OPT_DEFER_GEOMETRY: the geometry decoded and checked as a whole
+ * load does it, its diagnostics through opt (its limits are the open's). Done once: later calls,
+ * and a file loaded whole, return what the first gave (BK_OK). Everything that needs the geometry
+ * finishes it first itself (bk_file_info, bk_source_map_of, scenes, queries, lumps, edits), its
+ * diagnostics then unheard; on failure the geometry stays empty. Thread-safe. */
+bk_result bk_file_complete(bk_file *f, const bk_options *opt);
 
 /* Write f back in its own format (e.g. a DPM re-saved by the optimising saver), to a temporary
  * file renamed over path. BK_EUNSUPPORTED where the format has no writer. */

@@ -239,8 +239,14 @@ typedef struct bk_source_map {
     bk_source_detail_prop *detail_props;
 } bk_source_map;
 
-/* The decoded map of f, or NULL when f is not a Source map. */
+/* The decoded map of f, or NULL when f is not a Source map (a deferred load is finished first:
+ * bk_file_complete). */
 const bk_source_map *bk_source_map_of(const bk_file *f);
+/* The map as its open left it, a deferred load (BK_OPT_DEFER_GEOMETRY) not finished: the lump
+ * table, game lumps, static and detail props and the pakfile are there, the geometry arrays empty
+ * (counts 0) until bk_file_complete. A file loaded whole: bk_source_map_of's map. NULL when f is
+ * not a Source map. */
+const bk_source_map *bk_source_map_partial(const bk_file *f);
 /* The decoded bytes of lump idx (BK_SRC_LUMP_*). A compressed lump the loader does not read
  * (lighting, physics, ambient light, ...) is decoded on the first call, outside validation, so
  * commands pay only for what they use. Not thread-safe on one file. */

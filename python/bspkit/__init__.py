@@ -143,7 +143,9 @@ class Entity:
 
 
 def _family_struct(f) -> Tuple[str, Any]:
-    for name, fn in (("quake", lib.bk_quake_bsp_of), ("quake3", lib.bk_q3_map_of), ("source", lib.bk_source_map_of),
+    """The family and its decoded struct; a Source map's as its open left it (its geometry, which
+    bspkit.open defers, comes with Map._complete)."""
+    for name, fn in (("source", lib.bk_source_map_partial), ("quake", lib.bk_quake_bsp_of), ("quake3", lib.bk_q3_map_of),
                      ("dpm", lib.bk_dpm_model_of), ("mdl", lib.bk_mdl_of)):
         p = fn(f)
         if p != ffi.NULL:
@@ -177,7 +179,9 @@ class Map:
         self._entities: Optional[List[Entity]] = None
         self._query = None
         self._edit = None
-        self._family, self._struct = _family_struct(f)
+        self._family, self._partial = _family_struct(f)
+        self._deferred = self._family == "source"
+        self._deferred_error: Optional[BaseException] = None
 
     # -- life --------------------------------------------------------------------------
     def close(self) -> None:
@@ -204,16 +208,46 @@ class Map:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def _live(self):
+    def _handle(self):
         if self._f is None:
             raise ValueError("map is closed")
         return self._f
+
+    def _live(self):
+        """The file, its deferred part loaded (see _complete)."""
+        f = self._handle()
+        if self._deferred:
+            self._complete(f)
+        return f
+
+    def _complete(self, f) -> None:
+        """A Source map's geometry lumps, which bspkit.open leaves to their first use (decoding
+        LZMA lumps is most of an open's time): decoded and checked now, as a whole load does; its
+        located errors raise here (and again at every later use), its warnings go to Python's."""
+        if self._deferred_error is None:
+            saved = self._opts.diags
+            d = self._opts.fresh_diags()
+            try:
+                r = lib.bk_file_complete(f, self._opts.c)
+                d.check(r, self.path or "")
+                self._deferred = False
+                return
+            except Error as e:
+                self._deferred_error = e
+            finally:
+                self._opts.diags = saved
+        raise self._deferred_error
+
+    @property
+    def _struct(self) -> Any:
+        self._live()
+        return self._partial
 
     # -- facts -------------------------------------------------------------------------
     @property
     def format(self) -> str:
         """"quake1", "bsp2", "goldsrc", "wad3", "quake3", "source", "dpm", "vtf" or "mdl"."""
-        return ffi.string(lib.bk_format_name(lib.bk_file_format(self._live()))).decode()
+        return ffi.string(lib.bk_format_name(lib.bk_file_format(self._handle()))).decode()
 
     @property
     def version(self) -> int:
@@ -223,7 +257,7 @@ class Map:
     def data(self) -> memoryview:
         """The file's bytes (read-only, no copy)."""
         size = ffi.new("size_t *")
-        p = lib.bk_file_data(self._live(), size)
+        p = lib.bk_file_data(self._handle(), size)
         return memoryview(view(self, p, size[0], np.dtype("u1"))).toreadonly()
 
     @property
@@ -265,7 +299,7 @@ class Map:
         UTF-8 read as Latin-1, as `bspkit entities --json` prints it)."""
         if self._entities is None:
             out, n = ffi.new("char **"), ffi.new("size_t *")
-            r = lib.bkpy_entities_json(self._live(), out, n)
+            r = lib.bkpy_entities_json(self._handle(), out, n)
             if r != 0:
                 raise make_error(r, self.path or "entities")
             text = take_block(out[0], n[0])
@@ -472,25 +506,29 @@ class Map:
         return out.astype(bool)
 
     # -- Source --------------------------------------------------------------------------
-    def _of(self, family: str, what: str) -> Any:
-        """The family's decoded struct, or UnsupportedError for a file of another family."""
+    def _of(self, family: str, what: str, partial: bool = False) -> Any:
+        """The family's decoded struct (partial: without what a deferred load leaves for later),
+        or UnsupportedError for a file of another family."""
         if self._family != family:
             raise UnsupportedError("%s: not a %s (%s)" % (self.path, what, self.format))
+        if partial:
+            self._handle()
+            return self._partial
         return self._struct
 
-    def _source(self):
-        return self._of("source", "Source map")
+    def _source(self, partial: bool = False):
+        return self._of("source", "Source map", partial)
 
     @property
     def static_props(self) -> np.ndarray:
         """Source static props as a structured array over the library's memory (origin, angles,
         model = index into static_prop_names, skin, flags, scale, ...)."""
-        m = self._source()
+        m = self._source(partial=True)
         return view(self, m.static_props, m.static_prop_count, dtype_of("bk_source_static_prop"))
 
     @property
     def static_prop_names(self) -> List[str]:
-        m = self._source()
+        m = self._source(partial=True)
         return [cstr(m.static_prop_names[i]) for i in range(m.static_prop_name_count)]
 
     @property
@@ -634,6 +672,10 @@ def _split_member(path: str) -> Optional[Tuple[str, str]]:
     return None
 
 
+# a Source map's geometry is decoded (LZMA) and checked on first use (Map._complete)
+_DEFER = lib.BK_OPT_DEFER_GEOMETRY
+
+
 def open(source: Union[PathLike, bytes, bytearray, memoryview], game_dirs: Sequence[PathLike] = (),  # noqa: A001
          wads: Sequence[PathLike] = (), *, name: Optional[str] = None, framegroups: Optional[PathLike] = None) -> Map:
     """Load a map or model from a path (``ARCHIVE.pk3:maps/x.bsp`` reads a member) or from bytes.
@@ -646,7 +688,7 @@ def open(source: Union[PathLike, bytes, bytearray, memoryview], game_dirs: Seque
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
         o = Options(name=name or "<bytes>", search_paths=search,
-                    framegroups=os.fspath(framegroups) if framegroups else None)
+                    framegroups=os.fspath(framegroups) if framegroups else None, flags=_DEFER)
         buf = ffi.from_buffer(data)
         r = lib.bk_file_load_memory(buf, len(data), o.c, out)
         o.diags.check(r, name or "<bytes>")
@@ -662,13 +704,13 @@ def open(source: Union[PathLike, bytes, bytearray, memoryview], game_dirs: Seque
             except KeyError:
                 raise NotFoundError("%s: no member '%s' in the archive" % (arc, mem), 15, arc) from None
         o = Options(name=name or path, base_dir=base, search_paths=search + [arc],
-                    framegroups=os.fspath(framegroups) if framegroups else None)
+                    framegroups=os.fspath(framegroups) if framegroups else None, flags=_DEFER)
         buf = ffi.from_buffer(data)
         r = lib.bk_file_load_memory(buf, len(data), o.c, out)
         o.diags.check(r, path)
         return Map(out[0], o, (data, buf), path)
     o = Options(name=name or path, base_dir=base, search_paths=search,
-                framegroups=os.fspath(framegroups) if framegroups else None)
+                framegroups=os.fspath(framegroups) if framegroups else None, flags=_DEFER)
     r = lib.bk_file_open(os.fsencode(path), o.c, out)
     o.diags.check(r, path)
     return Map(out[0], o, None, path)

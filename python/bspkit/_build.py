@@ -175,6 +175,9 @@ ffibuilder.set_source(
     "bspkit._native", HELPERS,
     include_dirs=[str(INCLUDE)],
     extra_objects=[str(_d / "libbspkit.a")],
+    # relinked when the library is newer than the extension (setuptools looks at sources and
+    # depends only, so `make python` after a library change would keep the old code)
+    depends=[str(_d / "libbspkit.a")],
     libraries=_libs, library_dirs=_lib_dirs,
     extra_compile_args=["-O2", "-std=c11"] + shlex.split(os.environ.get("BSPKIT_CFLAGS", "")),
     # e.g. BSPKIT_LDFLAGS="-fsanitize=address,undefined" with a sanitizer build's libbspkit.a

@@ -84,6 +84,7 @@ bk_result bk_edit_begin(const bk_file *f, const bk_options *opt, bk_edit **out)
     const bk_version_desc *v = f->version;
     if (!v || !v->dir) return BK_EUNSUPPORTED;
     if (f->size < v->dir->header_size) return BK_ETRUNCATED;
+    BK_TRY(bk_file_complete((bk_file *)f, opt)); /* a deferred load, its diagnostics to opt */
     bk_edit *e = bk_calloc(1, sizeof *e);
     if (!e) return BK_ENOMEM;
     e->f = f;

@@ -88,6 +88,11 @@ static bk_result load_common(const uint8_t *data, size_t size, bk_ctx *ctx, bk_f
         bk_file_free(f);
         return r;
     }
+    if (atomic_load(&f->deferred)) {
+        f->limits = ctx->opt.limits;
+        bk_mutex_init(&f->lock);
+        f->has_lock = true;
+    }
     *out = f;
     return BK_OK;
 }
@@ -203,11 +208,49 @@ void bk_file_free(bk_file *f)
     bk_free(f->owned);
     if (f->mapped) bk_unmap_file(f->mapped, f->mapped_size);
     bk_free(f->name);
+    if (f->has_lock) bk_mutex_destroy(&f->lock);
     bk_free(f);
 }
 
+/* the file whose deferred load this thread is completing (its loader may ask for its own parts) */
+static _Thread_local const bk_file *t_completing;
+
+bk_result bk_file_complete(bk_file *f, const bk_options *opt)
+{
+    if (!f) return BK_EARG;
+    if (!atomic_load_explicit(&f->deferred, memory_order_acquire) || t_completing == f) return f->completed;
+    bk_mutex_lock(&f->lock);
+    if (atomic_load_explicit(&f->deferred, memory_order_relaxed)) {
+        bk_ctx ctx;
+        bk_ctx_init(&ctx, opt, false);
+        ctx.opt.limits = f->limits;
+        ctx.opt.budget = NULL; /* the loader keeps the open's */
+        if (!ctx.file) ctx.file = f->name;
+        ctx.mapped_input = f->mapped != NULL;
+        t_completing = f;
+        bk_result r = f->family->ops->complete(f, &ctx);
+        t_completing = NULL;
+        if (r == BK_OK && ctx.errors) r = ctx.first_error;
+        f->completed = r;
+        atomic_store_explicit(&f->deferred, 0, memory_order_release);
+    }
+    bk_mutex_unlock(&f->lock);
+    return f->completed;
+}
+
+/* what needs the whole of a deferred load finishes it, its diagnostics unheard (bk_file_complete
+ * with the caller's options tells them) */
+static void settle(const bk_file *f)
+{
+    if (f && atomic_load_explicit(&f->deferred, memory_order_acquire)) (void)bk_file_complete((bk_file *)f, NULL);
+}
+
 bk_format bk_file_format(const bk_file *f) { return f ? f->format : BK_FORMAT_UNKNOWN; }
-const bk_info *bk_file_info(const bk_file *f) { return f ? &f->info : NULL; }
+const bk_info *bk_file_info(const bk_file *f)
+{
+    settle(f);
+    return f ? &f->info : NULL;
+}
 const bk_entities *bk_file_entities(const bk_file *f)
 {
     static const bk_entities none = {NULL, 0};
@@ -225,11 +268,13 @@ void bk_file_release_pages(const bk_file *f)
 const void *bk_file_impl(const bk_file *f, bk_format expect)
 {
     if (!f) return NULL;
-    if (f->format == expect) return f->impl;
+    bool ours = f->format == expect;
     /* a family serving several formats (Quake: BSP29, BSP2, BSP30) serves each of its rows' */
-    for (uint32_t i = 0; f->family && i < f->family->version_count; i++)
-        if (f->family->versions[i].format == expect && f->family->versions[i].supported) return f->impl;
-    return NULL;
+    for (uint32_t i = 0; !ours && f->family && i < f->family->version_count; i++)
+        ours = f->family->versions[i].format == expect && f->family->versions[i].supported;
+    if (!ours) return NULL;
+    settle(f);
+    return f->impl;
 }
 
 /* ---- helpers for decoders ---------------------------------------------------------------- */

@@ -3,6 +3,8 @@
 #ifndef BK_FORMAT_H
 #define BK_FORMAT_H
 
+#include <stdatomic.h>
+
 #include "../common/bk_internal.h"
 
 struct bk_file {
@@ -18,6 +20,13 @@ struct bk_file {
     bk_info info;              /* filled by the loader */
     bk_entities entities;      /* filled by the loader (may be empty) */
     void *impl;                /* the decoded format data */
+    /* a load its loader left to finish on first need (BK_OPT_DEFER_GEOMETRY): ops->complete runs
+     * once (bk_file_complete), under lock, with the open's limits */
+    atomic_int deferred;       /* set by the loader; 0 once completed */
+    bool has_lock;
+    bk_result completed;       /* what the completion gave */
+    bk_limits limits;
+    bk_mutex lock;
 };
 
 typedef struct bk_format_ops {
@@ -35,6 +44,8 @@ typedef struct bk_format_ops {
     bk_result (*extract_images)(const bk_file *f, const bk_options *opt, bk_scene *out);
     /* Write the file back in its own format (temporary file + rename). May be NULL. */
     bk_result (*write)(const bk_file *f, const bk_options *opt, const char *path);
+    /* Finish a load the loader deferred (it set f->deferred), reporting through ctx. May be NULL. */
+    bk_result (*complete)(bk_file *f, bk_ctx *ctx);
 } bk_format_ops;
 
 extern const bk_format_ops bk_ops_quake;   /* BSP29, BSP2, BSP30 */

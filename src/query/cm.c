@@ -23,6 +23,9 @@ void bk_cm_free(bk_cm *cm)
     bk_free(cm->tris);
     bk_free(cm->meshes);
     bk_free(cm->models);
+    bk_free(cm->side_planes);
+    bk_free(cm->lbrushes);
+    bk_free(cm->tnodes);
     bk_cm_point_index_free(cm);
     memset(cm, 0, sizeof *cm);
 }
@@ -89,6 +92,45 @@ void bk_cm_finish(bk_cm *cm)
             if (k >= 0 && sign < 0 && -p->d > br->mins[k]) br->mins[k] = -p->d;
         }
     }
+}
+
+bk_result bk_cm_trace_index(bk_cm *cm, bk_ctx *ctx)
+{
+    bk_result r = BK_OK;
+    cm->side_planes = bk_alloc_array(ctx, cm->side_count, sizeof *cm->side_planes, &r);
+    cm->lbrushes = bk_alloc_array(ctx, cm->leafbrush_count, sizeof *cm->lbrushes, &r);
+    cm->tnodes = bk_alloc_array(ctx, cm->node_count, sizeof *cm->tnodes, &r);
+    if (r != BK_OK) {
+        bk_free(cm->side_planes);
+        bk_free(cm->lbrushes);
+        bk_free(cm->tnodes);
+        cm->side_planes = NULL;
+        cm->lbrushes = NULL;
+        cm->tnodes = NULL;
+        return r;
+    }
+    for (uint32_t i = 0; i < cm->node_count; i++) {
+        const bk_cm_plane *p = &cm->planes[cm->nodes[i].plane];
+        bk_cm_tnode *t = &cm->tnodes[i];
+        memcpy(t->n, p->n, sizeof p->n);
+        t->d = p->d;
+        t->type = p->type;
+        memcpy(t->children, cm->nodes[i].children, sizeof t->children);
+    }
+    for (uint32_t i = 0; i < cm->side_count; i++) {
+        const bk_cm_plane *p = &cm->planes[cm->sides[i].plane];
+        memcpy(cm->side_planes[i].n, p->n, sizeof p->n);
+        cm->side_planes[i].d = p->d;
+    }
+    for (uint32_t i = 0; i < cm->leafbrush_count; i++) {
+        const bk_cm_brush *br = &cm->brushes[cm->leafbrushes[i]];
+        bk_cm_lbrush *lb = &cm->lbrushes[i];
+        memcpy(lb->mins, br->mins, sizeof lb->mins);
+        memcpy(lb->maxs, br->maxs, sizeof lb->maxs);
+        lb->contents = br->num_sides ? br->contents : 0;
+        lb->brush = cm->leafbrushes[i];
+    }
+    return BK_OK;
 }
 
 static inline float pdist(const bk_cm_plane *p, const float v[3])
@@ -262,24 +304,37 @@ typedef struct tw {
     bk_trace_result *tr;
 } tw;
 
-typedef struct cplane { float n[3]; float d; } cplane;
+typedef bk_cm_sideplane cplane;
 
-/* Clip the move against one convex set of planes (a brush, or a triangle made solid). */
-static void clip_convex(tw *w, const cplane *pl, uint32_t n, const int32_t *surf, uint32_t contents,
+/* MAXS: the sides of a brush the sweep reads (a brush with more keeps its first MAXS) */
+enum { MAXS = 128 };
+
+/* Clip the move against one convex set of planes (a brush, or a triangle made solid); sides: a
+ * brush's, for the surface hit, or NULL. */
+static void clip_convex(tw *w, const cplane *pl, uint32_t n, const bk_cm_side *sides, uint32_t contents,
                         int32_t native, int32_t surface_default)
 {
-    float enter = -1, leave = 1;
-    int hit = -1;
-    bool startout = false, getout = false;
+    /* first every plane's distances, and whether one is in front all the way (or left no
+     * closer): then the move misses the whole set, whichever plane says so (most sets) */
+    float d1s[MAXS], d2s[MAXS];
+    int miss = 0;
     for (uint32_t i = 0; i < n; i++) {
         const float *nn = pl[i].n;
         float dist = pl[i].d + fabsf(nn[0]) * w->ext[0] + fabsf(nn[1]) * w->ext[1] + fabsf(nn[2]) * w->ext[2];
         float d1 = nn[0] * w->start[0] + nn[1] * w->start[1] + nn[2] * w->start[2] - dist;
         float d2 = nn[0] * w->end[0] + nn[1] * w->end[1] + nn[2] * w->end[2] - dist;
+        d1s[i] = d1;
+        d2s[i] = d2;
+        miss |= (d1 > 0) & ((d2 >= CLIP_EPS) | (d2 >= d1));
+    }
+    if (miss) return;
+    float enter = -1, leave = 1;
+    int hit = -1;
+    bool startout = false, getout = false;
+    for (uint32_t i = 0; i < n; i++) {
+        float d1 = d1s[i], d2 = d2s[i];
         if (d2 > 0) getout = true;
         if (d1 > 0) startout = true;
-        /* in front of this plane all the way (or leaving it no closer): misses the whole set */
-        if (d1 > 0 && (d2 >= CLIP_EPS || d2 >= d1)) return;
         if (d1 <= 0 && d2 <= 0) continue;
         if (d1 > d2) {          /* entering */
             float f = (d1 - CLIP_EPS) / (d1 - d2);
@@ -309,8 +364,16 @@ static void clip_convex(tw *w, const cplane *pl, uint32_t n, const int32_t *surf
         tr->dist = pl[hit].d;
         tr->contents = contents;
         tr->native_contents = native;
-        tr->surface = surf ? surf[hit] : surface_default;
+        tr->surface = sides ? sides[hit].surface : surface_default;
     }
+}
+
+/* the brush's sides against the move (its contents and bounds already passed) */
+static void clip_brush(tw *w, const bk_cm_brush *br)
+{
+    const bk_cm *cm = w->cm;
+    uint32_t n = br->num_sides < MAXS ? br->num_sides : MAXS;
+    clip_convex(w, cm->side_planes + br->first_side, n, cm->sides + br->first_side, br->contents, br->native, -1);
 }
 
 static void trace_brush(tw *w, const bk_cm_brush *br)
@@ -318,18 +381,7 @@ static void trace_brush(tw *w, const bk_cm_brush *br)
     if (!(br->contents & w->mask) || br->num_sides == 0) return;
     for (int k = 0; k < 3; k++)
         if (w->smin[k] > br->maxs[k] || w->smax[k] < br->mins[k]) return;
-    enum { MAXS = 128 };
-    cplane pl[MAXS];
-    int32_t surf[MAXS];
-    uint32_t n = br->num_sides < MAXS ? br->num_sides : MAXS;
-    for (uint32_t s = 0; s < n; s++) {
-        const bk_cm_side *sd = &w->cm->sides[br->first_side + s];
-        const bk_cm_plane *p = &w->cm->planes[sd->plane];
-        memcpy(pl[s].n, p->n, sizeof pl[s].n);
-        pl[s].d = p->d;
-        surf[s] = sd->surface;
-    }
-    clip_convex(w, pl, n, surf, br->contents, br->native, -1);
+    clip_brush(w, br);
 }
 
 /* A triangle collides as a thin solid: its plane both ways, a plane through each edge, and the
@@ -394,8 +446,15 @@ static void trace_mesh(tw *w, const bk_cm_mesh *m)
 static void trace_leaf(tw *w, const bk_cm_leaf *lf)
 {
     const bk_cm *cm = w->cm;
-    for (uint32_t i = 0; i < lf->num_brushes && !w->tr->allsolid; i++)
-        trace_brush(w, &cm->brushes[cm->leafbrushes[lf->first_brush + i]]);
+    /* trace_brush's tests in the same order, the leaf's brushes read in sequence */
+    const bk_cm_lbrush *lb = cm->lbrushes + lf->first_brush;
+    for (uint32_t i = 0; i < lf->num_brushes && !w->tr->allsolid; i++) {
+        const bk_cm_lbrush *b = &lb[i];
+        if (!(b->contents & w->mask) || w->smin[0] > b->maxs[0] || w->smax[0] < b->mins[0] ||
+            w->smin[1] > b->maxs[1] || w->smax[1] < b->mins[1] || w->smin[2] > b->maxs[2] || w->smax[2] < b->mins[2])
+            continue;
+        clip_brush(w, &cm->brushes[b->brush]);
+    }
     for (uint32_t i = 0; i < lf->num_meshes && !w->tr->allsolid; i++)
         trace_mesh(w, &cm->meshes[cm->leafmeshes[lf->first_mesh + i]]);
 }
@@ -411,8 +470,7 @@ static void trace_tree(tw *w, int32_t num, float p1f, float p2f, const float p1[
         return;
     }
     if ((uint32_t)num >= cm->node_count || depth > cm->node_count) return;
-    const bk_cm_node *nd = &cm->nodes[num];
-    const bk_cm_plane *pl = &cm->planes[nd->plane];
+    const bk_cm_tnode *pl = &cm->tnodes[num], *nd = pl;
     float t1, t2, offset;
     if (pl->type < 3) {
         t1 = p1[pl->type] - pl->d;

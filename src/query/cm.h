@@ -94,6 +94,27 @@ typedef struct bk_cm_grid {
     double margin;             /* how far a plane must be from a cell to decide it */
 } bk_cm_grid;
 
+/* What the sweep reads, laid out for it (bk_cm_trace_index, part of bk_cm_build): every brush
+ * side's plane inline (by side index), every leaf's brushes as a run of their bounds and contents
+ * in leaf order (by leafbrush index), read in sequence instead of one load through leafbrushes a
+ * brush, and the nodes with their planes inline (one load a node instead of two). */
+typedef struct bk_cm_sideplane {
+    float n[3], d;
+} bk_cm_sideplane;
+
+typedef struct bk_cm_tnode {
+    float n[3], d;             /* the node's plane, inline */
+    int32_t children[2];
+    int32_t type;              /* the plane's */
+    int32_t pad_;
+} bk_cm_tnode;
+
+typedef struct bk_cm_lbrush {
+    float mins[3], maxs[3];    /* the brush's bounds */
+    uint32_t contents;         /* 0 for a brush without sides (it collides with nothing) */
+    uint32_t brush;
+} bk_cm_lbrush;
+
 typedef struct bk_cm {
     bk_cm_plane *planes;   uint32_t plane_count;
     bk_cm_node *nodes;     uint32_t node_count;
@@ -108,6 +129,9 @@ typedef struct bk_cm {
     int leaf_contents_from_brushes;   /* Quake 3: a point's contents are its brushes' */
     bk_cm_ptindex pt;
     bk_cm_grid grid;
+    bk_cm_sideplane *side_planes;     /* side_count */
+    bk_cm_lbrush *lbrushes;           /* leafbrush_count */
+    bk_cm_tnode *tnodes;              /* node_count */
 } bk_cm;
 
 void bk_cm_free(bk_cm *cm);
@@ -133,6 +157,9 @@ static inline int bk_cm_axis(const bk_cm_plane *p, float *sign)
 }
 /* Fill plane type (axial or not) and each brush's bounds from its axial sides. */
 void bk_cm_finish(bk_cm *cm);
+/* Lay out what the sweep reads (side_planes, lbrushes, tnodes) after bk_cm_finish (BK_ENOMEM /
+ * BK_ELIMIT: none of them, and the model is not to be used). */
+bk_result bk_cm_trace_index(bk_cm *cm, bk_ctx *ctx);
 /* The leaf holding p, walking from node `head` (>= 0), or -1 when the tree is broken. For the
  * root of model 0 the walk starts at p's cell of the start grid (cm_point.c). */
 int32_t bk_cm_point_leaf(const bk_cm *cm, int32_t head, const float p[3]);

@@ -95,6 +95,7 @@ bk_result bk_query_open(const bk_file *f, const bk_options *opt, bk_query **out)
 {
     if (!f || !out) return BK_EARG;
     *out = NULL;
+    BK_TRY(bk_file_complete((bk_file *)f, opt)); /* a deferred load, its diagnostics to opt */
     bk_ctx ctx;
     bk_ctx_init(&ctx, opt, true);
     if (!ctx.file) ctx.file = f->name;

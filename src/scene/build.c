@@ -11,6 +11,7 @@ bk_result bk_scene_build(const bk_file *f, const bk_options *opt, uint32_t own_f
     if (!f || !out) return BK_EARG;
     *out = NULL;
     if (!f->family->ops->build_scene) return BK_EUNSUPPORTED;
+    BK_TRY(bk_file_complete((bk_file *)f, opt)); /* a deferred load, its diagnostics to opt */
     bk_scene *s = bk_scene_new();
     if (!s) return BK_ENOMEM;
     bk_options o = {0};

@@ -388,3 +388,34 @@ def test_bad_arguments_raise():
     m.close()
     with pytest.raises(ValueError):
         m.entities
+
+
+def test_source_geometry_decoded_on_first_use(tmp_path):
+    """bspkit.open reads a Source map's entities and props without decoding its geometry; the
+    first use of the geometry decodes it (the same map as a whole load), and an error in it is
+    raised there with the CLI's located message, again at every later use."""
+    lzma = [p for p in source_maps() if "lzma" in os.path.basename(p)]
+    if not lzma:
+        pytest.skip("no LZMA Source map in the corpus")
+    m = bspkit.open(lzma[0])
+    assert len(m.entities) > 0 and len(m.static_props) >= 0 and m.format == "source"
+    assert m._deferred  # nothing asked for the geometry yet
+    assert m.info["counts"]["faces"] == cli_json("info", lzma[0], "--json")["counts"]["faces"]
+    assert not m._deferred and len(m.array("faces")) == m.info["counts"]["faces"]
+    # face 1's texinfo out of range: a whole load refuses the map at the faces lump
+    path = need(os.path.join(SRC, "tf2_v20_bsp_tool_test2.bsp"))
+    data = bytearray(open(path, "rb").read())
+    ofs = int.from_bytes(data[8 + 16 * 7:12 + 16 * 7], "little")  # lump 7: faces, 56 bytes each
+    data[ofs + 56 + 10:ofs + 56 + 12] = (32767).to_bytes(2, "little")
+    bad = tmp_path / "bad_face.bsp"
+    bad.write_bytes(bytes(data))
+    r = subprocess.run([CLI, "info", str(bad)], capture_output=True, text=True)
+    assert r.returncode != 0
+    m = bspkit.open(bad)
+    assert len(m.entities) > 0
+    for _ in range(2):
+        with pytest.raises(bspkit.Error) as ei:
+            m.info
+        assert str(ei.value) in r.stderr and ei.value.lump == "faces" and ei.value.index == 1
+    with pytest.raises(bspkit.Error):
+        m.trace(np.zeros((1, 3)), np.ones((1, 3)))

@@ -511,4 +511,4 @@ static bk_result dpm_load(bk_file *f, bk_ctx *ctx)
     return ctx->errors ? ctx->first_error : BK_OK;
 }
 
-const bk_format_ops bk_ops_dpm = {BK_FORMAT_DPM, dpm_probe, dpm_load, dpm_destroy, bk_dpm_build_scene, NULL, bk_dpm_write};
+const bk_format_ops bk_ops_dpm = {BK_FORMAT_DPM, dpm_probe, dpm_load, dpm_destroy, bk_dpm_build_scene, NULL, bk_dpm_write, NULL};

@@ -837,7 +837,7 @@ bk_result bk_q3_lightgrid_sample(const bk_q3_map *m, const float pos[3], bk_q3_l
 static bk_result q3_extract_images(const bk_file *f, const bk_options *opt, bk_scene *s);
 
 const bk_format_ops bk_ops_q3 = {BK_FORMAT_QUAKE3, q3_probe, q3_load, q3_destroy, bk_q3_build_scene,
-                                 q3_extract_images, NULL};
+                                 q3_extract_images, NULL, NULL};
 
 /* The lightmap pages of the lump as 128x128 images (the map's only embedded pixels). */
 static bk_result q3_extract_images(const bk_file *f, const bk_options *opt, bk_scene *s)

@@ -726,4 +726,4 @@ static bk_result q_load(bk_file *f, bk_ctx *ctx)
 const bk_quake_bsp *bk_quake_bsp_of(const bk_file *f) { return bk_file_impl(f, BK_FORMAT_GOLDSRC); }
 
 const bk_format_ops bk_ops_quake = {BK_FORMAT_GOLDSRC,   q_probe, q_load, q_destroy, bk_quake_build_scene,
-                                    bk_quake_extract_images, NULL};
+                                    bk_quake_extract_images, NULL, NULL};

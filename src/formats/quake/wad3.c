@@ -393,4 +393,4 @@ static bk_result wad_extract(const bk_file *f, const bk_options *opt, bk_scene *
 
 const bk_wad3 *bk_wad3_of(const bk_file *f) { return bk_file_impl(f, BK_FORMAT_WAD3); }
 
-const bk_format_ops bk_ops_wad3 = {BK_FORMAT_WAD3, wad_probe, wad_load, wad_destroy, NULL, wad_extract, NULL};
+const bk_format_ops bk_ops_wad3 = {BK_FORMAT_WAD3, wad_probe, wad_load, wad_destroy, NULL, wad_extract, NULL, NULL};

@@ -729,4 +729,4 @@ static bk_result mdl_load(bk_file *f, bk_ctx *ctx)
 
 const bk_mdl *bk_mdl_of(const bk_file *f) { return bk_file_impl(f, BK_FORMAT_MDL); }
 
-const bk_format_ops bk_ops_mdl = {BK_FORMAT_MDL, mdl_probe, mdl_load, mdl_destroy, bk_mdl_build_scene, NULL, NULL};
+const bk_format_ops bk_ops_mdl = {BK_FORMAT_MDL, mdl_probe, mdl_load, mdl_destroy, bk_mdl_build_scene, NULL, NULL, NULL};

@@ -3,6 +3,7 @@
  * lumps: vbsp_gamelumps.c).
  * Layouts follow the Source SDK's public/bspfile.h and public/gamebspfile.h; nothing is cast
  * over file bytes. */
+#include <stddef.h>
 #include <stdio.h>
 
 #include "vbsp_loader.h"
@@ -21,6 +22,11 @@ const bk_source_map *bk_source_map_of(const bk_file *f)
 {
     const vbsp_impl *m = bk_file_impl(f, BK_FORMAT_SOURCE);
     return m ? &m->pub : NULL;
+}
+
+const bk_source_map *bk_source_map_partial(const bk_file *f)
+{
+    return f && f->format == BK_FORMAT_SOURCE && f->impl ? &((const vbsp_impl *)f->impl)->pub : NULL;
 }
 
 bk_result bk_source_lump_bytes(const bk_file *f, int idx, const uint8_t **data, size_t *size)
@@ -65,6 +71,22 @@ static int vbsp_probe(const uint8_t *d, size_t n)
     return bk_family_ident(&bk_family_source, d, n) ? 1 : 0;
 }
 
+/* the arrays of the geometry stage (load_geometry), freed and zeroed */
+static void drop_geometry(vbsp_impl *m)
+{
+    bk_source_map *p = &m->pub;
+    bk_free(m->names);
+    m->names = NULL;
+    void *arrays[] = {p->planes, p->vertices, p->edges, p->surfedges, p->faces, p->orig_faces, p->hdr_faces,
+                      p->texinfo, p->texdata, p->nodes, p->leafs, p->leaffaces, p->leafbrushes, p->brushes,
+                      p->brushsides, p->models, p->areas, p->areaportals, p->dispinfo, p->dispverts, p->disptris};
+    for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) bk_free(arrays[i]);
+    /* every field from the planes to the displacement triangles is the geometry's */
+    memset(&p->planes, 0, offsetof(bk_source_map, cubemap_count) - offsetof(bk_source_map, planes));
+    p->clip_portal_vert_count = 0;
+    m->occluder_count = m->occluder_poly_count = 0;
+}
+
 static void vbsp_destroy(void *impl)
 {
     vbsp_impl_full *F = impl;
@@ -78,28 +100,7 @@ static void vbsp_destroy(void *impl)
         }
     for (uint32_t i = 0; i < F->extra.gl_count && p->game_lumps; i++)
         if (F->extra.gl_owned[i]) bk_budget_give(m->shared, p->game_lumps[i].size);
-    bk_free(m->names);
-    bk_free(p->planes);
-    bk_free(p->vertices);
-    bk_free(p->edges);
-    bk_free(p->surfedges);
-    bk_free(p->faces);
-    bk_free(p->orig_faces);
-    bk_free(p->hdr_faces);
-    bk_free(p->texinfo);
-    bk_free(p->texdata);
-    bk_free(p->nodes);
-    bk_free(p->leafs);
-    bk_free(p->leaffaces);
-    bk_free(p->leafbrushes);
-    bk_free(p->brushes);
-    bk_free(p->brushsides);
-    bk_free(p->models);
-    bk_free(p->areas);
-    bk_free(p->areaportals);
-    bk_free(p->dispinfo);
-    bk_free(p->dispverts);
-    bk_free(p->disptris);
+    drop_geometry(m);
     bk_free(p->game_lumps);
     bk_free(p->static_prop_names);
     bk_free(p->static_prop_leaves);
@@ -702,6 +703,26 @@ static bk_result load_all_faces(vbsp_ld *L)
     return BK_OK;
 }
 
+/* the geometry lumps (compressed ones decoded here; the rest when asked for), read and checked */
+static bk_result load_geometry(vbsp_ld *L)
+{
+    static const int k_read[] = {BK_SRC_LUMP_PLANES, BK_SRC_LUMP_VERTEXES, BK_SRC_LUMP_EDGES,
+                                 BK_SRC_LUMP_SURFEDGES, BK_SRC_LUMP_TEXDATA, BK_SRC_LUMP_TEXDATA_STRING_TABLE,
+                                 BK_SRC_LUMP_TEXDATA_STRING_DATA, BK_SRC_LUMP_TEXINFO, BK_SRC_LUMP_FACES,
+                                 BK_SRC_LUMP_ORIGINALFACES, BK_SRC_LUMP_FACES_HDR, BK_SRC_LUMP_VISIBILITY,
+                                 BK_SRC_LUMP_AREAS, BK_SRC_LUMP_AREAPORTALS, BK_SRC_LUMP_CLIPPORTALVERTS,
+                                 BK_SRC_LUMP_BRUSHSIDES, BK_SRC_LUMP_BRUSHES, BK_SRC_LUMP_LEAFFACES,
+                                 BK_SRC_LUMP_LEAFBRUSHES, BK_SRC_LUMP_LEAFS, BK_SRC_LUMP_NODES, BK_SRC_LUMP_MODELS,
+                                 BK_SRC_LUMP_DISP_VERTS, BK_SRC_LUMP_DISP_TRIS, BK_SRC_LUMP_DISPINFO};
+    for (size_t k = 0; k < sizeof k_read / sizeof *k_read; k++) BK_TRY(bk_vbsp_lump_decode(L->f, k_read[k], L->ctx));
+    BK_TRY(load_simple(L));
+    BK_TRY(load_displacements(L));
+    BK_TRY(load_all_faces(L));
+    BK_TRY(check_displacements(L));
+    BK_TRY(bk_vbsp_load_tree(L));
+    return bk_vbsp_load_occluders(L);   /* its references are to the planes and vertices */
+}
+
 static void fill_info(bk_file *f, const bk_source_map *p)
 {
     const bk_source_lump *ldr = &p->lumps[BK_SRC_LUMP_LIGHTING], *hdr = &p->lumps[BK_SRC_LUMP_LIGHTING_HDR];
@@ -794,25 +815,10 @@ static bk_result vbsp_load(bk_file *f, bk_ctx *ctx)
     if (p->lumps[BK_SRC_LUMP_CUBEMAPS].size % 16 == 0) p->cubemap_count = (uint32_t)(p->lumps[BK_SRC_LUMP_CUBEMAPS].size / 16);
     if (p->lumps[BK_SRC_LUMP_OVERLAYS].size % 352 == 0) p->overlay_count = (uint32_t)(p->lumps[BK_SRC_LUMP_OVERLAYS].size / 352);
 
-    /* the lumps the loader reads (compressed ones are decoded here; the rest when asked for) */
-    static const int k_read[] = {BK_SRC_LUMP_ENTITIES, BK_SRC_LUMP_PLANES, BK_SRC_LUMP_VERTEXES, BK_SRC_LUMP_EDGES,
-                                 BK_SRC_LUMP_SURFEDGES, BK_SRC_LUMP_TEXDATA, BK_SRC_LUMP_TEXDATA_STRING_TABLE,
-                                 BK_SRC_LUMP_TEXDATA_STRING_DATA, BK_SRC_LUMP_TEXINFO, BK_SRC_LUMP_FACES,
-                                 BK_SRC_LUMP_ORIGINALFACES, BK_SRC_LUMP_FACES_HDR, BK_SRC_LUMP_VISIBILITY,
-                                 BK_SRC_LUMP_AREAS, BK_SRC_LUMP_AREAPORTALS, BK_SRC_LUMP_CLIPPORTALVERTS,
-                                 BK_SRC_LUMP_BRUSHSIDES, BK_SRC_LUMP_BRUSHES, BK_SRC_LUMP_LEAFFACES,
-                                 BK_SRC_LUMP_LEAFBRUSHES, BK_SRC_LUMP_LEAFS, BK_SRC_LUMP_NODES, BK_SRC_LUMP_MODELS,
-                                 BK_SRC_LUMP_DISP_VERTS, BK_SRC_LUMP_DISP_TRIS, BK_SRC_LUMP_DISPINFO};
-    for (size_t k = 0; k < sizeof k_read / sizeof *k_read; k++) {
-        bk_result r = bk_vbsp_lump_decode(f, k_read[k], ctx);
-        if (r != BK_OK) return r;
-    }
-    BK_TRY(load_simple(&L));
-    BK_TRY(load_displacements(&L));
-    BK_TRY(load_all_faces(&L));
-    BK_TRY(check_displacements(&L));
-    BK_TRY(bk_vbsp_load_tree(&L));
-    BK_TRY(bk_vbsp_load_occluders(&L));
+    /* the entities now; the geometry now, or on first need when the caller deferred it */
+    BK_TRY(bk_vbsp_lump_decode(f, BK_SRC_LUMP_ENTITIES, ctx));
+    bool defer = !ctx->keep_going && (ctx->opt.flags & BK_OPT_DEFER_GEOMETRY);
+    if (!defer) BK_TRY(load_geometry(&L));
     BK_TRY(bk_vbsp_load_game_lumps(&L));
 
     const bk_source_lump *pak = &p->lumps[BK_SRC_LUMP_PAKFILE];
@@ -834,9 +840,27 @@ static bk_result vbsp_load(bk_file *f, bk_ctx *ctx)
         BK_TRY(bk_load_entities(f, ctx, "entities", ent->data, len, ent->offset));
     }
 
-    fill_info(f, p);
+    if (defer) f->deferred = 1; /* vbsp_complete */
+    else fill_info(f, p);
+    return BK_OK;
+}
+
+/* The rest of a deferred load (bk_file_complete): the geometry and what checks it, the static
+ * props' leaves against the leafs; on failure the geometry stays empty. */
+static bk_result vbsp_complete(bk_file *f, bk_ctx *ctx)
+{
+    vbsp_impl_full *F = f->impl;
+    vbsp_ld L = {f, ctx, &F->base, &F->base.pub, F->extra.gl_owned, F->extra.prop_name_block, 0};
+    bk_result r = load_geometry(&L);
+    if (r == BK_OK) r = bk_vbsp_check_prop_leaves(&L);
+    if (r == BK_OK && ctx->errors) r = ctx->first_error;
+    if (r != BK_OK) {
+        drop_geometry(&F->base);
+        return r;
+    }
+    fill_info(f, &F->base.pub);
     return BK_OK;
 }
 
 const bk_format_ops bk_ops_source = {BK_FORMAT_SOURCE, vbsp_probe, vbsp_load, vbsp_destroy, bk_vbsp_build_scene,
-                                     bk_vbsp_extract_images, NULL};
+                                     bk_vbsp_extract_images, NULL, vbsp_complete};

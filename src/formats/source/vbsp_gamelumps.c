@@ -343,3 +343,19 @@ bk_result bk_vbsp_load_game_lumps(vbsp_ld *L)
     }
     return BK_OK;
 }
+
+/* The static props' leaves against the leafs, for a load that read the game lumps before the tree
+ * (BK_OPT_DEFER_GEOMETRY): the check load_sprp makes when the leafs are there already. */
+bk_result bk_vbsp_check_prop_leaves(vbsp_ld *L)
+{
+    const bk_source_map *p = L->p;
+    const bk_source_game_lump *g = NULL;
+    for (uint32_t i = 0; i < p->game_lump_count && !g; i++)
+        if (p->game_lumps[i].id == SPRP_ID) g = &p->game_lumps[i];
+    if (!g || !p->leaf_count) return BK_OK;
+    for (uint32_t i = 0; i < p->static_prop_leaf_count; i++)
+        if (p->static_prop_leaves[i] >= p->leaf_count)
+            BK_ERR(L->ctx, BK_EINDEX, "game_lump:sprp", i, g->offset, "prop leaf %u out of range (%u leafs)",
+                   p->static_prop_leaves[i], p->leaf_count);
+    return BK_OK;
+}

@@ -84,5 +84,7 @@ bk_result bk_vbsp_lzma_size_ok(vbsp_ld *L, int i, uint32_t actual, bool *fits);
 
 /* vbsp_gamelumps.c: the game lump directory, static props (sprp) and detail props (dprp) */
 bk_result bk_vbsp_load_game_lumps(vbsp_ld *L);
+/* the static props' leaves against the leafs, when the game lumps were read before the tree */
+bk_result bk_vbsp_check_prop_leaves(vbsp_ld *L);
 
 #endif

@@ -405,4 +405,4 @@ static bk_result vtf_extract(const bk_file *f, const bk_options *opt, bk_scene *
     return r;
 }
 
-const bk_format_ops bk_ops_vtf = {BK_FORMAT_VTF, vtf_probe, vtf_load, vtf_destroy, NULL, vtf_extract, NULL};
+const bk_format_ops bk_ops_vtf = {BK_FORMAT_VTF, vtf_probe, vtf_load, vtf_destroy, NULL, vtf_extract, NULL, NULL};
