@@ -77,13 +77,17 @@ def pairs(t):
         ents.append(e); k += 1
     return ents
 
-if __name__ == "__main__":   # importable (source/outputs.py, source/hdr.py use its readers)
+def file_pairs(d):
+    """pairs of a file's bytes: a map's entity lump, or an entity text file (after a byte-order mark)"""
+    t = entity_text(d) if d[:4] in (b"IBSP", b"VBSP") or d[:4] in (b"\x1d\0\0\0", b"\x1e\0\0\0", b"BSP2") else d
+    if t[:3] == b"\xef\xbb\xbf": t = t[3:]
+    return pairs(t)
+
+if __name__ == "__main__":   # importable (source/outputs.py, source/hdr.py, write/entities_check.py use its readers)
     d = open(sys.argv[2], "rb").read()
     if sys.argv[1] == "pairs":
         import json
-        t = entity_text(d) if d[:4] in (b"IBSP", b"VBSP") or d[:4] in (b"\x1d\0\0\0", b"\x1e\0\0\0", b"BSP2") else d
-        if t[:3] == b"\xef\xbb\xbf": t = t[3:]
-        json.dump(pairs(t), sys.stdout)
+        json.dump(file_pairs(d), sys.stdout)
         sys.exit(0)
     if sys.argv[1] == "lumps":
         for i, o, n, c in lumps(d): print(i, o, n, c)
