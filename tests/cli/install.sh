@@ -72,19 +72,22 @@ check "bk_version() answers" bash -c "cc -x c - -o '$WORK/v' -I'$PREFIX/include'
 #include <string.h>
 int main(void){return strcmp(bk_version(), BK_VERSION_STRING) != 0;}' $(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --libs --static bspkit) $SANFLAGS && '$WORK/v'"
 # a shared build exports exactly what include/bspkit/ declares, with a SONAME, and its tests build
-# too (they call internals and cJSON: a static copy of the library links them) (skipped under ASan)
+# too (they call internals and cJSON: a static copy of the library links them) (skipped under ASan).
+# Its build folder is kept beside the work folder from one run to the next: built incrementally
+# from the current sources, as the main build is (a whole build each run was most of this test).
 if [[ $SAN != ON ]] && command -v nm >/dev/null; then
     SRC=$(cd "$BK_TESTS/.." && pwd)
-    if cmake -S "$SRC" -B "$WORK/shared" -DBUILD_SHARED_LIBS=ON -DCMAKE_BUILD_TYPE=Release >/dev/null 2>"$WORK/.err" &&
-       cmake --build "$WORK/shared" -j2 --target bspkit_cli unit_core >/dev/null 2>>"$WORK/.err"; then
+    SHARED=$WORK-shared
+    if cmake -S "$SRC" -B "$SHARED" -DBUILD_SHARED_LIBS=ON -DCMAKE_BUILD_TYPE=Release >/dev/null 2>"$WORK/.err" &&
+       cmake --build "$SHARED" -j2 --target bspkit_cli unit_core >/dev/null 2>>"$WORK/.err"; then
         ok
-        so=$(ls "$WORK"/shared/libbspkit.so.* | head -1)
+        so=$(readlink -f "$SHARED/libbspkit.so")   # the library just built (not one of an older version)
         check "the shared library has a SONAME" bash -c "objdump -p '$so' | grep -q 'SONAME.*libbspkit.so.0'"
         nm -D --defined-only "$so" | awk '$2 == "T" {print $3}' | sed 's/@.*//' | sort -u > "$WORK/exported"
         cat "$SRC"/include/bspkit/*.h | grep -oE 'bk_[a-z0-9_]+[[:space:]]*\(' | sed 's/[[:space:]]*($//' | sort -u > "$WORK/declared"
         check "every exported function is declared in include/bspkit/" bash -c "comm -23 '$WORK/exported' '$WORK/declared' | (! grep .)"
         check "nothing internal is exported (bk_report, bk_alloc_array, bk_cm_trace, the archive readers)" bash -c "! grep -qE '^(bk_report|bk_alloc_array|bk_cm_trace|bk_archive_wrap|bk_zip_.*|bk_vpk_.*|bk_source_pak_.*)\$' '$WORK/exported'"
-        check "the CLI runs on the shared library" "$WORK/shared/bspkit" info "$SRC/samples/ericw_q1_detail_fence2.bsp"
+        check "the CLI runs on the shared library" "$SHARED/bspkit" info "$SRC/samples/ericw_q1_detail_fence2.bsp"
     else fail "shared build"; tail -5 "$WORK/.err" >&2; fi
 fi
 bk_done

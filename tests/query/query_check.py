@@ -138,12 +138,13 @@ def world_tris(path, objpath, q3sets=None):
     verts = []; tris = []; skytris = []; cur_world = False; skip = False; sky = False; drawn = set()
     with open(objpath) as fh:
         for line in fh:
-            if line.startswith("v "):
+            c = line[:2]    # (the first two characters: cheaper than a startswith per kind)
+            if c == "v ":
                 verts.append([float(x) for x in line.split()[1:4]])
-            elif line.startswith("o "):
+            elif c == "o ":
                 name = line[2:].strip()
                 cur_world = name in ("worldspawn", "world", "model_0") or name.startswith("worldspawn")
-            elif line.startswith("usemtl"):
+            elif c == "us" and line.startswith("usemtl"):
                 m = line.split(None, 1)[1].strip().lower()
                 m = m.split("_", 1)[1] if "_" in m and m.startswith("m") else m
                 drawn.add(m)
@@ -152,28 +153,36 @@ def world_tris(path, objpath, q3sets=None):
                 else:
                     skip = any(s in m for s in SKIP_MAT)
                     sky = "sky" in m
-            elif line.startswith("f ") and cur_world and (sky or not skip):
+            elif c == "f " and cur_world and (sky or not skip):
                 idx = [int(t.split("/")[0]) - 1 for t in line.split()[1:]]
                 for k in range(1, len(idx) - 1):
                     (skytris if sky else tris).append((idx[0], idx[k], idx[k + 1]))
     v = np.array(verts, dtype=np.float64)
-    def arr(tt):
+    def arr(tt):   # each triangle as a corner and its two edges from it, columns apart
         t = np.array(tt, dtype=np.int64).reshape(-1, 3)
-        return v[t[:, 0]], v[t[:, 1]], v[t[:, 2]]
+        a = v[t[:, 0]]
+        return [a.T.copy(), (v[t[:, 1]] - a).T.copy(), (v[t[:, 2]] - a).T.copy()]
     return arr(tris), arr(skytris), drawn
 
+# np.cross and .sum(1) over x, y, z, written out in their order of operations (the same numbers,
+# without their per-call overhead): vectors are 3 columns (or 3 numbers)
+def cross(a, b):
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+def dot(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
 def raycast(tri, o, d):
-    a, b, c = tri
-    e1 = b - a; e2 = c - a
-    p = np.cross(d, e2)
-    det = (e1 * p).sum(1)
+    a, e1, e2 = tri
+    p = cross(d, e2)
+    det = dot(e1, p)
     ok = np.abs(det) > 1e-9
     inv = np.where(ok, 1.0 / np.where(ok, det, 1), 0)
-    s = o - a
-    u = (s * p).sum(1) * inv
-    q = np.cross(s, e1)
-    v = (q * d).sum(1) * inv
-    t = (e2 * q).sum(1) * inv
+    s = (o[0] - a[0], o[1] - a[1], o[2] - a[2])
+    u = dot(s, p) * inv
+    q = cross(s, e1)
+    v = dot(q, d) * inv
+    t = dot(e2, q) * inv
     hit = ok & (u >= -1e-7) & (v >= -1e-7) & (u + v <= 1 + 1e-7) & (t > 1e-6) & (t <= 1)
     return t[hit].min() if hit.any() else None
 
@@ -199,15 +208,18 @@ for path in maps:
         tl = "".join("%g %g %g %g %g %g\n" % (o[0], o[1], o[2] + 1, o[0], o[1], o[2] - 1024) for o in spawns)
         tr = [json.loads(l) for l in run(["trace", path, "--batch"], tl).stdout.splitlines()]
         nmodels = int(json.loads(run(["info", "--json", path]).stdout)["counts"].get("models", 1))
-        for i, t in enumerate(tr):
-            # no world floor: a spawn may stand on a brush entity (Ricochet's discs, lifts)
-            for mdl in range(1, min(nmodels, 512)) if t["fraction"] >= 1 else ():
-                o = spawns[i]
-                r2 = run(["trace", path, "--model", str(mdl), "--json", "--from", "%g" % o[0], "%g" % o[1], "%g" % (o[2] + 1),
-                          "--to", "%g" % o[0], "%g" % o[1], "%g" % (o[2] - 1024)])
-                if r2.returncode == 0 and json.loads(r2.stdout)["fraction"] < 1:
-                    tr[i] = json.loads(r2.stdout)
-                    break
+        # no world floor: a spawn may stand on a brush entity (Ricochet's discs, lifts): the first
+        # model, in order, that the same trace hits (each model traced once for all such spawns)
+        floorless = [i for i, t in enumerate(tr) if t["fraction"] >= 1]
+        for mdl in range(1, min(nmodels, 512)):
+            if not floorless: break
+            fl = "".join("%g %g %g %g %g %g\n" % (o[0], o[1], o[2] + 1, o[0], o[1], o[2] - 1024)
+                         for o in (spawns[i] for i in floorless))
+            res = [json.loads(l) for l in run(["trace", path, "--batch", "--model", str(mdl)], fl).stdout.splitlines()]
+            if len(res) != len(floorless): continue
+            for i, r2 in zip(floorless, res):
+                if "error" not in r2 and r2["fraction"] < 1: tr[i] = r2
+            floorless = [i for i in floorless if tr[i]["fraction"] >= 1]
         props = []
         if fam == "source":
             pj = json.loads(run(["props", path, "--json"]).stdout or "{}")
@@ -239,14 +251,14 @@ for path in maps:
             got[j["cluster"]] = set(j["visible"])
         bad = 0
         for c, row in indep.items():
-            want = {i for i in range(len(row) * 8) if row[i >> 3] >> (i & 7) & 1}
+            want = set(np.flatnonzero(np.unpackbits(np.frombuffer(bytes(row), dtype=np.uint8), bitorder="little")).tolist())
             if got.get(c) != want: bad += 1
         nrows = len(indep)
         check(bad == 0, "%s: %d of %d PVS rows differ from the independent decoding" % (name, bad, len(indep)))
     # -- traces against the exported triangles
     tri = world_tris(path, os.path.join(work, name + ".obj"), q3_shader_sets(data) if fam == "q3" else None)
     agree = total = 0
-    if tri is not None and len(tri[0][0]) and len(origins) >= 2:
+    if tri is not None and tri[0][0].shape[1] and len(origins) >= 2:
         tri, skytri, drawn = tri
         rnd = random.Random(name)
         segs = []
@@ -270,7 +282,7 @@ for path in maps:
             o = np.array(a, dtype=np.float64); d = np.array(b, dtype=np.float64) - o
             L = float(np.linalg.norm(d))
             t = raycast(tri, o, d)
-            ts = raycast(skytri, o, d) if len(skytri[0]) else None
+            ts = raycast(skytri, o, d) if skytri[0].shape[1] else None
             f = r["fraction"]
             if f * L < 1: continue          # starts on a surface: either answer is right
             if t is not None and (1 - t) * L <= 2: t = None   # ends on a surface

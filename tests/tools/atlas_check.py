@@ -122,17 +122,19 @@ def glb_lightmap(path):
         for p in me['primitives']:
             if p.get('material') not in lit or 'TEXCOORD_1' not in p['attributes']:
                 continue
-            pos = accessor(j, b, p['attributes']['POSITION'])
-            uv = accessor(j, b, p['attributes']['TEXCOORD_1']).astype(np.float64) * np.array([W, H])
-            for k in range(len(pos)):
-                verts.setdefault(pos[k].tobytes(), []).append((uv[k, 0], uv[k, 1]))
+            pos = accessor(j, b, p['attributes']['POSITION']).tobytes()   # 12 bytes a vertex
+            uv = (accessor(j, b, p['attributes']['TEXCOORD_1']).astype(np.float64) * np.array([W, H])).tolist()
+            for k, (u, v) in enumerate(uv):
+                verts.setdefault(pos[12 * k:12 * k + 12], []).append((u, v))
     return atlas, verts, gain
 
 
-def key(xyz):
-    """the exported position of an engine-space point: (x, z, -y) * 0.0254 in float32"""
-    v = np.asarray(xyz, dtype=np.float32)
-    return np.array([v[0], v[2], -v[1]], dtype=np.float32).__mul__(SCALE).astype(np.float32).tobytes()
+def keys(xyz):
+    """the exported position of each engine-space point (rows of an N x 3 array) as bytes:
+    (x, z, -y) * 0.0254 in float32"""
+    v = np.asarray(xyz, dtype=np.float32).reshape(-1, 3)
+    raw = (np.stack([v[:, 0], v[:, 2], -v[:, 1]], axis=1).astype(np.float32) * SCALE).astype(np.float32).tobytes()
+    return [raw[12 * k:12 * k + 12] for k in range(len(v))]
 
 
 # ---- the check shared by every family ---------------------------------------------------------
@@ -151,13 +153,15 @@ def check_units(name, atlas, verts, units, pad=1):
             if not cands:
                 continue
             seen += 1
-            here = set()
-            for u, v in cands:
-                ox, oy = u - lx, v - ly
-                rx, ry = round(ox), round(oy)
-                if abs(ox - rx) < 0.02 and abs(oy - ry) < 0.02:
-                    here.add((rx, ry))
-            offs = here if offs is None else offs & here
+            if offs is None:   # the integer offsets this vertex allows
+                offs = set()
+                for u, v in cands:
+                    ox, oy = u - lx, v - ly
+                    rx, ry = round(ox), round(oy)
+                    if abs(ox - rx) < 0.02 and abs(oy - ry) < 0.02:
+                        offs.add((rx, ry))
+            else:   # those of them every later vertex allows too (within 0.02 of an integer is its round)
+                offs = {(rx, ry) for rx, ry in offs if any(abs(u - lx - rx) < 0.02 and abs(v - ly - ry) < 0.02 for u, v in cands)}
             if not offs:
                 break
         if not seen:
@@ -200,7 +204,7 @@ def color_shift(px, k):
     if k <= 1.0:
         return px
     f = px.astype(np.float32) * np.float32(k)
-    mx = f.max(axis=-1, keepdims=True)
+    mx = np.maximum(np.maximum(f[..., 0], f[..., 1]), f[..., 2])[..., None]   # f.max(axis=-1), faster
     sc = np.where(mx > np.float32(255.0), np.float32(255.0) / np.where(mx > 0, mx, np.float32(1)), np.float32(1))
     f = np.where(mx > np.float32(255.0), f * sc, f).astype(np.float32)
     f = f + np.float32(0.5)
@@ -236,6 +240,17 @@ def read_tga(d):
     return np.ascontiguousarray(rgb)
 
 
+_pk3s = {}
+
+
+def game_pk3(pk3):
+    """the game archive and its members by lower-case name, opened once for every map"""
+    if pk3 not in _pk3s:
+        z = zipfile.ZipFile(pk3)
+        _pk3s[pk3] = z, {n.lower(): n for n in z.namelist()}
+    return _pk3s[pk3]
+
+
 def q3_units(path, gain, pk3):
     d = open(path, 'rb').read()
     lumps = [struct.unpack_from('<ii', d, 8 + 8 * i) for i in range(17)]
@@ -263,8 +278,7 @@ def q3_units(path, gain, pk3):
         pts.setdefault(lm, []).extend(ids)
     name = path.rsplit('/', 1)[-1][:-4]
     units = []
-    z = zipfile.ZipFile(pk3) if (npages == 0 and pk3) else None
-    names = {n.lower(): n for n in z.namelist()} if z else {}
+    z, names = game_pk3(pk3) if (npages == 0 and pk3) else (None, {})
     for lm in sorted(pts):
         if lm < npages:
             page = np.frombuffer(d, dtype=np.uint8, count=128 * 128 * 3, offset=lo + lm * 128 * 128 * 3)
@@ -279,9 +293,9 @@ def q3_units(path, gain, pk3):
         ids = np.array(pts[lm])
         xyz, lmc = vt['xyz'][ids], vt['lm'][ids].astype(np.float32)
         # the exporter's texel coordinate: page offset + lm * page size (float32)
-        tx = (lmc[:, 0] * np.float32(w)).astype(np.float64)
-        ty = (lmc[:, 1] * np.float32(h)).astype(np.float64)
-        units.append((f'page {lm}', page, [(key(xyz[k]), (tx[k], ty[k])) for k in range(len(ids))]))
+        tx = (lmc[:, 0] * np.float32(w)).astype(np.float64).tolist()
+        ty = (lmc[:, 1] * np.float32(h)).astype(np.float64).tolist()
+        units.append((f'page {lm}', page, list(zip(keys(xyz), zip(tx, ty)))))
     return units
 
 
@@ -359,7 +373,7 @@ def q1_units(path, engine_range=False):
         if gain != 1.0:
             f = page.astype(np.float32) * np.float32(gain)
             page = np.where(f > 255, np.float32(255), f + np.float32(0.5)).astype(np.uint8)
-        pts = [(key(v), ((s[0] - bmin[0] * 16) / 16 + 0.5, (s[1] - bmin[1] * 16) / 16 + 0.5)) for v, s in zip(pos, st)]
+        pts = [(k, ((s[0] - bmin[0] * 16) / 16 + 0.5, (s[1] - bmin[1] * 16) / 16 + 0.5)) for k, s in zip(keys(pos), st)]
         units.append((f'face {i}', np.ascontiguousarray(page), pts))
     return units
 
@@ -429,12 +443,14 @@ def source_units(path, exposure=1.0):
         e = px[:, :, 3].view(np.int8)
         page = np.stack([tonemap(px[:, :, c], e, exposure) for c in range(3)], axis=2)
         lmv = np.array(struct.unpack_from('<8f', tinfo, 72 * ti + 32), dtype=np.float32).reshape(2, 4)
-        pts = []
+        pts, pos = [], []
         for k in range(num):
             ed = int(surf[first + k])
             v = verts[edges[ed][0]] if ed >= 0 else verts[edges[-ed][1]]
             st = [float(np.float32(np.dot(v.astype(np.float32), lmv[j, :3])) + lmv[j, 3]) - mins[j] + 0.5 for j in range(2)]
-            pts.append((key(v), tuple(st)))
+            pts.append(tuple(st))
+            pos.append(v)
+        pts = list(zip(keys(pos), pts))
         units.append((f'face {i}', page, pts))
     return units
 

@@ -23,16 +23,18 @@ def read_png(path):
         f = raw[y * (stride + 1)]; line = np.frombuffer(raw, dtype=np.uint8, count=stride, offset=y * (stride + 1) + 1).astype(np.int32)
         if f == 0: cur = line
         elif f == 2: cur = (line + prev) & 255
-        elif f in (1, 3, 4):
-            cur = np.zeros(stride, dtype=np.int32)
+        elif f == 1:   # each byte plus the decoded one bpp to its left: a running sum per channel
+            cur = (np.cumsum(line.reshape(w, bpp), axis=0, dtype=np.int64) & 255).astype(np.int32).reshape(-1)
+        elif f in (3, 4):   # depends on the byte just decoded: byte by byte, in Python integers
+            cur = line.tolist(); up = prev.tolist()
             for x in range(stride):
-                a = cur[x - bpp] if x >= bpp else 0; b = prev[x]; c = prev[x - bpp] if x >= bpp else 0
-                if f == 1: pr = a
-                elif f == 3: pr = (a + b) // 2
+                a = cur[x - bpp] if x >= bpp else 0; b = up[x]; c = up[x - bpp] if x >= bpp else 0
+                if f == 3: pr = (a + b) // 2
                 else:
                     pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
                     pr = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
-                cur[x] = (line[x] + pr) & 255
+                cur[x] = (cur[x] + pr) & 255
+            cur = np.array(cur, dtype=np.int32)
         else: raise ValueError("filter %d" % f)
         img[y] = cur; prev = cur
     return img.reshape(h, w, bpp)

@@ -54,19 +54,27 @@ const browser = await chromium.launch({
     '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
 });
 let bad = 0;
+// one page draws the files one after another (three.js loaded and the environment prefiltered
+// once); a page that failed is replaced before the next file
+let page = null;
 for (let i = 0; i < files.length; i++) {
-  const page = await browser.newPage({ viewport: { width: W, height: H } });
   const name = path.basename(files[i].path);
   let result;
   try {
-    await page.goto(`http://127.0.0.1:${port}/tools/render.html?src=/file/${i}/${encodeURIComponent(name)}&${files[i].view}`);
+    if (!page) {
+      page = await browser.newPage({ viewport: { width: W, height: H } });
+      await page.goto(`http://127.0.0.1:${port}/tools/render.html`);
+      await page.waitForFunction(() => window.__draw);
+    }
+    await page.evaluate((query) => window.__draw(query), `src=/file/${i}/${encodeURIComponent(name)}&${files[i].view}`);
     await page.waitForFunction(() => window.__result, null, { timeout: 120000 });
     result = await page.evaluate(() => window.__result);
     if (out) await page.screenshot({ path: path.join(out, name.replace(/\.(glb|gltf)$/, '') + '.png') });
   } catch (e) {
     result = { ok: false, error: String(e.message || e).split('\n')[0] };
+    if (page) await page.close().catch(() => {});
+    page = null;
   }
-  await page.close();
   const pass = result.ok && result.coverage >= minCov;
   if (!pass) bad++;
   console.log(JSON.stringify({ file: files[i].path, pass, ...result }));

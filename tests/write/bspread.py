@@ -77,25 +77,34 @@ def pairs(t):
         ents.append(e); k += 1
     return ents
 
-if __name__ == "__main__":   # importable (source/outputs.py, source/hdr.py use its readers)
+def pak_extract(d, outdir):
+    """a Source map's pakfile read by zipfile: every CRC tested (exits on a bad one), the files under
+    bspkit_test/ extracted into outdir; returns the names of its entries"""
+    _, o, n, _ = lumps(d)[40]
+    z = zipfile.ZipFile(io.BytesIO(d[o:o + n]))
+    bad = z.testzip() if all(i.compress_type in (0, 8) for i in z.infolist()) else None
+    if bad: sys.exit("CRC error in %s" % bad)
+    names = [i.filename for i in z.infolist()]
+    for i in z.infolist():
+        if i.compress_type in (0, 8) and i.filename.startswith("bspkit_test/"):
+            z.extract(i, outdir)
+    return names
+
+def file_pairs(d):
+    """pairs of a file's bytes: a map's entity lump, or an entity text file (after a byte-order mark)"""
+    t = entity_text(d) if d[:4] in (b"IBSP", b"VBSP") or d[:4] in (b"\x1d\0\0\0", b"\x1e\0\0\0", b"BSP2") else d
+    if t[:3] == b"\xef\xbb\xbf": t = t[3:]
+    return pairs(t)
+
+if __name__ == "__main__":   # importable (source/outputs.py, source/hdr.py, write/*_check.py use its readers)
     d = open(sys.argv[2], "rb").read()
     if sys.argv[1] == "pairs":
         import json
-        t = entity_text(d) if d[:4] in (b"IBSP", b"VBSP") or d[:4] in (b"\x1d\0\0\0", b"\x1e\0\0\0", b"BSP2") else d
-        if t[:3] == b"\xef\xbb\xbf": t = t[3:]
-        json.dump(pairs(t), sys.stdout)
+        json.dump(file_pairs(d), sys.stdout)
         sys.exit(0)
     if sys.argv[1] == "lumps":
         for i, o, n, c in lumps(d): print(i, o, n, c)
     elif sys.argv[1] == "entities":
         sys.stdout.buffer.write(entity_text(d))
     elif sys.argv[1] == "pak":
-        _, o, n, _ = lumps(d)[40]
-        z = zipfile.ZipFile(io.BytesIO(d[o:o + n]))
-        bad = z.testzip() if all(i.compress_type in (0, 8) for i in z.infolist()) else None
-        if bad: sys.exit("CRC error in %s" % bad)
-        for i in z.infolist():
-            print(i.filename)
-        for i in z.infolist():
-            if i.compress_type in (0, 8) and i.filename.startswith("bspkit_test/"):
-                z.extract(i, sys.argv[3])
+        for name in pak_extract(d, sys.argv[3]): print(name)

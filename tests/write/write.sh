@@ -25,51 +25,47 @@ for f in "${maps[@]}"; do
 done
 echo "byte-identical rewrites: $nid of ${#maps[@]}"
 
+# the checks in Python (write_check.py, bspread.py as the reader) run once for all maps; its lines
+# "ok WHAT" / "FAIL: WHAT" are this test's checks
+WC=$BK_TESTS/write/write_check.py
+py_checks() {   # WHAT OUT write_check.py-args...
+    local what=$1 out=$2 line; shift 2
+    if $PY "$WC" "$@" > "$out"; then ok; else fail "write_check.py $what"; fi
+    while IFS= read -r line; do
+        case $line in "ok "*) ok ;; "FAIL: "*) fail "${line#FAIL: }" ;; esac
+    done < "$out"
+}
 # entity edits: every map of ../shared/corpus and one Quake 3 map in eight (the rest are the same code)
-k=0; nedit=0
-for f in "${maps[@]}"; do
+k=0; ids=()
+for i in "${!maps[@]}"; do
+    f=${maps[$i]}
     k=$((k + 1))
     case $f in "$FETCHED"/*) (( k % 8 == 0 )) || continue ;; esac
+    d=$WORK/ed/$i; mkdir -p "$d"; printf '%s' "$f" > "$d/map"
+    "$CLI" entities --json "$f" > "$d/e.json" || { fail "$(basename "$f" .bsp): entities"; continue; }
+    ids+=("$i")
+done
+# (want.json: a key added to worldspawn, an entity appended)
+$PY "$WC" edits-want "$WORK/ed" "${ids[@]}" || fail "write_check.py edits-want"
+edited=()
+for i in "${ids[@]}"; do
+    f=${maps[$i]}; d=$WORK/ed/$i
     n=$(basename "$f" .bsp)
-    "$CLI" entities --json "$f" > "$WORK/e.json" || { fail "$n: entities"; continue; }
-    $PY - "$WORK/e.json" "$WORK/want.json" <<'PY'
-import json, sys
-e = json.load(open(sys.argv[1]))
-e[0].append(["bspkit_test", "added by the writer test: café"])
-e.append([["classname", "info_null"], ["origin", "1 2 3"], ["targetname", "bspkit_added"]])
-json.dump(e, open(sys.argv[2], "w"), ensure_ascii=False)
-PY
-    if ! "$CLI" entities "$f" --import "$WORK/want.json" -o "$WORK/ed.bsp" > /dev/null 2>"$WORK/err"; then
+    if ! "$CLI" entities "$f" --import "$d/want.json" -o "$d/ed.bsp" > /dev/null 2>"$WORK/err"; then
         fail "$n: import refused"; head -3 "$WORK/err" >&2; continue
     fi
-    "$CLI" entities --json "$WORK/ed.bsp" > "$WORK/got.json"
-    check "$n: the entities read back exactly" $PY -c '
-import json, sys
-a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
-sys.exit(0 if a == b else 1)' "$WORK/want.json" "$WORK/got.json"
-    expect_exit 0 "$CLI" validate "$WORK/ed.bsp"
-    # every other lump keeps its bytes (Source: the game lump holds absolute offsets, so it may change
-    # when it moves; its props are compared below)
-    $PY "$R" lumps "$f" > "$WORK/l0" && $PY "$R" lumps "$WORK/ed.bsp" > "$WORK/l1" || { fail "$n: bspread"; continue; }
-    check "$n: every other lump's crc32 is unchanged" $PY - "$WORK/l0" "$WORK/l1" "$f" <<'PY'
-import sys
-a = [l.split() for l in open(sys.argv[1])]; b = [l.split() for l in open(sys.argv[2])]
-src = open(sys.argv[3], "rb").read(4) == b"VBSP"
-ent = {0}
-if open(sys.argv[3], "rb").read(4) not in (b"IBSP", b"VBSP"):
-    d = open(sys.argv[3], "rb").read()
-    ent = {0, 1}     # Blue Shift keeps its entities in the second entry
-bad = [x[0] for x, y in zip(a, b) if int(x[0]) not in ent and not (src and int(x[0]) == 35) and x[3] != y[3]]
-if bad: print("changed lumps:", bad)
-sys.exit(1 if bad else 0)
-PY
-    check "$n: the independent reader sees the new entity" grep -q 'bspkit_added' <($PY "$R" entities "$WORK/ed.bsp")
+    "$CLI" entities --json "$d/ed.bsp" > "$d/got.json"
+    expect_exit 0 "$CLI" validate "$d/ed.bsp"
     if [[ $f == */source/* ]]; then
-        "$CLI" props --json "$f" | grep -v '"file"' > "$WORK/p0"; "$CLI" props --json "$WORK/ed.bsp" | grep -v '"file"' > "$WORK/p1"
-        check "$n: static props read back the same" cmp -s "$WORK/p0" "$WORK/p1"
+        "$CLI" props --json "$f" | grep -v '"file"' > "$d/props0"; "$CLI" props --json "$d/ed.bsp" | grep -v '"file"' > "$d/props1"
     fi
-    nedit=$((nedit + 1))
+    edited+=("$i")
 done
+# the entities read back exactly; every other lump's crc32 is unchanged (Source: the game lump holds
+# absolute offsets, so it may change when it moves; its props are compared instead); the
+# independent reader sees the new entity
+py_checks edits "$WORK/edits.txt" edits "$WORK/ed" "${edited[@]}"
+nedit=$(grep -c '^edited ' "$WORK/edits.txt")
 echo "entity edits checked: $nedit"
 
 # the text form round-trips too (ripent style), on an 8-bit map
@@ -96,40 +92,34 @@ expect_exit 0 "$CLI" validate "$WORK/bshift3.bsp"
 check "Blue Shift entity edit reads back" grep -q bshift_added <("$CLI" entities "$WORK/bshift3.bsp")
 
 # pakfile edits on every Source map with a pakfile
-npak=0
-for f in "$CORPUS"/source/*.bsp; do
-    case $(basename "$f") in unusual_*) continue ;; esac
-    n=$(basename "$f" .bsp)
-    "$CLI" pak "$f" list --json > "$WORK/pl.json" 2>/dev/null || continue
-    cnt=$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["count"])' "$WORK/pl.json")
+ids=()
+for i in "${!maps[@]}"; do
+    f=${maps[$i]}
+    [[ $f == "$CORPUS"/source/* ]] || continue
+    d=$WORK/pk/$i; mkdir -p "$d"; printf '%s' "$f" > "$d/map"
+    "$CLI" pak "$f" list --json > "$d/pl.json" 2>/dev/null && ids+=("$i")
+done
+npak=0; paked=()
+while read -r i cnt first; do
     [[ $cnt -gt 0 ]] || continue
-    first=$($PY -c 'import json,sys; print([e["name"] for e in json.load(open(sys.argv[1]))["entries"] if not e["name"].endswith("/")][0])' "$WORK/pl.json")
-    head -c 3000 /dev/urandom > "$WORK/blob.bin"
-    if ! "$CLI" pak "$f" add "bspkit_test/blob.bin=$WORK/blob.bin" -o "$WORK/pa.bsp" >/dev/null 2>"$WORK/err"; then
+    f=${maps[$i]}; d=$WORK/pk/$i
+    n=$(basename "$f" .bsp)
+    printf '%s' "$first" > "$d/first"
+    head -c 3000 /dev/urandom > "$d/blob.bin"
+    if ! "$CLI" pak "$f" add "bspkit_test/blob.bin=$d/blob.bin" -o "$d/pa.bsp" >/dev/null 2>"$WORK/err"; then
         fail "$n: pak add"; head -3 "$WORK/err" >&2; continue
     fi
-    if ! "$CLI" pak "$WORK/pa.bsp" remove "$first" -o "$WORK/pr.bsp" >/dev/null 2>"$WORK/err"; then
+    if ! "$CLI" pak "$d/pa.bsp" remove "$first" -o "$d/pr.bsp" >/dev/null 2>"$WORK/err"; then
         fail "$n: pak remove"; head -3 "$WORK/err" >&2; continue
     fi
-    expect_exit 0 "$CLI" validate "$WORK/pr.bsp"
-    "$CLI" pak "$WORK/pr.bsp" list --json > "$WORK/pl2.json"
-    check "$n: the pakfile lists the old entries less the removed plus the new one" $PY - "$WORK/pl.json" "$WORK/pl2.json" "$first" <<'PY'
-import json, sys
-a = [e["name"] for e in json.load(open(sys.argv[1]))["entries"]]
-b = [e["name"] for e in json.load(open(sys.argv[2]))["entries"]]
-want = [x for x in a if x != sys.argv[3]] + ["bspkit_test/blob.bin"]
-sys.exit(0 if sorted(b) == sorted(want) else 1)
-PY
-    rm -rf "$WORK/px"
-    if $PY "$R" pak "$WORK/pr.bsp" "$WORK/px" > "$WORK/pz" 2>"$WORK/err"; then ok; else fail "$n: zipfile cannot read the edited pakfile"; cat "$WORK/err" >&2; fi
-    check "$n: the added file reads back through zipfile" cmp -s "$WORK/blob.bin" "$WORK/px/bspkit_test/blob.bin"
-    $PY "$R" lumps "$f" > "$WORK/l0"; $PY "$R" lumps "$WORK/pr.bsp" > "$WORK/l1"
-    check "$n: lumps other than the pakfile and game lump keep their bytes" $PY -c '
-import sys
-a = [l.split() for l in open(sys.argv[1])]; b = [l.split() for l in open(sys.argv[2])]
-sys.exit(1 if [x for x, y in zip(a, b) if x[0] not in ("35", "40") and x[3] != y[3]] else 0)' "$WORK/l0" "$WORK/l1"
-    npak=$((npak + 1))
-done
+    expect_exit 0 "$CLI" validate "$d/pr.bsp"
+    "$CLI" pak "$d/pr.bsp" list --json > "$d/pl2.json"
+    paked+=("$i")
+done < <($PY "$WC" pak-first "$WORK/pk" "${ids[@]}")
+# the pakfile lists the old entries less the removed plus the new one; zipfile reads it (every CRC)
+# and the added file back; the lumps other than the pakfile and the game lump keep their bytes
+py_checks pak "$WORK/pak.txt" pak "$WORK/pk" "${paked[@]}"
+npak=${#paked[@]}
 echo "pakfile edits checked: $npak"
 
 # hostile edits are refused, and nothing is written
