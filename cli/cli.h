@@ -73,6 +73,18 @@ int cli_usage_error(const cli_cmd *cmd, const char *fmt, const char *arg);
  * CLI_CONTINUE to go on, else the exit code to return. */
 #define CLI_CONTINUE (-1)
 int cli_begin(const cli_cmd *me, int argc, char **argv, int min_files, int max_files, cli_opts *o);
+/* An option only one command reads: NAME with a value (*value; "NAME needs NEEDS" when it has
+ * none) or a switch (*flag). */
+typedef struct cli_own {
+    const char *name;
+    const char **value;
+    bool *flag;
+    const char *needs;
+} cli_own;
+#define CLI_MAX_ARGS 500
+/* argv without the command's own options (taken into their fields), into rest (CLI_MAX_ARGS
+ * + 1 entries) and *nrest, for cli_begin. CLI_CONTINUE, or a usage error's exit code. */
+int cli_take_own(const cli_cmd *me, int argc, char **argv, const cli_own *own, size_t n, char **rest, int *nrest);
 const cli_cmd *cli_find(const char *name);
 /* When a write to out failed for a system reason (r BK_EIO / BK_ELIMIT and bk_write_error says
  * which file and why): "PATH: error: cannot write: No space left on device; OUT not written" into

@@ -317,24 +317,16 @@ int cmd_entities(int argc, char **argv)
 {
     const cli_cmd *me = cli_find("entities");
     cli_opts o;
-    /* --import ENTS is this command's own option */
+    /* --import ENTS, --allow-no-worldspawn and --outputs are this command's own options */
     const char *import = NULL;
     bool allow_no_world = false, outputs = false;
-    char *rest[512];
-    int nrest = 0;
-    if (argc > 500) return cli_usage_error(me, "too many arguments%s", "");
-    for (int i = 0; i < argc; i++) {
-        if (i > 0 && strcmp(argv[i], "--import") == 0) {
-            if (i + 1 >= argc) return cli_usage_error(me, "--import needs a file%s", "");
-            import = argv[++i];
-        } else if (i > 0 && strcmp(argv[i], "--allow-no-worldspawn") == 0) {
-            allow_no_world = true;
-        } else if (i > 0 && strcmp(argv[i], "--outputs") == 0) {
-            outputs = true;
-        } else {
-            rest[nrest++] = argv[i];
-        }
-    }
+    char *rest[CLI_MAX_ARGS + 1];
+    int nrest;
+    const cli_own own[] = {{"--import", &import, NULL, "a file"},
+                           {"--allow-no-worldspawn", NULL, &allow_no_world, NULL},
+                           {"--outputs", NULL, &outputs, NULL}};
+    int urc = cli_take_own(me, argc, argv, own, 3, rest, &nrest);
+    if (urc != CLI_CONTINUE) return urc;
     int rc = cli_begin(me, nrest, rest, 1, 1, &o);
     if (rc != CLI_CONTINUE) return rc;
     if (allow_no_world && !import) return cli_usage_error(me, "--allow-no-worldspawn goes with --import%s", "");

@@ -72,17 +72,11 @@ int cmd_lump(int argc, char **argv)
     const cli_cmd *me = cli_find("lump");
     cli_opts o;
     const char *import = NULL;
-    char *rest[512];
-    int nrest = 0;
-    if (argc > 500) return cli_usage_error(me, "too many arguments%s", "");
-    for (int i = 0; i < argc; i++) {
-        if (i > 0 && strcmp(argv[i], "--import") == 0) {
-            if (i + 1 >= argc) return cli_usage_error(me, "--import needs a file%s", "");
-            import = argv[++i];
-        } else {
-            rest[nrest++] = argv[i];
-        }
-    }
+    char *rest[CLI_MAX_ARGS + 1];
+    int nrest;
+    const cli_own own[] = {{"--import", &import, NULL, "a file"}};
+    int urc = cli_take_own(me, argc, argv, own, 1, rest, &nrest);
+    if (urc != CLI_CONTINUE) return urc;
     int rc = cli_begin(me, nrest, rest, 1, 2, &o);
     if (rc != CLI_CONTINUE) return rc;
     if (import && o.positional_count != 2) return cli_usage_error(me, "--import needs the lump's NAME%s", "");

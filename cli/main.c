@@ -271,6 +271,30 @@ int cli_mkdir_p(const char *dir)
     return stat(dir, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
 }
 
+int cli_take_own(const cli_cmd *me, int argc, char **argv, const cli_own *own, size_t n, char **rest, int *nrest)
+{
+    if (argc > CLI_MAX_ARGS) return cli_usage_error(me, "too many arguments%s", "");
+    *nrest = 0;
+    for (int i = 0; i < argc; i++) {
+        const cli_own *w = NULL;
+        for (size_t k = 0; i > 0 && k < n && !w; k++)
+            if (strcmp(argv[i], own[k].name) == 0) w = &own[k];
+        if (!w) {
+            rest[(*nrest)++] = argv[i];
+        } else if (w->flag) {
+            *w->flag = true;
+        } else {
+            if (i + 1 >= argc) {
+                char msg[160];
+                snprintf(msg, sizeof msg, "%s needs %s", w->name, w->needs);
+                return cli_usage_error(me, "%s", msg);
+            }
+            *w->value = argv[++i];
+        }
+    }
+    return CLI_CONTINUE;
+}
+
 int cli_begin(const cli_cmd *me, int argc, char **argv, int min_files, int max_files, cli_opts *o)
 {
     bool help;

@@ -52,23 +52,24 @@ static bool push_root(bk_vfs *v, const char *path, bk_archive *zip, bool own)
     return true;
 }
 
-static void add_root(bk_vfs *v, const char *path)
-{
-    struct stat st;
-    if (!path || !*path || stat(path, &st) != 0) return;
-    if (S_ISDIR(st.st_mode)) {
-        push_root(v, path, NULL, false);
-    } else if (S_ISREG(st.st_mode) && (has_ext(path, ".pk3") || has_ext(path, ".zip") || has_ext(path, ".pk4"))) {
-        bk_archive *zip;
-        if (bk_archive_open(path, NULL, &zip) == BK_OK) push_root(v, path, zip, true);
-    }
-}
-
 bool bk_vfs_add_folder(bk_vfs *v, const char *path)
 {
     struct stat st;
     if (!v || !path || !*path || stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) return false;
     return push_root(v, path, NULL, false);
+}
+
+/* a search path: a folder, or a .pk3 / .zip / .pk4 file opened as an archive; anything else is
+ * left out */
+static void add_root(bk_vfs *v, const char *path)
+{
+    if (bk_vfs_add_folder(v, path) || !path) return;
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
+        !(has_ext(path, ".pk3") || has_ext(path, ".zip") || has_ext(path, ".pk4")))
+        return;
+    bk_archive *zip;
+    if (bk_archive_open(path, NULL, &zip) == BK_OK) push_root(v, path, zip, true);
 }
 
 bool bk_vfs_add_archive(bk_vfs *v, bk_archive *a, const char *name, bool own)
