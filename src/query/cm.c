@@ -10,6 +10,10 @@
 
 #include "cm.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 void bk_cm_free(bk_cm *cm)
 {
     if (!cm) return;
@@ -213,39 +217,164 @@ static bool brush_holds(const bk_cm *cm, const bk_cm_brush *br, const float p[3]
     return true;
 }
 
+static inline unsigned lowest_bit(unsigned m)
+{
+    unsigned j = 0;
+    while (!(m >> j & 1)) j++;
+    return j;
+}
+
+/* which of the eight brushes of block b have p inside their bounds (bit j: brush 8b+j) */
+static inline unsigned block_hits(const bk_cm_ptblock *b, const float p[3])
+{
+#ifdef __SSE2__
+    unsigned m = 0;
+    for (int h = 0; h < BK_CM_LANES; h += 4) {
+        __m128 in = _mm_set1_ps(0);
+        in = _mm_cmpeq_ps(in, in);   /* all lanes set */
+        for (int k = 0; k < 3; k++) {
+            __m128 v = _mm_set1_ps(p[k]);
+            in = _mm_and_ps(in, _mm_cmple_ps(_mm_loadu_ps(&b->lo[k][h]), v));
+            in = _mm_and_ps(in, _mm_cmpge_ps(_mm_loadu_ps(&b->hi[k][h]), v));
+        }
+        m |= (unsigned)_mm_movemask_ps(in) << h;
+    }
+    return m;
+#else
+    unsigned m = 0;
+    for (int j = 0; j < BK_CM_LANES; j++)
+        m |= (unsigned)(p[0] >= b->lo[0][j] && p[0] <= b->hi[0][j] && p[1] >= b->lo[1][j] && p[1] <= b->hi[1][j] &&
+                        p[2] >= b->lo[2][j] && p[2] <= b->hi[2][j])
+             << j;
+    return m;
+#endif
+}
+
+/* lane j of block b, a brush whose bounds hold p: p is inside its other planes too */
+static inline bool entry_holds(const bk_cm_ptindex *ix, const bk_cm_ptblock *b, unsigned j, const float p[3])
+{
+    for (uint32_t k = 0; k < b->num_planes[j]; k++) {
+        const float *pl = ix->planes[b->first_plane[j] + k];
+        if (pl[0] * p[0] + pl[1] * p[1] + pl[2] * p[2] - pl[3] > 0) return false;
+    }
+    return true;
+}
+
+static inline bool outside_all(const bk_cm_ptindex *ix, const float p[3])
+{
+    return p[0] > ix->all_maxs[0] || p[0] < ix->all_mins[0] || p[1] > ix->all_maxs[1] || p[1] < ix->all_mins[1] ||
+           p[2] > ix->all_maxs[2] || p[2] < ix->all_mins[2];
+}
+
+static inline bool on_box_face(const float bx[6], const float p[3])
+{
+    return p[0] == bx[0] || p[1] == bx[1] || p[2] == bx[2] || p[0] == bx[3] || p[1] == bx[4] || p[2] == bx[5];
+}
+
+/* the brushes [a, z) (multiples of 8) whose bounds hold p are tested against their other planes;
+ * one whose contents are already all in c adds nothing */
 static void indexed_run(const bk_cm_ptindex *ix, uint32_t a, uint32_t z, const float p[3], uint32_t *c, int32_t *nat)
 {
-    for (uint32_t i = a; i < z; i++) {
-        const bk_cm_ptbrush *b = &ix->brushes[i];
-        if (p[0] > b->maxs[0] || p[0] < b->mins[0] || p[1] > b->maxs[1] || p[1] < b->mins[1] ||
-            p[2] > b->maxs[2] || p[2] < b->mins[2])
-            continue;
-        if ((*c & b->contents) == b->contents && (*nat & b->native) == b->native) continue;
-        bool in = true;
-        for (uint32_t k = 0; k < b->num_planes && in; k++) {
-            const float *pl = ix->planes[b->first_plane + k];
-            in = !(pl[0] * p[0] + pl[1] * p[1] + pl[2] * p[2] - pl[3] > 0);
+    for (uint32_t blk = a / BK_CM_LANES; blk < z / BK_CM_LANES; blk++) {
+        const bk_cm_ptblock *b = &ix->blocks[blk];
+        for (unsigned m = block_hits(b, p); m; m &= m - 1) {
+            unsigned j = lowest_bit(m);
+            if ((*c & b->contents[j]) == b->contents[j] && (*nat & b->native[j]) == b->native[j]) continue;
+            if (entry_holds(ix, b, j, p)) *c |= b->contents[j], *nat |= b->native[j];
         }
-        if (in) *c |= b->contents, *nat |= b->native;
     }
 }
 
 static uint32_t indexed_contents(const bk_cm *cm, uint32_t l, const float p[3], int32_t *native)
 {
     const bk_cm_ptindex *ix = &cm->pt;
-    if (p[0] > ix->all_maxs[0] || p[0] < ix->all_mins[0] || p[1] > ix->all_maxs[1] || p[1] < ix->all_mins[1] ||
-        p[2] > ix->all_maxs[2] || p[2] < ix->all_mins[2]) {
+    if (outside_all(ix, p)) {
         *native = 0;   /* outside every brush's bounds (so no brush holds the whole leaf either) */
         return 0;
     }
-    uint32_t c = ix->full[l];
-    int32_t nat = ix->full_native[l];
-    indexed_run(ix, ix->first[l], ix->mid[l], p, &c, &nat);
-    const float *bx = ix->box[l];
-    if (p[0] == bx[0] || p[1] == bx[1] || p[2] == bx[2] || p[0] == bx[3] || p[1] == bx[4] || p[2] == bx[5])
-        indexed_run(ix, ix->mid[l], ix->first[l + 1], p, &c, &nat);
+    const bk_cm_ptleaf *lf = &ix->leafs[l];
+    uint32_t c = lf->full;
+    int32_t nat = lf->full_native;
+    indexed_run(ix, lf->first, lf->mid, p, &c, &nat);
+    if (on_box_face(lf->box, p)) indexed_run(ix, lf->mid, lf->end, p, &c, &nat);
     *native = nat;
     return c;
+}
+
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(a) __builtin_prefetch(a)
+#else
+#define PREFETCH(a) ((void)(a))
+#endif
+
+/* bk_cm_leaf_contents of model 0 for count points whose leaves are known, with the point index.
+ * A point waits on memory three times (its leaf's entry, the bounds of the leaf's brushes, the
+ * planes of the few whose bounds hold it); a point at a time, the core waits each time. So the
+ * points go through each step in groups, and each step asks for what the next will read. */
+void bk_cm_world_contents(const bk_cm *cm, size_t count, const float *pos, const int32_t *leaves, uint32_t *contents,
+                          int32_t *native)
+{
+    const bk_cm_ptindex *ix = &cm->pt;
+    if (!ix->leafs || cm->models[0].headnode < 0) {
+        for (size_t i = 0; i < count; i++) contents[i] = bk_cm_leaf_contents(cm, 0, leaves[i], pos + 3 * i, &native[i]);
+        return;
+    }
+    enum { GROUP = 16, HITS = 6 };
+    for (size_t base = 0; base < count; base += GROUP) {
+        size_t n = count - base < GROUP ? count - base : GROUP;
+        const float *P = pos + 3 * base;
+        const int32_t *L = leaves + base;
+        uint32_t *C = contents + base, hit[GROUP][HITS];
+        int32_t *N = native + base;
+        int nhit[GROUP];
+        for (size_t i = 0; i < n; i++)
+            if (L[i] >= 0) PREFETCH(&ix->leafs[L[i]]);
+        for (size_t i = 0; i < n; i++) {   /* done now (outside every brush, broken, on a face of the leaf's
+                                              box) or the leaf's first blocks asked for */
+            const float *p = P + 3 * i;
+            nhit[i] = -1;
+            if (L[i] < 0) {
+                C[i] = bk_cm_leaf_contents(cm, 0, L[i], p, &N[i]);
+                continue;
+            }
+            if (outside_all(ix, p)) {
+                C[i] = 0, N[i] = 0;
+                continue;
+            }
+            const bk_cm_ptleaf *lf = &ix->leafs[L[i]];
+            if (on_box_face(lf->box, p)) {
+                C[i] = indexed_contents(cm, (uint32_t)L[i], p, &N[i]);   /* the touching brushes too */
+                continue;
+            }
+            C[i] = lf->full, N[i] = lf->full_native, nhit[i] = 0;
+            for (uint32_t b = lf->first / BK_CM_LANES; b < lf->mid / BK_CM_LANES && b < lf->first / BK_CM_LANES + 2; b++)
+                for (int line = 0; line < (int)sizeof(bk_cm_ptblock); line += 64) PREFETCH((const char *)&ix->blocks[b] + line);
+        }
+        for (size_t i = 0; i < n; i++) {   /* those whose bounds hold it; their planes asked for */
+            const float *p = P + 3 * i;
+            const bk_cm_ptleaf *lf = nhit[i] >= 0 ? &ix->leafs[L[i]] : NULL;
+            for (uint32_t b = lf ? lf->first / BK_CM_LANES : 0; lf && nhit[i] >= 0 && b < lf->mid / BK_CM_LANES; b++)
+                for (unsigned m = block_hits(&ix->blocks[b], p); m; m &= m - 1) {
+                    unsigned j = lowest_bit(m);
+                    if (nhit[i] == HITS) {   /* more than it keeps: the whole way */
+                        C[i] = indexed_contents(cm, (uint32_t)L[i], p, &N[i]);
+                        nhit[i] = -1;
+                        break;
+                    }
+                    hit[i][nhit[i]++] = b * BK_CM_LANES + j;
+                    PREFETCH(ix->planes[ix->blocks[b].first_plane[j]]);
+                }
+        }
+        for (size_t i = 0; i < n; i++) {   /* their planes */
+            const float *p = P + 3 * i;
+            for (int h = 0; h < nhit[i]; h++) {
+                const bk_cm_ptblock *b = &ix->blocks[hit[i][h] / BK_CM_LANES];
+                unsigned j = hit[i][h] % BK_CM_LANES;
+                if ((C[i] & b->contents[j]) == b->contents[j] && (N[i] & b->native[j]) == b->native[j]) continue;
+                if (entry_holds(ix, b, j, p)) C[i] |= b->contents[j], N[i] |= b->native[j];
+            }
+        }
+    }
 }
 
 uint32_t bk_cm_leaf_contents(const bk_cm *cm, uint32_t model, int32_t l, const float p[3], int32_t *native)
@@ -259,7 +388,7 @@ uint32_t bk_cm_leaf_contents(const bk_cm *cm, uint32_t model, int32_t l, const f
             return BK_CONTENTS_SOLID;
         }
         const bk_cm_leaf *lf = &cm->leafs[l];
-        if (model == 0 && cm->pt.first) {
+        if (model == 0 && cm->pt.leafs) {
             c = indexed_contents(cm, (uint32_t)l, p, &nat);
         } else {
             c = lf->contents;

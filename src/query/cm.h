@@ -60,22 +60,34 @@ typedef struct bk_cm_model {
 
 /* The point index (Quake 3, where a point's contents are those of the brushes holding it): per
  * leaf, the contents of the brushes that hold the leaf's whole region, and the brushes that
- * only cross it, each copied with its bounds and its non-axial planes next to each other. */
-typedef struct bk_cm_ptbrush {
-    float mins[3], maxs[3];    /* the brush's axial sides */
-    uint32_t first_plane, num_planes;   /* non-axial sides, into pt_planes */
-    uint32_t contents;
-    int32_t native;
-} bk_cm_ptbrush;
+ * only cross it or touch it, each with its bounds and its non-axial planes (cm_point.c).
+ *
+ * Eight entries of a leaf's brush lists side by side, so that a point is tested against the
+ * bounds of eight at once: each brush's bounds (its axial sides), contents and its non-axial
+ * planes (into planes, a brush's next to each other). Each leaf's two lists start at a multiple
+ * of eight, padded with entries whose bounds are empty (lo +inf, hi -inf). */
+#define BK_CM_LANES 8
+typedef struct bk_cm_ptblock {
+    float lo[3][BK_CM_LANES], hi[3][BK_CM_LANES];
+    uint32_t contents[BK_CM_LANES];
+    int32_t native[BK_CM_LANES];
+    uint32_t first_plane[BK_CM_LANES], num_planes[BK_CM_LANES];
+} bk_cm_ptblock;
+
+/* What a point in a leaf needs, in one place: its entries [first, mid) cross the leaf, [mid, end)
+ * only touch it (multiples of 8); full: the contents of the brushes holding the whole leaf; box:
+ * the box its region lies in (mins, maxs). */
+typedef struct bk_cm_ptleaf {
+    uint32_t first, mid, end;
+    uint32_t full;
+    int32_t full_native;
+    float box[6];
+} bk_cm_ptleaf;
 
 typedef struct bk_cm_ptindex {
-    uint32_t *first;           /* leaf_count + 1 offsets into brushes; NULL: no index */
-    uint32_t *mid;             /* per leaf: brushes[first, mid) cross it, [mid, next first) touch it */
-    float (*box)[6];           /* per leaf: the box its region lies in (mins, maxs) */
+    bk_cm_ptleaf *leafs;       /* leaf_count; NULL: no index */
     float all_mins[3], all_maxs[3];   /* bounds of every brush: no brush holds a point outside */
-    uint32_t *full;            /* contents of the brushes holding the whole leaf */
-    int32_t *full_native;
-    bk_cm_ptbrush *brushes;
+    bk_cm_ptblock *blocks;     /* entry n is lane n % 8 of block n / 8 */
     float (*planes)[4];
 } bk_cm_ptindex;
 
@@ -172,6 +184,10 @@ uint32_t bk_cm_point_contents(const bk_cm *cm, uint32_t model, const float p[3],
 /* bk_cm_point_contents with the leaf already found (l from bk_cm_point_leaf of the model's
  * head node; ignored for a model without a tree). */
 uint32_t bk_cm_leaf_contents(const bk_cm *cm, uint32_t model, int32_t l, const float p[3], int32_t *native);
+/* bk_cm_leaf_contents of model 0 for count points (pos: 3 floats each) whose leaves (from
+ * bk_cm_point_leaves of its root) are known: the same answers, faster in bulk. */
+void bk_cm_world_contents(const bk_cm *cm, size_t count, const float *pos, const int32_t *leaves, uint32_t *contents,
+                          int32_t *native);
 /* Build the point index of a model-0 tree whose contents come from brushes (cm_point.c); the
  * answers are the same with or without it. */
 bk_result bk_cm_point_index(bk_cm *cm, bk_ctx *ctx);

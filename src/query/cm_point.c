@@ -8,8 +8,9 @@
  * as it is, so the box is never too small). A brush whose planes keep all eight corners of that
  * box inside by a margin holds every point of the leaf: its contents are ORed into the leaf's
  * `full` contents. A brush whose bounds miss the box holds none and is dropped. The rest are
- * copied, bounds first, then their non-axial planes: a point is then tested against a few
- * bounds in a row of memory, and the planes of the few brushes whose bounds it is in. */
+ * copied eight to a block, their bounds side by side (a point is tested against eight bounds at
+ * once), then their contents and where their non-axial planes are: a point reads a few blocks in
+ * a row of memory, and the planes of the few brushes whose bounds it is in. */
 #include <math.h>
 #include <string.h>
 
@@ -83,44 +84,70 @@ static int classify(const bk_cm *cm, const bk_cm_brush *br, const ptbox *box)
     return 1;
 }
 
+/* entry n of the lists: brush br with its non-axial planes copied at *np */
 static void put_brush(bk_cm *cm, bk_cm_ptindex *ix, uint64_t n, const bk_cm_brush *br, const uint32_t *plane_of)
 {
     uint32_t b = (uint32_t)(br - cm->brushes);
-    bk_cm_ptbrush *pb = &ix->brushes[n];
-    memcpy(pb->mins, br->mins, sizeof pb->mins);
-    memcpy(pb->maxs, br->maxs, sizeof pb->maxs);
-    pb->first_plane = plane_of[b];
-    pb->num_planes = plane_of[b + 1] - plane_of[b];
-    pb->contents = br->contents;
-    pb->native = br->native;
+    bk_cm_ptblock *bl = &ix->blocks[n / BK_CM_LANES];
+    unsigned j = (unsigned)(n % BK_CM_LANES);
+    for (int k = 0; k < 3; k++) bl->lo[k][j] = br->mins[k], bl->hi[k][j] = br->maxs[k];
+    bl->contents[j] = br->contents;
+    bl->native[j] = br->native;
+    bl->first_plane[j] = plane_of[b];
+    bl->num_planes[j] = plane_of[b + 1] - plane_of[b];
 }
 
-/* count (ix->brushes == NULL) or fill the crossing brushes of every leaf, then its touching ones */
+/* a padding entry: empty bounds, no planes, no contents */
+static void put_pad(bk_cm_ptindex *ix, uint64_t n)
+{
+    bk_cm_ptblock *bl = &ix->blocks[n / BK_CM_LANES];
+    unsigned j = (unsigned)(n % BK_CM_LANES);
+    for (int k = 0; k < 3; k++) bl->lo[k][j] = INFINITY, bl->hi[k][j] = -INFINITY;
+    bl->contents[j] = 0, bl->native[j] = 0, bl->first_plane[j] = 0, bl->num_planes[j] = 0;
+}
+
+/* entry *n: br (counted only while ix->blocks is NULL) */
+static void put_entry(bk_cm *cm, bk_cm_ptindex *ix, uint64_t *n, const bk_cm_brush *br, const uint32_t *plane_of)
+{
+    if (ix->blocks) put_brush(cm, ix, *n, br, plane_of);
+    ++*n;
+}
+
+static void pad_entries(bk_cm_ptindex *ix, uint64_t *n)
+{
+    for (; *n % BK_CM_LANES; ++*n)
+        if (ix->blocks) put_pad(ix, *n);
+}
+
+/* leaf l's lists: the brushes crossing it, then those touching it */
+static void leaf_lists(bk_cm *cm, const ptbox *boxes, bk_cm_ptindex *ix, uint32_t l, uint64_t *n, const uint32_t *plane_of)
+{
+    const bk_cm_leaf *lf = &cm->leafs[l];
+    bk_cm_ptleaf tmp, *pl = ix->blocks ? &ix->leafs[l] : &tmp;
+    memset(pl, 0, sizeof *pl);
+    pl->first = (uint32_t)*n;
+    for (int k = 0; k < 3; k++) {   /* a leaf the walk did not reach: every brush's bounds */
+        pl->box[k] = boxes[l].seen ? boxes[l].mins[k] : ix->all_mins[k];
+        pl->box[3 + k] = boxes[l].seen ? boxes[l].maxs[k] : ix->all_maxs[k];
+    }
+    for (int pass = 2; pass <= 3; pass++) {
+        if (pass == 3) pl->mid = (uint32_t)*n;
+        for (uint32_t i = 0; i < lf->num_brushes; i++) {
+            const bk_cm_brush *br = &cm->brushes[cm->leafbrushes[lf->first_brush + i]];
+            int c = boxes[l].seen ? classify(cm, br, &boxes[l]) : 2;
+            if (c == 1 && pass == 2) pl->full |= br->contents, pl->full_native |= br->native;
+            if (c == pass) put_entry(cm, ix, n, br, plane_of);
+        }
+        pad_entries(ix, n);
+    }
+    pl->end = (uint32_t)*n;
+}
+
+/* count (ix->blocks == NULL) or fill every leaf's lists, each padded to a multiple of eight */
 static uint64_t sort_brushes(bk_cm *cm, const ptbox *boxes, bk_cm_ptindex *ix, const uint32_t *plane_of)
 {
     uint64_t n = 0;
-    for (uint32_t l = 0; l < cm->leaf_count; l++) {
-        const bk_cm_leaf *lf = &cm->leafs[l];
-        if (ix->brushes) {
-            ix->first[l] = (uint32_t)n, ix->full[l] = 0, ix->full_native[l] = 0;
-            for (int k = 0; k < 3; k++) {   /* a leaf the walk did not reach: every brush's bounds */
-                ix->box[l][k] = boxes[l].seen ? boxes[l].mins[k] : ix->all_mins[k];
-                ix->box[l][3 + k] = boxes[l].seen ? boxes[l].maxs[k] : ix->all_maxs[k];
-            }
-        }
-        for (int pass = 2; pass <= 3; pass++) {
-            if (pass == 3 && ix->brushes) ix->mid[l] = (uint32_t)n;
-            for (uint32_t i = 0; i < lf->num_brushes; i++) {
-                const bk_cm_brush *br = &cm->brushes[cm->leafbrushes[lf->first_brush + i]];
-                int c = boxes[l].seen ? classify(cm, br, &boxes[l]) : 2;
-                if (c == 1 && ix->brushes && pass == 2) ix->full[l] |= br->contents, ix->full_native[l] |= br->native;
-                if (c != pass) continue;
-                if (ix->brushes) put_brush(cm, ix, n, br, plane_of);
-                n++;
-            }
-        }
-    }
-    if (ix->brushes) ix->first[cm->leaf_count] = (uint32_t)n;
+    for (uint32_t l = 0; l < cm->leaf_count; l++) leaf_lists(cm, boxes, ix, l, &n, plane_of);
     return n;
 }
 
@@ -132,7 +159,6 @@ bk_result bk_cm_point_index(bk_cm *cm, bk_ctx *ctx)
     ptbox *boxes = bk_alloc_array(ctx, cm->leaf_count ? cm->leaf_count : 1, sizeof *boxes, &r);
     uint32_t *plane_of = bk_alloc_array(ctx, (size_t)cm->brush_count + 1, sizeof *plane_of, &r);
     if (r != BK_OK) goto done;
-    memset(boxes, 0, (size_t)cm->leaf_count * sizeof *boxes);
     leaf_boxes(cm, cm->models[0].headnode, boxes);
     uint64_t nplanes = 0;
     for (uint32_t b = 0; b < cm->brush_count; b++) {
@@ -156,14 +182,11 @@ bk_result bk_cm_point_index(bk_cm *cm, bk_ctx *ctx)
             boxes[l].mins[k] = fmaxf(boxes[l].mins[k], ix->all_mins[k]);
             boxes[l].maxs[k] = fminf(boxes[l].maxs[k], ix->all_maxs[k]);
         }
-    uint64_t nbrushes = sort_brushes(cm, boxes, ix, plane_of);   /* <= leafbrush_count */
-    ix->first = bk_alloc_array(ctx, (size_t)cm->leaf_count + 1, sizeof *ix->first, &r);
-    ix->mid = bk_alloc_array(ctx, cm->leaf_count ? cm->leaf_count : 1, sizeof *ix->mid, &r);
-    ix->box = bk_alloc_array(ctx, cm->leaf_count ? cm->leaf_count : 1, sizeof *ix->box, &r);
-    ix->full = bk_alloc_array(ctx, cm->leaf_count ? cm->leaf_count : 1, sizeof *ix->full, &r);
-    ix->full_native = bk_alloc_array(ctx, cm->leaf_count ? cm->leaf_count : 1, sizeof *ix->full_native, &r);
+    uint64_t nentries = sort_brushes(cm, boxes, ix, plane_of);   /* <= leafbrush_count + 14 a leaf */
+    if (nentries > UINT32_MAX - BK_CM_LANES) r = BK_ELIMIT;
+    ix->leafs = bk_alloc_array(ctx, cm->leaf_count ? cm->leaf_count : 1, sizeof *ix->leafs, &r);
     ix->planes = bk_alloc_array(ctx, nplanes ? nplanes : 1, sizeof *ix->planes, &r);
-    ix->brushes = bk_alloc_array(ctx, nbrushes ? nbrushes : 1, sizeof *ix->brushes, &r);
+    ix->blocks = bk_alloc_array(ctx, nentries ? nentries / BK_CM_LANES : 1, sizeof *ix->blocks, &r);
     if (r != BK_OK) {
         bk_cm_point_index_free(cm);
         goto done;
@@ -187,12 +210,8 @@ done:
 void bk_cm_point_index_free(bk_cm *cm)
 {
     bk_cm_ptindex *ix = &cm->pt;
-    bk_free(ix->first);
-    bk_free(ix->mid);
-    bk_free(ix->box);
-    bk_free(ix->full);
-    bk_free(ix->full_native);
-    bk_free(ix->brushes);
+    bk_free(ix->leafs);
+    bk_free(ix->blocks);
     bk_free(ix->planes);
     memset(ix, 0, sizeof *ix);
     bk_free(cm->grid.start);

@@ -151,13 +151,13 @@ static int g_index_points, g_index_mismatch;
 static void point_index_check(const bk_query *q, const char *path)
 {
     const bk_cm *cm = bk_cm_state(q->state);
-    if (!cm->pt.first) {
+    if (!cm->pt.leafs) {
         fprintf(stderr, "%s: no point index\n", path);
         CHECK(0);
         return;
     }
     bk_cm plain = *cm;
-    plain.pt.first = NULL;
+    plain.pt.leafs = NULL;
     plain.grid.start = NULL;
     CHECK(cm->grid.start != NULL || cm->node_count < 64);
     int mism = 0, n = 0;

@@ -199,12 +199,14 @@ static void q3_destroy(void *state)
     bk_free(s);
 }
 
-/* one point whose world leaf l is known (ignored for brush models) */
-static bk_result q3_point_at(const q3state *s, uint32_t model, const float pos[3], int32_t l, bk_point_info *out)
+/* one point: its contents, and its world leaf l (ignored for brush models) */
+static bk_result q3_point_at(const q3state *s, uint32_t model, int32_t l, uint32_t contents, int32_t native,
+                             bk_point_info *out)
 {
     const bk_q3_map *m = s->m;
     memset(out, 0, sizeof *out);
-    out->contents = bk_cm_leaf_contents(&s->cm, model, l, pos, &out->native_contents);
+    out->contents = contents;
+    out->native_contents = native;
     out->leaf = -1;
     out->cluster = -1;
     out->area = -1;
@@ -225,8 +227,9 @@ static bk_result q3_point_at(const q3state *s, uint32_t model, const float pos[3
 static bk_result q3_point(const void *state, uint32_t model, const float pos[3], bk_point_info *out)
 {
     const q3state *s = state;
-    int32_t head = s->cm.models[model].headnode;
-    return q3_point_at(s, model, pos, head >= 0 ? bk_cm_point_leaf(&s->cm, head, pos) : -1, out);
+    int32_t head = s->cm.models[model].headnode, l = head >= 0 ? bk_cm_point_leaf(&s->cm, head, pos) : -1, native;
+    uint32_t c = bk_cm_leaf_contents(&s->cm, model, l, pos, &native);
+    return q3_point_at(s, model, l, c, native, out);
 }
 
 static bk_result q3_points(const void *state, uint32_t model, size_t count, const float *pos, int32_t *leaves,
@@ -235,10 +238,24 @@ static bk_result q3_points(const void *state, uint32_t model, size_t count, cons
     const q3state *s = state;
     int32_t head = s->cm.models[model].headnode;
     bk_result r = BK_OK;
-    if (head >= 0) bk_cm_point_leaves(&s->cm, head, count, pos, leaves);
-    for (size_t i = 0; i < count; i++) {
-        bk_result ri = q3_point_at(s, model, pos + 3 * i, head >= 0 ? leaves[i] : -1, &out[i]);
-        if (r == BK_OK) r = ri;
+    enum { CHUNK = 256 };
+    uint32_t contents[CHUNK];
+    int32_t native[CHUNK];
+    for (size_t base = 0; base < count; base += CHUNK) {
+        size_t n = count - base < CHUNK ? count - base : CHUNK;
+        const float *p = pos + 3 * base;
+        int32_t *lv = leaves + base;
+        if (head >= 0) bk_cm_point_leaves(&s->cm, head, n, p, lv);
+        if (model == 0 && head >= 0) {
+            bk_cm_world_contents(&s->cm, n, p, lv, contents, native);
+        } else {
+            for (size_t i = 0; i < n; i++)
+                contents[i] = bk_cm_leaf_contents(&s->cm, model, head >= 0 ? lv[i] : -1, p + 3 * i, &native[i]);
+        }
+        for (size_t i = 0; i < n; i++) {
+            bk_result ri = q3_point_at(s, model, head >= 0 ? lv[i] : -1, contents[i], native[i], &out[base + i]);
+            if (r == BK_OK) r = ri;
+        }
     }
     return r;
 }
