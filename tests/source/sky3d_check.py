@@ -4,7 +4,8 @@ sky_camera's origin and scale from the entities, its area by walking the BSP tre
 dnode_t / dleaf_t / dplane_t, read here), then in the glTF: one node "skybox_3d" scaled by
 `scale` with translation -scale x origin (engine units -> glTF metres, Y up), whose triangles
 lie in that area (their centre, a unit in front, is in a leaf of it), and as many triangles as
-worldspawn has there (each face drawn twice: in the world where it is, and in the sky).
+worldspawn has there (each face drawn twice: in the world where it is, and in the sky); the
+static props standing in the area are drawn again too, as copies of their nodes under it.
 usage: sky3d_check.py MAP.bsp OUT.gltf  (exit 1 on a mismatch; prints a summary)"""
 import json, os, re, struct, sys
 
@@ -111,7 +112,28 @@ sky_dt, sky_din = triangles_in_area(sky_mesh, True)
 world_dt, world_din = triangles_in_area(world, True)
 if sky_din < 0.5 * sky_dt or world_din > sky_dt:
     bad.append("displacements: %d of %d skybox_3d triangles in area %d, worldspawn %d there" % (sky_din, sky_dt, area, world_din))
+# static props: each one whose origin is in the area is drawn again under skybox_3d, a copy of its
+# node (model, placement); the children are nothing else (a prop listed in a leaf of the area but
+# standing outside it is allowed: the map's own leaf list decides)
+props = [n for n in g["nodes"] if n.get("extras", {}).get("classname") == "prop_static"]
+kids = [g["nodes"][i] for i in node.get("children", [])]
+
+
+def key(n):
+    return (n["extras"].get("model"), tuple(np.round(n.get("translation", [0, 0, 0]), 4)), tuple(np.round(n.get("rotation", [0, 0, 0, 1]), 5)))
+
+
+world_props = [n for n in props if n not in kids]
+kid_keys = {key(n) for n in kids}
+if not all(key(k) in {key(n) for n in world_props} and k.get("extras", {}).get("skybox3d") == "true" for k in kids):
+    bad.append("a skybox_3d child that is not a copy of a static prop")
+in_area = [n for n in world_props
+           if area_at(np.array([n["translation"][0], -n["translation"][2], n["translation"][1]]) / UNIT) == area]
+missing = [n["extras"].get("model") for n in in_area if key(n) not in kid_keys]
+if missing: bad.append("%d static props in the area not under skybox_3d: %s" % (len(missing), missing[:3]))
+if kids and node.get("extras", {}).get("props") != str(len(kids)): bad.append("extras.props %s, %d children" % (node.get("extras", {}).get("props"), len(kids)))
 print(json.dumps({"origin": origin.tolist(), "scale": scale, "area": area, "skybox_3d_triangles": sky_total,
+                  "props": len(kids), "props_with_origin_in_area": len(in_area),
                   "in_area": sky_in, "worldspawn_in_area": world_in, "worldspawn": world_total,
                   "displacement_triangles": sky_dt, "displacement_in_area": sky_din}))
 for b in bad: print(b)

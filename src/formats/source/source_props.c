@@ -110,6 +110,7 @@ bk_result bk_src_add_prop_nodes(sb *b)
     c.mdl = bk_calloc((size_t)p->static_prop_name_count + 1, sizeof *c.mdl);
     c.tried = bk_calloc((size_t)p->static_prop_name_count + 1, 1);
     bk_result r = c.mdl && c.tried ? BK_OK : BK_ENOMEM;
+    b->prop_node0 = b->s->node_count;
     for (uint32_t i = 0; i < p->static_prop_count && r == BK_OK; i++) {
         const bk_source_static_prop *sp = &p->static_props[i];
         const char *model = sp->model < p->static_prop_name_count ? p->static_prop_names[sp->model] : "";
@@ -117,6 +118,7 @@ bk_result bk_src_add_prop_nodes(sb *b)
         int32_t node, mesh = -1;
         if ((r = prop_mesh(b, &c, sp->model, sp->skin, &mesh)) != BK_OK) break;
         if ((r = bk_scene_add_node(b->s, base ? base + 1 : model, -1, mesh, &node)) != BK_OK) break;
+        b->prop_nodes = i + 1;
         bk_node *n = &b->s->nodes[node];
         vcopy(n->translation, sp->origin);
         bk_angles_quat(sp->angles, n->rotation);

@@ -35,6 +35,7 @@ typedef struct sb {
     uint8_t *sky3d_face;           /* faces of the 3D skybox's area (1), or NULL: none */
     float sky3d_origin[3], sky3d_scale;
     int32_t sky3d_area;
+    uint32_t prop_node0, prop_nodes;   /* static prop i's node is prop_node0 + i (i < prop_nodes) */
 } sb;
 
 /* hostile maps can make faces share huge lightmaps or surfedge runs: bound what the scene holds */

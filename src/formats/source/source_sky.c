@@ -259,6 +259,52 @@ static bk_result add_box(sb *b)
     return bk_kv_append(&n->extras, &n->extra_count, "faces", val);
 }
 
+/* static prop i is in the 3D skybox: one of the leaves the map lists for it (or, with none, the
+ * leaf at its origin) is in sky_camera's area */
+static bool prop_in_sky3d(const sb *b, uint32_t i)
+{
+    const bk_source_map *p = b->p;
+    const bk_source_static_prop *sp = &p->static_props[i];
+    if (sp->leaf_count == 0) {
+        int32_t l = leaf_at(p, sp->origin);
+        return l >= 0 && p->leafs[l].area == b->sky3d_area;
+    }
+    for (uint32_t k = 0; k < sp->leaf_count; k++) {
+        uint64_t at = (uint64_t)sp->first_leaf + k;
+        if (at >= p->static_prop_leaf_count) break;
+        uint16_t l = p->static_prop_leaves[at];
+        if (l < p->leaf_count && p->leafs[l].area == b->sky3d_area) return true;
+    }
+    return false;
+}
+
+/* the static props of the 3D skybox, again under its node (the engine draws them with it, scaled
+ * about sky_camera): each a copy of its prop's node, the same mesh and placement */
+static bk_result sky3d_props(sb *b, int32_t parent)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < b->prop_nodes; i++) {
+        if (!prop_in_sky3d(b, i)) continue;
+        int32_t node;
+        const bk_node *src = &b->s->nodes[b->prop_node0 + i];
+        BK_TRY(bk_scene_add_node(b->s, src->name, parent, src->mesh, &node));
+        src = &b->s->nodes[b->prop_node0 + i];   /* the nodes may have moved */
+        bk_node *d = &b->s->nodes[node];
+        memcpy(d->translation, src->translation, sizeof d->translation);
+        memcpy(d->rotation, src->rotation, sizeof d->rotation);
+        memcpy(d->scale, src->scale, sizeof d->scale);
+        for (uint32_t k = 0; k < src->extra_count; k++)
+            BK_TRY(bk_kv_append(&d->extras, &d->extra_count, src->extras[k].key, src->extras[k].value));
+        BK_TRY(bk_kv_append(&d->extras, &d->extra_count, "skybox3d", "true"));
+        n++;
+    }
+    if (!n) return BK_OK;
+    char val[32];
+    snprintf(val, sizeof val, "%u", n);
+    bk_node *sky = &b->s->nodes[parent];
+    return bk_kv_append(&sky->extras, &sky->extra_count, "props", val);
+}
+
 static bk_result add_sky3d(sb *b, bk_result (*build)(sb *b, const uint8_t *only, const char *name, int32_t *mesh))
 {
     int32_t mesh;
@@ -278,7 +324,8 @@ static bk_result add_sky3d(sb *b, bk_result (*build)(sb *b, const uint8_t *only,
     BK_TRY(bk_kv_append(&n->extras, &n->extra_count, "skyCameraScale", val));
     snprintf(val, sizeof val, "%d", b->sky3d_area);
     BK_TRY(bk_kv_append(&n->extras, &n->extra_count, "area", val));
-    return bk_kv_append(&n->extras, &n->extra_count, "skybox3d", "true");
+    BK_TRY(bk_kv_append(&n->extras, &n->extra_count, "skybox3d", "true"));
+    return sky3d_props(b, node);
 }
 
 bk_result bk_src_sky_add(sb *b, bk_result (*build)(sb *b, const uint8_t *only, const char *name, int32_t *mesh))
