@@ -104,10 +104,12 @@ static void check_map(const char *path)
         }
         CHECK(best < 1.0f);
     }
-    /* static props: one node each with its model path, rotation from yaw about +Z */
+    /* static props: one node each with its model path, rotation from yaw about +Z (those of a 3D
+     * skybox again, as children of its node) */
     uint32_t props = 0;
     for (uint32_t i = 0; i < s->node_count; i++) {
         const bk_node *n = &s->nodes[i];
+        if (n->parent >= 0) continue;
         for (uint32_t k = 0; k < n->extra_count; k++)
             if (strcmp(n->extras[k].key, "classname") == 0 && strcmp(n->extras[k].value, "prop_static") == 0) {
                 if (props < m->static_prop_count) {
