@@ -162,7 +162,7 @@ static void lm_uv(const sb *b, uint32_t face, const float *pos, float *uv)
 
 /* Displacement lightmaps are laid out in the grid's parameter space, not by the planar
  * lightmap vectors: s runs along the grid's columns (corner 0 -> 3), t along its rows (0 -> 1). */
-static void lm_uv_param(const sb *b, uint32_t face, float u, float v, float *uv)
+void bk_src_lm_uv_param(const sb *b, uint32_t face, float u, float v, float *uv)
 {
     const bk_source_face *f = &b->faces[face];
     uint32_t x, y;
@@ -232,7 +232,7 @@ static bk_result emit_disp(sb *b, bk_primitive *pr, uint32_t fi)
             uint32_t vi = first + y * side + x;
             tex_uv(b, ti, &base[(y * side + x) * 3], &pr->uv0[vi * 2]);
             if (pr->uv1) {
-                if (lm) lm_uv_param(b, fi, u, t, &pr->uv1[vi * 2]);
+                if (lm) bk_src_lm_uv_param(b, fi, u, t, &pr->uv1[vi * 2]);
                 else pr->uv1[vi * 2] = pr->uv1[vi * 2 + 1] = 0;
             }
             float a = dv->alpha; /* 0-255, rounded; RGB is white already; NaN: opaque */
