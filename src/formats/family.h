@@ -46,6 +46,24 @@ uint32_t bk_ftype_size(uint8_t type);
 /* Value k of field fd of the element at p, widened (floats truncated toward zero). */
 int64_t bk_field_get(const bk_field *fd, const uint8_t *p, uint32_t k);
 
+/* ---- a lump of counted arrays in turn (Source's occlusion lump: occluders, their polygons, the
+ * polygons' vertex indices): per section an int32 count, then that many elements. Its JSON is an
+ * object with one array per section; a section's first/count fields (range_of >= 0) index
+ * another section's elements and must stay inside it. -------------------------------------------- */
+typedef struct bk_lump_section {
+    const char *name;          /* the JSON key, snake_case */
+    uint32_t entry;            /* element size */
+    bk_fields fields;
+    bool bare;                 /* one scalar field: each element is that bare number in the JSON */
+    int8_t range_of;           /* the section first/count index, -1: none */
+    const char *first, *count;
+} bk_lump_section;
+
+typedef struct bk_lump_sections {
+    const bk_lump_section *rows;
+    uint32_t count;
+} bk_lump_sections;
+
 /* ---- lumps ----------------------------------------------------------------------------------- */
 typedef struct bk_lump_desc {
     const char *name;
@@ -54,6 +72,7 @@ typedef struct bk_lump_desc {
     uint8_t in_place;                   /* bit c: in column c, on a little-endian host, the decoded array
                                          * may be the file's own bytes (the struct has the file's layout) */
     bk_fields fields[BK_FAMILY_COLUMNS];/* the element's fields per column (count 0: not described) */
+    bk_lump_sections sections[BK_FAMILY_COLUMNS]; /* count > 0: the lump is these counted arrays */
 } bk_lump_desc;
 
 /* ---- where the lump directory sits in the header (read and written from this) ----------------- */
