@@ -149,7 +149,7 @@ typedef struct bk_lump_view {
     const uint8_t *data;       /* its bytes, decompressed where stored compressed (NULL when empty) */
     size_t size;
     uint8_t column;            /* which entry[] / fields[] column of its row applies */
-    bool compressed;           /* stored compressed (an edit writes it back plain) */
+    bool compressed;           /* stored compressed (an edit writes it back compressed) */
 } bk_lump_view;
 /* Lump row `lump` of a loaded file: the family's lump_view, or (NULL there) the directory entry's
  * bytes in the version row's column. BK_EUNSUPPORTED for a file without a lump directory. */
@@ -182,6 +182,9 @@ typedef struct bk_family {
     /* a lump's bytes as decoded and the column of its rows (Source: LZMA lumps, the leafs' version);
      * NULL: the directory entry's bytes (see bk_lump_view_of) */
     bk_result (*lump_view)(const bk_file *f, uint32_t lump, bk_lump_view *out);
+    /* editing: how replaced lump `slot` (bytes d, n) is stored: *out (bk_malloc'd) to store instead
+     * (Source: LZMA-compressed again), or NULL: d as it is; NULL hook: always as it is */
+    bk_result (*edit_encode)(const bk_file *f, uint32_t slot, const uint8_t *d, size_t n, uint8_t **out, size_t *out_n);
 } bk_family;
 
 extern const bk_family bk_family_quake, bk_family_wad3, bk_family_q3, bk_family_source, bk_family_dpm,

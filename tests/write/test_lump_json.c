@@ -3,7 +3,7 @@
  *    map in four: the JSON reads back to the lump's exact (decompressed) bytes, and an edit that
  *    imports every lump's JSON saves a file byte-identical to the map;
  *  - a changed element is written, reads back, and leaves every other lump's bytes alone (a Source
- *    LZMA lump is then stored plain);
+ *    LZMA lump is stored LZMA-compressed again);
  *  - hostile JSON (wrong types, missing and unknown fields, out-of-range values, huge arrays, bad
  *    base64; for Source's occlusion lump of three counted arrays also sections missing, twice or
  *    unknown and counts that disagree) is refused with a located error and changes nothing.
@@ -160,7 +160,9 @@ static void change_one(const char *path, const char *lump, const char *elem, con
             /* Source's game-lump directory holds absolute offsets: rewritten when it moves */
             if (strcmp(s.name, "game_lump") == 0) continue;
             if (i == li) {
-                CHECK(bk_lump_view_of(g, i, &b) == BK_OK && !b.compressed);
+                /* stored as the map stored it: LZMA-compressed again when it was */
+                CHECK(bk_lump_view_of(f, i, &a) == BK_OK && bk_lump_view_of(g, i, &b) == BK_OK &&
+                      b.compressed == a.compressed);
                 continue;
             }
             other++;

@@ -234,8 +234,8 @@ const bk_ref_desc bk_source_refs[BK_SRC_REF_COUNT] = {
 };
 #undef R
 
-/* ---- editing: the game-lump directory holds absolute offsets; a replaced lump is stored plain;
- * a saved edit counts a revision ---------------------------------------------------------------- */
+/* ---- editing: the game-lump directory holds absolute offsets; a replaced lump is stored as the
+ * map stored it (LZMA-compressed or plain); a saved edit counts a revision ------------------------- */
 static void source_edit_fixup(const bk_file *f, const bk_edit_layout *e)
 {
     const bk_source_map *m = bk_source_map_of(f);
@@ -251,13 +251,33 @@ static void source_edit_fixup(const bk_file *f, const bk_edit_layout *e)
             if (go) bk_wr_u32le(ge, (uint32_t)e->moved(e, go));
         }
     }
-    /* the fourCC of a replaced lump (the uncompressed size of an LZMA lump) is 0 */
-    for (uint32_t i = 0; i < D->count; i++)
-        if (e->replaced[i]) bk_wr_u32le(e->data + D->dir_offset + (size_t)i * D->entry_size + 12, 0);
+    /* the fourCC of a replaced lump: its uncompressed size when stored LZMA-compressed (as
+     * source_edit_encode writes what the map held compressed; Valve's tools do the same), else 0 */
+    for (uint32_t i = 0; i < D->count; i++) {
+        if (!e->replaced[i]) continue;
+        const uint8_t *ld = e->data + e->new_ofs[i];
+        bool lzma = i < BK_SRC_LUMP_COUNT && m->lumps[i].compressed && e->new_len[i] >= VBSP_LZMA_HEADER &&
+                    memcmp(ld, "LZMA", 4) == 0;
+        bk_wr_u32le(e->data + D->dir_offset + (size_t)i * D->entry_size + 12, lzma ? bk_rd_u32le(ld + 4) : 0);
+    }
     if (e->edited) {
         uint8_t *rev = e->data + D->dir_offset + (size_t)D->count * D->entry_size;
         bk_wr_u32le(rev, bk_rd_u32le(rev) + 1);
     }
+}
+
+/* how a replaced lump is stored: LZMA-compressed again when the map held it compressed (not the
+ * game-lump directory or the pakfile, which the engine reads plain; not an empty lump) */
+static bk_result source_edit_encode(const bk_file *f, uint32_t slot, const uint8_t *d, size_t n, uint8_t **out,
+                                    size_t *out_n)
+{
+    const bk_source_map *m = bk_source_map_of(f);
+    *out = NULL;
+    *out_n = 0;
+    if (!m || slot >= BK_SRC_LUMP_COUNT || !m->lumps[slot].compressed || !n || slot == BK_SRC_LUMP_GAME_LUMP ||
+        slot == BK_SRC_LUMP_PAKFILE)
+        return BK_OK;
+    return bk_vbsp_lzma_encode(d, n, out, out_n);
 }
 
 /* a lump decompressed; the column of its rows: the leafs' version (56 or 32 bytes), the world
@@ -281,7 +301,7 @@ static bk_result source_lump_view(const bk_file *f, uint32_t lump, bk_lump_view 
 const bk_family bk_family_source = {
     "source", k_versions, BK_ARRAY_LEN(k_versions), bk_source_lumps, BK_SRC_LUMP_COUNT, bk_source_refs,
     BK_SRC_REF_COUNT, &bk_ops_source, &bk_query_ops_source, bk_collision_brushes, BK_SRC_LUMP_PAKFILE,
-    source_edit_fixup, source_lump_view,
+    source_edit_fixup, source_lump_view, source_edit_encode,
 };
 
 /* ---- the minimal families of Source's assets -------------------------------------------------- */
@@ -289,7 +309,7 @@ static const bk_version_desc k_vtf_versions[] = {
     {"VTF", 7, -1, "Valve texture 7.x", "", BK_FORMAT_VTF, 0, NULL, 0, true, NULL},
 };
 const bk_family bk_family_vtf = {
-    "vtf", k_vtf_versions, BK_ARRAY_LEN(k_vtf_versions), NULL, 0, NULL, 0, &bk_ops_vtf, NULL, NULL, -1, NULL, NULL,
+    "vtf", k_vtf_versions, BK_ARRAY_LEN(k_vtf_versions), NULL, 0, NULL, 0, &bk_ops_vtf, NULL, NULL, -1, NULL, NULL, NULL,
 };
 
 static const bk_version_desc k_mdl_versions[] = {
@@ -301,5 +321,5 @@ static const bk_version_desc k_mdl_versions[] = {
     {"IDST", 49, 4, "Source model v49", "", BK_FORMAT_MDL, 0, NULL, 0, true, NULL},
 };
 const bk_family bk_family_mdl = {
-    "mdl", k_mdl_versions, BK_ARRAY_LEN(k_mdl_versions), NULL, 0, NULL, 0, &bk_ops_mdl, NULL, NULL, -1, NULL, NULL,
+    "mdl", k_mdl_versions, BK_ARRAY_LEN(k_mdl_versions), NULL, 0, NULL, 0, &bk_ops_mdl, NULL, NULL, -1, NULL, NULL, NULL,
 };
