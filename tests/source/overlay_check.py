@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Source overlays (lump 45) read from the map's bytes and held against bspkit's glTF.
 
-usage: overlay_check.py MAP.bsp INFO.json [GLTF]
+usage: overlay_check.py [--water] MAP.bsp INFO.json [GLTF]
   INFO.json: `bspkit info --json MAP`; GLTF: `bspkit convert MAP --scale 1 --keep-z-up` (.gltf)
+  --water: the water overlays instead (lump 50, dwateroverlay_t: the same fields with 256 face
+  slots, 1120 bytes), drawn in a node "water_overlays" (info does not count them)
 
 Written from Valve's public/bspfile.h (doverlay_t, 352 bytes; texinfo_t 72; dtexdata_t 32) and
 utils/vbsp/overlay.cpp (BasisU in the corners' z, uv3.z == 1 flips V), separately from the C code:
@@ -31,15 +33,20 @@ import vbsp_ref  # noqa: E402
 PUSH = 0.1
 
 
+WATER = "--water" in sys.argv
+ARGS = [a for a in sys.argv if a != "--water"]
+SIZE, SLOTS, LUMP, NODE = (1120, 256, 50, "water_overlays") if WATER else (352, 64, 45, "overlays")
+
+
 def overlays(data):
     _, lump = vbsp_ref.lumps(data)
-    raw = lump(45)
+    raw = lump(LUMP)
     out = []
-    for i in range(len(raw) // 352):
-        r = raw[i * 352:(i + 1) * 352]
+    for i in range(len(raw) // SIZE):
+        r = raw[i * SIZE:(i + 1) * SIZE]
         oid, texinfo, fcro = struct.unpack_from("<ihH", r, 0)
-        faces = struct.unpack_from("<64i", r, 8)
-        fl = struct.unpack_from("<4f12f3f3f", r, 264)
+        faces = struct.unpack_from("<%di" % SLOTS, r, 8)
+        fl = struct.unpack_from("<4f12f3f3f", r, 8 + 4 * SLOTS)
         out.append({
             "id": oid, "texinfo": texinfo, "face_count": fcro & 0x3FFF, "render_order": fcro >> 14,
             "faces": list(faces[:fcro & 0x3FFF]), "u": fl[0:2], "v": fl[2:4],
@@ -223,7 +230,7 @@ def expected(o, mp):
         return (dot(d, bu), dot(d, bv))
 
     a2, a3, planes, disp = 0.0, 0.0, [], False
-    for fi in o["faces"][:64]:
+    for fi in o["faces"][:SLOTS]:
         if not mp.drawn(fi):
             continue
         nx, ny, nz, dist = mp.plane(fi)
@@ -289,7 +296,7 @@ def check_gltf(path, ovs, texnames, mp):
         w["disp"] |= disp
         w["s"] += o["u"]
         w["t"] += o["v"]
-    nodes = [(i, n) for i, n in enumerate(g["nodes"]) if n.get("name") == "overlays"]
+    nodes = [(i, n) for i, n in enumerate(g["nodes"]) if n.get("name") == NODE]
     if not any(o["face_count"] for o in ovs):
         return (not nodes, "no overlay with faces, no overlays node" if not nodes else "an overlays node with no overlays")
     if len(nodes) != 1:
@@ -337,17 +344,17 @@ def check_gltf(path, ovs, texnames, mp):
 
 
 def main():
-    data = open(sys.argv[1], "rb").read()
+    data = open(ARGS[1], "rb").read()
     ovs, lump = overlays(data)
-    info = json.load(open(sys.argv[2]))
-    if info["counts"].get("overlays", 0) != len(ovs):
+    info = json.load(open(ARGS[2]))
+    if not WATER and info["counts"].get("overlays", 0) != len(ovs):
         print("bspkit counts %s overlays, the lump holds %d" % (info["counts"].get("overlays"), len(ovs)))
         return 1
     texnames = names(lump)
     nfaces = len(lump(7)) // 56
     for i, o in enumerate(ovs):
         bad = []
-        if o["face_count"] > 64:
+        if o["face_count"] > SLOTS:
             bad.append("face count %d" % o["face_count"])
         if not all(0 <= f < nfaces for f in o["faces"]):
             bad.append("faces %s out of range" % o["faces"])
@@ -362,8 +369,8 @@ def main():
             return 1
     msg = "%d overlays (%d with faces, render orders %s)" % (
         len(ovs), sum(1 for o in ovs if o["face_count"]), sorted({o["render_order"] for o in ovs}))
-    if len(sys.argv) > 3:
-        ok, why = check_gltf(sys.argv[3], ovs, texnames, Map(lump, struct.unpack_from("<i", data, 4)[0] == 17))
+    if len(ARGS) > 3:
+        ok, why = check_gltf(ARGS[3], ovs, texnames, Map(lump, struct.unpack_from("<i", data, 4)[0] == 17))
         print(msg + "; " + why)
         return 0 if ok else 1
     print(msg)

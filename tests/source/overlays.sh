@@ -58,4 +58,30 @@ check "a face count over 64 is warned about" grep -q "overlays\[2\].*face count 
 check "a face out of range is warned about" grep -q "overlays\[3\].*faces out of range" "$WORK/.err"
 # fightpit's 6 overlays have one face each: 0, 1 and 3 (its face gone) draw nothing, the bow tie draws
 check "the others are drawn ($(grep -o '"overlay_count":"[0-9]*"' "$WORK/hostile.gltf"))" grep -q '"overlay_count":"3"' "$WORK/hostile.gltf"
+# water overlays (lump 50, dwateroverlay_t: 256 face slots, 1120 bytes): no corpus map has any, so
+# two maps' overlays are moved into lump 50 (planar faces, displacements) and drawn the same way in
+# a node "water_overlays", checked as above; lump 45 emptied, no "overlays" node
+for m in css_v19_test_speakers tf2c_v20_dom_fightpit; do
+    need_file "$CORPUS/source/$m.bsp"
+    $PY - "$CORPUS/source/$m.bsp" "$WORK/water_$m.bsp" <<'PYEOF'
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+ofs, ln = struct.unpack_from("<ii", d, 8 + 16 * 45)
+assert d[ofs:ofs + 4] != b"LZMA" and ln % 352 == 0
+w = b""
+for i in range(ln // 352):
+    r = d[ofs + i * 352:ofs + (i + 1) * 352]
+    w += r[:8] + r[8:264] + bytes(4 * 192) + r[264:]
+d += bytes(-len(d) % 4)
+struct.pack_into("<iiii", d, 8 + 16 * 50, len(d), len(w), 0, 0)
+struct.pack_into("<ii", d, 8 + 16 * 45, 0, 0)
+open(sys.argv[2], "wb").write(d + w)
+PYEOF
+    "$CLI" info --json "$WORK/water_$m.bsp" > "$WORK/water_$m.json"
+    "$CLI" convert "$WORK/water_$m.bsp" -o "$WORK/water_$m.gltf" -q --scale 1 --keep-z-up || fail "$m: convert water"
+    out=$($PY "$BK_TESTS/source/overlay_check.py" --water "$WORK/water_$m.bsp" "$WORK/water_$m.json" "$WORK/water_$m.gltf")
+    check "$m: water overlays drawn as overlays ($out)" $PY "$BK_TESTS/source/overlay_check.py" --water \
+        "$WORK/water_$m.bsp" "$WORK/water_$m.json" "$WORK/water_$m.gltf"
+    check "$m: no overlays node without lump 45" bash -c "! grep -q '\"name\":\"overlays\"' '$WORK/water_$m.gltf'"
+done
 bk_done

@@ -351,21 +351,26 @@ static bk_result build_world_part(sb *b, const uint8_t *only, const char *name, 
     return build_mesh(b, 0, only, name, mesh);
 }
 
-/* the overlays lump, decoded for this when compressed and given back after */
+/* the overlay lumps (45; water overlays 50), decoded for this when compressed and given back after */
 static bk_result add_overlays(const bk_file *f, sb *b, int32_t world)
 {
-    const bk_source_lump *l = &b->p->lumps[BK_SRC_LUMP_OVERLAYS];
-    if (!l->size) return BK_OK;
-    bool lazy = bk_vbsp_lump_pending(f, BK_SRC_LUMP_OVERLAYS);
-    bk_result r = bk_vbsp_lump_decode(f, BK_SRC_LUMP_OVERLAYS, NULL);
-    if (r == BK_ENOMEM) return r;
-    if (r != BK_OK)
-        bk_scene_diag(b->s, b->opt, BK_SEV_WARNING, r, NULL, "overlays", BK_NO_INDEX, (int64_t)l->offset,
-                      "the overlay lump cannot be decoded (%s): no overlays", bk_strerror(r));
-    else
-        r = bk_src_add_overlays(b, l, world);
-    if (lazy) bk_vbsp_lump_forget(f, BK_SRC_LUMP_OVERLAYS);
-    return r == BK_ENOMEM || r == BK_ELIMIT || r == BK_OK ? r : BK_OK;
+    static const int lumps[2] = {BK_SRC_LUMP_OVERLAYS, BK_SRC_LUMP_WATEROVERLAYS};
+    for (int k = 0; k < 2; k++) {
+        const bk_source_lump *l = &b->p->lumps[lumps[k]];
+        if (!l->size) continue;
+        const char *name = k ? "wateroverlays" : "overlays";
+        bool lazy = bk_vbsp_lump_pending(f, lumps[k]);
+        bk_result r = bk_vbsp_lump_decode(f, lumps[k], NULL);
+        if (r == BK_ENOMEM) return r;
+        if (r != BK_OK)
+            bk_scene_diag(b->s, b->opt, BK_SEV_WARNING, r, NULL, name, BK_NO_INDEX, (int64_t)l->offset,
+                          "the lump cannot be decoded (%s): its overlays are not drawn", bk_strerror(r));
+        else
+            r = bk_src_add_overlays(b, k == 1, world);
+        if (lazy) bk_vbsp_lump_forget(f, lumps[k]);
+        if (r == BK_ENOMEM || r == BK_ELIMIT) return r;
+    }
+    return BK_OK;
 }
 
 /* the world lights, from the lump matching the lighting drawn: HDR with HDR lighting, else LDR

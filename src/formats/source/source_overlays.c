@@ -1,9 +1,11 @@
-/* Source overlays (info_overlay decals, lump 45): each overlay clipped to the faces of its list, in
- * a node "overlays" under the world.
+/* Source overlays (info_overlay decals, lump 45; water overlays, lump 50): each overlay clipped to
+ * the faces of its list, in a node "overlays" ("water_overlays") under the world.
  *
  * A record is Valve's doverlay_t (public/bspfile.h), 352 bytes: int id, short texinfo, ushort face
  * count (low 14 bits) and render order (top 2), int faces[64], float u[2], v[2], Vector
- * uvpoints[4], origin, basis_normal. vbsp (utils/vbsp/overlay.cpp) keeps only the normal of the
+ * uvpoints[4], origin, basis_normal. Water overlays (lump 50, info_overlay_transition: the shore
+ * along water) are dwateroverlay_t, the same fields with faces[256] (1120 bytes), drawn the same
+ * way in a node "water_overlays". vbsp (utils/vbsp/overlay.cpp) keeps only the normal of the
  * overlay's basis and hides the rest in the corners' unused z: BasisU is (uv0.z, uv1.z, uv2.z), and
  * uv3.z == 1 says BasisV points the other way. The engine builds BasisV = normal x BasisU (negated
  * when flagged), puts corner k at origin + uv_k.x * U + uv_k.y * V and gives it the texture
@@ -23,17 +25,26 @@
 #include "../../scene/scene_build.h"
 #include "source_scene.h"
 
-#define OVERLAY_SIZE 352u
-#define OVERLAY_FACES 64u
+#define OVERLAY_FACES_MAX 256u   /* WATEROVERLAY_BSP_FACE_COUNT; OVERLAY_BSP_FACE_COUNT is 64 */
 #define OVERLAY_PUSH 0.1f
 #define OVERLAY_MIN_COS 0.01f   /* |face normal . overlay normal| below this: edge-on, skipped */
 #define OVERLAY_MIN_AREA 1e-4f  /* pieces smaller than this (square units, overlay plane): dropped */
 #define DISP_PIECE_MAX 8u       /* a quad cut by a triangle: 7 points (4 + 3) at most, 8 kept room for */
 
+/* a kind of overlay record: its lump, size and face slots, and the node it is drawn in */
+typedef struct ovl_kind {
+    const char *lump, *node;
+    int lump_index;
+    uint32_t size, faces;
+} ovl_kind;
+
+static const ovl_kind k_overlays = {"overlays", "overlays", BK_SRC_LUMP_OVERLAYS, 352, 64};
+static const ovl_kind k_water_overlays = {"wateroverlays", "water_overlays", BK_SRC_LUMP_WATEROVERLAYS, 1120, 256};
+
 typedef struct overlay {
     int32_t id, texinfo;
     uint32_t face_count, render_order;
-    int32_t faces[OVERLAY_FACES];
+    int32_t faces[OVERLAY_FACES_MAX];
     float u[2], v[2], uv[4][3], origin[3], normal[3];
 } overlay;
 
@@ -58,6 +69,7 @@ typedef struct clipbuf {
  * first piece needs them (an overlay cut away entirely leaves nothing behind) */
 typedef struct emit_ctx {
     sb *b;
+    const char *name;    /* the mesh's */
     int32_t *mesh;       /* -1: not made yet */
     int32_t *prim_of;    /* material -> primitive of the mesh, -1: none yet */
     int32_t texinfo;
@@ -70,15 +82,15 @@ static void cross3(const float *a, const float *b, float *o)
     o[0] = a[1] * b[2] - a[2] * b[1], o[1] = a[2] * b[0] - a[0] * b[2], o[2] = a[0] * b[1] - a[1] * b[0];
 }
 
-static void read_overlay(const uint8_t *r, overlay *o)
+static void read_overlay(const ovl_kind *kd, const uint8_t *r, overlay *o)
 {
     o->id = bk_rd_i32le(r);
     o->texinfo = bk_rd_i16le(r + 4);
     uint16_t fc = bk_rd_u16le(r + 6);
     o->face_count = fc & 0x3fffu;
     o->render_order = fc >> 14;
-    for (uint32_t k = 0; k < OVERLAY_FACES; k++) o->faces[k] = bk_rd_i32le(r + 8 + 4 * k);
-    const uint8_t *q = r + 8 + 4 * OVERLAY_FACES;
+    for (uint32_t k = 0; k < kd->faces; k++) o->faces[k] = bk_rd_i32le(r + 8 + 4 * k);
+    const uint8_t *q = r + 8 + 4 * kd->faces;
     o->u[0] = bk_rd_f32le(q), o->u[1] = bk_rd_f32le(q + 4), o->v[0] = bk_rd_f32le(q + 8), o->v[1] = bk_rd_f32le(q + 12);
     q += 16;
     for (int k = 0; k < 4; k++)
@@ -211,7 +223,7 @@ static bk_result emit_piece(emit_ctx *ec, const cpt *pts, uint32_t n, const floa
     sb *b = ec->b;
     if (b->vertex_budget < n) return BK_ELIMIT;
     b->vertex_budget -= n;
-    if (*ec->mesh < 0) BK_TRY(bk_scene_add_mesh(b->s, "overlays", ec->mesh));
+    if (*ec->mesh < 0) BK_TRY(bk_scene_add_mesh(b->s, ec->name, ec->mesh));
     int32_t mat;
     BK_TRY(bk_src_overlay_material(b, ec->texinfo, &mat));
     bk_mesh *m = &b->s->meshes[*ec->mesh];
@@ -352,39 +364,39 @@ static bk_result clip_disp(emit_ctx *ec, clipbuf *cb, const frame *fr, const cpt
     return BK_OK;
 }
 
-/* a warning located at overlay i: "overlay ID " then what */
-static void warn(sb *b, uint32_t i, int32_t id, const char *what)
+/* a warning located at overlay i of kind kd: "overlay ID " then what */
+static void warn(sb *b, const ovl_kind *kd, uint32_t i, int32_t id, const char *what)
 {
-    bk_scene_diag(b->s, b->opt, BK_SEV_WARNING, BK_EFORMAT, NULL, "overlays", (int64_t)i,
-                  (int64_t)(b->p->lumps[BK_SRC_LUMP_OVERLAYS].offset + (uint64_t)i * OVERLAY_SIZE), "overlay %d %s", id,
-                  what);
+    bk_scene_diag(b->s, b->opt, BK_SEV_WARNING, BK_EFORMAT, NULL, kd->lump, (int64_t)i,
+                  (int64_t)(b->p->lumps[kd->lump_index].offset + (uint64_t)i * kd->size), "overlay %d %s", id, what);
 }
 
-static bk_result emit_overlay(sb *b, int32_t *mesh, int32_t *prim_of, clipbuf *cb, const overlay *o, uint32_t i,
-                              uint32_t *drawn)
+static bk_result emit_overlay(sb *b, const ovl_kind *kd, int32_t *mesh, int32_t *prim_of, clipbuf *cb,
+                              const overlay *o, uint32_t i, uint32_t *drawn)
 {
     const bk_source_map *p = b->p;
     frame fr;
     cpt quad[4];
     if (o->texinfo < 0 || (uint32_t)o->texinfo >= p->texinfo_count) {
-        warn(b, i, o->id, "has a texinfo out of range: not drawn");
+        warn(b, kd, i, o->id, "has a texinfo out of range: not drawn");
         return BK_OK;
     }
     if (!overlay_frame(o, &fr, quad)) {
-        warn(b, i, o->id, "has a degenerate basis or corners that are not finite: not drawn");
+        warn(b, kd, i, o->id, "has a degenerate basis or corners that are not finite: not drawn");
         return BK_OK;
     }
     uint32_t nf = o->face_count;
-    if (nf > OVERLAY_FACES) {
-        warn(b, i, o->id, "has a face count over 64, the most a record holds: its 64 faces are used");
-        nf = OVERLAY_FACES;
+    if (nf > kd->faces) {
+        warn(b, kd, i, o->id, kd->faces == 64 ? "has a face count over 64, the most a record holds: its 64 faces are used"
+                                             : "has a face count over 256, the most a record holds: its 256 faces are used");
+        nf = kd->faces;
     }
-    emit_ctx ec = {b, mesh, prim_of, o->texinfo, 0};
+    emit_ctx ec = {b, kd->node, mesh, prim_of, o->texinfo, 0};
     bool bad_face = false;
     for (uint32_t k = 0; k < nf; k++) {
         int32_t fi = o->faces[k];
         if (fi < 0 || (uint32_t)fi >= p->face_count) {
-            if (!bad_face) warn(b, i, o->id, "lists faces out of range: they are skipped");
+            if (!bad_face) warn(b, kd, i, o->id, "lists faces out of range: they are skipped");
             bad_face = true;
             continue;
         }
@@ -397,16 +409,18 @@ static bk_result emit_overlay(sb *b, int32_t *mesh, int32_t *prim_of, clipbuf *c
     return BK_OK;
 }
 
-bk_result bk_src_add_overlays(sb *b, const bk_source_lump *l, int32_t world)
+bk_result bk_src_add_overlays(sb *b, bool water, int32_t world)
 {
-    if (!l->data || l->size < OVERLAY_SIZE) return BK_OK;
-    uint64_t n = l->size / OVERLAY_SIZE;
-    if (l->size % OVERLAY_SIZE)
-        bk_scene_diag(b->s, b->opt, BK_SEV_WARNING, BK_EFORMAT, NULL, "overlays", BK_NO_INDEX, (int64_t)l->offset,
-                      "the overlay lump's %llu bytes are not a whole number of %u-byte records: the rest is ignored",
-                      (unsigned long long)l->size, OVERLAY_SIZE);
+    const ovl_kind *kd = water ? &k_water_overlays : &k_overlays;
+    const bk_source_lump *l = &b->p->lumps[kd->lump_index];
+    if (!l->data || l->size < kd->size) return BK_OK;
+    uint64_t n = l->size / kd->size;
+    if (l->size % kd->size)
+        bk_scene_diag(b->s, b->opt, BK_SEV_WARNING, BK_EFORMAT, NULL, kd->lump, BK_NO_INDEX, (int64_t)l->offset,
+                      "the lump's %llu bytes are not a whole number of %u-byte records: the rest is ignored",
+                      (unsigned long long)l->size, kd->size);
     uint32_t with_faces = 0, drawn = 0;
-    for (uint64_t i = 0; i < n; i++) with_faces += (bk_rd_u16le(l->data + i * OVERLAY_SIZE + 6) & 0x3fffu) != 0;
+    for (uint64_t i = 0; i < n; i++) with_faces += (bk_rd_u16le(l->data + i * kd->size + 6) & 0x3fffu) != 0;
     if (!with_faces) return BK_OK;
     int32_t mesh = -1, node;
     /* material -> primitive; materials made here are appended, so the table grows with them */
@@ -418,19 +432,19 @@ bk_result bk_src_add_overlays(sb *b, const bk_source_lump *l, int32_t world)
     bk_result r = BK_OK;
     for (uint64_t i = 0; i < n && r == BK_OK; i++) {
         overlay o;
-        read_overlay(l->data + i * OVERLAY_SIZE, &o);
+        read_overlay(kd, l->data + i * kd->size, &o);
         if (!o.face_count) continue;
         if (b->s->material_count >= cap) {
             r = BK_EARG;
             break;
         }
-        r = emit_overlay(b, &mesh, prim_of, &cb, &o, (uint32_t)i, &drawn);
+        r = emit_overlay(b, kd, &mesh, prim_of, &cb, &o, (uint32_t)i, &drawn);
     }
     bk_free(cb.a);
     bk_free(cb.b);
     bk_free(cb.poly);
     bk_free(prim_of);
-    if (r == BK_OK) r = bk_scene_add_node(b->s, "overlays", world, mesh, &node);
+    if (r == BK_OK) r = bk_scene_add_node(b->s, kd->node, world, mesh, &node);
     if (r == BK_OK) {
         char cnt[16];
         snprintf(cnt, sizeof cnt, "%u", drawn);

@@ -61,9 +61,10 @@ bk_result bk_src_overlay_material(sb *b, int32_t texinfo, int32_t *out);
  * columns, along its rows); face has a lightmap rect */
 void bk_src_lm_uv_param(const sb *b, uint32_t face, float u, float v, float *uv);
 
-/* source_overlays.c: the overlays of lump l clipped to their faces (draped over displacements), in
- * a mesh and a node "overlays" under node world (-1: a root) */
-bk_result bk_src_add_overlays(sb *b, const bk_source_lump *l, int32_t world);
+/* source_overlays.c: the overlays of lump 45 (water: the water overlays of lump 50, decoded) clipped
+ * to their faces (draped over displacements), in a mesh and a node "overlays" ("water_overlays")
+ * under node world (-1: a root) */
+bk_result bk_src_add_overlays(sb *b, bool water, int32_t world);
 
 /* source_lightmap.c: the lightmap atlas (b->face_rect, b->lm_image, b->atlas_w/h) */
 bk_result bk_src_build_lightmaps(sb *b);
