@@ -1,5 +1,6 @@
 /* Fuzz the lump JSON reader (bk_edit_set_lump_json, src/formats/lump_json.c) on a small Quake 1 map
- * made here: the input's first byte picks the lump, the rest is the JSON. Whatever it accepts must
+ * made here, and a small Source map's occlusion lump (an object of three counted arrays): the
+ * input's first byte picks the lump, the rest is the JSON. Whatever it accepts must
  * save (or be refused by the writer's validation) into a map that loads; the accepted lump printed
  * again (bk_lump_to_json) must read back to the same bytes. */
 #include <stdint.h>
@@ -43,12 +44,34 @@ static size_t make_map(uint8_t *out)
     return at;
 }
 
+/* VBSP 20: worldspawn and an empty occlusion lump (lump version 2: three zero counts) */
+static size_t make_source_map(uint8_t *out)
+{
+    static const char ents[] = "{\n\"classname\" \"worldspawn\"\n}\n";
+    memset(out, 0, 1200);
+    memcpy(out, "VBSP", 4);
+    out[4] = 20;
+    size_t at = 1036;
+    memcpy(out + at, ents, sizeof ents);
+    uint32_t e0[4] = {(uint32_t)at, sizeof ents, 0, 0};
+    memcpy(out + 8, e0, 16);
+    at = (at + sizeof ents + 3) & ~(size_t)3;
+    uint32_t e9[4] = {(uint32_t)at, 12, 2, 0};
+    memcpy(out + 8 + 16 * 9, e9, 16);
+    return at + 12;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static uint8_t map[4096];
-    static size_t map_size;
-    if (!map_size) map_size = make_map(map);
+    static uint8_t qmap[4096], smap[1200];
+    static size_t qmap_size, smap_size;
+    if (!qmap_size) qmap_size = make_map(qmap), smap_size = make_source_map(smap);
     if (size < 1) return 0;
+    /* a first byte from 0xf0: the Source map's occlusion lump (three counted arrays), else Quake lump % 15 */
+    bool source = data[0] >= 0xf0;
+    const uint8_t *map = source ? smap : qmap;
+    size_t map_size = source ? smap_size : qmap_size;
+    uint32_t lump = source ? 9u : data[0] % 15u;
     bk_options opt;
     memset(&opt, 0, sizeof opt);
     opt.limits.max_alloc_bytes = 64u << 20;
@@ -56,7 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bk_file *f = NULL;
     if (bk_file_load_memory(map, map_size, &opt, &f) != BK_OK) abort();   /* the map made above loads */
     bk_lump_shape s;
-    if (bk_lump_shape_at(f, data[0] % 15u, &s) != BK_OK) abort();
+    if (bk_lump_shape_at(f, lump, &s) != BK_OK) abort();
     const char *json = (const char *)data + 1;
     size_t n = size - 1;
     bk_edit *e = NULL;
@@ -71,7 +94,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             /* the lump as stored prints and reads back to its own bytes */
             char *js = NULL;
             size_t jn = 0;
-            uint32_t li = data[0] % 15u;
+            uint32_t li = lump;
             bk_lump_view v;
             if (bk_lump_to_json(g, s.name, &js, &jn) == BK_OK && bk_lump_view_of(g, li, &v) == BK_OK) {
                 uint8_t *back = NULL;

@@ -15,6 +15,13 @@ seeds = {
     8: b'{"encoding": "base64", "data": ""}',
     2: b'[{"normal": [0, 0, "0x7f800000"], "dist": 1e39, "type": 1.5}]',
 }
+# from 0xf0: the Source map's occlusion lump
+seeds[0xf0] = (b'{"occluders": [{"flags": 0, "firstpoly": 0, "polycount": 1, "mins": [-64, -64, 0], "maxs": [64, 64, 128], '
+               b'"area": 1}],\n"polys": [{"firstvertexindex": 0, "vertexcount": 4, "planenum": 0}],\n'
+               b'"vertex_indices": [0, 1, 2, 3]}')
+seeds[0xf1] = b'{"occluders": [], "polys": [], "vertex_indices": []}'
+seeds[0xf2] = b'{"polys": [{"firstvertexindex": 0, "vertexcount": 9, "planenum": 0}], "vertex_indices": [1], "occluders": []}'
+seeds[0xf3] = b'{"lump": "occlusion", "encoding": "base64", "data": "AAAAAAAAAAAAAAAA"}'
 for k, v in seeds.items():
     with open(os.path.join(out, "lump%d.json" % k), "wb") as f:
         f.write(bytes([k]) + v)

@@ -9,3 +9,5 @@ bk_sh_test(write_safe_root write/safe_root.sh)
 bk_unit_test(write_lump_json write/test_lump_json.c)
 set_tests_properties(write_lump_json PROPERTIES LABELS slow)
 bk_sh_test(write_lump write/lump.sh)
+# an edited lump of an LZMA map written back LZMA-compressed (Valve's header, fourCC), the rest unchanged
+bk_sh_test(write_lzma write/lzma_lumps.sh)

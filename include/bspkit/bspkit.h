@@ -333,7 +333,7 @@ typedef struct bk_lump_shape {
     uint32_t entry_size;      /* bytes per element as the file stores them; 0 when opaque */
     uint32_t field_count;     /* fields per element; 0: an opaque lump (its JSON holds base64 bytes) */
     uint64_t size;            /* its bytes (decompressed where the map stores it compressed) */
-    bool compressed;          /* stored compressed (Source LZMA); an import writes it back plain */
+    bool compressed;          /* stored compressed (Source LZMA); an import writes it back compressed */
 } bk_lump_shape;
 /* Lump i (0 .. in the family's order) of a loaded map: BK_EINDEX past the last, BK_EUNSUPPORTED
  * for a file without a lump directory (WAD3, DPM, VTF, MDL). */

@@ -34,14 +34,16 @@ bk_result bk_edit_begin(const bk_file *f, const bk_options *opt, bk_edit **out);
 void bk_edit_free(bk_edit *e);
 
 /* Replace lump `index` (header slot order, as `bspkit info` lists them) with size bytes, stored
- * as given (not compressed). The bytes are copied. */
+ * as given (not compressed, even where the map held the lump LZMA-compressed: the entity and JSON
+ * imports below compress it again). The bytes are copied. */
 bk_result bk_edit_set_lump(bk_edit *e, uint32_t index, const void *data, size_t size);
 
 /* Replace the entity lump with these entities, written in the engines' text form. Text is
  * re-encoded as the map had it: when the map's entity text was not UTF-8 (8-bit code page),
  * UTF-8 keys and values are written back as Latin-1 (BK_EFORMAT for a character Latin-1 lacks).
  * Keys and values may not hold '"' or line breaks (BK_EFORMAT, located by entity and key).
- * A Source entity lump stored LZMA-compressed is written back plain (uncompressed). */
+ * A Source entity lump stored LZMA-compressed is written back LZMA-compressed (Valve's header,
+ * the directory's fourCC its uncompressed size). */
 bk_result bk_edit_set_entities(bk_edit *e, const bk_entities *ents);
 
 /* Replace lump `name` with the JSON bk_lump_to_json prints (the same shape), validated before
@@ -51,7 +53,7 @@ bk_result bk_edit_set_entities(bk_edit *e, const bk_entities *ents);
  * (may be NULL) located: lump = name, index = the element (or BK_NO_INDEX), offset = byte offset in
  * json, the message naming the field and the line:column; err->file is NULL. Bytes equal to the
  * lump's (decompressed) bytes leave the lump as stored (a no-change round trip is byte-identical);
- * else they are stored plain (a Source LZMA lump is written back uncompressed). */
+ * else they are stored as the map stored the lump (a Source LZMA lump LZMA-compressed again). */
 bk_result bk_edit_set_lump_json(bk_edit *e, const char *name, const char *json, size_t len, bk_diag *err);
 
 /* Source: add (or replace) a file in the map's pakfile, stored uncompressed; remove every entry

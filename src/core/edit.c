@@ -29,6 +29,8 @@ struct bk_edit {
     uint8_t **repl;            /* per lump: replacement bytes (owned) or NULL */
     size_t *repl_size;
     bool *repl_set;
+    bool *repl_as_stored;      /* per lump: the bytes are its content, stored as the map stored the
+                                * lump (Source: LZMA again); else stored as given */
     bool edited;
     /* pakfile edits (Source), applied at save */
     char **pak_remove;
@@ -95,7 +97,8 @@ bk_result bk_edit_begin(const bk_file *f, const bk_options *opt, bk_edit **out)
     e->repl = bk_calloc(n, sizeof *e->repl);
     e->repl_size = bk_calloc(n, sizeof *e->repl_size);
     e->repl_set = bk_calloc(n, sizeof *e->repl_set);
-    if (!e->repl || !e->repl_size || !e->repl_set) {
+    e->repl_as_stored = bk_calloc(n, sizeof *e->repl_as_stored);
+    if (!e->repl || !e->repl_size || !e->repl_set || !e->repl_as_stored) {
         bk_edit_free(e);
         return BK_ENOMEM;
     }
@@ -111,6 +114,7 @@ void bk_edit_free(bk_edit *e)
     bk_free(e->repl);
     bk_free(e->repl_size);
     bk_free(e->repl_set);
+    bk_free(e->repl_as_stored);
     for (uint32_t i = 0; i < e->pak_remove_count; i++) bk_free(e->pak_remove[i]);
     bk_free(e->pak_remove);
     for (uint32_t i = 0; i < e->pak_add_count; i++) {
@@ -121,7 +125,8 @@ void bk_edit_free(bk_edit *e)
     bk_free(e);
 }
 
-bk_result bk_edit_set_lump(bk_edit *e, uint32_t index, const void *data, size_t size)
+/* lump index becomes size bytes; as_stored: they are its content, stored as the map stored the lump */
+static bk_result set_lump(bk_edit *e, uint32_t index, const void *data, size_t size, bool as_stored)
 {
     if (!e || (!data && size)) return BK_EARG;
     if (index >= e->dir->count) return BK_EINDEX;
@@ -133,8 +138,14 @@ bk_result bk_edit_set_lump(bk_edit *e, uint32_t index, const void *data, size_t 
     e->repl[index] = copy;
     e->repl_size[index] = size;
     e->repl_set[index] = true;
+    e->repl_as_stored[index] = as_stored;
     e->edited = true;
     return BK_OK;
+}
+
+bk_result bk_edit_set_lump(bk_edit *e, uint32_t index, const void *data, size_t size)
+{
+    return set_lump(e, index, data, size, false);
 }
 
 bk_result bk_edit_set_lump_json(bk_edit *e, const char *name, const char *json, size_t len, bk_diag *err)
@@ -150,7 +161,7 @@ bk_result bk_edit_set_lump_json(bk_edit *e, const char *name, const char *json, 
     bk_result r = BK_OK;
     /* the same bytes: the lump stays as stored (compressed or not), the file byte-identical */
     if (e->repl_set[v.slot] || size != v.size || (size && memcmp(bytes, v.data, size) != 0))
-        r = bk_edit_set_lump(e, v.slot, bytes, size);
+        r = set_lump(e, v.slot, bytes, size, true);
     bk_free(bytes);
     return r;
 }
@@ -314,7 +325,7 @@ bk_result bk_edit_set_entities(bk_edit *e, const bk_entities *ents)
         bk_buf_free(&b);
         return BK_ELIMIT;
     }
-    bk_result r = bk_edit_set_lump(e, e->entity_slot, b.data, b.size);
+    bk_result r = set_lump(e, e->entity_slot, b.data, b.size, true);
     bk_buf_free(&b);
     return r;
 }
@@ -689,13 +700,14 @@ static void family_fixup(const bk_edit *e, const lslot *s, bk_buf *o, uint64_t t
     e->f->family->edit_fixup(e->f, &el);
 }
 
-static bk_result build(bk_edit *e, uint8_t **out_data, size_t *out_size)
+/* enc[i]: how replaced lump i is stored when the family stores it otherwise (edit_encode), or NULL */
+static bk_result build_layout(bk_edit *e, uint8_t *const *enc, const size_t *enc_n, uint8_t **out_data,
+                              size_t *out_size)
 {
     const bk_dir_layout *L = e->dir;
     const uint8_t *d = e->f->data;
     size_t n = e->f->size;
     bk_result r = BK_OK;
-    if (e->pak_add_count || e->pak_remove_count) BK_TRY(apply_pak_edits(e));
     lslot s[64];
     for (uint32_t i = 0; i < L->count; i++) {
         const uint8_t *ent = d + L->dir_offset + (size_t)i * L->entry_size;
@@ -725,8 +737,10 @@ static bk_result build(bk_edit *e, uint8_t **out_data, size_t *out_size)
     for (uint32_t k = 0; k < L->count; k++) {
         lslot *sl = &s[k];
         /* a replaced lump's bytes are the edit's (its ofs may be the UINT64_MAX "was empty" mark) */
-        const uint8_t *src = e->repl_set[sl->index] ? e->repl[sl->index] : d + sl->ofs;
-        uint64_t len = e->repl_set[sl->index] ? e->repl_size[sl->index] : sl->len;
+        const uint8_t *src = enc[sl->index]           ? enc[sl->index]
+                             : e->repl_set[sl->index] ? e->repl[sl->index]
+                                                      : d + sl->ofs;
+        uint64_t len = enc[sl->index] ? enc_n[sl->index] : e->repl_set[sl->index] ? e->repl_size[sl->index] : sl->len;
         if (sl->len == 0 && !e->repl_set[sl->index]) {
             sl->new_ofs = sl->ofs;   /* an empty lump keeps its offset (fixed below if it moved) */
             sl->new_len = 0;
@@ -801,6 +815,22 @@ static bk_result build(bk_edit *e, uint8_t **out_data, size_t *out_size)
     *out_data = o.data;
     *out_size = o.size;
     return BK_OK;
+}
+
+/* the edit's file: pakfile edits applied, replaced lumps stored as the family stores them, laid out
+ * and validated */
+static bk_result build(bk_edit *e, uint8_t **out_data, size_t *out_size)
+{
+    if (e->pak_add_count || e->pak_remove_count) BK_TRY(apply_pak_edits(e));
+    uint8_t *enc[64] = {0};
+    size_t enc_n[64] = {0};
+    bk_result r = BK_OK;
+    for (uint32_t i = 0; i < e->dir->count && i < 64 && r == BK_OK; i++)
+        if (e->repl_set[i] && e->repl_as_stored[i] && e->f->family->edit_encode)
+            r = e->f->family->edit_encode(e->f, i, e->repl[i], e->repl_size[i], &enc[i], &enc_n[i]);
+    if (r == BK_OK) r = build_layout(e, enc, enc_n, out_data, out_size);
+    for (uint32_t i = 0; i < 64; i++) bk_free(enc[i]);
+    return r;
 }
 
 bk_result bk_edit_save_memory(bk_edit *e, uint8_t **out, size_t *size)

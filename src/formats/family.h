@@ -46,6 +46,24 @@ uint32_t bk_ftype_size(uint8_t type);
 /* Value k of field fd of the element at p, widened (floats truncated toward zero). */
 int64_t bk_field_get(const bk_field *fd, const uint8_t *p, uint32_t k);
 
+/* ---- a lump of counted arrays in turn (Source's occlusion lump: occluders, their polygons, the
+ * polygons' vertex indices): per section an int32 count, then that many elements. Its JSON is an
+ * object with one array per section; a section's first/count fields (range_of >= 0) index
+ * another section's elements and must stay inside it. -------------------------------------------- */
+typedef struct bk_lump_section {
+    const char *name;          /* the JSON key, snake_case */
+    uint32_t entry;            /* element size */
+    bk_fields fields;
+    bool bare;                 /* one scalar field: each element is that bare number in the JSON */
+    int8_t range_of;           /* the section first/count index, -1: none */
+    const char *first, *count;
+} bk_lump_section;
+
+typedef struct bk_lump_sections {
+    const bk_lump_section *rows;
+    uint32_t count;
+} bk_lump_sections;
+
 /* ---- lumps ----------------------------------------------------------------------------------- */
 typedef struct bk_lump_desc {
     const char *name;
@@ -54,6 +72,7 @@ typedef struct bk_lump_desc {
     uint8_t in_place;                   /* bit c: in column c, on a little-endian host, the decoded array
                                          * may be the file's own bytes (the struct has the file's layout) */
     bk_fields fields[BK_FAMILY_COLUMNS];/* the element's fields per column (count 0: not described) */
+    bk_lump_sections sections[BK_FAMILY_COLUMNS]; /* count > 0: the lump is these counted arrays */
 } bk_lump_desc;
 
 /* ---- where the lump directory sits in the header (read and written from this) ----------------- */
@@ -130,7 +149,7 @@ typedef struct bk_lump_view {
     const uint8_t *data;       /* its bytes, decompressed where stored compressed (NULL when empty) */
     size_t size;
     uint8_t column;            /* which entry[] / fields[] column of its row applies */
-    bool compressed;           /* stored compressed (an edit writes it back plain) */
+    bool compressed;           /* stored compressed (an edit writes it back compressed) */
 } bk_lump_view;
 /* Lump row `lump` of a loaded file: the family's lump_view, or (NULL there) the directory entry's
  * bytes in the version row's column. BK_EUNSUPPORTED for a file without a lump directory. */
@@ -163,6 +182,9 @@ typedef struct bk_family {
     /* a lump's bytes as decoded and the column of its rows (Source: LZMA lumps, the leafs' version);
      * NULL: the directory entry's bytes (see bk_lump_view_of) */
     bk_result (*lump_view)(const bk_file *f, uint32_t lump, bk_lump_view *out);
+    /* editing: how replaced lump `slot` (bytes d, n) is stored: *out (bk_malloc'd) to store instead
+     * (Source: LZMA-compressed again), or NULL: d as it is; NULL hook: always as it is */
+    bk_result (*edit_encode)(const bk_file *f, uint32_t slot, const uint8_t *d, size_t n, uint8_t **out, size_t *out_n);
 } bk_family;
 
 extern const bk_family bk_family_quake, bk_family_wad3, bk_family_q3, bk_family_source, bk_family_dpm,

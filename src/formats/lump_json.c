@@ -11,6 +11,8 @@
 
 #include "family.h"
 
+#define BK_MAX_SECTIONS 8u
+
 bk_result bk_lump_view_of(const bk_file *f, uint32_t lump, bk_lump_view *out)
 {
     memset(out, 0, sizeof *out);
@@ -41,6 +43,29 @@ static const bk_fields *fields_of(const bk_lump_desc *row, const bk_lump_view *v
     uint8_t col = v->column;
     if (col >= BK_FAMILY_COLUMNS || row->entry[col] <= 1 || !row->fields[col].count) return NULL;
     return v->size % row->entry[col] ? NULL : &row->fields[col];
+}
+
+/* the sections of a lump made of counted arrays (family.h), or NULL */
+static const bk_lump_sections *sections_of(const bk_lump_desc *row, const bk_lump_view *v)
+{
+    const bk_lump_sections *ss = v->column < BK_FAMILY_COLUMNS ? &row->sections[v->column] : NULL;
+    return ss && ss->count && ss->count <= BK_MAX_SECTIONS ? ss : NULL;
+}
+
+/* where each section's elements start and how many there are; false when the bytes are not exactly
+ * the counted arrays (then the lump's JSON is its bytes in base64) */
+static bool split_sections(const bk_lump_sections *ss, const uint8_t *d, size_t n, size_t *start, uint32_t *count)
+{
+    size_t at = 0;
+    for (uint32_t k = 0; k < ss->count; k++) {
+        if (n - at < 4) return false;
+        int32_t c = bk_rd_i32le(d + at);
+        at += 4;
+        if (c < 0 || (uint64_t)c * ss->rows[k].entry > n - at) return false;
+        start[k] = at, count[k] = (uint32_t)c;
+        at += (size_t)c * ss->rows[k].entry;
+    }
+    return at == n;
 }
 
 bk_result bk_lump_shape_at(const bk_file *f, uint32_t i, bk_lump_shape *out)
@@ -159,6 +184,33 @@ static void put_field(bk_buf *b, const bk_field *fd, const uint8_t *el)
     if (fd->count > 1) bk_buf_append(b, "]", 1);
 }
 
+/* {"section": [elements], ...}: objects one a line, bare numbers sixteen a line */
+static void put_sections(bk_buf *b, const bk_lump_sections *ss, const uint8_t *d, const size_t *start,
+                         const uint32_t *count)
+{
+    bk_buf_append(b, "{", 1);
+    for (uint32_t k = 0; k < ss->count && !b->failed; k++) {
+        const bk_lump_section *sc = &ss->rows[k];
+        bk_buf_printf(b, "%s\n\"%s\": [", k ? "," : "", sc->name);
+        for (uint32_t i = 0; i < count[k] && !b->failed; i++) {
+            const uint8_t *el = d + start[k] + (size_t)i * sc->entry;
+            if (sc->bare) {
+                bk_buf_append(b, i % 16 ? ", " : i ? ",\n" : "\n", i % 16 ? 2 : i ? 2 : 1);
+                put_field(b, &sc->fields.rows[0], el);
+                continue;
+            }
+            bk_buf_append(b, i ? ",\n{" : "\n{", i ? 3 : 2);
+            for (uint32_t c = 0; c < sc->fields.count; c++) {
+                bk_buf_printf(b, "%s\"%s\": ", c ? ", " : "", sc->fields.rows[c].name);
+                put_field(b, &sc->fields.rows[c], el);
+            }
+            bk_buf_append(b, "}", 1);
+        }
+        bk_buf_append(b, count[k] ? "\n]" : "]", count[k] ? 2 : 1);
+    }
+    bk_buf_append(b, "\n}\n", 3);
+}
+
 bk_result bk_lump_to_json(const bk_file *f, const char *name, char **out, size_t *out_len)
 {
     if (!out) return BK_EARG;
@@ -169,8 +221,13 @@ bk_result bk_lump_to_json(const bk_file *f, const char *name, char **out, size_t
     BK_TRY(bk_lump_view_of(f, li, &v));
     const bk_lump_desc *row = &f->family->lumps[li];
     const bk_fields *fs = fields_of(row, &v);
+    const bk_lump_sections *ss = sections_of(row, &v);
+    size_t start[BK_MAX_SECTIONS];
+    uint32_t count[BK_MAX_SECTIONS];
     bk_buf b = {0};
-    if (!fs) {
+    if (ss && split_sections(ss, v.data, v.size, start, count)) {
+        put_sections(&b, ss, v.data, start, count);
+    } else if (!fs) {
         bk_buf_printf(&b, "{\"lump\": \"%s\", \"size\": %zu, \"encoding\": \"base64\", \"data\": \"", row->name, v.size);
         put_base64(&b, v.data, v.size);
         bk_buf_append(&b, "\"}\n", 3);
@@ -197,6 +254,7 @@ typedef struct jrd {
     size_t n;
     const char *lump;
     bk_diag *err;
+    const char *section;   /* the section being read (a lump of counted arrays), or NULL */
 } jrd;
 
 static bk_result fail(const jrd *j, bk_result code, int64_t index, size_t off, const char *fmt, ...) BK_PRINTF(5, 6);
@@ -215,7 +273,8 @@ static bk_result fail(const jrd *j, bk_result code, int64_t index, size_t off, c
         if (j->t[i] == '\n') line++, col = 1;
         else col++;
     }
-    int w = snprintf(d->message, sizeof d->message, "line %zu:%zu: ", line, col);
+    int w = snprintf(d->message, sizeof d->message, "line %zu:%zu: %s%s%s", line, col, j->section ? "\"" : "",
+                     j->section ? j->section : "", j->section ? "\": " : "");
     va_list ap;
     va_start(ap, fmt);
     if (w > 0 && (size_t)w < sizeof d->message) vsnprintf(d->message + w, sizeof d->message - (size_t)w, fmt, ap);
@@ -385,34 +444,43 @@ static size_t object_end(const char *t, size_t n, size_t p)
     return 0;
 }
 
-/* [ {element}, ... ] into out, element by element */
-static bk_result read_array(const jrd *j, const bk_lump_desc *row, const bk_fields *fs, uint32_t es,
-                            const bk_limits *lim, size_t p, bk_buf *out)
+/* the end (one past) of the bare number at t[p]: up to ',', ']' or a space, 64 characters at most */
+static size_t token_end(const char *t, size_t n, size_t p)
+{
+    size_t e = p;
+    while (e < n && e - p < 64 && t[e] != ',' && t[e] != ']' && t[e] != ' ' && t[e] != '\n' && t[e] != '\r' &&
+           t[e] != '\t')
+        e++;
+    return e;
+}
+
+/* [ element, ... ] at *pp into out, element by element (objects, or bare numbers: one field), at most
+ * max of es bytes; *pp moves past the ']', *count receives the elements */
+static bk_result read_elements(const jrd *j, const bk_fields *fs, uint32_t es, bool bare, uint64_t max,
+                               const bk_limits *lim, size_t *pp, bk_buf *out, int64_t *count)
 {
     const char *t = j->t;
-    size_t n = j->n;
+    size_t n = j->n, p = *pp;
     if (p >= n || t[p] != '[') return fail(j, BK_EFORMAT, BK_NO_INDEX, p, "expected '[': an array of elements");
-    uint64_t max = lim->max_elements;
-    if (row->max_count && row->max_count < max) max = row->max_count;
     int64_t i = 0;
     p = skip_ws(t, n, p + 1);
     if (p < n && t[p] == ']') p++;
     else
         for (;; i++) {
-            if (p >= n || t[p] != '{')
+            if (!bare && (p >= n || t[p] != '{'))
                 return fail(j, BK_EFORMAT, i, p, "expected '{': element %lld as an object", (long long)i);
             if ((uint64_t)i >= max || (uint64_t)(i + 1) * es > lim->max_alloc_bytes || (uint64_t)(i + 1) * es > 0x7fffffffu)
                 return fail(j, BK_ELIMIT, i, p, "more than %llu elements of %u bytes: over the limit",
                             (unsigned long long)((uint64_t)i), es);
-            size_t e = object_end(t, n, p);
-            if (!e) return fail(j, BK_EFORMAT, i, p, "element %lld does not close", (long long)i);
+            size_t e = bare ? token_end(t, n, p) : object_end(t, n, p);
+            if (!e || e == p) return fail(j, BK_EFORMAT, i, p, "element %lld does not close", (long long)i);
             cJSON *o = cJSON_ParseWithLength(t + p, e - p);
             if (!o) return fail(j, BK_EFORMAT, i, p, "element %lld is not valid JSON", (long long)i);
             uint8_t *el = bk_buf_reserve(out, es) ? out->data + out->size : NULL;
             bk_result r = el ? BK_OK : BK_ENOMEM;
             if (el) {
                 memset(el, 0, es);
-                r = read_element(j, fs, o, el, i, p);
+                r = bare ? read_field(j, &fs->rows[0], o, el, i, p) : read_element(j, fs, o, el, i, p);
                 out->size += es;
             }
             cJSON_Delete(o);
@@ -429,7 +497,20 @@ static bk_result read_array(const jrd *j, const bk_lump_desc *row, const bk_fiel
             }
             return fail(j, BK_EFORMAT, i, p, "expected ',' or ']' after element %lld", (long long)i);
         }
-    if (skip_ws(t, n, p) != n) return fail(j, BK_EFORMAT, BK_NO_INDEX, p, "text after the array");
+    *pp = p;
+    *count = i;
+    return BK_OK;
+}
+
+/* [ {element}, ... ] into out: the whole text */
+static bk_result read_array(const jrd *j, const bk_lump_desc *row, const bk_fields *fs, uint32_t es,
+                            const bk_limits *lim, size_t p, bk_buf *out)
+{
+    uint64_t max = lim->max_elements;
+    if (row->max_count && row->max_count < max) max = row->max_count;
+    int64_t i;
+    BK_TRY(read_elements(j, fs, es, false, max, lim, &p, out, &i));
+    if (skip_ws(j->t, j->n, p) != j->n) return fail(j, BK_EFORMAT, BK_NO_INDEX, p, "text after the array");
     if ((uint64_t)i < row->min_count)
         return fail(j, BK_EFORMAT, BK_NO_INDEX, p, "%lld elements; the lump needs at least %u", (long long)i,
                     row->min_count);
@@ -483,6 +564,104 @@ static bk_result read_opaque(const jrd *j, const bk_limits *lim, size_t p, bk_bu
     return r;
 }
 
+/* the key at t[p] == '"' (no escapes: section names are plain), its length in *kl; 0 when it does
+ * not close */
+static size_t key_end(const char *t, size_t n, size_t p)
+{
+    size_t e = p + 1;
+    while (e < n && t[e] != '"' && t[e] != '\\' && e - p < 64) e++;
+    return e < n && t[e] == '"' ? e + 1 : 0;
+}
+
+/* the first/count fields of section k's elements index inside section sc->range_of's */
+static bk_result check_ranges(jrd *j, const bk_lump_section *sc, const bk_buf *part, int64_t n, int64_t target_n,
+                              const char *target, size_t at)
+{
+    const bk_field *ff = NULL, *fc = NULL;
+    for (uint32_t c = 0; c < sc->fields.count; c++) {
+        if (strcmp(sc->fields.rows[c].name, sc->first) == 0) ff = &sc->fields.rows[c];
+        if (strcmp(sc->fields.rows[c].name, sc->count) == 0) fc = &sc->fields.rows[c];
+    }
+    if (!ff || !fc) return BK_EARG;
+    for (int64_t i = 0; i < n; i++) {
+        const uint8_t *el = part->data + (size_t)i * sc->entry;
+        int64_t a = bk_field_get(ff, el, 0), c = bk_field_get(fc, el, 0);
+        if (a < 0 || c < 0 || a + c > target_n)
+            return fail(j, BK_EFORMAT, i, at, "\"%s\" %lld + \"%s\" %lld: out of the %lld %s", sc->first, (long long)a,
+                        sc->count, (long long)c, (long long)target_n, target);
+    }
+    return BK_OK;
+}
+
+/* {"section": [...], ...} of a lump of counted arrays, every section once, into out as the lump's
+ * bytes (each section's count, then its elements); an object whose first key is not a section is
+ * read as the lump's bytes in base64 (read_opaque), the form a lump that is not whole takes */
+static bk_result read_sections(jrd *j, const bk_lump_sections *ss, const bk_limits *lim, size_t p, bk_buf *out)
+{
+    const char *t = j->t;
+    size_t n = j->n;
+    if (p >= n || t[p] != '{') return fail(j, BK_EFORMAT, BK_NO_INDEX, p, "expected '{': an object of arrays");
+    size_t q = skip_ws(t, n, p + 1), e = q < n && t[q] == '"' ? key_end(t, n, q) : 0;
+    bool sectioned = false;
+    for (uint32_t k = 0; e && k < ss->count; k++)
+        sectioned |= strlen(ss->rows[k].name) == e - q - 2 && memcmp(t + q + 1, ss->rows[k].name, e - q - 2) == 0;
+    if (!sectioned) return read_opaque(j, lim, p, out);
+    bk_buf part[BK_MAX_SECTIONS];
+    int64_t cnt[BK_MAX_SECTIONS];
+    size_t at[BK_MAX_SECTIONS];
+    memset(part, 0, sizeof part);
+    for (uint32_t k = 0; k < BK_MAX_SECTIONS; k++) cnt[k] = -1;
+    bk_result r = BK_OK;
+    for (p = q; r == BK_OK;) {
+        e = p < n && t[p] == '"' ? key_end(t, n, p) : 0;
+        if (!e) {
+            r = fail(j, BK_EFORMAT, BK_NO_INDEX, p, "expected a key (a section name)");
+            break;
+        }
+        uint32_t k = 0;
+        while (k < ss->count && !(strlen(ss->rows[k].name) == e - p - 2 && memcmp(t + p + 1, ss->rows[k].name, e - p - 2) == 0)) k++;
+        if (k == ss->count || cnt[k] >= 0) {
+            r = fail(j, BK_EFORMAT, BK_NO_INDEX, p, "key %.*s: %s", (int)(e - p), t + p,
+                     k == ss->count ? "not a section of this lump" : "given twice");
+            break;
+        }
+        p = skip_ws(t, n, e);
+        if (p >= n || t[p] != ':') {
+            r = fail(j, BK_EFORMAT, BK_NO_INDEX, p, "expected ':' after key %.*s", (int)(e - q), t + q);
+            break;
+        }
+        p = skip_ws(t, n, p + 1);
+        at[k] = p;
+        j->section = ss->rows[k].name;
+        r = read_elements(j, &ss->rows[k].fields, ss->rows[k].entry, ss->rows[k].bare, lim->max_elements, lim, &p,
+                          &part[k], &cnt[k]);
+        j->section = NULL;
+        if (r != BK_OK) break;
+        p = skip_ws(t, n, p);
+        if (p < n && t[p] == ',') p = skip_ws(t, n, p + 1);
+        else if (p < n && t[p] == '}') break;
+        else r = fail(j, BK_EFORMAT, BK_NO_INDEX, p, "expected ',' or '}' after section \"%s\"", ss->rows[k].name);
+    }
+    if (r == BK_OK && skip_ws(t, n, p + 1) != n) r = fail(j, BK_EFORMAT, BK_NO_INDEX, p + 1, "text after the object");
+    for (uint32_t k = 0; r == BK_OK && k < ss->count; k++)
+        if (cnt[k] < 0) r = fail(j, BK_EFORMAT, BK_NO_INDEX, p, "missing section \"%s\"", ss->rows[k].name);
+    for (uint32_t k = 0; r == BK_OK && k < ss->count; k++) {
+        const bk_lump_section *sc = &ss->rows[k];
+        if (sc->range_of < 0 || (uint32_t)sc->range_of >= ss->count) continue;
+        j->section = sc->name;
+        r = check_ranges(j, sc, &part[k], cnt[k], cnt[sc->range_of], ss->rows[sc->range_of].name, at[k]);
+        j->section = NULL;
+    }
+    for (uint32_t k = 0; k < ss->count; k++) {
+        uint8_t c[4];
+        bk_wr_u32le(c, (uint32_t)(cnt[k] < 0 ? 0 : cnt[k]));
+        if (r == BK_OK) bk_buf_append(out, c, 4);
+        if (r == BK_OK && part[k].size) bk_buf_append(out, part[k].data, part[k].size);
+        bk_buf_free(&part[k]);
+    }
+    return r;
+}
+
 bk_result bk_lump_json_read(const bk_file *f, uint32_t li, const char *text, size_t len, const bk_options *opt,
                             uint8_t **out, size_t *size, bk_diag *err)
 {
@@ -493,12 +672,15 @@ bk_result bk_lump_json_read(const bk_file *f, uint32_t li, const char *text, siz
     BK_TRY(bk_lump_view_of(f, li, &v));
     const bk_lump_desc *row = &f->family->lumps[li];
     const bk_fields *fs = fields_of(row, &v);
+    const bk_lump_sections *ss = sections_of(row, &v);
     bk_limits lim = bk_limits_of(opt);
-    jrd j = {text, len, row->name, err};
+    jrd j = {text, len, row->name, err, NULL};
     size_t p = len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
     p = skip_ws(text, len, p);
     bk_buf b = {0};
-    bk_result r = fs ? read_array(&j, row, fs, row->entry[v.column], &lim, p, &b) : read_opaque(&j, &lim, p, &b);
+    bk_result r = ss   ? read_sections(&j, ss, &lim, p, &b)
+                 : fs ? read_array(&j, row, fs, row->entry[v.column], &lim, p, &b)
+                      : read_opaque(&j, &lim, p, &b);
     if (r == BK_OK && b.failed) r = BK_ENOMEM;
     if (r != BK_OK) {
         bk_buf_free(&b);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The occlusion lump (func_occluder; no corpus map has one): an occluder with one polygon written
-# into a corpus map with `lump occlusion --import` is counted by `info --json` (occluders,
+# into a corpus map with `lump occlusion --import` (base64 bytes) is printed by `lump occlusion` as
+# three arrays (lump versions 2 and 1) that import back byte-identical; it is counted by `info --json` (occluders,
 # occluder_polys; LZMA-compressed too) and validates clean; out-of-range polygons, planes and vertices are located
 # warnings (the map still loads and converts); counts that do not add up to the lump's size, a
 # warning and no counts; a map without occluders keeps its info as before (no such keys).
@@ -27,6 +28,42 @@ PY
 for n in good bad short; do
     "$CLI" lump "$M" occlusion --import "$WORK/$n.json" -o "$WORK/$n.bsp" -q 2>/dev/null || fail "import $n"
 done
+# the lump as JSON: an object of the three arrays, Valve's field names (lump version 2: with area);
+# imported back byte-identical, and the same occluder written from that JSON alone
+"$CLI" lump "$WORK/good.bsp" occlusion > "$WORK/good.occ.json"
+check "occlusion as three arrays" python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert list(j) == ["occluders", "polys", "vertex_indices"], list(j)
+assert j["occluders"] == [{"flags": 0, "firstpoly": 0, "polycount": 1, "mins": [-64, -64, 0], "maxs": [64, 64, 128], "area": 1}], j
+assert j["polys"] == [{"firstvertexindex": 0, "vertexcount": 4, "planenum": 0}] and j["vertex_indices"] == [0, 1, 2, 3], j' "$WORK/good.occ.json"
+expect_exit 0 "$CLI" lump "$WORK/good.bsp" occlusion --import "$WORK/good.occ.json" -o "$WORK/good2.bsp"
+check "structured JSON imports back byte-identical" cmp -s "$WORK/good.bsp" "$WORK/good2.bsp"
+expect_exit 0 "$CLI" lump "$M" occlusion --import "$WORK/good.occ.json" -o "$WORK/good3.bsp"
+check "structured JSON writes the same lump as the bytes did" cmp -s "$WORK/good.bsp" "$WORK/good3.bsp"
+# lump version 1 (doccluderdataV1_t, 36 bytes, no area)
+python3 - "$WORK/good.bsp" "$WORK/v1.bsp" <<'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+ofs, ln, ver = struct.unpack_from("<iii", d, 8 + 16 * 9)
+assert ver == 2
+body = d[ofs:ofs + ln]
+v1 = body[:4] + body[4:4 + 36] + body[44:] + b"\0" * 4   # the occluder without its area; padded to keep the size
+d[ofs:ofs + ln] = v1[:ln - 4] + b"\0" * 4
+struct.pack_into("<ii", d, 8 + 16 * 9 + 4, ln - 4, 1)
+open(sys.argv[2], "wb").write(d)
+PY
+"$CLI" lump "$WORK/v1.bsp" occlusion > "$WORK/v1.json"
+check "lump version 1: occluders without area" python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["occluders"] == [{"flags": 0, "firstpoly": 0, "polycount": 1, "mins": [-64, -64, 0], "maxs": [64, 64, 128]}], j
+assert j["vertex_indices"] == [0, 1, 2, 3], j' "$WORK/v1.json"
+expect_exit 0 "$CLI" lump "$WORK/v1.bsp" occlusion --import "$WORK/v1.json" -o "$WORK/v1b.bsp"
+check "lump version 1 imports back byte-identical" cmp -s "$WORK/v1.bsp" "$WORK/v1b.bsp"
+expect_exit 1 "$CLI" lump "$WORK/v1.bsp" occlusion --import "$WORK/good.occ.json" -o "$WORK/v1c.bsp"
+check "a version-2 occluder refused on a version-1 lump, located" grep -q 'occlusion\[0\] @[0-9]*: error: line [0-9:]*: "occluders": unknown field "area"' "$WORK/.err"
+check "... nothing written" test ! -e "$WORK/v1c.bsp"
 "$CLI" info --json "$WORK/good.bsp" >"$WORK/good.info"
 check "info counts the occluder" grep -q '"occluders":[[:space:]]*1,' "$WORK/good.info"
 check "info counts its polygon" grep -q '"occluder_polys":[[:space:]]*1' "$WORK/good.info"

@@ -157,9 +157,9 @@ static const bk_field f_a[] = {{"first", BK_FT_I32, 0, 1}, {"num", BK_FT_U16, 4,
                                {"opt", BK_FT_I32, 10, 1}, {"edge", BK_FT_I32, 14, 1}};
 static const bk_field f_b[] = {{"x", BK_FT_F32, 0, 1}};
 static const bk_lump_desc k_lumps[] = {
-    {"alpha", {18}, 0, 0, 0, {BK_FIELDS(f_a)}},
-    {"beta", {4}, 0, 0, 0, {BK_FIELDS(f_b)}},
-    {"gamma", {4}, 0, 0, 0, {BK_FIELDS(f_b)}},
+    {"alpha", {18}, 0, 0, 0, {BK_FIELDS(f_a)}, {{0}}},
+    {"beta", {4}, 0, 0, 0, {BK_FIELDS(f_b)}, {{0}}},
+    {"gamma", {4}, 0, 0, 0, {BK_FIELDS(f_b)}, {{0}}},
 };
 static const bk_ref_desc k_refs[] = {
     {0, "first", "num", 1, BK_REF_RANGE, "betas %f+%n out of range (%c betas)"},
@@ -168,7 +168,7 @@ static const bk_ref_desc k_refs[] = {
     {0, "edge", NULL, 1, BK_REF_ABS, "edge %v out of range (%c)"},
     {0, "opt", NULL, 2, BK_REF_IF_TARGET, "gamma %v out of range (%c)"},
 };
-static const bk_family k_fam = {"test", NULL, 0, k_lumps, 3, k_refs, 5, NULL, NULL, NULL, -1, NULL, NULL};
+static const bk_family k_fam = {"test", NULL, 0, k_lumps, 3, k_refs, 5, NULL, NULL, NULL, -1, NULL, NULL, NULL};
 
 typedef struct seen {
     char text[16][400];

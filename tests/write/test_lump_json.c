@@ -3,9 +3,10 @@
  *    map in four: the JSON reads back to the lump's exact (decompressed) bytes, and an edit that
  *    imports every lump's JSON saves a file byte-identical to the map;
  *  - a changed element is written, reads back, and leaves every other lump's bytes alone (a Source
- *    LZMA lump is then stored plain);
+ *    LZMA lump is stored LZMA-compressed again);
  *  - hostile JSON (wrong types, missing and unknown fields, out-of-range values, huge arrays, bad
- *    base64) is refused with a located error and changes nothing.
+ *    base64; for Source's occlusion lump of three counted arrays also sections missing, twice or
+ *    unknown and counts that disagree) is refused with a located error and changes nothing.
  * argv: SHARED FETCHED WORK. */
 #include <dirent.h>
 #include <stdio.h>
@@ -159,7 +160,9 @@ static void change_one(const char *path, const char *lump, const char *elem, con
             /* Source's game-lump directory holds absolute offsets: rewritten when it moves */
             if (strcmp(s.name, "game_lump") == 0) continue;
             if (i == li) {
-                CHECK(bk_lump_view_of(g, i, &b) == BK_OK && !b.compressed);
+                /* stored as the map stored it: LZMA-compressed again when it was */
+                CHECK(bk_lump_view_of(f, i, &a) == BK_OK && bk_lump_view_of(g, i, &b) == BK_OK &&
+                      b.compressed == a.compressed);
                 continue;
             }
             other++;
@@ -270,6 +273,57 @@ static void hostile(const char *path)
     free(data);
 }
 
+/* the occlusion lump of a Source map: an object of three counted arrays (occluders, polys,
+ * vertex_indices); hostile ones refused, located (the section in the message), nothing changed */
+static void hostile_occlusion(const char *path)
+{
+    size_t n;
+    uint8_t *data = slurp(path, &n);
+    bk_file *f = NULL;
+    if (!data || bk_file_load_memory(data, n, NULL, &f) != BK_OK) {
+        CHECK(!"map loads");
+        free(data);
+        return;
+    }
+    const char *O = "occlusion";
+#define OCC "{\"flags\": 0, \"firstpoly\": 0, \"polycount\": 1, \"mins\": [0, 0, 0], \"maxs\": [1, 1, 1], \"area\": 0}"
+#define POLY "{\"firstvertexindex\": 0, \"vertexcount\": 3, \"planenum\": 0}"
+    /* counts that disagree: an occluder's polygons past the polys, a polygon's indices past the indices */
+    refused(f, NULL, O, "{\"occluders\": [" OCC ", " OCC "], \"polys\": [], \"vertex_indices\": []}", BK_EFORMAT, 0,
+            "\"occluders\": \"firstpoly\" 0 + \"polycount\" 1: out of the 0 polys");
+    refused(f, NULL, O, "{\"occluders\": [" OCC "], \"polys\": [" POLY "], \"vertex_indices\": [0, 1]}", BK_EFORMAT, 0,
+            "\"polys\": \"firstvertexindex\" 0 + \"vertexcount\" 3: out of the 2 vertex_indices");
+    /* wrong types, missing and unknown sections and fields */
+    refused(f, NULL, O, "{\"occluders\": [], \"polys\": [], \"vertex_indices\": [0, \"1\"]}", BK_EFORMAT, 1,
+            "\"vertex_indices\": field \"vertex_index\" (i32): expected a number");
+    refused(f, NULL, O, "{\"occluders\": [], \"polys\": [], \"vertex_indices\": [0, 1.5]}", BK_EFORMAT, 1, "integer");
+    refused(f, NULL, O, "{\"occluders\": [], \"polys\": [7]}", BK_EFORMAT, 0, "\"polys\": expected '{'");
+    refused(f, NULL, O, "{\"occluders\": [], \"polys\": []}", BK_EFORMAT, BK_NO_INDEX, "missing section \"vertex_indices\"");
+    refused(f, NULL, O, "{\"occluders\": [], \"occluders\": []}", BK_EFORMAT, BK_NO_INDEX, "given twice");
+    refused(f, NULL, O, "{\"occluders\": [], \"leafs\": []}", BK_EFORMAT, BK_NO_INDEX, "not a section");
+    refused(f, NULL, O, "{\"occluders\": [{\"flags\": 0}], \"polys\": [], \"vertex_indices\": []}", BK_EFORMAT, 0,
+            "missing field \"firstpoly\"");
+    refused(f, NULL, O, "{\"occluders\": \"none\", \"polys\": [], \"vertex_indices\": []}", BK_EFORMAT, BK_NO_INDEX,
+            "expected '['");
+    refused(f, NULL, O, "{\"occluders\": [], \"polys\": [], \"vertex_indices\": []} x", BK_EFORMAT, BK_NO_INDEX,
+            "text after");
+    refused(f, NULL, O, "[]", BK_EFORMAT, BK_NO_INDEX, "expected '{'");
+#undef OCC
+#undef POLY
+    /* a huge array: past max_elements, refused at the element over it */
+    bk_options lim;
+    memset(&lim, 0, sizeof lim);
+    lim.limits.max_elements = 1000;
+    char *big = malloc(1500 * 8 + 128);
+    size_t at = (size_t)sprintf(big, "{\"occluders\": [], \"polys\": [], \"vertex_indices\": [");
+    for (int i = 0; i < 1500; i++) at += (size_t)sprintf(big + at, "%s%d", i ? ", " : "", i);
+    sprintf(big + at, "]}");
+    refused(f, &lim, O, big, BK_ELIMIT, 1000, "over the limit");
+    free(big);
+    bk_file_free(f);
+    free(data);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 4) return 2;
@@ -314,6 +368,9 @@ int main(int argc, char **argv)
     /* a float given by its bits (how a NaN or infinity is printed; the validator refuses a NaN plane) */
     change_one(p, "planes", "{\"normal\": [0, 0, 1], \"dist\": \"0x3fc00000\", \"type\": 2}",
                "{\"normal\": [0, 0, 1], \"dist\": 1.5, \"type\": 2}");
+    /* a small map: the edits saved under a 1000-element limit must save */
+    snprintf(p, sizeof p, "%s/corpus/source/gmod_v20_bspsrc_tooltextures.bsp", argv[1]);
+    hostile_occlusion(p);
     snprintf(p, sizeof p, "%s/corpus/source/tf2c_v20_lzma_vipr_downfall.bsp", argv[1]);
     change_one(p, "vertexes", "{\"point\": [0.100000001, 2, 3]}", "{\"point\": [0.1, 2, 3]}");
     snprintf(p, sizeof p, "%s/corpus/source/l4d2_v21_ths_test_mechanic01.bsp", argv[1]);

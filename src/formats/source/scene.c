@@ -162,7 +162,7 @@ static void lm_uv(const sb *b, uint32_t face, const float *pos, float *uv)
 
 /* Displacement lightmaps are laid out in the grid's parameter space, not by the planar
  * lightmap vectors: s runs along the grid's columns (corner 0 -> 3), t along its rows (0 -> 1). */
-static void lm_uv_param(const sb *b, uint32_t face, float u, float v, float *uv)
+void bk_src_lm_uv_param(const sb *b, uint32_t face, float u, float v, float *uv)
 {
     const bk_source_face *f = &b->faces[face];
     uint32_t x, y;
@@ -232,7 +232,7 @@ static bk_result emit_disp(sb *b, bk_primitive *pr, uint32_t fi)
             uint32_t vi = first + y * side + x;
             tex_uv(b, ti, &base[(y * side + x) * 3], &pr->uv0[vi * 2]);
             if (pr->uv1) {
-                if (lm) lm_uv_param(b, fi, u, t, &pr->uv1[vi * 2]);
+                if (lm) bk_src_lm_uv_param(b, fi, u, t, &pr->uv1[vi * 2]);
                 else pr->uv1[vi * 2] = pr->uv1[vi * 2 + 1] = 0;
             }
             float a = dv->alpha; /* 0-255, rounded; RGB is white already; NaN: opaque */
@@ -351,21 +351,26 @@ static bk_result build_world_part(sb *b, const uint8_t *only, const char *name, 
     return build_mesh(b, 0, only, name, mesh);
 }
 
-/* the overlays lump, decoded for this when compressed and given back after */
+/* the overlay lumps (45; water overlays 50), decoded for this when compressed and given back after */
 static bk_result add_overlays(const bk_file *f, sb *b, int32_t world)
 {
-    const bk_source_lump *l = &b->p->lumps[BK_SRC_LUMP_OVERLAYS];
-    if (!l->size) return BK_OK;
-    bool lazy = bk_vbsp_lump_pending(f, BK_SRC_LUMP_OVERLAYS);
-    bk_result r = bk_vbsp_lump_decode(f, BK_SRC_LUMP_OVERLAYS, NULL);
-    if (r == BK_ENOMEM) return r;
-    if (r != BK_OK)
-        bk_scene_diag(b->s, b->opt, BK_SEV_WARNING, r, NULL, "overlays", BK_NO_INDEX, (int64_t)l->offset,
-                      "the overlay lump cannot be decoded (%s): no overlays", bk_strerror(r));
-    else
-        r = bk_src_add_overlays(b, l, world);
-    if (lazy) bk_vbsp_lump_forget(f, BK_SRC_LUMP_OVERLAYS);
-    return r == BK_ENOMEM || r == BK_ELIMIT || r == BK_OK ? r : BK_OK;
+    static const int lumps[2] = {BK_SRC_LUMP_OVERLAYS, BK_SRC_LUMP_WATEROVERLAYS};
+    for (int k = 0; k < 2; k++) {
+        const bk_source_lump *l = &b->p->lumps[lumps[k]];
+        if (!l->size) continue;
+        const char *name = k ? "wateroverlays" : "overlays";
+        bool lazy = bk_vbsp_lump_pending(f, lumps[k]);
+        bk_result r = bk_vbsp_lump_decode(f, lumps[k], NULL);
+        if (r == BK_ENOMEM) return r;
+        if (r != BK_OK)
+            bk_scene_diag(b->s, b->opt, BK_SEV_WARNING, r, NULL, name, BK_NO_INDEX, (int64_t)l->offset,
+                          "the lump cannot be decoded (%s): its overlays are not drawn", bk_strerror(r));
+        else
+            r = bk_src_add_overlays(b, k == 1, world);
+        if (lazy) bk_vbsp_lump_forget(f, lumps[k]);
+        if (r == BK_ENOMEM || r == BK_ELIMIT) return r;
+    }
+    return BK_OK;
 }
 
 /* the world lights, from the lump matching the lighting drawn: HDR with HDR lighting, else LDR

@@ -105,75 +105,94 @@ static const bk_field f_worldlight[] = {F("origin", F32, 0, 3), F("intensity", F
 static const bk_field f_worldlight1[] = {F("origin", F32, 0, 3), F("intensity", F32, 12, 3), F("normal", F32, 24, 3),
                                          F("shadow_cast_offset", F32, 36, 3), WORLDLIGHT_TAIL(48)};
 #undef WORLDLIGHT_TAIL
+/* the occlusion lump (bspfile.h): doccluderdata_t (lump version 2: area added; version 1's
+ * doccluderdataV1_t has none), doccluderpolydata_t, and int vertex indices */
+static const bk_field f_occluder[] = {F("flags", I32, 0, 1), F("firstpoly", I32, 4, 1), F("polycount", I32, 8, 1),
+                                      F("mins", F32, 12, 3), F("maxs", F32, 24, 3), F("area", I32, 36, 1)};
+static const bk_field f_occluder_v1[] = {F("flags", I32, 0, 1), F("firstpoly", I32, 4, 1), F("polycount", I32, 8, 1),
+                                         F("mins", F32, 12, 3), F("maxs", F32, 24, 3)};
+static const bk_field f_occluder_poly[] = {F("firstvertexindex", I32, 0, 1), F("vertexcount", I32, 4, 1),
+                                           F("planenum", I32, 8, 1)};
+static const bk_field f_occluder_index[] = {F("vertex_index", I32, 0, 1)};
 #undef F
+#define OCC_TAIL                                                                                              \
+    {"polys", 12, BK_FIELDS(f_occluder_poly), false, 2, "firstvertexindex", "vertexcount"},                  \
+    {"vertex_indices", 4, BK_FIELDS(f_occluder_index), true, -1, NULL, NULL}
+static const bk_lump_section k_occlusion_v2[] = {
+    {"occluders", 40, BK_FIELDS(f_occluder), false, 1, "firstpoly", "polycount"}, OCC_TAIL};
+static const bk_lump_section k_occlusion_v1[] = {
+    {"occluders", 36, BK_FIELDS(f_occluder_v1), false, 1, "firstpoly", "polycount"}, OCC_TAIL};
+#undef OCC_TAIL
 
 #define SAME(f) {BK_FIELDS(f), BK_FIELDS(f), BK_FIELDS(f)}
 const bk_lump_desc bk_source_lumps[BK_SRC_LUMP_COUNT] = {
-    {"entities", {1, 1, 1}, 0, 0, 0, {{0}}},
-    {"planes", {20, 20, 20}, 0, 0, 0, SAME(f_plane)},
-    {"texdata", {32, 32, 32}, 0, 0, 0, SAME(f_texdata)},
-    {"vertexes", {12, 12, 12}, 0, 0, 0, SAME(f_vertex)},
-    {"visibility", {1, 1, 1}, 0, 0, 0, {{0}}},
-    {"nodes", {32, 32, 32}, 0, 0, 0, SAME(f_node)},
-    {"texinfo", {72, 72, 72}, 0, 0, 0, SAME(f_texinfo)},
-    {"faces", {56, 56, 104}, 0, 0, 0, {BK_FIELDS(f_face), BK_FIELDS(f_face), BK_FIELDS(f_face17)}},
-    {"lighting", {1, 1, 1}, 0, 0, 0, {{0}}},
-    {"occlusion", {1, 1, 1}, 0, 0, 0, {{0}}},
-    {"leafs", {56, 32, 32}, 0, 0, 0, {BK_FIELDS(f_leaf0), BK_FIELDS(f_leaf), BK_FIELDS(f_leaf)}},
-    {"faceids", {1, 1, 1}, 0, 0, 0, {{0}}},
-    {"edges", {4, 4, 4}, 0, 0, 0, SAME(f_edge)},
-    {"surfedges", {4, 4, 4}, 0, 0, 0, SAME(f_surfedge)},
-    {"models", {48, 48, 48}, 0, 0, 0, SAME(f_model)},
+    {"entities", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
+    {"planes", {20, 20, 20}, 0, 0, 0, SAME(f_plane), {{0}}},
+    {"texdata", {32, 32, 32}, 0, 0, 0, SAME(f_texdata), {{0}}},
+    {"vertexes", {12, 12, 12}, 0, 0, 0, SAME(f_vertex), {{0}}},
+    {"visibility", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
+    {"nodes", {32, 32, 32}, 0, 0, 0, SAME(f_node), {{0}}},
+    {"texinfo", {72, 72, 72}, 0, 0, 0, SAME(f_texinfo), {{0}}},
+    {"faces", {56, 56, 104}, 0, 0, 0, {BK_FIELDS(f_face), BK_FIELDS(f_face), BK_FIELDS(f_face17)}, {{0}}},
+    {"lighting", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
+    /* column by the lump's own version (source_lump_view): 0 and 2 version 2, 1 version 1 */
+    {"occlusion", {1, 1, 1}, 0, 0, 0, {{0}}, {BK_FIELDS(k_occlusion_v2), BK_FIELDS(k_occlusion_v1), BK_FIELDS(k_occlusion_v2)}},
+    {"leafs", {56, 32, 32}, 0, 0, 0, {BK_FIELDS(f_leaf0), BK_FIELDS(f_leaf), BK_FIELDS(f_leaf)}, {{0}}},
+    {"faceids", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
+    {"edges", {4, 4, 4}, 0, 0, 0, SAME(f_edge), {{0}}},
+    {"surfedges", {4, 4, 4}, 0, 0, 0, SAME(f_surfedge), {{0}}},
+    {"models", {48, 48, 48}, 0, 0, 0, SAME(f_model), {{0}}},
     /* column by the lump's own version (source_lump_view): 0 and 2 version 0, 1 version 1 */
-    {"worldlights", {88, 100, 88}, 0, 0, 0, {BK_FIELDS(f_worldlight), BK_FIELDS(f_worldlight1), BK_FIELDS(f_worldlight)}},
-    {"leaffaces", {2, 2, 2}, 0, 0, 0, SAME(f_leafface)},
-    {"leafbrushes", {2, 2, 2}, 0, 0, 0, SAME(f_leafbrush)},
-    {"brushes", {12, 12, 12}, 0, 0, 0, SAME(f_brush)},
-    {"brushsides", {8, 8, 8}, 0, 0, 0, SAME(f_brushside)},
-    {"areas", {8, 8, 8}, 0, 0, 0, SAME(f_area)},
-    {"areaportals", {12, 12, 12}, 0, 0, 0, SAME(f_areaportal)},
-    {"propcollision", {1, 1, 1}, 0, 0, 0, {{0}}},
-    {"prophulls", {1, 1, 1}, 0, 0, 0, {{0}}},
-    {"prophullverts", {1, 1, 1}, 0, 0, 0, {{0}}},
-    {"proptris", {1, 1, 1}, 0, 0, 0, {{0}}},
-    {"dispinfo", {176, 176, 176}, 0, 0, 0, SAME(f_dispinfo)},
-    {"originalfaces", {56, 56, 104}, 0, 0, 0, {BK_FIELDS(f_face), BK_FIELDS(f_face), BK_FIELDS(f_face17)}},
-    {"physdisp", {1, 1, 1}, 0, 0, 0, {{0}}},
-    {"physcollide", {1, 1, 1}, 0, 0, 0, {{0}}},
-    {"vertnormals", {1, 1, 1}, 0, 0, 0, {{0}}},
-    {"vertnormalindices", {1, 1, 1}, 0, 0, 0, {{0}}},
-    {"disp_lightmap_alphas", {1, 1, 1}, 0, 0, 0, {{0}}},
-    {"dispverts", {20, 20, 20}, 0, 0, 0, SAME(f_dispvert)},
-    {"disp_lightmap_sample_positions", {1, 1, 1}, 0, 0, 0, {{0}}},
-    {"game_lump", {1, 1, 1}, 0, 0, 0, {{0}}},
-    {"leafwaterdata", {1, 1, 1}, 0, 0, 0, {{0}}},
-    {"primitives", {1, 1, 1}, 0, 0, 0, {{0}}},
-    {"primverts", {1, 1, 1}, 0, 0, 0, {{0}}},
-    {"primindices", {1, 1, 1}, 0, 0, 0, {{0}}},
-    {"pakfile", {1, 1, 1}, 0, 0, 0, {{0}}},
-    {"clipportalverts", {12, 12, 12}, 0, 0, 0, SAME(f_vertex)},
-    {"cubemaps", {1, 1, 1}, 0, 0, 0, {{0}}},
-    {"texdata_string_data", {1, 1, 1}, 0, 0, 0, {{0}}},
-    {"texdata_string_table", {4, 4, 4}, 0, 0, 0, SAME(f_string_table)},
-    {"overlays", {1, 1, 1}, 0, 0, 0, {{0}}},
-    {"leafmindisttowater", {1, 1, 1}, 0, 0, 0, {{0}}},
-    {"face_macro_texture_info", {1, 1, 1}, 0, 0, 0, {{0}}},
-    {"disp_tris", {2, 2, 2}, 0, 0, 0, SAME(f_disp_tri)},
-    {"physcollidesurface", {1, 1, 1}, 0, 0, 0, {{0}}},
-    {"wateroverlays", {1, 1, 1}, 0, 0, 0, {{0}}},
-    {"leaf_ambient_index_hdr", {1, 1, 1}, 0, 0, 0, {{0}}},
-    {"leaf_ambient_index", {1, 1, 1}, 0, 0, 0, {{0}}},
-    {"lighting_hdr", {1, 1, 1}, 0, 0, 0, {{0}}},
-    {"worldlights_hdr", {88, 100, 88}, 0, 0, 0, {BK_FIELDS(f_worldlight), BK_FIELDS(f_worldlight1), BK_FIELDS(f_worldlight)}},
-    {"leaf_ambient_lighting_hdr", {1, 1, 1}, 0, 0, 0, {{0}}},
-    {"leaf_ambient_lighting", {1, 1, 1}, 0, 0, 0, {{0}}},
-    {"xzippakfile", {1, 1, 1}, 0, 0, 0, {{0}}},
-    {"faces_hdr", {56, 56, 104}, 0, 0, 0, {BK_FIELDS(f_face), BK_FIELDS(f_face), BK_FIELDS(f_face17)}},
-    {"map_flags", {1, 1, 1}, 0, 0, 0, {{0}}},
-    {"overlay_fades", {1, 1, 1}, 0, 0, 0, {{0}}},
-    {"overlay_system_levels", {1, 1, 1}, 0, 0, 0, {{0}}},
-    {"physlevel", {1, 1, 1}, 0, 0, 0, {{0}}},
-    {"disp_multiblend", {1, 1, 1}, 0, 0, 0, {{0}}},};
+    {"worldlights", {88, 100, 88}, 0, 0, 0, {BK_FIELDS(f_worldlight), BK_FIELDS(f_worldlight1), BK_FIELDS(f_worldlight)}, {{0}}},
+    {"leaffaces", {2, 2, 2}, 0, 0, 0, SAME(f_leafface), {{0}}},
+    {"leafbrushes", {2, 2, 2}, 0, 0, 0, SAME(f_leafbrush), {{0}}},
+    {"brushes", {12, 12, 12}, 0, 0, 0, SAME(f_brush), {{0}}},
+    {"brushsides", {8, 8, 8}, 0, 0, 0, SAME(f_brushside), {{0}}},
+    {"areas", {8, 8, 8}, 0, 0, 0, SAME(f_area), {{0}}},
+    {"areaportals", {12, 12, 12}, 0, 0, 0, SAME(f_areaportal), {{0}}},
+    {"propcollision", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
+    {"prophulls", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
+    {"prophullverts", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
+    {"proptris", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
+    {"dispinfo", {176, 176, 176}, 0, 0, 0, SAME(f_dispinfo), {{0}}},
+    {"originalfaces", {56, 56, 104}, 0, 0, 0, {BK_FIELDS(f_face), BK_FIELDS(f_face), BK_FIELDS(f_face17)}, {{0}}},
+    {"physdisp", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
+    {"physcollide", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
+    {"vertnormals", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
+    {"vertnormalindices", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
+    {"disp_lightmap_alphas", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
+    {"dispverts", {20, 20, 20}, 0, 0, 0, SAME(f_dispvert), {{0}}},
+    {"disp_lightmap_sample_positions", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
+    {"game_lump", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
+    {"leafwaterdata", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
+    {"primitives", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
+    {"primverts", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
+    {"primindices", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
+    {"pakfile", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
+    {"clipportalverts", {12, 12, 12}, 0, 0, 0, SAME(f_vertex), {{0}}},
+    {"cubemaps", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
+    {"texdata_string_data", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
+    {"texdata_string_table", {4, 4, 4}, 0, 0, 0, SAME(f_string_table), {{0}}},
+    {"overlays", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
+    {"leafmindisttowater", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
+    {"face_macro_texture_info", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
+    {"disp_tris", {2, 2, 2}, 0, 0, 0, SAME(f_disp_tri), {{0}}},
+    {"physcollidesurface", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
+    {"wateroverlays", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
+    {"leaf_ambient_index_hdr", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
+    {"leaf_ambient_index", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
+    {"lighting_hdr", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
+    {"worldlights_hdr", {88, 100, 88}, 0, 0, 0, {BK_FIELDS(f_worldlight), BK_FIELDS(f_worldlight1), BK_FIELDS(f_worldlight)}, {{0}}},
+    {"leaf_ambient_lighting_hdr", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
+    {"leaf_ambient_lighting", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
+    {"xzippakfile", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
+    {"faces_hdr", {56, 56, 104}, 0, 0, 0, {BK_FIELDS(f_face), BK_FIELDS(f_face), BK_FIELDS(f_face17)}, {{0}}},
+    {"map_flags", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
+    {"overlay_fades", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
+    {"overlay_system_levels", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
+    {"physlevel", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
+    {"disp_multiblend", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
+};
 #undef SAME
 
 #define R(lump, field, count_field, target, flags, msg) \
@@ -215,8 +234,8 @@ const bk_ref_desc bk_source_refs[BK_SRC_REF_COUNT] = {
 };
 #undef R
 
-/* ---- editing: the game-lump directory holds absolute offsets; a replaced lump is stored plain;
- * a saved edit counts a revision ---------------------------------------------------------------- */
+/* ---- editing: the game-lump directory holds absolute offsets; a replaced lump is stored as the
+ * map stored it (LZMA-compressed or plain); a saved edit counts a revision ------------------------- */
 static void source_edit_fixup(const bk_file *f, const bk_edit_layout *e)
 {
     const bk_source_map *m = bk_source_map_of(f);
@@ -232,17 +251,37 @@ static void source_edit_fixup(const bk_file *f, const bk_edit_layout *e)
             if (go) bk_wr_u32le(ge, (uint32_t)e->moved(e, go));
         }
     }
-    /* the fourCC of a replaced lump (the uncompressed size of an LZMA lump) is 0 */
-    for (uint32_t i = 0; i < D->count; i++)
-        if (e->replaced[i]) bk_wr_u32le(e->data + D->dir_offset + (size_t)i * D->entry_size + 12, 0);
+    /* the fourCC of a replaced lump: its uncompressed size when stored LZMA-compressed (as
+     * source_edit_encode writes what the map held compressed; Valve's tools do the same), else 0 */
+    for (uint32_t i = 0; i < D->count; i++) {
+        if (!e->replaced[i]) continue;
+        const uint8_t *ld = e->data + e->new_ofs[i];
+        bool lzma = i < BK_SRC_LUMP_COUNT && m->lumps[i].compressed && e->new_len[i] >= VBSP_LZMA_HEADER &&
+                    memcmp(ld, "LZMA", 4) == 0;
+        bk_wr_u32le(e->data + D->dir_offset + (size_t)i * D->entry_size + 12, lzma ? bk_rd_u32le(ld + 4) : 0);
+    }
     if (e->edited) {
         uint8_t *rev = e->data + D->dir_offset + (size_t)D->count * D->entry_size;
         bk_wr_u32le(rev, bk_rd_u32le(rev) + 1);
     }
 }
 
+/* how a replaced lump is stored: LZMA-compressed again when the map held it compressed (not the
+ * game-lump directory or the pakfile, which the engine reads plain; not an empty lump) */
+static bk_result source_edit_encode(const bk_file *f, uint32_t slot, const uint8_t *d, size_t n, uint8_t **out,
+                                    size_t *out_n)
+{
+    const bk_source_map *m = bk_source_map_of(f);
+    *out = NULL;
+    *out_n = 0;
+    if (!m || slot >= BK_SRC_LUMP_COUNT || !m->lumps[slot].compressed || !n || slot == BK_SRC_LUMP_GAME_LUMP ||
+        slot == BK_SRC_LUMP_PAKFILE)
+        return BK_OK;
+    return bk_vbsp_lzma_encode(d, n, out, out_n);
+}
+
 /* a lump decompressed; the column of its rows: the leafs' version (56 or 32 bytes), the world
- * lights' (88 or 100), Bloodlines' faces */
+ * lights' (88 or 100), the occluders' (40 or 36), Bloodlines' faces */
 static bk_result source_lump_view(const bk_file *f, uint32_t lump, bk_lump_view *out)
 {
     const bk_source_map *m = bk_source_map_of(f);
@@ -254,6 +293,7 @@ static bk_result source_lump_view(const bk_file *f, uint32_t lump, bk_lump_view 
     if (lump == BK_SRC_LUMP_LEAFS) out->column = m->leaf_version == 0 ? 0 : 1;
     else if (lump == BK_SRC_LUMP_WORLDLIGHTS || lump == BK_SRC_LUMP_WORLDLIGHTS_HDR)
         out->column = m->lumps[lump].version >= 1 ? 1 : 0;
+    else if (lump == BK_SRC_LUMP_OCCLUSION) out->column = m->lumps[lump].version >= 2 ? 0 : 1;
     else out->column = f->version ? f->version->column : 0;
     return BK_OK;
 }
@@ -261,7 +301,7 @@ static bk_result source_lump_view(const bk_file *f, uint32_t lump, bk_lump_view 
 const bk_family bk_family_source = {
     "source", k_versions, BK_ARRAY_LEN(k_versions), bk_source_lumps, BK_SRC_LUMP_COUNT, bk_source_refs,
     BK_SRC_REF_COUNT, &bk_ops_source, &bk_query_ops_source, bk_collision_brushes, BK_SRC_LUMP_PAKFILE,
-    source_edit_fixup, source_lump_view,
+    source_edit_fixup, source_lump_view, source_edit_encode,
 };
 
 /* ---- the minimal families of Source's assets -------------------------------------------------- */
@@ -269,7 +309,7 @@ static const bk_version_desc k_vtf_versions[] = {
     {"VTF", 7, -1, "Valve texture 7.x", "", BK_FORMAT_VTF, 0, NULL, 0, true, NULL},
 };
 const bk_family bk_family_vtf = {
-    "vtf", k_vtf_versions, BK_ARRAY_LEN(k_vtf_versions), NULL, 0, NULL, 0, &bk_ops_vtf, NULL, NULL, -1, NULL, NULL,
+    "vtf", k_vtf_versions, BK_ARRAY_LEN(k_vtf_versions), NULL, 0, NULL, 0, &bk_ops_vtf, NULL, NULL, -1, NULL, NULL, NULL,
 };
 
 static const bk_version_desc k_mdl_versions[] = {
@@ -281,5 +321,5 @@ static const bk_version_desc k_mdl_versions[] = {
     {"IDST", 49, 4, "Source model v49", "", BK_FORMAT_MDL, 0, NULL, 0, true, NULL},
 };
 const bk_family bk_family_mdl = {
-    "mdl", k_mdl_versions, BK_ARRAY_LEN(k_mdl_versions), NULL, 0, NULL, 0, &bk_ops_mdl, NULL, NULL, -1, NULL, NULL,
+    "mdl", k_mdl_versions, BK_ARRAY_LEN(k_mdl_versions), NULL, 0, NULL, 0, &bk_ops_mdl, NULL, NULL, -1, NULL, NULL, NULL,
 };

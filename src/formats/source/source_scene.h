@@ -58,9 +58,14 @@ void bk_src_make_lookup(sb *b, bk_src_lookup *lk);
 /* scene.c: the blended material an overlay of texinfo draws with (one per texdata, b->ovl_mat) */
 bk_result bk_src_overlay_material(sb *b, int32_t texinfo, int32_t *out);
 
-/* source_overlays.c: the overlays of lump l as one quad each, in a mesh and a node "overlays" under
- * node world (-1: a root) */
-bk_result bk_src_add_overlays(sb *b, const bk_source_lump *l, int32_t world);
+/* scene.c: the atlas coordinates of point (u, v) of displacement face's grid (0..1 each: along its
+ * columns, along its rows); face has a lightmap rect */
+void bk_src_lm_uv_param(const sb *b, uint32_t face, float u, float v, float *uv);
+
+/* source_overlays.c: the overlays of lump 45 (water: the water overlays of lump 50, decoded) clipped
+ * to their faces (draped over displacements), in a mesh and a node "overlays" ("water_overlays")
+ * under node world (-1: a root) */
+bk_result bk_src_add_overlays(sb *b, bool water, int32_t world);
 
 /* source_lightmap.c: the lightmap atlas (b->face_rect, b->lm_image, b->atlas_w/h) */
 bk_result bk_src_build_lightmaps(sb *b);

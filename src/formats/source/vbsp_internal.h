@@ -41,6 +41,9 @@ typedef struct vbsp_impl {
  * BK_EDECOMPRESS; why (when not NULL) receives a short reason. */
 bk_result bk_vbsp_lzma_block(const uint8_t *src, size_t avail, uint64_t max_out, uint8_t **out, size_t *out_size,
                           size_t *consumed, const char **why);
+/* n bytes as Valve's LZMA block (lzma_enc.c): the 17-byte header then raw LZMA1 without an end
+ * mark; *out bk_malloc'd. BK_ENOMEM, BK_ELIMIT (over 2 GiB) or BK_EUNSUPPORTED (encoder error). */
+bk_result bk_vbsp_lzma_encode(const uint8_t *src, size_t n, uint8_t **out, size_t *out_size);
 /* Decode a raw LZMA1 stream with 5 property bytes to exactly out_size bytes. */
 bk_result bk_vbsp_lzma_raw(const uint8_t props[5], const uint8_t *src, size_t src_size, uint8_t *out,
                         size_t out_size, const char **why);
