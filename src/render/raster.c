@@ -224,7 +224,7 @@ static void sample(const rtex *t, float u, float v, float lod2, float o[4]) { un
 /* the level of detail at a pixel: log2 of the squared texels per pixel (the larger axis) */
 static inline float lod_of(const rtex *t, const float du[2], const float dv[2])
 {
-    float tw = (float)t->w[0], th = (float)t->h[0];
+    float tw = (float)t->fw, th = (float)t->fh;
     float ax = du[0] * tw, ay = dv[0] * th, bx = du[1] * tw, by = dv[1] * th;
     float rx = ax * ax + ay * ay, ry = bx * bx + by * by;
     return fast_log2(rx > ry ? rx : ry);
@@ -783,66 +783,6 @@ static bool setup_tri(setup *s, const rtri *tr)
     return s->count > before;
 }
 
-/* ---- draw order -------------------------------------------------------------------------------- */
-typedef struct order_key { int32_t pass, layer; float depth; uint32_t tri; } order_key;
-
-static int cmp_key(const void *a, const void *b)
-{
-    const order_key *x = a, *y = b;
-    if (x->pass != y->pass) return x->pass < y->pass ? -1 : 1;
-    if (x->layer != y->layer) return x->layer < y->layer ? -1 : 1;
-    if (x->depth != y->depth) return x->depth < y->depth ? -1 : 1;
-    return x->tri < y->tri ? -1 : (x->tri > y->tri);
-}
-
-static bool wanted(const bk_renderer *r, const rt_view *v, uint64_t t)
-{
-    const rmat *m = &r->mat[r->tri[t].mat];
-    if (v->overview && (m->tool || m->pass == RP_SKY || r->tri[t].follow || r->tri[t].sky3d)) return false;
-    return !v->vis || v->vis[t];
-}
-
-/* the scene's triangles in the order they are drawn: opaque, sky layers, blended far to near */
-static bk_result draw_order(const bk_renderer *r, const rt_view *v, order_key **out, uint64_t *count)
-{
-    order_key *k = bk_malloc((size_t)(r->tri_count ? r->tri_count : 1) * sizeof(order_key));
-    if (!k) return BK_ENOMEM;
-    uint64_t n = 0;
-    bool any3d = false;
-    for (uint64_t t = 0; t < r->tri_count && !any3d; t++) any3d = r->tri[t].sky3d && wanted(r, v, t);
-    for (uint64_t t = 0; t < r->tri_count; t++) {
-        if (!wanted(r, v, t)) continue;
-        const rtri *tr = &r->tri[t];
-        const rmat *m = &r->mat[tr->mat];
-        float z = 0;
-        if (m->pass != RP_SKY)
-            for (int i = 0; i < 3; i++) {
-                const float *p = r->vert[tr->v[i]].p;
-                z += (p[0] - v->eye[0]) * v->fwd[0] + (p[1] - v->eye[1]) * v->fwd[1] + (p[2] - v->eye[2]) * v->fwd[2];
-            }
-        if (any3d) {
-            /* sky first, then the 3D skybox (its blends after its opaque), then the world, whose
-             * depth starts afresh: as the engine draws them */
-            k[n].pass = m->pass == RP_SKY ? 0 : tr->sky3d ? 1 : m->pass + 1;
-            k[n].layer = m->pass == RP_SKY ? m->sky_layer : (tr->sky3d && m->pass == RP_BLEND);
-        } else {
-            /* the sky after the opaque surfaces, on the pixels they left empty (the same picture as
-             * sky first, under everything, without shading every sky pixel the walls then cover) */
-            k[n].pass = m->pass == RP_SKY ? 1 : (m->pass == RP_OPAQUE ? 0 : 2);
-            k[n].layer = m->pass == RP_SKY ? m->sky_layer : 0;
-        }
-        /* sky: in order; opaque: near first (what is hidden fails the depth test before it is
-         * shaded); blended: far first */
-        k[n].depth = m->pass == RP_OPAQUE ? z : (m->pass == RP_BLEND ? -z : 0);
-        k[n].tri = (uint32_t)t;
-        n++;
-    }
-    qsort(k, (size_t)n, sizeof *k, cmp_key);
-    *out = k;
-    *count = n;
-    return BK_OK;
-}
-
 static bk_result bin_tiles(raster_job *j, uint64_t count)
 {
     uint32_t nt = j->tiles_x * j->tiles_y;
@@ -892,28 +832,102 @@ static void run_tiles(raster_job *j, uint32_t threads)
     bk_mutex_destroy(&j->lock);
 }
 
-bk_result bk_rt_draw(bk_renderer *r, const rt_view *v, uint8_t *rgba, uint64_t *drawn)
+/* ---- the mip levels a view samples ------------------------------------------------------------ */
+/* The finest level any pixel of t samples of a texture of tw x th texels. A pixel's level of
+ * detail is half the log2 of max(rx, ry), the squared lengths of the texel footprint's two
+ * screen axes (lod_of), which is at least the footprint's area |det J|. Under a perspective
+ * projection det J = D / q^3 (u = U / q, v = V / q with U, V, q affine in x, y), so its smallest
+ * value on the triangle is at a corner: the corners' least area bounds every pixel's level from
+ * below. The pixel's own figures are floats and fast_log2 is within 0.01 of log2: a tenth of a
+ * level of slack. */
+static uint32_t finest_level(const stri *t, uint32_t tw, uint32_t th)
+{
+    plane pq = plane_of(t, t->q[0], t->q[1], t->q[2]);
+    plane pu = plane_of(t, t->at[0][0], t->at[1][0], t->at[2][0]), pv = plane_of(t, t->at[0][1], t->at[1][1], t->at[2][1]);
+    double least = INFINITY;
+    for (int i = 0; i < 3; i++) {
+        double iq = 1.0 / t->q[i], u = t->at[i][0] * iq, v = t->at[i][1] * iq;
+        double ux = (pu.vx - u * pq.vx) * iq, uy = (pu.vy - u * pq.vy) * iq;
+        double vx = (pv.vx - v * pq.vx) * iq, vy = (pv.vy - v * pq.vy) * iq;
+        double area = fabs(ux * vy - uy * vx) * tw * th;
+        if (area < least) least = area;
+    }
+    if (!(least > 1) || !isfinite(least)) return 0;
+    double lod = 0.5 * log2(least) - 0.1;
+    return lod >= RT_MAX_LEVELS ? RT_MAX_LEVELS : (lod >= 1 ? (uint32_t)lod : 0);
+}
+
+static void lower(uint8_t *need, int32_t tex, uint32_t level)
+{
+    if (tex >= 0 && level < need[tex]) need[tex] = (uint8_t)level;
+}
+
+/* the levels triangles from..count of s (one scene triangle's pieces) sample of each texture of
+ * their material: the base texture and its blend partner at the level the base's footprint gives
+ * (shade samples both at it), the lightmap and emission at level 0 */
+static void note_levels(const setup *s, const rmat *m, uint64_t from, uint8_t *need)
+{
+    const bk_renderer *r = s->r;
+    uint32_t level = RT_MAX_LEVELS;
+    if (m->tex >= 0 && r->tex[m->tex].mips)
+        for (uint64_t i = from; i < s->count && level; i++) {
+            uint32_t l = finest_level(&s->tris[i], r->tex[m->tex].fw, r->tex[m->tex].fh);
+            if (l < level) level = l;
+        }
+    else
+        level = 0;
+    lower(need, m->tex, level);
+    lower(need, m->tex2, level);
+    lower(need, m->lm, 0);
+    lower(need, m->em, 0);
+}
+
+/* The triangles v draws, set up (s), and their textures decoded at the levels they sample. */
+static bk_result setup_view(bk_renderer *r, const rt_view *v, setup *s, uint64_t *drawn)
 {
     *drawn = 0;
-    order_key *order = NULL;
+    rt_order *order = NULL;
     uint64_t n = 0;
-    BK_TRY(draw_order(r, v, &order, &n));
-    setup s = {r, v, {{0}}, 0, NULL, 0, 0, BK_OK};
-    view_planes(&s);
-    for (uint64_t i = 0; i < n && s.err == BK_OK; i++)
-        if (setup_tri(&s, &r->tri[order[i].tri])) {
+    BK_TRY(bk_rt_draw_order(r, v, &order, &n));
+    uint8_t *need = bk_malloc(r->tex_count ? r->tex_count : 1);
+    if (!need) {
+        bk_free(order);
+        return BK_ENOMEM;
+    }
+    memset(need, 0xff, r->tex_count ? r->tex_count : 1);
+    view_planes(s);
+    for (uint64_t i = 0; i < n && s->err == BK_OK; i++) {
+        uint64_t from = s->count;
+        if (setup_tri(s, &r->tri[order[i].tri])) {
             (*drawn)++;
-            /* its textures decoded now, before the tiles are drawn on many threads */
-            const rmat *m = &r->mat[r->tri[order[i].tri].mat];
-            const int32_t use[4] = {m->tex, m->tex2, m->lm, m->em};
-            for (int k = 0; k < 4 && s.err == BK_OK; k++) s.err = bk_rt_texture_load(r, use[k]);
+            note_levels(s, &r->mat[r->tri[order[i].tri].mat], from, need);
         }
+    }
     bk_free(order);
+    /* decoded now, one after another, before the tiles are drawn on many threads */
+    for (uint32_t i = 0; i < r->tex_count && s->err == BK_OK; i++)
+        if (need[i] != 0xff) s->err = bk_rt_texture_load(r, (int32_t)i, need[i]);
+    bk_free(need);
+    return s->err;
+}
+
+bk_result bk_rt_load(bk_renderer *r, const rt_view *v)
+{
+    setup s = {r, v, {{0}}, 0, NULL, 0, 0, BK_OK};
+    uint64_t drawn;
+    bk_result res = setup_view(r, v, &s, &drawn);
+    bk_free(s.tris);
+    return res;
+}
+
+bk_result bk_rt_draw(bk_renderer *r, const rt_view *v, uint8_t *rgba, uint64_t *drawn)
+{
+    setup s = {r, v, {{0}}, 0, NULL, 0, 0, BK_OK};
+    bk_result res = setup_view(r, v, &s, drawn);
     raster_job j;
     memset(&j, 0, sizeof j);
     j.r = r, j.v = v, j.rgba = rgba, j.tris = s.tris;
     j.tiles_x = (v->w + TILE - 1) / TILE, j.tiles_y = (v->h + TILE - 1) / TILE;
-    bk_result res = s.err;
     if (res == BK_OK) {
         j.depth = bk_malloc((size_t)v->w * v->h * sizeof(float));
         res = j.depth ? bin_tiles(&j, s.count) : BK_ENOMEM;

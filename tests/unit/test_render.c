@@ -1,7 +1,8 @@
 /* bspkit/render.h on a scene made here: a textured, lightmapped wall seen from an eye, its colour
  * (texture x lightmap x base colour, as the engine multiplies them), an additive pane over it, a
  * sky layer behind, the depth test, back faces, a spawn at the game's eye height, the size and
- * view checks, the overview's mapping, and the same picture whatever the number of threads. */
+ * view checks, the overview's mapping, the same picture whatever the number of threads, and views
+ * that decode only the mip levels they sample. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -74,9 +75,68 @@ static void check_mip_level(void)
     bk_scene_free(s);
 }
 
+/* a patterned 64x64 texture on a far wall and on a floor seen at a glancing angle */
+static bk_scene *levels_scene(void)
+{
+    bk_scene *s = bk_scene_new();
+    uint8_t *px = bk_malloc(64 * 64 * 4);
+    for (int y = 0; y < 64; y++)
+        for (int x = 0; x < 64; x++)
+            for (int c = 0; c < 4; c++) px[(y * 64 + x) * 4 + c] = (uint8_t)(c == 3 ? 255 : (x * 37 + y * 91 + c * 50) ^ (x * y));
+    int32_t img, mat, mesh, node;
+    bk_scene_add_image(s, "pattern", 64, 64, px, &img);
+    bk_scene_add_material(s, "pattern", &mat);
+    s->materials[mat].base_image = img;
+    bk_scene_add_mesh(s, "m", &mesh);
+    add_wall(s, mesh, mat, 400, 40);
+    bk_primitive *p;
+    bk_mesh_add_primitive(&s->meshes[mesh], mat, BK_PRIM_TRIANGLES, BK_ATTR_UV0, &p);
+    uint32_t first;
+    bk_prim_add_vertices(p, 4, &first);
+    const float v[4][3] = {{200, -60, -30}, {400, -60, -30}, {400, 60, -30}, {200, 60, -30}};
+    for (int i = 0; i < 4; i++) {
+        memcpy(p->position + (first + i) * 3, v[i], sizeof v[i]);
+        p->uv0[(first + i) * 2] = (float)(i == 1 || i == 2) * 3, p->uv0[(first + i) * 2 + 1] = (float)(i >= 2);
+    }
+    bk_prim_add_triangle(p, first, first + 1, first + 2);
+    bk_prim_add_triangle(p, first, first + 2, first + 3);
+    bk_scene_add_node(s, "worldspawn", -1, mesh, &node);
+    return s;
+}
+
+/* a view decodes only the mip levels its pixels sample (bk_renderer_prepare), and draws the same
+ * picture as a renderer holding every level; a view needing finer levels after the scene's
+ * images went fails cleanly */
+static void check_view_levels(void)
+{
+    bk_scene *a = levels_scene(), *b = levels_scene();
+    bk_render_options far = {0}, close = {0};
+    far.view = close.view = BK_VIEW_EYE;
+    far.width = far.height = close.width = close.height = 96;
+    close.eye[0] = 330;
+    bk_renderer *ra = NULL, *rb = NULL;
+    uint8_t *pa = NULL, *pb = NULL, *pc = NULL;
+    CHECK(bk_renderer_new(a, NULL, &ra) == BK_OK && bk_renderer_new(b, NULL, &rb) == BK_OK);
+    CHECK(ra && bk_renderer_prepare(ra, &far) == BK_OK);
+    for (uint32_t i = 0; i < a->image_count; i++) bk_scene_image_release(a, i);
+    CHECK(ra && bk_renderer_draw(ra, &far, &pa, NULL) == BK_OK);
+    CHECK(ra && bk_renderer_draw(ra, &close, &pc, NULL) == BK_EARG && !pc);
+    CHECK(rb && bk_renderer_draw(rb, &close, &pc, NULL) == BK_OK); /* every level decoded */
+    CHECK(rb && bk_renderer_draw(rb, &far, &pb, NULL) == BK_OK);
+    CHECK(pa && pb && memcmp(pa, pb, 96 * 96 * 4) == 0);
+    bk_free(pa);
+    bk_free(pb);
+    bk_free(pc);
+    bk_renderer_free(ra);
+    bk_renderer_free(rb);
+    bk_scene_free(a);
+    bk_scene_free(b);
+}
+
 int main(void)
 {
     check_mip_level();
+    check_view_levels();
     bk_scene *s = bk_scene_new();
     bk_kv_append(&s->extras, &s->extra_count, "format", "quake1");
     int32_t tex = solid_image(s, "wall", 200, 100, 50, false);
