@@ -362,14 +362,18 @@ static bk_result expr_pixels(const q3_eval *e, const q3_expr *x)
     return BK_OK;
 }
 
-/* Compose colour expression x (and alpha expression a, NULL: opaque) into an image. *scale
- * receives the divisor applied when the colour exceeds 1 (NULL: clamp instead). */
-static bk_result compose(q3_eval *e, const char *name, const q3_expr *x, const q3_expr *a, float *scale,
-                         int32_t *out)
+/* and let go once composed: a map's compositions do not hold all their sources decoded at once */
+static void expr_drop_pixels(const q3_eval *e, const q3_expr *x)
+{
+    for (uint32_t i = 0; x && i < x->n; i++)
+        for (int f = 0; f < x->t[i].nf; f++) bk_q3_img_drop_pixels(e->st[x->t[i].fs[f]].img);
+}
+
+/* the composition of x (and a) into a new scene image, from the pixels expr_pixels gave */
+static bk_result compose_pixels(q3_eval *e, const char *name, const q3_expr *x, const q3_expr *a, float *scale,
+                                int32_t *out)
 {
     uint32_t w = 0, h = 0;
-    BK_TRY(expr_pixels(e, x));
-    if (a) BK_TRY(expr_pixels(e, a));
     expr_size(e, x, &w, &h);
     if (a) expr_size(e, a, &w, &h);
     if (!w || !h) w = h = 1;
@@ -418,6 +422,19 @@ static bk_result compose(q3_eval *e, const char *name, const q3_expr *x, const q
     bk_result r = bk_scene_add_image(e->b->s, name, w, h, px, out);
     if (r != BK_OK) bk_free(px);
     else e->b->s->images[*out].has_alpha = alpha;
+    return r;
+}
+
+/* Compose colour expression x (and alpha expression a, NULL: opaque) into an image. *scale
+ * receives the divisor applied when the colour exceeds 1 (NULL: clamp instead). */
+static bk_result compose(q3_eval *e, const char *name, const q3_expr *x, const q3_expr *a, float *scale,
+                         int32_t *out)
+{
+    bk_result r = expr_pixels(e, x);
+    if (r == BK_OK && a) r = expr_pixels(e, a);
+    if (r == BK_OK) r = compose_pixels(e, name, x, a, scale, out);
+    expr_drop_pixels(e, x);
+    expr_drop_pixels(e, a);
     return r;
 }
 
