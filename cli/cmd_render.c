@@ -175,10 +175,9 @@ int cli_render_one(cli_opts *o, const render_args *ra, const char *in, const cha
         /* the renderer holds the lightmaps it decoded: the scene's copies go (a Quake 3 atlas) */
         for (uint32_t i = 0; i < s->image_count; i++)
             if (s->images[i].is_lightmap) bk_scene_image_release(s, i);
-        /* then the textures this one view draws, at the levels it samples: the scene's images
-         * go too (those it does not draw as well) before the frame is allocated */
-        r = bk_renderer_prepare(rd, &ra->ro);
-        for (uint32_t i = 0; i < s->image_count && r == BK_OK; i++) bk_scene_image_release(s, i);
+        /* then the textures this one view draws, at the levels it samples, each scene image
+         * given back once decoded (those it does not draw first), before the frame is allocated */
+        r = bk_renderer_prepare(rd, &ra->ro, s);
     }
     if (r == BK_OK) r = bk_renderer_draw(rd, &ra->ro, &px, &rr->info);
     bk_renderer_free(rd);

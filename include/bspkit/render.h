@@ -80,10 +80,12 @@ bk_result bk_renderer_new(const bk_scene *s, const bk_query *q, bk_renderer **ou
  * (with a query), a bad fov or z range; info (may be NULL) says what was drawn. */
 bk_result bk_renderer_draw(bk_renderer *r, const bk_render_options *o, uint8_t **rgba, bk_render_info *info);
 /* Decode what the view o draws (its textures, at the mip levels its pixels sample) without
- * drawing it: a program that then draws only that view (bk_renderer_draw with the same o) may
- * release every image of the scene (bk_scene_image_release) before the frame is allocated; a
- * view that needs more than was decoded then fails with BK_EARG. */
-bk_result bk_renderer_prepare(bk_renderer *r, const bk_render_options *o);
+ * drawing it, for a program that then draws only that view (bk_renderer_draw with the same o):
+ * given release (the renderer's scene, BK_EARG for another), every image of it is released
+ * (bk_scene_image_release): those the view does not draw first, each other once decoded, so the
+ * scene's images and the renderer's are not all held at once. A view that needs more than was
+ * decoded then fails with BK_EARG. */
+bk_result bk_renderer_prepare(bk_renderer *r, const bk_render_options *o, bk_scene *release);
 void bk_renderer_free(bk_renderer *r);
 /* bk_renderer_new + bk_renderer_draw + bk_renderer_free */
 bk_result bk_render(const bk_scene *s, const bk_query *q, const bk_render_options *o, uint8_t **rgba,

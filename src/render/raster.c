@@ -882,8 +882,21 @@ static void note_levels(const setup *s, const rmat *m, uint64_t from, uint8_t *n
     lower(need, m->em, 0);
 }
 
-/* The triangles v draws, set up (s), and their textures decoded at the levels they sample. */
-static bk_result setup_view(bk_renderer *r, const rt_view *v, setup *s, uint64_t *drawn)
+/* the scene's images that no texture v draws reads (need: 0xff) released */
+static void release_undrawn(const bk_renderer *r, const uint8_t *need, bk_scene *release)
+{
+    uint8_t *drawn = bk_calloc(r->s->image_count + 1, 1);
+    if (!drawn) return; /* kept: only memory is lost */
+    for (uint32_t i = 0; i < r->tex_count; i++)
+        if (need[i] != 0xff) drawn[r->tex[i].image] = 1;
+    for (uint32_t i = 0; i < r->s->image_count; i++)
+        if (!drawn[i]) bk_scene_image_release(release, i);
+    bk_free(drawn);
+}
+
+/* The triangles v draws, set up (s), and their textures decoded at the levels they sample;
+ * release: see bk_rt_load. */
+static bk_result setup_view(bk_renderer *r, const rt_view *v, setup *s, uint64_t *drawn, bk_scene *release)
 {
     *drawn = 0;
     rt_order *order = NULL;
@@ -904,18 +917,22 @@ static bk_result setup_view(bk_renderer *r, const rt_view *v, setup *s, uint64_t
         }
     }
     bk_free(order);
+    if (release && s->err == BK_OK) release_undrawn(r, need, release);
     /* decoded now, one after another, before the tiles are drawn on many threads */
     for (uint32_t i = 0; i < r->tex_count && s->err == BK_OK; i++)
-        if (need[i] != 0xff) s->err = bk_rt_texture_load(r, (int32_t)i, need[i]);
+        if (need[i] != 0xff) {
+            s->err = bk_rt_texture_load(r, (int32_t)i, need[i]);
+            if (release) bk_scene_image_release(release, (uint32_t)r->tex[i].image);
+        }
     bk_free(need);
     return s->err;
 }
 
-bk_result bk_rt_load(bk_renderer *r, const rt_view *v)
+bk_result bk_rt_load(bk_renderer *r, const rt_view *v, bk_scene *release)
 {
     setup s = {r, v, {{0}}, 0, NULL, 0, 0, BK_OK};
     uint64_t drawn;
-    bk_result res = setup_view(r, v, &s, &drawn);
+    bk_result res = setup_view(r, v, &s, &drawn, release);
     bk_free(s.tris);
     return res;
 }
@@ -923,7 +940,7 @@ bk_result bk_rt_load(bk_renderer *r, const rt_view *v)
 bk_result bk_rt_draw(bk_renderer *r, const rt_view *v, uint8_t *rgba, uint64_t *drawn)
 {
     setup s = {r, v, {{0}}, 0, NULL, 0, 0, BK_OK};
-    bk_result res = setup_view(r, v, &s, drawn);
+    bk_result res = setup_view(r, v, &s, drawn, NULL);
     raster_job j;
     memset(&j, 0, sizeof j);
     j.r = r, j.v = v, j.rgba = rgba, j.tris = s.tris;

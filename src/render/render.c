@@ -347,8 +347,9 @@ static bk_result view_of(const bk_renderer *r, const bk_render_options *o, rt_vi
     return BK_OK;
 }
 
-bk_result bk_renderer_prepare(bk_renderer *r, const bk_render_options *o)
+bk_result bk_renderer_prepare(bk_renderer *r, const bk_render_options *o, bk_scene *release)
 {
+    if (release && release != r->s) return BK_EARG;
     bk_render_options defaults;
     if (!o) {
         memset(&defaults, 0, sizeof defaults);
@@ -358,7 +359,7 @@ bk_result bk_renderer_prepare(bk_renderer *r, const bk_render_options *o)
     bk_render_info ri;
     uint8_t *vis;
     BK_TRY(view_of(r, o, &v, &ri, &vis));
-    bk_result res = bk_rt_load(r, &v);
+    bk_result res = bk_rt_load(r, &v, release);
     bk_free(vis);
     return res;
 }

@@ -98,7 +98,8 @@ bk_result bk_rt_draw_order(const bk_renderer *r, const rt_view *v, rt_order **ou
 
 /* raster.c: draw r from v into rgba (w*h*4); *drawn receives the triangles drawn */
 bk_result bk_rt_draw(bk_renderer *r, const rt_view *v, uint8_t *rgba, uint64_t *drawn);
-/* decode the textures v draws, at the levels it samples, and nothing else (bk_renderer_prepare) */
-bk_result bk_rt_load(bk_renderer *r, const rt_view *v);
+/* decode the textures v draws, at the levels it samples, and nothing else; release (r's scene,
+ * or NULL) gives back every image: those v does not draw first, the others once decoded */
+bk_result bk_rt_load(bk_renderer *r, const rt_view *v, bk_scene *release);
 
 #endif

@@ -117,8 +117,9 @@ static void check_view_levels(void)
     bk_renderer *ra = NULL, *rb = NULL;
     uint8_t *pa = NULL, *pb = NULL, *pc = NULL;
     CHECK(bk_renderer_new(a, NULL, &ra) == BK_OK && bk_renderer_new(b, NULL, &rb) == BK_OK);
-    CHECK(ra && bk_renderer_prepare(ra, &far) == BK_OK);
-    for (uint32_t i = 0; i < a->image_count; i++) bk_scene_image_release(a, i);
+    CHECK(ra && bk_renderer_prepare(ra, &far, b) == BK_EARG); /* not its scene */
+    CHECK(ra && bk_renderer_prepare(ra, &far, a) == BK_OK);
+    CHECK(!bk_scene_image_has_pixels(a, 0)); /* given back */
     CHECK(ra && bk_renderer_draw(ra, &far, &pa, NULL) == BK_OK);
     CHECK(ra && bk_renderer_draw(ra, &close, &pc, NULL) == BK_EARG && !pc);
     CHECK(rb && bk_renderer_draw(rb, &close, &pc, NULL) == BK_OK); /* every level decoded */
