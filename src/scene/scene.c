@@ -236,6 +236,19 @@ void bk_scene_image_release(bk_scene *s, uint32_t i)
     p->rgba = NULL, p->packed = NULL, p->packed_size = 0, p->packing = BK_PACK_NONE, p->unpack = NULL;
 }
 
+void bk_scene_release_geometry(bk_scene *s)
+{
+    if (!s) return;
+    for (uint32_t i = 0; i < s->mesh_count; i++)
+        for (uint32_t j = 0; j < s->meshes[i].prim_count; j++) {
+            bk_primitive *p = &s->meshes[i].prims[j];
+            free_prim(p);
+            p->position = p->normal = p->uv0 = p->uv1 = p->weights = NULL;
+            p->color = NULL, p->joints = NULL, p->indices = NULL;
+            p->vertex_count = p->index_count = 0, p->attrs = 0;
+        }
+}
+
 bk_result bk_unpack_pixels(const bk_image *im, const bk_pixels *px, uint8_t *o)
 {
     if (!has_pixels(im, px)) return BK_EARG;
