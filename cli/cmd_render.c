@@ -203,7 +203,7 @@ int cli_render_one(cli_opts *o, const render_args *ra, const char *in, const cha
     q = NULL, s = NULL, f = NULL, owned = NULL;
     bk_write_group *g = NULL;
     r = bk_write_group_begin(&g, 0);
-    if (r == BK_OK) r = bk_write_group_png_rgba(g, px, rr->info.width, rr->info.height, out);
+    if (r == BK_OK) r = bk_write_group_png_rgba_consume(g, px, rr->info.width, rr->info.height, out);
     if (r == BK_OK && ra->overview) {
         char txt[1024], path[4096];
         size_t n = strlen(out);

@@ -438,6 +438,8 @@ bk_result bk_image_decode(const uint8_t *data, size_t size, uint32_t max_dim, ui
                           uint32_t *w, uint32_t *h);
 /* level: deflate effort 1 (fastest) .. 12 (smallest), 0 = default (3) */
 bk_result bk_png_encode(const uint8_t *rgba, uint32_t w, uint32_t h, bool alpha, int level, bk_buf *out);
+/* The same as RGB, the filtered rows made in rgba's own memory (its pixels are lost) */
+bk_result bk_png_encode_in_place(uint8_t *rgba, uint32_t w, uint32_t h, int level, bk_buf *out);
 /* A PNG of rows already filtered (raw: h rows of a filter byte and the pixels) of colour type
  * ctype (2 RGB, 3 indexed with pal, 6 RGBA). */
 typedef struct bk_png_palette {

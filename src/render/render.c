@@ -416,6 +416,18 @@ bk_result bk_write_group_png_rgba(bk_write_group *g, const uint8_t *rgba, uint32
     return r;
 }
 
+bk_result bk_write_group_png_rgba_consume(bk_write_group *g, uint8_t *rgba, uint32_t w, uint32_t h,
+                                          const char *path)
+{
+    if (!g || !rgba || !path || !w || !h) return BK_EARG;
+    bk_buf b;
+    memset(&b, 0, sizeof b);
+    bk_result r = bk_png_encode_in_place(rgba, w, h, 0, &b);
+    if (r == BK_OK) r = bk_write_group_file(g, path, b.data, b.size);
+    bk_buf_free(&b);
+    return r;
+}
+
 bk_result bk_render_write_png(const uint8_t *rgba, uint32_t w, uint32_t h, const char *path)
 {
     bk_write_group *g;

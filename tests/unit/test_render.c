@@ -1,8 +1,8 @@
 /* bspkit/render.h on a scene made here: a textured, lightmapped wall seen from an eye, its colour
  * (texture x lightmap x base colour, as the engine multiplies them), an additive pane over it, a
  * sky layer behind, the depth test, back faces, a spawn at the game's eye height, the size and
- * view checks, the overview's mapping, the same picture whatever the number of threads, and views
- * that decode only the mip levels they sample. */
+ * view checks, the overview's mapping, the same picture whatever the number of threads, views
+ * that decode only the mip levels they sample, and the PNG made in the picture's memory. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -134,9 +134,34 @@ static void check_view_levels(void)
     bk_scene_free(b);
 }
 
+/* the PNG made in the picture's own memory is the PNG made from a copy, byte for byte */
+static void check_png_in_place(void)
+{
+    const uint32_t sizes[][2] = {{1, 1}, {1, 5}, {5, 1}, {7, 3}, {64, 48}};
+    uint32_t seed = 12345;
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        uint32_t w = sizes[k][0], h = sizes[k][1];
+        uint8_t *px = bk_malloc((size_t)w * h * 4);
+        for (size_t i = 0; i < (size_t)w * h * 4; i++) {
+            seed = seed * 1103515245u + 12345u;
+            px[i] = (uint8_t)(i % 4 == 3 ? 255 : (seed >> 16) & (k % 2 ? 0xff : 0x3f));
+        }
+        bk_buf a, b;
+        memset(&a, 0, sizeof a);
+        memset(&b, 0, sizeof b);
+        CHECK(bk_png_encode(px, w, h, false, 0, &a) == BK_OK);
+        CHECK(bk_png_encode_in_place(px, w, h, 0, &b) == BK_OK);
+        CHECK(a.size == b.size && a.size && memcmp(a.data, b.data, a.size) == 0);
+        bk_buf_free(&a);
+        bk_buf_free(&b);
+        bk_free(px);
+    }
+}
+
 int main(void)
 {
     check_mip_level();
+    check_png_in_place();
     check_view_levels();
     bk_scene *s = bk_scene_new();
     bk_kv_append(&s->extras, &s->extra_count, "format", "quake1");
