@@ -15,6 +15,19 @@ bk_result bk_image_decode(const uint8_t *data, size_t size, uint32_t max_dim, ui
     *rgba = NULL;
     *w = *h = 0;
     if (size > INT32_MAX) return BK_ELIMIT;
+    uint32_t pw, ph;
+    if (bk_png_simple(data, size, &pw, &ph)) { /* into one block of the picture's size */
+        if (pw > max_dim || ph > max_dim) return BK_ELIMIT;
+        uint8_t *px = bk_malloc((size_t)pw * ph * 4);
+        if (!px) return BK_ENOMEM;
+        bk_result r = bk_png_decode_into(data, size, pw, ph, px);
+        if (r != BK_OK) {
+            bk_free(px);
+            return r;
+        }
+        *rgba = px, *w = pw, *h = ph;
+        return BK_OK;
+    }
     int iw, ih, comp;
     if (!stbi_info_from_memory(data, (int)size, &iw, &ih, &comp)) return BK_EFORMAT;
     if (iw <= 0 || ih <= 0 || (uint32_t)iw > max_dim || (uint32_t)ih > max_dim) return BK_ELIMIT;
@@ -32,6 +45,22 @@ bk_result bk_image_decode(const uint8_t *data, size_t size, uint32_t max_dim, ui
     *w = (uint32_t)iw;
     *h = (uint32_t)ih;
     return BK_OK;
+}
+
+bk_result bk_image_decode_into(const uint8_t *data, size_t size, uint32_t w, uint32_t h, uint8_t *out)
+{
+    uint32_t pw, ph;
+    if (bk_png_simple(data, size, &pw, &ph)) return bk_png_decode_into(data, size, w, h, out);
+    if (size > INT32_MAX) return BK_ELIMIT;
+    int iw, ih, comp;
+    if (!stbi_info_from_memory(data, (int)size, &iw, &ih, &comp)) return BK_EFORMAT;
+    if ((uint32_t)iw != w || (uint32_t)ih != h) return BK_EFORMAT;
+    stbi_uc *px = stbi_load_from_memory(data, (int)size, &iw, &ih, &comp, 4);
+    if (!px) return BK_EFORMAT;
+    bk_result r = (uint32_t)iw == w && (uint32_t)ih == h ? BK_OK : BK_EFORMAT;
+    if (r == BK_OK) memcpy(out, px, (size_t)w * h * 4);
+    stbi_image_free(px);
+    return r;
 }
 
 /* PNG encoding: the rows are filtered with the fixed "up" filter (each byte minus the one above

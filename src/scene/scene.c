@@ -272,15 +272,7 @@ bk_result bk_unpack_pixels(const bk_image *im, const bk_pixels *px, uint8_t *o)
         if (px->packed_size != n + 1024) return BK_EARG;
         for (size_t i = 0; i < n; i++) memcpy(o + i * 4, p + (size_t)p[1024 + i] * 4, 4);
     } else if (px->packing == BK_PACK_PNG) {
-        uint8_t *dec;
-        uint32_t pw, ph;
-        BK_TRY(bk_image_decode(p, px->packed_size, UINT32_MAX, &dec, &pw, &ph));
-        if (pw != im->width || ph != im->height) {
-            bk_free(dec);
-            return BK_EFORMAT;
-        }
-        memcpy(o, dec, n * 4);
-        bk_free(dec);
+        return bk_image_decode_into(p, px->packed_size, im->width, im->height, o);
     } else {
         return px->unpack ? px->unpack(p, px->packed_size, im->width, im->height, o) : BK_EARG;
     }
