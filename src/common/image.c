@@ -17,7 +17,7 @@ bk_result bk_image_decode(const uint8_t *data, size_t size, uint32_t max_dim, ui
     if (size > INT32_MAX) return BK_ELIMIT;
     uint32_t pw, ph;
     if (bk_png_simple(data, size, &pw, &ph)) { /* into one block of the picture's size */
-        if (pw > max_dim || ph > max_dim) return BK_ELIMIT;
+        if (pw > max_dim || ph > max_dim || (uint64_t)pw * ph > ((uint64_t)1 << 28)) return BK_ELIMIT;
         uint8_t *px = bk_malloc((size_t)pw * ph * 4);
         if (!px) return BK_ENOMEM;
         bk_result r = bk_png_decode_into(data, size, pw, ph, px);
