@@ -28,6 +28,9 @@
 
 #if defined(__linux__) && !defined(BK_CLI_SANITIZED)
 #include <sys/mman.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #define BIG_MIN ((size_t)128 << 10)
 
 typedef struct blk {
@@ -128,6 +131,15 @@ void bk_cli_install_allocator(void)
     (void)bk_set_allocator(&a);
 }
 
+/* Small blocks freed in the middle of malloc's heap stay resident (it gives back only its top);
+ * malloc_trim returns their whole free pages to the system. */
+void bk_cli_trim(void)
+{
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
+}
+
 void bk_cli_resident_code(void)
 {
 #ifdef MADV_POPULATE_READ
@@ -148,4 +160,5 @@ void bk_cli_resident_code(void)
 #else
 void bk_cli_install_allocator(void) {}
 void bk_cli_resident_code(void) {}
+void bk_cli_trim(void) {}
 #endif

@@ -27,6 +27,8 @@ void bk_cli_install_allocator(void);
 /* Bring every page of the program's file mappings (its code and data, and its libraries') into
  * the resident set now: a memory benchmark's start-up baseline then holds them all. */
 void bk_cli_resident_code(void);
+/* Give back to the system the whole free pages of malloc's heap (after freeing much at once) */
+void bk_cli_trim(void);
 
 /* Options shared by the commands that load and convert. */
 typedef struct cli_opts {

@@ -167,16 +167,23 @@ int cli_render_one(cli_opts *o, const render_args *ra, const char *in, const cha
     qo.diag = NULL;
     if (bk_query_open(f, &qo, &q) != BK_OK) q = NULL;
     bk_file_release_pages(f); /* the scene and query are built: what the query reads comes back */
+    bk_cli_trim();            /* and what building them freed goes back */
     uint8_t *px = NULL;
     double t1 = now_ms();
     bk_renderer *rd = NULL;
     r = bk_renderer_new(s, q, &rd);
     if (r == BK_OK) {
-        /* the renderer holds the lightmaps it decoded: the scene's copies go (a Quake 3 atlas) */
+        /* the renderer holds the lightmaps it decoded and its own copy of the triangles: the
+         * scene's go (a Quake 3 atlas, every vertex) */
         for (uint32_t i = 0; i < s->image_count; i++)
             if (s->images[i].is_lightmap) bk_scene_image_release(s, i);
-        r = bk_renderer_draw(rd, &ra->ro, &px, &rr->info);
+        bk_scene_release_geometry(s);
+        bk_cli_trim(); /* the primitives' arrays were small blocks, all over the heap */
+        /* then the textures this one view draws, at the levels it samples, each scene image
+         * given back once decoded (those it does not draw first), before the frame is allocated */
+        r = bk_renderer_prepare(rd, &ra->ro, s);
     }
+    if (r == BK_OK) r = bk_renderer_draw(rd, &ra->ro, &px, &rr->info);
     bk_renderer_free(rd);
     rr->render_ms = now_ms() - t1;
     if (r != BK_OK) {
@@ -196,7 +203,7 @@ int cli_render_one(cli_opts *o, const render_args *ra, const char *in, const cha
     q = NULL, s = NULL, f = NULL, owned = NULL;
     bk_write_group *g = NULL;
     r = bk_write_group_begin(&g, 0);
-    if (r == BK_OK) r = bk_write_group_png_rgba(g, px, rr->info.width, rr->info.height, out);
+    if (r == BK_OK) r = bk_write_group_png_rgba_consume(g, px, rr->info.width, rr->info.height, out);
     if (r == BK_OK && ra->overview) {
         char txt[1024], path[4096];
         size_t n = strlen(out);

@@ -43,6 +43,9 @@ bk_result bk_scene_image_rgba(const bk_scene *s, uint32_t i, uint8_t **rgba);
 /* Free image i's pixels, for a program done with them (a renderer that has decoded them: see
  * bk_renderer_new); the image stays, without pixels, as an external texture. */
 void bk_scene_image_release(bk_scene *s, uint32_t i);
+/* Free every primitive's vertices and indices, for a program done with them (a renderer that
+ * has copied them: see bk_renderer_new); the meshes stay, with empty primitives. */
+void bk_scene_release_geometry(bk_scene *s);
 /* Image i encoded as a PNG file at path (temporary file, then renamed). */
 bk_result bk_scene_image_write_png(const bk_scene *s, uint32_t i, const char *path);
 /* The same as one file of a write group (bspkit.h): renamed at bk_write_group_commit. */

@@ -436,8 +436,17 @@ void bk_angles_quat(const float ang[3], float q[4]);
 /* Decode PNG/JPEG/TGA bytes to RGBA8 (malloc'd). */
 bk_result bk_image_decode(const uint8_t *data, size_t size, uint32_t max_dim, uint8_t **rgba,
                           uint32_t *w, uint32_t *h);
+/* The same into out (w * h * 4 bytes), BK_EFORMAT for an image of another size: the picture is
+ * held once more while stb_image decodes it, not twice (or not at all for a PNG: png_decode.c) */
+bk_result bk_image_decode_into(const uint8_t *data, size_t size, uint32_t w, uint32_t h, uint8_t *out);
+/* png_decode.c: whether data is a PNG decoded there (8-bit RGB / RGBA, no interlace, no colour
+ * key), and its size; the decode itself (BK_EUNSUPPORTED for any other) */
+bool bk_png_simple(const uint8_t *data, size_t size, uint32_t *w, uint32_t *h);
+bk_result bk_png_decode_into(const uint8_t *data, size_t size, uint32_t w, uint32_t h, uint8_t *out);
 /* level: deflate effort 1 (fastest) .. 12 (smallest), 0 = default (3) */
 bk_result bk_png_encode(const uint8_t *rgba, uint32_t w, uint32_t h, bool alpha, int level, bk_buf *out);
+/* The same as RGB, the filtered rows made in rgba's own memory (its pixels are lost) */
+bk_result bk_png_encode_in_place(uint8_t *rgba, uint32_t w, uint32_t h, int level, bk_buf *out);
 /* A PNG of rows already filtered (raw: h rows of a filter byte and the pixels) of colour type
  * ctype (2 RGB, 3 indexed with pal, 6 RGBA). */
 typedef struct bk_png_palette {

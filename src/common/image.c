@@ -15,6 +15,19 @@ bk_result bk_image_decode(const uint8_t *data, size_t size, uint32_t max_dim, ui
     *rgba = NULL;
     *w = *h = 0;
     if (size > INT32_MAX) return BK_ELIMIT;
+    uint32_t pw, ph;
+    if (bk_png_simple(data, size, &pw, &ph)) { /* into one block of the picture's size */
+        if (pw > max_dim || ph > max_dim || (uint64_t)pw * ph > ((uint64_t)1 << 28)) return BK_ELIMIT;
+        uint8_t *px = bk_malloc((size_t)pw * ph * 4);
+        if (!px) return BK_ENOMEM;
+        bk_result r = bk_png_decode_into(data, size, pw, ph, px);
+        if (r != BK_OK) {
+            bk_free(px);
+            return r;
+        }
+        *rgba = px, *w = pw, *h = ph;
+        return BK_OK;
+    }
     int iw, ih, comp;
     if (!stbi_info_from_memory(data, (int)size, &iw, &ih, &comp)) return BK_EFORMAT;
     if (iw <= 0 || ih <= 0 || (uint32_t)iw > max_dim || (uint32_t)ih > max_dim) return BK_ELIMIT;
@@ -32,6 +45,22 @@ bk_result bk_image_decode(const uint8_t *data, size_t size, uint32_t max_dim, ui
     *w = (uint32_t)iw;
     *h = (uint32_t)ih;
     return BK_OK;
+}
+
+bk_result bk_image_decode_into(const uint8_t *data, size_t size, uint32_t w, uint32_t h, uint8_t *out)
+{
+    uint32_t pw, ph;
+    if (bk_png_simple(data, size, &pw, &ph)) return bk_png_decode_into(data, size, w, h, out);
+    if (size > INT32_MAX) return BK_ELIMIT;
+    int iw, ih, comp;
+    if (!stbi_info_from_memory(data, (int)size, &iw, &ih, &comp)) return BK_EFORMAT;
+    if ((uint32_t)iw != w || (uint32_t)ih != h) return BK_EFORMAT;
+    stbi_uc *px = stbi_load_from_memory(data, (int)size, &iw, &ih, &comp, 4);
+    if (!px) return BK_EFORMAT;
+    bk_result r = (uint32_t)iw == w && (uint32_t)ih == h ? BK_OK : BK_EFORMAT;
+    if (r == BK_OK) memcpy(out, px, (size_t)w * h * 4);
+    stbi_image_free(px);
+    return r;
 }
 
 /* PNG encoding: the rows are filtered with the fixed "up" filter (each byte minus the one above
@@ -140,32 +169,52 @@ static size_t isal_zlib(isal_job *j, const uint8_t *raw, size_t n, uint8_t *out,
 #endif
 
 /* rgba: w*h RGBA texels (written as RGB when alpha is false), up-filtered */
-static bk_result png_encode(const uint8_t *rgba, uint32_t w, uint32_t h, bool alpha, int level, bk_buf *out)
+/* The up-filtered rows of rgba (as RGB, or RGBA with alpha) into raw, which may be rgba itself
+ * for RGB: each source row is copied aside before its filtered row is written, and that row
+ * (3w + 1 bytes from (3w + 1) y) never reaches the next source row (from 4w (y + 1)). */
+static bk_result filter_rows(const uint8_t *rgba, uint8_t *raw, uint32_t w, uint32_t h, bool alpha)
+{
+    size_t bpp = alpha ? 4 : 3, stride = (size_t)w * bpp + 1, n = (size_t)w * 4;
+    uint8_t *cur = bk_malloc(n), *up = bk_malloc(n);
+    if (!cur || !up) {
+        bk_free(cur);
+        bk_free(up);
+        return BK_ENOMEM;
+    }
+    for (uint32_t y = 0; y < h; y++) {
+        memcpy(cur, rgba + (size_t)y * n, n);
+        uint8_t *row = raw + (size_t)y * stride;
+        row[0] = y ? 2 : 0;    /* up (none on the first row) */
+        uint8_t *d = row + 1;
+        if (alpha) {
+            if (y) for (size_t i = 0; i < n; i++) d[i] = (uint8_t)(cur[i] - up[i]);
+            else memcpy(d, cur, n);
+        } else {
+            for (uint32_t x = 0; x < w; x++)
+                for (int k = 0; k < 3; k++) d[x * 3 + k] = (uint8_t)(cur[x * 4 + k] - (y ? up[x * 4 + k] : 0));
+        }
+        uint8_t *t = up;
+        up = cur, cur = t;
+    }
+    bk_free(cur);
+    bk_free(up);
+    return BK_OK;
+}
+
+/* rgba (w x h) as a PNG; with in_place (RGB only), rgba's memory holds the filtered rows */
+static bk_result png_encode(uint8_t *rgba_w, const uint8_t *rgba, uint32_t w, uint32_t h, bool alpha, int level,
+                            bk_buf *out)
 {
     if (!w || !h || !rgba) return BK_EARG;
     size_t npx;
     if (!bk_mul_ok((size_t)w, (size_t)h, &npx) || npx > ((size_t)1 << 28) || w > (1u << 30) || h > (1u << 30))
         return BK_ELIMIT;
     size_t bpp = alpha ? 4 : 3, stride = (size_t)w * bpp + 1, raw_n = stride * h;
-    uint8_t *raw = bk_malloc(raw_n);
+    uint8_t *raw = rgba_w && !alpha ? rgba_w : bk_malloc(raw_n);
     if (!raw) return BK_ENOMEM;
-    for (uint32_t y = 0; y < h; y++) {
-        uint8_t *row = raw + (size_t)y * stride;
-        const uint8_t *src = rgba + (size_t)y * w * 4, *up = y ? rgba + (size_t)(y - 1) * w * 4 : NULL;
-        row[0] = y ? 2 : 0;    /* up (none on the first row) */
-        uint8_t *d = row + 1;
-        if (alpha) {
-            if (up) for (size_t i = 0; i < (size_t)w * 4; i++) d[i] = (uint8_t)(src[i] - up[i]);
-            else memcpy(d, src, (size_t)w * 4);
-        } else {
-            for (uint32_t x = 0; x < w; x++) {
-                for (int k = 0; k < 3; k++)
-                    d[x * 3 + k] = (uint8_t)(src[x * 4 + k] - (up ? up[x * 4 + k] : 0));
-            }
-        }
-    }
-    bk_result r = png_deflate(raw, raw_n, w, h, alpha ? 6 : 2, NULL, level, out);
-    bk_free(raw);
+    bk_result r = filter_rows(rgba, raw, w, h, alpha);
+    if (r == BK_OK) r = png_deflate(raw, raw_n, w, h, alpha ? 6 : 2, NULL, level, out);
+    if (raw != rgba_w) bk_free(raw);
     return r;
 }
 
@@ -439,7 +488,12 @@ bk_result bk_png_stream_end(bk_png_stream *p, bool ok)
 
 bk_result bk_png_encode(const uint8_t *rgba, uint32_t w, uint32_t h, bool alpha, int level, bk_buf *out)
 {
-    return png_encode(rgba, w, h, alpha, level, out);
+    return png_encode(NULL, rgba, w, h, alpha, level, out);
+}
+
+bk_result bk_png_encode_in_place(uint8_t *rgba, uint32_t w, uint32_t h, int level, bk_buf *out)
+{
+    return png_encode(rgba, rgba, w, h, false, level, out);
 }
 
 bk_result bk_png_deflate(const uint8_t *raw, size_t raw_n, uint32_t w, uint32_t h, uint8_t ctype,

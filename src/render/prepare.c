@@ -35,33 +35,50 @@ static uint8_t *half_level(const uint8_t *src, uint32_t w, uint32_t h, uint32_t 
     return d;
 }
 
-static bk_result load_texture(const bk_scene *s, uint32_t image, bool mips, rtex *t)
+static void free_levels(rtex *t)
 {
-    const bk_image *im = &s->images[image];
-    BK_TRY(bk_scene_image_rgba(s, image, &t->px[0]));
-    t->w[0] = im->width;
-    t->h[0] = im->height;
-    t->levels = 1;
-    t->pot = im->width && im->height && !(im->width & (im->width - 1)) && !(im->height & (im->height - 1));
-    while (mips && t->levels < RT_MAX_LEVELS) {
-        uint32_t l = t->levels - 1, w = t->w[l], h = t->h[l];
-        if (w == 1 && h == 1) break;
+    for (uint32_t l = t->first; l < t->levels; l++) bk_free(t->px[l]);
+    memset(t->px, 0, sizeof t->px);
+    t->levels = t->first = 0;
+}
+
+/* Levels `first` .. 1x1 of t's image: the image decoded, halved down to `first` with each finer
+ * level freed once the next is made (one full-size decode alive at a time), the rest kept. The
+ * levels are the ones a full chain has, byte for byte: each is made from the one before. */
+static bk_result load_texture(const bk_scene *s, uint32_t image, uint32_t first, rtex *t)
+{
+    uint8_t *px;
+    BK_TRY(bk_scene_image_rgba(s, image, &px));
+    uint32_t w = t->fw, h = t->fh, l = 0;
+    t->pot = w && h && !(w & (w - 1)) && !(h & (h - 1));
+    t->first = first;
+    for (;;) {
+        bool keep = l >= first;
+        if (keep) t->px[l] = px, t->w[l] = w, t->h[l] = h, t->levels = l + 1;
+        if (!t->mips || l + 1 >= RT_MAX_LEVELS || (w == 1 && h == 1)) break;
         uint32_t nw = w > 1 ? w / 2 : 1, nh = h > 1 ? h / 2 : 1;
-        t->px[l + 1] = half_level(t->px[l], w, h, nw, nh);
-        if (!t->px[l + 1]) return BK_ENOMEM;
-        t->w[l + 1] = nw;
-        t->h[l + 1] = nh;
-        t->levels++;
+        uint8_t *next = half_level(px, w, h, nw, nh);
+        if (!keep) bk_free(px);
+        if (!next) return BK_ENOMEM;
+        px = next, w = nw, h = nh, l++;
     }
+    if (t->first > l) { /* asked for a level past 1x1: the last one */
+        t->first = l;
+        t->px[l] = px, t->w[l] = w, t->h[l] = h, t->levels = l + 1;
+    }
+    for (uint32_t k = 0; k < t->first; k++) t->px[k] = t->px[t->first], t->w[k] = t->w[t->first], t->h[k] = t->h[t->first];
     return BK_OK;
 }
 
-bk_result bk_rt_texture_load(bk_renderer *r, int32_t i)
+bk_result bk_rt_texture_load(bk_renderer *r, int32_t i, uint32_t first)
 {
-    if (i < 0 || (uint32_t)i >= r->tex_count || r->tex[i].loaded) return BK_OK;
+    if (i < 0 || (uint32_t)i >= r->tex_count) return BK_OK;
     rtex *t = &r->tex[i];
+    if (!t->mips) first = 0;
+    if (t->loaded && t->first <= first) return BK_OK;
+    free_levels(t); /* a view that needs finer levels than the last: decoded again */
     t->loaded = true;
-    return load_texture(r->s, (uint32_t)t->image, t->mips, t);
+    return load_texture(r->s, (uint32_t)t->image, first, t);
 }
 
 /* image -> texture index, given a slot on first use (-1: no image, or no pixels to draw); the
@@ -80,6 +97,8 @@ static bk_result texture_of(bk_renderer *r, int32_t *map, int32_t image, bool mi
     t->image = image;
     t->mips = mips && !r->s->images[image].is_lightmap;
     t->clamp = r->s->images[image].is_lightmap || r->s->images[image].clamp;
+    t->fw = r->s->images[image].width;
+    t->fh = r->s->images[image].height;
     map[image] = (int32_t)r->tex_count;
     *out = (int32_t)r->tex_count++;
     return BK_OK;
@@ -367,7 +386,7 @@ bk_result bk_rt_prepare(bk_renderer *r)
     BK_TRY(prepare_materials(r));
     /* lightmaps now (every lit surface reads them): the scene's copies may go after this */
     for (uint32_t i = 0; i < r->tex_count; i++)
-        if (r->s->images[r->tex[i].image].is_lightmap) BK_TRY(bk_rt_texture_load(r, (int32_t)i));
+        if (r->s->images[r->tex[i].image].is_lightmap) BK_TRY(bk_rt_texture_load(r, (int32_t)i, 0));
     BK_TRY(prepare_geometry(r));
     BK_TRY(prepare_clusters(r));
     bk_render_spawns(r->s, NULL, NULL, 0, &r->spawn_count);
@@ -376,8 +395,7 @@ bk_result bk_rt_prepare(bk_renderer *r)
 
 void bk_rt_release(bk_renderer *r)
 {
-    for (uint32_t i = 0; i < r->tex_count; i++)
-        for (uint32_t l = 0; l < r->tex[i].levels; l++) bk_free(r->tex[i].px[l]);
+    for (uint32_t i = 0; i < r->tex_count; i++) free_levels(&r->tex[i]);
     bk_free(r->tex);
     bk_free(r->mat);
     bk_free(r->vert);

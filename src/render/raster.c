@@ -1,7 +1,7 @@
 /* The rasteriser: triangles in draw order (opaque, sky layers where nothing opaque is, blended back
  * to front) are moved into camera space, clipped to the view volume, projected and binned into
  * 64x64 tiles; each
- * tile is then drawn by one of the threads, pixel by pixel, as the fragment shader of
+ * tile is then drawn by one of the threads (with a depth buffer of its own), pixel by pixel, as the fragment shader of
  * tests/tools/render.mjs --mode full does: perspective-correct texture (bilinear, trilinear
  * between mip levels) x lightmap, vertex colour where the material multiplies it, emission added,
  * alpha test, the material's blend against what is drawn, a depth buffer of 1 / depth. */
@@ -44,7 +44,6 @@ typedef struct raster_job {
     const bk_renderer *r;
     const rt_view *v;
     uint8_t *rgba;
-    float *depth;
     stri *tris;
     uint32_t *bin_start, *bin;  /* tile t's triangles: bin[bin_start[t] .. bin_start[t + 1]) */
     uint32_t tiles_x, tiles_y;
@@ -52,6 +51,13 @@ typedef struct raster_job {
     bk_mutex lock;
     const uint8_t *gamma;       /* the display gamma as a table of the 256 values, or NULL */
 } raster_job;
+
+/* The tile a worker draws, with its depth buffer (1 / depth, larger is nearer): tiles are drawn
+ * apart from one another, so the frame needs no depth buffer of its own (3.5 MB at 1280x720). */
+typedef struct rt_tile {
+    int32_t x0, y0;
+    float depth[TILE * TILE];
+} rt_tile;
 
 /* ---- texture sampling ---------------------------------------------------------------------- */
 /* floor of |x| < 2^31 without a library call (no SSE4.1 in the baseline) */
@@ -224,7 +230,7 @@ static void sample(const rtex *t, float u, float v, float lod2, float o[4]) { un
 /* the level of detail at a pixel: log2 of the squared texels per pixel (the larger axis) */
 static inline float lod_of(const rtex *t, const float du[2], const float dv[2])
 {
-    float tw = (float)t->w[0], th = (float)t->h[0];
+    float tw = (float)t->fw, th = (float)t->fh;
     float ax = du[0] * tw, ay = dv[0] * th, bx = du[1] * tw, by = dv[1] * th;
     float rx = ax * ax + ay * ay, ry = bx * bx + by * by;
     return fast_log2(rx > ry ? rx : ry);
@@ -437,7 +443,8 @@ static inline uint32_t fast_px(const fast_mat *f, float u, float v, float lod2, 
  * every value stepped along the row, the texture's level of detail once every 4 pixels. Kept apart
  * from draw_fast, which does the same for any fast material: inlined into one another, or with
  * the general one's tests, the common case runs 10-40% slower (measured). */
-static RT_NOINLINE void draw_common(raster_job *j, const stri *t, const rmat *m, int32_t x0, int32_t y0, int32_t x1, int32_t y1)
+static RT_NOINLINE void draw_common(raster_job *j, const stri *t, const rmat *m, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
+                                    rt_tile *tile)
 {
     const bk_renderer *r = j->r;
     const rtex *tex = &r->tex[m->tex], *lm = &r->tex[m->lm];
@@ -446,6 +453,8 @@ static RT_NOINLINE void draw_common(raster_job *j, const stri *t, const rmat *m,
     plane pa[4];
     for (int k = 0; k < 4; k++) pa[k] = plane_of(t, t->at[0][k], t->at[1][k], t->at[2][k]);
     const float eps = -1e-5f;
+    float *const tdepth = tile->depth; /* locals: the byte stores below could alias the tile */
+    const int32_t dx0 = tile->x0, dy0 = tile->y0;
     for (int32_t y = y0; y <= y1; y++) {
         int32_t xa, xb;
         if (!row_span(t, y, x0, x1, &xa, &xb)) continue;
@@ -456,11 +465,11 @@ static RT_NOINLINE void draw_common(raster_job *j, const stri *t, const rmat *m,
         float S = plane_at(&pa[2], xa, y), T = plane_at(&pa[3], xa, y);
         int32_t lod_x = xa;
         float lod2 = 0;
-        float *depth = j->depth + (size_t)y * W;
+        float *depth = tdepth + (size_t)(y - dy0) * TILE;
         uint8_t *row = j->rgba + (size_t)y * W * 4;
         for (int32_t x = xa; x <= xb; x++, l1 += t->dl1x, l2 += t->dl2x, d += pd.vx, q += pq.vx, U += pa[0].vx,
                      V += pa[1].vx, S += pa[2].vx, T += pa[3].vx) {
-            if (1 - l1 - l2 < eps || l1 < eps || l2 < eps || d < depth[x] || !(q > 0)) continue;
+            if (1 - l1 - l2 < eps || l1 < eps || l2 < eps || d < depth[x - dx0] || !(q > 0)) continue;
             float iq = 1 / q, u = U * iq, v = V * iq;
             if (x >= lod_x) {
                 /* the level of detail changes slowly along a row: once every 4 pixels */
@@ -496,14 +505,14 @@ static RT_NOINLINE void draw_common(raster_job *j, const stri *t, const rmat *m,
             }
 #endif
             memcpy(row + (size_t)x * 4, &out, 4);
-            depth[x] = d;
+            depth[x - dx0] = d;
         }
     }
 }
 
 /* Any fast material (fast_of) in integers, as draw_common does. */
 static RT_NOINLINE void draw_fast(raster_job *j, const stri *t, const fast_mat *fm, int32_t x0, int32_t y0, int32_t x1,
-                                  int32_t y1)
+                                  int32_t y1, rt_tile *tile)
 {
     const fast_mat f = *fm; /* a local copy: the stores below (bytes) could alias it */
     const rtex *tex = f.tex;
@@ -512,6 +521,8 @@ static RT_NOINLINE void draw_fast(raster_job *j, const stri *t, const fast_mat *
     plane pa[7]; /* u v s t r g b, each x q */
     for (int k = 0; k < 7; k++) pa[k] = plane_of(t, t->at[0][k], t->at[1][k], t->at[2][k]);
     const float eps = -1e-5f;
+    float *const tdepth = tile->depth; /* locals: the byte stores below could alias the tile */
+    const int32_t dx0 = tile->x0, dy0 = tile->y0;
     for (int32_t y = y0; y <= y1; y++) {
         int32_t xa, xb;
         if (!row_span(t, y, x0, x1, &xa, &xb)) continue;
@@ -521,10 +532,10 @@ static RT_NOINLINE void draw_fast(raster_job *j, const stri *t, const fast_mat *
         for (int k = 0; k < 7; k++) a[k] = plane_at(&pa[k], xa, y);
         int32_t lod_x = xa;
         float lod2 = 0;
-        float *depth = j->depth + (size_t)y * W;
+        float *depth = tdepth + (size_t)(y - dy0) * TILE;
         uint8_t *row = j->rgba + (size_t)y * W * 4;
         for (int32_t x = xa; x <= xb; x++, l1 += t->dl1x, l2 += t->dl2x, d += pd.vx, q += pq.vx) {
-            if (1 - l1 - l2 >= eps && l1 >= eps && l2 >= eps && d >= depth[x] && q > 0) {
+            if (1 - l1 - l2 >= eps && l1 >= eps && l2 >= eps && d >= depth[x - dx0] && q > 0) {
                 float iq = 1 / q, u = a[0] * iq, v = a[1] * iq, col[3] = {0, 0, 0};
                 if (tex && x >= lod_x) {
                     /* the level of detail changes slowly along a row: once every 4 pixels */
@@ -536,7 +547,7 @@ static RT_NOINLINE void draw_fast(raster_job *j, const stri *t, const fast_mat *
                     for (int k = 0; k < 3; k++) col[k] = a[4 + k] * iq * 255;
                 uint32_t out = fast_px(&f, u, v, lod2, a[2] * iq, a[3] * iq, col);
                 memcpy(row + (size_t)x * 4, &out, 4);
-                depth[x] = d;
+                depth[x - dx0] = d;
             }
             a[0] += pa[0].vx, a[1] += pa[1].vx, a[2] += pa[2].vx, a[3] += pa[3].vx;
             if (f.vc) a[4] += pa[4].vx, a[5] += pa[5].vx, a[6] += pa[6].vx;
@@ -544,8 +555,9 @@ static RT_NOINLINE void draw_fast(raster_job *j, const stri *t, const fast_mat *
     }
 }
 
-static void draw_tri(raster_job *j, const stri *t, int32_t tx0, int32_t ty0, int32_t tx1, int32_t ty1)
+static void draw_tri(raster_job *j, const stri *t, rt_tile *tile, int32_t tx1, int32_t ty1)
 {
+    int32_t tx0 = tile->x0, ty0 = tile->y0;
     const bk_renderer *r = j->r;
     const rmat *m = &r->mat[t->mat];
     bool sky = m->pass == RP_SKY, write = m->pass == RP_OPAQUE;
@@ -554,8 +566,8 @@ static void draw_tri(raster_job *j, const stri *t, int32_t tx0, int32_t ty0, int
     uint32_t W = j->v->w;
     fast_mat fm;
     if (fast_of(j, t, m, &fm)) {
-        if (fm.tex && fm.lm && fm.white && !fm.vc) draw_common(j, t, m, x0, y0, x1, y1);
-        else draw_fast(j, t, &fm, x0, y0, x1, y1);
+        if (fm.tex && fm.lm && fm.white && !fm.vc) draw_common(j, t, m, x0, y0, x1, y1, tile);
+        else draw_fast(j, t, &fm, x0, y0, x1, y1, tile);
         return;
     }
     /* the attributes this material reads: uv0 (2), uv1 (4), colour (8), world z (9) */
@@ -576,8 +588,9 @@ static void draw_tri(raster_job *j, const stri *t, int32_t tx0, int32_t ty0, int
             const float eps = -1e-5f;
             if (l0 < eps || l1 < eps || l2 < eps) continue;
             size_t pi = (size_t)y * W + (size_t)x;
+            float *dp = tile->depth + (size_t)(y - ty0) * TILE + (size_t)(x - tx0);
             float d = l0 * t->d[0] + l1 * t->d[1] + l2 * t->d[2];
-            if (sky ? j->depth[pi] != -INFINITY : d < j->depth[pi]) continue;
+            if (sky ? *dp != -INFINITY : d < *dp) continue;
             float q = l0 * t->q[0] + l1 * t->q[1] + l2 * t->q[2];
             if (!(q > 0)) continue;
             float iq = 1 / q;
@@ -591,7 +604,7 @@ static void draw_tri(raster_job *j, const stri *t, int32_t tx0, int32_t ty0, int
             float c[4];
             if (!shade(r, m, j->v, &f, t->shade, c)) continue;
             blend_out(j->rgba + pi * 4, c, m->blend);
-            if (write) j->depth[pi] = d;
+            if (write) *dp = d;
         }
     }
 }
@@ -600,12 +613,14 @@ static void raster_worker(void *user)
 {
     raster_job *j = user;
     const rt_view *v = j->v;
+    rt_tile tile;
     for (;;) {
         bk_mutex_lock(&j->lock);
         uint32_t t = j->next_tile++;
         bk_mutex_unlock(&j->lock);
         if (t >= j->tiles_x * j->tiles_y) break;
         int32_t tx0 = (int32_t)(t % j->tiles_x) * TILE, ty0 = (int32_t)(t / j->tiles_x) * TILE;
+        tile.x0 = tx0, tile.y0 = ty0;
         int32_t tx1 = tx0 + TILE - 1, ty1 = ty0 + TILE - 1;
         if (tx1 >= (int32_t)v->w) tx1 = (int32_t)v->w - 1;
         if (ty1 >= (int32_t)v->h) ty1 = (int32_t)v->h - 1;
@@ -614,16 +629,15 @@ static void raster_worker(void *user)
                 size_t pi = (size_t)y * v->w + (size_t)x;
                 uint8_t *p = j->rgba + pi * 4;
                 p[0] = 0x20, p[1] = 0x28, p[2] = 0x30, p[3] = 255;
-                j->depth[pi] = -INFINITY;
             }
+        for (size_t i = 0; i < TILE * TILE; i++) tile.depth[i] = -INFINITY;
         bool behind = false; /* a 3D skybox drawn: the world's depth starts afresh after it */
         for (uint32_t i = j->bin_start[t]; i < j->bin_start[t + 1]; i++) {
             const stri *st = &j->tris[j->bin[i]];
             if (behind && !st->sky3d)
-                for (int32_t y = ty0; y <= ty1; y++)
-                    for (int32_t x = tx0; x <= tx1; x++) j->depth[(size_t)y * v->w + (size_t)x] = -INFINITY;
+                for (size_t k = 0; k < TILE * TILE; k++) tile.depth[k] = -INFINITY;
             behind = st->sky3d;
-            draw_tri(j, st, tx0, ty0, tx1, ty1);
+            draw_tri(j, st, &tile, tx1, ty1);
         }
         if (j->gamma)
             for (int32_t y = ty0; y <= ty1; y++)
@@ -783,66 +797,6 @@ static bool setup_tri(setup *s, const rtri *tr)
     return s->count > before;
 }
 
-/* ---- draw order -------------------------------------------------------------------------------- */
-typedef struct order_key { int32_t pass, layer; float depth; uint32_t tri; } order_key;
-
-static int cmp_key(const void *a, const void *b)
-{
-    const order_key *x = a, *y = b;
-    if (x->pass != y->pass) return x->pass < y->pass ? -1 : 1;
-    if (x->layer != y->layer) return x->layer < y->layer ? -1 : 1;
-    if (x->depth != y->depth) return x->depth < y->depth ? -1 : 1;
-    return x->tri < y->tri ? -1 : (x->tri > y->tri);
-}
-
-static bool wanted(const bk_renderer *r, const rt_view *v, uint64_t t)
-{
-    const rmat *m = &r->mat[r->tri[t].mat];
-    if (v->overview && (m->tool || m->pass == RP_SKY || r->tri[t].follow || r->tri[t].sky3d)) return false;
-    return !v->vis || v->vis[t];
-}
-
-/* the scene's triangles in the order they are drawn: opaque, sky layers, blended far to near */
-static bk_result draw_order(const bk_renderer *r, const rt_view *v, order_key **out, uint64_t *count)
-{
-    order_key *k = bk_malloc((size_t)(r->tri_count ? r->tri_count : 1) * sizeof(order_key));
-    if (!k) return BK_ENOMEM;
-    uint64_t n = 0;
-    bool any3d = false;
-    for (uint64_t t = 0; t < r->tri_count && !any3d; t++) any3d = r->tri[t].sky3d && wanted(r, v, t);
-    for (uint64_t t = 0; t < r->tri_count; t++) {
-        if (!wanted(r, v, t)) continue;
-        const rtri *tr = &r->tri[t];
-        const rmat *m = &r->mat[tr->mat];
-        float z = 0;
-        if (m->pass != RP_SKY)
-            for (int i = 0; i < 3; i++) {
-                const float *p = r->vert[tr->v[i]].p;
-                z += (p[0] - v->eye[0]) * v->fwd[0] + (p[1] - v->eye[1]) * v->fwd[1] + (p[2] - v->eye[2]) * v->fwd[2];
-            }
-        if (any3d) {
-            /* sky first, then the 3D skybox (its blends after its opaque), then the world, whose
-             * depth starts afresh: as the engine draws them */
-            k[n].pass = m->pass == RP_SKY ? 0 : tr->sky3d ? 1 : m->pass + 1;
-            k[n].layer = m->pass == RP_SKY ? m->sky_layer : (tr->sky3d && m->pass == RP_BLEND);
-        } else {
-            /* the sky after the opaque surfaces, on the pixels they left empty (the same picture as
-             * sky first, under everything, without shading every sky pixel the walls then cover) */
-            k[n].pass = m->pass == RP_SKY ? 1 : (m->pass == RP_OPAQUE ? 0 : 2);
-            k[n].layer = m->pass == RP_SKY ? m->sky_layer : 0;
-        }
-        /* sky: in order; opaque: near first (what is hidden fails the depth test before it is
-         * shaded); blended: far first */
-        k[n].depth = m->pass == RP_OPAQUE ? z : (m->pass == RP_BLEND ? -z : 0);
-        k[n].tri = (uint32_t)t;
-        n++;
-    }
-    qsort(k, (size_t)n, sizeof *k, cmp_key);
-    *out = k;
-    *count = n;
-    return BK_OK;
-}
-
 static bk_result bin_tiles(raster_job *j, uint64_t count)
 {
     uint32_t nt = j->tiles_x * j->tiles_y;
@@ -892,39 +846,126 @@ static void run_tiles(raster_job *j, uint32_t threads)
     bk_mutex_destroy(&j->lock);
 }
 
-bk_result bk_rt_draw(bk_renderer *r, const rt_view *v, uint8_t *rgba, uint64_t *drawn)
+/* ---- the mip levels a view samples ------------------------------------------------------------ */
+/* The finest level any pixel of t samples of a texture of tw x th texels. A pixel's level of
+ * detail is half the log2 of max(rx, ry), the squared lengths of the texel footprint's two
+ * screen axes (lod_of), which is at least the footprint's area |det J|. Under a perspective
+ * projection det J = D / q^3 (u = U / q, v = V / q with U, V, q affine in x, y), so its smallest
+ * value on the triangle is at a corner: the corners' least area bounds every pixel's level from
+ * below. The pixel's own figures are floats and fast_log2 is within 0.01 of log2: a tenth of a
+ * level of slack. */
+static uint32_t finest_level(const stri *t, uint32_t tw, uint32_t th)
+{
+    plane pq = plane_of(t, t->q[0], t->q[1], t->q[2]);
+    plane pu = plane_of(t, t->at[0][0], t->at[1][0], t->at[2][0]), pv = plane_of(t, t->at[0][1], t->at[1][1], t->at[2][1]);
+    double least = INFINITY;
+    for (int i = 0; i < 3; i++) {
+        double iq = 1.0 / t->q[i], u = t->at[i][0] * iq, v = t->at[i][1] * iq;
+        double ux = (pu.vx - u * pq.vx) * iq, uy = (pu.vy - u * pq.vy) * iq;
+        double vx = (pv.vx - v * pq.vx) * iq, vy = (pv.vy - v * pq.vy) * iq;
+        double area = fabs(ux * vy - uy * vx) * tw * th;
+        if (area < least) least = area;
+    }
+    if (!(least > 1) || !isfinite(least)) return 0;
+    double lod = 0.5 * log2(least) - 0.1;
+    return lod >= RT_MAX_LEVELS ? RT_MAX_LEVELS : (lod >= 1 ? (uint32_t)lod : 0);
+}
+
+static void lower(uint8_t *need, int32_t tex, uint32_t level)
+{
+    if (tex >= 0 && level < need[tex]) need[tex] = (uint8_t)level;
+}
+
+/* the levels triangles from..count of s (one scene triangle's pieces) sample of each texture of
+ * their material: the base texture and its blend partner at the level the base's footprint gives
+ * (shade samples both at it), the lightmap and emission at level 0 */
+static void note_levels(const setup *s, const rmat *m, uint64_t from, uint8_t *need)
+{
+    const bk_renderer *r = s->r;
+    uint32_t level = RT_MAX_LEVELS;
+    if (m->tex >= 0 && r->tex[m->tex].mips)
+        for (uint64_t i = from; i < s->count && level; i++) {
+            uint32_t l = finest_level(&s->tris[i], r->tex[m->tex].fw, r->tex[m->tex].fh);
+            if (l < level) level = l;
+        }
+    else
+        level = 0;
+    lower(need, m->tex, level);
+    lower(need, m->tex2, level);
+    lower(need, m->lm, 0);
+    lower(need, m->em, 0);
+}
+
+/* the scene's images that no texture v draws reads (need: 0xff) released */
+static void release_undrawn(const bk_renderer *r, const uint8_t *need, bk_scene *release)
+{
+    uint8_t *drawn = bk_calloc(r->s->image_count + 1, 1);
+    if (!drawn) return; /* kept: only memory is lost */
+    for (uint32_t i = 0; i < r->tex_count; i++)
+        if (need[i] != 0xff) drawn[r->tex[i].image] = 1;
+    for (uint32_t i = 0; i < r->s->image_count; i++)
+        if (!drawn[i]) bk_scene_image_release(release, i);
+    bk_free(drawn);
+}
+
+/* The triangles v draws, set up (s), and their textures decoded at the levels they sample;
+ * release: see bk_rt_load. */
+static bk_result setup_view(bk_renderer *r, const rt_view *v, setup *s, uint64_t *drawn, bk_scene *release)
 {
     *drawn = 0;
-    order_key *order = NULL;
+    rt_order *order = NULL;
     uint64_t n = 0;
-    BK_TRY(draw_order(r, v, &order, &n));
-    setup s = {r, v, {{0}}, 0, NULL, 0, 0, BK_OK};
-    view_planes(&s);
-    for (uint64_t i = 0; i < n && s.err == BK_OK; i++)
-        if (setup_tri(&s, &r->tri[order[i].tri])) {
+    BK_TRY(bk_rt_draw_order(r, v, &order, &n));
+    uint8_t *need = bk_malloc(r->tex_count ? r->tex_count : 1);
+    if (!need) {
+        bk_free(order);
+        return BK_ENOMEM;
+    }
+    memset(need, 0xff, r->tex_count ? r->tex_count : 1);
+    view_planes(s);
+    for (uint64_t i = 0; i < n && s->err == BK_OK; i++) {
+        uint64_t from = s->count;
+        if (setup_tri(s, &r->tri[order[i].tri])) {
             (*drawn)++;
-            /* its textures decoded now, before the tiles are drawn on many threads */
-            const rmat *m = &r->mat[r->tri[order[i].tri].mat];
-            const int32_t use[4] = {m->tex, m->tex2, m->lm, m->em};
-            for (int k = 0; k < 4 && s.err == BK_OK; k++) s.err = bk_rt_texture_load(r, use[k]);
+            note_levels(s, &r->mat[r->tri[order[i].tri].mat], from, need);
         }
+    }
     bk_free(order);
+    if (release && s->err == BK_OK) release_undrawn(r, need, release);
+    /* decoded now, one after another, before the tiles are drawn on many threads */
+    for (uint32_t i = 0; i < r->tex_count && s->err == BK_OK; i++)
+        if (need[i] != 0xff) {
+            s->err = bk_rt_texture_load(r, (int32_t)i, need[i]);
+            if (release) bk_scene_image_release(release, (uint32_t)r->tex[i].image);
+        }
+    bk_free(need);
+    return s->err;
+}
+
+bk_result bk_rt_load(bk_renderer *r, const rt_view *v, bk_scene *release)
+{
+    setup s = {r, v, {{0}}, 0, NULL, 0, 0, BK_OK};
+    uint64_t drawn;
+    bk_result res = setup_view(r, v, &s, &drawn, release);
+    bk_free(s.tris);
+    return res;
+}
+
+bk_result bk_rt_draw(bk_renderer *r, const rt_view *v, uint8_t *rgba, uint64_t *drawn)
+{
+    setup s = {r, v, {{0}}, 0, NULL, 0, 0, BK_OK};
+    bk_result res = setup_view(r, v, &s, drawn, NULL);
     raster_job j;
     memset(&j, 0, sizeof j);
     j.r = r, j.v = v, j.rgba = rgba, j.tris = s.tris;
     j.tiles_x = (v->w + TILE - 1) / TILE, j.tiles_y = (v->h + TILE - 1) / TILE;
-    bk_result res = s.err;
-    if (res == BK_OK) {
-        j.depth = bk_malloc((size_t)v->w * v->h * sizeof(float));
-        res = j.depth ? bin_tiles(&j, s.count) : BK_ENOMEM;
-    }
+    if (res == BK_OK) res = bin_tiles(&j, s.count);
     uint8_t gamma[256];
     if (fabsf(v->display_gamma - 1) > 1e-3f) {
         for (int i = 0; i < 256; i++) gamma[i] = to8(powf((float)i / 255.0f, 1 / v->display_gamma));
         j.gamma = gamma;
     }
     if (res == BK_OK) run_tiles(&j, v->threads ? v->threads : 1);
-    bk_free(j.depth);
     bk_free(j.bin_start);
     bk_free(j.bin);
     bk_free(s.tris);

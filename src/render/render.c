@@ -1,5 +1,5 @@
 /* bspkit/render.h: views (an eye, a spawn, a model's three-quarter view, a top-down overview), PVS
- * culling from the eye's cluster, the picture's size checks and its PNG. */
+ * culling from the eye's cluster, the draw order, the picture's size checks and its PNG. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +63,64 @@ void bk_render_spawns(const bk_scene *s, float (*pos)[3], float *yaw, uint32_t c
         n++;
     }
     *count = n;
+}
+
+/* ---- draw order -------------------------------------------------------------------------------- */
+static int cmp_key(const void *a, const void *b)
+{
+    const rt_order *x = a, *y = b;
+    if (x->pass != y->pass) return x->pass < y->pass ? -1 : 1;
+    if (x->layer != y->layer) return x->layer < y->layer ? -1 : 1;
+    if (x->depth != y->depth) return x->depth < y->depth ? -1 : 1;
+    return x->tri < y->tri ? -1 : (x->tri > y->tri);
+}
+
+static bool wanted(const bk_renderer *r, const rt_view *v, uint64_t t)
+{
+    const rmat *m = &r->mat[r->tri[t].mat];
+    if (v->overview && (m->tool || m->pass == RP_SKY || r->tri[t].follow || r->tri[t].sky3d)) return false;
+    return !v->vis || v->vis[t];
+}
+
+/* the scene's triangles in the order they are drawn: opaque, sky layers, blended far to near */
+bk_result bk_rt_draw_order(const bk_renderer *r, const rt_view *v, rt_order **out, uint64_t *count)
+{
+    rt_order *k = bk_malloc((size_t)(r->tri_count ? r->tri_count : 1) * sizeof(rt_order));
+    if (!k) return BK_ENOMEM;
+    uint64_t n = 0;
+    bool any3d = false;
+    for (uint64_t t = 0; t < r->tri_count && !any3d; t++) any3d = r->tri[t].sky3d && wanted(r, v, t);
+    for (uint64_t t = 0; t < r->tri_count; t++) {
+        if (!wanted(r, v, t)) continue;
+        const rtri *tr = &r->tri[t];
+        const rmat *m = &r->mat[tr->mat];
+        float z = 0;
+        if (m->pass != RP_SKY)
+            for (int i = 0; i < 3; i++) {
+                const float *p = r->vert[tr->v[i]].p;
+                z += (p[0] - v->eye[0]) * v->fwd[0] + (p[1] - v->eye[1]) * v->fwd[1] + (p[2] - v->eye[2]) * v->fwd[2];
+            }
+        if (any3d) {
+            /* sky first, then the 3D skybox (its blends after its opaque), then the world, whose
+             * depth starts afresh: as the engine draws them */
+            k[n].pass = m->pass == RP_SKY ? 0 : tr->sky3d ? 1 : m->pass + 1;
+            k[n].layer = m->pass == RP_SKY ? m->sky_layer : (tr->sky3d && m->pass == RP_BLEND);
+        } else {
+            /* the sky after the opaque surfaces, on the pixels they left empty (the same picture as
+             * sky first, under everything, without shading every sky pixel the walls then cover) */
+            k[n].pass = m->pass == RP_SKY ? 1 : (m->pass == RP_OPAQUE ? 0 : 2);
+            k[n].layer = m->pass == RP_SKY ? m->sky_layer : 0;
+        }
+        /* sky: in order; opaque: near first (what is hidden fails the depth test before it is
+         * shaded); blended: far first */
+        k[n].depth = m->pass == RP_OPAQUE ? z : (m->pass == RP_BLEND ? -z : 0);
+        k[n].tri = (uint32_t)t;
+        n++;
+    }
+    qsort(k, (size_t)n, sizeof *k, cmp_key);
+    *out = k;
+    *count = n;
+    return BK_OK;
 }
 
 /* ---- the renderer -------------------------------------------------------------------------------- */
@@ -265,6 +323,47 @@ static bk_result make_view(const bk_renderer *r, const bk_render_options *o, rt_
     return BK_OK;
 }
 
+/* the view o asks for, and which triangles its PVS holds (*vis, NULL: all; bk_free it) */
+static bk_result view_of(const bk_renderer *r, const bk_render_options *o, rt_view *v, bk_render_info *ri,
+                         uint8_t **vis)
+{
+    *vis = NULL;
+    memset(ri, 0, sizeof *ri);
+    memset(v, 0, sizeof *v);
+    BK_TRY(check_size(o, o->view == BK_VIEW_OVERVIEW, &v->w, &v->h));
+    ri->width = v->w, ri->height = v->h;
+    BK_TRY(make_view(r, o, v, ri));
+    memcpy(ri->eye, v->eye, sizeof ri->eye);
+    ri->triangles = r->tri_count;
+    ri->spawn_count = r->spawn_count;
+    long cores = bk_cpu_count();
+    v->threads = o->threads ? o->threads : (uint32_t)(cores > 0 ? (cores > 64 ? 64 : cores) : 1);
+    v->display_gamma = v->overview ? 1 : r->display_gamma;
+    ri->cluster = -1;
+    ri->triangles_pvs = r->tri_count;
+    if (!v->ortho && o->view != BK_VIEW_MODEL && (o->view != BK_VIEW_AUTO || r->spawn_count))
+        BK_TRY(pvs_flags(r, v->eye, o->no_pvs, vis, &ri->cluster, &ri->triangles_pvs));
+    v->vis = *vis;
+    return BK_OK;
+}
+
+bk_result bk_renderer_prepare(bk_renderer *r, const bk_render_options *o, bk_scene *release)
+{
+    if (release && release != r->s) return BK_EARG;
+    bk_render_options defaults;
+    if (!o) {
+        memset(&defaults, 0, sizeof defaults);
+        o = &defaults;
+    }
+    rt_view v;
+    bk_render_info ri;
+    uint8_t *vis;
+    BK_TRY(view_of(r, o, &v, &ri, &vis));
+    bk_result res = bk_rt_load(r, &v, release);
+    bk_free(vis);
+    return res;
+}
+
 bk_result bk_renderer_draw(bk_renderer *r, const bk_render_options *o, uint8_t **rgba, bk_render_info *info)
 {
     *rgba = NULL;
@@ -273,25 +372,10 @@ bk_result bk_renderer_draw(bk_renderer *r, const bk_render_options *o, uint8_t *
         memset(&defaults, 0, sizeof defaults);
         o = &defaults;
     }
-    bk_render_info ri;
-    memset(&ri, 0, sizeof ri);
     rt_view v;
-    memset(&v, 0, sizeof v);
-    BK_TRY(check_size(o, o->view == BK_VIEW_OVERVIEW, &v.w, &v.h));
-    ri.width = v.w, ri.height = v.h;
-    BK_TRY(make_view(r, o, &v, &ri));
-    memcpy(ri.eye, v.eye, sizeof ri.eye);
-    ri.triangles = r->tri_count;
-    ri.spawn_count = r->spawn_count;
-    long cores = bk_cpu_count();
-    v.threads = o->threads ? o->threads : (uint32_t)(cores > 0 ? (cores > 64 ? 64 : cores) : 1);
-    v.display_gamma = v.overview ? 1 : r->display_gamma;
-    uint8_t *vis = NULL;
-    ri.cluster = -1;
-    ri.triangles_pvs = r->tri_count;
-    if (!v.ortho && o->view != BK_VIEW_MODEL && (o->view != BK_VIEW_AUTO || r->spawn_count))
-        BK_TRY(pvs_flags(r, v.eye, o->no_pvs, &vis, &ri.cluster, &ri.triangles_pvs));
-    v.vis = vis;
+    bk_render_info ri;
+    uint8_t *vis;
+    BK_TRY(view_of(r, o, &v, &ri, &vis));
     uint8_t *px = bk_malloc((size_t)v.w * v.h * 4);
     if (!px) {
         bk_free(vis);
@@ -327,6 +411,18 @@ bk_result bk_write_group_png_rgba(bk_write_group *g, const uint8_t *rgba, uint32
     bk_buf b;
     memset(&b, 0, sizeof b);
     bk_result r = bk_png_encode(rgba, w, h, false, 0, &b);
+    if (r == BK_OK) r = bk_write_group_file(g, path, b.data, b.size);
+    bk_buf_free(&b);
+    return r;
+}
+
+bk_result bk_write_group_png_rgba_consume(bk_write_group *g, uint8_t *rgba, uint32_t w, uint32_t h,
+                                          const char *path)
+{
+    if (!g || !rgba || !path || !w || !h) return BK_EARG;
+    bk_buf b;
+    memset(&b, 0, sizeof b);
+    bk_result r = bk_png_encode_in_place(rgba, w, h, 0, &b);
     if (r == BK_OK) r = bk_write_group_file(g, path, b.data, b.size);
     bk_buf_free(&b);
     return r;

@@ -8,11 +8,14 @@
 
 #define RT_MAX_LEVELS 16
 
-/* a texture with its mip levels (RGBA8, straight alpha) */
+/* a texture with its mip levels (RGBA8, straight alpha). Only the levels a view samples are
+ * held: from `first` (the finest any drawn pixel reads) to 1x1; the finer ones point at level
+ * `first` (never read when the bound holds, but never a null pointer either) */
 typedef struct rtex {
-    int32_t image;              /* the scene image it decodes (on first use: bk_rt_texture_load) */
+    int32_t image;              /* the scene image it decodes (when drawn: bk_rt_texture_load) */
     bool mips, loaded;
-    uint32_t levels;
+    uint32_t levels, first;
+    uint32_t fw, fh;            /* level 0's size: the level of detail counts its texels */
     uint32_t w[RT_MAX_LEVELS], h[RT_MAX_LEVELS];
     uint8_t *px[RT_MAX_LEVELS];
     bool clamp;
@@ -67,9 +70,9 @@ struct bk_renderer {
 
 /* prepare.c */
 bk_result bk_rt_prepare(bk_renderer *r);
-/* decode texture i (and its mip levels) if not yet done: textures are decoded when a triangle
- * that reads them is first drawn, so a view holds only what it shows */
-bk_result bk_rt_texture_load(bk_renderer *r, int32_t i);
+/* decode texture i with its mip levels from `first` down, unless it holds them already:
+ * textures are decoded for the views that draw them, so a view holds only what it shows */
+bk_result bk_rt_texture_load(bk_renderer *r, int32_t i, uint32_t first);
 void bk_rt_release(bk_renderer *r);
 const char *bk_rt_extra(const bk_kv *kv, uint32_t n, const char *key);
 
@@ -89,7 +92,14 @@ typedef struct rt_view {
     float display_gamma;
 } rt_view;
 
+/* render.c: the triangles v draws, in the order they are drawn (bk_free *out) */
+typedef struct rt_order { int32_t pass, layer; float depth; uint32_t tri; } rt_order;
+bk_result bk_rt_draw_order(const bk_renderer *r, const rt_view *v, rt_order **out, uint64_t *count);
+
 /* raster.c: draw r from v into rgba (w*h*4); *drawn receives the triangles drawn */
 bk_result bk_rt_draw(bk_renderer *r, const rt_view *v, uint8_t *rgba, uint64_t *drawn);
+/* decode the textures v draws, at the levels it samples, and nothing else; release (r's scene,
+ * or NULL) gives back every image: those v does not draw first, the others once decoded */
+bk_result bk_rt_load(bk_renderer *r, const rt_view *v, bk_scene *release);
 
 #endif

@@ -236,6 +236,19 @@ void bk_scene_image_release(bk_scene *s, uint32_t i)
     p->rgba = NULL, p->packed = NULL, p->packed_size = 0, p->packing = BK_PACK_NONE, p->unpack = NULL;
 }
 
+void bk_scene_release_geometry(bk_scene *s)
+{
+    if (!s) return;
+    for (uint32_t i = 0; i < s->mesh_count; i++)
+        for (uint32_t j = 0; j < s->meshes[i].prim_count; j++) {
+            bk_primitive *p = &s->meshes[i].prims[j];
+            free_prim(p);
+            p->position = p->normal = p->uv0 = p->uv1 = p->weights = NULL;
+            p->color = NULL, p->joints = NULL, p->indices = NULL;
+            p->vertex_count = p->index_count = 0, p->attrs = 0;
+        }
+}
+
 bk_result bk_unpack_pixels(const bk_image *im, const bk_pixels *px, uint8_t *o)
 {
     if (!has_pixels(im, px)) return BK_EARG;
@@ -259,15 +272,7 @@ bk_result bk_unpack_pixels(const bk_image *im, const bk_pixels *px, uint8_t *o)
         if (px->packed_size != n + 1024) return BK_EARG;
         for (size_t i = 0; i < n; i++) memcpy(o + i * 4, p + (size_t)p[1024 + i] * 4, 4);
     } else if (px->packing == BK_PACK_PNG) {
-        uint8_t *dec;
-        uint32_t pw, ph;
-        BK_TRY(bk_image_decode(p, px->packed_size, UINT32_MAX, &dec, &pw, &ph));
-        if (pw != im->width || ph != im->height) {
-            bk_free(dec);
-            return BK_EFORMAT;
-        }
-        memcpy(o, dec, n * 4);
-        bk_free(dec);
+        return bk_image_decode_into(p, px->packed_size, im->width, im->height, o);
     } else {
         return px->unpack ? px->unpack(p, px->packed_size, im->width, im->height, o) : BK_EARG;
     }

@@ -1,7 +1,8 @@
 /* bspkit/render.h on a scene made here: a textured, lightmapped wall seen from an eye, its colour
  * (texture x lightmap x base colour, as the engine multiplies them), an additive pane over it, a
  * sky layer behind, the depth test, back faces, a spawn at the game's eye height, the size and
- * view checks, the overview's mapping, and the same picture whatever the number of threads. */
+ * view checks, the overview's mapping, the same picture whatever the number of threads, views
+ * that decode only the mip levels they sample, and the PNG made in the picture's memory. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -74,9 +75,94 @@ static void check_mip_level(void)
     bk_scene_free(s);
 }
 
+/* a patterned 64x64 texture on a far wall and on a floor seen at a glancing angle */
+static bk_scene *levels_scene(void)
+{
+    bk_scene *s = bk_scene_new();
+    uint8_t *px = bk_malloc(64 * 64 * 4);
+    for (int y = 0; y < 64; y++)
+        for (int x = 0; x < 64; x++)
+            for (int c = 0; c < 4; c++) px[(y * 64 + x) * 4 + c] = (uint8_t)(c == 3 ? 255 : (x * 37 + y * 91 + c * 50) ^ (x * y));
+    int32_t img, mat, mesh, node;
+    bk_scene_add_image(s, "pattern", 64, 64, px, &img);
+    bk_scene_add_material(s, "pattern", &mat);
+    s->materials[mat].base_image = img;
+    bk_scene_add_mesh(s, "m", &mesh);
+    add_wall(s, mesh, mat, 400, 40);
+    bk_primitive *p;
+    bk_mesh_add_primitive(&s->meshes[mesh], mat, BK_PRIM_TRIANGLES, BK_ATTR_UV0, &p);
+    uint32_t first;
+    bk_prim_add_vertices(p, 4, &first);
+    const float v[4][3] = {{200, -60, -30}, {400, -60, -30}, {400, 60, -30}, {200, 60, -30}};
+    for (int i = 0; i < 4; i++) {
+        memcpy(p->position + (first + i) * 3, v[i], sizeof v[i]);
+        p->uv0[(first + i) * 2] = (float)(i == 1 || i == 2) * 3, p->uv0[(first + i) * 2 + 1] = (float)(i >= 2);
+    }
+    bk_prim_add_triangle(p, first, first + 1, first + 2);
+    bk_prim_add_triangle(p, first, first + 2, first + 3);
+    bk_scene_add_node(s, "worldspawn", -1, mesh, &node);
+    return s;
+}
+
+/* a view decodes only the mip levels its pixels sample (bk_renderer_prepare), and draws the same
+ * picture as a renderer holding every level; a view needing finer levels after the scene's
+ * images went fails cleanly */
+static void check_view_levels(void)
+{
+    bk_scene *a = levels_scene(), *b = levels_scene();
+    bk_render_options far = {0}, close = {0};
+    far.view = close.view = BK_VIEW_EYE;
+    far.width = far.height = close.width = close.height = 96;
+    close.eye[0] = 330;
+    bk_renderer *ra = NULL, *rb = NULL;
+    uint8_t *pa = NULL, *pb = NULL, *pc = NULL;
+    CHECK(bk_renderer_new(a, NULL, &ra) == BK_OK && bk_renderer_new(b, NULL, &rb) == BK_OK);
+    CHECK(ra && bk_renderer_prepare(ra, &far, b) == BK_EARG); /* not its scene */
+    CHECK(ra && bk_renderer_prepare(ra, &far, a) == BK_OK);
+    CHECK(!bk_scene_image_has_pixels(a, 0)); /* given back */
+    CHECK(ra && bk_renderer_draw(ra, &far, &pa, NULL) == BK_OK);
+    CHECK(ra && bk_renderer_draw(ra, &close, &pc, NULL) == BK_EARG && !pc);
+    CHECK(rb && bk_renderer_draw(rb, &close, &pc, NULL) == BK_OK); /* every level decoded */
+    CHECK(rb && bk_renderer_draw(rb, &far, &pb, NULL) == BK_OK);
+    CHECK(pa && pb && memcmp(pa, pb, 96 * 96 * 4) == 0);
+    bk_free(pa);
+    bk_free(pb);
+    bk_free(pc);
+    bk_renderer_free(ra);
+    bk_renderer_free(rb);
+    bk_scene_free(a);
+    bk_scene_free(b);
+}
+
+/* the PNG made in the picture's own memory is the PNG made from a copy, byte for byte */
+static void check_png_in_place(void)
+{
+    const uint32_t sizes[][2] = {{1, 1}, {1, 5}, {5, 1}, {7, 3}, {64, 48}};
+    uint32_t seed = 12345;
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        uint32_t w = sizes[k][0], h = sizes[k][1];
+        uint8_t *px = bk_malloc((size_t)w * h * 4);
+        for (size_t i = 0; i < (size_t)w * h * 4; i++) {
+            seed = seed * 1103515245u + 12345u;
+            px[i] = (uint8_t)(i % 4 == 3 ? 255 : (seed >> 16) & (k % 2 ? 0xff : 0x3f));
+        }
+        bk_buf a, b;
+        memset(&a, 0, sizeof a);
+        memset(&b, 0, sizeof b);
+        CHECK(bk_png_encode(px, w, h, false, 0, &a) == BK_OK);
+        CHECK(bk_png_encode_in_place(px, w, h, 0, &b) == BK_OK);
+        CHECK(a.size == b.size && a.size && memcmp(a.data, b.data, a.size) == 0);
+        bk_buf_free(&a);
+        bk_buf_free(&b);
+        bk_free(px);
+    }
+}
+
 int main(void)
 {
     check_mip_level();
+    check_png_in_place();
+    check_view_levels();
     bk_scene *s = bk_scene_new();
     bk_kv_append(&s->extras, &s->extra_count, "format", "quake1");
     int32_t tex = solid_image(s, "wall", 200, 100, 50, false);

@@ -94,6 +94,13 @@ bk_result bk_q3_img_pixels(q3_img *im)
     return BK_OK;
 }
 
+void bk_q3_img_drop_pixels(q3_img *im)
+{
+    if (!im->file || !im->rgba || im->rgba_given) return;
+    bk_free(im->rgba);
+    im->rgba = NULL;
+}
+
 bk_result bk_q3_img_scene(q3_builder *b, q3_img *im, int32_t *out)
 {
     if (im->scene < 0 && im->file) {

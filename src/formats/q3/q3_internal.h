@@ -190,6 +190,8 @@ q3_img *bk_q3_img_get(q3_builder *b, const char *name);
 bk_result bk_q3_img_scene(q3_builder *b, q3_img *im, int32_t *out);
 /* im->rgba decoded again from im->file if it was let go */
 bk_result bk_q3_img_pixels(q3_img *im);
+/* im->rgba let go again when im->file can give it back (after a composition read it) */
+void bk_q3_img_drop_pixels(q3_img *im);
 void bk_q3_imgs_free(q3_builder *b);
 /* The material of a shader for one kind of surface: 0 vertex-lit (no lightmap page), 1 lightmapped,
  * 2 flare. Shader stages are read the way the game's engine draws them. */

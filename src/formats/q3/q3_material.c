@@ -362,14 +362,50 @@ static bk_result expr_pixels(const q3_eval *e, const q3_expr *x)
     return BK_OK;
 }
 
-/* Compose colour expression x (and alpha expression a, NULL: opaque) into an image. *scale
- * receives the divisor applied when the colour exceeds 1 (NULL: clamp instead). */
-static bk_result compose(q3_eval *e, const char *name, const q3_expr *x, const q3_expr *a, float *scale,
-                         int32_t *out)
+/* and let go once composed: a map's compositions do not hold all their sources decoded at once */
+static void expr_drop_pixels(const q3_eval *e, const q3_expr *x)
+{
+    for (uint32_t i = 0; x && i < x->n; i++)
+        for (int f = 0; f < x->t[i].nf; f++) bk_q3_img_drop_pixels(e->st[x->t[i].fs[f]].img);
+}
+
+/* The composition's w x h texels into px, each colour channel divided by div, then clamped;
+ * returns the largest colour channel before the division. */
+static float compose_texels(const q3_eval *e, const q3_expr *x, const q3_expr *a, uint32_t w, uint32_t h,
+                            float div, uint8_t *px, bool *alpha)
+{
+    float mx = 0;
+    *alpha = false;
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t xx = 0; xx < w; xx++) {
+            float u = ((float)xx + 0.5f) / (float)w, v = ((float)y + 0.5f) / (float)h;
+            uint8_t *o = px + ((size_t)y * w + xx) * 4;
+            for (int c = 0; c < 3; c++) {
+                float s = 0;
+                for (uint32_t i = 0; i < x->n; i++) s += term_value(e, &x->t[i], u, v, c);
+                s = s < 0 ? 0 : s;
+                if (s > mx) mx = s;
+                s /= div;
+                o[c] = (uint8_t)((s > 1 ? 1 : s) * 255.0f + 0.5f);
+            }
+            float al = 1;
+            if (a) {
+                al = 0;
+                for (uint32_t i = 0; i < a->n; i++) al += term_value(e, &a->t[i], u, v, 0);
+            }
+            o[3] = (uint8_t)((al < 0 ? 0 : (al > 1 ? 1 : al)) * 255.0f + 0.5f);
+            *alpha |= o[3] < 255;
+        }
+    return mx;
+}
+
+/* the composition of x (and a) into a new scene image, from the pixels expr_pixels gave; with
+ * scale, a colour over 1 is divided by the largest: texels made twice then, rather than held as
+ * floats (16 bytes a texel, 16 MB for a 1024 x 1024 composition) */
+static bk_result compose_pixels(q3_eval *e, const char *name, const q3_expr *x, const q3_expr *a, float *scale,
+                                int32_t *out)
 {
     uint32_t w = 0, h = 0;
-    BK_TRY(expr_pixels(e, x));
-    if (a) BK_TRY(expr_pixels(e, a));
     expr_size(e, x, &w, &h);
     if (a) expr_size(e, a, &w, &h);
     if (!w || !h) w = h = 1;
@@ -377,47 +413,30 @@ static bk_result compose(q3_eval *e, const char *name, const q3_expr *x, const q
         w = (w + 1) / 2;
         h = (h + 1) / 2;
     }
-    float *f = bk_malloc((size_t)w * h * 4 * sizeof(float));
     uint8_t *px = bk_malloc((size_t)w * h * 4);
-    if (!f || !px) {
-        bk_free(f);
-        bk_free(px);
-        return BK_ENOMEM;
-    }
-    float mx = 0;
-    for (uint32_t y = 0; y < h; y++)
-        for (uint32_t xx = 0; xx < w; xx++) {
-            float u = ((float)xx + 0.5f) / (float)w, v = ((float)y + 0.5f) / (float)h;
-            float *o = f + ((size_t)y * w + xx) * 4;
-            for (int c = 0; c < 3; c++) {
-                float s = 0;
-                for (uint32_t i = 0; i < x->n; i++) s += term_value(e, &x->t[i], u, v, c);
-                o[c] = s < 0 ? 0 : s;
-                if (o[c] > mx) mx = o[c];
-            }
-            float al = 1;
-            if (a) {
-                al = 0;
-                for (uint32_t i = 0; i < a->n; i++) al += term_value(e, &a->t[i], u, v, 0);
-            }
-            o[3] = al < 0 ? 0 : (al > 1 ? 1 : al);
-        }
-    float div = 1;
+    if (!px) return BK_ENOMEM;
+    bool alpha;
+    float mx = compose_texels(e, x, a, w, h, 1, px, &alpha);
     if (scale) {
-        div = mx > 1 ? mx : 1;
-        *scale = div;
+        *scale = mx > 1 ? mx : 1;
+        if (mx > 1) compose_texels(e, x, a, w, h, mx, px, &alpha);
     }
-    bool alpha = false;
-    for (size_t k = 0; k < (size_t)w * h * 4; k++) {
-        float v = (k % 4 == 3) ? f[k] : f[k] / div;
-        v = v > 1 ? 1 : v;
-        px[k] = (uint8_t)(v * 255.0f + 0.5f);
-        if (k % 4 == 3 && px[k] < 255) alpha = true;
-    }
-    bk_free(f);
     bk_result r = bk_scene_add_image(e->b->s, name, w, h, px, out);
     if (r != BK_OK) bk_free(px);
     else e->b->s->images[*out].has_alpha = alpha;
+    return r;
+}
+
+/* Compose colour expression x (and alpha expression a, NULL: opaque) into an image. *scale
+ * receives the divisor applied when the colour exceeds 1 (NULL: clamp instead). */
+static bk_result compose(q3_eval *e, const char *name, const q3_expr *x, const q3_expr *a, float *scale,
+                         int32_t *out)
+{
+    bk_result r = expr_pixels(e, x);
+    if (r == BK_OK && a) r = expr_pixels(e, a);
+    if (r == BK_OK) r = compose_pixels(e, name, x, a, scale, out);
+    expr_drop_pixels(e, x);
+    expr_drop_pixels(e, a);
     return r;
 }
 

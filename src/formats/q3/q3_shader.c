@@ -523,11 +523,5 @@ bk_result bk_q3_load_image(bk_vfs *v, const char *name, uint32_t max_dim, uint8_
 
 bk_result bk_q3_unpack_image(const uint8_t *file, size_t size, uint32_t w, uint32_t h, uint8_t *out)
 {
-    uint8_t *px = NULL;
-    uint32_t w2 = 0, h2 = 0;
-    BK_TRY(bk_image_decode(file, size, w > h ? w : h, &px, &w2, &h2));
-    bk_result r = w2 == w && h2 == h ? BK_OK : BK_EFORMAT;
-    if (r == BK_OK) memcpy(out, px, (size_t)w * h * 4);
-    bk_free(px);
-    return r;
+    return bk_image_decode_into(file, size, w, h, out);
 }
