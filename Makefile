@@ -17,7 +17,7 @@ all: build
 deps:
 	@scripts/install-deps
 
-BUILD_PKGS = zlib libdeflate libcjson minizip
+BUILD_PKGS = zlib libdeflate libcjson minizip spng
 build:
 	@pkg-config --exists $(BUILD_PKGS) 2>/dev/null && [ -f /usr/include/stb/stb_image.h ] && [ -f /usr/include/lzma/LzmaDec.c ] || { \
 		echo "bspkit: build dependencies missing ($(BUILD_PKGS), stb, lzma-dev): run 'make deps', or 'make demo' / 'make test' which install them" >&2; exit 1; }

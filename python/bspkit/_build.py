@@ -4,7 +4,7 @@ with the static libbspkit.a that CMake builds.
 Why the static library: the extension is then one self-contained module (no libbspkit.so to
 install, no rpath, no LD_LIBRARY_PATH), it always matches the headers it was compiled against,
 and the CMake default build (BUILD_SHARED_LIBS=OFF, position-independent objects) already makes
-it. The library's own dependencies (zlib, libdeflate, cJSON, minizip, stb, ISA-L) stay shared
+it. The library's own dependencies (zlib, libdeflate, cJSON, minizip, libspng, stb, ISA-L) stay shared
 Debian libraries, as bspkit.pc lists them.
 
 Where the library comes from, in order: $BSPKIT_BUILD_DIR (a CMake build folder holding
