@@ -114,6 +114,39 @@ static const bk_field f_occluder_v1[] = {F("flags", I32, 0, 1), F("firstpoly", I
 static const bk_field f_occluder_poly[] = {F("firstvertexindex", I32, 0, 1), F("vertexcount", I32, 4, 1),
                                            F("planenum", I32, 8, 1)};
 static const bk_field f_occluder_index[] = {F("vertex_index", I32, 0, 1)};
+/* the smaller arrays (bspfile.h): dcubemapsample_t, doverlay_t and dwateroverlay_t (64 and 256
+ * faces), dprimitive_t, dprimvert_t, dleafwaterdata_t, dfaceid_t, dleafambientindex_t,
+ * dleafambientlighting_t (a CompressedLightCube: six ColorRGBExp32, r g b and a signed exponent),
+ * doverlayfade_t, doverlaysystemlevel_t, dflagslump_t, and the lumps of one unsigned short */
+static const bk_field f_cubemap[] = {F("origin", I32, 0, 3), F("size", U8, 12, 1), F("padding", BYTES, 13, 3)};
+#define OVERLAY_FIELDS(nfaces)                                                                                \
+    F("id", I32, 0, 1), F("tex_info", I16, 4, 1), F("face_count_and_render_order", U16, 6, 1),                 \
+        F("faces", I32, 8, nfaces), F("u", F32, 8 + 4 * (nfaces), 2), F("v", F32, 16 + 4 * (nfaces), 2),        \
+        F("uv_points", F32, 24 + 4 * (nfaces), 12), F("origin", F32, 72 + 4 * (nfaces), 3),                     \
+        F("basis_normal", F32, 84 + 4 * (nfaces), 3)
+static const bk_field f_overlay[] = {OVERLAY_FIELDS(64)};
+static const bk_field f_water_overlay[] = {OVERLAY_FIELDS(256)};
+#undef OVERLAY_FIELDS
+static const bk_field f_primitive[] = {F("type", U8, 0, 1), F("padding", BYTES, 1, 1), F("first_index", U16, 2, 1),
+                                       F("index_count", U16, 4, 1), F("first_vert", U16, 6, 1),
+                                       F("vert_count", U16, 8, 1)};
+static const bk_field f_primvert[] = {F("pos", F32, 0, 3)};
+static const bk_field f_vertnormal[] = {F("normal", F32, 0, 3)};
+static const bk_field f_index16[] = {F("index", U16, 0, 1)};
+static const bk_field f_leafwater[] = {F("surface_z", F32, 0, 1), F("min_z", F32, 4, 1),
+                                       F("surface_tex_info_id", I16, 8, 1), F("padding", BYTES, 10, 2)};
+static const bk_field f_faceid[] = {F("hammerfaceid", U16, 0, 1)};
+static const bk_field f_min_dist[] = {F("min_dist", U16, 0, 1)};
+static const bk_field f_macro_texture[] = {F("macro_texture_name_id", U16, 0, 1)};
+static const bk_field f_ambient_index[] = {F("ambient_sample_count", U16, 0, 1), F("first_ambient_sample", U16, 2, 1)};
+static const bk_field f_ambient_lighting[] = {F("cube", BYTES, 0, 24), F("x", U8, 24, 1), F("y", U8, 25, 1),
+                                              F("z", U8, 26, 1), F("pad", U8, 27, 1)};
+/* lump version 0 (older v20 maps): one CompressedLightCube a leaf, no index lump */
+static const bk_field f_ambient_cube[] = {F("cube", BYTES, 0, 24)};
+static const bk_field f_overlay_fade[] = {F("fade_dist_min_sq", F32, 0, 1), F("fade_dist_max_sq", F32, 4, 1)};
+static const bk_field f_overlay_level[] = {F("min_cpu_level", U8, 0, 1), F("max_cpu_level", U8, 1, 1),
+                                           F("min_gpu_level", U8, 2, 1), F("max_gpu_level", U8, 3, 1)};
+static const bk_field f_map_flags[] = {F("level_flags", U32, 0, 1)};
 #undef F
 #define OCC_TAIL                                                                                              \
     {"polys", 12, BK_FIELDS(f_occluder_poly), false, 2, "firstvertexindex", "vertexcount"},                  \
@@ -138,7 +171,7 @@ const bk_lump_desc bk_source_lumps[BK_SRC_LUMP_COUNT] = {
     /* column by the lump's own version (source_lump_view): 0 and 2 version 2, 1 version 1 */
     {"occlusion", {1, 1, 1}, 0, 0, 0, {{0}}, {BK_FIELDS(k_occlusion_v2), BK_FIELDS(k_occlusion_v1), BK_FIELDS(k_occlusion_v2)}},
     {"leafs", {56, 32, 32}, 0, 0, 0, {BK_FIELDS(f_leaf0), BK_FIELDS(f_leaf), BK_FIELDS(f_leaf)}, {{0}}},
-    {"faceids", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
+    {"faceids", {2, 2, 2}, 0, 0, 0, SAME(f_faceid), {{0}}},
     {"edges", {4, 4, 4}, 0, 0, 0, SAME(f_edge), {{0}}},
     {"surfedges", {4, 4, 4}, 0, 0, 0, SAME(f_surfedge), {{0}}},
     {"models", {48, 48, 48}, 0, 0, 0, SAME(f_model), {{0}}},
@@ -158,38 +191,39 @@ const bk_lump_desc bk_source_lumps[BK_SRC_LUMP_COUNT] = {
     {"originalfaces", {56, 56, 104}, 0, 0, 0, {BK_FIELDS(f_face), BK_FIELDS(f_face), BK_FIELDS(f_face17)}, {{0}}},
     {"physdisp", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
     {"physcollide", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
-    {"vertnormals", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
-    {"vertnormalindices", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
+    {"vertnormals", {12, 12, 12}, 0, 0, 0, SAME(f_vertnormal), {{0}}},
+    {"vertnormalindices", {2, 2, 2}, 0, 0, 0, SAME(f_index16), {{0}}},
     {"disp_lightmap_alphas", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
     {"dispverts", {20, 20, 20}, 0, 0, 0, SAME(f_dispvert), {{0}}},
     {"disp_lightmap_sample_positions", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
     {"game_lump", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
-    {"leafwaterdata", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
-    {"primitives", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
-    {"primverts", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
-    {"primindices", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
+    {"leafwaterdata", {12, 12, 12}, 0, 0, 0, SAME(f_leafwater), {{0}}},
+    {"primitives", {10, 10, 10}, 0, 0, 0, SAME(f_primitive), {{0}}},
+    {"primverts", {12, 12, 12}, 0, 0, 0, SAME(f_primvert), {{0}}},
+    {"primindices", {2, 2, 2}, 0, 0, 0, SAME(f_index16), {{0}}},
     {"pakfile", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
     {"clipportalverts", {12, 12, 12}, 0, 0, 0, SAME(f_vertex), {{0}}},
-    {"cubemaps", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
+    {"cubemaps", {16, 16, 16}, 0, 0, 0, SAME(f_cubemap), {{0}}},
     {"texdata_string_data", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
     {"texdata_string_table", {4, 4, 4}, 0, 0, 0, SAME(f_string_table), {{0}}},
-    {"overlays", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
-    {"leafmindisttowater", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
-    {"face_macro_texture_info", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
+    {"overlays", {352, 352, 352}, 0, 0, 0, SAME(f_overlay), {{0}}},
+    {"leafmindisttowater", {2, 2, 2}, 0, 0, 0, SAME(f_min_dist), {{0}}},
+    {"face_macro_texture_info", {2, 2, 2}, 0, 0, 0, SAME(f_macro_texture), {{0}}},
     {"disp_tris", {2, 2, 2}, 0, 0, 0, SAME(f_disp_tri), {{0}}},
     {"physcollidesurface", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
-    {"wateroverlays", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
-    {"leaf_ambient_index_hdr", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
-    {"leaf_ambient_index", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
+    {"wateroverlays", {1120, 1120, 1120}, 0, 0, 0, SAME(f_water_overlay), {{0}}},
+    {"leaf_ambient_index_hdr", {4, 4, 4}, 0, 0, 0, SAME(f_ambient_index), {{0}}},
+    {"leaf_ambient_index", {4, 4, 4}, 0, 0, 0, SAME(f_ambient_index), {{0}}},
     {"lighting_hdr", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
     {"worldlights_hdr", {88, 100, 88}, 0, 0, 0, {BK_FIELDS(f_worldlight), BK_FIELDS(f_worldlight1), BK_FIELDS(f_worldlight)}, {{0}}},
-    {"leaf_ambient_lighting_hdr", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
-    {"leaf_ambient_lighting", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
+    /* column by the lump's own version (source_lump_view): 1 version 1, else 0 */
+    {"leaf_ambient_lighting_hdr", {24, 28, 24}, 0, 0, 0, {BK_FIELDS(f_ambient_cube), BK_FIELDS(f_ambient_lighting), BK_FIELDS(f_ambient_cube)}, {{0}}},
+    {"leaf_ambient_lighting", {24, 28, 24}, 0, 0, 0, {BK_FIELDS(f_ambient_cube), BK_FIELDS(f_ambient_lighting), BK_FIELDS(f_ambient_cube)}, {{0}}},
     {"xzippakfile", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
     {"faces_hdr", {56, 56, 104}, 0, 0, 0, {BK_FIELDS(f_face), BK_FIELDS(f_face), BK_FIELDS(f_face17)}, {{0}}},
-    {"map_flags", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
-    {"overlay_fades", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
-    {"overlay_system_levels", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
+    {"map_flags", {4, 4, 4}, 0, 0, 0, SAME(f_map_flags), {{0}}},
+    {"overlay_fades", {8, 8, 8}, 0, 0, 0, SAME(f_overlay_fade), {{0}}},
+    {"overlay_system_levels", {4, 4, 4}, 0, 0, 0, SAME(f_overlay_level), {{0}}},
     {"physlevel", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
     {"disp_multiblend", {1, 1, 1}, 0, 0, 0, {{0}}, {{0}}},
 };
@@ -294,6 +328,8 @@ static bk_result source_lump_view(const bk_file *f, uint32_t lump, bk_lump_view 
     else if (lump == BK_SRC_LUMP_WORLDLIGHTS || lump == BK_SRC_LUMP_WORLDLIGHTS_HDR)
         out->column = m->lumps[lump].version >= 1 ? 1 : 0;
     else if (lump == BK_SRC_LUMP_OCCLUSION) out->column = m->lumps[lump].version >= 2 ? 0 : 1;
+    else if (lump == BK_SRC_LUMP_LEAF_AMBIENT_LIGHTING || lump == BK_SRC_LUMP_LEAF_AMBIENT_LIGHTING_HDR)
+        out->column = m->lumps[lump].version == 1 ? 1 : 0;
     else out->column = f->version ? f->version->column : 0;
     return BK_OK;
 }

@@ -17,6 +17,8 @@ enum {
     BK_SRC_REF_LEAF_FACES, BK_SRC_REF_LEAF_BRUSHES, BK_SRC_REF_NODE_PLANE, BK_SRC_REF_NODE_FACES,
     BK_SRC_REF_MODEL_FACES, BK_SRC_REF_MODEL_HEADNODE, BK_SRC_REF_COUNT
 };
+/* lumps whose element is laid out by the lump's own version (source_desc.c: source_lump_view) */
+enum { BK_SRC_LUMP_LEAF_AMBIENT_LIGHTING_HDR = 55, BK_SRC_LUMP_LEAF_AMBIENT_LIGHTING = 56 };
 extern const bk_lump_desc bk_source_lumps[BK_SRC_LUMP_COUNT];
 extern const bk_ref_desc bk_source_refs[BK_SRC_REF_COUNT];
 const bk_version_desc *bk_vbsp_version_l4d2(void);

@@ -202,8 +202,9 @@ bk_result bk_vbsp_decode_pending(vbsp_ld *L, const int *list, int n)
 bk_result bk_vbsp_lzma_size_ok(vbsp_ld *L, int i, uint32_t actual, bool *fits)
 {
     /* leafs: 56 or 32 bytes by the lump's own version, checked when they are read; world lights:
-     * 88 or 100 by theirs, read only by the scene */
-    bool own = i == BK_SRC_LUMP_LEAFS || i == BK_SRC_LUMP_WORLDLIGHTS || i == BK_SRC_LUMP_WORLDLIGHTS_HDR;
+     * 88 or 100 by theirs, read only by the scene; leaf ambient lighting 24 or 28 by theirs */
+    bool own = i == BK_SRC_LUMP_LEAFS || i == BK_SRC_LUMP_WORLDLIGHTS || i == BK_SRC_LUMP_WORLDLIGHTS_HDR ||
+               i == BK_SRC_LUMP_LEAF_AMBIENT_LIGHTING || i == BK_SRC_LUMP_LEAF_AMBIENT_LIGHTING_HDR;
     size_t es = own ? 0 : k_lumps[i].entry[L->f->version->column];
     *fits = true;
     if (es <= 1) return BK_OK;
