@@ -16,6 +16,7 @@ bk_sh_test(source_assets source/assets.sh)
 # bspkit assets: what a map needs and where it is found, against the map's bytes and a game folder
 bk_sh_test(source_asset_list source/asset_list.sh)
 bk_sh_test(source_vpk source/vpk.sh)
+bk_sh_test(source_lump_fields source/lump_fields.sh)
 # validate reports what pak extract / pak list / textures / the writer / convert refuse
 bk_sh_test(source_refusals source/refusals.sh)
 # displacement blends (WorldVertexTransition) against the dispverts alpha read by Python
