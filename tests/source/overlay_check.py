@@ -17,7 +17,8 @@ utils/vbsp/overlay.cpp (BasisU in the corners' z, uv3.z == 1 flips V), separatel
     coordinates (u0,v0) (u0,v1) (u1,v1) (u1,v0)) cut in its plane by each listed face's polygon
     projected along the normal and carried back onto the face's plane, or on a displacement cut by
     each triangle of the undisplaced grid and carried to the displaced triangle. Compared: the area
-    per material, every planar piece on a listed face's plane pushed 0.1 units along its normal,
+    per material, every planar piece on a listed face's plane pushed 0.1 units along its normal
+    (0.1 more a step of render order),
     texture coordinates within the quads' range, each overlay's pieces (in its plane) within its
     quad's area, and how many overlays are drawn.
 Prints one summary line; exits 1 on a mismatch.
@@ -273,7 +274,8 @@ def expected(o, mp):
 
 def check_gltf(path, ovs, texnames, mp):
     """the glTF's overlay pieces against the clipping done here, per material: the same area, every
-    planar piece on the plane of one of its overlays' faces (pushed PUSH along its normal), the
+    planar piece on the plane of one of its overlays' faces (pushed PUSH along its normal, once more
+    a step of the overlay's render order), the
     texture coordinates within the overlays' range; and every overlay's pieces, seen in its plane,
     within its quad"""
     g = json.load(open(path))
@@ -292,7 +294,7 @@ def check_gltf(path, ovs, texnames, mp):
         drawn += 1
         w = want.setdefault(texnames[o["texinfo"]], {"area": 0.0, "planes": [], "disp": False, "s": [], "t": []})
         w["area"] += a3
-        w["planes"] += planes
+        w["planes"] += [(pl, PUSH * (1 + o["render_order"])) for pl in planes]   # a step a render order
         w["disp"] |= disp
         w["s"] += o["u"]
         w["t"] += o["v"]
@@ -331,7 +333,7 @@ def check_gltf(path, ovs, texnames, mp):
         for k in range(0, len(I), 3):
             tri = [P[j] for j in I[k:k + 3]]
             area += poly_area3(tri)
-            on = any(all(abs(dot(pl[:3], v) - pl[3] - PUSH) < 0.02 for v in tri) for pl in w["planes"])
+            on = any(all(abs(dot(pl[:3], v) - pl[3] - push) < 0.02 for v in tri) for pl, push in w["planes"])
             if not on and not w["disp"]:
                 return False, "material %s: triangle %s lies on none of its faces' planes" % (m["name"], tri)
         got[m["name"]] = got.get(m["name"], 0.0) + area

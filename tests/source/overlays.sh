@@ -47,6 +47,24 @@ d[ofs + 4 * 352 + 280 + 12:ofs + 4 * 352 + 280 + 20] = d[ofs + 4 * 352 + 280 + 2
 d[ofs + 4 * 352 + 280 + 24:ofs + 4 * 352 + 280 + 32] = c1
 open(sys.argv[2] + "/hostile.bsp", "wb").write(d)
 PYEOF
+# render order (the top 2 bits of the face count): no corpus overlay has one, so speakers' overlays
+# get orders 1, 2, 3 in turn through the lump's JSON; each piece sits a further 0.1 off its face
+S=$CORPUS/source/css_v19_test_speakers.bsp
+"$CLI" lump "$S" overlays --json > "$WORK/ov.json"
+$PY - "$WORK/ov.json" <<'PYEOF'
+import json, sys
+ovs = json.load(open(sys.argv[1]))
+for i, o in enumerate(ovs):
+    o["face_count_and_render_order"] = (o["face_count_and_render_order"] & 0x3fff) | ((1 + i % 3) << 14)
+json.dump(ovs, open(sys.argv[1], "w"))
+PYEOF
+expect_exit 0 "$CLI" lump "$S" overlays --import "$WORK/ov.json" -o "$WORK/order.bsp"
+"$CLI" info --json "$WORK/order.bsp" > "$WORK/order.json"
+"$CLI" convert "$WORK/order.bsp" -o "$WORK/order.gltf" -q --scale 1 --keep-z-up
+out=$($PY "$BK_TESTS/source/overlay_check.py" "$WORK/order.bsp" "$WORK/order.json" "$WORK/order.gltf")
+check "render orders 1-3: pieces pushed a step further each ($out)" bash -c "[[ '$out' == *'render orders [1, 2, 3]'* ]]"
+check "... and on their faces' planes" $PY "$BK_TESTS/source/overlay_check.py" "$WORK/order.bsp" "$WORK/order.json" "$WORK/order.gltf"
+check "... which the same overlays at order 0 would not be" bash -c "! $PY '$BK_TESTS/source/overlay_check.py' '$S' '$WORK/order.json' '$WORK/order.gltf' >/dev/null"
 "$CLI" info --json "$WORK/flip.bsp" > "$WORK/flip.json"
 "$CLI" convert "$WORK/flip.bsp" -o "$WORK/flip.gltf" -q --scale 1 --keep-z-up
 check "flipped V axes are mirrored ($($PY "$BK_TESTS/source/overlay_check.py" "$WORK/flip.bsp" "$WORK/flip.json" "$WORK/flip.gltf"))" \

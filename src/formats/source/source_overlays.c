@@ -17,7 +17,8 @@
  * the face's plane. On a displacement the quad is cut by each triangle of the undisplaced grid
  * and each point is carried to the displaced triangle at the same barycentric coordinates, so the
  * decal lies on the surface. Pieces are pushed OVERLAY_PUSH units along their face's (or their
- * displaced triangle's) normal so they do not z-fight with it. Overlays with no face are skipped,
+ * displaced triangle's) normal so they do not z-fight with it, once more for each step of their
+ * render order (0-3: the engine draws a higher order over a lower one on the same face). Overlays with no face are skipped,
  * as the engine skips them; faces seen edge-on from the overlay's normal are skipped. */
 #include <math.h>
 #include <string.h>
@@ -74,6 +75,7 @@ typedef struct emit_ctx {
     int32_t *prim_of;    /* material -> primitive of the mesh, -1: none yet */
     int32_t texinfo;
     uint32_t pieces;     /* of this overlay */
+    float push;          /* off its face: OVERLAY_PUSH a step of render order */
 } emit_ctx;
 
 static float dot3(const float *a, const float *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
@@ -287,7 +289,7 @@ static bk_result clip_planar(emit_ctx *ec, clipbuf *cb, const frame *fr, const c
         float t = (fd - dot3(fn, w)) / den;
         for (int c = 0; c < 3; c++) w[c] += t * fr->n[c];
         if (lit) overlay_lm_uv(b, fi, w, lm[k]);
-        for (int c = 0; c < 3; c++) pos[k][c] = w[c] + OVERLAY_PUSH * fn[c];
+        for (int c = 0; c < 3; c++) pos[k][c] = w[c] + ec->push * fn[c];
     }
     if (r == BK_OK) r = emit_piece(ec, cb->a, n, (const float(*)[3])pos, lit ? (const float(*)[2])lm : NULL, fn);
     bk_free(pos);
@@ -323,7 +325,7 @@ static bk_result clip_disp_tri(emit_ctx *ec, clipbuf *cb, const cpt quad[4], uin
         float l1 = ((cb->a[k].x - tri[0]) * (tri[5] - tri[1]) - (cb->a[k].y - tri[1]) * (tri[4] - tri[0])) / a2;
         float l2 = ((tri[2] - tri[0]) * (cb->a[k].y - tri[1]) - (tri[3] - tri[1]) * (cb->a[k].x - tri[0])) / a2;
         float l0 = 1 - l1 - l2, l[3] = {l0, l1, l2}, gu = 0, gv = 0;
-        for (int c = 0; c < 3; c++) pos[k][c] = l0 * P[0][c] + l1 * P[1][c] + l2 * P[2][c] + OVERLAY_PUSH * nrm[c];
+        for (int c = 0; c < 3; c++) pos[k][c] = l0 * P[0][c] + l1 * P[1][c] + l2 * P[2][c] + ec->push * nrm[c];
         for (int j = 0; j < 3; j++) gu += l[j] * (float)(t[j] % side) * inv, gv += l[j] * (float)(t[j] / side) * inv;
         if (lit) bk_src_lm_uv_param(b, fi, gu, gv, lm[k]);
     }
@@ -391,7 +393,7 @@ static bk_result emit_overlay(sb *b, const ovl_kind *kd, int32_t *mesh, int32_t 
                                              : "has a face count over 256, the most a record holds: its 256 faces are used");
         nf = kd->faces;
     }
-    emit_ctx ec = {b, kd->node, mesh, prim_of, o->texinfo, 0};
+    emit_ctx ec = {b, kd->node, mesh, prim_of, o->texinfo, 0, OVERLAY_PUSH * (float)(1 + o->render_order)};
     bool bad_face = false;
     for (uint32_t k = 0; k < nf; k++) {
         int32_t fi = o->faces[k];
