@@ -347,14 +347,12 @@ static bk_result view_of(const bk_renderer *r, const bk_render_options *o, rt_vi
     return BK_OK;
 }
 
+static const bk_render_options k_default_view;   /* o NULL: every option at its default (zero) */
+
 bk_result bk_renderer_prepare(bk_renderer *r, const bk_render_options *o, bk_scene *release)
 {
     if (release && release != r->s) return BK_EARG;
-    bk_render_options defaults;
-    if (!o) {
-        memset(&defaults, 0, sizeof defaults);
-        o = &defaults;
-    }
+    if (!o) o = &k_default_view;
     rt_view v;
     bk_render_info ri;
     uint8_t *vis;
@@ -367,11 +365,7 @@ bk_result bk_renderer_prepare(bk_renderer *r, const bk_render_options *o, bk_sce
 bk_result bk_renderer_draw(bk_renderer *r, const bk_render_options *o, uint8_t **rgba, bk_render_info *info)
 {
     *rgba = NULL;
-    bk_render_options defaults;
-    if (!o) {
-        memset(&defaults, 0, sizeof defaults);
-        o = &defaults;
-    }
+    if (!o) o = &k_default_view;
     rt_view v;
     bk_render_info ri;
     uint8_t *vis;
