@@ -13,7 +13,13 @@ gltf FILE.gltf NAME [MISSING [XFORM]]: the scene's node "skybox" (extras.followC
   -Y, up +Z with the image top towards -X, dn -Z with the image top towards +X; side images
   upright) with its image's left edge on the left of a viewer inside; no world mesh keeps a sky
   face material; the XFORM faces' v is doubled (their image over the upper half, then clamped).
-png FILE.png FACE: a render looking at FACE shows its colour, bright above and dim below."""
+png FILE.png FACE: a render looking at FACE shows its colour, bright above and dim below.
+make_hdr OUTDIR NAME: the six faces as a map lit in HDR finds them: each VMT (shader Sky) keeps an
+  LDR $basetexture and names an HDR texture, $hdrcompressedtexture (BGRA8888 RGBS: rgb x alpha x 8)
+  for rt bk lf ft up, $hdrbasetexture (RGBA16161616F) for dn, one linear colour each.
+hdr FILE.gltf NAME: each face's image is its HDR colour times the exposure the map's HDR lightmaps
+  are shown at (the scene's extras.lightmap_hdr_exposure), through the lightmaps' 1/2.2 curve, as Valve's
+  sky_hdr_dx9.cpp reads the textures; ldr FILE.gltf NAME: the LDR $basetexture colours instead."""
 import json, os, struct, sys
 
 import numpy as np
@@ -39,6 +45,74 @@ def vtf(rgb, n=16):
         k = 1.0 if y < n // 2 else 0.5
         px += bytes((int(rgb[0] * k), int(rgb[1] * k), int(rgb[2] * k), 255)) * n
     return bytes(d + px)
+
+
+def vtf_hdr(fmt, texel, n=4):
+    """a VTF 7.2 n x n of one texel: fmt 12 (BGRA8888) or 24 (RGBA16161616F)"""
+    d = bytearray(80)
+    d[0:4] = b"VTF\0"
+    struct.pack_into("<IIIHHIHH", d, 4, 7, 2, 80, n, n, 0x4 | 0x8, 1, 0)
+    struct.pack_into("<f", d, 48, 1.0)
+    struct.pack_into("<iBiBB", d, 52, fmt, 1, -1, 0, 0)
+    struct.pack_into("<H", d, 63, 1)
+    return bytes(d) + texel * (n * n)
+
+
+# rt bk lf ft up: BGRA8888 RGBS bytes (r, g, b, scale); dn: RGBA16161616F linear floats
+RGBS = {"rt": (255, 128, 32, 64), "bk": (40, 200, 90, 200), "lf": (10, 20, 250, 16), "ft": (255, 255, 0, 255),
+        "up": (100, 150, 200, 128)}
+HALF_FLOATS = (0.25, 1.5, 3.0)
+
+
+def hdr_linear(f):
+    if f == "dn": return HALF_FLOATS
+    r, g, b, a = RGBS[f]
+    return tuple(c / 255.0 * a / 255.0 * 8 for c in (r, g, b))
+
+
+def make_hdr(out, name):
+    for f in FACES:
+        base, hdr = "skybox/%s%s" % (name, f), "skybox/%s_hdr%s" % (name, f)
+        key = "$hdrbasetexture" if f == "dn" else "$hdrcompressedtexture"
+        texel = struct.pack("<4e", *HALF_FLOATS, 1.0) if f == "dn" else bytes((RGBS[f][2], RGBS[f][1], RGBS[f][0], RGBS[f][3]))
+        files = ((base + ".vtf", vtf(COLOUR[f])), (hdr + ".vtf", vtf_hdr(24 if f == "dn" else 12, texel)),
+                 (base + ".vmt", ('"Sky"\n{\n\t"$basetexture" "%s"\n\t"%s" "%s"\n}\n' % (base, key, hdr)).encode()))
+        for rel, data in files:
+            path = os.path.join(out, "materials", rel)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            open(path, "wb").write(data)
+
+
+def check_images(path, name, hdr):
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+    from pngread import read_png
+    g = json.load(open(path))
+    ex = float(g["scenes"][0].get("extras", {}).get("lightmap_hdr_exposure", "nan")) if hdr else 1.0
+    if hdr and not ex > 0: return ["no lightmap_hdr_exposure in the scene's extras"]
+    node = [n for n in g["nodes"] if n.get("name") == "skybox"][0]
+    bad = []
+    for f, pr in zip(FACES, g["meshes"][node["mesh"]]["primitives"]):
+        m = g["materials"][pr["material"]]
+        img = g["images"][g["textures"][m["pbrMetallicRoughness"]["baseColorTexture"]["index"]]["source"]]
+        if "uri" in img:
+            png = os.path.join(os.path.dirname(path), img["uri"])
+        else:   # in the buffer: written out for the reader
+            v = g["bufferViews"][img["bufferView"]]
+            data = open(os.path.join(os.path.dirname(path), g["buffers"][v["buffer"]]["uri"]), "rb").read()
+            png = path + ".%s.png" % f
+            open(png, "wb").write(data[v.get("byteOffset", 0):v.get("byteOffset", 0) + v["byteLength"]])
+        px = read_png(png)[..., :3].reshape(-1, 3)
+        lo, hi = px.min(axis=0), px.max(axis=0)
+        if not hdr:   # the LDR faces: full above, half below
+            want = np.array(COLOUR[f])
+            if (hi != want).any() or (lo != want // 2).any():
+                bad.append("%s: texels %s..%s, want %s above and half below" % (f, lo, hi, want))
+            continue
+        if img.get("name") != "skybox/%s_hdr%s" % (name, f): bad.append("%s: image %r" % (f, img.get("name")))
+        want = np.array([255 if x * ex >= 1 else int((x * ex) ** (1 / 2.2) * 255 + 0.5) for x in hdr_linear(f)])
+        if np.abs(lo - want).max() > 1 or np.abs(hi - want).max() > 1:   # the exposure is printed to 4 digits
+            bad.append("%s: texels %s..%s, want %s (exposure %g)" % (f, lo, hi, want, ex))
+    return bad
 
 
 HALF = '\t"$basetexturetransform" "center 0 0 scale 1 2 rotate 0 translate 0 0"\n'
@@ -136,7 +210,12 @@ if __name__ == "__main__":
         make(sys.argv[2], sys.argv[3], sys.argv[4].split(",") if len(sys.argv) > 4 else FACES,
              sys.argv[5].split(",") if len(sys.argv) > 5 else ())
         sys.exit(0)
-    if cmd == "gltf":
+    if cmd == "make_hdr":
+        make_hdr(sys.argv[2], sys.argv[3])
+        sys.exit(0)
+    if cmd in ("hdr", "ldr"):
+        bad = check_images(sys.argv[2], sys.argv[3], cmd == "hdr")
+    elif cmd == "gltf":
         opt = lambda i: sys.argv[i].split(",") if len(sys.argv) > i and sys.argv[i] else []
         bad = check_gltf(sys.argv[2], sys.argv[3], opt(4), opt(5))
     else:

@@ -5,7 +5,7 @@
 # and no flat sky faces left; `bspkit render` looking along each axis shows that face's colour the
 # right way up; a face whose VMT has $basetexturetransform takes it; with a face missing it is
 # drawn flat and one located warning names it; the map without faces converts as before (sky
-# faces flat, no skybox node, no warning).
+# faces flat, no skybox node, no warning); a map lit in HDR takes the faces' HDR textures.
 source "$BK_TESTS/lib.sh"
 bk_init "$@"
 M=$CORPUS/source/css_v20_gg_lego_arena_x.bsp
@@ -53,4 +53,13 @@ check "\$basetexturetransform scale 1 2 doubles v on those faces only" $PY gltf 
 # the faces found loose in a --game-dir folder, as in a pakfile
 "$CLI" convert "$M" --game-dir "$WORK/all" -o "$WORK/loose.gltf" 2>/dev/null >/dev/null || fail "convert --game-dir faces"
 check "faces from --game-dir: the cube" $PY gltf "$WORK/loose.gltf" $sky
+# a map lit in HDR draws its Sky materials' HDR textures ($hdrcompressedtexture RGBS, else
+# $hdrbasetexture RGBA16161616F) at its lightmaps' exposure; in LDR the $basetexture
+H=$CORPUS/source/tf2_v20_bsp_tool_mp_lobby.bsp   # both lighting lumps, skyname sky_tf2_04
+need_file "$H"
+$PY make_hdr "$WORK/hdrsky" sky_tf2_04
+"$CLI" convert "$H" --game-dir "$WORK/hdrsky" --hdr -o "$WORK/hdr.gltf" -q || fail "convert --hdr"
+check "HDR lighting: the HDR sky textures, exposed as the lightmaps" $PY hdr "$WORK/hdr.gltf" sky_tf2_04
+"$CLI" convert "$H" --game-dir "$WORK/hdrsky" -o "$WORK/ldr.gltf" -q || fail "convert"
+check "LDR lighting: the LDR ones" $PY ldr "$WORK/ldr.gltf" sky_tf2_04
 bk_done

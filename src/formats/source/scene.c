@@ -402,6 +402,7 @@ bk_result bk_vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene 
     const bk_source_map *p = &m->pub;
     sb b;
     memset(&b, 0, sizeof b);
+    b.hdr_exposure = 1.0;
     b.p = p, b.opt = opt, b.s = s, b.faces = p->faces, b.lm_image = -1, b.file_size = f->size;
     /* about 64 bytes of attributes per vertex: keep the whole scene within the allocation limit */
     bk_limits lim = bk_limits_of(opt);

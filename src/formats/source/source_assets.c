@@ -252,9 +252,9 @@ void bk_src_close_mounts(sb *b)
     b->vfs = NULL;
 }
 
-/* The VMT text of material name (materials/NAME.vmt) from the pakfile, following a patch
- * material's include once; NULL when not there. */
-static char *read_vmt(sb *b, const char *name, size_t *len)
+/* The VMT text of material name (materials/NAME.vmt) from the pakfile and --game-dir, following a
+ * patch material's include once; NULL when not there. */
+char *bk_src_read_vmt(sb *b, const char *name, size_t *len)
 {
     char path[600];
     for (int hop = 0; hop < 2; hop++) {
@@ -366,7 +366,7 @@ static bk_result load_texture(sb *b, const char *tex, int32_t *idx)
 bk_result bk_src_attach_texture(sb *b, int32_t mi, const char *name)
 {
     size_t n = 0;
-    char *vmt = read_vmt(b, name, &n);
+    char *vmt = bk_src_read_vmt(b, name, &n);
     char tex[512] = "", tex2[512] = "", flag[32];
     if (!vmt) {
         /* cubemap-patched copies are named maps/MAP/ORIGINAL_X_Y_Z: try the original name */
@@ -381,7 +381,7 @@ bk_result bk_src_attach_texture(sb *b, int32_t mi, const char *name)
                 if (u2) *u2 = 0;
                 char *u1 = u2 ? strrchr(orig, '_') : NULL;
                 if (u1) *u1 = 0;
-                if (u1) vmt = read_vmt(b, slash + 1, &n);
+                if (u1) vmt = bk_src_read_vmt(b, slash + 1, &n);
             }
         }
         if (!vmt) return BK_OK;
@@ -430,7 +430,7 @@ bk_result bk_src_material_image(sb *b, const char *name, int32_t *idx, char *xfo
     *idx = -1;
     if (xform && cap) xform[0] = 0;
     size_t n = 0;
-    char *vmt = read_vmt(b, name, &n);
+    char *vmt = bk_src_read_vmt(b, name, &n);
     if (!vmt) return BK_OK;
     char tex[512] = "";
     bool found = bk_vmt_find(vmt, n, "$basetexture", tex, sizeof tex);
@@ -444,7 +444,7 @@ static bool lk_read(void *u, const char *path, uint8_t **d, size_t *n) { return 
 static bool lk_has_material(void *u, const char *name)
 {
     size_t n;
-    char *v = read_vmt(u, name, &n);
+    char *v = bk_src_read_vmt(u, name, &n);
     bk_free(v);
     return v != NULL;
 }
@@ -498,11 +498,11 @@ bool bk_source_assets_find(bk_source_assets *a, const char *path, char *basetext
     if (basetexture && cap) basetexture[0] = 0;
     size_t pl = strlen(path);
     if (pl > 4 && bk_strcasecmp(path + pl - 4, ".vmt") == 0 && basetexture) {
-        /* through read_vmt, so that patch materials resolve their include */
+        /* through bk_src_read_vmt, so that patch materials resolve their include */
         char name[600];
         snprintf(name, sizeof name, "%.*s", (int)(pl > 14 ? pl - 14 : 0), path + 10);
         if (pl < 15 || bk_strncasecmp_prefix(path, "materials/") == 0) return 0;
-        char *vmt = read_vmt(&a->b, name, &n);
+        char *vmt = bk_src_read_vmt(&a->b, name, &n);
         if (!vmt) return 0;
         bk_vmt_find(vmt, n, "$basetexture", basetexture, cap);
         bk_free(vmt);

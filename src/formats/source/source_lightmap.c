@@ -172,7 +172,7 @@ bk_result bk_src_build_lightmaps(sb *b)
         b->face_rect[i] = id + 1;
     }
     if (r == BK_OK && b->hdr && bk_atlas_count(b->atlas) != 0) {
-        lf.tone->exposure = hdr_exposure(b, lf.face_of, bk_atlas_count(b->atlas));
+        lf.tone->exposure = b->hdr_exposure = hdr_exposure(b, lf.face_of, bk_atlas_count(b->atlas));
         char ex[32];
         snprintf(ex, sizeof ex, "%.4g", lf.tone->exposure);
         r = bk_kv_append(&b->s->extras, &b->s->extra_count, "lightmap_hdr_exposure", ex);

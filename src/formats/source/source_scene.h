@@ -15,6 +15,7 @@ typedef struct sb {
     const bk_source_face *faces;   /* the face set whose lightofs match the lighting lump */
     const bk_source_lump *light;
     bool hdr;                      /* light is the HDR lump: exposed as the engine's auto exposure does */
+    double hdr_exposure;           /* that exposure (the HDR sky takes it too) */
     const bk_entities *ents;       /* the map's entities (the tone-map controller's exposure range) */
     int32_t *tex_mat;              /* texdata -> material (+1 slot for "no texdata") */
     int32_t *ovl_mat;              /* the same for overlays' materials (blended), or NULL */
@@ -53,6 +54,8 @@ void bk_src_open_mounts(sb *b);
 void bk_src_close_mounts(sb *b);
 bk_result bk_src_attach_texture(sb *b, int32_t mi, const char *name);
 bk_result bk_src_material_image(sb *b, const char *name, int32_t *idx, char *xform, size_t cap);
+/* the VMT text of material name (materials/NAME.vmt), following a patch's include once; NULL: none */
+char *bk_src_read_vmt(sb *b, const char *name, size_t *len);
 void bk_src_make_lookup(sb *b, bk_src_lookup *lk);
 
 /* scene.c: the blended material an overlay of texinfo draws with (one per texdata, b->ovl_mat) */

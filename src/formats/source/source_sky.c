@@ -110,6 +110,56 @@ static bk_result sky3d_prepare(sb *b)
     return BK_OK;
 }
 
+/* A sky face of a map lit in HDR, as the engine's Sky shader draws it with HDR on (Valve's
+ * sky_hdr_dx9.cpp): the VMT's $hdrcompressedtexture (RGBS: rgb x alpha x 8) first, else its
+ * $hdrbasetexture (RGBA16161616F: linear floats), at the exposure the map's HDR lightmaps are shown
+ * at, through the lightmaps' 1/2.2 curve. *idx stays -1 when the VMT names neither (the LDR
+ * $basetexture is then drawn) or the texture is not found or not decoded. */
+static bk_result sky_hdr_face(sb *b, const char *name, int32_t *idx, char *xform, size_t cap)
+{
+    size_t n;
+    char *vmt = bk_src_read_vmt(b, name, &n);
+    if (!vmt) return BK_OK;
+    char tex[512] = "", path[600];
+    bool rgbs = bk_vmt_find(vmt, n, "$hdrcompressedtexture", tex, sizeof tex) && tex[0];
+    if (!rgbs && !bk_vmt_find(vmt, n, "$hdrbasetexture", tex, sizeof tex)) tex[0] = 0;
+    bk_vmt_find(vmt, n, "$basetexturetransform", xform, cap);
+    bk_free(vmt);
+    if (!tex[0]) return BK_OK;
+    size_t tl = strlen(tex);
+    snprintf(path, sizeof path, "materials/%s%s", tex, tl > 4 && bk_strcasecmp(tex + tl - 4, ".vtf") == 0 ? "" : ".vtf");
+    uint8_t *d;
+    size_t dn;
+    if (!bk_src_read_asset(b, path, &d, &dn)) return BK_OK;
+    bk_vtf v;
+    bk_options o = *b->opt;
+    o.diag = NULL;
+    bk_result r = bk_vtf_parse(d, dn, &o, &v);
+    size_t px = (size_t)v.width * v.height;
+    float *lin = r == BK_OK && px * 4 <= b->texture_budget ? bk_malloc(px * 3 * sizeof *lin) : NULL;
+    uint8_t *rgba = lin ? bk_malloc(px * 4) : NULL;
+    if (rgba) r = bk_vtf_decode_linear(d, dn, &v, rgbs, lin);
+    bk_free(d);
+    if (!rgba || r != BK_OK) {
+        bk_free(lin);
+        bk_free(rgba);
+        bk_scene_diag(b->s, b->opt, BK_SEV_WARNING, r != BK_OK ? r : BK_ELIMIT, path, NULL, BK_NO_INDEX, BK_NO_OFFSET,
+                      "HDR sky texture not decoded: %s; the LDR one is drawn", bk_strerror(r != BK_OK ? r : BK_ELIMIT));
+        return r == BK_ENOMEM ? r : BK_OK;
+    }
+    for (size_t i = 0; i < px; i++) {
+        for (int k = 0; k < 3; k++) {
+            double x = (double)lin[i * 3 + k] * b->hdr_exposure;
+            double g = x > 0 ? pow(x, 1.0 / 2.2) : 0;
+            rgba[i * 4 + k] = (uint8_t)(g >= 1.0 ? 255 : g * 255.0 + 0.5);
+        }
+        rgba[i * 4 + 3] = 255;
+    }
+    bk_free(lin);
+    b->texture_budget -= px * 4;
+    return bk_scene_add_image(b->s, tex, v.width, v.height, rgba, idx);
+}
+
 bk_result bk_src_sky_prepare(sb *b)
 {
     for (int f = 0; f < 6; f++) b->sky_image[f] = -1;
@@ -119,7 +169,9 @@ bk_result bk_src_sky_prepare(sb *b)
     for (int f = 0; f < 6; f++) {
         char name[600];
         snprintf(name, sizeof name, "skybox/%.500s%s", b->skyname, bk_sky_face_suffix[f]);
-        BK_TRY(bk_src_material_image(b, name, &b->sky_image[f], b->sky_xform[f], sizeof b->sky_xform[f]));
+        if (b->hdr) BK_TRY(sky_hdr_face(b, name, &b->sky_image[f], b->sky_xform[f], sizeof b->sky_xform[f]));
+        if (b->sky_image[f] < 0)
+            BK_TRY(bk_src_material_image(b, name, &b->sky_image[f], b->sky_xform[f], sizeof b->sky_xform[f]));
         if (b->sky_image[f] >= 0) {
             b->s->images[b->sky_image[f]].clamp = 1;
             b->sky_box = true;

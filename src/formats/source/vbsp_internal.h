@@ -66,6 +66,11 @@ bk_result bk_vtf_pack(const uint8_t *d, size_t n, const bk_vtf *v, uint8_t **pac
 bk_result bk_vtf_unpack(const uint8_t *packed, size_t size, uint32_t w, uint32_t h, uint8_t *rgba);
 /* whether any texel of a packed VTF image is transparent, decoded four rows at a time */
 bk_result bk_vtf_packed_alpha(const uint8_t *packed, size_t size, uint32_t w, uint32_t h, bool *alpha);
+/* The largest mip of frame 0 of face 0 as linear RGB floats (width * height * 3), as Valve's HDR sky
+ * shader reads it (sky_hdr_dx9.cpp): RGBA16161616F its half floats, RGBA16161616 x 16 / 65535,
+ * rgbs true (an $hdrcompressedtexture) rgb x alpha x 8 read as they are, any other format its
+ * texels read as sRGB. */
+bk_result bk_vtf_decode_linear(const uint8_t *d, size_t n, const bk_vtf *v, bool rgbs, float *rgb);
 
 /* Vertex k of face f (through its surfedges; the loader checked them) */
 static inline const float *bk_src_face_vertex(const bk_source_map *p, const bk_source_face *f, int32_t k)

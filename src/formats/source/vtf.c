@@ -296,6 +296,37 @@ bk_result bk_vtf_decode(const uint8_t *d, size_t n, const bk_vtf *v, uint32_t fa
     return decode(v->format, d + ofs, v->width, v->height, rgba);
 }
 
+static float srgb_to_linear(uint8_t c)
+{
+    float x = (float)c / 255.0f;
+    return x <= 0.04045f ? x / 12.92f : powf((x + 0.055f) / 1.055f, 2.4f);
+}
+
+bk_result bk_vtf_decode_linear(const uint8_t *d, size_t n, const bk_vtf *v, bool rgbs, float *rgb)
+{
+    if (!d || !v || !rgb) return BK_EARG;
+    size_t px = (size_t)v->width * v->height;
+    if (!rgbs && (v->format == VTF_RGBA16161616F || v->format == VTF_RGBA16161616)) {
+        if (!bk_span_ok(v->image_offset, v->image_bytes, n) || v->image_bytes < (uint64_t)px * 8) return BK_ETRUNCATED;
+        const uint8_t *s = d + v->image_offset;
+        for (size_t i = 0; i < px; i++)
+            for (int k = 0; k < 3; k++) {
+                uint16_t h = bk_rd_u16le(s + i * 8 + 2 * (size_t)k);
+                rgb[i * 3 + k] = v->format == VTF_RGBA16161616F ? half_to_float(h) : (float)h * (16.0f / 65535.0f);
+            }
+        return BK_OK;
+    }
+    uint8_t *t = bk_malloc(px * 4);
+    if (!t) return BK_ENOMEM;
+    bk_result r = bk_vtf_decode(d, n, v, 0, t);
+    for (size_t i = 0; r == BK_OK && i < px; i++)
+        for (int k = 0; k < 3; k++)
+            rgb[i * 3 + k] = rgbs ? (float)t[i * 4 + k] * (float)t[i * 4 + 3] * (8.0f / (255.0f * 255.0f))
+                                  : srgb_to_linear(t[i * 4 + k]);
+    bk_free(t);
+    return r;
+}
+
 bk_result bk_vtf_pack(const uint8_t *d, size_t n, const bk_vtf *v, uint8_t **packed, size_t *size)
 {
     *packed = NULL;
