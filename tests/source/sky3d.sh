@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The 3D skybox: on every corpus map with a sky_camera, a node "skybox_3d" scaled by its scale
 # about its origin whose triangles are worldspawn's in sky_camera's area and whose children are
-# the static props standing there (source/sky3d_check.py walks the map's BSP tree itself); --no-3d-sky leaves it out; maps without sky_camera have none;
+# the static props and brush entities standing there, sky_camera's fog in its extras (source/sky3d_check.py walks the map's BSP tree itself); --no-3d-sky leaves it out; maps without sky_camera have none;
 # the Khronos validator accepts the node.
 source "$BK_TESTS/lib.sh"
 bk_init "$@"
@@ -21,6 +21,8 @@ for f in "$CORPUS"/source/*.bsp; do
 done
 check "four corpus maps with sky_camera checked (found $n)" test "$n" -ge 4
 check "a map with a static prop in its 3D skybox (l4d2 cannals_escape01)" grep -q '"props": 1' "$WORK/l4d2_v21_ths_map_cannals_escape01.txt"
+check "a map with brush entities in its 3D skybox (ricochet deathmatch2)" grep -q '"brush_entities": 4' "$WORK/ricochet_v20_rc_deathmatch2.txt"
+check "sky_camera's fog on the node (l4d2 cannals_escape01)" grep -q '"fogEnd":"2000"' "$WORK/l4d2_v21_ths_map_cannals_escape01.gltf"
 M=$CORPUS/source/css_v20_gg_lego_arena_x.bsp
 "$CLI" convert "$M" -o "$WORK/none.gltf" --no-textures -q 2>/dev/null
 check "no sky_camera: no skybox_3d" /usr/bin/python3 "$BK_TESTS/source/sky3d_check.py" "$M" "$WORK/none.gltf"

@@ -5,7 +5,8 @@ dnode_t / dleaf_t / dplane_t, read here), then in the glTF: one node "skybox_3d"
 `scale` with translation -scale x origin (engine units -> glTF metres, Y up), whose triangles
 lie in that area (their centre, a unit in front, is in a leaf of it), and as many triangles as
 worldspawn has there (each face drawn twice: in the world where it is, and in the sky); the
-static props standing in the area are drawn again too, as copies of their nodes under it.
+static props and brush entities standing in the area are drawn again too, as copies of their
+nodes under it; sky_camera's fog keys are the node's extras.
 usage: sky3d_check.py MAP.bsp OUT.gltf  (exit 1 on a mismatch; prints a summary)"""
 import json, os, re, struct, sys
 
@@ -41,9 +42,9 @@ def area_at(p):
     return -1
 
 
-ents = lump(0).split(b"\0", 1)[0].decode("latin-1")
+ents_text = lump(0).split(b"\0", 1)[0].decode("latin-1")
 cam = None
-for block in re.findall(r"\{[^{}]*\}", ents):
+for block in re.findall(r"\{[^{}]*\}", ents_text):
     kv = dict(re.findall(r'"([^"]*)"\s+"([^"]*)"', block))
     if kv.get("classname", "").lower() == "sky_camera":
         cam = kv
@@ -124,6 +125,31 @@ def key(n):
 
 
 world_props = [n for n in props if n not in kids]
+# brush entities: each whose model's bounds centre (at the entity's origin) is in the area is
+# drawn again under skybox_3d, a copy of its node
+ents = {}
+for block in re.findall(r"\{[^{}]*\}", ents_text):
+    kv = dict(re.findall(r'"([^"]*)"\s+"([^"]*)"', block))
+    if kv.get("model", "").startswith("*"): ents.setdefault(kv["model"], kv)
+brush_in = 0
+for model, kv in ents.items():
+    k = int(model[1:])
+    mins, maxs = struct.unpack_from("<3f", models_b, 48 * k), struct.unpack_from("<3f", models_b, 48 * k + 12)
+    org = np.array([float(x) for x in kv.get("origin", "0 0 0").split()])
+    if area_at((np.array(mins) + np.array(maxs)) / 2 + org) != area: continue
+    brush_in += 1
+    copies = [c for c in kids if c.get("extras", {}).get("model") == model]
+    if len(copies) != 1: bad.append("brush entity %s in the area: %d copies under skybox_3d" % (model, len(copies)))
+if brush_in and node.get("extras", {}).get("brushEntities") != str(brush_in):
+    bad.append("extras.brushEntities %s, %d in the area" % (node.get("extras", {}).get("brushEntities"), brush_in))
+kids = [c for c in kids if not c.get("extras", {}).get("model", "").startswith("*")]
+# sky_camera's fog, as its keys say, on the node
+if cam.get("fogenable", "0") not in ("", "0"):
+    for ck, name in (("fogcolor", "fogColor"), ("fogstart", "fogStart"), ("fogend", "fogEnd")):
+        if ck in cam and node.get("extras", {}).get(name) != cam[ck]:
+            bad.append("extras.%s %r, sky_camera says %r" % (name, node.get("extras", {}).get(name), cam[ck]))
+elif any(k.startswith("fog") for k in node.get("extras", {})):
+    bad.append("fog extras without fogenable")
 kid_keys = {key(n) for n in kids}
 if not all(key(k) in {key(n) for n in world_props} and k.get("extras", {}).get("skybox3d") == "true" for k in kids):
     bad.append("a skybox_3d child that is not a copy of a static prop")
@@ -133,7 +159,7 @@ missing = [n["extras"].get("model") for n in in_area if key(n) not in kid_keys]
 if missing: bad.append("%d static props in the area not under skybox_3d: %s" % (len(missing), missing[:3]))
 if kids and node.get("extras", {}).get("props") != str(len(kids)): bad.append("extras.props %s, %d children" % (node.get("extras", {}).get("props"), len(kids)))
 print(json.dumps({"origin": origin.tolist(), "scale": scale, "area": area, "skybox_3d_triangles": sky_total,
-                  "props": len(kids), "props_with_origin_in_area": len(in_area),
+                  "props": len(kids), "props_with_origin_in_area": len(in_area), "brush_entities": brush_in,
                   "in_area": sky_in, "worldspawn_in_area": world_in, "worldspawn": world_total,
                   "displacement_triangles": sky_dt, "displacement_in_area": sky_din}))
 for b in bad: print(b)

@@ -458,10 +458,13 @@ bk_result bk_vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene 
     if (r != BK_OK) goto done;
     for (uint32_t i = 0; i < p->model_count && r == BK_OK; i++) r = build_model(&b, i, &model_mesh[i]);
     int32_t world = (int32_t)s->node_count;
+    b.model_mesh = model_mesh;
+    b.ent_node0 = s->node_count;
     if (r == BK_OK) {
         bk_entity_layout lay = {model_mesh, p->model_count, BK_ENT_ROTATE_BRUSH, NULL, NULL};
         r = bk_scene_add_entity_nodes(s, &f->entities, opt, &lay);
     }
+    b.ent_nodes = s->node_count - b.ent_node0;
     if (r == BK_OK) r = add_overlays(f, &b, world < (int32_t)s->node_count ? world : -1);
     if (r == BK_OK) r = add_lights(f, &b, world < (int32_t)s->node_count ? world : -1);
     if (r == BK_OK && sky && *sky) r = bk_kv_append(&s->extras, &s->extra_count, "skyname", sky);

@@ -37,6 +37,9 @@ typedef struct sb {
     float sky3d_origin[3], sky3d_scale;
     int32_t sky3d_area;
     uint32_t prop_node0, prop_nodes;   /* static prop i's node is prop_node0 + i (i < prop_nodes) */
+    uint32_t ent_node0, ent_nodes;     /* the entities' nodes (bk_scene_add_entity_nodes) */
+    const int32_t *model_mesh;         /* brush model -> its mesh, -1: none */
+    const bk_entity *sky_camera;       /* the 3D skybox's, or NULL */
 } sb;
 
 /* hostile maps can make faces share huge lightmaps or surfedge runs: bound what the scene holds */

@@ -104,6 +104,7 @@ static bk_result sky3d_prepare(sb *b)
         return BK_OK;
     }
     b->sky3d_face = in;
+    b->sky_camera = cam;
     memcpy(b->sky3d_origin, o, sizeof o);
     b->sky3d_scale = scale;
     b->sky3d_area = area;
@@ -330,31 +331,75 @@ static bool prop_in_sky3d(const sb *b, uint32_t i)
     return false;
 }
 
-/* the static props of the 3D skybox, again under its node (the engine draws them with it, scaled
- * about sky_camera): each a copy of its prop's node, the same mesh and placement */
-static bk_result sky3d_props(sb *b, int32_t parent)
+/* brush model k (> 0) drawn by the entity node n stands in the 3D skybox: its bounds' centre,
+ * moved to the entity's origin, is in a leaf of sky_camera's area */
+static bool model_in_sky3d(const sb *b, const bk_node *n)
 {
-    uint32_t n = 0;
+    const bk_source_map *p = b->p;
+    for (uint32_t k = 1; n->mesh >= 0 && k < p->model_count; k++) {
+        if (b->model_mesh[k] != n->mesh) continue;
+        float c[3];
+        for (int j = 0; j < 3; j++) c[j] = (p->models[k].mins[j] + p->models[k].maxs[j]) * 0.5f + n->translation[j];
+        int32_t l = leaf_at(p, c);
+        return l >= 0 && p->leafs[l].area == b->sky3d_area;
+    }
+    return false;
+}
+
+/* node src again under the 3D skybox's node parent (the engine draws what stands in that area
+ * with the sky): the same mesh, placement and extras, and extras.skybox3d */
+static bk_result sky3d_copy(sb *b, int32_t parent, uint32_t src_node)
+{
+    int32_t node;
+    const bk_node *src = &b->s->nodes[src_node];
+    BK_TRY(bk_scene_add_node(b->s, src->name, parent, src->mesh, &node));
+    src = &b->s->nodes[src_node];   /* the nodes may have moved */
+    bk_node *d = &b->s->nodes[node];
+    memcpy(d->translation, src->translation, sizeof d->translation);
+    memcpy(d->rotation, src->rotation, sizeof d->rotation);
+    memcpy(d->scale, src->scale, sizeof d->scale);
+    for (uint32_t k = 0; k < src->extra_count; k++)
+        BK_TRY(bk_kv_append(&d->extras, &d->extra_count, src->extras[k].key, src->extras[k].value));
+    return bk_kv_append(&d->extras, &d->extra_count, "skybox3d", "true");
+}
+
+/* the static props and brush entities of the 3D skybox under its node, counted in its extras */
+static bk_result sky3d_contents(sb *b, int32_t parent)
+{
+    uint32_t props = 0, brushes = 0, ents = b->ent_nodes;
     for (uint32_t i = 0; i < b->prop_nodes; i++) {
         if (!prop_in_sky3d(b, i)) continue;
-        int32_t node;
-        const bk_node *src = &b->s->nodes[b->prop_node0 + i];
-        BK_TRY(bk_scene_add_node(b->s, src->name, parent, src->mesh, &node));
-        src = &b->s->nodes[b->prop_node0 + i];   /* the nodes may have moved */
-        bk_node *d = &b->s->nodes[node];
-        memcpy(d->translation, src->translation, sizeof d->translation);
-        memcpy(d->rotation, src->rotation, sizeof d->rotation);
-        memcpy(d->scale, src->scale, sizeof d->scale);
-        for (uint32_t k = 0; k < src->extra_count; k++)
-            BK_TRY(bk_kv_append(&d->extras, &d->extra_count, src->extras[k].key, src->extras[k].value));
-        BK_TRY(bk_kv_append(&d->extras, &d->extra_count, "skybox3d", "true"));
-        n++;
+        BK_TRY(sky3d_copy(b, parent, b->prop_node0 + i));
+        props++;
     }
-    if (!n) return BK_OK;
+    for (uint32_t i = 0; i < ents; i++) {
+        if (!model_in_sky3d(b, &b->s->nodes[b->ent_node0 + i])) continue;
+        BK_TRY(sky3d_copy(b, parent, b->ent_node0 + i));
+        brushes++;
+    }
     char val[32];
-    snprintf(val, sizeof val, "%u", n);
     bk_node *sky = &b->s->nodes[parent];
-    return bk_kv_append(&sky->extras, &sky->extra_count, "props", val);
+    snprintf(val, sizeof val, "%u", props);
+    if (props) BK_TRY(bk_kv_append(&sky->extras, &sky->extra_count, "props", val));
+    sky = &b->s->nodes[parent];
+    snprintf(val, sizeof val, "%u", brushes);
+    if (brushes) BK_TRY(bk_kv_append(&sky->extras, &sky->extra_count, "brushEntities", val));
+    return BK_OK;
+}
+
+/* sky_camera's fog, as it stands in its keys, on the skybox node (not drawn: a viewer may) */
+static bk_result sky3d_fog(sb *b, bk_node *n)
+{
+    const bk_entity *cam = b->sky_camera;
+    const char *on = cam ? bk_entity_get(cam, "fogenable") : NULL;
+    if (!on || atoi(on) == 0) return BK_OK;
+    static const char *const keys[][2] = {{"fogcolor", "fogColor"}, {"fogstart", "fogStart"}, {"fogend", "fogEnd"},
+                                          {"fogmaxdensity", "fogMaxDensity"}};
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+        const char *v = bk_entity_get(cam, keys[k][0]);
+        if (v) BK_TRY(bk_kv_append(&n->extras, &n->extra_count, keys[k][1], v));
+    }
+    return BK_OK;
 }
 
 static bk_result add_sky3d(sb *b, bk_result (*build)(sb *b, const uint8_t *only, const char *name, int32_t *mesh))
@@ -377,7 +422,8 @@ static bk_result add_sky3d(sb *b, bk_result (*build)(sb *b, const uint8_t *only,
     snprintf(val, sizeof val, "%d", b->sky3d_area);
     BK_TRY(bk_kv_append(&n->extras, &n->extra_count, "area", val));
     BK_TRY(bk_kv_append(&n->extras, &n->extra_count, "skybox3d", "true"));
-    return sky3d_props(b, node);
+    BK_TRY(sky3d_fog(b, n));
+    return sky3d_contents(b, node);
 }
 
 bk_result bk_src_sky_add(sb *b, bk_result (*build)(sb *b, const uint8_t *only, const char *name, int32_t *mesh))
