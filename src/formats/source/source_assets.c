@@ -284,6 +284,17 @@ char *bk_src_read_vmt(sb *b, const char *name, size_t *len)
 
 /* The VTF materials/TEX(.vtf) decoded into the scene as image *idx (-1 when it is not found, does
  * not decode or is over the decoded-bytes budget: a warning for the last two). */
+bool bk_src_open_vtf(sb *b, const char *tex, char *path, size_t cap, uint8_t **d, size_t *n, bk_vtf *v, bk_result *r)
+{
+    size_t tl = strlen(tex);
+    snprintf(path, cap, "materials/%s%s", tex, tl > 4 && bk_strcasecmp(tex + tl - 4, ".vtf") == 0 ? "" : ".vtf");
+    if (!bk_src_read_asset(b, path, d, n)) return false;
+    bk_options o = *b->opt;
+    o.diag = NULL;   /* a texture that does not parse is one warning, by the caller */
+    *r = bk_vtf_parse(*d, *n, &o, v);
+    return true;
+}
+
 static bk_result load_texture(sb *b, const char *tex, int32_t *idx)
 {
     *idx = -1;
@@ -296,15 +307,11 @@ static bk_result load_texture(sb *b, const char *tex, int32_t *idx)
         }
     }
     char path[600];
-    size_t tl = strlen(tex);
-    snprintf(path, sizeof path, "materials/%s%s", tex, tl > 4 && bk_strcasecmp(tex + tl - 4, ".vtf") == 0 ? "" : ".vtf");
     uint8_t *d;
     size_t dn;
-    if (!bk_src_read_asset(b, path, &d, &dn)) return BK_OK;
     bk_vtf v;
-    bk_options o = *b->opt;
-    o.diag = NULL;
-    bk_result r = bk_vtf_parse(d, dn, &o, &v);
+    bk_result r;
+    if (!bk_src_open_vtf(b, tex, path, sizeof path, &d, &dn, &v, &r)) return BK_OK;
     uint64_t bytes = (uint64_t)v.width * v.height * 4;
     if (r != BK_OK || bytes > b->texture_budget) {
         bk_free(d);

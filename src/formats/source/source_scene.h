@@ -57,6 +57,9 @@ void bk_src_open_mounts(sb *b);
 void bk_src_close_mounts(sb *b);
 bk_result bk_src_attach_texture(sb *b, int32_t mi, const char *name);
 bk_result bk_src_material_image(sb *b, const char *name, int32_t *idx, char *xform, size_t cap);
+/* materials/TEX(.vtf), its name into path: false when not found; else the file in *d (the caller
+ * frees it) and its header parsed into v with the result in *r */
+bool bk_src_open_vtf(sb *b, const char *tex, char *path, size_t cap, uint8_t **d, size_t *n, bk_vtf *v, bk_result *r);
 /* the VMT text of material name (materials/NAME.vmt), following a patch's include once; NULL: none */
 char *bk_src_read_vmt(sb *b, const char *name, size_t *len);
 void bk_src_make_lookup(sb *b, bk_src_lookup *lk);

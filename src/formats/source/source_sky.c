@@ -126,16 +126,11 @@ static bk_result sky_hdr_face(sb *b, const char *name, int32_t *idx, char *xform
     if (!rgbs && !bk_vmt_find(vmt, n, "$hdrbasetexture", tex, sizeof tex)) tex[0] = 0;
     bk_vmt_find(vmt, n, "$basetexturetransform", xform, cap);
     bk_free(vmt);
-    if (!tex[0]) return BK_OK;
-    size_t tl = strlen(tex);
-    snprintf(path, sizeof path, "materials/%s%s", tex, tl > 4 && bk_strcasecmp(tex + tl - 4, ".vtf") == 0 ? "" : ".vtf");
     uint8_t *d;
     size_t dn;
-    if (!bk_src_read_asset(b, path, &d, &dn)) return BK_OK;
     bk_vtf v;
-    bk_options o = *b->opt;
-    o.diag = NULL;
-    bk_result r = bk_vtf_parse(d, dn, &o, &v);
+    bk_result r;
+    if (!tex[0] || !bk_src_open_vtf(b, tex, path, sizeof path, &d, &dn, &v, &r)) return BK_OK;
     size_t px = (size_t)v.width * v.height;
     float *lin = r == BK_OK && px * 4 <= b->texture_budget ? bk_malloc(px * 3 * sizeof *lin) : NULL;
     uint8_t *rgba = lin ? bk_malloc(px * 4) : NULL;
