@@ -61,18 +61,31 @@ typedef struct tally {
     uint64_t elements;
 } tally;
 
+/* path read and loaded from memory (the file keeps pointing into *data: free it after the file);
+ * NULL, with nothing to free, when either fails */
+static bk_file *load_map(const char *path, uint8_t **data)
+{
+    size_t n;
+    bk_file *f = NULL;
+    *data = slurp(path, &n);
+    if (*data && bk_file_load_memory(*data, n, NULL, &f) == BK_OK) return f;
+    free(*data);
+    *data = NULL;
+    return NULL;
+}
+
 /* every lump: JSON -> bytes identical; all of them imported at once -> the file byte-identical */
 static void round_trip(const char *path, tally *t)
 {
-    size_t n;
-    uint8_t *data = slurp(path, &n);
-    bk_file *f = NULL;
-    if (!data || bk_file_load_memory(data, n, NULL, &f) != BK_OK) {
+    uint8_t *data;
+    bk_file *f = load_map(path, &data);
+    if (!f) {
         fprintf(stderr, "%s: does not load\n", path);
         t->bad++;
-        free(data);
         return;
     }
+    size_t n;
+    bk_file_data(f, &n);
     bk_edit *e = NULL;
     CHECK(bk_edit_begin(f, NULL, &e) == BK_OK);
     bk_lump_shape s;
@@ -120,12 +133,10 @@ static void round_trip(const char *path, tally *t)
  * it, every other lump's bytes are unchanged */
 static void change_one(const char *path, const char *lump, const char *elem, const char *want)
 {
-    size_t n;
-    uint8_t *data = slurp(path, &n);
-    bk_file *f = NULL, *g = NULL;
-    if (!data || bk_file_load_memory(data, n, NULL, &f) != BK_OK) {
+    uint8_t *data;
+    bk_file *f = load_map(path, &data), *g = NULL;
+    if (!f) {
         CHECK(!"map loads");
-        free(data);
         return;
     }
     char *js = NULL;
@@ -210,12 +221,10 @@ static void refused(bk_file *f, const bk_options *opt, const char *lump, const c
 
 static void hostile(const char *path)
 {
-    size_t n;
-    uint8_t *data = slurp(path, &n);
-    bk_file *f = NULL;
-    if (!data || bk_file_load_memory(data, n, NULL, &f) != BK_OK) {
+    uint8_t *data;
+    bk_file *f = load_map(path, &data);
+    if (!f) {
         CHECK(!"map loads");
-        free(data);
         return;
     }
     const char *P = "planes";
@@ -277,12 +286,10 @@ static void hostile(const char *path)
  * vertex_indices); hostile ones refused, located (the section in the message), nothing changed */
 static void hostile_occlusion(const char *path)
 {
-    size_t n;
-    uint8_t *data = slurp(path, &n);
-    bk_file *f = NULL;
-    if (!data || bk_file_load_memory(data, n, NULL, &f) != BK_OK) {
+    uint8_t *data;
+    bk_file *f = load_map(path, &data);
+    if (!f) {
         CHECK(!"map loads");
-        free(data);
         return;
     }
     const char *O = "occlusion";
