@@ -43,6 +43,16 @@ static const uint8_t *px_at(const uint8_t *rgba, uint32_t w, uint32_t x, uint32_
 
 static bool near(int a, int b, int tol) { return a - b <= tol && b - a <= tol; }
 
+/* a material of the 64x64 RGBA px (the scene takes it) and an empty mesh "m" */
+static void textured_mesh(bk_scene *s, const char *name, uint8_t *px, int32_t *mat, int32_t *mesh)
+{
+    int32_t img;
+    bk_scene_add_image(s, name, 64, 64, px, &img);
+    bk_scene_add_material(s, name, mat);
+    s->materials[*mat].base_image = img;
+    bk_scene_add_mesh(s, "m", mesh);
+}
+
 /* a 64x64 checker of one-texel cells filling a 64x64 picture texel for pixel: the level-0 texels
  * come out as they are (a mip level chosen too high would mix in grey) */
 static void check_mip_level(void)
@@ -55,11 +65,8 @@ static void check_mip_level(void)
             uint8_t *p = px + (y * 64 + x) * 4;
             p[0] = p[1] = p[2] = c, p[3] = 255;
         }
-    int32_t img, mat, mesh, node;
-    bk_scene_add_image(s, "checker", 64, 64, px, &img);
-    bk_scene_add_material(s, "checker", &mat);
-    s->materials[mat].base_image = img;
-    bk_scene_add_mesh(s, "m", &mesh);
+    int32_t mat, mesh, node;
+    textured_mesh(s, "checker", px, &mat, &mesh);
     add_wall(s, mesh, mat, 32, 32);
     bk_scene_add_node(s, "worldspawn", -1, mesh, &node);
     bk_render_options o = {0};
@@ -83,11 +90,8 @@ static bk_scene *levels_scene(void)
     for (int y = 0; y < 64; y++)
         for (int x = 0; x < 64; x++)
             for (int c = 0; c < 4; c++) px[(y * 64 + x) * 4 + c] = (uint8_t)(c == 3 ? 255 : (x * 37 + y * 91 + c * 50) ^ (x * y));
-    int32_t img, mat, mesh, node;
-    bk_scene_add_image(s, "pattern", 64, 64, px, &img);
-    bk_scene_add_material(s, "pattern", &mat);
-    s->materials[mat].base_image = img;
-    bk_scene_add_mesh(s, "m", &mesh);
+    int32_t mat, mesh, node;
+    textured_mesh(s, "pattern", px, &mat, &mesh);
     add_wall(s, mesh, mat, 400, 40);
     bk_primitive *p;
     bk_mesh_add_primitive(&s->meshes[mesh], mat, BK_PRIM_TRIANGLES, BK_ATTR_UV0, &p);
