@@ -29,13 +29,14 @@
 #pragma GCC diagnostic pop
 #endif
 
-/* the decoder's probability tables (about 16 KiB) through the library's allocator */
-static void *lz_alloc(void *p, size_t size)
+/* the SDK's allocations (the decoder's probability tables, about 16 KiB; the encoder's tables and
+ * match finder) through the library's allocator */
+void *bk_lzsdk_alloc(void *p, size_t size)
 {
     (void)p;
     return bk_malloc(size ? size : 1);
 }
-static void lz_free(void *p, void *address)
+void bk_lzsdk_free(void *p, void *address)
 {
     (void)p;
     if (address) bk_free(address);
@@ -52,7 +53,7 @@ bk_result bk_vbsp_lzma_raw(const uint8_t props[5], const uint8_t *src, size_t sr
         *why = "bad LZMA properties";
         return BK_EDECOMPRESS;
     }
-    ISzAlloc alloc = {lz_alloc, lz_free};
+    ISzAlloc alloc = {bk_lzsdk_alloc, bk_lzsdk_free};
     SizeT produced = out_size, used = src_size;
     ELzmaStatus status;
     /* exactly out_size bytes: the stream may end there with or without an end marker */

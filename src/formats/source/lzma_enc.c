@@ -65,18 +65,6 @@
 #pragma GCC diagnostic pop
 #endif
 
-/* the encoder's tables and match finder through the library's allocator */
-static void *enc_alloc(void *p, size_t size)
-{
-    (void)p;
-    return bk_malloc(size ? size : 1);
-}
-static void enc_free(void *p, void *address)
-{
-    (void)p;
-    if (address) bk_free(address);
-}
-
 /* Valve's lumps say lc 3, lp 0, pb 2 (0x5d), the SDK's defaults; the dictionary is cut to the lump
  * (the encoder's memory is about 11.5 x the dictionary), VBSP_LZMA_MAX_DICT at most */
 #define VBSP_LZMA_MAX_DICT (1u << 22)
@@ -95,7 +83,7 @@ bk_result bk_vbsp_lzma_encode(const uint8_t *src, size_t n, uint8_t **out, size_
     props.dictSize = VBSP_LZMA_MAX_DICT;
     props.reduceSize = n ? n : 1;
     props.numThreads = 1;
-    ISzAlloc alloc = {enc_alloc, enc_free};
+    ISzAlloc alloc = {bk_lzsdk_alloc, bk_lzsdk_free};
     SizeT packed = cap - VBSP_LZMA_HEADER, psize = LZMA_PROPS_SIZE;
     SRes r = LzmaEncode(buf + VBSP_LZMA_HEADER, &packed, src, n, &props, buf + 12, &psize, 0, NULL, &alloc, &alloc);
     if (r != SZ_OK || psize != LZMA_PROPS_SIZE || packed > 0xffffffffu) {

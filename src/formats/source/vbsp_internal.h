@@ -46,6 +46,10 @@ bk_result bk_vbsp_lzma_block(const uint8_t *src, size_t avail, uint64_t max_out,
 /* n bytes as Valve's LZMA block (lzma_enc.c): the 17-byte header then raw LZMA1 without an end
  * mark; *out bk_malloc'd. BK_ENOMEM, BK_ELIMIT (over 2 GiB) or BK_EUNSUPPORTED (encoder error). */
 bk_result bk_vbsp_lzma_encode(const uint8_t *src, size_t n, uint8_t **out, size_t *out_size);
+/* lzma.c: the LZMA SDK's allocation callbacks (ISzAlloc), through the library's allocator; the
+ * decoder and the encoder (lzma_enc.c) share them */
+void *bk_lzsdk_alloc(void *p, size_t size);
+void bk_lzsdk_free(void *p, void *address);
 /* Decode a raw LZMA1 stream with 5 property bytes to exactly out_size bytes. */
 bk_result bk_vbsp_lzma_raw(const uint8_t props[5], const uint8_t *src, size_t src_size, uint8_t *out,
                         size_t out_size, const char **why);
