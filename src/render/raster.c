@@ -54,10 +54,58 @@ typedef struct raster_job {
 
 /* The tile a worker draws, with its depth buffer (1 / depth, larger is nearer): tiles are drawn
  * apart from one another, so the frame needs no depth buffer of its own (3.5 MB at 1280x720). */
+/* a value interpolated over the triangle (one per vertex) as a plane: v0 + vx * x + vy * y */
+typedef struct plane { float v0, vx, vy; } plane;
+
 typedef struct rt_tile {
-    int32_t x0, y0;
+    int32_t x0, y0, w;          /* w: the tile's width inside the frame */
     float depth[TILE * TILE];
+    /* a row's farthest depth (its minimum), so that a triangle wholly behind a row is not
+     * walked pixel by pixel there; worked out again when the row has been written since */
+    float row_min[TILE];
+    bool row_dirty[TILE];
 } rt_tile;
+
+/* nothing drawn yet; the pixels past the frame's edge (never drawn) as near as can be, so that
+ * they never keep a row from being hidden */
+static void tile_clear_depth(rt_tile *tile)
+{
+    for (size_t i = 0; i < TILE * TILE; i++) tile->depth[i] = (int32_t)(i % TILE) < tile->w ? -INFINITY : INFINITY;
+    for (int i = 0; i < TILE; i++) tile->row_min[i] = -INFINITY, tile->row_dirty[i] = false;
+}
+
+/* every pixel of row ry holds a depth above dmax: a triangle no nearer than dmax shows nowhere in
+ * it (dmax -inf: the sky, which shows only where nothing was drawn) */
+static inline bool row_hidden(rt_tile *tile, int32_t ry, float dmax)
+{
+    if (tile->row_dirty[ry]) {
+        const float *d = tile->depth + (size_t)ry * TILE;   /* never NaN: a NaN fails every depth test */
+#ifdef __SSE2__
+        __m128 m4 = _mm_loadu_ps(d);
+        for (int i = 4; i < TILE; i += 4) m4 = _mm_min_ps(m4, _mm_loadu_ps(d + i));
+        m4 = _mm_min_ps(m4, _mm_shuffle_ps(m4, m4, _MM_SHUFFLE(1, 0, 3, 2)));
+        m4 = _mm_min_ps(m4, _mm_shuffle_ps(m4, m4, _MM_SHUFFLE(2, 3, 0, 1)));
+        tile->row_min[ry] = _mm_cvtss_f32(m4);
+#else
+        float m = d[0];
+        for (int i = 1; i < TILE; i++) m = d[i] < m ? d[i] : m;
+        tile->row_min[ry] = m;
+#endif
+        tile->row_dirty[ry] = false;
+    }
+    return dmax < tile->row_min[ry];
+}
+
+/* the nearest depth any pixel of t can have as the draw functions compute it (from barycentrics
+ * or a plane stepped along the row), with room for their rounding */
+static float tri_dmax(const stri *t, const plane *pd)
+{
+    float m = t->d[0] > t->d[1] ? t->d[0] : t->d[1];
+    m = m > t->d[2] ? m : t->d[2];
+    float mag = fabsf(pd->v0) + fabsf(pd->vx) * (float)(abs(t->x1) + TILE + 1) + fabsf(pd->vy) * (float)(abs(t->y1) + 1);
+    float tol = 1e-4f * (fabsf(t->d[0]) + fabsf(t->d[1]) + fabsf(t->d[2])) + 2e-5f * mag;
+    return isfinite(m) && isfinite(tol) ? m + tol : INFINITY;
+}
 
 /* ---- texture sampling ---------------------------------------------------------------------- */
 /* floor of |x| < 2^31 without a library call (no SSE4.1 in the baseline) */
@@ -155,24 +203,32 @@ static inline uint32_t bl_px(bl_at a)
 static uint32_t bilinear_px(const rtex *t, uint32_t l, float u, float v) { return bl_px(at_level(t, l, u, v)); }
 
 #ifdef __SSE2__
-/* The same in 16-bit lanes, the same rounding as lerp_px: a x (256 - f) + b x f + 128 is at most
- * 65408, so no lane overflows. The four channels in the low four lanes. */
+/* The same in lanes, the same rounding as lerp_px: each channel of a next to b's, multiplied by
+ * (256 - f, f) and summed in one step (pmaddwd), a x (256 - f) + b x f + 128 >> 8 in 32 bits.
+ * Channels in 16-bit lanes, the four in lanes 0-3. */
+static inline __m128i weights_v(uint32_t f) { return _mm_set1_epi32((int)((256 - f) | (f << 16))); }
+
+static inline __m128i round8_v(__m128i x) { return _mm_srli_epi32(_mm_add_epi32(x, _mm_set1_epi32(128)), 8); }
+
 static inline __m128i lerp_v(__m128i a, __m128i b, uint32_t f)
 {
-    __m128i s = _mm_add_epi16(_mm_mullo_epi16(a, _mm_set1_epi16((int16_t)(256 - f))), _mm_mullo_epi16(b, _mm_set1_epi16((int16_t)f)));
-    return _mm_srli_epi16(_mm_add_epi16(s, _mm_set1_epi16(128)), 8);
+    __m128i x = round8_v(_mm_madd_epi16(_mm_unpacklo_epi16(a, b), weights_v(f)));
+    return _mm_packs_epi32(x, x);
 }
 
 static inline __m128i bl_v(bl_at a)
 {
-    const __m128i z = _mm_setzero_si128();
-    /* both rows at once: (x0 of row 0, x0 of row 1) and (x1 of row 0, x1 of row 1) */
-    __m128i c0 = _mm_unpacklo_epi8(_mm_unpacklo_epi32(_mm_cvtsi32_si128((int)texel(a.r0, a.x0)),
-                                                      _mm_cvtsi32_si128((int)texel(a.r1, a.x0))), z);
-    __m128i c1 = _mm_unpacklo_epi8(_mm_unpacklo_epi32(_mm_cvtsi32_si128((int)texel(a.r0, a.x1)),
+    const __m128i z = _mm_setzero_si128(), wx = weights_v(a.fx);
+    /* each row's two texels channel by channel (x0's next to x1's), mixed along x */
+    __m128i top = _mm_unpacklo_epi8(_mm_unpacklo_epi8(_mm_cvtsi32_si128((int)texel(a.r0, a.x0)),
+                                                      _mm_cvtsi32_si128((int)texel(a.r0, a.x1))), z);
+    __m128i bot = _mm_unpacklo_epi8(_mm_unpacklo_epi8(_mm_cvtsi32_si128((int)texel(a.r1, a.x0)),
                                                       _mm_cvtsi32_si128((int)texel(a.r1, a.x1))), z);
-    __m128i h = lerp_v(c0, c1, a.fx); /* top in lanes 0-3, bottom in 4-7 */
-    return lerp_v(h, _mm_srli_si128(h, 8), a.fy);
+    top = round8_v(_mm_madd_epi16(top, wx));   /* 32-bit lanes, each at most 255 */
+    bot = round8_v(_mm_madd_epi16(bot, wx));
+    /* then the two rows, top's channel next to bottom's, along y */
+    __m128i y = round8_v(_mm_madd_epi16(_mm_or_si128(top, _mm_slli_epi32(bot, 16)), weights_v(a.fy)));
+    return _mm_packs_epi32(y, y);
 }
 
 /* trilinear as sample_px, in lanes */
@@ -326,8 +382,6 @@ static bool row_span(const stri *t, int32_t y, int32_t x0, int32_t x1, int32_t *
     return *xa <= *xb;
 }
 
-/* a value interpolated over the triangle (one per vertex) as a plane: v0 + vx * x + vy * y */
-typedef struct plane { float v0, vx, vy; } plane;
 
 static plane plane_of(const stri *t, float a0, float a1, float a2)
 {
@@ -444,7 +498,7 @@ static inline uint32_t fast_px(const fast_mat *f, float u, float v, float lod2, 
  * from draw_fast, which does the same for any fast material: inlined into one another, or with
  * the general one's tests, the common case runs 10-40% slower (measured). */
 static RT_NOINLINE void draw_common(raster_job *j, const stri *t, const rmat *m, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
-                                    rt_tile *tile)
+                                    rt_tile *tile, float dmax)
 {
     const bk_renderer *r = j->r;
     const rtex *tex = &r->tex[m->tex], *lm = &r->tex[m->lm];
@@ -457,7 +511,8 @@ static RT_NOINLINE void draw_common(raster_job *j, const stri *t, const rmat *m,
     const int32_t dx0 = tile->x0, dy0 = tile->y0;
     for (int32_t y = y0; y <= y1; y++) {
         int32_t xa, xb;
-        if (!row_span(t, y, x0, x1, &xa, &xb)) continue;
+        if (row_hidden(tile, y - tile->y0, dmax) || !row_span(t, y, x0, x1, &xa, &xb)) continue;
+        tile->row_dirty[y - tile->y0] = true;
         float l1 = t->l1o + t->dl1y * (float)y + t->dl1x * (float)xa;
         float l2 = t->l2o + t->dl2y * (float)y + t->dl2x * (float)xa;
         float d = plane_at(&pd, xa, y), q = plane_at(&pq, xa, y);
@@ -512,7 +567,7 @@ static RT_NOINLINE void draw_common(raster_job *j, const stri *t, const rmat *m,
 
 /* Any fast material (fast_of) in integers, as draw_common does. */
 static RT_NOINLINE void draw_fast(raster_job *j, const stri *t, const fast_mat *fm, int32_t x0, int32_t y0, int32_t x1,
-                                  int32_t y1, rt_tile *tile)
+                                  int32_t y1, rt_tile *tile, float dmax)
 {
     const fast_mat f = *fm; /* a local copy: the stores below (bytes) could alias it */
     const rtex *tex = f.tex;
@@ -525,7 +580,8 @@ static RT_NOINLINE void draw_fast(raster_job *j, const stri *t, const fast_mat *
     const int32_t dx0 = tile->x0, dy0 = tile->y0;
     for (int32_t y = y0; y <= y1; y++) {
         int32_t xa, xb;
-        if (!row_span(t, y, x0, x1, &xa, &xb)) continue;
+        if (row_hidden(tile, y - tile->y0, dmax) || !row_span(t, y, x0, x1, &xa, &xb)) continue;
+        tile->row_dirty[y - tile->y0] = true;
         float l1 = t->l1o + t->dl1y * (float)y + t->dl1x * (float)xa;
         float l2 = t->l2o + t->dl2y * (float)y + t->dl2x * (float)xa;
         float d = plane_at(&pd, xa, y), q = plane_at(&pq, xa, y), a[7];
@@ -564,10 +620,12 @@ static void draw_tri(raster_job *j, const stri *t, rt_tile *tile, int32_t tx1, i
     int32_t x0 = t->x0 > tx0 ? t->x0 : tx0, x1 = t->x1 < tx1 ? t->x1 : tx1;
     int32_t y0 = t->y0 > ty0 ? t->y0 : ty0, y1 = t->y1 < ty1 ? t->y1 : ty1;
     uint32_t W = j->v->w;
+    plane pd = plane_of(t, t->d[0], t->d[1], t->d[2]);
+    float dmax = sky ? -INFINITY : tri_dmax(t, &pd);
     fast_mat fm;
     if (fast_of(j, t, m, &fm)) {
-        if (fm.tex && fm.lm && fm.white && !fm.vc) draw_common(j, t, m, x0, y0, x1, y1, tile);
-        else draw_fast(j, t, &fm, x0, y0, x1, y1, tile);
+        if (fm.tex && fm.lm && fm.white && !fm.vc) draw_common(j, t, m, x0, y0, x1, y1, tile, dmax);
+        else draw_fast(j, t, &fm, x0, y0, x1, y1, tile, dmax);
         return;
     }
     /* the attributes this material reads: uv0 (2), uv1 (4), colour (8), world z (9) */
@@ -580,7 +638,8 @@ static void draw_tri(raster_job *j, const stri *t, rt_tile *tile, int32_t tx1, i
     plane pu = plane_of(t, t->at[0][0], t->at[1][0], t->at[2][0]), pv = plane_of(t, t->at[0][1], t->at[1][1], t->at[2][1]);
     for (int32_t y = y0; y <= y1; y++) {
         int32_t xa, xb;
-        if (!row_span(t, y, x0, x1, &xa, &xb)) continue;
+        if (row_hidden(tile, y - tile->y0, dmax) || !row_span(t, y, x0, x1, &xa, &xb)) continue;
+        if (write) tile->row_dirty[y - tile->y0] = true;
         float l1 = t->l1o + t->dl1y * (float)y + t->dl1x * (float)xa;
         float l2 = t->l2o + t->dl2y * (float)y + t->dl2x * (float)xa;
         for (int32_t x = xa; x <= xb; x++, l1 += t->dl1x, l2 += t->dl2x) {
@@ -624,18 +683,18 @@ static void raster_worker(void *user)
         int32_t tx1 = tx0 + TILE - 1, ty1 = ty0 + TILE - 1;
         if (tx1 >= (int32_t)v->w) tx1 = (int32_t)v->w - 1;
         if (ty1 >= (int32_t)v->h) ty1 = (int32_t)v->h - 1;
+        tile.w = tx1 - tx0 + 1;
         for (int32_t y = ty0; y <= ty1; y++)
             for (int32_t x = tx0; x <= tx1; x++) {
                 size_t pi = (size_t)y * v->w + (size_t)x;
                 uint8_t *p = j->rgba + pi * 4;
                 p[0] = 0x20, p[1] = 0x28, p[2] = 0x30, p[3] = 255;
             }
-        for (size_t i = 0; i < TILE * TILE; i++) tile.depth[i] = -INFINITY;
+        tile_clear_depth(&tile);
         bool behind = false; /* a 3D skybox drawn: the world's depth starts afresh after it */
         for (uint32_t i = j->bin_start[t]; i < j->bin_start[t + 1]; i++) {
             const stri *st = &j->tris[j->bin[i]];
-            if (behind && !st->sky3d)
-                for (size_t k = 0; k < TILE * TILE; k++) tile.depth[k] = -INFINITY;
+            if (behind && !st->sky3d) tile_clear_depth(&tile);
             behind = st->sky3d;
             draw_tri(j, st, &tile, tx1, ty1);
         }
@@ -659,23 +718,20 @@ typedef struct setup {
     bk_result err;
 } setup;
 
-static void view_planes(setup *s)
+int bk_rt_view_planes(const rt_view *v, float planes[6][4])
 {
-    const rt_view *v = s->v;
-    int n = 0;
-    float (*p)[4] = s->planes;
     if (v->ortho) {
         float a[6][4] = {{0, 0, 1, -v->znear}, {0, 0, -1, v->zfar}, {-1, 0, 0, v->tx}, {1, 0, 0, v->tx},
                          {0, -1, 0, v->ty}, {0, 1, 0, v->ty}};
-        memcpy(p, a, sizeof a);
-        n = 6;
-    } else {
-        float a[5][4] = {{0, 0, 1, -v->znear}, {-1, 0, v->tx, 0}, {1, 0, v->tx, 0}, {0, -1, v->ty, 0}, {0, 1, v->ty, 0}};
-        memcpy(p, a, sizeof a);
-        n = 5;
+        memcpy(planes, a, sizeof a);
+        return 6;
     }
-    s->plane_count = n;
+    float a[5][4] = {{0, 0, 1, -v->znear}, {-1, 0, v->tx, 0}, {1, 0, v->tx, 0}, {0, -1, v->ty, 0}, {0, 1, v->ty, 0}};
+    memcpy(planes, a, sizeof a);
+    return 5;
 }
+
+static void view_planes(setup *s) { s->plane_count = bk_rt_view_planes(s->v, s->planes); }
 
 static int clip_poly(const setup *s, float (*in)[NA], int n, float (*tmp)[NA])
 {

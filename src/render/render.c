@@ -82,17 +82,46 @@ static bool wanted(const bk_renderer *r, const rt_view *v, uint64_t t)
     return !v->vis || v->vis[t];
 }
 
-/* the scene's triangles in the order they are drawn: opaque, sky layers, blended far to near */
+/* every corner of tr outside one of the view's planes, by a margin that no rounding of the clipper
+ * (raster.c) can cross: it would clip tr away, so it is not sorted and set up at all */
+static bool outside_view(const bk_renderer *r, const rt_view *v, const float planes[6][4], int np, const rtri *tr)
+{
+    float c[3][3], big = 0;
+    for (int i = 0; i < 3; i++) {
+        const float *p = r->vert[tr->v[i]].p, *o = tr->follow ? r->sky_origin : v->eye;
+        float d[3] = {p[0] - o[0], p[1] - o[1], p[2] - o[2]};
+        c[i][0] = d[0] * v->right[0] + d[1] * v->right[1] + d[2] * v->right[2];
+        c[i][1] = d[0] * v->up[0] + d[1] * v->up[1] + d[2] * v->up[2];
+        c[i][2] = d[0] * v->fwd[0] + d[1] * v->fwd[1] + d[2] * v->fwd[2];
+        big = fmaxf(big, fabsf(c[i][0]) + fabsf(c[i][1]) + fabsf(c[i][2]));
+    }
+    if (!isfinite(big)) return false;
+    float margin = 1e-3f + 1e-4f * big;
+    for (int k = 0; k < np; k++) {
+        const float *pl = planes[k];
+        bool out = true;
+        for (int i = 0; i < 3 && out; i++)
+            out = pl[0] * c[i][0] + pl[1] * c[i][1] + pl[2] * c[i][2] + pl[3] < -margin;
+        if (out) return true;
+    }
+    return false;
+}
+
+/* the scene's triangles in the order they are drawn: opaque, sky layers, blended far to near;
+ * those wholly outside the view are left out */
 bk_result bk_rt_draw_order(const bk_renderer *r, const rt_view *v, rt_order **out, uint64_t *count)
 {
     rt_order *k = bk_malloc((size_t)(r->tri_count ? r->tri_count : 1) * sizeof(rt_order));
     if (!k) return BK_ENOMEM;
     uint64_t n = 0;
     bool any3d = false;
+    float planes[6][4];
+    int np = bk_rt_view_planes(v, planes);
     for (uint64_t t = 0; t < r->tri_count && !any3d; t++) any3d = r->tri[t].sky3d && wanted(r, v, t);
     for (uint64_t t = 0; t < r->tri_count; t++) {
         if (!wanted(r, v, t)) continue;
         const rtri *tr = &r->tri[t];
+        if (outside_view(r, v, planes, np, tr)) continue;
         const rmat *m = &r->mat[tr->mat];
         float z = 0;
         if (m->pass != RP_SKY)

@@ -92,6 +92,10 @@ typedef struct rt_view {
     float display_gamma;
 } rt_view;
 
+/* raster.c: v's clipping planes in camera space (x right, y up, z forward): a point p is inside
+ * when n . p + d >= 0 for every one; the count (5 perspective, 6 orthographic) */
+int bk_rt_view_planes(const rt_view *v, float planes[6][4]);
+
 /* render.c: the triangles v draws, in the order they are drawn (bk_free *out) */
 typedef struct rt_order { int32_t pass, layer; float depth; uint32_t tri; } rt_order;
 bk_result bk_rt_draw_order(const bk_renderer *r, const rt_view *v, rt_order **out, uint64_t *count);
