@@ -170,6 +170,14 @@ static bool empty_zip(const uint8_t *head, size_t n)
            (size_t)22 + bk_rd_u16le(head + 20) <= n;
 }
 
+/* An archive file's pages once a member has been read from them (its bytes, its header, its
+ * directory entry): out of the program's resident set. They stay in the page cache and come back
+ * if read again. Not for an archive in the caller's memory, which may not be a file's. */
+static void release_pages(const bk_zip *a)
+{
+    if (a->map) bk_mapped_release(a->map, a->map_size);
+}
+
 static bk_result open_common(bk_zip *a, const char *path, const bk_options *opt, bk_zip **out)
 {
     bk_limits lim = bk_limits_of(opt);
@@ -233,7 +241,9 @@ bk_result bk_zip_open(const char *path, const bk_options *opt, bk_zip **out)
     /* mapped where possible (one open); read through stdio otherwise (an empty file, no mmap) */
     if (bk_map_file_lazy(path, UINT64_MAX, &a->map, &a->map_size) == BK_OK) {
         use_memory(a, a->map, a->map_size);
-        return open_common(a, "memory", opt, out);
+        bk_result r = open_common(a, "memory", opt, out);
+        if (r == BK_OK) release_pages(*out);   /* the central directory, read */
+        return r;
     }
     bk_result why = BK_ENOTFOUND;
     FILE *fp = bk_open_regular(path, &why);
@@ -310,14 +320,13 @@ static bk_result mem_raw(const bk_zip *a, const ar_entry *e, uint8_t **out, size
     uint8_t *buf = bk_malloc(e->csize ? (size_t)e->csize : 1);
     if (!buf) return BK_ENOMEM;
     memcpy(buf, src, (size_t)e->csize);
+    release_pages(a);
     *out = buf;
     *size = (size_t)e->csize;
     return BK_OK;
 }
 
-/* A stored or deflated member of an archive in memory, decoded from where it lies: exactly
- * e->size bytes must come out, and their CRC must match. BK_EUNSUPPORTED: leave it to minizip. */
-static bk_result mem_decode(const bk_zip *a, const ar_entry *e, uint8_t *buf)
+static bk_result mem_decode_at(const bk_zip *a, const ar_entry *e, uint8_t *buf)
 {
     const uint8_t *src;
     BK_TRY(member_span(a, e, &src));
@@ -335,6 +344,15 @@ static bk_result mem_decode(const bk_zip *a, const ar_entry *e, uint8_t *buf)
         if (dr != LIBDEFLATE_SUCCESS) return BK_EDECOMPRESS;
     }
     return libdeflate_crc32(0, buf, n) == e->crc ? BK_OK : BK_EDECOMPRESS;
+}
+
+/* A stored or deflated member of an archive in memory, decoded from where it lies: exactly
+ * e->size bytes must come out, and their CRC must match. BK_EUNSUPPORTED: leave it to minizip. */
+static bk_result mem_decode(const bk_zip *a, const ar_entry *e, uint8_t *buf)
+{
+    bk_result r = mem_decode_at(a, e, buf);
+    release_pages(a);
+    return r;
 }
 
 static bk_result read_member(bk_zip *a, const ar_entry *e, uint64_t n, bool raw, uint8_t **out, size_t *size)
