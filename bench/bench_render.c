@@ -82,7 +82,9 @@ int main(int argc, char **argv)
         return 1;
     }
     double t1 = now();
-    if (bk_query_open(f, &opt, &q) != BK_OK) q = NULL;
+    bk_options qo = opt;
+    qo.flags |= BK_OPT_FEW_POINTS;   /* as bspkit render opens it */
+    if (bk_query_open(f, &qo, &q) != BK_OK) q = NULL;
     bk_renderer *r;
     if (bk_renderer_new(s, q, &r) != BK_OK) return 1;
     double t2 = now();

@@ -165,6 +165,7 @@ int cli_render_one(cli_opts *o, const render_args *ra, const char *in, const cha
     }
     bk_options qo = o->opt;
     qo.diag = NULL;
+    qo.flags |= BK_OPT_FEW_POINTS;   /* the eye alone is asked */
     if (bk_query_open(f, &qo, &q) != BK_OK) q = NULL;
     bk_file_release_pages(f); /* the scene and query are built: what the query reads comes back */
     bk_cli_trim();            /* and what building them freed goes back */

@@ -94,8 +94,9 @@ bk_result bk_cm_build(bk_cm *cm, const bk_cm_desc *d, bk_ctx *ctx)
     bk_free(mesh_of);
     bk_cm_finish(cm);
     r = bk_cm_trace_index(cm, ctx);
-    if (r == BK_OK) r = bk_cm_point_index(cm, ctx);
-    if (r == BK_OK) r = bk_cm_point_grid(cm, ctx);
+    bool few = ctx && (ctx->opt.flags & BK_OPT_FEW_POINTS);
+    if (r == BK_OK && !few) r = bk_cm_point_index(cm, ctx);
+    if (r == BK_OK && !few) r = bk_cm_point_grid(cm, ctx);
     if (r != BK_OK) bk_cm_free(cm);
     return r;
 }

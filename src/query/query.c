@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "cm.h"
 #include "query_internal.h"
 
 static const struct { uint32_t bit; const char *name; } k_contents[] = {
@@ -148,6 +149,35 @@ bk_result bk_query_point(const bk_query *q, uint32_t model, const float pos[3], 
     if (model >= q->info.model_count) return BK_EINDEX;
     if (!bk_finite3(pos)) return BK_EARG;
     return q->ops->point(q->state, model, pos, out);
+}
+
+void bk_query_clusters(const bk_query *q, size_t count, const float *pos, int32_t *clusters)
+{
+    const bk_cm *cm = q->ops->cm ? q->ops->cm(q->state) : NULL;
+    if (!cm || !cm->model_count || cm->models[0].headnode < 0) {
+        for (size_t i = 0; i < count; i++) {
+            bk_point_info pi;
+            clusters[i] = bk_query_point(q, 0, pos + 3 * i, &pi) == BK_OK ? pi.cluster : -1;
+        }
+        return;
+    }
+    enum { CHUNK = 256 };
+    float p[3 * CHUNK];
+    int32_t leaves[CHUNK];
+    for (size_t i = 0; i < count; i += CHUNK) {
+        size_t n = count - i < CHUNK ? count - i : CHUNK;
+        for (size_t j = 0; j < n; j++) {   /* a point bk_query_point refuses: the origin, then -1 */
+            bool ok = bk_finite3(pos + 3 * (i + j));
+            for (int k = 0; k < 3; k++) p[3 * j + k] = ok ? pos[3 * (i + j) + k] : 0;
+            clusters[i + j] = ok ? 0 : -1;
+        }
+        bk_cm_point_leaves(cm, cm->models[0].headnode, n, p, leaves);
+        for (size_t j = 0; j < n; j++)
+            if (clusters[i + j] == 0)
+                clusters[i + j] = leaves[j] >= 0 && (uint32_t)leaves[j] < q->info.leaf_count
+                                      ? q->ops->leaf_cluster(q->state, leaves[j])
+                                      : -1;
+    }
 }
 
 bk_result bk_query_points(const bk_query *q, uint32_t model, size_t count, const float *pos, bk_point_info *out,

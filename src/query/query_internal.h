@@ -53,6 +53,11 @@ struct bk_query {
     uint32_t *cluster_leaves;  /* leaves per cluster (info.cluster_count entries) */
 };
 
+/* For the library's renderer: the cluster of each of count points (pos: 3 floats a point) in the
+ * world, -1 where bk_query_point gives none or fails. The same clusters as bk_query_point, found
+ * by the tree walk alone where the family's contents need more (Quake 3's brushes). */
+void bk_query_clusters(const bk_query *q, size_t count, const float *pos, int32_t *clusters);
+
 /* Shared by the families' trace code: the engines' distance epsilon ("back off the hit by
  * 1/32 unit") and the neutral-contents helpers. */
 #define BK_DIST_EPSILON 0.03125f

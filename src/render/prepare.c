@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "query/query_internal.h"
 #include "render_internal.h"
 
 const char *bk_rt_extra(const bk_kv *kv, uint32_t n, const char *key)
@@ -349,31 +350,34 @@ static bk_result prepare_clusters(bk_renderer *r)
     if (r->tri_count > SIZE_MAX / (4 * sizeof(int32_t))) return BK_EOVERFLOW;
     r->tri_cluster = bk_malloc((size_t)r->tri_count * 4 * sizeof(int32_t));
     if (!r->tri_cluster) return BK_ENOMEM;
-    for (uint64_t t = 0; t < r->tri_count; t++) {
-        int32_t *out = r->tri_cluster + t * 4;
-        const rtri *tr = &r->tri[t];
-        if (tr->follow || tr->sky3d) { /* seen through the sky from anywhere: not culled by the world's PVS */
-            out[0] = out[1] = out[2] = out[3] = -2;
-            continue;
+    enum { CHUNK = 256 };   /* triangles at a time: their points asked for at once */
+    float pts[CHUNK * 12];
+    for (uint64_t t0 = 0; t0 < r->tri_count; t0 += CHUNK) {
+        uint64_t n = r->tri_count - t0 < CHUNK ? r->tri_count - t0 : CHUNK;
+        for (uint64_t t = t0; t < t0 + n; t++) {
+            const rtri *tr = &r->tri[t];
+            const float *a = r->vert[tr->v[0]].p, *b = r->vert[tr->v[1]].p, *c = r->vert[tr->v[2]].p;
+            float e1[3], e2[3], nrm[3], g[3];
+            for (int k = 0; k < 3; k++) e1[k] = b[k] - a[k], e2[k] = c[k] - a[k], g[k] = (a[k] + b[k] + c[k]) / 3;
+            nrm[0] = e1[1] * e2[2] - e1[2] * e2[1];
+            nrm[1] = e1[2] * e2[0] - e1[0] * e2[2];
+            nrm[2] = e1[0] * e2[1] - e1[1] * e2[0];
+            float l = sqrtf(nrm[0] * nrm[0] + nrm[1] * nrm[1] + nrm[2] * nrm[2]);
+            if (l > 0) for (int k = 0; k < 3; k++) nrm[k] /= l;
+            const float *corner[4] = {g, a, b, c};
+            float *p = pts + (t - t0) * 12;
+            for (int i = 0; i < 4; i++)
+                for (int k = 0; k < 3; k++) p[3 * i + k] = corner[i][k] + (g[k] - corner[i][k]) * 0.1f + nrm[k] * 0.5f;
         }
-        const float *a = r->vert[tr->v[0]].p, *b = r->vert[tr->v[1]].p, *c = r->vert[tr->v[2]].p;
-        float e1[3], e2[3], n[3], g[3];
-        for (int k = 0; k < 3; k++) e1[k] = b[k] - a[k], e2[k] = c[k] - a[k], g[k] = (a[k] + b[k] + c[k]) / 3;
-        n[0] = e1[1] * e2[2] - e1[2] * e2[1];
-        n[1] = e1[2] * e2[0] - e1[0] * e2[2];
-        n[2] = e1[0] * e2[1] - e1[1] * e2[0];
-        float l = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-        if (l > 0) for (int k = 0; k < 3; k++) n[k] /= l;
-        const float *pts[4] = {g, a, b, c};
-        bool any = false;
-        for (int i = 0; i < 4; i++) {
-            float p[3];
-            for (int k = 0; k < 3; k++) p[k] = pts[i][k] + (g[k] - pts[i][k]) * 0.1f + n[k] * 0.5f;
-            bk_point_info pi;
-            out[i] = bk_query_point(r->q, 0, p, &pi) == BK_OK ? pi.cluster : -1;
-            any |= out[i] >= 0;
+        int32_t *out = r->tri_cluster + t0 * 4;
+        bk_query_clusters(r->q, (size_t)n * 4, pts, out);
+        for (uint64_t t = t0; t < t0 + n; t++, out += 4) {
+            const rtri *tr = &r->tri[t];
+            /* seen through the sky from anywhere: not culled by the world's PVS; and none of its
+             * points in a cluster (all in solid): always drawn */
+            if (tr->follow || tr->sky3d || (out[0] < 0 && out[1] < 0 && out[2] < 0 && out[3] < 0))
+                out[0] = out[1] = out[2] = out[3] = -2;
         }
-        if (!any) out[0] = out[1] = out[2] = out[3] = -2; /* always drawn */
     }
     return BK_OK;
 }

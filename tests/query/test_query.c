@@ -219,6 +219,27 @@ static void batch_check(const bk_query *q, const bk_file *f, const char *path)
     }
     if (differ) fprintf(stderr, "%s: %d of %d batch answers differ\n", path, differ, NB);
     CHECK(differ == 0);
+    /* a query opened for few points (no start grid, no point index) answers the same, and the
+     * renderer's clusters by the walk alone are bk_query_point's */
+    bk_options fo;
+    memset(&fo, 0, sizeof fo);
+    fo.flags = BK_OPT_NO_TEXTURES | BK_OPT_NO_LIGHTMAPS | BK_OPT_FEW_POINTS;
+    bk_query *few = NULL;
+    CHECK(bk_query_open(f, &fo, &few) == BK_OK);
+    static bk_point_info fewer[NB];
+    static int32_t clusters[NB];
+    if (few) {
+        CHECK(bk_query_points(few, 0, NB, pos, fewer, NULL) == BK_OK);
+        bk_query_clusters(few, NB, pos, clusters);
+        int fd = 0, cd = 0;
+        for (size_t i = 0; i < NB; i++) {
+            fd += memcmp(&fewer[i], &batch[i], sizeof fewer[i]) != 0;
+            cd += clusters[i] != batch[i].cluster;
+        }
+        if (fd || cd) fprintf(stderr, "%s: few points: %d answers, %d clusters of %d differ\n", path, fd, cd, NB);
+        CHECK(fd == 0 && cd == 0);
+        bk_query_free(few);
+    }
     size_t bad = 0;
     pos[3 * 1234 + 1] = NAN;
     CHECK(bk_query_points(q, 0, NB, pos, batch, &bad) == BK_EARG && bad == 1234);
