@@ -684,12 +684,13 @@ static void raster_worker(void *user)
         if (tx1 >= (int32_t)v->w) tx1 = (int32_t)v->w - 1;
         if (ty1 >= (int32_t)v->h) ty1 = (int32_t)v->h - 1;
         tile.w = tx1 - tx0 + 1;
-        for (int32_t y = ty0; y <= ty1; y++)
-            for (int32_t x = tx0; x <= tx1; x++) {
-                size_t pi = (size_t)y * v->w + (size_t)x;
-                uint8_t *p = j->rgba + pi * 4;
-                p[0] = 0x20, p[1] = 0x28, p[2] = 0x30, p[3] = 255;
-            }
+        const uint8_t clear[4] = {0x20, 0x28, 0x30, 255};
+        uint32_t clear_px;
+        memcpy(&clear_px, clear, 4);
+        for (int32_t y = ty0; y <= ty1; y++) {
+            uint8_t *row = j->rgba + ((size_t)y * v->w + (size_t)tx0) * 4;
+            for (int32_t x = 0; x <= tx1 - tx0; x++) memcpy(row + (size_t)x * 4, &clear_px, 4);
+        }
         tile_clear_depth(&tile);
         bool behind = false; /* a 3D skybox drawn: the world's depth starts afresh after it */
         for (uint32_t i = j->bin_start[t]; i < j->bin_start[t + 1]; i++) {
@@ -698,12 +699,19 @@ static void raster_worker(void *user)
             behind = st->sky3d;
             draw_tri(j, st, &tile, tx1, ty1);
         }
-        if (j->gamma)
-            for (int32_t y = ty0; y <= ty1; y++)
-                for (int32_t x = tx0; x <= tx1; x++) {
-                    uint8_t *p = j->rgba + ((size_t)y * v->w + (size_t)x) * 4;
-                    for (int k = 0; k < 3; k++) p[k] = j->gamma[p[k]];
+        if (j->gamma) {
+            const uint8_t *g = j->gamma;
+            for (int32_t y = ty0; y <= ty1; y++) {
+                uint8_t *row = j->rgba + ((size_t)y * v->w + (size_t)tx0) * 4;
+                for (int32_t x = 0; x <= tx1 - tx0; x++) {   /* a pixel as one word: R lowest, A kept */
+                    uint32_t c;
+                    memcpy(&c, row + (size_t)x * 4, 4);
+                    c = (c & 0xff000000u) | (uint32_t)g[c & 255] | (uint32_t)g[(c >> 8) & 255] << 8 |
+                        (uint32_t)g[(c >> 16) & 255] << 16;
+                    memcpy(row + (size_t)x * 4, &c, 4);
                 }
+            }
+        }
     }
 }
 
