@@ -46,7 +46,10 @@ for fam, f, extra in maps:
     if len(builds) == 2 and all(kb[b] is not None for b in builds):
         a, c = (open(f'{tmp}/{i}.png', 'rb').read() for i in range(2))
         if a == c: same += 1
-        else: differ.append(os.path.basename(f))
+        else:
+            differ.append(os.path.basename(f))
+            for i, data in enumerate((a, c)):   # kept to be looked at
+                open(f'{tmp}/{os.path.basename(f)}.{"before" if i == 0 else "after"}.png', 'wb').write(data)
     rows.append((fam, f, kin, kb))
 with open(out, 'w') as o:
     o.write('family\tmap\tinput_kB\t' + '\t'.join(f'peak_kB_{"before" if b == old else "after"}\tbar_kB' for b in builds) + '\n')
@@ -68,6 +71,6 @@ for b in builds:
               f'median peak {statistics.median(k for _, _, k in fd) / 1024:.1f} MiB, '
               f'median peak / bar {statistics.median(k / bar(kin) for _, kin, k in fd):.2f}')
 if len(builds) == 2:
-    print(f'PNGs byte-identical: {same} of {same + len(differ)}' + (f'; differ: {" ".join(differ)}' if differ else ''))
+    print(f'PNGs byte-identical: {same} of {same + len(differ)}' + (f'; differ: {" ".join(differ)} (both kept in {tmp})' if differ else ''))
 print(f'per map: {out}')
 PYEOF

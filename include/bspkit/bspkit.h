@@ -157,7 +157,7 @@ enum {
                                       * need (bk_file_complete). Other formats load whole as always */
     BK_OPT_FEW_POINTS = 1u << 11,   /* bk_query_open: leave out what makes many point queries fast (the
                                      * start grid and, on Quake 3, the point index: 1-10 MB on large
-                                     * maps). The answers are the same, each found by a walk from the
+                                     * maps). The answers are the same, each walk starting from the
                                      * root; for a caller asking a few (a renderer's eye) */
 };
 

@@ -191,8 +191,9 @@ void bk_cm_world_contents(const bk_cm *cm, size_t count, const float *pos, const
 /* Build the point index of a model-0 tree whose contents come from brushes (cm_point.c); the
  * answers are the same with or without it. */
 bk_result bk_cm_point_index(bk_cm *cm, bk_ctx *ctx);
-/* Build the start grid of model 0's tree (both brush families). */
-bk_result bk_cm_point_grid(bk_cm *cm, bk_ctx *ctx);
+/* Lay out the nodes with their planes inline for point walks, and with start_grid the start grid
+ * of model 0's tree (both brush families). */
+bk_result bk_cm_point_grid(bk_cm *cm, bk_ctx *ctx, bool start_grid);
 void bk_cm_point_index_free(bk_cm *cm);
 /* Trace a box (mins/maxs) from start to end through model, stopping at contents in mask. */
 void bk_cm_trace(const bk_cm *cm, const bk_trace_params *p, const float start[3], const float end[3],

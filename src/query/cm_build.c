@@ -96,7 +96,7 @@ bk_result bk_cm_build(bk_cm *cm, const bk_cm_desc *d, bk_ctx *ctx)
     r = bk_cm_trace_index(cm, ctx);
     bool few = ctx && (ctx->opt.flags & BK_OPT_FEW_POINTS);
     if (r == BK_OK && !few) r = bk_cm_point_index(cm, ctx);
-    if (r == BK_OK && !few) r = bk_cm_point_grid(cm, ctx);
+    if (r == BK_OK) r = bk_cm_point_grid(cm, ctx, !few);   /* the nodes with their planes inline, always */
     if (r != BK_OK) bk_cm_free(cm);
     return r;
 }

@@ -279,7 +279,7 @@ static void fill_block(const gridb *b, int32_t node, const uint32_t a[3], const 
     fill_block(b, node, mid, z, depth + 1);
 }
 
-bk_result bk_cm_point_grid(bk_cm *cm, bk_ctx *ctx)
+bk_result bk_cm_point_grid(bk_cm *cm, bk_ctx *ctx, bool start_grid)
 {
     bk_cm_grid *g = &cm->grid;
     if (cm->model_count == 0 || cm->models[0].headnode < 0 || cm->node_count < 64) return BK_OK;
@@ -292,6 +292,7 @@ bk_result bk_cm_point_grid(bk_cm *cm, bk_ctx *ctx)
         g->nodes[i].d = pl->d;
         memcpy(g->nodes[i].children, cm->nodes[i].children, sizeof g->nodes[i].children);
     }
+    if (!start_grid) return BK_OK;
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (uint32_t b = 0; b < cm->brush_count; b++)
         for (int k = 0; k < 3; k++)

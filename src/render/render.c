@@ -66,6 +66,55 @@ void bk_render_spawns(const bk_scene *s, float (*pos)[3], float *yaw, uint32_t c
 }
 
 /* ---- draw order -------------------------------------------------------------------------------- */
+/* The order cmp_key gives, by an LSD radix sort of (pass, layer, depth) keys, byte by byte: stable,
+ * so equal keys keep their triangles' order, as cmp_key's last rule does. A float's bits made to
+ * sort as unsigned integers: the sign bit set for positives, every bit flipped for negatives (-0
+ * made +0 first: cmp_key finds them equal). false (nothing done) where a key does not fit: a pass
+ * or layer out of range, a NaN depth, or no memory; qsort then. */
+static uint32_t float_key(float f)
+{
+    if (f == 0) f = 0;
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u & 0x80000000u ? ~u : u | 0x80000000u;
+}
+
+typedef struct rkey { uint64_t key; uint64_t at; } rkey;
+
+static bool radix_order(rt_order *k, uint64_t n)
+{
+    rkey *a = bk_malloc((size_t)n * sizeof *a), *b = bk_malloc((size_t)n * sizeof *b);
+    rt_order *o = bk_malloc((size_t)n * sizeof *o);
+    bool ok = a && b && o;
+    for (uint64_t i = 0; ok && i < n; i++) {
+        ok = k[i].pass >= 0 && k[i].pass < 16 && k[i].layer >= 0 && k[i].layer < 4096 && !isnan(k[i].depth);
+        a[i].key = (uint64_t)k[i].pass << 44 | (uint64_t)k[i].layer << 32 | float_key(k[i].depth);
+        a[i].at = i;
+    }
+    for (int shift = 0; ok && shift < 48; shift += 8) {
+        uint64_t count[256] = {0};
+        for (uint64_t i = 0; i < n; i++) count[(a[i].key >> shift) & 255]++;
+        if (count[(a[0].key >> shift) & 255] == n) continue;   /* one digit for all: nothing moves */
+        uint64_t run = 0;
+        for (int d = 0; d < 256; d++) {
+            uint64_t c = count[d];
+            count[d] = run;
+            run += c;
+        }
+        for (uint64_t i = 0; i < n; i++) b[count[(a[i].key >> shift) & 255]++] = a[i];
+        rkey *t = a;
+        a = b, b = t;
+    }
+    if (ok) {
+        for (uint64_t i = 0; i < n; i++) o[i] = k[a[i].at];
+        memcpy(k, o, (size_t)n * sizeof *o);
+    }
+    bk_free(a);
+    bk_free(b);
+    bk_free(o);
+    return ok;
+}
+
 static int cmp_key(const void *a, const void *b)
 {
     const rt_order *x = a, *y = b;
@@ -146,7 +195,7 @@ bk_result bk_rt_draw_order(const bk_renderer *r, const rt_view *v, rt_order **ou
         k[n].tri = (uint32_t)t;
         n++;
     }
-    qsort(k, (size_t)n, sizeof *k, cmp_key);
+    if (n < 256 || !radix_order(k, n)) qsort(k, (size_t)n, sizeof *k, cmp_key);
     *out = k;
     *count = n;
     return BK_OK;
