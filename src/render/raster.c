@@ -438,7 +438,7 @@ static void draw_tri(raster_job *j, const stri *t, rt_tile *tile, int32_t tx1, i
     int32_t y0 = t->y0 > ty0 ? t->y0 : ty0, y1 = t->y1 < ty1 ? t->y1 : ty1;
     uint32_t W = j->v->w;
     plane pd = plane_of(t, t->d[0], t->d[1], t->d[2]);
-    float dmax = sky ? -INFINITY : tri_dmax(t, &pd);
+    float dmax = j->v->exhaustive ? INFINITY : sky ? -INFINITY : tri_dmax(t, &pd);
     fast_mat fm;
     if (fast_of(j, t, m, &fm)) {
         if (fm.tex && fm.lm && fm.white && !fm.vc) draw_common(j, t, m, x0, y0, x1, y1, tile, dmax);

@@ -170,7 +170,7 @@ bk_result bk_rt_draw_order(const bk_renderer *r, const rt_view *v, rt_order **ou
     for (uint64_t t = 0; t < r->tri_count; t++) {
         if (!wanted(r, v, t)) continue;
         const rtri *tr = &r->tri[t];
-        if (outside_view(r, v, planes, np, tr)) continue;
+        if (!v->exhaustive && outside_view(r, v, planes, np, tr)) continue;
         const rmat *m = &r->mat[tr->mat];
         float z = 0;
         if (m->pass != RP_SKY)
@@ -195,7 +195,7 @@ bk_result bk_rt_draw_order(const bk_renderer *r, const rt_view *v, rt_order **ou
         k[n].tri = (uint32_t)t;
         n++;
     }
-    if (n < 256 || !radix_order(k, n)) qsort(k, (size_t)n, sizeof *k, cmp_key);
+    if (v->exhaustive || n < 256 || !radix_order(k, n)) qsort(k, (size_t)n, sizeof *k, cmp_key);
     *out = k;
     *count = n;
     return BK_OK;
@@ -442,12 +442,19 @@ bk_result bk_renderer_prepare(bk_renderer *r, const bk_render_options *o, bk_sce
 
 bk_result bk_renderer_draw(bk_renderer *r, const bk_render_options *o, uint8_t **rgba, bk_render_info *info)
 {
+    return bk_rt_draw_view(r, o, false, rgba, info);
+}
+
+bk_result bk_rt_draw_view(bk_renderer *r, const bk_render_options *o, bool exhaustive, uint8_t **rgba,
+                          bk_render_info *info)
+{
     *rgba = NULL;
     if (!o) o = &k_default_view;
     rt_view v;
     bk_render_info ri;
     uint8_t *vis;
     BK_TRY(view_of(r, o, &v, &ri, &vis));
+    v.exhaustive = exhaustive;
     uint8_t *px = bk_malloc((size_t)v.w * v.h * 4);
     if (!px) {
         bk_free(vis);

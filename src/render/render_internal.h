@@ -90,7 +90,13 @@ typedef struct rt_view {
     const uint8_t *vis;         /* triangle visible flags (PVS), or NULL: all */
     uint32_t threads;
     float display_gamma;
+    bool exhaustive;            /* no shortcut: every triangle sorted (qsort) and set up, every row of
+                                 * a tile walked; the same picture (the tests compare both) */
 } rt_view;
+
+/* render.c: bk_renderer_draw, with exhaustive set as rt_view says (for the tests) */
+bk_result bk_rt_draw_view(bk_renderer *r, const bk_render_options *o, bool exhaustive, uint8_t **rgba,
+                          bk_render_info *info);
 
 /* raster.c: v's clipping planes in camera space (x right, y up, z forward): a point p is inside
  * when n . p + d >= 0 for every one; the count (5 perspective, 6 orthographic) */
