@@ -12,3 +12,4 @@ bk_sh_test(render_memory render/memory.sh)
 # the renderer's shortcuts (culling before the sort, the radix sort, rows skipped behind what they
 # hold) change no pixel: every shared-corpus map and a few Quake 3 ones, with and without them
 bk_unit_test(render_exact render/test_exact.c)
+set_tests_properties(render_exact PROPERTIES LABELS slow)
