@@ -143,17 +143,24 @@ static inline float pdist(const bk_cm_plane *p, const float v[3])
     return p->n[0] * v[0] + p->n[1] * v[1] + p->n[2] * v[2] - p->d;
 }
 
-/* where a walk from head starts: p's cell of the start grid for model 0's root */
+/* p's cell of g: the node its walk starts at */
+static inline bool grid_start(const bk_cm_grid *g, const float p[3], int32_t *node)
+{
+    if (!g->start) return false;
+    double fi = (p[0] - g->origin[0]) * g->inv[0], fj = (p[1] - g->origin[1]) * g->inv[1],
+           fk = (p[2] - g->origin[2]) * g->inv[2];
+    if (!(fi >= 0 && fi < g->dim[0] && fj >= 0 && fj < g->dim[1] && fk >= 0 && fk < g->dim[2])) return false;
+    *node = g->start[((size_t)fk * g->dim[1] + (size_t)fj) * g->dim[0] + (size_t)fi];
+    return true;
+}
+
+/* where a walk from head starts: p's cell of the start grid for model 0's root, or of the coarser
+ * one around it */
 static inline int32_t walk_start(const bk_cm *cm, int32_t head, const float p[3])
 {
-    const bk_cm_grid *g = &cm->grid;
-    if (g->start && head == cm->models[0].headnode) {
-        double fi = (p[0] - g->origin[0]) * g->inv[0], fj = (p[1] - g->origin[1]) * g->inv[1],
-               fk = (p[2] - g->origin[2]) * g->inv[2];
-        if (fi >= 0 && fi < g->dim[0] && fj >= 0 && fj < g->dim[1] && fk >= 0 && fk < g->dim[2])
-            return g->start[((size_t)fk * g->dim[1] + (size_t)fj) * g->dim[0] + (size_t)fi];
-    }
-    return head;
+    int32_t n = head;
+    if (head == cm->models[0].headnode && !grid_start(&cm->grid, p, &n)) grid_start(&cm->outer, p, &n);
+    return n;
 }
 
 static inline int32_t walk_end(const bk_cm *cm, int32_t n)

@@ -141,6 +141,7 @@ typedef struct bk_cm {
     int leaf_contents_from_brushes;   /* Quake 3: a point's contents are its brushes' */
     bk_cm_ptindex pt;
     bk_cm_grid grid;
+    bk_cm_grid outer;                 /* a coarser start grid around grid's box (its nodes unused) */
     bk_cm_sideplane *side_planes;     /* side_count */
     bk_cm_lbrush *lbrushes;           /* leafbrush_count */
     bk_cm_tnode *tnodes;              /* node_count */

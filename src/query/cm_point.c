@@ -217,6 +217,8 @@ void bk_cm_point_index_free(bk_cm *cm)
     bk_free(cm->grid.start);
     bk_free(cm->grid.nodes);
     memset(&cm->grid, 0, sizeof cm->grid);
+    bk_free(cm->outer.start);
+    memset(&cm->outer, 0, sizeof cm->outer);
 }
 
 /* ---- the start grid ------------------------------------------------------------------------
@@ -232,6 +234,8 @@ void bk_cm_point_index_free(bk_cm *cm)
 #define GRID_MAX_CELLS (1u << 18)
 #define GRID_MIN_CELL 16.0
 #define GRID_WIDEN 0.0625
+#define GRID_OUTER_CELLS (1u << 15)
+#define GRID_OUTER_MIN 1024.0
 
 typedef struct gridb { const bk_cm *cm; bk_cm_grid *g; uint32_t guard; } gridb;
 
@@ -279,6 +283,37 @@ static void fill_block(const gridb *b, int32_t node, const uint32_t a[3], const 
     fill_block(b, node, mid, z, depth + 1);
 }
 
+/* a start grid g over [lo, hi] of at most about max_cells cells */
+static bk_result make_grid(bk_cm *cm, bk_ctx *ctx, bk_cm_grid *g, const double lo[3], const double hi[3],
+                           uint32_t max_cells)
+{
+    bk_result r = BK_OK;
+    double vol = 1, far = 0;
+    for (int k = 0; k < 3; k++) {
+        vol *= hi[k] - lo[k];
+        far = fmax(far, fmax(fabs(lo[k]), fabs(hi[k])));
+    }
+    /* float distances err by a few units in the last place of the coordinates: 0.03 at 2^16 */
+    g->margin = fmax(0.0625, far * 0x1p-20);
+    double side = fmax(cbrt(vol / max_cells), GRID_MIN_CELL);
+    size_t cells = 1;
+    for (int k = 0; k < 3; k++) {
+        g->dim[k] = (uint32_t)fmin(ceil((hi[k] - lo[k]) / side), max_cells);
+        if (g->dim[k] == 0) g->dim[k] = 1;
+        g->cell[k] = (hi[k] - lo[k]) / g->dim[k];
+        g->inv[k] = 1.0 / g->cell[k];
+        g->origin[k] = lo[k];
+        cells *= g->dim[k];
+    }
+    if (cells > 2 * (size_t)max_cells) return BK_OK;
+    g->start = bk_alloc_array(ctx, cells, sizeof *g->start, &r);
+    if (r != BK_OK) return r;
+    gridb b = {cm, g, 0};
+    uint32_t a[3] = {0, 0, 0};
+    fill_block(&b, cm->models[0].headnode, a, g->dim, 0);
+    return BK_OK;
+}
+
 bk_result bk_cm_point_grid(bk_cm *cm, bk_ctx *ctx, bool start_grid)
 {
     bk_cm_grid *g = &cm->grid;
@@ -301,29 +336,15 @@ bk_result bk_cm_point_grid(bk_cm *cm, bk_ctx *ctx, bool start_grid)
                 lo[k] = fmin(lo[k], cm->brushes[b].mins[k]);
                 hi[k] = fmax(hi[k], cm->brushes[b].maxs[k]);
             }
-    double vol = 1, far = 0;
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 3; k++)
         if (!(hi[k] > lo[k])) return BK_OK;
-        vol *= hi[k] - lo[k];
-        far = fmax(far, fmax(fabs(lo[k]), fabs(hi[k])));
-    }
-    /* float distances err by a few units in the last place of the coordinates: 0.03 at 2^16 */
-    g->margin = fmax(0.0625, far * 0x1p-20);
-    double side = fmax(cbrt(vol / GRID_MAX_CELLS), GRID_MIN_CELL);
-    size_t cells = 1;
+    BK_TRY(make_grid(cm, ctx, g, lo, hi, GRID_MAX_CELLS));
+    /* around it, three times as wide each way and coarser: points outside every brush (below a
+     * map's floor, around it) would otherwise walk from the root, as deep as the points inside */
+    double olo[3], ohi[3];
     for (int k = 0; k < 3; k++) {
-        g->dim[k] = (uint32_t)fmin(ceil((hi[k] - lo[k]) / side), GRID_MAX_CELLS);
-        if (g->dim[k] == 0) g->dim[k] = 1;
-        g->cell[k] = (hi[k] - lo[k]) / g->dim[k];
-        g->inv[k] = 1.0 / g->cell[k];
-        g->origin[k] = lo[k];
-        cells *= g->dim[k];
+        double ext = fmax(hi[k] - lo[k], GRID_OUTER_MIN);
+        olo[k] = lo[k] - ext, ohi[k] = hi[k] + ext;
     }
-    if (cells > 2 * (size_t)GRID_MAX_CELLS) return BK_OK;
-    g->start = bk_alloc_array(ctx, cells, sizeof *g->start, &r);
-    if (r != BK_OK) return r;
-    gridb b = {cm, g, 0};
-    uint32_t a[3] = {0, 0, 0};
-    fill_block(&b, cm->models[0].headnode, a, g->dim, 0);
-    return BK_OK;
+    return make_grid(cm, ctx, &cm->outer, olo, ohi, GRID_OUTER_CELLS);
 }

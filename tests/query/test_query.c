@@ -159,6 +159,7 @@ static void point_index_check(const bk_query *q, const char *path)
     bk_cm plain = *cm;
     plain.pt.leafs = NULL;
     plain.grid.start = NULL;
+    plain.outer.start = NULL;
     CHECK(cm->grid.start != NULL || cm->node_count < 64);
     int mism = 0, n = 0;
     float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
@@ -166,9 +167,11 @@ static void point_index_check(const bk_query *q, const char *path)
         for (int k = 0; k < 3; k++)
             if (isfinite(cm->brushes[b].mins[k]) && isfinite(cm->brushes[b].maxs[k]))
                 lo[k] = fminf(lo[k], cm->brushes[b].mins[k]), hi[k] = fmaxf(hi[k], cm->brushes[b].maxs[k]);
-    for (uint32_t b = 0; b < cm->brush_count + 20000; b++) {
+    for (uint32_t b = 0; b < cm->brush_count + 40000; b++) {
         float p[3];
         int pts = b < cm->brush_count ? 27 : 1;
+        /* the last 20000 in a box three times as wide: the coarser start grid around the map */
+        float wide = b >= cm->brush_count + 20000 ? 1.0f : 0.0f;
         for (int c = 0; c < pts; c++) {
             if (b < cm->brush_count) {
                 const bk_cm_brush *br = &cm->brushes[b];
@@ -180,7 +183,8 @@ static void point_index_check(const bk_query *q, const char *path)
                 }
                 if (!ok) break;
             } else {
-                for (int k = 0; k < 3; k++) p[k] = lo[k] + (float)rnd() * (hi[k] - lo[k]);
+                for (int k = 0; k < 3; k++)
+                    p[k] = lo[k] - wide * (hi[k] - lo[k]) + (float)rnd() * (hi[k] - lo[k]) * (1 + 2 * wide);
             }
             int32_t na, nb, la, lb;
             uint32_t a = bk_cm_point_contents(cm, 0, p, &na, &la);
