@@ -187,33 +187,42 @@ int32_t bk_cm_point_leaf(const bk_cm *cm, int32_t head, const float p[3])
 }
 
 /* A walk is a chain of dependent loads and compares, so one point at a time leaves the core
- * waiting; BATCH walks side by side keep it busy. */
+ * waiting; BATCH walks side by side keep it busy. A slot whose walk reaches its leaf takes the
+ * next point at once, so the slots stay full however the walks' depths differ. */
 #define BATCH 8
 void bk_cm_point_leaves(const bk_cm *cm, int32_t head, size_t count, const float *pos, int32_t *leaves)
 {
     const bk_cm_fnode *fn = cm->grid.nodes;
-    size_t i = 0;
-    for (; fn && i + BATCH <= count; i += BATCH) {
-        int32_t n[BATCH];
-        uint32_t guard = 0, active = 0;
-        for (int j = 0; j < BATCH; j++) n[j] = walk_start(cm, head, pos + 3 * (i + j));
-        do {
-            active = 0;
-            for (int j = 0; j < BATCH; j++) {
-                if (n[j] < 0) continue;
-                if ((uint32_t)n[j] >= cm->node_count) {
-                    n[j] = INT32_MIN;   /* broken: no leaf */
-                    continue;
-                }
-                const float *p = pos + 3 * (i + j);
+    if (!fn) {
+        for (size_t i = 0; i < count; i++) leaves[i] = bk_cm_point_leaf(cm, head, pos + 3 * i);
+        return;
+    }
+    int32_t n[BATCH];
+    size_t at[BATCH], next = 0;
+    uint32_t steps[BATCH];
+    int live = 0;
+    for (int j = 0; j < BATCH; j++) {
+        at[j] = next < count ? next++ : SIZE_MAX;
+        if (at[j] == SIZE_MAX) continue;
+        n[j] = walk_start(cm, head, pos + 3 * at[j]), steps[j] = 0, live++;
+    }
+    while (live) {
+        for (int j = 0; j < BATCH; j++) {
+            if (at[j] == SIZE_MAX) continue;
+            if (n[j] >= 0 && (uint32_t)n[j] < cm->node_count && steps[j] <= cm->node_count) {
+                const float *p = pos + 3 * at[j];
                 const bk_cm_fnode *nd = &fn[n[j]];
                 n[j] = nd->children[nd->n[0] * p[0] + nd->n[1] * p[1] + nd->n[2] * p[2] - nd->d < 0];
-                active++;
+                steps[j]++;
+                continue;
             }
-        } while (active && ++guard <= cm->node_count + 1);
-        for (int j = 0; j < BATCH; j++) leaves[i + j] = n[j] >= 0 ? -1 : walk_end(cm, n[j]);
+            /* at a leaf (or a broken tree: no leaf); the slot takes the next point */
+            leaves[at[j]] = n[j] >= 0 ? -1 : walk_end(cm, n[j]);
+            at[j] = next < count ? next++ : SIZE_MAX;
+            if (at[j] == SIZE_MAX) live--;
+            else n[j] = walk_start(cm, head, pos + 3 * at[j]), steps[j] = 0;
+        }
     }
-    for (; i < count; i++) leaves[i] = bk_cm_point_leaf(cm, head, pos + 3 * i);
 }
 
 static bool brush_holds(const bk_cm *cm, const bk_cm_brush *br, const float p[3])
