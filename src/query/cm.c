@@ -143,23 +143,26 @@ static inline float pdist(const bk_cm_plane *p, const float v[3])
     return p->n[0] * v[0] + p->n[1] * v[1] + p->n[2] * v[2] - p->d;
 }
 
-/* p's cell of g: the node its walk starts at */
-static inline bool grid_start(const bk_cm_grid *g, const float p[3], int32_t *node)
+/* p's cell of g: the node its walk starts at, and the cell's answer (0: none) */
+static inline bool grid_start(const bk_cm_grid *g, const float p[3], int32_t *node, uint8_t *ans)
 {
     if (!g->start) return false;
     double fi = (p[0] - g->origin[0]) * g->inv[0], fj = (p[1] - g->origin[1]) * g->inv[1],
            fk = (p[2] - g->origin[2]) * g->inv[2];
     if (!(fi >= 0 && fi < g->dim[0] && fj >= 0 && fj < g->dim[1] && fk >= 0 && fk < g->dim[2])) return false;
-    *node = g->start[((size_t)fk * g->dim[1] + (size_t)fj) * g->dim[0] + (size_t)fi];
+    size_t cell = ((size_t)fk * g->dim[1] + (size_t)fj) * g->dim[0] + (size_t)fi;
+    *node = g->start[cell];
+    *ans = g->answer ? g->answer[cell] : 0;
     return true;
 }
 
 /* where a walk from head starts: p's cell of the start grid for model 0's root, or of the coarser
- * one around it */
-static inline int32_t walk_start(const bk_cm *cm, int32_t head, const float p[3])
+ * one around it; *ans gets the cell's answer (0: none, or not model 0's root) */
+static inline int32_t walk_start(const bk_cm *cm, int32_t head, const float p[3], uint8_t *ans)
 {
     int32_t n = head;
-    if (head == cm->models[0].headnode && !grid_start(&cm->grid, p, &n)) grid_start(&cm->outer, p, &n);
+    *ans = 0;
+    if (head == cm->models[0].headnode && !grid_start(&cm->grid, p, &n, ans)) grid_start(&cm->outer, p, &n, ans);
     return n;
 }
 
@@ -169,9 +172,10 @@ static inline int32_t walk_end(const bk_cm *cm, int32_t n)
     return n < 0 && leaf < cm->leaf_count ? (int32_t)leaf : -1;
 }
 
-int32_t bk_cm_point_leaf(const bk_cm *cm, int32_t head, const float p[3])
+/* bk_cm_point_leaf, and the answer of the start cell (0: none) */
+static int32_t point_leaf(const bk_cm *cm, int32_t head, const float p[3], uint8_t *ans)
 {
-    int32_t n = walk_start(cm, head, p);
+    int32_t n = walk_start(cm, head, p, ans);
     const bk_cm_fnode *fn = cm->grid.nodes;
     for (uint32_t guard = 0; n >= 0; guard++) {
         if ((uint32_t)n >= cm->node_count || guard > cm->node_count) return -1;
@@ -186,15 +190,22 @@ int32_t bk_cm_point_leaf(const bk_cm *cm, int32_t head, const float p[3])
     return walk_end(cm, n);
 }
 
+int32_t bk_cm_point_leaf(const bk_cm *cm, int32_t head, const float p[3])
+{
+    uint8_t ans;
+    return point_leaf(cm, head, p, &ans);
+}
+
 /* A walk is a chain of dependent loads and compares, so one point at a time leaves the core
  * waiting; BATCH walks side by side keep it busy. A slot whose walk reaches its leaf takes the
  * next point at once, so the slots stay full however the walks' depths differ. */
 #define BATCH 8
-void bk_cm_point_leaves(const bk_cm *cm, int32_t head, size_t count, const float *pos, int32_t *leaves)
+static void point_leaves(const bk_cm *cm, int32_t head, size_t count, const float *pos, int32_t *leaves, uint8_t *ans)
 {
     const bk_cm_fnode *fn = cm->grid.nodes;
+    uint8_t a;
     if (!fn) {
-        for (size_t i = 0; i < count; i++) leaves[i] = bk_cm_point_leaf(cm, head, pos + 3 * i);
+        for (size_t i = 0; i < count; i++) leaves[i] = point_leaf(cm, head, pos + 3 * i, ans ? &ans[i] : &a);
         return;
     }
     int32_t n[BATCH];
@@ -204,7 +215,7 @@ void bk_cm_point_leaves(const bk_cm *cm, int32_t head, size_t count, const float
     for (int j = 0; j < BATCH; j++) {
         at[j] = next < count ? next++ : SIZE_MAX;
         if (at[j] == SIZE_MAX) continue;
-        n[j] = walk_start(cm, head, pos + 3 * at[j]), steps[j] = 0, live++;
+        n[j] = walk_start(cm, head, pos + 3 * at[j], ans ? &ans[at[j]] : &a), steps[j] = 0, live++;
     }
     while (live) {
         for (int j = 0; j < BATCH; j++) {
@@ -220,9 +231,14 @@ void bk_cm_point_leaves(const bk_cm *cm, int32_t head, size_t count, const float
             leaves[at[j]] = n[j] >= 0 ? -1 : walk_end(cm, n[j]);
             at[j] = next < count ? next++ : SIZE_MAX;
             if (at[j] == SIZE_MAX) live--;
-            else n[j] = walk_start(cm, head, pos + 3 * at[j]), steps[j] = 0;
+            else n[j] = walk_start(cm, head, pos + 3 * at[j], ans ? &ans[at[j]] : &a), steps[j] = 0;
         }
     }
+}
+
+void bk_cm_point_leaves(const bk_cm *cm, int32_t head, size_t count, const float *pos, int32_t *leaves)
+{
+    point_leaves(cm, head, count, pos, leaves, NULL);
 }
 
 static bool brush_holds(const bk_cm *cm, const bk_cm_brush *br, const float p[3])
@@ -235,9 +251,13 @@ static bool brush_holds(const bk_cm *cm, const bk_cm_brush *br, const float p[3]
 
 static inline unsigned lowest_bit(unsigned m)
 {
+#if defined(__GNUC__) || defined(__clang__)
+    return (unsigned)__builtin_ctz(m);
+#else
     unsigned j = 0;
     while (!(m >> j & 1)) j++;
     return j;
+#endif
 }
 
 /* which of the eight brushes of block b have p inside their bounds (bit j: brush 8b+j) */
@@ -287,17 +307,52 @@ static inline bool on_box_face(const float bx[6], const float p[3])
     return p[0] == bx[0] || p[1] == bx[1] || p[2] == bx[2] || p[0] == bx[3] || p[1] == bx[4] || p[2] == bx[5];
 }
 
-/* the brushes [a, z) (multiples of 8) whose bounds hold p are tested against their other planes;
- * one whose contents are already all in c adds nothing */
-static void indexed_run(const bk_cm_ptindex *ix, uint32_t a, uint32_t z, const float p[3], uint32_t *c, int32_t *nat)
+/* where the mask of p's cell of leaf lf is in masks (UINT32_MAX: the leaf has none) */
+static inline uint32_t leaf_cell(const bk_cm_ptleaf *lf, const float p[3])
 {
-    for (uint32_t blk = a / BK_CM_LANES; blk < z / BK_CM_LANES; blk++) {
-        const bk_cm_ptblock *b = &ix->blocks[blk];
-        for (unsigned m = block_hits(b, p); m; m &= m - 1) {
-            unsigned j = lowest_bit(m);
-            if ((*c & b->contents[j]) == b->contents[j] && (*nat & b->native[j]) == b->native[j]) continue;
-            if (entry_holds(ix, b, j, p)) *c |= b->contents[j], *nat |= b->native[j];
+    if (lf->sub == UINT32_MAX) return UINT32_MAX;
+    uint32_t c = 0;
+    for (int k = 2; k >= 0; k--) {
+        float f = (p[k] - lf->box[k]) * lf->inv[k];
+        c = c * BK_CM_SUB + (f <= 0 ? 0 : f >= BK_CM_SUB - 1 ? BK_CM_SUB - 1 : (uint32_t)f);
+    }
+    return lf->sub + c;
+}
+
+/* which blocks of leaf lf's crossing brushes may hold a point whose leaf_cell is at (bit b: block
+ * first / 8 + b; every one for a leaf without masks, the blocks past the 32nd included) */
+static inline uint32_t leaf_blocks(const bk_cm_ptindex *ix, const bk_cm_ptleaf *lf, uint32_t at)
+{
+    if (at != UINT32_MAX) return ix->masks[at];
+    uint32_t nb = (lf->mid - lf->first) / BK_CM_LANES;
+    return nb >= 32 ? UINT32_MAX : (1u << nb) - 1;
+}
+
+/* brush j of block b, whose bounds hold p: its contents into c and nat when its planes hold p
+ * too (not tested when they would add nothing) */
+static inline void entry_add(const bk_cm_ptindex *ix, const bk_cm_ptblock *b, unsigned j, const float p[3], uint32_t *c,
+                             int32_t *nat)
+{
+    if ((*c & b->contents[j]) == b->contents[j] && (*nat & b->native[j]) == b->native[j]) return;
+    if (entry_holds(ix, b, j, p)) *c |= b->contents[j], *nat |= b->native[j];
+}
+
+/* the brushes [a, z) (multiples of 8) whose bounds hold p are tested against their other planes
+ * (of up to 32 blocks, those mask leaves in; all of a longer list) */
+static void indexed_run(const bk_cm_ptindex *ix, uint32_t a, uint32_t z, uint32_t mask, const float p[3], uint32_t *c,
+                        int32_t *nat)
+{
+    uint32_t b0 = a / BK_CM_LANES, nb = (z - a) / BK_CM_LANES;
+    if (nb <= 32) {
+        for (mask &= nb == 32 ? UINT32_MAX : (1u << nb) - 1; mask; mask &= mask - 1) {
+            const bk_cm_ptblock *b = &ix->blocks[b0 + lowest_bit(mask)];
+            for (unsigned m = block_hits(b, p); m; m &= m - 1) entry_add(ix, b, lowest_bit(m), p, c, nat);
         }
+        return;
+    }
+    for (uint32_t blk = b0; blk < b0 + nb; blk++) {
+        const bk_cm_ptblock *b = &ix->blocks[blk];
+        for (unsigned m = block_hits(b, p); m; m &= m - 1) entry_add(ix, b, lowest_bit(m), p, c, nat);
     }
 }
 
@@ -311,24 +366,18 @@ static uint32_t indexed_contents(const bk_cm *cm, uint32_t l, const float p[3], 
     const bk_cm_ptleaf *lf = &ix->leafs[l];
     uint32_t c = lf->full;
     int32_t nat = lf->full_native;
-    indexed_run(ix, lf->first, lf->mid, p, &c, &nat);
-    if (on_box_face(lf->box, p)) indexed_run(ix, lf->mid, lf->end, p, &c, &nat);
+    indexed_run(ix, lf->first, lf->mid, leaf_blocks(ix, lf, leaf_cell(lf, p)), p, &c, &nat);
+    if (on_box_face(lf->box, p)) indexed_run(ix, lf->mid, lf->end, UINT32_MAX, p, &c, &nat);
     *native = nat;
     return c;
 }
-
-#if defined(__GNUC__) || defined(__clang__)
-#define PREFETCH(a) __builtin_prefetch(a)
-#else
-#define PREFETCH(a) ((void)(a))
-#endif
 
 /* bk_cm_leaf_contents of model 0 for count points whose leaves are known, with the point index.
  * A point waits on memory three times (its leaf's entry, the bounds of the leaf's brushes, the
  * planes of the few whose bounds hold it); a point at a time, the core waits each time. So the
  * points go through each step in groups, and each step asks for what the next will read. */
-void bk_cm_world_contents(const bk_cm *cm, size_t count, const float *pos, const int32_t *leaves, uint32_t *contents,
-                          int32_t *native)
+static void world_contents(const bk_cm *cm, size_t count, const float *pos, const int32_t *leaves, const uint8_t *ans,
+                           uint32_t *contents, int32_t *native)
 {
     const bk_cm_ptindex *ix = &cm->pt;
     if (!ix->leafs || cm->models[0].headnode < 0) {
@@ -340,15 +389,20 @@ void bk_cm_world_contents(const bk_cm *cm, size_t count, const float *pos, const
         size_t n = count - base < GROUP ? count - base : GROUP;
         const float *P = pos + 3 * base;
         const int32_t *L = leaves + base;
-        uint32_t *C = contents + base, hit[GROUP][HITS];
+        uint32_t *C = contents + base, hit[GROUP][HITS], mask[GROUP];
         int32_t *N = native + base;
         int nhit[GROUP];
+        const uint8_t *A = ans ? ans + base : NULL;
         for (size_t i = 0; i < n; i++)
-            if (L[i] >= 0) PREFETCH(&ix->leafs[L[i]]);
-        for (size_t i = 0; i < n; i++) {   /* done now (outside every brush, broken, on a face of the leaf's
-                                              box) or the leaf's first blocks asked for */
+            if (L[i] >= 0 && !(A && A[i])) PREFETCH(&ix->leafs[L[i]]);
+        for (size_t i = 0; i < n; i++) {   /* done now (its cell's answer, outside every brush, broken, on a
+                                              face of the leaf's box) or the leaf's first blocks asked for */
             const float *p = P + 3 * i;
             nhit[i] = -1;
+            if (A && A[i]) {
+                C[i] = cm->cell_values[A[i] - 1].contents, N[i] = cm->cell_values[A[i] - 1].native;
+                continue;
+            }
             if (L[i] < 0) {
                 C[i] = bk_cm_leaf_contents(cm, 0, L[i], p, &N[i]);
                 continue;
@@ -362,14 +416,28 @@ void bk_cm_world_contents(const bk_cm *cm, size_t count, const float *pos, const
                 C[i] = indexed_contents(cm, (uint32_t)L[i], p, &N[i]);   /* the touching brushes too */
                 continue;
             }
+            if (lf->mid - lf->first > 32 * BK_CM_LANES) {   /* more blocks than a mask has bits */
+                C[i] = indexed_contents(cm, (uint32_t)L[i], p, &N[i]);
+                continue;
+            }
             C[i] = lf->full, N[i] = lf->full_native, nhit[i] = 0;
-            for (uint32_t b = lf->first / BK_CM_LANES; b < lf->mid / BK_CM_LANES && b < lf->first / BK_CM_LANES + 2; b++)
-                for (int line = 0; line < (int)sizeof(bk_cm_ptblock); line += 64) PREFETCH((const char *)&ix->blocks[b] + line);
+            mask[i] = leaf_cell(lf, p);
+            if (mask[i] != UINT32_MAX) PREFETCH(&ix->masks[mask[i]]);
+        }
+        for (size_t i = 0; i < n; i++) {   /* the blocks its cell of the leaf names; the first two asked for */
+            if (nhit[i] < 0) continue;
+            const bk_cm_ptleaf *lf = &ix->leafs[L[i]];
+            mask[i] = leaf_blocks(ix, lf, mask[i]);
+            for (uint32_t m = mask[i], asked = 0; m && asked < 2; m &= m - 1, asked++) {
+                const char *b = (const char *)&ix->blocks[lf->first / BK_CM_LANES + lowest_bit(m)];
+                for (int line = 0; line < (int)sizeof(bk_cm_ptblock); line += 64) PREFETCH(b + line);
+            }
         }
         for (size_t i = 0; i < n; i++) {   /* those whose bounds hold it; their planes asked for */
             const float *p = P + 3 * i;
             const bk_cm_ptleaf *lf = nhit[i] >= 0 ? &ix->leafs[L[i]] : NULL;
-            for (uint32_t b = lf ? lf->first / BK_CM_LANES : 0; lf && nhit[i] >= 0 && b < lf->mid / BK_CM_LANES; b++)
+            for (uint32_t bm = lf ? mask[i] : 0; bm && nhit[i] >= 0; bm &= bm - 1) {
+                uint32_t b = lf->first / BK_CM_LANES + lowest_bit(bm);
                 for (unsigned m = block_hits(&ix->blocks[b], p); m; m &= m - 1) {
                     unsigned j = lowest_bit(m);
                     if (nhit[i] == HITS) {   /* more than it keeps: the whole way */
@@ -380,17 +448,50 @@ void bk_cm_world_contents(const bk_cm *cm, size_t count, const float *pos, const
                     hit[i][nhit[i]++] = b * BK_CM_LANES + j;
                     PREFETCH(ix->planes[ix->blocks[b].first_plane[j]]);
                 }
+            }
         }
         for (size_t i = 0; i < n; i++) {   /* their planes */
             const float *p = P + 3 * i;
             for (int h = 0; h < nhit[i]; h++) {
-                const bk_cm_ptblock *b = &ix->blocks[hit[i][h] / BK_CM_LANES];
-                unsigned j = hit[i][h] % BK_CM_LANES;
-                if ((C[i] & b->contents[j]) == b->contents[j] && (N[i] & b->native[j]) == b->native[j]) continue;
-                if (entry_holds(ix, b, j, p)) C[i] |= b->contents[j], N[i] |= b->native[j];
+                entry_add(ix, &ix->blocks[hit[i][h] / BK_CM_LANES], hit[i][h] % BK_CM_LANES, p, &C[i], &N[i]);
             }
         }
     }
+}
+
+void bk_cm_world_contents(const bk_cm *cm, size_t count, const float *pos, const int32_t *leaves, uint32_t *contents,
+                          int32_t *native)
+{
+    world_contents(cm, count, pos, leaves, NULL, contents, native);
+}
+
+void bk_cm_world_points(const bk_cm *cm, size_t count, const float *pos, int32_t *leaves, uint32_t *contents,
+                        int32_t *native)
+{
+    enum { CHUNK = 256 };
+    uint8_t ans[CHUNK];
+    int32_t head = cm->models[0].headnode;
+    for (size_t base = 0; base < count; base += CHUNK) {
+        size_t n = count - base < CHUNK ? count - base : CHUNK;
+        if (head >= 0) {
+            point_leaves(cm, head, n, pos + 3 * base, leaves + base, ans);
+        } else {
+            for (size_t i = 0; i < n; i++) leaves[base + i] = -1, ans[i] = 0;
+        }
+        world_contents(cm, n, pos + 3 * base, leaves + base, ans, contents + base, native + base);
+    }
+}
+
+uint32_t bk_cm_world_point(const bk_cm *cm, const float p[3], int32_t *leaf, int32_t *native)
+{
+    int32_t head = cm->models[0].headnode;
+    uint8_t ans = 0;
+    *leaf = head >= 0 ? point_leaf(cm, head, p, &ans) : -1;
+    if (ans) {
+        *native = cm->cell_values[ans - 1].native;
+        return cm->cell_values[ans - 1].contents;
+    }
+    return bk_cm_leaf_contents(cm, 0, *leaf, p, native);
 }
 
 uint32_t bk_cm_leaf_contents(const bk_cm *cm, uint32_t model, int32_t l, const float p[3], int32_t *native)

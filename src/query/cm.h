@@ -82,13 +82,21 @@ typedef struct bk_cm_ptleaf {
     uint32_t full;
     int32_t full_native;
     float box[6];
+    uint32_t sub;              /* its cells' block masks in masks (UINT32_MAX: none) */
+    float inv[3];              /* BK_CM_SUB / the box's size: a point's cell along each axis */
 } bk_cm_ptleaf;
+
+/* A leaf with two to 32 blocks of crossing brushes is cut into BK_CM_SUB^3 cells over its box;
+ * each cell keeps which blocks have a brush whose bounds reach into it (bit b: the leaf's block
+ * b), so a point tests those blocks only. */
+#define BK_CM_SUB 4
 
 typedef struct bk_cm_ptindex {
     bk_cm_ptleaf *leafs;       /* leaf_count; NULL: no index */
     float all_mins[3], all_maxs[3];   /* bounds of every brush: no brush holds a point outside */
     bk_cm_ptblock *blocks;     /* entry n is lane n % 8 of block n / 8 */
     float (*planes)[4];
+    uint32_t *masks;           /* BK_CM_SUB^3 a leaf with masks */
 } bk_cm_ptindex;
 
 /* The start grid of model 0's tree: a point in cell (i,j,k) needs no node above start[cell]
@@ -102,6 +110,8 @@ typedef struct bk_cm_grid {
     double origin[3], cell[3], inv[3];
     uint32_t dim[3];
     int32_t *start;            /* NULL: walk from the root */
+    uint8_t *answer;           /* a cell inside one leaf whose points all have the same contents:
+                                  1 + their index in bk_cm.cell_values; else 0 (or NULL: none) */
     bk_cm_fnode *nodes;        /* node_count nodes with their planes, for point walks; or NULL */
     double margin;             /* how far a plane must be from a cell to decide it */
 } bk_cm_grid;
@@ -142,10 +152,19 @@ typedef struct bk_cm {
     bk_cm_ptindex pt;
     bk_cm_grid grid;
     bk_cm_grid outer;                 /* a coarser start grid around grid's box (its nodes unused) */
+    struct { uint32_t contents; int32_t native; } cell_values[255];   /* the grids' answers */
+    uint32_t cell_value_count;
     bk_cm_sideplane *side_planes;     /* side_count */
     bk_cm_lbrush *lbrushes;           /* leafbrush_count */
     bk_cm_tnode *tnodes;              /* node_count */
 } bk_cm;
+
+/* ask for the cache line at a before it is read */
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(a) __builtin_prefetch(a)
+#else
+#define PREFETCH(a) ((void)(a))
+#endif
 
 void bk_cm_free(bk_cm *cm);
 /* A triangle whose three corners are set: its unit normal and distance. false when degenerate
@@ -185,6 +204,12 @@ uint32_t bk_cm_point_contents(const bk_cm *cm, uint32_t model, const float p[3],
 /* bk_cm_point_contents with the leaf already found (l from bk_cm_point_leaf of the model's
  * head node; ignored for a model without a tree). */
 uint32_t bk_cm_leaf_contents(const bk_cm *cm, uint32_t model, int32_t l, const float p[3], int32_t *native);
+/* bk_cm_point_contents of model 0 (its leaf into *leaf): a point in a cell of the start grid
+ * whose answer is known takes it, with no walk and no brush. */
+uint32_t bk_cm_world_point(const bk_cm *cm, const float p[3], int32_t *leaf, int32_t *native);
+/* bk_cm_world_point for count points: the same answers, faster in bulk. */
+void bk_cm_world_points(const bk_cm *cm, size_t count, const float *pos, int32_t *leaves, uint32_t *contents,
+                        int32_t *native);
 /* bk_cm_leaf_contents of model 0 for count points (pos: 3 floats each) whose leaves (from
  * bk_cm_point_leaves of its root) are known: the same answers, faster in bulk. */
 void bk_cm_world_contents(const bk_cm *cm, size_t count, const float *pos, const int32_t *leaves, uint32_t *contents,

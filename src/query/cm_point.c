@@ -10,11 +10,17 @@
  * `full` contents. A brush whose bounds miss the box holds none and is dropped. The rest are
  * copied eight to a block, their bounds side by side (a point is tested against eight bounds at
  * once), then their contents and where their non-axial planes are: a point reads a few blocks in
- * a row of memory, and the planes of the few brushes whose bounds it is in. */
+ * a row of memory, and the planes of the few brushes whose bounds it is in. A leaf with two blocks
+ * or more is cut into 4x4x4 cells, each naming the blocks whose bounds reach into it, so a point
+ * reads only those (a third of them on ons-reborn). */
 #include <math.h>
 #include <string.h>
 
 #include "cm.h"
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #define CORNER_MARGIN 0.01f   /* a corner this far inside every plane: no rounding can put a
                                  point of the box outside (coordinates are at most 2^17) */
@@ -151,6 +157,60 @@ static uint64_t sort_brushes(bk_cm *cm, const ptbox *boxes, bk_cm_ptindex *ix, c
     return n;
 }
 
+/* leaf lf's cells' masks (see BK_CM_SUB) into m, and its inv; false for a leaf without them */
+static bool leaf_mask(const bk_cm_ptindex *ix, bk_cm_ptleaf *lf, uint32_t *m)
+{
+    uint32_t nb = (lf->mid - lf->first) / BK_CM_LANES;
+    lf->sub = UINT32_MAX;
+    if (nb < 2 || nb > 32) return false;
+    double w[3], margin = 0.0625;
+    for (int k = 0; k < 3; k++) {
+        if (!isfinite(lf->box[k]) || !isfinite(lf->box[3 + k]) || !(lf->box[3 + k] > lf->box[k])) return false;
+        w[k] = ((double)lf->box[3 + k] - lf->box[k]) / BK_CM_SUB;
+        lf->inv[k] = (float)(BK_CM_SUB / ((double)lf->box[3 + k] - lf->box[k]));
+        /* a point's cell comes from float arithmetic: it may err by a few units in the last place */
+        margin = fmax(margin, (fabs(lf->box[k]) + fabs(lf->box[3 + k])) * 0x1p-18);
+    }
+    if (!m) return true;
+    memset(m, 0, sizeof *m * BK_CM_SUB * BK_CM_SUB * BK_CM_SUB);
+    for (uint32_t e = lf->first; e < lf->mid; e++) {
+        const bk_cm_ptblock *b = &ix->blocks[e / BK_CM_LANES];
+        unsigned j = e % BK_CM_LANES;
+        uint32_t from[3], to[3];   /* the cells along each axis whose widened span meets the brush's bounds */
+        bool any = true;
+        for (int k = 0; k < 3 && any; k++) {
+            from[k] = BK_CM_SUB, to[k] = 0;
+            for (uint32_t i = 0; i < BK_CM_SUB; i++)
+                if (b->lo[k][j] <= lf->box[k] + (i + 1) * w[k] + margin && b->hi[k][j] >= lf->box[k] + i * w[k] - margin) {
+                    if (from[k] == BK_CM_SUB) from[k] = i;
+                    to[k] = i;
+                }
+            any = from[k] < BK_CM_SUB;   /* a padding entry (empty bounds) meets none */
+        }
+        for (uint32_t z = from[2]; any && z <= to[2]; z++)
+            for (uint32_t y = from[1]; y <= to[1]; y++)
+                for (uint32_t x = from[0]; x <= to[0]; x++)
+                    m[(z * BK_CM_SUB + y) * BK_CM_SUB + x] |= 1u << ((e - lf->first) / BK_CM_LANES);
+    }
+    return true;
+}
+
+/* the masks of every leaf with two to 32 blocks of crossing brushes */
+static bk_result leaf_masks(bk_cm *cm, bk_ctx *ctx, bk_cm_ptindex *ix)
+{
+    enum { CELLS = BK_CM_SUB * BK_CM_SUB * BK_CM_SUB };
+    uint32_t n = 0;
+    for (uint32_t l = 0; l < cm->leaf_count; l++) n += leaf_mask(ix, &ix->leafs[l], NULL);
+    if (n == 0) return BK_OK;
+    bk_result r = BK_OK;
+    ix->masks = bk_alloc_array(ctx, (size_t)n * CELLS, sizeof *ix->masks, &r);
+    if (r != BK_OK) return r;
+    n = 0;
+    for (uint32_t l = 0; l < cm->leaf_count; l++)
+        if (leaf_mask(ix, &ix->leafs[l], ix->masks + (size_t)n * CELLS)) ix->leafs[l].sub = n++ * CELLS;
+    return BK_OK;
+}
+
 bk_result bk_cm_point_index(bk_cm *cm, bk_ctx *ctx)
 {
     bk_cm_ptindex *ix = &cm->pt;
@@ -201,6 +261,8 @@ bk_result bk_cm_point_index(bk_cm *cm, bk_ctx *ctx)
         }
     }
     sort_brushes(cm, boxes, ix, plane_of);
+    r = leaf_masks(cm, ctx, ix);
+    if (r != BK_OK) bk_cm_point_index_free(cm);
 done:
     bk_free(plane_of);
     bk_free(boxes);
@@ -213,12 +275,16 @@ void bk_cm_point_index_free(bk_cm *cm)
     bk_free(ix->leafs);
     bk_free(ix->blocks);
     bk_free(ix->planes);
+    bk_free(ix->masks);
     memset(ix, 0, sizeof *ix);
     bk_free(cm->grid.start);
+    bk_free(cm->grid.answer);
     bk_free(cm->grid.nodes);
     memset(&cm->grid, 0, sizeof cm->grid);
     bk_free(cm->outer.start);
+    bk_free(cm->outer.answer);
     memset(&cm->outer, 0, sizeof cm->outer);
+    cm->cell_value_count = 0;
 }
 
 /* ---- the start grid ------------------------------------------------------------------------
@@ -283,6 +349,130 @@ static void fill_block(const gridb *b, int32_t node, const uint32_t a[3], const 
     fill_block(b, node, mid, z, depth + 1);
 }
 
+/* ---- the cells' answers ------------------------------------------------------------------
+ * A cell inside one leaf often lies wholly inside or wholly outside each brush of that leaf (the
+ * leaves of an open map are large, its brushes' sides cross few cells): every point of it then
+ * has the same contents, kept in the cell, and a point there needs neither a walk nor a brush.
+ * A side decides the cell only when the cell's widened box is farther than the grid's margin from
+ * it (in double), so no float rounding of the query can put a point of the cell on its other side. */
+
+/* 0: no point of the box is in brush j of block b, 1: every point is, 2: either may be. Its bounds
+ * are its axial sides, compared exactly; its other planes decide only beyond the margin. */
+static int box_in_entry(const bk_cm_ptindex *ix, const bk_cm_ptblock *b, unsigned j, const double lo[3],
+                        const double hi[3], double margin)
+{
+    int held = 1;
+    for (int k = 0; k < 3; k++) {
+        if (b->lo[k][j] > hi[k] || b->hi[k][j] < lo[k]) return 0;   /* and a padding entry */
+        if (b->lo[k][j] > lo[k] || b->hi[k][j] < hi[k]) held = 2;
+    }
+    for (uint32_t s = 0; s < b->num_planes[j]; s++) {
+        const float *p = ix->planes[b->first_plane[j] + s];
+        double mn = -(double)p[3], mx = -(double)p[3];
+        for (int k = 0; k < 3; k++) {
+            double a = (double)p[k] * lo[k], c = (double)p[k] * hi[k];
+            mn += a < c ? a : c;
+            mx += a < c ? c : a;
+        }
+        if (mn > margin) return 0;
+        if (!(mx < -margin)) held = 2;
+    }
+    return held;
+}
+
+/* index + 1 of (contents, native) in cm's answers, added if new; 0 when the table is full */
+static uint8_t answer_of(bk_cm *cm, uint32_t contents, int32_t native)
+{
+    uint32_t i = 0;
+    for (; i < cm->cell_value_count; i++)
+        if (cm->cell_values[i].contents == contents && cm->cell_values[i].native == native) return (uint8_t)(i + 1);
+    if (i == sizeof cm->cell_values / sizeof cm->cell_values[0]) return 0;
+    cm->cell_values[i].contents = contents, cm->cell_values[i].native = native;
+    cm->cell_value_count++;
+    return (uint8_t)(i + 1);
+}
+
+/* which of the eight brushes of block b have bounds meeting the box [lo, hi] (bit j: lane j) */
+static inline unsigned block_meets(const bk_cm_ptblock *b, const float lo[3], const float hi[3])
+{
+    unsigned m = 0;
+#ifdef __SSE2__
+    for (int h = 0; h < BK_CM_LANES; h += 4) {
+        __m128 in = _mm_castsi128_ps(_mm_set1_epi32(-1));
+        for (int k = 0; k < 3; k++) {
+            in = _mm_and_ps(in, _mm_cmple_ps(_mm_loadu_ps(&b->lo[k][h]), _mm_set1_ps(hi[k])));
+            in = _mm_and_ps(in, _mm_cmpge_ps(_mm_loadu_ps(&b->hi[k][h]), _mm_set1_ps(lo[k])));
+        }
+        m |= (unsigned)_mm_movemask_ps(in) << h;
+    }
+#else
+    for (unsigned j = 0; j < BK_CM_LANES; j++)
+        m |= (unsigned)((b->lo[0][j] <= hi[0]) & (b->hi[0][j] >= lo[0]) & (b->lo[1][j] <= hi[1]) &
+                        (b->hi[1][j] >= lo[1]) & (b->lo[2][j] <= hi[2]) & (b->hi[2][j] >= lo[2]))
+             << j;
+#endif
+    return m;
+}
+
+/* the contents of every point of the box [lo, hi], which lies in leaf lf's region; false when
+ * they may differ. Outside every brush's bounds: none. Inside them: the leaf's full contents
+ * (brushes holding the leaf's whole region) and those of its listed brushes that hold the box. */
+static bool cell_answer(const bk_cm_ptindex *ix, const bk_cm_ptleaf *lf, const double lo[3], const double hi[3],
+                        double margin, uint32_t *c, int32_t *nat)
+{
+    *c = 0, *nat = 0;
+    bool inside = true;
+    for (int k = 0; k < 3; k++) {
+        if (lo[k] > ix->all_maxs[k] || hi[k] < ix->all_mins[k]) return true;
+        inside = inside && lo[k] >= ix->all_mins[k] && hi[k] <= ix->all_maxs[k];
+    }
+    if (!inside) return false;
+    *c = lf->full, *nat = lf->full_native;
+    float flo[3], fhi[3];   /* the box in floats, never smaller: eight bounds at a time pick the brushes to look at */
+    for (int k = 0; k < 3; k++) {
+        flo[k] = (float)lo[k], fhi[k] = (float)hi[k];
+        if (flo[k] > lo[k]) flo[k] = nextafterf(flo[k], -INFINITY);
+        if (fhi[k] < hi[k]) fhi[k] = nextafterf(fhi[k], INFINITY);
+    }
+    for (uint32_t blk = lf->first / BK_CM_LANES; blk < lf->end / BK_CM_LANES; blk++) {
+        const bk_cm_ptblock *b = &ix->blocks[blk];
+        unsigned near = block_meets(b, flo, fhi);
+        for (unsigned j = 0; near; j++, near >>= 1) {
+            if (!(near & 1)) continue;
+            int h = box_in_entry(ix, b, j, lo, hi, margin);
+            if (h == 2) return false;
+            if (h == 1) *c |= b->contents[j], *nat |= b->native[j];
+        }
+    }
+    return true;
+}
+
+/* the answer of every cell of g whose walk ends at its start, where the brushes decide it */
+static bk_result grid_answers(bk_cm *cm, bk_ctx *ctx, bk_cm_grid *g)
+{
+    bk_result r = BK_OK;
+    size_t cells = (size_t)g->dim[0] * g->dim[1] * g->dim[2];
+    g->answer = bk_alloc_array(ctx, cells, 1, &r);
+    if (r != BK_OK) return r;
+    size_t cell = 0;
+    for (uint32_t k = 0; k < g->dim[2]; k++)
+        for (uint32_t j = 0; j < g->dim[1]; j++)
+            for (uint32_t i = 0; i < g->dim[0]; i++, cell++) {
+                uint32_t l = (uint32_t)(-1 - g->start[cell]), c;
+                int32_t nat;
+                g->answer[cell] = 0;
+                if (g->start[cell] >= 0 || l >= cm->leaf_count) continue;
+                uint32_t at[3] = {i, j, k};
+                double lo[3], hi[3];
+                for (int a = 0; a < 3; a++) {
+                    lo[a] = g->origin[a] + at[a] * g->cell[a] - GRID_WIDEN;
+                    hi[a] = g->origin[a] + (at[a] + 1) * g->cell[a] + GRID_WIDEN;
+                }
+                if (cell_answer(&cm->pt, &cm->pt.leafs[l], lo, hi, g->margin, &c, &nat)) g->answer[cell] = answer_of(cm, c, nat);
+            }
+    return BK_OK;
+}
+
 /* a start grid g over [lo, hi] of at most about max_cells cells */
 static bk_result make_grid(bk_cm *cm, bk_ctx *ctx, bk_cm_grid *g, const double lo[3], const double hi[3],
                            uint32_t max_cells)
@@ -311,7 +501,7 @@ static bk_result make_grid(bk_cm *cm, bk_ctx *ctx, bk_cm_grid *g, const double l
     gridb b = {cm, g, 0};
     uint32_t a[3] = {0, 0, 0};
     fill_block(&b, cm->models[0].headnode, a, g->dim, 0);
-    return BK_OK;
+    return cm->pt.leafs ? grid_answers(cm, ctx, g) : BK_OK;
 }
 
 bk_result bk_cm_point_grid(bk_cm *cm, bk_ctx *ctx, bool start_grid)

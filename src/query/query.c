@@ -180,17 +180,31 @@ void bk_query_clusters(const bk_query *q, size_t count, const float *pos, int32_
     }
 }
 
+/* every float of v[0, n) finite (no exponent of all ones): a loop without branches, which the
+ * compiler does in vector lanes */
+static bool all_finite(const float *v, size_t n)
+{
+    uint32_t bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t b;
+        memcpy(&b, v + i, sizeof b);
+        bad |= (b & 0x7f800000u) == 0x7f800000u;
+    }
+    return !bad;
+}
+
 bk_result bk_query_points(const bk_query *q, uint32_t model, size_t count, const float *pos, bk_point_info *out,
                           size_t *bad)
 {
     if (bad) *bad = 0;
     if (!q || (count && (!pos || !out))) return BK_EARG;
     if (model >= q->info.model_count) return BK_EINDEX;
-    for (size_t i = 0; i < count; i++)
-        if (!bk_finite3(pos + 3 * i)) {
-            if (bad) *bad = i;
-            return BK_EARG;
-        }
+    if (!all_finite(pos, 3 * count))
+        for (size_t i = 0; i < count; i++)
+            if (!bk_finite3(pos + 3 * i)) {
+                if (bad) *bad = i;
+                return BK_EARG;
+            }
     bk_result r = BK_OK;
     enum { CHUNK = 256 };
     int32_t leaves[CHUNK];

@@ -162,6 +162,9 @@ static void point_index_check(const bk_query *q, const char *path)
     plain.outer.start = NULL;
     CHECK(cm->grid.start != NULL || cm->node_count < 64);
     int mism = 0, n = 0;
+    float *all = NULL;
+    uint32_t *want = NULL;   /* contents, leaf */
+    size_t np = 0, cap = 0;
     float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (uint32_t b = 0; b < cm->brush_count; b++)
         for (int k = 0; k < 3; k++)
@@ -186,17 +189,38 @@ static void point_index_check(const bk_query *q, const char *path)
                 for (int k = 0; k < 3; k++)
                     p[k] = lo[k] - wide * (hi[k] - lo[k]) + (float)rnd() * (hi[k] - lo[k]) * (1 + 2 * wide);
             }
-            int32_t na, nb, la, lb;
+            int32_t na, nb, nw, la, lb, lw;
             uint32_t a = bk_cm_point_contents(cm, 0, p, &na, &la);
             uint32_t z = bk_cm_point_contents(&plain, 0, p, &nb, &lb);
+            uint32_t w = bk_cm_world_point(cm, p, &lw, &nw);   /* with the start cells' answers */
             n++;
-            if (a != z || na != nb || la != lb) {
+            if (a != z || na != nb || la != lb || w != z || nw != nb || lw != lb) {
                 if (mism++ < 5)
-                    fprintf(stderr, "%s: point %g %g %g: indexed %u/%d, every brush %u/%d\n", path, p[0], p[1],
-                            p[2], a, na, z, nb);
+                    fprintf(stderr, "%s: point %g %g %g: indexed %u/%d, with cells' answers %u/%d, every brush %u/%d\n",
+                            path, p[0], p[1], p[2], a, na, w, nw, z, nb);
             }
+            if (np == cap) {   /* kept for the batched call */
+                cap = cap ? 2 * cap : 4096;
+                float *grown = realloc(all, sizeof *all * 3 * cap);
+                uint32_t *gz = realloc(want, sizeof *want * 2 * cap);
+                if (!grown || !gz) abort();
+                all = grown, want = gz;
+            }
+            memcpy(all + 3 * np, p, sizeof p);
+            want[2 * np] = z, want[2 * np + 1] = (uint32_t)lb;
+            np++;
         }
     }
+    /* the batched walks and contents give the same answers */
+    int32_t *lv = malloc(sizeof *lv * (np ? np : 1)), *nv = malloc(sizeof *nv * (np ? np : 1));
+    uint32_t *cv = malloc(sizeof *cv * (np ? np : 1));
+    if (!lv || !nv || !cv) abort();
+    bk_cm_world_points(cm, np, all, lv, cv, nv);
+    int bmism = 0;
+    for (size_t i = 0; i < np; i++) bmism += cv[i] != want[2 * i] || (uint32_t)lv[i] != want[2 * i + 1];
+    if (bmism) fprintf(stderr, "%s: %d of %zu batched answers differ from every brush's\n", path, bmism, np);
+    mism += bmism;
+    free(lv), free(nv), free(cv), free(all), free(want);
     g_index_points += n;
     g_index_mismatch += mism;
     CHECK(mism == 0);

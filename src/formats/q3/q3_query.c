@@ -204,30 +204,34 @@ static bk_result q3_point_at(const q3state *s, uint32_t model, int32_t l, uint32
                              bk_point_info *out)
 {
     const bk_q3_map *m = s->m;
-    memset(out, 0, sizeof *out);
     out->contents = contents;
     out->native_contents = native;
-    out->leaf = -1;
-    out->cluster = -1;
-    out->area = -1;
-    if (model == 0) {
-        if (l < 0) return BK_EINDEX;
+    if (model == 0 && l >= 0) {
         const bk_q3_leaf *lf = &m->leafs[l];
         out->leaf = l;
         out->cluster = lf->cluster;
         out->area = lf->area;
         for (int k = 0; k < 3; k++) out->leaf_mins[k] = (float)lf->mins[k], out->leaf_maxs[k] = (float)lf->maxs[k];
-    } else {
-        memcpy(out->leaf_mins, m->models[model].mins, sizeof out->leaf_mins);
-        memcpy(out->leaf_maxs, m->models[model].maxs, sizeof out->leaf_maxs);
+        return BK_OK;
     }
-    return BK_OK;
+    out->leaf = out->cluster = out->area = -1;
+    for (int k = 0; k < 3; k++) {
+        out->leaf_mins[k] = model == 0 ? 0.0f : m->models[model].mins[k];
+        out->leaf_maxs[k] = model == 0 ? 0.0f : m->models[model].maxs[k];
+    }
+    return model == 0 ? BK_EINDEX : BK_OK;
 }
 
 static bk_result q3_point(const void *state, uint32_t model, const float pos[3], bk_point_info *out)
 {
     const q3state *s = state;
-    int32_t head = s->cm.models[model].headnode, l = head >= 0 ? bk_cm_point_leaf(&s->cm, head, pos) : -1, native;
+    int32_t l, native;
+    if (model == 0) {
+        uint32_t c = bk_cm_world_point(&s->cm, pos, &l, &native);
+        return q3_point_at(s, model, l, c, native, out);
+    }
+    int32_t head = s->cm.models[model].headnode;
+    l = head >= 0 ? bk_cm_point_leaf(&s->cm, head, pos) : -1;
     uint32_t c = bk_cm_leaf_contents(&s->cm, model, l, pos, &native);
     return q3_point_at(s, model, l, c, native, out);
 }
@@ -245,13 +249,15 @@ static bk_result q3_points(const void *state, uint32_t model, size_t count, cons
         size_t n = count - base < CHUNK ? count - base : CHUNK;
         const float *p = pos + 3 * base;
         int32_t *lv = leaves + base;
-        if (head >= 0) bk_cm_point_leaves(&s->cm, head, n, p, lv);
         if (model == 0 && head >= 0) {
-            bk_cm_world_contents(&s->cm, n, p, lv, contents, native);
+            bk_cm_world_points(&s->cm, n, p, lv, contents, native);
         } else {
+            if (head >= 0) bk_cm_point_leaves(&s->cm, head, n, p, lv);
             for (size_t i = 0; i < n; i++)
                 contents[i] = bk_cm_leaf_contents(&s->cm, model, head >= 0 ? lv[i] : -1, p + 3 * i, &native[i]);
         }
+        for (size_t i = 0; i < n && model == 0; i++)
+            if (lv[i] >= 0) PREFETCH(&s->m->leafs[lv[i]]);
         for (size_t i = 0; i < n; i++) {
             bk_result ri = q3_point_at(s, model, head >= 0 ? lv[i] : -1, contents[i], native[i], &out[base + i]);
             if (r == BK_OK) r = ri;
