@@ -439,6 +439,11 @@ bk_result bk_image_decode(const uint8_t *data, size_t size, uint32_t max_dim, ui
 /* The same into out (w * h * 4 bytes), BK_EFORMAT for an image of another size: the picture is
  * held once more while stb_image decodes it, not twice (or not at all for a PNG: png_decode.c) */
 bk_result bk_image_decode_into(const uint8_t *data, size_t size, uint32_t w, uint32_t h, uint8_t *out);
+/* The same into a block of its own (*rgba, bk_free it): the decoder's, never copied */
+bk_result bk_image_decode_sized(const uint8_t *data, size_t size, uint32_t w, uint32_t h, uint8_t **rgba);
+/* stb_image.c: an image's size, and its pixels as RGBA8 (a bk_malloc block, NULL when it cannot) */
+bool bk_stbi_info(const uint8_t *data, int size, int *w, int *h);
+uint8_t *bk_stbi_load_rgba(const uint8_t *data, int size, int *w, int *h);
 /* png_decode.c: whether data is a PNG decoded there (8-bit RGB / RGBA, no interlace, no colour
  * key), and its size; the decode itself (BK_EUNSUPPORTED for any other) */
 bool bk_png_simple(const uint8_t *data, size_t size, uint32_t *w, uint32_t *h);

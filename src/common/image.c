@@ -1,10 +1,9 @@
-/* Image codecs are general jobs: decoding PNG/JPEG/TGA with stb_image (Debian's libstb), deflate
+/* Image codecs are general jobs: decoding PNG/JPEG/TGA with stb_image (Debian's libstb-dev), deflate
  * for PNG encoding with libdeflate (zlib for small images and streamed ones). */
 #include <libdeflate.h>
 #ifdef BK_HAVE_ISAL
 #include <isa-l/igzip_lib.h>
 #endif
-#include <stb/stb_image.h>
 #include <zlib.h>
 
 #include "bk_internal.h"
@@ -28,23 +27,29 @@ bk_result bk_image_decode(const uint8_t *data, size_t size, uint32_t max_dim, ui
         *rgba = px, *w = pw, *h = ph;
         return BK_OK;
     }
-    int iw, ih, comp;
-    if (!stbi_info_from_memory(data, (int)size, &iw, &ih, &comp)) return BK_EFORMAT;
+    int iw, ih;
+    if (!bk_stbi_info(data, (int)size, &iw, &ih)) return BK_EFORMAT;
     if (iw <= 0 || ih <= 0 || (uint32_t)iw > max_dim || (uint32_t)ih > max_dim) return BK_ELIMIT;
-    stbi_uc *px = stbi_load_from_memory(data, (int)size, &iw, &ih, &comp, 4);
+    uint8_t *px = bk_stbi_load_rgba(data, (int)size, &iw, &ih);
     if (!px) return BK_EFORMAT;
-    size_t bytes = (size_t)iw * (size_t)ih * 4;
-    uint8_t *copy = bk_malloc(bytes);
-    if (!copy) {
-        stbi_image_free(px);
-        return BK_ENOMEM;
-    }
-    memcpy(copy, px, bytes);
-    stbi_image_free(px);
-    *rgba = copy;
+    *rgba = px;   /* a block of ours: stb_image allocates with bk_malloc (stb_image.c) */
     *w = (uint32_t)iw;
     *h = (uint32_t)ih;
     return BK_OK;
+}
+
+bk_result bk_image_decode_sized(const uint8_t *data, size_t size, uint32_t w, uint32_t h, uint8_t **rgba)
+{
+    uint32_t pw, ph;
+    *rgba = NULL;
+    bk_result r = bk_image_decode(data, size, w > h ? w : h, rgba, &pw, &ph);
+    if (r == BK_ELIMIT) return BK_EFORMAT;   /* larger than it was: not the picture it was */
+    if (r == BK_OK && (pw != w || ph != h)) {
+        bk_free(*rgba);
+        *rgba = NULL;
+        r = BK_EFORMAT;
+    }
+    return r;
 }
 
 bk_result bk_image_decode_into(const uint8_t *data, size_t size, uint32_t w, uint32_t h, uint8_t *out)
@@ -52,14 +57,14 @@ bk_result bk_image_decode_into(const uint8_t *data, size_t size, uint32_t w, uin
     uint32_t pw, ph;
     if (bk_png_simple(data, size, &pw, &ph)) return bk_png_decode_into(data, size, w, h, out);
     if (size > INT32_MAX) return BK_ELIMIT;
-    int iw, ih, comp;
-    if (!stbi_info_from_memory(data, (int)size, &iw, &ih, &comp)) return BK_EFORMAT;
+    int iw, ih;
+    if (!bk_stbi_info(data, (int)size, &iw, &ih)) return BK_EFORMAT;
     if ((uint32_t)iw != w || (uint32_t)ih != h) return BK_EFORMAT;
-    stbi_uc *px = stbi_load_from_memory(data, (int)size, &iw, &ih, &comp, 4);
+    uint8_t *px = bk_stbi_load_rgba(data, (int)size, &iw, &ih);
     if (!px) return BK_EFORMAT;
     bk_result r = (uint32_t)iw == w && (uint32_t)ih == h ? BK_OK : BK_EFORMAT;
     if (r == BK_OK) memcpy(out, px, (size_t)w * h * 4);
-    stbi_image_free(px);
+    bk_free(px);
     return r;
 }
 

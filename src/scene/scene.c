@@ -290,6 +290,11 @@ bk_result bk_scene_image_rgba(const bk_scene *s, uint32_t i, uint8_t **rgba)
     *rgba = NULL;
     if (!bk_scene_image_has_pixels(s, i)) return BK_EARG;
     const bk_image *im = &s->images[i];
+    const bk_pixels *px = bk_scene_pixels(s, i);
+    /* an image file's bytes: the decoder's own block, not a copy of it */
+    if (!px->rgba && px->packed &&
+        (px->packing == BK_PACK_PNG || (px->packing == BK_PACK_CODEC && px->unpack == bk_image_decode_into)))
+        return bk_image_decode_sized(px->packed, px->packed_size, im->width, im->height, rgba);
     uint8_t *o = bk_malloc((size_t)im->width * im->height * 4);
     if (!o) return BK_ENOMEM;
     bk_result r = bk_scene_image_unpack_to(s, i, o);

@@ -83,15 +83,7 @@ bk_result bk_q3_img_pixels(q3_img *im)
 {
     if (im->rgba) return BK_OK;
     if (!im->file) return BK_EARG;
-    uint8_t *px = bk_malloc((size_t)im->w * im->h * 4);
-    if (!px) return BK_ENOMEM;
-    bk_result r = bk_q3_unpack_image(im->file, im->file_size, im->w, im->h, px);
-    if (r != BK_OK) {
-        bk_free(px);
-        return r;
-    }
-    im->rgba = px;
-    return BK_OK;
+    return bk_image_decode_sized(im->file, im->file_size, im->w, im->h, &im->rgba);
 }
 
 void bk_q3_img_drop_pixels(q3_img *im)
@@ -106,7 +98,7 @@ bk_result bk_q3_img_scene(q3_builder *b, q3_img *im, int32_t *out)
     if (im->scene < 0 && im->file) {
         /* the scene takes the file's bytes (decoded when read); the cache keeps reading them */
         BK_TRY(bk_scene_add_packed_image(b->s, im->name, im->w, im->h, BK_PACK_CODEC, im->file, im->file_size,
-                                         bk_q3_unpack_image, im->has_alpha, &im->scene));
+                                         bk_image_decode_into, im->has_alpha, &im->scene));
         im->file_given = true;
     } else if (im->scene < 0) {
         /* the scene takes the pixels; the cache keeps reading them (the scene outlives the build) */

@@ -102,9 +102,6 @@ void bk_q3_shaders_free(q3_shader_lib *lib);
  * *rgba is malloc'd; file (may be NULL) receives the file's own bytes (malloc'd, *file_size). */
 bk_result bk_q3_load_image(bk_vfs *v, const char *name, uint32_t max_dim, uint8_t **rgba, uint32_t *w, uint32_t *h,
                            uint8_t **file, size_t *file_size);
-/* The same decoding from a file's bytes into out (w * h * 4 bytes): a scene image kept as its file
- * (BK_PACK_CODEC) */
-bk_result bk_q3_unpack_image(const uint8_t *file, size_t size, uint32_t w, uint32_t h, uint8_t *out);
 
 bk_result bk_q3_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s);
 

@@ -521,7 +521,3 @@ bk_result bk_q3_load_image(bk_vfs *v, const char *name, uint32_t max_dim, uint8_
     return BK_ENOTFOUND;
 }
 
-bk_result bk_q3_unpack_image(const uint8_t *file, size_t size, uint32_t w, uint32_t h, uint8_t *out)
-{
-    return bk_image_decode_into(file, size, w, h, out);
-}
