@@ -171,6 +171,39 @@ bk_result bk_scene_add_image(bk_scene *s, const char *name, uint32_t w, uint32_t
     return BK_OK;
 }
 
+bk_result bk_scene_add_rgb_image(bk_scene *s, const char *name, uint32_t w, uint32_t h, uint8_t *rgba, int32_t *out)
+{
+    size_t n;
+    if (!rgba || !w || !h || !bk_mul_ok((size_t)w, (size_t)h, &n) || n > SIZE_MAX / 4) {
+        bk_free(rgba);
+        return BK_EARG;
+    }
+    /* row y's RGB rows start at y * (3w + 1), never past its RGBA start (4wy), and end before the next
+     * RGBA row: rows go in order, each read aside first with the row above as it was */
+    size_t row = (size_t)w * 3;
+    uint8_t *keep = bk_malloc(2 * row);
+    if (!keep) {
+        bk_free(rgba);
+        return BK_ENOMEM;
+    }
+    uint8_t *prev = keep, *cur = keep + row;
+    for (size_t y = 0; y < h; y++) {
+        const uint8_t *src = rgba + y * w * 4;
+        for (size_t x = 0; x < w; x++) memcpy(cur + 3 * x, src + 4 * x, 3);
+        uint8_t *d = rgba + y * (row + 1);
+        d[0] = y ? 2 : 0;
+        for (size_t i = 0; i < row; i++) d[1 + i] = (uint8_t)(cur[i] - (y ? prev[i] : 0));
+        uint8_t *t = prev;
+        prev = cur, cur = t;
+    }
+    bk_free(keep);
+    uint8_t *packed = bk_realloc(rgba, (row + 1) * h);   /* smaller: kept where it is if it cannot move */
+    if (!packed) packed = rgba;
+    bk_result r = bk_scene_add_packed_image(s, name, w, h, BK_PACK_RGB_UP, packed, (row + 1) * h, NULL, 0, out);
+    if (r != BK_OK) bk_free(packed);
+    return r;
+}
+
 bk_result bk_scene_add_packed_image(bk_scene *s, const char *name, uint32_t w, uint32_t h, uint32_t packing,
                                     uint8_t *packed, size_t size, bk_unpack_fn unpack, int has_alpha, int32_t *out)
 {

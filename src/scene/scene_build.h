@@ -43,6 +43,9 @@ bk_result bk_scene_add_image(bk_scene *s, const char *name, uint32_t w, uint32_t
  * only for BK_PACK_CODEC. The size is checked against width and height. */
 bk_result bk_scene_add_packed_image(bk_scene *s, const char *name, uint32_t w, uint32_t h, uint32_t packing,
                                     uint8_t *packed, size_t size, bk_unpack_fn unpack, int has_alpha, int32_t *out);
+/* An opaque RGBA image (the scene takes rgba, bk_malloc'd, and frees it on failure) packed in its own
+ * block as BK_PACK_RGB_UP: three quarters of the memory, the same pixels when unpacked. */
+bk_result bk_scene_add_rgb_image(bk_scene *s, const char *name, uint32_t w, uint32_t h, uint8_t *rgba, int32_t *out);
 bk_result bk_scene_add_material(bk_scene *s, const char *name, int32_t *out);
 bk_result bk_scene_add_mesh(bk_scene *s, const char *name, int32_t *out);
 bk_result bk_scene_add_node(bk_scene *s, const char *name, int32_t parent, int32_t mesh, int32_t *out);

@@ -421,6 +421,8 @@ static bk_result compose_pixels(q3_eval *e, const char *name, const q3_expr *x, 
         *scale = mx > 1 ? mx : 1;
         if (mx > 1) compose_texels(e, x, a, w, h, mx, px, &alpha);
     }
+    /* a scene built for the library's own commands keeps an opaque one as RGB rows (a quarter less) */
+    if (!alpha && (e->b->opt->flags & BK_OPT_COMPACT_IMAGES)) return bk_scene_add_rgb_image(e->b->s, name, w, h, px, out);
     bk_result r = bk_scene_add_image(e->b->s, name, w, h, px, out);
     if (r != BK_OK) bk_free(px);
     else e->b->s->images[*out].has_alpha = alpha;
