@@ -728,25 +728,81 @@ static void run_tiles(raster_job *j, uint32_t threads)
 }
 
 /* ---- the mip levels a view samples ------------------------------------------------------------ */
+/* squared distance from the origin to the triangle a, b, c of the plane (0 when it holds it) */
+static double origin_dist2(const double a[2], const double b[2], const double c[2])
+{
+    const double *v[3] = {a, b, c};
+    double area = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+    bool inside = area != 0;
+    double best = INFINITY;
+    for (int i = 0; i < 3; i++) {
+        const double *p = v[i], *q = v[(i + 1) % 3];
+        double ex = q[0] - p[0], ey = q[1] - p[1], el = ex * ex + ey * ey;
+        /* the origin on the inner side of every edge: inside */
+        if ((ex * -p[1] - ey * -p[0]) * area < 0) inside = false;
+        double t = el > 0 ? -(p[0] * ex + p[1] * ey) / el : 0;
+        t = t < 0 ? 0 : (t > 1 ? 1 : t);
+        double dx = p[0] + t * ex, dy = p[1] + t * ey;
+        if (dx * dx + dy * dy < best) best = dx * dx + dy * dy;
+    }
+    return inside ? 0 : best;
+}
+
+/* the values a pixel's level of detail comes from at a corner: q, and the numerators of the texel
+ * footprint's axes (each affine in x, y: du/dx = (U_x q - U q_x) / q^2, in texels) */
+typedef struct lod_corner { double q, n[4]; } lod_corner;
+
+/* A lower bound of max(rx, ry) (lod_of) over the triangle a, b, c: rx = (nux^2 + nvx^2) / q^4 is
+ * at least the least of its numerator on the triangle (the origin's distance to the numerators'
+ * image, a triangle too) over the largest q^4 (at a corner); the same for ry. Where q changes by
+ * more than an eighth over the triangle, its four halves are bounded apart (to depth 4). */
+static double rho_bound(const lod_corner *a, const lod_corner *b, const lod_corner *c, int depth)
+{
+    double qmin = fmin(a->q, fmin(b->q, c->q)), qmax = fmax(a->q, fmax(b->q, c->q));
+    if (!(qmin > 0)) return 0;
+    if (qmax > qmin * 1.125 && depth < 4) {
+        lod_corner ab, bc, ca;
+        ab.q = (a->q + b->q) / 2, bc.q = (b->q + c->q) / 2, ca.q = (c->q + a->q) / 2;
+        for (int k = 0; k < 4; k++)
+            ab.n[k] = (a->n[k] + b->n[k]) / 2, bc.n[k] = (b->n[k] + c->n[k]) / 2, ca.n[k] = (c->n[k] + a->n[k]) / 2;
+        double m = rho_bound(a, &ab, &ca, depth + 1);
+        m = fmin(m, rho_bound(&ab, b, &bc, depth + 1));
+        m = fmin(m, rho_bound(&ca, &bc, c, depth + 1));
+        return fmin(m, rho_bound(&ab, &bc, &ca, depth + 1));
+    }
+    double ax[2] = {a->n[0], a->n[1]}, bx[2] = {b->n[0], b->n[1]}, cx[2] = {c->n[0], c->n[1]};
+    double ay[2] = {a->n[2], a->n[3]}, by[2] = {b->n[2], b->n[3]}, cy[2] = {c->n[2], c->n[3]};
+    double q4 = qmax * qmax * qmax * qmax;
+    return fmax(origin_dist2(ax, bx, cx), origin_dist2(ay, by, cy)) / q4;
+}
+
 /* The finest level any pixel of t samples of a texture of tw x th texels. A pixel's level of
  * detail is half the log2 of max(rx, ry), the squared lengths of the texel footprint's two
  * screen axes (lod_of), which is at least the footprint's area |det J|. Under a perspective
  * projection det J = D / q^3 (u = U / q, v = V / q with U, V, q affine in x, y), so its smallest
  * value on the triangle is at a corner: the corners' least area bounds every pixel's level from
- * below. The pixel's own figures are floats and fast_log2 is within 0.01 of log2: a tenth of a
- * level of slack. */
+ * below. Where the footprint is long and thin (a floor seen from eye height) its area says less
+ * than its length: rho_bound bounds max(rx, ry) itself, and the larger bound is used. The pixel's
+ * own figures are floats and fast_log2 is within 0.01 of log2: a tenth of a level of slack. */
 static uint32_t finest_level(const stri *t, uint32_t tw, uint32_t th)
 {
     plane pq = plane_of(t, t->q[0], t->q[1], t->q[2]);
     plane pu = plane_of(t, t->at[0][0], t->at[1][0], t->at[2][0]), pv = plane_of(t, t->at[0][1], t->at[1][1], t->at[2][1]);
     double least = INFINITY;
+    lod_corner c[3];
     for (int i = 0; i < 3; i++) {
         double iq = 1.0 / t->q[i], u = t->at[i][0] * iq, v = t->at[i][1] * iq;
         double ux = (pu.vx - u * pq.vx) * iq, uy = (pu.vy - u * pq.vy) * iq;
         double vx = (pv.vx - v * pq.vx) * iq, vy = (pv.vy - v * pq.vy) * iq;
         double area = fabs(ux * vy - uy * vx) * tw * th;
         if (area < least) least = area;
+        double q = t->q[i], U = t->at[i][0], V = t->at[i][1];
+        c[i].q = q;
+        c[i].n[0] = ((double)pu.vx * q - U * pq.vx) * tw, c[i].n[1] = ((double)pv.vx * q - V * pq.vx) * th;
+        c[i].n[2] = ((double)pu.vy * q - U * pq.vy) * tw, c[i].n[3] = ((double)pv.vy * q - V * pq.vy) * th;
     }
+    double rho = rho_bound(&c[0], &c[1], &c[2], 0);
+    if (isfinite(rho) && rho > least) least = rho;
     if (!(least > 1) || !isfinite(least)) return 0;
     double lod = 0.5 * log2(least) - 0.1;
     return lod >= RT_MAX_LEVELS ? RT_MAX_LEVELS : (lod >= 1 ? (uint32_t)lod : 0);
@@ -764,7 +820,9 @@ static void note_levels(const setup *s, const rmat *m, uint64_t from, uint8_t *n
 {
     const bk_renderer *r = s->r;
     uint32_t level = RT_MAX_LEVELS;
-    if (m->tex >= 0 && r->tex[m->tex].mips)
+    if (s->v->exhaustive) /* every level held: the tests compare its picture with the bound's */
+        level = 0;
+    else if (m->tex >= 0 && r->tex[m->tex].mips)
         for (uint64_t i = from; i < s->count && level; i++) {
             uint32_t l = finest_level(&s->tris[i], r->tex[m->tex].fw, r->tex[m->tex].fh);
             if (l < level) level = l;

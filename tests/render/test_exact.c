@@ -3,6 +3,8 @@
  * PVS culling, each with the shortcuts (triangles outside the view left out before sorting, the
  * radix sort of the draw order, tile rows skipped behind what they hold) and without them (every
  * triangle sorted by qsort and set up, every row walked): the same bytes, the same triangles drawn.
+ * The spawn's view is drawn with the shortcuts first, so its textures hold only the mip levels the
+ * bound on its triangles' level of detail asks for; the exhaustive view holds every level.
  * usage: render_exact SHARED FETCHED */
 #include <dirent.h>
 #include <stdio.h>
