@@ -430,27 +430,11 @@ static bk_result draw(const bk_atlas *a, size_t bpp, uint8_t **out)
     bk_free(tmp);
     if (bpp == 3) {
         /* BK_PACK_RGB_UP in one pass from the top: row y moves H - y - 1 bytes back to make room
-         * for the filter bytes (onto bytes of its own and of the row above, both already read),
-         * minus the row above as it was, kept aside with this one */
-        size_t row = W * 3;
-        uint8_t *keep = bk_malloc(2 * row);
-        if (!keep) {
+         * for the filter bytes (onto bytes of its own and of the row above, both already read) */
+        if (bk_pack_rgb_up(block, px, W, H, 3) != BK_OK) {
             bk_free(block);
             return BK_ENOMEM;
         }
-        uint8_t *prev = keep, *cur = keep + row;
-        for (size_t y = 0; y < H; y++) {
-            const uint8_t *s = px + y * row;
-            uint8_t *d = block + y * (row + 1) + 1;
-            memcpy(cur, s, row);
-            d[-1] = y ? 2 : 0;
-            if (y) for (size_t i = 0; i < row; i++) d[i] = (uint8_t)(cur[i] - prev[i]);
-            else memcpy(d, cur, row);
-            uint8_t *t = prev;
-            prev = cur;
-            cur = t;
-        }
-        bk_free(keep);
     }
     *out = block;
     return BK_OK;

@@ -171,6 +171,26 @@ bk_result bk_scene_add_image(bk_scene *s, const char *name, uint32_t w, uint32_t
     return BK_OK;
 }
 
+bk_result bk_pack_rgb_up(uint8_t *dst, const uint8_t *src, size_t w, size_t h, int bpp)
+{
+    size_t row = w * 3;
+    uint8_t *keep = bk_malloc(2 * row);
+    if (!keep) return BK_ENOMEM;
+    uint8_t *prev = keep, *cur = keep + row;
+    for (size_t y = 0; y < h; y++) {   /* each row read aside first, with the row above as it was */
+        const uint8_t *s = src + y * w * (size_t)bpp;
+        if (bpp == 3) memcpy(cur, s, row);
+        else for (size_t x = 0; x < w; x++) memcpy(cur + 3 * x, s + 4 * x, 3);
+        uint8_t *d = dst + y * (row + 1);
+        d[0] = y ? 2 : 0;
+        for (size_t i = 0; i < row; i++) d[1 + i] = (uint8_t)(cur[i] - (y ? prev[i] : 0));
+        uint8_t *t = prev;
+        prev = cur, cur = t;
+    }
+    bk_free(keep);
+    return BK_OK;
+}
+
 bk_result bk_scene_add_rgb_image(bk_scene *s, const char *name, uint32_t w, uint32_t h, uint8_t *rgba, int32_t *out)
 {
     size_t n;
@@ -178,25 +198,12 @@ bk_result bk_scene_add_rgb_image(bk_scene *s, const char *name, uint32_t w, uint
         bk_free(rgba);
         return BK_EARG;
     }
-    /* row y's RGB rows start at y * (3w + 1), never past its RGBA start (4wy), and end before the next
-     * RGBA row: rows go in order, each read aside first with the row above as it was */
+    /* row y's RGB rows start at y * (3w + 1), never past its RGBA start (4wy) */
     size_t row = (size_t)w * 3;
-    uint8_t *keep = bk_malloc(2 * row);
-    if (!keep) {
+    if (bk_pack_rgb_up(rgba, rgba, w, h, 4) != BK_OK) {
         bk_free(rgba);
         return BK_ENOMEM;
     }
-    uint8_t *prev = keep, *cur = keep + row;
-    for (size_t y = 0; y < h; y++) {
-        const uint8_t *src = rgba + y * w * 4;
-        for (size_t x = 0; x < w; x++) memcpy(cur + 3 * x, src + 4 * x, 3);
-        uint8_t *d = rgba + y * (row + 1);
-        d[0] = y ? 2 : 0;
-        for (size_t i = 0; i < row; i++) d[1 + i] = (uint8_t)(cur[i] - (y ? prev[i] : 0));
-        uint8_t *t = prev;
-        prev = cur, cur = t;
-    }
-    bk_free(keep);
     uint8_t *packed = bk_realloc(rgba, (row + 1) * h);   /* smaller: kept where it is if it cannot move */
     if (!packed) packed = rgba;
     bk_result r = bk_scene_add_packed_image(s, name, w, h, BK_PACK_RGB_UP, packed, (row + 1) * h, NULL, 0, out);

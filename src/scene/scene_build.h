@@ -43,6 +43,10 @@ bk_result bk_scene_add_image(bk_scene *s, const char *name, uint32_t w, uint32_t
  * only for BK_PACK_CODEC. The size is checked against width and height. */
 bk_result bk_scene_add_packed_image(bk_scene *s, const char *name, uint32_t w, uint32_t h, uint32_t packing,
                                     uint8_t *packed, size_t size, bk_unpack_fn unpack, int has_alpha, int32_t *out);
+/* Rows of RGB (bpp 3) or RGBA (bpp 4, alpha dropped) pixels at src into BK_PACK_RGB_UP rows at dst,
+ * which may be the same block as long as row y's packed row (at y * (3w + 1)) never starts past its
+ * source row: rows go in order, each read aside before it is written. */
+bk_result bk_pack_rgb_up(uint8_t *dst, const uint8_t *src, size_t w, size_t h, int bpp);
 /* An opaque RGBA image (the scene takes rgba, bk_malloc'd, and frees it on failure) packed in its own
  * block as BK_PACK_RGB_UP: three quarters of the memory, the same pixels when unpacked. */
 bk_result bk_scene_add_rgb_image(bk_scene *s, const char *name, uint32_t w, uint32_t h, uint8_t *rgba, int32_t *out);
