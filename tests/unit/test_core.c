@@ -287,6 +287,23 @@ static void test_cursor(void)
     CHECK(bk_rd_f32be((const uint8_t *)"\x3f\x80\x00\x00") == 1.0f);
 }
 
+/* scene image packed unpacks to want (plain's pixels) and encodes to the same PNG as plain */
+static bool same_image(const bk_scene *s, int32_t plain, int32_t packed, const uint8_t *want)
+{
+    uint8_t *un = NULL;
+    const bk_image *im = &s->images[plain];
+    bool ok = bk_scene_image_rgba(s, (uint32_t)packed, &un) == BK_OK && un &&
+              memcmp(un, want, (size_t)im->width * im->height * 4) == 0;
+    bk_free(un);
+    bk_buf p1 = {0}, p2 = {0};
+    ok = ok && bk_png_encode_image(s, (uint32_t)plain, 1, &p1) == BK_OK &&
+         bk_png_encode_image(s, (uint32_t)packed, 1, &p2) == BK_OK && p1.size > 0 && p1.size == p2.size &&
+         memcmp(p1.data, p2.data, p1.size) == 0;
+    bk_buf_free(&p1);
+    bk_buf_free(&p2);
+    return ok;
+}
+
 static void test_atlas(void)
 {
     bk_atlas *a = bk_atlas_new(64, 1);
@@ -317,15 +334,7 @@ static void test_atlas(void)
     int32_t rgb;
     CHECK(bk_atlas_to_rgb_image(a, s, "lm_rgb", &rgb) == BK_OK && s->images[rgb].is_lightmap &&
           PX(s, rgb)->rgba == NULL && PX(s, rgb)->packing == BK_PACK_RGB_UP && !s->images[rgb].has_alpha);
-    uint8_t *un = NULL;
-    CHECK(bk_scene_image_rgba(s, (uint32_t)rgb, &un) == BK_OK && un &&
-          memcmp(un, PX(s, img)->rgba, (size_t)w * h * 4) == 0);
-    bk_free(un);
-    bk_buf p1 = {0}, p2 = {0};
-    CHECK(bk_png_encode_image(s, (uint32_t)img, 1, &p1) == BK_OK && bk_png_encode_image(s, (uint32_t)rgb, 1, &p2) == BK_OK);
-    CHECK(p1.size > 0 && p1.size == p2.size && memcmp(p1.data, p2.data, p1.size) == 0);
-    bk_buf_free(&p1);
-    bk_buf_free(&p2);
+    CHECK(same_image(s, img, rgb, PX(s, img)->rgba));
     bk_atlas_free(a);
     /* an opaque RGBA image packed as RGB rows in its own block (Quake 3's compositions): the same
      * pixels back, the same PNG, at odd sizes too */
@@ -344,15 +353,7 @@ static void test_atlas(void)
         CHECK(copy && bk_scene_add_image(s, "plain", sw, sh, copy, &plain) == BK_OK);
         CHECK(bk_scene_add_rgb_image(s, "rgb", sw, sh, rgba, &packed) == BK_OK && PX(s, packed)->packing == BK_PACK_RGB_UP &&
               !s->images[packed].has_alpha);
-        uint8_t *back = NULL;
-        CHECK(bk_scene_image_rgba(s, (uint32_t)packed, &back) == BK_OK && back &&
-              memcmp(back, want, (size_t)sw * sh * 4) == 0);
-        bk_buf q1 = {0}, q2 = {0};
-        CHECK(bk_png_encode_image(s, (uint32_t)plain, 1, &q1) == BK_OK && bk_png_encode_image(s, (uint32_t)packed, 1, &q2) == BK_OK);
-        CHECK(q1.size > 0 && q1.size == q2.size && memcmp(q1.data, q2.data, q1.size) == 0);
-        bk_buf_free(&q1);
-        bk_buf_free(&q2);
-        bk_free(back);
+        CHECK(same_image(s, plain, packed, want));
         bk_free(want);
     }
     bk_scene_free(s);
