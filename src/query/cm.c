@@ -10,9 +10,6 @@
 
 #include "cm.h"
 
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 void bk_cm_free(bk_cm *cm)
 {
@@ -263,27 +260,7 @@ static inline unsigned lowest_bit(unsigned m)
 /* which of the eight brushes of block b have p inside their bounds (bit j: brush 8b+j) */
 static inline unsigned block_hits(const bk_cm_ptblock *b, const float p[3])
 {
-#ifdef __SSE2__
-    unsigned m = 0;
-    for (int h = 0; h < BK_CM_LANES; h += 4) {
-        __m128 in = _mm_set1_ps(0);
-        in = _mm_cmpeq_ps(in, in);   /* all lanes set */
-        for (int k = 0; k < 3; k++) {
-            __m128 v = _mm_set1_ps(p[k]);
-            in = _mm_and_ps(in, _mm_cmple_ps(_mm_loadu_ps(&b->lo[k][h]), v));
-            in = _mm_and_ps(in, _mm_cmpge_ps(_mm_loadu_ps(&b->hi[k][h]), v));
-        }
-        m |= (unsigned)_mm_movemask_ps(in) << h;
-    }
-    return m;
-#else
-    unsigned m = 0;
-    for (int j = 0; j < BK_CM_LANES; j++)
-        m |= (unsigned)(p[0] >= b->lo[0][j] && p[0] <= b->hi[0][j] && p[1] >= b->lo[1][j] && p[1] <= b->hi[1][j] &&
-                        p[2] >= b->lo[2][j] && p[2] <= b->hi[2][j])
-             << j;
-    return m;
-#endif
+    return bk_cm_block_meets(b, p, p);
 }
 
 /* lane j of block b, a brush whose bounds hold p: p is inside its other planes too */
@@ -338,21 +315,17 @@ static inline void entry_add(const bk_cm_ptindex *ix, const bk_cm_ptblock *b, un
 }
 
 /* the brushes [a, z) (multiples of 8) whose bounds hold p are tested against their other planes
- * (of up to 32 blocks, those mask leaves in; all of a longer list) */
+ * (of the first 32 blocks, those mask leaves in; every one after them) */
 static void indexed_run(const bk_cm_ptindex *ix, uint32_t a, uint32_t z, uint32_t mask, const float p[3], uint32_t *c,
                         int32_t *nat)
 {
-    uint32_t b0 = a / BK_CM_LANES, nb = (z - a) / BK_CM_LANES;
-    if (nb <= 32) {
-        for (mask &= nb == 32 ? UINT32_MAX : (1u << nb) - 1; mask; mask &= mask - 1) {
+    uint32_t nb = (z - a) / BK_CM_LANES;
+    for (uint32_t b0 = a / BK_CM_LANES, done = 0; done < nb; done += 32, b0 += 32, mask = UINT32_MAX) {
+        uint32_t left = nb - done;   /* 32 blocks at a time, the mask for the first 32 */
+        for (mask &= left >= 32 ? UINT32_MAX : (1u << left) - 1; mask; mask &= mask - 1) {
             const bk_cm_ptblock *b = &ix->blocks[b0 + lowest_bit(mask)];
             for (unsigned m = block_hits(b, p); m; m &= m - 1) entry_add(ix, b, lowest_bit(m), p, c, nat);
         }
-        return;
-    }
-    for (uint32_t blk = b0; blk < b0 + nb; blk++) {
-        const bk_cm_ptblock *b = &ix->blocks[blk];
-        for (unsigned m = block_hits(b, p); m; m &= m - 1) entry_add(ix, b, lowest_bit(m), p, c, nat);
     }
 }
 
@@ -372,7 +345,8 @@ static uint32_t indexed_contents(const bk_cm *cm, uint32_t l, const float p[3], 
     return c;
 }
 
-/* bk_cm_leaf_contents of model 0 for count points whose leaves are known, with the point index.
+/* bk_cm_leaf_contents of model 0 for count points whose leaves are known (and their start cells'
+ * answers, ans: 0 for none), with the point index.
  * A point waits on memory three times (its leaf's entry, the bounds of the leaf's brushes, the
  * planes of the few whose bounds hold it); a point at a time, the core waits each time. So the
  * points go through each step in groups, and each step asks for what the next will read. */
@@ -392,14 +366,14 @@ static void world_contents(const bk_cm *cm, size_t count, const float *pos, cons
         uint32_t *C = contents + base, hit[GROUP][HITS], mask[GROUP];
         int32_t *N = native + base;
         int nhit[GROUP];
-        const uint8_t *A = ans ? ans + base : NULL;
+        const uint8_t *A = ans + base;
         for (size_t i = 0; i < n; i++)
-            if (L[i] >= 0 && !(A && A[i])) PREFETCH(&ix->leafs[L[i]]);
+            if (L[i] >= 0 && !A[i]) PREFETCH(&ix->leafs[L[i]]);
         for (size_t i = 0; i < n; i++) {   /* done now (its cell's answer, outside every brush, broken, on a
                                               face of the leaf's box) or the leaf's first blocks asked for */
             const float *p = P + 3 * i;
             nhit[i] = -1;
-            if (A && A[i]) {
+            if (A[i]) {
                 C[i] = cm->cell_values[A[i] - 1].contents, N[i] = cm->cell_values[A[i] - 1].native;
                 continue;
             }
@@ -457,12 +431,6 @@ static void world_contents(const bk_cm *cm, size_t count, const float *pos, cons
             }
         }
     }
-}
-
-void bk_cm_world_contents(const bk_cm *cm, size_t count, const float *pos, const int32_t *leaves, uint32_t *contents,
-                          int32_t *native)
-{
-    world_contents(cm, count, pos, leaves, NULL, contents, native);
 }
 
 void bk_cm_world_points(const bk_cm *cm, size_t count, const float *pos, int32_t *leaves, uint32_t *contents,

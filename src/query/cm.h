@@ -7,6 +7,9 @@
 #define BK_CM_H
 
 #include "query_internal.h"
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 typedef struct bk_cm_plane {
     float n[3];
@@ -85,6 +88,29 @@ typedef struct bk_cm_ptleaf {
     uint32_t sub;              /* its cells' block masks in masks (UINT32_MAX: none) */
     float inv[3];              /* BK_CM_SUB / the box's size: a point's cell along each axis */
 } bk_cm_ptleaf;
+
+/* which of the eight brushes of block b have bounds meeting the box [lo, hi] (bit j: lane j; a
+ * point is the box [p, p]) */
+static inline unsigned bk_cm_block_meets(const bk_cm_ptblock *b, const float lo[3], const float hi[3])
+{
+    unsigned m = 0;
+#ifdef __SSE2__
+    for (int h = 0; h < BK_CM_LANES; h += 4) {
+        __m128 in = _mm_castsi128_ps(_mm_set1_epi32(-1));
+        for (int k = 0; k < 3; k++) {
+            in = _mm_and_ps(in, _mm_cmple_ps(_mm_loadu_ps(&b->lo[k][h]), _mm_set1_ps(hi[k])));
+            in = _mm_and_ps(in, _mm_cmpge_ps(_mm_loadu_ps(&b->hi[k][h]), _mm_set1_ps(lo[k])));
+        }
+        m |= (unsigned)_mm_movemask_ps(in) << h;
+    }
+#else
+    for (unsigned j = 0; j < BK_CM_LANES; j++)
+        m |= (unsigned)((b->lo[0][j] <= hi[0]) & (b->hi[0][j] >= lo[0]) & (b->lo[1][j] <= hi[1]) &
+                        (b->hi[1][j] >= lo[1]) & (b->lo[2][j] <= hi[2]) & (b->hi[2][j] >= lo[2]))
+             << j;
+#endif
+    return m;
+}
 
 /* A leaf with two to 32 blocks of crossing brushes is cut into BK_CM_SUB^3 cells over its box;
  * each cell keeps which blocks have a brush whose bounds reach into it (bit b: the leaf's block
@@ -210,10 +236,6 @@ uint32_t bk_cm_world_point(const bk_cm *cm, const float p[3], int32_t *leaf, int
 /* bk_cm_world_point for count points: the same answers, faster in bulk. */
 void bk_cm_world_points(const bk_cm *cm, size_t count, const float *pos, int32_t *leaves, uint32_t *contents,
                         int32_t *native);
-/* bk_cm_leaf_contents of model 0 for count points (pos: 3 floats each) whose leaves (from
- * bk_cm_point_leaves of its root) are known: the same answers, faster in bulk. */
-void bk_cm_world_contents(const bk_cm *cm, size_t count, const float *pos, const int32_t *leaves, uint32_t *contents,
-                          int32_t *native);
 /* Build the point index of a model-0 tree whose contents come from brushes (cm_point.c); the
  * answers are the same with or without it. */
 bk_result bk_cm_point_index(bk_cm *cm, bk_ctx *ctx);

@@ -18,10 +18,6 @@
 
 #include "cm.h"
 
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
-
 #define CORNER_MARGIN 0.01f   /* a corner this far inside every plane: no rounding can put a
                                  point of the box outside (coordinates are at most 2^17) */
 
@@ -305,6 +301,26 @@ void bk_cm_point_index_free(bk_cm *cm)
 
 typedef struct gridb { const bk_cm *cm; bk_cm_grid *g; uint32_t guard; } gridb;
 
+/* the least and the largest of n . v - d over the box [lo, hi], in double */
+static void plane_range(const float n[3], float d, const double lo[3], const double hi[3], double *mn, double *mx)
+{
+    *mn = *mx = -(double)d;
+    for (int k = 0; k < 3; k++) {
+        double a = (double)n[k] * lo[k], c = (double)n[k] * hi[k];
+        *mn += a < c ? a : c;
+        *mx += a < c ? c : a;
+    }
+}
+
+/* the box of cells a .. z - 1 of g (z exclusive along each axis), widened by GRID_WIDEN */
+static void cells_box(const bk_cm_grid *g, const uint32_t a[3], const uint32_t z[3], double lo[3], double hi[3])
+{
+    for (int k = 0; k < 3; k++) {
+        lo[k] = g->origin[k] + a[k] * g->cell[k] - GRID_WIDEN;
+        hi[k] = g->origin[k] + z[k] * g->cell[k] + GRID_WIDEN;
+    }
+}
+
 static int32_t descend_box(const gridb *b, int32_t node, const double lo[3], const double hi[3])
 {
     const bk_cm *cm = b->cm;
@@ -312,12 +328,8 @@ static int32_t descend_box(const gridb *b, int32_t node, const double lo[3], con
         if ((uint32_t)node >= cm->node_count) return node;
         const bk_cm_node *nd = &cm->nodes[node];
         const bk_cm_plane *pl = &cm->planes[nd->plane];
-        double mn = -pl->d, mx = -pl->d;
-        for (int k = 0; k < 3; k++) {
-            double a = (double)pl->n[k] * lo[k], c = (double)pl->n[k] * hi[k];
-            mn += a < c ? a : c;
-            mx += a < c ? c : a;
-        }
+        double mn, mx;
+        plane_range(pl->n, pl->d, lo, hi, &mn, &mx);
         if (mn > b->g->margin) node = nd->children[0];
         else if (mx < -b->g->margin) node = nd->children[1];
         else break;
@@ -329,10 +341,7 @@ static void fill_block(const gridb *b, int32_t node, const uint32_t a[3], const 
 {
     bk_cm_grid *g = b->g;
     double lo[3], hi[3];
-    for (int k = 0; k < 3; k++) {
-        lo[k] = g->origin[k] + a[k] * g->cell[k] - GRID_WIDEN;
-        hi[k] = g->origin[k] + z[k] * g->cell[k] + GRID_WIDEN;
-    }
+    cells_box(g, a, z, lo, hi);
     node = descend_box(b, node, lo, hi);
     int axis = 0;
     for (int k = 1; k < 3; k++)
@@ -368,12 +377,8 @@ static int box_in_entry(const bk_cm_ptindex *ix, const bk_cm_ptblock *b, unsigne
     }
     for (uint32_t s = 0; s < b->num_planes[j]; s++) {
         const float *p = ix->planes[b->first_plane[j] + s];
-        double mn = -(double)p[3], mx = -(double)p[3];
-        for (int k = 0; k < 3; k++) {
-            double a = (double)p[k] * lo[k], c = (double)p[k] * hi[k];
-            mn += a < c ? a : c;
-            mx += a < c ? c : a;
-        }
+        double mn, mx;
+        plane_range(p, p[3], lo, hi, &mn, &mx);
         if (mn > margin) return 0;
         if (!(mx < -margin)) held = 2;
     }
@@ -392,27 +397,6 @@ static uint8_t answer_of(bk_cm *cm, uint32_t contents, int32_t native)
     return (uint8_t)(i + 1);
 }
 
-/* which of the eight brushes of block b have bounds meeting the box [lo, hi] (bit j: lane j) */
-static inline unsigned block_meets(const bk_cm_ptblock *b, const float lo[3], const float hi[3])
-{
-    unsigned m = 0;
-#ifdef __SSE2__
-    for (int h = 0; h < BK_CM_LANES; h += 4) {
-        __m128 in = _mm_castsi128_ps(_mm_set1_epi32(-1));
-        for (int k = 0; k < 3; k++) {
-            in = _mm_and_ps(in, _mm_cmple_ps(_mm_loadu_ps(&b->lo[k][h]), _mm_set1_ps(hi[k])));
-            in = _mm_and_ps(in, _mm_cmpge_ps(_mm_loadu_ps(&b->hi[k][h]), _mm_set1_ps(lo[k])));
-        }
-        m |= (unsigned)_mm_movemask_ps(in) << h;
-    }
-#else
-    for (unsigned j = 0; j < BK_CM_LANES; j++)
-        m |= (unsigned)((b->lo[0][j] <= hi[0]) & (b->hi[0][j] >= lo[0]) & (b->lo[1][j] <= hi[1]) &
-                        (b->hi[1][j] >= lo[1]) & (b->lo[2][j] <= hi[2]) & (b->hi[2][j] >= lo[2]))
-             << j;
-#endif
-    return m;
-}
 
 /* the contents of every point of the box [lo, hi], which lies in leaf lf's region; false when
  * they may differ. Outside every brush's bounds: none. Inside them: the leaf's full contents
@@ -436,7 +420,7 @@ static bool cell_answer(const bk_cm_ptindex *ix, const bk_cm_ptleaf *lf, const d
     }
     for (uint32_t blk = lf->first / BK_CM_LANES; blk < lf->end / BK_CM_LANES; blk++) {
         const bk_cm_ptblock *b = &ix->blocks[blk];
-        unsigned near = block_meets(b, flo, fhi);
+        unsigned near = bk_cm_block_meets(b, flo, fhi);
         for (unsigned j = 0; near; j++, near >>= 1) {
             if (!(near & 1)) continue;
             int h = box_in_entry(ix, b, j, lo, hi, margin);
@@ -462,12 +446,9 @@ static bk_result grid_answers(bk_cm *cm, bk_ctx *ctx, bk_cm_grid *g)
                 int32_t nat;
                 g->answer[cell] = 0;
                 if (g->start[cell] >= 0 || l >= cm->leaf_count) continue;
-                uint32_t at[3] = {i, j, k};
+                uint32_t at[3] = {i, j, k}, to[3] = {i + 1, j + 1, k + 1};
                 double lo[3], hi[3];
-                for (int a = 0; a < 3; a++) {
-                    lo[a] = g->origin[a] + at[a] * g->cell[a] - GRID_WIDEN;
-                    hi[a] = g->origin[a] + (at[a] + 1) * g->cell[a] + GRID_WIDEN;
-                }
+                cells_box(g, at, to, lo, hi);
                 if (cell_answer(&cm->pt, &cm->pt.leafs[l], lo, hi, g->margin, &c, &nat)) g->answer[cell] = answer_of(cm, c, nat);
             }
     return BK_OK;
