@@ -57,15 +57,11 @@ bk_result bk_image_decode_into(const uint8_t *data, size_t size, uint32_t w, uin
     uint32_t pw, ph;
     if (bk_png_simple(data, size, &pw, &ph)) return bk_png_decode_into(data, size, w, h, out);
     if (size > INT32_MAX) return BK_ELIMIT;
-    int iw, ih;
-    if (!bk_stbi_info(data, (int)size, &iw, &ih)) return BK_EFORMAT;
-    if ((uint32_t)iw != w || (uint32_t)ih != h) return BK_EFORMAT;
-    uint8_t *px = bk_stbi_load_rgba(data, (int)size, &iw, &ih);
-    if (!px) return BK_EFORMAT;
-    bk_result r = (uint32_t)iw == w && (uint32_t)ih == h ? BK_OK : BK_EFORMAT;
-    if (r == BK_OK) memcpy(out, px, (size_t)w * h * 4);
+    uint8_t *px;
+    BK_TRY(bk_image_decode_sized(data, size, w, h, &px));
+    memcpy(out, px, (size_t)w * h * 4);
     bk_free(px);
-    return r;
+    return BK_OK;
 }
 
 /* PNG encoding: the rows are filtered with the fixed "up" filter (each byte minus the one above

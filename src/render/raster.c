@@ -791,15 +791,13 @@ static uint32_t finest_level(const stri *t, uint32_t tw, uint32_t th)
     double least = INFINITY;
     lod_corner c[3];
     for (int i = 0; i < 3; i++) {
-        double iq = 1.0 / t->q[i], u = t->at[i][0] * iq, v = t->at[i][1] * iq;
-        double ux = (pu.vx - u * pq.vx) * iq, uy = (pu.vy - u * pq.vy) * iq;
-        double vx = (pv.vx - v * pq.vx) * iq, vy = (pv.vy - v * pq.vy) * iq;
-        double area = fabs(ux * vy - uy * vx) * tw * th;
-        if (area < least) least = area;
         double q = t->q[i], U = t->at[i][0], V = t->at[i][1];
         c[i].q = q;
         c[i].n[0] = ((double)pu.vx * q - U * pq.vx) * tw, c[i].n[1] = ((double)pv.vx * q - V * pq.vx) * th;
         c[i].n[2] = ((double)pu.vy * q - U * pq.vy) * tw, c[i].n[3] = ((double)pv.vy * q - V * pq.vy) * th;
+        /* the footprint's area |det J| in texels, from the same numerators */
+        double area = fabs(c[i].n[0] * c[i].n[3] - c[i].n[2] * c[i].n[1]) / (q * q * q * q);
+        if (area < least) least = area;
     }
     double rho = rho_bound(&c[0], &c[1], &c[2], 0);
     if (isfinite(rho) && rho > least) least = rho;
