@@ -174,14 +174,12 @@ int cli_render_one(cli_opts *o, const render_args *ra, const char *in, const cha
     bk_renderer *rd = NULL;
     r = bk_renderer_new(s, q, &rd);
     if (r == BK_OK) {
-        /* the renderer holds the lightmaps it decoded and its own copy of the triangles: the
-         * scene's go (a Quake 3 atlas, every vertex) */
-        for (uint32_t i = 0; i < s->image_count; i++)
-            if (s->images[i].is_lightmap) bk_scene_image_release(s, i);
+        /* the renderer holds its own copy of the triangles: the scene's go */
         bk_scene_release_geometry(s);
         bk_cli_trim(); /* the primitives' arrays were small blocks, all over the heap */
-        /* then the textures this one view draws, at the levels it samples, each scene image
-         * given back once decoded (those it does not draw first), before the frame is allocated */
+        /* then the textures this one view draws, at the levels it samples, and the window of each
+         * lightmap it reads, each scene image given back once decoded (those it does not draw
+         * first), before the frame is allocated */
         r = bk_renderer_prepare(rd, &ra->ro, s);
     }
     if (r == BK_OK) r = bk_renderer_draw(rd, &ra->ro, &px, &rr->info);

@@ -448,6 +448,11 @@ uint8_t *bk_stbi_load_rgba(const uint8_t *data, int size, int *w, int *h);
  * key), and its size; the decode itself (BK_EUNSUPPORTED for any other) */
 bool bk_png_simple(const uint8_t *data, size_t size, uint32_t *w, uint32_t *h);
 bk_result bk_png_decode_into(const uint8_t *data, size_t size, uint32_t w, uint32_t h, uint8_t *out);
+/* Rows 0 .. rows - 1 of such a PNG handed to fn in turn, each as w RGBA pixels, a row at a time:
+ * the picture is never held, and the rows past the last one asked for are never inflated */
+typedef void (*bk_row_fn)(void *user, uint32_t y, const uint8_t *rgba);
+bk_result bk_png_decode_rows(const uint8_t *data, size_t size, uint32_t w, uint32_t h, uint32_t rows, bk_row_fn fn,
+                             void *user);
 /* level: deflate effort 1 (fastest) .. 12 (smallest), 0 = default (3) */
 bk_result bk_png_encode(const uint8_t *rgba, uint32_t w, uint32_t h, bool alpha, int level, bk_buf *out);
 /* The same as RGB, the filtered rows made in rgba's own memory (its pixels are lost) */

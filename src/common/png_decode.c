@@ -39,6 +39,17 @@ bool bk_png_simple(const uint8_t *data, size_t size, uint32_t *w, uint32_t *h)
     return simple && ih.width && ih.height;
 }
 
+static bk_result result_of(int e)
+{
+    switch (e) {
+    case 0: return BK_OK;
+    case SPNG_EMEM: return BK_ENOMEM;
+    case SPNG_EOF: case SPNG_EIDAT_TOO_SHORT: return BK_ETRUNCATED;   /* the file ends before the picture */
+    case SPNG_EZLIB: case SPNG_EZLIB_INIT: case SPNG_EIDAT_STREAM: return BK_EDECOMPRESS;
+    default: return BK_EFORMAT;   /* a bad filter byte, chunk or size */
+    }
+}
+
 bk_result bk_png_decode_into(const uint8_t *data, size_t size, uint32_t w, uint32_t h, uint8_t *out)
 {
     uint32_t pw, ph;
@@ -52,11 +63,26 @@ bk_result bk_png_decode_into(const uint8_t *data, size_t size, uint32_t w, uint3
     if (!e && need != (size_t)w * h * 4) e = SPNG_EOVERFLOW;
     if (!e) e = spng_decode_image(c, out, need, SPNG_FMT_RGBA8, 0);
     spng_ctx_free(c);
-    switch (e) {
-    case 0: return BK_OK;
-    case SPNG_EMEM: return BK_ENOMEM;
-    case SPNG_EOF: case SPNG_EIDAT_TOO_SHORT: return BK_ETRUNCATED;   /* the file ends before the picture */
-    case SPNG_EZLIB: case SPNG_EZLIB_INIT: case SPNG_EIDAT_STREAM: return BK_EDECOMPRESS;
-    default: return BK_EFORMAT;   /* a bad filter byte, chunk or size */
+    return result_of(e);
+}
+
+bk_result bk_png_decode_rows(const uint8_t *data, size_t size, uint32_t w, uint32_t h, uint32_t rows, bk_row_fn fn,
+                             void *user)
+{
+    uint32_t pw, ph;
+    if (!bk_png_simple(data, size, &pw, &ph)) return BK_EUNSUPPORTED;
+    if (pw != w || ph != h) return BK_EFORMAT;
+    if (rows > h) rows = h;
+    struct spng_ihdr ih;
+    spng_ctx *c = open_png(data, size, &ih);
+    uint8_t *row = c ? bk_malloc((size_t)w * 4) : NULL;
+    int e = row ? spng_decode_image(c, NULL, 0, SPNG_FMT_RGBA8, SPNG_DECODE_PROGRESSIVE) : SPNG_EMEM;
+    for (uint32_t y = 0; !e && y < rows; y++) {
+        e = spng_decode_row(c, row, (size_t)w * 4);
+        if (e == SPNG_EOI && y + 1 == h) e = 0; /* the picture's last row */
+        if (!e) fn(user, y, row);
     }
+    bk_free(row);
+    spng_ctx_free(c);
+    return result_of(e);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "query/query_internal.h"
+#include "scene/scene_build.h"
 #include "render_internal.h"
 
 const char *bk_rt_extra(const bk_kv *kv, uint32_t n, const char *key)
@@ -82,6 +83,76 @@ bk_result bk_rt_texture_load(bk_renderer *r, int32_t i, uint32_t first)
     return load_texture(r->s, (uint32_t)t->image, first, t);
 }
 
+const uint8_t bk_rt_zero_block[RT_SIDE * RT_SIDE * 4];
+
+typedef struct block_fill {
+    rtex *t;
+    const uint8_t *fresh;       /* per block: decoded now */
+} block_fill;
+
+/* image row y into the fresh blocks it reaches: row y % RT_BLOCK of its block row, and the last
+ * row of the block row above when it is that one's next */
+static void fill_row(void *user, uint32_t y, const uint8_t *rgba)
+{
+    const block_fill *f = user;
+    const rtex *t = f->t;
+    uint32_t by = y / RT_BLOCK, ly = y % RT_BLOCK;
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1) {
+            if (ly || !by) break;
+            by--, ly = RT_BLOCK;
+        }
+        if (by >= t->bh) continue;
+        for (uint32_t bx = 0; bx < t->bw; bx++) {
+            if (!f->fresh[by * t->bw + bx]) continue;
+            uint32_t x0 = bx * RT_BLOCK, n = t->fw - x0 < RT_SIDE ? t->fw - x0 : RT_SIDE;
+            memcpy(t->blk[by * t->bw + bx] + (size_t)ly * RT_SIDE * 4, rgba + (size_t)x0 * 4, (size_t)n * 4);
+        }
+    }
+}
+
+static void free_blocks(rtex *t)
+{
+    if (!t->blk) return;
+    for (size_t i = 0; i < (size_t)t->bw * t->bh; i++)
+        if (t->blk[i] != bk_rt_zero_block) bk_free(t->blk[i]);
+    bk_free(t->blk);
+    t->blk = NULL;
+}
+
+bk_result bk_rt_lightmap_load(bk_renderer *r, int32_t i, const uint8_t *want)
+{
+    if (i < 0 || (uint32_t)i >= r->tex_count) return BK_OK;
+    rtex *t = &r->tex[i];
+    size_t n = (size_t)t->bw * t->bh;
+    if (!t->blk) {
+        t->blk = bk_malloc(n * sizeof *t->blk);
+        if (!t->blk) return BK_ENOMEM;
+        for (size_t k = 0; k < n; k++) t->blk[k] = (uint8_t *)bk_rt_zero_block;
+    }
+    t->loaded = true;
+    uint8_t *fresh = bk_calloc(n, 1);
+    if (!fresh) return BK_ENOMEM;
+    uint32_t rows = 0;
+    bk_result res = BK_OK;
+    for (size_t k = 0; k < n && res == BK_OK; k++) {
+        if (!want[k] || t->blk[k] != bk_rt_zero_block) continue;
+        /* zeroed: the texels past the image's edge (never read) are zeros too */
+        uint8_t *b = bk_calloc((size_t)RT_SIDE * RT_SIDE, 4);
+        if (!b) res = BK_ENOMEM;
+        else t->blk[k] = b, fresh[k] = 1;
+        uint32_t last = (uint32_t)(k / t->bw + 1) * RT_BLOCK + 1; /* rows down to the next block's first */
+        if (last > rows) rows = last;
+    }
+    block_fill f = {t, fresh};
+    if (res == BK_OK && rows) res = bk_scene_image_rows(r->s, (uint32_t)t->image, rows, fill_row, &f);
+    if (res != BK_OK) /* the blocks begun now are not held */
+        for (size_t k = 0; k < n; k++)
+            if (fresh[k] && t->blk[k] != bk_rt_zero_block) bk_free(t->blk[k]), t->blk[k] = (uint8_t *)bk_rt_zero_block;
+    bk_free(fresh);
+    return res;
+}
+
 /* image -> texture index, given a slot on first use (-1: no image, or no pixels to draw); the
  * pixels are decoded when a triangle that reads them is drawn */
 static bk_result texture_of(bk_renderer *r, int32_t *map, int32_t image, bool mips, int32_t *out)
@@ -100,6 +171,8 @@ static bk_result texture_of(bk_renderer *r, int32_t *map, int32_t image, bool mi
     t->clamp = r->s->images[image].is_lightmap || r->s->images[image].clamp;
     t->fw = r->s->images[image].width;
     t->fh = r->s->images[image].height;
+    t->blocks = r->s->images[image].is_lightmap;
+    t->bw = (t->fw + RT_BLOCK - 1) / RT_BLOCK, t->bh = (t->fh + RT_BLOCK - 1) / RT_BLOCK;
     map[image] = (int32_t)r->tex_count;
     *out = (int32_t)r->tex_count++;
     return BK_OK;
@@ -388,9 +461,6 @@ bk_result bk_rt_prepare(bk_renderer *r)
     r->display_gamma = g ? strtof(g, NULL) : 1.0f;
     if (!isfinite(r->display_gamma) || r->display_gamma < 0.1f || r->display_gamma > 10) r->display_gamma = 1;
     BK_TRY(prepare_materials(r));
-    /* lightmaps now (every lit surface reads them): the scene's copies may go after this */
-    for (uint32_t i = 0; i < r->tex_count; i++)
-        if (r->s->images[r->tex[i].image].is_lightmap) BK_TRY(bk_rt_texture_load(r, (int32_t)i, 0));
     BK_TRY(prepare_geometry(r));
     BK_TRY(prepare_clusters(r));
     bk_render_spawns(r->s, NULL, NULL, 0, &r->spawn_count);
@@ -399,7 +469,7 @@ bk_result bk_rt_prepare(bk_renderer *r)
 
 void bk_rt_release(bk_renderer *r)
 {
-    for (uint32_t i = 0; i < r->tex_count; i++) free_levels(&r->tex[i]);
+    for (uint32_t i = 0; i < r->tex_count; i++) free_levels(&r->tex[i]), free_blocks(&r->tex[i]);
     bk_free(r->tex);
     bk_free(r->mat);
     bk_free(r->vert);

@@ -135,7 +135,7 @@ static bool shade(const bk_renderer *r, const rmat *m, const rt_view *v, const f
         for (int k = 0; k < 3; k++) c[k] *= f->col[k];
     if (m->lm >= 0) {
         float l[4];
-        bilinear(&r->tex[m->lm], 0, f->uv1[0], f->uv1[1], l);
+        unpack_px(bl_px(at_blocks(&r->tex[m->lm], f->uv1[0], f->uv1[1])), l);
         for (int k = 0; k < 3; k++) c[k] *= l[k] * m->lm_scale;
     }
     if (m->emissive[0] > 0 || m->emissive[1] > 0 || m->emissive[2] > 0) {
@@ -285,7 +285,7 @@ static inline uint32_t fast_px(const fast_mat *f, float u, float v, float lod2, 
         c = div255_v(_mm_mullo_epi16(c, vc));
     }
     if (f->lm) {
-        __m128i tl = _mm_mullo_epi16(c, bl_v(at_clamp(f->lm->px[0], f->lm->w[0], f->lm->h[0], s, t)));
+        __m128i tl = _mm_mullo_epi16(c, bl_v(at_blocks(f->lm, s, t)));
         if (f->gain == 256) return 0xff000000u | (uint32_t)_mm_cvtsi128_si32(_mm_packus_epi16(div255_v(tl), tl));
         uint64_t p = (uint64_t)_mm_cvtsi128_si64(tl);
         uint32_t out = 0xff000000u;
@@ -305,7 +305,7 @@ static inline uint32_t fast_px(const fast_mat *f, float u, float v, float lod2, 
         for (int k = 0; k < 3; k++) vc |= (uint32_t)(col[k] < 0 ? 0 : (col[k] > 255 ? 255 : col[k] + 0.5f)) << (8 * k);
         c = mul_px(c, vc);
     }
-    if (f->lm) return apply_gain(c, bl_px(at_clamp(f->lm->px[0], f->lm->w[0], f->lm->h[0], s, t)), f->gain);
+    if (f->lm) return apply_gain(c, bl_px(at_blocks(f->lm, s, t)), f->gain);
     return c | 0xff000000u;
 #endif
 }
@@ -349,7 +349,7 @@ static RT_NOINLINE void draw_common(raster_job *j, const stri *t, const rmat *m,
                 float dv[2] = {(pa[1].vx - v * pq.vx) * iq, (pa[1].vy - v * pq.vy) * iq};
                 lod2 = lod_of(tex, du, dv), lod_x = x + 4;
             }
-            bl_at la = at_clamp(lm->px[0], lm->w[0], lm->h[0], S * iq, T * iq);
+            bl_at la = at_blocks(lm, S * iq, T * iq);
             uint32_t out = 0xff000000u;
 #ifdef __SSE2__
             __m128i tl = _mm_mullo_epi16(sample_v(tex, u, v, lod2), bl_v(la)); /* t x l <= 65025 */
@@ -811,12 +811,46 @@ static void lower(uint8_t *need, int32_t tex, uint32_t level)
     if (tex >= 0 && level < need[tex]) need[tex] = (uint8_t)level;
 }
 
+/* the blocks of lightmap lm that triangles from..count of s read (the texels at their corners'
+ * coordinates, with two of slack for the floats, and every texel between), set in want; every
+ * block for a coordinate that is not finite */
+static void note_blocks(const setup *s, const rtex *lm, uint64_t from, uint8_t *want)
+{
+    float w = (float)lm->fw, h = (float)lm->fh;
+    for (uint64_t i = from; i < s->count; i++) {
+        const stri *t = &s->tris[i];
+        float x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY;
+        for (int k = 0; k < 3; k++) {
+            float x = t->at[k][2] / t->q[k] * w - 0.5f, y = t->at[k][3] / t->q[k] * h - 0.5f;
+            if (!(x > -1e9f && x < 1e9f && y > -1e9f && y < 1e9f)) {
+                x0 = y0 = -INFINITY, x1 = y1 = INFINITY;
+                break;
+            }
+            x0 = fminf(x0, x), y0 = fminf(y0, y), x1 = fmaxf(x1, x), y1 = fmaxf(y1, y);
+        }
+        /* texels -> blocks, clamped to the image */
+        uint32_t bx0 = x0 - 2 > 0 ? (uint32_t)fminf((x0 - 2) / RT_BLOCK, (float)(lm->bw - 1)) : 0;
+        uint32_t by0 = y0 - 2 > 0 ? (uint32_t)fminf((y0 - 2) / RT_BLOCK, (float)(lm->bh - 1)) : 0;
+        uint32_t bx1 = x1 + 2 > 0 ? (uint32_t)fminf((x1 + 2) / RT_BLOCK, (float)(lm->bw - 1)) : 0;
+        uint32_t by1 = y1 + 2 > 0 ? (uint32_t)fminf((y1 + 2) / RT_BLOCK, (float)(lm->bh - 1)) : 0;
+        for (uint32_t by = by0; by <= by1; by++) memset(want + (size_t)by * lm->bw + bx0, 1, bx1 - bx0 + 1);
+    }
+}
+
 /* the levels triangles from..count of s (one scene triangle's pieces) sample of each texture of
  * their material: the base texture and its blend partner at the level the base's footprint gives
- * (shade samples both at it), the lightmap and emission at level 0 */
-static void note_levels(const setup *s, const rmat *m, uint64_t from, uint8_t *need)
+ * (shade samples both at it), the lightmap and emission at level 0; and the lightmap's blocks
+ * they read (want: per texture, per block) */
+static void note_levels(const setup *s, const rmat *m, uint64_t from, uint8_t *need, uint8_t **want)
 {
     const bk_renderer *r = s->r;
+    if (m->lm >= 0 && r->tex[m->lm].blocks && want[m->lm]) {
+        const rtex *lm = &r->tex[m->lm];
+        if (s->v->exhaustive) /* every block: the tests compare its picture with the blocks' */
+            memset(want[m->lm], 1, (size_t)lm->bw * lm->bh);
+        else
+            note_blocks(s, lm, from, want[m->lm]);
+    }
     uint32_t level = RT_MAX_LEVELS;
     if (s->v->exhaustive) /* every level held: the tests compare its picture with the bound's */
         level = 0;
@@ -854,9 +888,13 @@ static bk_result setup_view(bk_renderer *r, const rt_view *v, setup *s, uint64_t
     uint64_t n = 0;
     BK_TRY(bk_rt_draw_order(r, v, &order, &n));
     uint8_t *need = bk_malloc(r->tex_count ? r->tex_count : 1);
-    if (!need) {
-        bk_free(order);
-        return BK_ENOMEM;
+    uint8_t **want = bk_calloc(r->tex_count ? r->tex_count : 1, sizeof *want);
+    bool ok = need && want;
+    for (uint32_t i = 0; ok && i < r->tex_count; i++)
+        if (r->tex[i].blocks) ok = (want[i] = bk_calloc((size_t)r->tex[i].bw * r->tex[i].bh, 1)) != NULL;
+    if (!ok) {
+        s->err = BK_ENOMEM;
+        goto done;
     }
     memset(need, 0xff, r->tex_count ? r->tex_count : 1);
     view_planes(s);
@@ -864,18 +902,24 @@ static bk_result setup_view(bk_renderer *r, const rt_view *v, setup *s, uint64_t
         uint64_t from = s->count;
         if (setup_tri(s, &r->tri[order[i].tri])) {
             (*drawn)++;
-            note_levels(s, &r->mat[r->tri[order[i].tri].mat], from, need);
+            note_levels(s, &r->mat[r->tri[order[i].tri].mat], from, need, want);
         }
     }
     bk_free(order);
+    order = NULL;
     if (release && s->err == BK_OK) release_undrawn(r, need, release);
     /* decoded now, one after another, before the tiles are drawn on many threads */
     for (uint32_t i = 0; i < r->tex_count && s->err == BK_OK; i++)
         if (need[i] != 0xff) {
-            s->err = bk_rt_texture_load(r, (int32_t)i, need[i]);
+            s->err = r->tex[i].blocks ? bk_rt_lightmap_load(r, (int32_t)i, want[i])
+                                      : bk_rt_texture_load(r, (int32_t)i, need[i]);
             if (release) bk_scene_image_release(release, (uint32_t)r->tex[i].image);
         }
+done:
+    bk_free(order);
     bk_free(need);
+    for (uint32_t i = 0; want && i < r->tex_count; i++) bk_free(want[i]);
+    bk_free(want);
     return s->err;
 }
 

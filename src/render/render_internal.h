@@ -20,7 +20,19 @@ typedef struct rtex {
     uint8_t *px[RT_MAX_LEVELS];
     bool clamp;
     bool pot;                   /* both sides powers of two (every level then is): wrap by mask */
+    /* A lightmap (one level, clamped) is held as blocks of RT_BLOCK x RT_BLOCK texels, only those
+     * the views drawn so far read (bk_rt_lightmap_load; sample.h's at_blocks): block (bx, by) is
+     * blk[by * bw + bx], RT_SIDE x RT_SIDE texels from (bx, by) x RT_BLOCK, its last column and
+     * row the next block's first, so that a bilinear sample reads one block; the blocks not held
+     * point at one block of zeros (bk_rt_zero_block). */
+    bool blocks;
+    uint8_t **blk;
+    uint32_t bw, bh;
 } rtex;
+
+#define RT_BLOCK 64
+#define RT_SIDE (RT_BLOCK + 1)
+extern const uint8_t bk_rt_zero_block[RT_SIDE * RT_SIDE * 4];
 
 enum { RB_NONE = 0, RB_ALPHA = 1, RB_ADD = 2, RB_MULTIPLY = 3 };
 enum { RP_SKY = 0, RP_OPAQUE = 1, RP_BLEND = 2 };
@@ -73,6 +85,9 @@ bk_result bk_rt_prepare(bk_renderer *r);
 /* decode texture i with its mip levels from `first` down, unless it holds them already:
  * textures are decoded for the views that draw them, so a view holds only what it shows */
 bk_result bk_rt_texture_load(bk_renderer *r, int32_t i, uint32_t first);
+/* decode the blocks of lightmap i that want flags (bw x bh, non-zero: read by the view) and it
+ * does not hold yet */
+bk_result bk_rt_lightmap_load(bk_renderer *r, int32_t i, const uint8_t *want);
 void bk_rt_release(bk_renderer *r);
 const char *bk_rt_extra(const bk_kv *kv, uint32_t n, const char *key);
 

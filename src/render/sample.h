@@ -69,6 +69,23 @@ static inline bl_at at_clamp(const uint8_t *px, uint32_t w, uint32_t h, float u,
     return a;
 }
 
+/* a lightmap held as blocks (rtex blk): the point clamped to the image's edges as at_clamp does,
+ * its four texels read from the block of the first (which holds the next column and row) */
+static inline bl_at at_blocks(const rtex *t, float u, float v)
+{
+    uint32_t w = t->fw, h = t->fh;
+    float x = u * (float)(w * 256) - 128, y = v * (float)(h * 256) - 128;
+    float mx = (float)((w - 1) * 256), my = (float)((h - 1) * 256);
+    x = x > 0 ? (x < mx ? x : mx) : 0; /* NaN: 0 */
+    y = y > 0 ? (y < my ? y : my) : 0;
+    uint32_t ix = (uint32_t)x, iy = (uint32_t)y, x0 = ix >> 8, y0 = iy >> 8;
+    const uint8_t *b = t->blk[(y0 / RT_BLOCK) * t->bw + x0 / RT_BLOCK];
+    uint32_t lx = x0 % RT_BLOCK, ly = y0 % RT_BLOCK;
+    const uint8_t *r0 = b + (size_t)ly * RT_SIDE * 4;
+    bl_at a = {r0, r0 + (y0 + 1 < h ? RT_SIDE * 4 : 0), lx, lx + (x0 + 1 < w), ix & 255, iy & 255};
+    return a;
+}
+
 /* one axis of a repeating level of any size: the coordinate brought into [0, 1) first */
 static inline void wrap_axis(float u, uint32_t w, uint32_t *i0, uint32_t *i1, uint32_t *f)
 {

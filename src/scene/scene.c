@@ -346,6 +346,38 @@ bk_result bk_scene_image_rgba(const bk_scene *s, uint32_t i, uint8_t **rgba)
     return BK_OK;
 }
 
+bk_result bk_scene_image_rows(const bk_scene *s, uint32_t i, uint32_t rows, bk_row_fn fn, void *user)
+{
+    if (!bk_scene_image_has_pixels(s, i)) return BK_EARG;
+    const bk_image *im = &s->images[i];
+    const bk_pixels *px = bk_scene_pixels(s, i);
+    size_t w = im->width;
+    if (rows > im->height) rows = im->height;
+    if (!px->rgba && px->packing == BK_PACK_PNG && bk_png_simple(px->packed, px->packed_size, &(uint32_t){0}, &(uint32_t){0}))
+        return bk_png_decode_rows(px->packed, px->packed_size, im->width, im->height, rows, fn, user);
+    if (!px->rgba && px->packing == BK_PACK_RGB_UP && px->packed_size == (w * 3 + 1) * im->height) {
+        /* each row its bytes plus the row above's (filter 2), summed down to the last asked for */
+        uint8_t *cur = bk_calloc(w * 3, 1), *out = bk_malloc(w * 4);
+        for (size_t y = 0; cur && out && y < rows; y++) {
+            const uint8_t *row = px->packed + y * (w * 3 + 1);
+            bool up = y && row[0] == 2;
+            for (size_t k = 0; k < w * 3; k++) cur[k] = (uint8_t)(row[1 + k] + (up ? cur[k] : 0));
+            for (size_t x = 0; x < w; x++) memcpy(out + x * 4, cur + x * 3, 3), out[x * 4 + 3] = 255;
+            fn(user, (uint32_t)y, out);
+        }
+        bk_result r = cur && out ? BK_OK : BK_ENOMEM;
+        bk_free(cur);
+        bk_free(out);
+        return r;
+    }
+    /* any other form whole */
+    uint8_t *all;
+    BK_TRY(bk_scene_image_rgba(s, i, &all));
+    for (size_t y = 0; y < rows; y++) fn(user, (uint32_t)y, all + y * w * 4);
+    bk_free(all);
+    return BK_OK;
+}
+
 bk_result bk_scene_add_material(bk_scene *s, const char *name, int32_t *out)
 {
     if (s->material_count >= INT32_MAX) return BK_ELIMIT;

@@ -32,6 +32,10 @@ typedef struct bk_pixels {
 
 /* The pixels of image i of s (i < s->image_count). */
 bk_pixels *bk_scene_pixels(const bk_scene *s, uint32_t i);
+/* Rows 0 .. rows - 1 of image i handed to fn in turn as RGBA, the same pixels bk_scene_image_rgba
+ * gives: a PNG or RGB rows decoded a row at a time and only down to the last row asked for (the
+ * picture never held whole), any other form decoded whole first. */
+bk_result bk_scene_image_rows(const bk_scene *s, uint32_t i, uint32_t rows, bk_row_fn fn, void *user);
 
 /* ---- building -------------------------------------------------------------------------- */
 bk_scene *bk_scene_new(void);
@@ -121,6 +125,10 @@ void bk_atlas_set_fill(bk_atlas *a, bk_atlas_fill_fn fn, void *user);
  * atlas (bk_atlas_to_rgb_image), with set_fill's user pointer; without it they are drawn as RGBA
  * and copied. */
 void bk_atlas_set_fill_rgb(bk_atlas *a, bk_atlas_fill_fn fn);
+/* Optional: the fill callback is costly (it decodes a file): an atlas made band by band
+ * (bk_atlas_to_png_image) keeps each rectangle it drew until the bands have passed it, instead of
+ * drawing it again for each band it reaches. */
+void bk_atlas_set_fill_held(bk_atlas *a, bool held);
 /* Place every rectangle (tallest first, bottom-left on a skyline) into the smallest image found,
  * of any size (not a power of two). BK_ELIMIT when they cannot fit in max_size x max_size. */
 bk_result bk_atlas_pack(bk_atlas *a);

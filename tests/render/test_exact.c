@@ -4,7 +4,8 @@
  * radix sort of the draw order, tile rows skipped behind what they hold) and without them (every
  * triangle sorted by qsort and set up, every row walked): the same bytes, the same triangles drawn.
  * The spawn's view is drawn with the shortcuts first, so its textures hold only the mip levels the
- * bound on its triangles' level of detail asks for; the exhaustive view holds every level.
+ * bound on its triangles' level of detail asks for, and its lightmaps only the blocks its
+ * triangles' lightmap coordinates reach; the exhaustive view holds every level and every block.
  * usage: render_exact SHARED FETCHED */
 #include <dirent.h>
 #include <stdio.h>
@@ -120,9 +121,12 @@ int main(int argc, char **argv)
             fclose(fp);
             check_map(map, oad, 3);
         }
-        snprintf(map, sizeof map, "%s/q3/nexuiz/ons-reborn.bsp", fetched);
-        FILE *fp = fopen(map, "rb");
-        if (fp) {
+        /* and Nexuiz maps, one with external lightmap pages (runningman: 512 x 512 each) */
+        const char *nexmaps[] = {"ons-reborn.bsp", "runningman.bsp"};
+        for (int i = 0; i < 2; i++) {
+            snprintf(map, sizeof map, "%s/q3/nexuiz/%s", fetched, nexmaps[i]);
+            FILE *fp = fopen(map, "rb");
+            if (!fp) continue;
             fclose(fp);
             check_map(map, nexd, 1);
         }
