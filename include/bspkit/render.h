@@ -70,9 +70,10 @@ typedef struct bk_render_info {
 } bk_render_info;
 
 /* A scene prepared for drawing (triangles in world space, their clusters when a query is given;
- * the lightmaps decoded now, other textures when a view first draws them, with the mip levels it
- * samples): draw many views of it cheaply. s and q must outlive it; the scene's lightmap images
- * may then be released (bk_scene_image_release): the renderer keeps its own copy. */
+ * textures decoded when a view first draws them, with the mip levels it samples, and lightmaps in
+ * blocks, those a view reads): draw many views of it cheaply. s and q must outlive it; an image
+ * the renderer has decoded may then be released (bk_scene_image_release, or bk_renderer_prepare's
+ * release): the renderer keeps its own copy, and a view that needs more of it fails (BK_EARG). */
 typedef struct bk_renderer bk_renderer;
 bk_result bk_renderer_new(const bk_scene *s, const bk_query *q, bk_renderer **out);
 /* One picture: *rgba receives width * height * 4 bytes (opaque RGBA, rows top down; bk_free it).

@@ -20,6 +20,7 @@ struct bk_atlas {
     bk_buf arena;
     bk_atlas_fill_fn fill, fill_rgb;
     void *fill_user;
+    bool fill_held;
 };
 
 bk_atlas *bk_atlas_new(uint32_t max_size, uint32_t pad)
@@ -48,6 +49,8 @@ void bk_atlas_set_fill(bk_atlas *a, bk_atlas_fill_fn fn, void *user)
 }
 
 void bk_atlas_set_fill_rgb(bk_atlas *a, bk_atlas_fill_fn fn) { a->fill_rgb = fn; }
+
+void bk_atlas_set_fill_held(bk_atlas *a, bool held) { a->fill_held = held; }
 
 bk_result bk_atlas_add(bk_atlas *a, uint32_t w, uint32_t h, const uint8_t *rgba, uint32_t *id)
 {
@@ -440,11 +443,43 @@ static bk_result draw(const bk_atlas *a, size_t bpp, uint8_t **out)
     return BK_OK;
 }
 
+/* The rectangles a fill callback draws, while a band reaches them: one rectangle's worth of RGBA
+ * drawn again for each band (tmp), or with fill_held each rectangle drawn once and kept (held, one
+ * per rectangle) until the bands have passed it. */
+typedef struct fill_scratch {
+    uint8_t *tmp;
+    size_t tmp_cap;
+    uint8_t **held;
+} fill_scratch;
+
+static bk_result fill_rect(const bk_atlas *a, uint32_t k, fill_scratch *fs, const uint8_t **src)
+{
+    const rect *r = &a->r[k];
+    size_t need = (size_t)r->w * r->h * 4;
+    if (fs->held) {
+        if (!fs->held[k]) {
+            if (!(fs->held[k] = bk_malloc(need))) return BK_ENOMEM;
+            a->fill(a->fill_user, k, fs->held[k], (size_t)r->w * 4);
+        }
+        *src = fs->held[k];
+        return BK_OK;
+    }
+    if (need > fs->tmp_cap) {
+        bk_free(fs->tmp);
+        fs->tmp = bk_malloc(need);
+        fs->tmp_cap = fs->tmp ? need : 0;
+        if (!fs->tmp) return BK_ENOMEM;
+    }
+    a->fill(a->fill_user, k, fs->tmp, (size_t)r->w * 4);
+    *src = fs->tmp;
+    return BK_OK;
+}
+
 /* Rows y0 .. y0 + n - 1 of the RGB atlas draw() makes, into band (n rows of width * 3 bytes). Each
  * rectangle is drawn with its padding as clamped reads of its own texels, in the order draw()
- * draws them, so every texel ends as draw() leaves it. A rectangle drawn by the fill callback is
- * drawn whole into tmp for each band it reaches. */
-static bk_result draw_rows(const bk_atlas *a, uint32_t y0, uint32_t n, uint8_t *band, uint8_t **tmp, size_t *tmp_cap)
+ * draws them, so every texel ends as draw() leaves it. A rectangle drawn by the fill callback goes
+ * through fs. */
+static bk_result draw_rows(const bk_atlas *a, uint32_t y0, uint32_t n, uint8_t *band, fill_scratch *fs)
 {
     size_t W = a->width, row = W * 3, pad = a->pad;
     memset(band, 0, row * n);
@@ -453,19 +488,8 @@ static bk_result draw_rows(const bk_atlas *a, uint32_t y0, uint32_t n, uint8_t *
         uint64_t top = r->y >= pad ? r->y - pad : 0, bot = (uint64_t)r->y + r->h + pad;
         if (bot <= y0 || top >= (uint64_t)y0 + n) continue;
         const uint8_t *src = NULL;
-        if (r->px != SIZE_MAX) {
-            src = a->arena.data + r->px;
-        } else if (a->fill) {
-            size_t need = (size_t)r->w * r->h * 4;
-            if (need > *tmp_cap) {
-                bk_free(*tmp);
-                *tmp = bk_malloc(need);
-                *tmp_cap = *tmp ? need : 0;
-                if (!*tmp) return BK_ENOMEM;
-            }
-            a->fill(a->fill_user, k, *tmp, (size_t)r->w * 4);
-            src = *tmp;
-        }
+        if (r->px != SIZE_MAX) src = a->arena.data + r->px;
+        else if (a->fill) BK_TRY(fill_rect(a, k, fs, &src));
         uint64_t from = top > y0 ? top : y0, to = bot < (uint64_t)y0 + n ? bot : (uint64_t)y0 + n;
         for (uint64_t y = from; y < to; y++) {
             uint8_t *d = band + (size_t)(y - y0) * row + ((size_t)r->x - pad) * 3;
@@ -480,6 +504,10 @@ static bk_result draw_rows(const bk_atlas *a, uint32_t y0, uint32_t n, uint8_t *
             for (size_t x = 0; x < pad; x++, d += 3) memcpy(d, s, 3);
             for (size_t x = 0; x < r->w; x++, d += 3) memcpy(d, s + x * 4, 3);
             for (size_t x = 0; x < pad; x++, d += 3) memcpy(d, s + ((size_t)r->w - 1) * 4, 3);
+        }
+        if (fs->held && fs->held[k] && bot <= (uint64_t)y0 + n) { /* the bands are past it */
+            bk_free(fs->held[k]);
+            fs->held[k] = NULL;
         }
     }
     return BK_OK;
@@ -498,17 +526,17 @@ bk_result bk_atlas_to_png_image(const bk_atlas *a, bk_scene *s, const char *name
     size_t B = want / row;
     if (B < 16) B = 16;
     if (B > H) B = H;
-    uint8_t *band = bk_malloc(row * B), *line = bk_malloc(row + 1), *tmp = NULL;
-    size_t tmp_cap = 0;
+    uint8_t *band = bk_malloc(row * B), *line = bk_malloc(row + 1);
+    fill_scratch fs = {NULL, 0, a->fill_held ? bk_calloc(a->count ? a->count : 1, sizeof(uint8_t *)) : NULL};
     bk_buf png = {0};
     bk_png_stream *ps = NULL;
-    bk_result r = band && line ? bk_png_stream_begin(&ps, a->width, a->height, false, level, &png) : BK_ENOMEM;
+    bk_result r = band && line && (fs.held || !a->fill_held) ? bk_png_stream_begin(&ps, a->width, a->height, false, level, &png) : BK_ENOMEM;
     const uint8_t *prev = NULL;
     uint8_t *keep = NULL; /* the last row of the band before (the "up" row of the next band's first) */
     if (r == BK_OK && !(keep = bk_malloc(row))) r = BK_ENOMEM;
     for (size_t y0 = 0; y0 < H && r == BK_OK; y0 += B) {
         size_t n = H - y0 < B ? H - y0 : B;
-        r = draw_rows(a, (uint32_t)y0, (uint32_t)n, band, &tmp, &tmp_cap);
+        r = draw_rows(a, (uint32_t)y0, (uint32_t)n, band, &fs);
         for (size_t j = 0; j < n && r == BK_OK; j++) {
             const uint8_t *cur = band + j * row;
             line[0] = prev ? 2 : 0; /* row 0 plain, then "up" */
@@ -532,7 +560,9 @@ bk_result bk_atlas_to_png_image(const bk_atlas *a, bk_scene *s, const char *name
     bk_free(band);
     bk_free(line);
     bk_free(keep);
-    bk_free(tmp);
+    bk_free(fs.tmp);
+    for (uint32_t k = 0; fs.held && k < a->count; k++) bk_free(fs.held[k]);
+    bk_free(fs.held);
     int32_t idx = -1;
     if (r == BK_OK) r = bk_scene_add_packed_image(s, name, a->width, a->height, BK_PACK_PNG, png.data, png.size, NULL, 0, &idx);
     if (r != BK_OK) {

@@ -109,6 +109,7 @@ bk_result bk_q3_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s
 typedef struct page_rect {
     bool ok;
     uint32_t x, y, w, h;
+    uint8_t file;       /* an external page drawn from its file: 1 maps/NAME/lm_NNNN.tga, 2 NAME/lm_NNNN.tga */
 } page_rect;
 
 /* a decoded image, looked up once by name */

@@ -4,6 +4,7 @@
  * lm_NNNN.tga files) packed into one atlas with the lightmap UVs remapped; shader names resolved
  * to images through shader scripts and the search paths. */
 #include <dirent.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -39,6 +40,10 @@ typedef struct page_fill {
     const uint32_t *page_of_id;
     float gain;
     int ambient;    /* added after the shift (DarkPlaces' r_ambient), 0..255 */
+    /* external pages: read again from the search paths when drawn */
+    bk_vfs *vfs;
+    const char *mname;
+    const page_rect *pages;
 } page_fill;
 
 static void add_ambient(uint8_t *o, int add)
@@ -81,6 +86,44 @@ static inline void fill_page_bpp(const page_fill *pf, uint32_t id, uint8_t *dst,
     }
 }
 
+/* the file of external page i (page_rect.file) */
+static void page_path(const char *mname, uint32_t i, int file, char *out, size_t cap)
+{
+    if (file == 2) snprintf(out, cap, "%s/lm_%04u.tga", mname, i);
+    else snprintf(out, cap, "maps/%s/lm_%04u.tga", mname, i);
+}
+
+/* An external page drawn into the atlas from its file, read and decoded again now (the pages are
+ * not held from their first reading: a Nexuiz map's 26 pages of 512 x 512 are 27 MB as RGBA),
+ * with the same shift and ambient; opaque black if the file no longer decodes to its size. */
+static void fill_external(void *user, uint32_t id, uint8_t *dst, size_t stride)
+{
+    const page_fill *pf = user;
+    uint32_t i = pf->page_of_id[id];
+    const page_rect *pr = &pf->pages[i];
+    char path[300];
+    page_path(pf->mname, i, pr->file, path, sizeof path);
+    uint8_t *buf = NULL, *px = NULL;
+    size_t sz = 0;
+    uint32_t w = 0, h = 0;
+    if (bk_vfs_read(pf->vfs, path, 64u << 20, &buf, &sz) == BK_OK && bk_image_decode(buf, sz, 4096, &px, &w, &h) == BK_OK &&
+        (w != pr->w || h != pr->h))
+        bk_free(px), px = NULL;
+    bk_free(buf);
+    for (uint32_t y = 0; y < pr->h; y++, dst += stride)
+        for (uint32_t x = 0; x < pr->w; x++) {
+            uint8_t *o = dst + (size_t)x * 4;
+            if (!px) {
+                memcpy(o, (const uint8_t[4]){0, 0, 0, 255}, 4);
+                continue;
+            }
+            memcpy(o, px + ((size_t)y * w + x) * 4, 4);
+            bk_q3_color_shift(o, pf->gain);
+            if (pf->ambient) add_ambient(o, pf->ambient);
+        }
+    bk_free(px);
+}
+
 static void fill_page(void *user, uint32_t id, uint8_t *dst, size_t stride) { fill_page_bpp(user, id, dst, stride, 4); }
 static void fill_page_rgb(void *user, uint32_t id, uint8_t *dst, size_t stride) { fill_page_bpp(user, id, dst, stride, 3); }
 
@@ -114,9 +157,15 @@ static bk_result build_lightmaps(q3_builder *b)
     }
     float gain = bk_q3_gain(b);
     int ambient = b->ambient > 0 ? (int)(b->ambient * 255.0f + 0.5f) : 0;
-    page_fill pf = {m, page_of_id, gain, ambient};
-    bk_atlas_set_fill(a, fill_page, &pf);
-    bk_atlas_set_fill_rgb(a, fill_page_rgb);
+    page_fill pf = {m, page_of_id, gain, ambient, b->vfs, mname, b->pages};
+    if (m->lightmap_count) {
+        bk_atlas_set_fill(a, fill_page, &pf);
+        bk_atlas_set_fill_rgb(a, fill_page_rgb);
+    } else {
+        /* one thread (the search paths are read), each page decoded once */
+        bk_atlas_set_fill(a, fill_external, &pf);
+        bk_atlas_set_fill_held(a, true);
+    }
     uint32_t added = 0, missing_run = 0;
     for (uint32_t i = 0; i < n && r == BK_OK; i++) {
         if (!used[i]) continue;
@@ -126,13 +175,16 @@ static bk_result build_lightmaps(q3_builder *b)
         if (!m->lightmap_count) {
             /* external: maps/NAME/lm_NNNN.tga in the search paths, or NAME/lm_NNNN.tga beside the map */
             char p1[300], p2[300];
-            snprintf(p1, sizeof p1, "maps/%s/lm_%04u.tga", mname, i);
-            snprintf(p2, sizeof p2, "%s/lm_%04u.tga", mname, i);
+            page_path(mname, i, 1, p1, sizeof p1);
+            page_path(mname, i, 2, p2, sizeof p2);
             uint8_t *buf = NULL;
             size_t sz = 0;
-            if (!b->vfs || !mname[0] ||
-                (bk_vfs_read(b->vfs, p1, 64u << 20, &buf, &sz) != BK_OK &&
-                 bk_vfs_read(b->vfs, p2, 64u << 20, &buf, &sz) != BK_OK)) {
+            int file = 0;
+            if (b->vfs && mname[0])
+                file = bk_vfs_read(b->vfs, p1, 64u << 20, &buf, &sz) == BK_OK   ? 1
+                       : bk_vfs_read(b->vfs, p2, 64u << 20, &buf, &sz) == BK_OK ? 2
+                                                                                : 0;
+            if (!file) {
                 bk_scene_diag(b->s, b->opt, BK_SEV_WARNING, BK_ENOTFOUND, NULL, "lightmaps", i, BK_NO_OFFSET,
                               "external lightmap %s not found in the search paths (nor %s): surfaces on it are unlit",
                               p1, p2);
@@ -140,6 +192,14 @@ static bk_result build_lightmaps(q3_builder *b)
                 continue;
             }
             missing_run = 0;
+            int iw = 0, ih = 0;
+            if (sz <= INT_MAX && bk_stbi_info(buf, (int)sz, &iw, &ih) && iw > 0 && ih > 0 && iw <= 4096 && ih <= 4096) {
+                /* its size now, its pixels when the atlas is drawn (fill_external) */
+                bk_free(buf);
+                w = (uint32_t)iw, h = (uint32_t)ih;
+                b->pages[i].file = (uint8_t)file;
+                goto add;
+            }
             r = bk_image_decode(buf, sz, 4096, &px, &w, &h);
             bk_free(buf);
             if (r != BK_OK) {
@@ -153,7 +213,8 @@ static bk_result build_lightmaps(q3_builder *b)
                 if (ambient) add_ambient(px + k * 4, ambient);
             }
         }
-        /* internal pages (px NULL) are drawn by fill_page */
+    add:
+        /* internal pages (px NULL) are drawn by fill_page, external ones by fill_external */
         r = bk_atlas_add(a, w, h, px, &ids[i]);
         bk_free(px);
         px = NULL;
