@@ -200,6 +200,7 @@ int cli_render_one(cli_opts *o, const render_args *ra, const char *in, const cha
     bk_file_free(f);
     bk_free(owned);
     q = NULL, s = NULL, f = NULL, owned = NULL;
+    bk_cli_trim(); /* the map's small blocks, all over the heap, go back too */
     bk_write_group *g = NULL;
     r = bk_write_group_begin(&g, 0);
     if (r == BK_OK) r = bk_write_group_png_rgba_consume(g, px, rr->info.width, rr->info.height, out);
