@@ -44,9 +44,27 @@ static void free_levels(rtex *t)
     t->levels = t->first = 0;
 }
 
+/* an opaque level's RGBA as RGB in the same block, shrunk to its size and a byte of padding */
+static uint8_t *to_rgb(uint8_t *px, uint32_t w, uint32_t h)
+{
+    size_t n = (size_t)w * h;
+    for (size_t i = 0; i < n; i++) memmove(px + i * 3, px + i * 4, 3);
+    px[n * 3] = 0;
+    uint8_t *p = bk_realloc(px, n * 3 + 1);
+    return p ? p : px;
+}
+
+static bool opaque(const uint8_t *px, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (px[i * 4 + 3] != 255) return false;
+    return true;
+}
+
 /* Levels `first` .. 1x1 of t's image: the image decoded, halved down to `first` with each finer
- * level freed once the next is made (one full-size decode alive at a time), the rest kept. The
- * levels are the ones a full chain has, byte for byte: each is made from the one before. */
+ * level freed once the next is made (one full-size decode alive at a time), the rest kept, as RGB
+ * when every texel is opaque (a quarter less). The levels are the ones a full chain has, byte for
+ * byte: each is made from the one before (as RGBA, then packed). */
 static bk_result load_texture(const bk_scene *s, uint32_t image, uint32_t first, rtex *t)
 {
     uint8_t *px;
@@ -54,19 +72,26 @@ static bk_result load_texture(const bk_scene *s, uint32_t image, uint32_t first,
     uint32_t w = t->fw, h = t->fh, l = 0;
     t->pot = w && h && !(w & (w - 1)) && !(h & (h - 1));
     t->first = first;
+    t->bpp = opaque(px, (size_t)w * h) ? 3 : 4;
     for (;;) {
-        bool keep = l >= first;
-        if (keep) t->px[l] = px, t->w[l] = w, t->h[l] = h, t->levels = l + 1;
-        if (!t->mips || l + 1 >= RT_MAX_LEVELS || (w == 1 && h == 1)) break;
+        bool keep = l >= first, last = !t->mips || l + 1 >= RT_MAX_LEVELS || (w == 1 && h == 1);
+        if (keep) t->w[l] = w, t->h[l] = h, t->levels = l + 1;
+        uint8_t *next = NULL;
         uint32_t nw = w > 1 ? w / 2 : 1, nh = h > 1 ? h / 2 : 1;
-        uint8_t *next = half_level(px, w, h, nw, nh);
-        if (!keep) bk_free(px);
-        if (!next) return BK_ENOMEM;
+        if (!last && !(next = half_level(px, w, h, nw, nh))) {
+            if (keep) t->px[l] = px;
+            else bk_free(px);
+            return BK_ENOMEM;
+        }
+        if (keep || (last && t->first > l)) {
+            /* kept, or the last level when the one asked for is past 1x1 */
+            if (!keep) t->first = l, t->w[l] = w, t->h[l] = h, t->levels = l + 1;
+            t->px[l] = t->bpp == 3 ? to_rgb(px, w, h) : px;
+        } else {
+            bk_free(px);
+        }
+        if (last) break;
         px = next, w = nw, h = nh, l++;
-    }
-    if (t->first > l) { /* asked for a level past 1x1: the last one */
-        t->first = l;
-        t->px[l] = px, t->w[l] = w, t->h[l] = h, t->levels = l + 1;
     }
     for (uint32_t k = 0; k < t->first; k++) t->px[k] = t->px[t->first], t->w[k] = t->w[t->first], t->h[k] = t->h[t->first];
     return BK_OK;
@@ -83,7 +108,7 @@ bk_result bk_rt_texture_load(bk_renderer *r, int32_t i, uint32_t first)
     return load_texture(r->s, (uint32_t)t->image, first, t);
 }
 
-const uint8_t bk_rt_zero_block[RT_SIDE * RT_SIDE * 4];
+const uint8_t bk_rt_zero_block[RT_BLOCK_BYTES];
 
 typedef struct block_fill {
     rtex *t;
@@ -106,7 +131,9 @@ static void fill_row(void *user, uint32_t y, const uint8_t *rgba)
         for (uint32_t bx = 0; bx < t->bw; bx++) {
             if (!f->fresh[by * t->bw + bx]) continue;
             uint32_t x0 = bx * RT_BLOCK, n = t->fw - x0 < RT_SIDE ? t->fw - x0 : RT_SIDE;
-            memcpy(t->blk[by * t->bw + bx] + (size_t)ly * RT_SIDE * 4, rgba + (size_t)x0 * 4, (size_t)n * 4);
+            uint8_t *d = t->blk[by * t->bw + bx] + (size_t)ly * RT_SIDE * 3;
+            const uint8_t *src = rgba + (size_t)x0 * 4;
+            for (uint32_t x = 0; x < n; x++) memcpy(d + x * 3, src + x * 4, 3); /* RGB: a lightmap's alpha is not read */
         }
     }
 }
@@ -138,7 +165,7 @@ bk_result bk_rt_lightmap_load(bk_renderer *r, int32_t i, const uint8_t *want)
     for (size_t k = 0; k < n && res == BK_OK; k++) {
         if (!want[k] || t->blk[k] != bk_rt_zero_block) continue;
         /* zeroed: the texels past the image's edge (never read) are zeros too */
-        uint8_t *b = bk_calloc((size_t)RT_SIDE * RT_SIDE, 4);
+        uint8_t *b = bk_calloc(RT_BLOCK_BYTES, 1);
         if (!b) res = BK_ENOMEM;
         else t->blk[k] = b, fresh[k] = 1;
         uint32_t last = (uint32_t)(k / t->bw + 1) * RT_BLOCK + 1; /* rows down to the next block's first */
@@ -154,12 +181,14 @@ bk_result bk_rt_lightmap_load(bk_renderer *r, int32_t i, const uint8_t *want)
 }
 
 /* image -> texture index, given a slot on first use (-1: no image, or no pixels to draw); the
- * pixels are decoded when a triangle that reads them is drawn */
-static bk_result texture_of(bk_renderer *r, int32_t *map, int32_t image, bool mips, int32_t *out)
+ * pixels are decoded when a triangle that reads them is drawn. An image read as a lightmap is a
+ * texture of its own (map's second half): held in blocks, one level, clamped. */
+static bk_result texture_of(bk_renderer *r, int32_t *map, int32_t image, bool lightmap, int32_t *out)
 {
     *out = -1;
     if (image < 0 || (uint32_t)image >= r->s->image_count || !bk_scene_image_has_pixels(r->s, (uint32_t)image))
         return BK_OK;
+    if (lightmap) map += r->s->image_count;
     if (map[image] >= 0) {
         *out = map[image];
         return BK_OK;
@@ -167,11 +196,11 @@ static bk_result texture_of(bk_renderer *r, int32_t *map, int32_t image, bool mi
     rtex *t = &r->tex[r->tex_count];
     memset(t, 0, sizeof *t);
     t->image = image;
-    t->mips = mips && !r->s->images[image].is_lightmap;
-    t->clamp = r->s->images[image].is_lightmap || r->s->images[image].clamp;
+    t->mips = !lightmap && !r->s->images[image].is_lightmap;
+    t->clamp = lightmap || r->s->images[image].is_lightmap || r->s->images[image].clamp;
     t->fw = r->s->images[image].width;
     t->fh = r->s->images[image].height;
-    t->blocks = r->s->images[image].is_lightmap;
+    t->blocks = lightmap;
     t->bw = (t->fw + RT_BLOCK - 1) / RT_BLOCK, t->bh = (t->fh + RT_BLOCK - 1) / RT_BLOCK;
     map[image] = (int32_t)r->tex_count;
     *out = (int32_t)r->tex_count++;
@@ -203,9 +232,9 @@ static bool is_tool_name(const char *n)
 static bk_result prepare_material(bk_renderer *r, int32_t *map, const bk_material *m, rmat *o)
 {
     memset(o, 0, sizeof *o);
-    BK_TRY(texture_of(r, map, m->base_image, true, &o->tex));
-    BK_TRY(texture_of(r, map, m->blend_image, true, &o->tex2));
-    if (!m->unlit) BK_TRY(texture_of(r, map, m->lightmap_image, false, &o->lm));
+    BK_TRY(texture_of(r, map, m->base_image, false, &o->tex));
+    BK_TRY(texture_of(r, map, m->blend_image, false, &o->tex2));
+    if (!m->unlit) BK_TRY(texture_of(r, map, m->lightmap_image, true, &o->lm));
     else o->lm = -1;
     for (int c = 0; c < 3; c++) o->base[c] = to_srgb(m->base_color[c]);
     float a = m->base_color[3];
@@ -217,7 +246,7 @@ static bk_result prepare_material(bk_renderer *r, int32_t *map, const bk_materia
         float es = isfinite(m->emissive_strength) && m->emissive_strength > 1 && !m->unlit ? m->emissive_strength : 1;
         es = powf(es, 1 / 2.2f);
         for (int c = 0; c < 3; c++) o->emissive[c] = to_srgb(m->emissive[c]) * es;
-        BK_TRY(texture_of(r, map, m->emissive_image, true, &o->em));
+        BK_TRY(texture_of(r, map, m->emissive_image, false, &o->em));
     }
     if (m->alpha_mode == BK_ALPHA_MASK)
         o->cutoff = isfinite(m->alpha_cutoff) && m->alpha_cutoff >= 0 ? m->alpha_cutoff : 0.5f;
@@ -243,13 +272,13 @@ static bk_result prepare_materials(bk_renderer *r)
 {
     const bk_scene *s = r->s;
     r->mat = bk_calloc(s->material_count + 1, sizeof(rmat));
-    r->tex = bk_calloc((size_t)s->image_count + 1, sizeof(rtex));
-    int32_t *map = bk_malloc(((size_t)s->image_count + 1) * sizeof(int32_t));
+    r->tex = bk_calloc((size_t)s->image_count * 2 + 1, sizeof(rtex));
+    int32_t *map = bk_malloc(((size_t)s->image_count * 2 + 1) * sizeof(int32_t));
     if (!r->mat || !r->tex || !map) {
         bk_free(map);
         return BK_ENOMEM;
     }
-    for (uint32_t i = 0; i < s->image_count; i++) map[i] = -1;
+    for (size_t i = 0; i < (size_t)s->image_count * 2; i++) map[i] = -1;
     bk_result res = BK_OK;
     for (uint32_t i = 0; i < s->material_count && res == BK_OK; i++)
         res = prepare_material(r, map, &s->materials[i], &r->mat[i]);

@@ -135,7 +135,8 @@ static bool shade(const bk_renderer *r, const rmat *m, const rt_view *v, const f
         for (int k = 0; k < 3; k++) c[k] *= f->col[k];
     if (m->lm >= 0) {
         float l[4];
-        unpack_px(bl_px(at_blocks(&r->tex[m->lm], f->uv1[0], f->uv1[1])), l);
+        const lm_view lv = lm_view_of(&r->tex[m->lm]);
+        unpack_px(bl_px(at_blocks(&lv, f->uv1[0], f->uv1[1])), l);
         for (int k = 0; k < 3; k++) c[k] *= l[k] * m->lm_scale;
     }
     if (m->emissive[0] > 0 || m->emissive[1] > 0 || m->emissive[2] > 0) {
@@ -222,6 +223,7 @@ static inline uint32_t div255(uint32_t x)
  * base colour x vertex colour x lightmap x gain, each product rounded to 8 bits */
 typedef struct fast_mat {
     const rtex *tex, *lm;       /* NULL: none */
+    lm_view lv;                 /* lm's */
     uint32_t base;              /* packed RGBA8 */
     bool white, vc;             /* base is white; multiply the vertex colour */
     uint32_t gain;              /* lightmap scale x 256 */
@@ -235,6 +237,7 @@ static bool fast_of(const raster_job *j, const stri *t, const rmat *m, fast_mat 
         return false;
     o->tex = m->tex >= 0 ? &j->r->tex[m->tex] : NULL;
     o->lm = m->lm >= 0 ? &j->r->tex[m->lm] : NULL;
+    if (o->lm) o->lv = lm_view_of(o->lm);
     o->base = 0;
     for (int k = 0; k < 4; k++) o->base |= (uint32_t)to8(m->base[k]) << (8 * k);
     o->white = (o->base | 0xff000000u) == 0xffffffffu;
@@ -285,7 +288,7 @@ static inline uint32_t fast_px(const fast_mat *f, float u, float v, float lod2, 
         c = div255_v(_mm_mullo_epi16(c, vc));
     }
     if (f->lm) {
-        __m128i tl = _mm_mullo_epi16(c, bl_v(at_blocks(f->lm, s, t)));
+        __m128i tl = _mm_mullo_epi16(c, bl_v(at_blocks(&f->lv, s, t)));
         if (f->gain == 256) return 0xff000000u | (uint32_t)_mm_cvtsi128_si32(_mm_packus_epi16(div255_v(tl), tl));
         uint64_t p = (uint64_t)_mm_cvtsi128_si64(tl);
         uint32_t out = 0xff000000u;
@@ -305,7 +308,7 @@ static inline uint32_t fast_px(const fast_mat *f, float u, float v, float lod2, 
         for (int k = 0; k < 3; k++) vc |= (uint32_t)(col[k] < 0 ? 0 : (col[k] > 255 ? 255 : col[k] + 0.5f)) << (8 * k);
         c = mul_px(c, vc);
     }
-    if (f->lm) return apply_gain(c, bl_px(at_blocks(f->lm, s, t)), f->gain);
+    if (f->lm) return apply_gain(c, bl_px(at_blocks(&f->lv, s, t)), f->gain);
     return c | 0xff000000u;
 #endif
 }
@@ -318,7 +321,8 @@ static RT_NOINLINE void draw_common(raster_job *j, const stri *t, const rmat *m,
                                     rt_tile *tile, float dmax)
 {
     const bk_renderer *r = j->r;
-    const rtex *tex = &r->tex[m->tex], *lm = &r->tex[m->lm];
+    const rtex *tex = &r->tex[m->tex];
+    const lm_view lv = lm_view_of(&r->tex[m->lm]);
     uint32_t gain = (uint32_t)(m->lm_scale * 256 + 0.5f), W = j->v->w;
     plane pd = plane_of(t, t->d[0], t->d[1], t->d[2]), pq = plane_of(t, t->q[0], t->q[1], t->q[2]);
     plane pa[4];
@@ -349,7 +353,7 @@ static RT_NOINLINE void draw_common(raster_job *j, const stri *t, const rmat *m,
                 float dv[2] = {(pa[1].vx - v * pq.vx) * iq, (pa[1].vy - v * pq.vy) * iq};
                 lod2 = lod_of(tex, du, dv), lod_x = x + 4;
             }
-            bl_at la = at_blocks(lm, S * iq, T * iq);
+            bl_at la = at_blocks(&lv, S * iq, T * iq);
             uint32_t out = 0xff000000u;
 #ifdef __SSE2__
             __m128i tl = _mm_mullo_epi16(sample_v(tex, u, v, lod2), bl_v(la)); /* t x l <= 65025 */

@@ -8,7 +8,7 @@
 
 #define RT_MAX_LEVELS 16
 
-/* a texture with its mip levels (RGBA8, straight alpha). Only the levels a view samples are
+/* a texture with its mip levels (RGBA8, straight alpha, or RGB8 when opaque). Only the levels a view samples are
  * held: from `first` (the finest any drawn pixel reads) to 1x1; the finer ones point at level
  * `first` (never read when the bound holds, but never a null pointer either) */
 typedef struct rtex {
@@ -20,9 +20,12 @@ typedef struct rtex {
     uint8_t *px[RT_MAX_LEVELS];
     bool clamp;
     bool pot;                   /* both sides powers of two (every level then is): wrap by mask */
+    uint8_t bpp;                /* bytes a texel of the levels: 4 RGBA, 3 RGB (opaque: every alpha 255;
+                                 * each level then has a byte of padding, sample.h's texel reads 4) */
     /* A lightmap (one level, clamped) is held as blocks of RT_BLOCK x RT_BLOCK texels, only those
      * the views drawn so far read (bk_rt_lightmap_load; sample.h's at_blocks): block (bx, by) is
-     * blk[by * bw + bx], RT_SIDE x RT_SIDE texels from (bx, by) x RT_BLOCK, its last column and
+     * blk[by * bw + bx], RT_SIDE x RT_SIDE RGB texels (and a byte of padding) from (bx, by) x
+     * RT_BLOCK, its last column and
      * row the next block's first, so that a bilinear sample reads one block; the blocks not held
      * point at one block of zeros (bk_rt_zero_block). */
     bool blocks;
@@ -32,7 +35,8 @@ typedef struct rtex {
 
 #define RT_BLOCK 64
 #define RT_SIDE (RT_BLOCK + 1)
-extern const uint8_t bk_rt_zero_block[RT_SIDE * RT_SIDE * 4];
+#define RT_BLOCK_BYTES (RT_SIDE * RT_SIDE * 3 + 1)
+extern const uint8_t bk_rt_zero_block[RT_BLOCK_BYTES];
 
 enum { RB_NONE = 0, RB_ALPHA = 1, RB_ADD = 2, RB_MULTIPLY = 3 };
 enum { RP_SKY = 0, RP_OPAQUE = 1, RP_BLEND = 2 };

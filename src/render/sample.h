@@ -30,59 +30,77 @@ static inline uint32_t lerp_px(uint32_t a, uint32_t b, uint32_t f)
     return rb | ag;
 }
 
-static inline uint32_t texel(const uint8_t *px, size_t i)
+/* A texel at byte offset off of a row: RGBA, or RGB (an opaque level: rtex bpp 3) with the alpha
+ * byte read past it (the next texel's red, or the level's byte of padding) replaced by 255. */
+static inline uint32_t texel(const uint8_t *row, uint32_t off, uint32_t amask)
 {
     uint32_t v;
-    memcpy(&v, px + i * 4, 4);
-    return v;
+    memcpy(&v, row + off, 4);
+    return v | amask;
 }
+
+static inline uint32_t amask_of(uint32_t bpp) { return bpp == 3 ? 0xff000000u : 0; }
 
 /* Bilinear samples in fixed point: the sample point in texels x 256 (minus half a texel), its low
  * 8 bits the weights. The float is truncated, not floored: below zero that is 1/256 of a texel.
- * Where to read: the two rows, the two columns, the weights. */
-typedef struct bl_at { const uint8_t *r0, *r1; uint32_t x0, x1, fx, fy; } bl_at;
+ * Where to read: the two rows, the two columns (as byte offsets), the weights, the alpha mask. */
+typedef struct bl_at { const uint8_t *r0, *r1; uint32_t x0, x1, fx, fy, amask; } bl_at;
 
 /* a repeating level whose sides are powers of two: the wrap is a mask (of the unsigned value,
  * whose low bits are those of the signed one) */
-static inline bl_at at_pot(const uint8_t *px, uint32_t w, uint32_t h, float u, float v)
+static inline bl_at at_pot(const uint8_t *px, uint32_t w, uint32_t h, uint32_t bpp, float u, float v)
 {
     float x = u * (float)(w * 256) - 128, y = v * (float)(h * 256) - 128;
     if (!(x > -1e15f && x < 1e15f)) x = 0; /* NaN too */
     if (!(y > -1e15f && y < 1e15f)) y = 0;
     uint64_t ix = (uint64_t)(int64_t)x, iy = (uint64_t)(int64_t)y;
     uint32_t x0 = (uint32_t)(ix >> 8) & (w - 1), y0 = (uint32_t)(iy >> 8) & (h - 1);
-    bl_at a = {px + (size_t)y0 * w * 4, px + (size_t)((y0 + 1) & (h - 1)) * w * 4, x0, (x0 + 1) & (w - 1),
-               (uint32_t)ix & 255, (uint32_t)iy & 255};
+    bl_at a = {px + (size_t)y0 * w * bpp, px + (size_t)((y0 + 1) & (h - 1)) * w * bpp, x0 * bpp,
+               ((x0 + 1) & (w - 1)) * bpp, (uint32_t)ix & 255, (uint32_t)iy & 255, amask_of(bpp)};
     return a;
 }
 
 /* clamped to the edge texels: the point clamped to [0, side - 1] */
-static inline bl_at at_clamp(const uint8_t *px, uint32_t w, uint32_t h, float u, float v)
+static inline bl_at at_clamp(const uint8_t *px, uint32_t w, uint32_t h, uint32_t bpp, float u, float v)
 {
     float x = u * (float)(w * 256) - 128, y = v * (float)(h * 256) - 128;
     float mx = (float)((w - 1) * 256), my = (float)((h - 1) * 256);
     x = x > 0 ? (x < mx ? x : mx) : 0; /* NaN: 0 */
     y = y > 0 ? (y < my ? y : my) : 0;
     uint32_t ix = (uint32_t)x, iy = (uint32_t)y, x0 = ix >> 8, y0 = iy >> 8;
-    bl_at a = {px + (size_t)y0 * w * 4, px + (size_t)(y0 + (y0 + 1 < h)) * w * 4, x0, x0 + (x0 + 1 < w), ix & 255,
-               iy & 255};
+    bl_at a = {px + (size_t)y0 * w * bpp, px + (size_t)(y0 + (y0 + 1 < h)) * w * bpp, x0 * bpp,
+               (x0 + (x0 + 1 < w)) * bpp, ix & 255, iy & 255, amask_of(bpp)};
     return a;
 }
 
-/* a lightmap held as blocks (rtex blk): the point clamped to the image's edges as at_clamp does,
- * its four texels read from the block of the first (which holds the next column and row) */
-static inline bl_at at_blocks(const rtex *t, float u, float v)
+/* A lightmap held as blocks (rtex blk, RGB), its figures in locals for a triangle's pixels (the
+ * byte stores of a row could alias the texture's fields). */
+typedef struct lm_view {
+    const uint8_t *const *blk;
+    uint32_t bw, w, h;
+    float sx, sy, mx, my;       /* texels x 256 per unit; the largest point, (side - 1) x 256 */
+} lm_view;
+
+static inline lm_view lm_view_of(const rtex *t)
 {
-    uint32_t w = t->fw, h = t->fh;
-    float x = u * (float)(w * 256) - 128, y = v * (float)(h * 256) - 128;
-    float mx = (float)((w - 1) * 256), my = (float)((h - 1) * 256);
-    x = x > 0 ? (x < mx ? x : mx) : 0; /* NaN: 0 */
-    y = y > 0 ? (y < my ? y : my) : 0;
+    lm_view l = {(const uint8_t *const *)t->blk, t->bw, t->fw, t->fh, (float)(t->fw * 256), (float)(t->fh * 256),
+                 (float)((t->fw - 1) * 256), (float)((t->fh - 1) * 256)};
+    return l;
+}
+
+/* the point clamped to the image's edges as at_clamp does, its four texels read from the block of
+ * the first (which holds the next column and row) */
+static inline bl_at at_blocks(const lm_view *l, float u, float v)
+{
+    float x = u * l->sx - 128, y = v * l->sy - 128;
+    x = x > 0 ? (x < l->mx ? x : l->mx) : 0; /* NaN: 0 */
+    y = y > 0 ? (y < l->my ? y : l->my) : 0;
     uint32_t ix = (uint32_t)x, iy = (uint32_t)y, x0 = ix >> 8, y0 = iy >> 8;
-    const uint8_t *b = t->blk[(y0 / RT_BLOCK) * t->bw + x0 / RT_BLOCK];
+    const uint8_t *b = l->blk[(y0 / RT_BLOCK) * l->bw + x0 / RT_BLOCK];
     uint32_t lx = x0 % RT_BLOCK, ly = y0 % RT_BLOCK;
-    const uint8_t *r0 = b + (size_t)ly * RT_SIDE * 4;
-    bl_at a = {r0, r0 + (y0 + 1 < h ? RT_SIDE * 4 : 0), lx, lx + (x0 + 1 < w), ix & 255, iy & 255};
+    const uint8_t *r0 = b + (size_t)ly * RT_SIDE * 3;
+    bl_at a = {r0, r0 + (y0 + 1 < l->h ? RT_SIDE * 3 : 0), lx * 3, (lx + (x0 + 1 < l->w)) * 3, ix & 255, iy & 255,
+               0xff000000u};
     return a;
 }
 
@@ -104,20 +122,22 @@ static inline bl_at at_level(const rtex *t, uint32_t l, float u, float v)
 {
     uint32_t w = t->w[l], h = t->h[l];
     const uint8_t *px = t->px[l];
-    if (t->clamp) return at_clamp(px, w, h, u, v);
-    if (t->pot) return at_pot(px, w, h, u, v);
+    uint32_t bpp = t->bpp;
+    if (t->clamp) return at_clamp(px, w, h, bpp, u, v);
+    if (t->pot) return at_pot(px, w, h, bpp, u, v);
     bl_at a;
     uint32_t y0, y1;
     wrap_axis(u, w, &a.x0, &a.x1, &a.fx);
     wrap_axis(v, h, &y0, &y1, &a.fy);
-    a.r0 = px + (size_t)y0 * w * 4, a.r1 = px + (size_t)y1 * w * 4;
+    a.r0 = px + (size_t)y0 * w * bpp, a.r1 = px + (size_t)y1 * w * bpp;
+    a.x0 *= bpp, a.x1 *= bpp, a.amask = amask_of(bpp);
     return a;
 }
 
 static inline uint32_t bl_px(bl_at a)
 {
-    uint32_t top = lerp_px(texel(a.r0, a.x0), texel(a.r0, a.x1), a.fx);
-    uint32_t bot = lerp_px(texel(a.r1, a.x0), texel(a.r1, a.x1), a.fx);
+    uint32_t top = lerp_px(texel(a.r0, a.x0, a.amask), texel(a.r0, a.x1, a.amask), a.fx);
+    uint32_t bot = lerp_px(texel(a.r1, a.x0, a.amask), texel(a.r1, a.x1, a.amask), a.fx);
     return lerp_px(top, bot, a.fy);
 }
 
@@ -142,10 +162,10 @@ static inline __m128i bl_v(bl_at a)
 {
     const __m128i z = _mm_setzero_si128(), wx = weights_v(a.fx);
     /* each row's two texels channel by channel (x0's next to x1's), mixed along x */
-    __m128i top = _mm_unpacklo_epi8(_mm_unpacklo_epi8(_mm_cvtsi32_si128((int)texel(a.r0, a.x0)),
-                                                      _mm_cvtsi32_si128((int)texel(a.r0, a.x1))), z);
-    __m128i bot = _mm_unpacklo_epi8(_mm_unpacklo_epi8(_mm_cvtsi32_si128((int)texel(a.r1, a.x0)),
-                                                      _mm_cvtsi32_si128((int)texel(a.r1, a.x1))), z);
+    __m128i top = _mm_unpacklo_epi8(_mm_unpacklo_epi8(_mm_cvtsi32_si128((int)texel(a.r0, a.x0, a.amask)),
+                                                      _mm_cvtsi32_si128((int)texel(a.r0, a.x1, a.amask))), z);
+    __m128i bot = _mm_unpacklo_epi8(_mm_unpacklo_epi8(_mm_cvtsi32_si128((int)texel(a.r1, a.x0, a.amask)),
+                                                      _mm_cvtsi32_si128((int)texel(a.r1, a.x1, a.amask))), z);
     top = round8_v(_mm_madd_epi16(top, wx));   /* 32-bit lanes, each at most 255 */
     bot = round8_v(_mm_madd_epi16(bot, wx));
     /* then the two rows, top's channel next to bottom's, along y */
