@@ -1,7 +1,8 @@
 /* The PNG decoder of src/common/png_decode.c on PNGs made here with every row filter of the
  * specification (none, sub, up, average, Paeth), RGB and RGBA, the stream split over several
  * IDAT chunks: the pixels come back as they were. A colour key (tRNS) leaves the image to
- * stb_image; a cut stream, a bad filter byte and another size are errors, never a crash. */
+ * stb_image; a cut stream, a bad filter byte and another size are errors, never a crash. The
+ * same rows come a row at a time (bk_png_decode_rows), whole or the first ones only. */
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -70,6 +71,16 @@ static uint8_t *make_png(const uint8_t *px, uint32_t w, uint32_t h, int bpp, int
     return o;
 }
 
+/* bk_png_decode_rows: each row handed over is the whole decode's row, in order */
+typedef struct rows_seen { const uint8_t *all; uint32_t w, next; bool same; } rows_seen;
+
+static void seen_row(void *user, uint32_t y, const uint8_t *rgba)
+{
+    rows_seen *r = user;
+    r->same &= y == r->next && memcmp(rgba, r->all + (size_t)y * r->w * 4, (size_t)r->w * 4) == 0;
+    r->next++;
+}
+
 static void check_round_trip(uint32_t w, uint32_t h, int bpp, int first, int parts)
 {
     uint8_t *px = malloc((size_t)w * h * bpp);
@@ -89,6 +100,16 @@ static void check_round_trip(uint32_t w, uint32_t h, int bpp, int first, int par
         for (int c = 0; c < 4; c++) same &= out[i * 4 + c] == (c < bpp ? px[i * bpp + c] : 255);
     CHECK(same);
     if (!same) fprintf(stderr, "%ux%u bpp %d filters from %d: pixels differ\n", w, h, bpp, first);
+    /* row by row: the same rows; asked for the first half only, the decode stops there */
+    if (same) {
+        rows_seen rs = {out, w, 0, true};
+        CHECK(bk_png_decode_rows(png, n, w, h, h, seen_row, &rs) == BK_OK && rs.same && rs.next == h);
+        rows_seen half = {out, w, 0, true};
+        CHECK(bk_png_decode_rows(png, n, w, h, (h + 1) / 2, seen_row, &half) == BK_OK && half.same &&
+              half.next == (h + 1) / 2);
+        rows_seen none = {out, w, 0, true};
+        CHECK(bk_png_decode_rows(png, n, w + 1, h, h, seen_row, &none) == BK_EFORMAT && none.next == 0);
+    }
     /* into a block of the wrong size: refused */
     uint8_t *big = malloc((size_t)(w + 1) * h * 4);
     CHECK(bk_png_decode_into(png, n, w + 1, h, big) == BK_EFORMAT);
