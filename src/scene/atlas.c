@@ -444,34 +444,39 @@ static bk_result draw(const bk_atlas *a, size_t bpp, uint8_t **out)
 }
 
 /* The rectangles a fill callback draws, while a band reaches them: one rectangle's worth of RGBA
- * drawn again for each band (tmp), or with fill_held each rectangle drawn once and kept (held, one
- * per rectangle) until the bands have passed it. */
+ * drawn again for each band (tmp), or with fill_held each rectangle drawn once and kept as RGB
+ * (held, one per rectangle) until the bands have passed it. */
 typedef struct fill_scratch {
     uint8_t *tmp;
     size_t tmp_cap;
     uint8_t **held;
 } fill_scratch;
 
-static bk_result fill_rect(const bk_atlas *a, uint32_t k, fill_scratch *fs, const uint8_t **src)
+/* rectangle k drawn by the fill callback: *src its texels, *bpp bytes each (a held one kept as
+ * RGB: the band takes three bytes of each) */
+static bk_result fill_rect(const bk_atlas *a, uint32_t k, fill_scratch *fs, const uint8_t **src, size_t *bpp)
 {
     const rect *r = &a->r[k];
-    size_t need = (size_t)r->w * r->h * 4;
-    if (fs->held) {
-        if (!fs->held[k]) {
-            if (!(fs->held[k] = bk_malloc(need))) return BK_ENOMEM;
-            a->fill(a->fill_user, k, fs->held[k], (size_t)r->w * 4);
-        }
-        *src = fs->held[k];
+    size_t n = (size_t)r->w * r->h;
+    if (fs->held && fs->held[k]) {
+        *src = fs->held[k], *bpp = 3;
         return BK_OK;
     }
-    if (need > fs->tmp_cap) {
+    if (n * 4 > fs->tmp_cap) {
         bk_free(fs->tmp);
-        fs->tmp = bk_malloc(need);
-        fs->tmp_cap = fs->tmp ? need : 0;
+        fs->tmp = bk_malloc(n * 4);
+        fs->tmp_cap = fs->tmp ? n * 4 : 0;
         if (!fs->tmp) return BK_ENOMEM;
     }
     a->fill(a->fill_user, k, fs->tmp, (size_t)r->w * 4);
-    *src = fs->tmp;
+    *src = fs->tmp, *bpp = 4;
+    if (fs->held) {
+        uint8_t *rgb = bk_malloc(n * 3);
+        if (!rgb) return BK_ENOMEM;
+        for (size_t i = 0; i < n; i++) memcpy(rgb + i * 3, fs->tmp + i * 4, 3);
+        fs->held[k] = rgb;
+        *src = rgb, *bpp = 3;
+    }
     return BK_OK;
 }
 
@@ -488,8 +493,9 @@ static bk_result draw_rows(const bk_atlas *a, uint32_t y0, uint32_t n, uint8_t *
         uint64_t top = r->y >= pad ? r->y - pad : 0, bot = (uint64_t)r->y + r->h + pad;
         if (bot <= y0 || top >= (uint64_t)y0 + n) continue;
         const uint8_t *src = NULL;
+        size_t sb = 4;
         if (r->px != SIZE_MAX) src = a->arena.data + r->px;
-        else if (a->fill) BK_TRY(fill_rect(a, k, fs, &src));
+        else if (a->fill) BK_TRY(fill_rect(a, k, fs, &src, &sb));
         uint64_t from = top > y0 ? top : y0, to = bot < (uint64_t)y0 + n ? bot : (uint64_t)y0 + n;
         for (uint64_t y = from; y < to; y++) {
             uint8_t *d = band + (size_t)(y - y0) * row + ((size_t)r->x - pad) * 3;
@@ -500,10 +506,10 @@ static bk_result draw_rows(const bk_atlas *a, uint32_t y0, uint32_t n, uint8_t *
             int64_t sy = (int64_t)y - r->y;
             if (sy < 0) sy = 0;
             if (sy >= r->h) sy = r->h - 1;
-            const uint8_t *s = src + (size_t)sy * r->w * 4;
+            const uint8_t *s = src + (size_t)sy * r->w * sb;
             for (size_t x = 0; x < pad; x++, d += 3) memcpy(d, s, 3);
-            for (size_t x = 0; x < r->w; x++, d += 3) memcpy(d, s + x * 4, 3);
-            for (size_t x = 0; x < pad; x++, d += 3) memcpy(d, s + ((size_t)r->w - 1) * 4, 3);
+            for (size_t x = 0; x < r->w; x++, d += 3) memcpy(d, s + x * sb, 3);
+            for (size_t x = 0; x < pad; x++, d += 3) memcpy(d, s + ((size_t)r->w - 1) * sb, 3);
         }
         if (fs->held && fs->held[k] && bot <= (uint64_t)y0 + n) { /* the bands are past it */
             bk_free(fs->held[k]);
