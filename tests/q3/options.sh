@@ -116,6 +116,19 @@ cp "$NX" "$WORK/game/maps/"
 expect_stdout_has "1 images" "$CLI" convert "$WORK/game/maps/aneurysm.bsp" -o "$WORK/nx3.glb" --no-textures
 gltf_validate "$WORK/nx1.glb" "$WORK/nx3.glb" >"$WORK/nxv.txt"
 check "external-lightmap glbs valid" test $? = 0
+# the pages are drawn from their files when the atlas is made: from the archive (maps/NAME/) and
+# from beside the map (NAME/), the same atlas byte for byte
+python3 -c "
+import json, struct, sys
+def images(p):
+    d = open(p, 'rb').read()
+    n = struct.unpack('<I', d[12:16])[0]
+    j, b = json.loads(d[20:20 + n]), d[28 + n:]
+    return [b[j['bufferViews'][i['bufferView']].get('byteOffset', 0):][:j['bufferViews'][i['bufferView']]['byteLength']]
+            for i in j.get('images', [])]
+a, c = images(sys.argv[1]), images(sys.argv[2])
+sys.exit(0 if a and a == c else 1)" "$WORK/nx1.glb" "$WORK/nx3.glb"
+check "external-lightmap atlas the same from the archive and from beside the map" test $? = 0
 
 # real textures and shader scripts (FETCH_TEXTURES=1 brings OpenArena's texture archives)
 need_file "$PK3/oa-pak4-textures.pk3" "$PK3/oa088-pak6-patch088.pk3"
