@@ -52,6 +52,12 @@ m = rec("maps/synthetic.bsp", q3)
 shader = b"textures/test/wall\n{\n\t{\n\t\tmap textures/test/img.png\n\t}\n\t{\n\t\tmap $lightmap\n\t\tblendFunc filter\n\t}\n}\n"
 save("q3_tga", [m, rec("textures/test/wall.tga", tga(4, 4, True))])
 save("q3_png", [m, rec("textures/test/wall.png", png())])
+# external lightmap pages (no lightmap lump: maps/NAME/lm_NNNN.tga, drawn from the files when the
+# atlas is made), one of them not the size of the others
+ext = bytearray(q3)
+struct.pack_into("<ii", ext, 8 + 14 * 8, 0, 0)
+save("q3_external_lm", [rec("maps/synthetic.bsp", bytes(ext)), rec("maps/synthetic/lm_0000.tga", tga(8, 8)),
+                        rec("maps/synthetic/lm_0001.tga", tga(3, 5))])
 save("q3_shader", [m, rec("scripts/test.shader", shader), rec("textures/test/img.png", png(3, 5))])
 jpg = small_jpg()
 if jpg:
