@@ -129,6 +129,18 @@ def images(p):
 a, c = images(sys.argv[1]), images(sys.argv[2])
 sys.exit(0 if a and a == c else 1)" "$WORK/nx1.glb" "$WORK/nx3.glb"
 check "external-lightmap atlas the same from the archive and from beside the map" test $? = 0
+# a page whose header reads but whose pixels do not decode when the atlas is drawn: black, with a
+# located warning, and the map still converts
+rm -rf "$WORK/game2" && cp -r "$WORK/game" "$WORK/game2"
+python3 -c "
+import struct, sys, zlib
+def chunk(t, d): return struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d))
+ihdr = struct.pack('>IIBBBBB', 8, 8, 8, 2, 0, 0, 0)
+open(sys.argv[1], 'wb').write(b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR', ihdr) + chunk(b'IDAT', b'\x78\x9c\xff\xff') + chunk(b'IEND', b''))
+" "$WORK/game2/maps/aneurysm/lm_0000.tga"
+expect_stderr_has "lightmaps[0]: warning: external lightmap" "$CLI" convert "$WORK/game2/maps/aneurysm.bsp" -o "$WORK/nx4.glb" --no-textures
+expect_stderr_has "its page is black" "$CLI" convert "$WORK/game2/maps/aneurysm.bsp" -o "$WORK/nx4.glb" --no-textures
+expect_exit 0 "$CLI" convert "$WORK/game2/maps/aneurysm.bsp" -o "$WORK/nx4.glb" --no-textures
 
 # real textures and shader scripts (FETCH_TEXTURES=1 brings OpenArena's texture archives)
 need_file "$PK3/oa-pak4-textures.pk3" "$PK3/oa088-pak6-patch088.pk3"

@@ -41,7 +41,7 @@ typedef struct page_fill {
     float gain;
     int ambient;    /* added after the shift (DarkPlaces' r_ambient), 0..255 */
     /* external pages: read again from the search paths when drawn */
-    bk_vfs *vfs;
+    q3_builder *b;
     const char *mname;
     const page_rect *pages;
 } page_fill;
@@ -95,7 +95,8 @@ static void page_path(const char *mname, uint32_t i, int file, char *out, size_t
 
 /* An external page drawn into the atlas from its file, read and decoded again now (the pages are
  * not held from their first reading: a Nexuiz map's 26 pages of 512 x 512 are 27 MB as RGBA),
- * with the same shift and ambient; opaque black if the file no longer decodes to its size. */
+ * with the same shift and ambient; opaque black, with a warning, if the file does not decode to
+ * the size its header gave when the scene was built. */
 static void fill_external(void *user, uint32_t id, uint8_t *dst, size_t stride)
 {
     const page_fill *pf = user;
@@ -106,10 +107,16 @@ static void fill_external(void *user, uint32_t id, uint8_t *dst, size_t stride)
     uint8_t *buf = NULL, *px = NULL;
     size_t sz = 0;
     uint32_t w = 0, h = 0;
-    if (bk_vfs_read(pf->vfs, path, 64u << 20, &buf, &sz) == BK_OK && bk_image_decode(buf, sz, 4096, &px, &w, &h) == BK_OK &&
-        (w != pr->w || h != pr->h))
-        bk_free(px), px = NULL;
+    bk_result r = bk_vfs_read(pf->b->vfs, path, 64u << 20, &buf, &sz);
+    if (r == BK_OK) r = bk_image_decode(buf, sz, 4096, &px, &w, &h);
+    if (r == BK_OK && (w != pr->w || h != pr->h)) r = BK_EFORMAT;
     bk_free(buf);
+    if (r != BK_OK) {
+        bk_free(px), px = NULL;
+        bk_scene_diag(pf->b->s, pf->b->opt, BK_SEV_WARNING, r, NULL, "lightmaps", i, BK_NO_OFFSET,
+                      "external lightmap %s cannot be decoded to the %ux%u its header gives: %s; its page is black",
+                      path, pr->w, pr->h, bk_strerror(r));
+    }
     for (uint32_t y = 0; y < pr->h; y++, dst += stride)
         for (uint32_t x = 0; x < pr->w; x++) {
             uint8_t *o = dst + (size_t)x * 4;
@@ -157,7 +164,7 @@ static bk_result build_lightmaps(q3_builder *b)
     }
     float gain = bk_q3_gain(b);
     int ambient = b->ambient > 0 ? (int)(b->ambient * 255.0f + 0.5f) : 0;
-    page_fill pf = {m, page_of_id, gain, ambient, b->vfs, mname, b->pages};
+    page_fill pf = {m, page_of_id, gain, ambient, b, mname, b->pages};
     if (m->lightmap_count) {
         bk_atlas_set_fill(a, fill_page, &pf);
         bk_atlas_set_fill_rgb(a, fill_page_rgb);
