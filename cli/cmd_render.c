@@ -177,7 +177,7 @@ int cli_render_one(cli_opts *o, const render_args *ra, const char *in, const cha
         /* the renderer holds its own copy of the triangles: the scene's go */
         bk_scene_release_geometry(s);
         bk_cli_trim(); /* the primitives' arrays were small blocks, all over the heap */
-        /* then the textures this one view draws, at the levels it samples, and the window of each
+        /* then the textures this one view draws, at the levels it samples, and the blocks of each
          * lightmap it reads, each scene image given back once decoded (those it does not draw
          * first), before the frame is allocated */
         r = bk_renderer_prepare(rd, &ra->ro, s);

@@ -157,7 +157,6 @@ bk_result bk_rt_lightmap_load(bk_renderer *r, int32_t i, const uint8_t *want)
         if (!t->blk) return BK_ENOMEM;
         for (size_t k = 0; k < n; k++) t->blk[k] = (uint8_t *)bk_rt_zero_block;
     }
-    t->loaded = true;
     uint8_t *fresh = bk_calloc(n, 1);
     if (!fresh) return BK_ENOMEM;
     uint32_t rows = 0;

@@ -8,9 +8,9 @@
 
 #define RT_MAX_LEVELS 16
 
-/* a texture with its mip levels (RGBA8, straight alpha, or RGB8 when opaque). Only the levels a view samples are
- * held: from `first` (the finest any drawn pixel reads) to 1x1; the finer ones point at level
- * `first` (never read when the bound holds, but never a null pointer either) */
+/* a texture with its mip levels (RGBA8, straight alpha, or RGB8 when opaque). Only the levels a
+ * view samples are held: from `first` (the finest any drawn pixel reads) to 1x1; the finer ones
+ * point at level `first` (never read when the bound holds, but never a null pointer either) */
 typedef struct rtex {
     int32_t image;              /* the scene image it decodes (when drawn: bk_rt_texture_load) */
     bool mips, loaded;
@@ -25,9 +25,9 @@ typedef struct rtex {
     /* A lightmap (one level, clamped) is held as blocks of RT_BLOCK x RT_BLOCK texels, only those
      * the views drawn so far read (bk_rt_lightmap_load; sample.h's at_blocks): block (bx, by) is
      * blk[by * bw + bx], RT_SIDE x RT_SIDE RGB texels (and a byte of padding) from (bx, by) x
-     * RT_BLOCK, its last column and
-     * row the next block's first, so that a bilinear sample reads one block; the blocks not held
-     * point at one block of zeros (bk_rt_zero_block). */
+     * RT_BLOCK, its last column and row the next block's first, so that a bilinear sample reads
+     * one block; the blocks not held point at one block of zeros (bk_rt_zero_block). `loaded`
+     * and the levels are not used. */
     bool blocks;
     uint8_t **blk;
     uint32_t bw, bh;

@@ -289,6 +289,17 @@ void bk_scene_release_geometry(bk_scene *s)
         }
 }
 
+/* One BK_PACK_RGB_UP row (its filter byte, then w RGB texels) as w RGBA texels at d; up: the RGBA
+ * row above (NULL: none), which may be d itself (each texel reads only its own) */
+static void unpack_rgb_up_row(uint8_t *d, const uint8_t *row, const uint8_t *up, size_t w)
+{
+    bool filtered = row[0] == 2 && up;
+    for (size_t x = 0; x < w; x++) {
+        for (int c = 0; c < 3; c++) d[x * 4 + c] = (uint8_t)(row[1 + x * 3 + c] + (filtered ? up[x * 4 + c] : 0));
+        d[x * 4 + 3] = 255;
+    }
+}
+
 bk_result bk_unpack_pixels(const bk_image *im, const bk_pixels *px, uint8_t *o)
 {
     if (!has_pixels(im, px)) return BK_EARG;
@@ -300,13 +311,8 @@ bk_result bk_unpack_pixels(const bk_image *im, const bk_pixels *px, uint8_t *o)
         size_t stride = w * 3 + 1;
         if (px->packed_size != stride * im->height) return BK_EARG;
         for (size_t y = 0; y < im->height; y++) {
-            const uint8_t *row = p + y * stride;
-            uint8_t *d = o + y * w * 4, *up = y ? d - w * 4 : NULL;
-            bool filtered = row[0] == 2 && up;
-            for (size_t x = 0; x < w; x++) {
-                for (int c = 0; c < 3; c++) d[x * 4 + c] = (uint8_t)(row[1 + x * 3 + c] + (filtered ? up[x * 4 + c] : 0));
-                d[x * 4 + 3] = 255;
-            }
+            uint8_t *d = o + y * w * 4;
+            unpack_rgb_up_row(d, p + y * stride, y ? d - w * 4 : NULL, w);
         }
     } else if (px->packing == BK_PACK_PAL8) {
         if (px->packed_size != n + 1024) return BK_EARG;
@@ -353,22 +359,21 @@ bk_result bk_scene_image_rows(const bk_scene *s, uint32_t i, uint32_t rows, bk_r
     const bk_pixels *px = bk_scene_pixels(s, i);
     size_t w = im->width;
     if (rows > im->height) rows = im->height;
-    if (!px->rgba && px->packing == BK_PACK_PNG && bk_png_simple(px->packed, px->packed_size, &(uint32_t){0}, &(uint32_t){0}))
-        return bk_png_decode_rows(px->packed, px->packed_size, im->width, im->height, rows, fn, user);
+    if (!px->rgba && px->packing == BK_PACK_PNG) {
+        /* not one libspng decodes (BK_EUNSUPPORTED, before any row): whole, below */
+        bk_result r = bk_png_decode_rows(px->packed, px->packed_size, im->width, im->height, rows, fn, user);
+        if (r != BK_EUNSUPPORTED) return r;
+    }
     if (!px->rgba && px->packing == BK_PACK_RGB_UP && px->packed_size == (w * 3 + 1) * im->height) {
-        /* each row its bytes plus the row above's (filter 2), summed down to the last asked for */
-        uint8_t *cur = bk_calloc(w * 3, 1), *out = bk_malloc(w * 4);
-        for (size_t y = 0; cur && out && y < rows; y++) {
-            const uint8_t *row = px->packed + y * (w * 3 + 1);
-            bool up = y && row[0] == 2;
-            for (size_t k = 0; k < w * 3; k++) cur[k] = (uint8_t)(row[1 + k] + (up ? cur[k] : 0));
-            for (size_t x = 0; x < w; x++) memcpy(out + x * 4, cur + x * 3, 3), out[x * 4 + 3] = 255;
+        /* each row unfiltered against the one before it, in the same block, down to the last asked for */
+        uint8_t *out = bk_malloc(w * 4);
+        if (!out) return BK_ENOMEM;
+        for (size_t y = 0; y < rows; y++) {
+            unpack_rgb_up_row(out, px->packed + y * (w * 3 + 1), y ? out : NULL, w);
             fn(user, (uint32_t)y, out);
         }
-        bk_result r = cur && out ? BK_OK : BK_ENOMEM;
-        bk_free(cur);
         bk_free(out);
-        return r;
+        return BK_OK;
     }
     /* any other form whole */
     uint8_t *all;

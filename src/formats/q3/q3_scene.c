@@ -40,15 +40,23 @@ typedef struct page_fill {
     const uint32_t *page_of_id;
     float gain;
     int ambient;    /* added after the shift (DarkPlaces' r_ambient), 0..255 */
-    /* external pages: read again from the search paths when drawn */
+    /* external pages: read again from the search paths when drawn (their sizes: b->pages) */
     q3_builder *b;
     const char *mname;
-    const page_rect *pages;
 } page_fill;
 
 static void add_ambient(uint8_t *o, int add)
 {
     for (int c = 0; c < 3; c++) o[c] = (uint8_t)(o[c] + add > 255 ? 255 : o[c] + add);
+}
+
+/* n RGBA texels of an external page with the engine's brightness shift, then the ambient */
+static void shift_texels(uint8_t *px, size_t n, float gain, int ambient)
+{
+    for (size_t k = 0; k < n; k++) {
+        bk_q3_color_shift(px + k * 4, gain);
+        if (ambient) add_ambient(px + k * 4, ambient);
+    }
 }
 
 /* a page drawn into the atlas, bpp bytes a texel (4: RGBA, 3: an RGB atlas drawn in place) */
@@ -101,7 +109,7 @@ static void fill_external(void *user, uint32_t id, uint8_t *dst, size_t stride)
 {
     const page_fill *pf = user;
     uint32_t i = pf->page_of_id[id];
-    const page_rect *pr = &pf->pages[i];
+    const page_rect *pr = &pf->b->pages[i];
     char path[300];
     page_path(pf->mname, i, pr->file, path, sizeof path);
     uint8_t *buf = NULL, *px = NULL;
@@ -112,22 +120,16 @@ static void fill_external(void *user, uint32_t id, uint8_t *dst, size_t stride)
     if (r == BK_OK && (w != pr->w || h != pr->h)) r = BK_EFORMAT;
     bk_free(buf);
     if (r != BK_OK) {
-        bk_free(px), px = NULL;
+        bk_free(px);
         bk_scene_diag(pf->b->s, pf->b->opt, BK_SEV_WARNING, r, NULL, "lightmaps", i, BK_NO_OFFSET,
                       "external lightmap %s cannot be decoded to the %ux%u its header gives: %s; its page is black",
                       path, pr->w, pr->h, bk_strerror(r));
+        for (uint32_t y = 0; y < pr->h; y++, dst += stride)
+            for (uint32_t x = 0; x < pr->w; x++) memcpy(dst + (size_t)x * 4, (const uint8_t[4]){0, 0, 0, 255}, 4);
+        return;
     }
-    for (uint32_t y = 0; y < pr->h; y++, dst += stride)
-        for (uint32_t x = 0; x < pr->w; x++) {
-            uint8_t *o = dst + (size_t)x * 4;
-            if (!px) {
-                memcpy(o, (const uint8_t[4]){0, 0, 0, 255}, 4);
-                continue;
-            }
-            memcpy(o, px + ((size_t)y * w + x) * 4, 4);
-            bk_q3_color_shift(o, pf->gain);
-            if (pf->ambient) add_ambient(o, pf->ambient);
-        }
+    shift_texels(px, (size_t)w * h, pf->gain, pf->ambient);
+    for (uint32_t y = 0; y < h; y++) memcpy(dst + y * stride, px + (size_t)y * w * 4, (size_t)w * 4);
     bk_free(px);
 }
 
@@ -164,7 +166,7 @@ static bk_result build_lightmaps(q3_builder *b)
     }
     float gain = bk_q3_gain(b);
     int ambient = b->ambient > 0 ? (int)(b->ambient * 255.0f + 0.5f) : 0;
-    page_fill pf = {m, page_of_id, gain, ambient, b, mname, b->pages};
+    page_fill pf = {m, page_of_id, gain, ambient, b, mname};
     if (m->lightmap_count) {
         bk_atlas_set_fill(a, fill_page, &pf);
         bk_atlas_set_fill_rgb(a, fill_page_rgb);
@@ -202,12 +204,13 @@ static bk_result build_lightmaps(q3_builder *b)
             int iw = 0, ih = 0;
             if (sz <= INT_MAX && bk_stbi_info(buf, (int)sz, &iw, &ih) && iw > 0 && ih > 0 && iw <= 4096 && ih <= 4096) {
                 /* its size now, its pixels when the atlas is drawn (fill_external) */
-                bk_free(buf);
                 w = (uint32_t)iw, h = (uint32_t)ih;
                 b->pages[i].file = (uint8_t)file;
-                goto add;
+            } else {
+                /* a header stb_image cannot read alone: decoded now, held until the atlas is drawn */
+                r = bk_image_decode(buf, sz, 4096, &px, &w, &h);
+                if (r == BK_OK) shift_texels(px, (size_t)w * h, gain, ambient);
             }
-            r = bk_image_decode(buf, sz, 4096, &px, &w, &h);
             bk_free(buf);
             if (r != BK_OK) {
                 bk_scene_diag(b->s, b->opt, BK_SEV_WARNING, r, NULL, "lightmaps", i, BK_NO_OFFSET,
@@ -215,12 +218,7 @@ static bk_result build_lightmaps(q3_builder *b)
                 r = BK_OK;
                 continue;
             }
-            for (size_t k = 0; k < (size_t)w * h; k++) {
-                bk_q3_color_shift(px + k * 4, gain);
-                if (ambient) add_ambient(px + k * 4, ambient);
-            }
         }
-    add:
         /* internal pages (px NULL) are drawn by fill_page, external ones by fill_external */
         r = bk_atlas_add(a, w, h, px, &ids[i]);
         bk_free(px);
