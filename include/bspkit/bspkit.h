@@ -11,7 +11,15 @@
  *  - memory the library hands over is freed with bk_free, or with the _free / _close function of
  *    its type (bk_file_free, bk_scene_free, ...): never with free(), since a program may have
  *    installed its own allocator (bk_set_allocator); blocks a program hands to the library (a
- *    read_file hook's data) are allocated with bk_malloc.
+ *    read_file hook's data) are allocated with bk_malloc;
+ *  - threads: the calls that read a loaded bk_file may run at once from any number of threads on
+ *    one file: bk_file_info, bk_file_entities, bk_file_data, the family accessors (bk_source_map_of,
+ *    bk_q3_map_of, ...), bk_source_lump_bytes, bk_file_complete, bk_query_open, bk_edit_begin,
+ *    bk_archive_open_pakfile, bk_file_build_scene, bk_file_extract_images. bk_file_free,
+ *    bk_file_into_scene and bk_file_release_pages run with no other call on that file, and after
+ *    what was made from it and reads it (its queries, edits, pakfile archive) is freed. One
+ *    bk_query may be used from many threads (query.h); one bk_edit, bk_archive, bk_scene or
+ *    bk_renderer by one thread at a time. Different objects are independent.
  *
  *     bk_file *f;
  *     if (bk_file_open("map.bsp", NULL, &f) == BK_OK) {

@@ -181,7 +181,8 @@ struct bk_scene {
 
 /* Build the scene of a loaded file. Images keep their pixels in the form the file gives them
  * (palette indices, compressed blocks, a lightmap atlas already encoded as PNG) until an exporter
- * or bk_scene_image_rgba needs them, which keeps a large map's scene small. */
+ * or bk_scene_image_rgba needs them, which keeps a large map's scene small. Several threads may
+ * build scenes of one file at once (bspkit.h, threads). */
 bk_result bk_file_build_scene(const bk_file *f, const bk_options *opt, bk_scene **out);
 /* The same for a program that needs nothing else from f (a conversion): f is freed by this call,
  * whether it succeeds or not, so building may give back what the file holds that the scene does

@@ -249,7 +249,8 @@ const bk_source_map *bk_source_map_of(const bk_file *f);
 const bk_source_map *bk_source_map_partial(const bk_file *f);
 /* The decoded bytes of lump idx (BK_SRC_LUMP_*). A compressed lump the loader does not read
  * (lighting, physics, ambient light, ...) is decoded on the first call, outside validation, so
- * commands pay only for what they use. Not thread-safe on one file. */
+ * commands pay only for what they use; it then stays until the file is freed. Thread-safe (also
+ * alongside scene builds, which decode the lumps they read for themselves and give them back). */
 bk_result bk_source_lump_bytes(const bk_file *f, int idx, const uint8_t **data, size_t *size);
 
 /* The map's cubemap samples (lump 42, decoded when compressed): *out an array to bk_free (NULL

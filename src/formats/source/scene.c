@@ -357,17 +357,18 @@ static bk_result add_overlays(const bk_file *f, sb *b, int32_t world)
     static const int lumps[2] = {BK_SRC_LUMP_OVERLAYS, BK_SRC_LUMP_WATEROVERLAYS};
     for (int k = 0; k < 2; k++) {
         const bk_source_lump *l = &b->p->lumps[lumps[k]];
-        if (!l->size) continue;
         const char *name = k ? "wateroverlays" : "overlays";
-        bool lazy = bk_vbsp_lump_pending(f, lumps[k]);
-        bk_result r = bk_vbsp_lump_decode(f, lumps[k], NULL);
-        if (r == BK_ENOMEM) return r;
+        bk_result r = bk_vbsp_lump_hold(f, lumps[k]);
+        if (r == BK_ENOMEM) {
+            bk_vbsp_lump_release(f, lumps[k]);
+            return r;
+        }
         if (r != BK_OK)
             bk_scene_diag(b->s, b->opt, BK_SEV_WARNING, r, NULL, name, BK_NO_INDEX, (int64_t)l->offset,
                           "the lump cannot be decoded (%s): its overlays are not drawn", bk_strerror(r));
-        else
+        else if (l->size)
             r = bk_src_add_overlays(b, k == 1, world);
-        if (lazy) bk_vbsp_lump_forget(f, lumps[k]);
+        bk_vbsp_lump_release(f, lumps[k]);
         if (r == BK_ENOMEM || r == BK_ELIMIT) return r;
     }
     return BK_OK;
@@ -384,15 +385,17 @@ static bk_result add_lights(const bk_file *f, sb *b, int32_t world)
     const bk_source_lump *l = &p->lumps[idx];
     if (!l->size) return BK_OK;
     const char *name = idx == BK_SRC_LUMP_WORLDLIGHTS ? "worldlights" : "worldlights_hdr";
-    bool lazy = bk_vbsp_lump_pending(f, idx);
-    bk_result r = bk_vbsp_lump_decode(f, idx, NULL);
-    if (r == BK_ENOMEM) return r;
+    bk_result r = bk_vbsp_lump_hold(f, idx);
+    if (r == BK_ENOMEM) {
+        bk_vbsp_lump_release(f, idx);
+        return r;
+    }
     if (r != BK_OK)
         bk_scene_diag(b->s, b->opt, BK_SEV_WARNING, r, NULL, name, BK_NO_INDEX, (int64_t)l->offset,
                       "the world lights lump cannot be decoded (%s): no world lights", bk_strerror(r));
-    else
+    else if (l->size)
         r = bk_src_add_lights(b, l, name, world);
-    if (lazy) bk_vbsp_lump_forget(f, idx);
+    bk_vbsp_lump_release(f, idx);
     return r == BK_ENOMEM || r == BK_ELIMIT || r == BK_OK ? r : BK_OK;
 }
 
@@ -413,18 +416,29 @@ bk_result bk_vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene 
     /* the loader's decoded lumps are in the map's arrays already: a caller that frees the file after
      * this scene lets them go now, before the lighting and the atlas are made */
     if (opt->flags & BK_OPT_RELEASE_INPUT) bk_vbsp_forget_decoded(f);
-    bool lazy_ldr = bk_vbsp_lump_pending(f, BK_SRC_LUMP_LIGHTING), lazy_hdr = bk_vbsp_lump_pending(f, BK_SRC_LUMP_LIGHTING_HDR);
+    /* held (decoded if pending) while the atlas is made, from any number of builders at once */
+    bool held_ldr = false, held_hdr = false;
     if (!(opt->flags & BK_OPT_NO_LIGHTMAPS)) {
-        bk_result lr = bk_vbsp_lump_decode(f, BK_SRC_LUMP_LIGHTING, NULL);
-        if (lr == BK_OK && (!ldr->size || (opt->flags & BK_OPT_HDR))) lr = bk_vbsp_lump_decode(f, BK_SRC_LUMP_LIGHTING_HDR, NULL);
-        if (lr == BK_ENOMEM) return BK_ENOMEM;
+        bk_result lr = bk_vbsp_lump_hold(f, BK_SRC_LUMP_LIGHTING);
+        held_ldr = true;
+        if (lr == BK_OK && (!ldr->size || (opt->flags & BK_OPT_HDR))) {
+            lr = bk_vbsp_lump_hold(f, BK_SRC_LUMP_LIGHTING_HDR);
+            held_hdr = true;
+        }
+        if (lr == BK_ENOMEM) {
+            if (held_ldr) bk_vbsp_lump_release(f, BK_SRC_LUMP_LIGHTING);
+            if (held_hdr) bk_vbsp_lump_release(f, BK_SRC_LUMP_LIGHTING_HDR);
+            return BK_ENOMEM;
+        }
         if (lr != BK_OK)
             bk_scene_diag(s, opt, BK_SEV_WARNING, lr, NULL, ldr->size ? "lighting" : "lighting_hdr", BK_NO_INDEX,
                           ldr->size ? ldr->offset : hdr->offset, "the lighting lump cannot be decoded (%s): converted unlit",
                           bk_strerror(lr));
     }
     /* the HDR lighting where there is no LDR lighting, or where --hdr asks for it */
-    bool ldr_ok = ldr->size && ldr->data, hdr_ok = hdr->size && hdr->data;
+    /* a lump not held here counts when its bytes stay (another builder's lent bytes do not) */
+    bool ldr_ok = ldr->size && (held_ldr ? ldr->data != NULL : bk_vbsp_lump_kept(f, BK_SRC_LUMP_LIGHTING));
+    bool hdr_ok = hdr->size && (held_hdr ? hdr->data != NULL : bk_vbsp_lump_kept(f, BK_SRC_LUMP_LIGHTING_HDR));
     if (hdr_ok && (!ldr_ok || (opt->flags & BK_OPT_HDR))) {
         b.light = hdr;
         b.hdr = true;
@@ -451,8 +465,9 @@ bk_result bk_vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene 
     b.skyname = sky;
     r = bk_src_build_lightmaps(&b);
     /* the lighting is in the atlas now: a lump decoded for it alone is given back */
-    if (lazy_ldr) bk_vbsp_lump_forget(f, BK_SRC_LUMP_LIGHTING);
-    if (lazy_hdr) bk_vbsp_lump_forget(f, BK_SRC_LUMP_LIGHTING_HDR);
+    if (held_ldr) bk_vbsp_lump_release(f, BK_SRC_LUMP_LIGHTING);
+    if (held_hdr) bk_vbsp_lump_release(f, BK_SRC_LUMP_LIGHTING_HDR);
+    held_ldr = held_hdr = false;
     b.light = NULL;
     if (r == BK_OK) r = bk_src_sky_prepare(&b);
     if (r != BK_OK) goto done;
@@ -471,6 +486,8 @@ bk_result bk_vbsp_build_scene(const bk_file *f, const bk_options *opt, bk_scene 
     if (r == BK_OK && !(opt->flags & BK_OPT_NO_PROPS)) r = bk_src_add_prop_nodes(&b);
     if (r == BK_OK) r = bk_src_sky_add(&b, build_world_part);
 done:
+    if (held_ldr) bk_vbsp_lump_release(f, BK_SRC_LUMP_LIGHTING);
+    if (held_hdr) bk_vbsp_lump_release(f, BK_SRC_LUMP_LIGHTING_HDR);
     bk_free(b.sky3d_face);
     bk_free(b.tex_mat);
     bk_free(b.ovl_mat);

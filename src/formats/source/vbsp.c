@@ -35,10 +35,16 @@ bk_result bk_source_lump_bytes(const bk_file *f, int idx, const uint8_t **data, 
     *size = 0;
     const bk_source_map *p = bk_source_map_of(f);
     if (!p || idx < 0 || idx >= BK_SRC_LUMP_COUNT) return BK_EARG;
-    BK_TRY(bk_vbsp_lump_decode(f, idx, NULL));
+    /* decoded for good: a lump lent to builders is theirs no more (kept until the file goes) */
+    vbsp_impl *m = f->impl;
+    bk_mutex_lock(&m->lumps_lock);
+    bk_result r = bk_vbsp_lump_decode(f, idx, NULL);
+    m->lent[idx] = 0;
     *data = p->lumps[idx].data;
     *size = p->lumps[idx].size;
-    return BK_OK;
+    bk_mutex_unlock(&m->lumps_lock);
+    if (r != BK_OK) *data = NULL, *size = 0;
+    return r;
 }
 
 bk_result bk_source_cubemaps(const bk_file *f, bk_source_cubemap **out, uint32_t *count)
@@ -101,6 +107,7 @@ static void vbsp_destroy(void *impl)
     for (uint32_t i = 0; i < F->extra.gl_count && p->game_lumps; i++)
         if (F->extra.gl_owned[i]) bk_budget_give(m->shared, p->game_lumps[i].size);
     drop_geometry(m);
+    bk_mutex_destroy(&m->lumps_lock);
     bk_free(p->game_lumps);
     bk_free(p->static_prop_names);
     bk_free(p->static_prop_leaves);
@@ -800,6 +807,7 @@ static bk_result vbsp_load(bk_file *f, bk_ctx *ctx)
     }
     vbsp_impl_full *F = bk_calloc(1, sizeof *F);
     if (!F) return BK_ENOMEM;
+    bk_mutex_init(&F->base.lumps_lock);
     f->impl = F;
     vbsp_ld L = {f, ctx, &F->base, &F->base.pub, NULL, NULL, 0};
     bk_source_map *p = L.p;

@@ -29,6 +29,10 @@ typedef struct vbsp_impl {
     uint8_t *owned_lumps[BK_SRC_LUMP_COUNT];   /* decoded LZMA lumps */
     uint8_t pending[BK_SRC_LUMP_COUNT];        /* 1: LZMA lump not decoded yet (pub.lumps[i].data NULL,
                                                 * .size its uncompressed size): bk_vbsp_lump_decode */
+    uint32_t lent[BK_SRC_LUMP_COUNT];          /* builders holding a lump decoded for them alone
+                                                * (bk_vbsp_lump_hold): given back when the last lets go */
+    bk_mutex lumps_lock;                       /* pending, lent, owned_lumps, the budgets once the
+                                                * file is loaded: the hold / release / bytes calls */
     uint64_t lzma_budget;                      /* decoded LZMA bytes left: 8 x the file's size + 64 MiB in
                                                 * all (bk_limits_embedded_budget), max_alloc_bytes at most */
     bk_budget *shared;                         /* the program's budget (bk_options.budget): decoded
@@ -56,13 +60,24 @@ bk_result bk_vbsp_lzma_raw(const uint8_t props[5], const uint8_t *src, size_t sr
 
 /* Decode lump idx if it was left compressed at load (the loader decodes only what it reads, and
  * everything in validate mode). On failure the lump becomes empty and the error is returned
- * (reported through ctx when given). Not thread-safe on one file. */
+ * (reported through ctx when given). The loader's: not thread-safe on one file (a loaded file's
+ * readers use bk_vbsp_lump_hold or bk_source_lump_bytes). */
 bk_result bk_vbsp_lump_decode(const bk_file *f, int idx, bk_ctx *ctx);
 /* Whether compressed lump idx is still to be decoded; and giving a decoded one's bytes back (it is
- * pending again: decoded anew when next read). For lumps a builder decoded for itself. */
+ * pending again: decoded anew when next read). The loader's, for lumps it decoded for itself. */
 bool bk_vbsp_lump_pending(const bk_file *f, int idx);
 void bk_vbsp_lump_forget(const bk_file *f, int idx);
-/* bk_vbsp_lump_forget for every decoded lump (the loader has copied what it read into arrays) */
+/* A loaded file's lump idx for a builder that reads it and lets it go (the scene's lighting,
+ * overlays, world lights), from any number of threads at once: decoded if pending (the result as
+ * bk_vbsp_lump_decode's, without a report), and held until the matching bk_vbsp_lump_release;
+ * a lump decoded for holders alone is given back when the last one releases it. Every hold, also
+ * a failed one, is released. */
+bk_result bk_vbsp_lump_hold(const bk_file *f, int idx);
+void bk_vbsp_lump_release(const bk_file *f, int idx);
+/* whether lump idx has bytes that stay until the file goes (not pending, not only lent) */
+bool bk_vbsp_lump_kept(const bk_file *f, int idx);
+/* bk_vbsp_lump_forget for every decoded lump no builder holds (the loader has copied what it read
+ * into arrays) */
 void bk_vbsp_forget_decoded(const bk_file *f);
 /* A VTF's largest mip of frame 0, face 0 as it is stored (BK_PACK_CODEC: its format, then the
  * texels), and what bk_vtf_unpack makes of it (RGBA). */

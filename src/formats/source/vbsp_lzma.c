@@ -90,9 +90,48 @@ void bk_vbsp_lump_forget(const bk_file *f, int idx)
     m->pending[idx] = 1;
 }
 
+bk_result bk_vbsp_lump_hold(const bk_file *f, int idx)
+{
+    vbsp_impl *m = f->impl;
+    if (idx < 0 || idx >= BK_SRC_LUMP_COUNT) return BK_OK;
+    bk_mutex_lock(&m->lumps_lock);
+    bk_result r = BK_OK;
+    if (m->pending[idx]) {
+        r = bk_vbsp_lump_decode(f, idx, NULL);
+        if (r == BK_OK && m->owned_lumps[idx]) m->lent[idx] = 1;
+    } else if (m->lent[idx]) {
+        m->lent[idx]++;
+    }
+    bk_mutex_unlock(&m->lumps_lock);
+    return r;
+}
+
+void bk_vbsp_lump_release(const bk_file *f, int idx)
+{
+    vbsp_impl *m = f->impl;
+    if (idx < 0 || idx >= BK_SRC_LUMP_COUNT) return;
+    bk_mutex_lock(&m->lumps_lock);
+    if (m->lent[idx] && --m->lent[idx] == 0) bk_vbsp_lump_forget(f, idx);
+    bk_mutex_unlock(&m->lumps_lock);
+}
+
+bool bk_vbsp_lump_kept(const bk_file *f, int idx)
+{
+    vbsp_impl *m = f->impl;
+    if (idx < 0 || idx >= BK_SRC_LUMP_COUNT) return false;
+    bk_mutex_lock(&m->lumps_lock);
+    bool kept = m->pub.lumps[idx].data != NULL && !m->lent[idx];
+    bk_mutex_unlock(&m->lumps_lock);
+    return kept;
+}
+
 void bk_vbsp_forget_decoded(const bk_file *f)
 {
-    for (int i = 0; i < BK_SRC_LUMP_COUNT; i++) bk_vbsp_lump_forget(f, i);
+    vbsp_impl *m = f->impl;
+    bk_mutex_lock(&m->lumps_lock);
+    for (int i = 0; i < BK_SRC_LUMP_COUNT; i++)
+        if (!m->lent[i]) bk_vbsp_lump_forget(f, i);
+    bk_mutex_unlock(&m->lumps_lock);
 }
 
 /* ---- validation decodes every LZMA lump: on the machine's cores, largest first ------------- */
