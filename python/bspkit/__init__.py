@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+from contextlib import contextmanager
 from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -21,9 +22,10 @@ import numpy as np
 from . import vpk
 from ._archive import Archive, ArchiveEntry
 from ._core import raise_write as _raise_write
-from ._core import (ArgumentError, BadIndexError, DecompressError, Error, FormatError, IOError_,
-                    LimitError, LumpError, NotFoundError, Options, TruncatedError, UnsupportedError,
-                    VersionError, BspkitWarning, cstr, dtype_of, make_error, take_block, view)
+from ._core import (ArgumentError, BadIndexError, ClosedError, DecompressError, Error, FormatError, Held,
+                    IOError_, LimitError, LumpError, NotFoundError, Options, TruncatedError, UnsupportedError,
+                    VersionError, BspkitWarning, c_int, c_path, c_text, cstr, dtype_of, held, make_error,
+                    take_block, view)
 from ._native import ffi, lib
 from ._scene import Scene
 
@@ -33,7 +35,7 @@ Warning = BspkitWarning  # noqa: A001 - bspkit.Warning, the category of the libr
 __all__ = [
     "open", "Map", "Entity", "Lump", "Scene", "Archive", "ArchiveEntry", "vpk", "Error", "TruncatedError",
     "FormatError", "VersionError", "LumpError", "BadIndexError", "LimitError", "DecompressError",
-    "UnsupportedError", "ArgumentError", "NotFoundError", "IOError_", "Warning", "POINT_DTYPE",
+    "UnsupportedError", "ArgumentError", "ClosedError", "NotFoundError", "IOError_", "Warning", "POINT_DTYPE",
     "TRACE_DTYPE", "contents_names", "library_version",
 ]
 
@@ -72,10 +74,10 @@ def _mask(mask: Union[None, int, str]) -> int:
         return 0
     if isinstance(mask, str):
         out = ffi.new("uint32_t *")
-        if lib.bk_contents_parse(mask.encode(), out) != 0:
-            raise ArgumentError("unknown contents in mask %r" % mask)
+        if lib.bk_contents_parse(c_text(mask, "mask"), out) != 0:
+            raise ArgumentError("unknown contents in mask %r" % mask, 14)
         return int(out[0])
-    return int(mask)
+    return c_int(mask, "uint32_t", "mask")
 
 
 class Lump(NamedTuple):
@@ -168,39 +170,51 @@ def _count_field(fields: Dict[str, Any], name: str) -> Optional[str]:
     return None
 
 
+class _File(Held):
+    """A Map's bk_file with its query and edit (made on first use, freed before the file) and what
+    the file borrows: the bytes of a file loaded from memory, the Options whose strings and
+    diagnostics handle the library keeps. ``partial`` is the family's decoded struct (it lives in
+    the file). Freed when the last holder goes (see Held)."""
+
+    def __init__(self, f, opts: Options, keep: Any):
+        super().__init__(f, lib.bk_file_free, (opts, keep))
+        self.opts = opts
+        self.query = None
+        self.edit = None
+        self.family, self.partial = _family_struct(f)
+
+    def release(self) -> None:
+        e, self.edit = self.edit, None
+        if e is not None:
+            lib.bk_edit_free(e)
+        q, self.query = self.query, None
+        if q is not None:
+            lib.bk_query_free(q)
+        super().release()
+
+
 class Map:
-    """A loaded map or model (the result of bspkit.open)."""
+    """A loaded map or model (the result of bspkit.open).
+
+    Arrays, ``data``, ``static_props``, ``bones``, ``pak`` and calls still running hold the
+    library's memory: close() (or the end of a ``with``) frees it at once when nothing does, else
+    when the last of them goes. Every call after close() raises ClosedError; closing twice, or
+    from several threads at once, is closing once."""
 
     def __init__(self, f, opts: Options, keep: Any, path: Optional[str]):
-        self._f = f
+        self._h: Optional[_File] = _File(f, opts, keep)
         self._opts = opts
-        self._keep = keep            # the bytes a file loaded from memory borrows
         self.path = path
         self._entities: Optional[List[Entity]] = None
-        self._query = None
-        self._edit = None
-        self._family, self._partial = _family_struct(f)
+        self._family = self._h.family
         self._deferred = self._family == "source"
         self._deferred_error: Optional[BaseException] = None
 
     # -- life --------------------------------------------------------------------------
     def close(self) -> None:
-        """Free the library's file now (also done when the object goes)."""
-        if self._edit is not None:
-            lib.bk_edit_free(self._edit)
-            self._edit = None
-        if self._query is not None:
-            lib.bk_query_free(self._query)
-            self._query = None
-        if self._f is not None:
-            lib.bk_file_free(self._f)
-            self._f = None
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
+        """Let the library's file go: freed now unless an array, an archive of its pakfile or a
+        call in flight still holds it (then when the last of them goes). Idempotent."""
+        self._h = None
 
     def __enter__(self) -> "Map":
         return self
@@ -208,17 +222,16 @@ class Map:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def _handle(self):
-        if self._f is None:
-            raise ValueError("map is closed")
-        return self._f
+    def _handle(self) -> _File:
+        """The file, held by the caller for the length of its call; ClosedError after close()."""
+        return held(self, "%s: the map" % (self.path or "<bytes>"))
 
-    def _live(self):
+    def _live(self) -> _File:
         """The file, its deferred part loaded (see _complete)."""
-        f = self._handle()
+        h = self._handle()
         if self._deferred:
-            self._complete(f)
-        return f
+            self._complete(h.ptr)
+        return h
 
     def _complete(self, f) -> None:
         """A Source map's geometry lumps, which bspkit.open leaves to their first use (decoding
@@ -238,31 +251,29 @@ class Map:
                 self._opts.diags = saved
         raise self._deferred_error
 
-    @property
-    def _struct(self) -> Any:
-        self._live()
-        return self._partial
 
     # -- facts -------------------------------------------------------------------------
     @property
     def format(self) -> str:
         """"quake1", "bsp2", "goldsrc", "wad3", "quake3", "source", "dpm", "vtf" or "mdl"."""
-        return ffi.string(lib.bk_format_name(lib.bk_file_format(self._handle()))).decode()
+        return ffi.string(lib.bk_format_name(lib.bk_file_format(self._handle().ptr))).decode()
 
     @property
     def version(self) -> int:
-        return int(lib.bk_file_info(self._live()).version)
+        return int(lib.bk_file_info(self._live().ptr).version)
 
     @property
     def data(self) -> memoryview:
         """The file's bytes (read-only, no copy)."""
+        h = self._handle()
         size = ffi.new("size_t *")
-        p = lib.bk_file_data(self._handle(), size)
-        return memoryview(view(self, p, size[0], np.dtype("u1"))).toreadonly()
+        p = lib.bk_file_data(h.ptr, size)
+        return memoryview(view(h, p, size[0], np.dtype("u1"))).toreadonly()
 
     @property
     def lumps(self) -> List[Lump]:
-        f = self._live()
+        h = self._live()
+        f = h.ptr
         inf = lib.bk_file_info(f)
         size = ffi.new("size_t *")
         data = lib.bk_file_data(f, size)
@@ -279,7 +290,8 @@ class Map:
     @property
     def info(self) -> Dict[str, Any]:
         """Format, version, variant, size, counts and bounds (as `bspkit info --json`)."""
-        f = self._live()
+        h = self._live()
+        f = h.ptr
         inf = lib.bk_file_info(f)
         size = ffi.new("size_t *")
         lib.bk_file_data(f, size)
@@ -297,9 +309,10 @@ class Map:
     def entities(self) -> List[Entity]:
         """The entities, each an Entity of (key, value) pairs in file order (text that is not
         UTF-8 read as Latin-1, as `bspkit entities --json` prints it)."""
+        h = self._handle()
         if self._entities is None:
             out, n = ffi.new("char **"), ffi.new("size_t *")
-            r = lib.bkpy_entities_json(self._handle(), out, n)
+            r = lib.bkpy_entities_json(h.ptr, out, n)
             if r != 0:
                 raise make_error(r, self.path or "entities")
             text = take_block(out[0], n[0])
@@ -307,7 +320,8 @@ class Map:
         return self._entities
 
     def _lump_index(self, name: Union[str, int]) -> int:
-        lumps = lib.bk_file_info(self._live())
+        h = self._live()
+        lumps = lib.bk_file_info(h.ptr)
         if isinstance(name, int):
             if not 0 <= name < lumps.lump_count:
                 raise NotFoundError("lump %d out of range (%d lumps)" % (name, lumps.lump_count))
@@ -321,7 +335,8 @@ class Map:
         """The bytes of a lump by name (as `bspkit info` lists them) or header index; a Source
         LZMA lump comes decompressed."""
         i = self._lump_index(name)
-        f = self._live()
+        h = self._live()
+        f = h.ptr
         if self._family == "source":
             data, size = ffi.new("uint8_t **"), ffi.new("size_t *")
             d = self._opts.fresh_diags()
@@ -334,9 +349,13 @@ class Map:
     @property
     def arrays(self) -> List[str]:
         """Names of the typed arrays (decoded lumps) array() gives for this file."""
-        if self._struct == ffi.NULL:
+        return self._arrays(self._live())
+
+    @staticmethod
+    def _arrays(h: _File) -> List[str]:
+        if h.partial == ffi.NULL:
             return []
-        st = ffi.typeof(self._struct).item
+        st = ffi.typeof(h.partial).item
         fields = dict(st.fields)
         out = []
         for name, fld in st.fields:
@@ -351,20 +370,23 @@ class Map:
         """A decoded lump ("planes", "vertices", "faces", "leafs", "brushes", ...; see arrays)
         as a read-only numpy array over the library's memory, no copy: a structured array with
         the C struct's fields, or numbers (vertices: N x 3)."""
-        if name not in self.arrays:
-            raise NotFoundError("%s: no array %r here (%s)" % (self.path, name, ", ".join(self.arrays)))
-        st = ffi.typeof(self._struct).item
+        h = self._live()
+        names = self._arrays(h)
+        if name not in names:
+            raise NotFoundError("%s: no array %r here (%s)" % (self.path, name, ", ".join(names)))
+        st = ffi.typeof(h.partial).item
         fields = dict(st.fields)
-        ptr = getattr(self._struct, name)
-        count = getattr(self._struct, _count_field(fields, name))
+        ptr = getattr(h.partial, name)
+        count = getattr(h.partial, _count_field(fields, name))
         item = fields[name].type.item
         inner = _INNER.get((self._family, name), ())
-        return view(self, ptr, count, dtype_of(item), inner)
+        return view(h, ptr, count, dtype_of(item), inner)
 
     # -- scene and glTF ------------------------------------------------------------------
     def _scene_opts(self, lightmaps=True, textures=True, entities=True, props=True, animations=True,
                     collision=False, skip_flares=False, patch_level=0, overbright=None, sky3d=True):
         c = self._opts.copy()
+        patch_level = c_int(patch_level, "int32_t", "patch_level")
         flags = 0
         for k, v in (("lightmaps", lightmaps), ("textures", textures), ("entities", entities),
                      ("props", props), ("animations", animations), ("sky3d", sky3d)):
@@ -385,9 +407,10 @@ class Map:
         Options (as `bspkit convert`): lightmaps, textures, entities, props, animations, sky3d (True),
         collision, skip_flares (False), patch_level, overbright (None: the game's)."""
         c = self._scene_opts(**options)
+        h = self._live()
         d = self._opts.fresh_diags()
         out = ffi.new("bk_scene **")
-        r = lib.bk_file_build_scene(self._live(), c, out)
+        r = lib.bk_file_build_scene(h.ptr, c, out)
         d.check(r, self.path or "")
         d.flush_errors_as_warnings()
         return Scene(out[0])
@@ -396,6 +419,7 @@ class Map:
                 **options: Any) -> None:
         """Write the scene as .glb or .gltf (+ .bin) by path's extension: the bytes
         `bspkit convert MAP -o PATH` writes with the same options (temporary file, renamed)."""
+        c_path(path)  # a bad path refused before the scene is built
         s = self.scene(**options)
         try:
             s.to_gltf(path, scale, keep_z_up, png_level)
@@ -406,31 +430,36 @@ class Map:
         """The file's own images (a map's embedded textures, every entry of a WAD3, a VTF's faces,
         a Source map's pakfile VTFs) as a Scene holding images only: ``[(i.name, i.pixels) for i
         in m.textures().images]``, pixels H x W x 4 uint8."""
+        h = self._live()
         d = self._opts.fresh_diags()
         out = ffi.new("bk_scene **")
-        r = lib.bk_file_extract_images(self._live(), self._opts.c, out)
+        r = lib.bk_file_extract_images(h.ptr, self._opts.c, out)
         d.check(r, self.path or "")
         d.flush_errors_as_warnings()
         return Scene(out[0])
 
     # -- queries -------------------------------------------------------------------------
-    def _make(self, ctype: str, fn: Any) -> Any:
+    def _make(self, h: _File, ctype: str, fn: Any) -> Any:
         """fn(file, options, out) -> the object in out, or the located error raised."""
         out = ffi.new(ctype)
         d = self._opts.fresh_diags()
-        r = fn(self._live(), self._opts.c, out)
+        r = fn(h.ptr, self._opts.c, out)
         d.check(r, self.path or "")
         return out[0]
 
-    def _q(self):
-        if self._query is None:
-            self._query = self._make("bk_query **", lib.bk_query_open)
-        return self._query
+    def _q(self, h: _File):
+        """h's query, opened on first use (once, whichever threads ask)."""
+        if h.query is None:
+            with h.lock:
+                if h.query is None:
+                    h.query = self._make(h, "bk_query **", lib.bk_query_open)
+        return h.query
 
     @property
     def query_info(self) -> Dict[str, Any]:
+        h = self._live()
         qi = ffi.new("bk_query_info *")
-        lib.bk_query_get_info(self._q(), qi)
+        lib.bk_query_get_info(self._q(h), qi)
         return {"models": int(qi.model_count), "leaves": int(qi.leaf_count), "clusters": int(qi.cluster_count),
                 "faces": int(qi.face_count), "hulls": int(qi.hull_count), "has_pas": bool(qi.has_pas)}
 
@@ -438,8 +467,10 @@ class Map:
         """Where each point lies: points is (3,) or (N, 3); a structured array of POINT_DTYPE
         (leaf, contents = BK_CONTENTS_* bits, native_contents, cluster, area), N long.
         threads > 1 splits the array over that many threads (the GIL is released in C)."""
-        q = self._q()
+        model = c_int(model, "uint32_t", "model")
         p = _points(points)
+        h = self._live()
+        q = self._q(h)
         out = np.empty(len(p), POINT_DTYPE)
 
         def run(i: int, j: int) -> int:
@@ -447,7 +478,7 @@ class Map:
                                    ffi.from_buffer("bkpy_point[]", out[i:j]))
         r = _split(len(p), threads, run)
         if r != 0:
-            raise make_error(r, "%s: point" % self.path)
+            _raise_points(r, "%s: point" % self.path, p)
         return out
 
     def trace(self, start: Any, end: Any, mins: Any = None, maxs: Any = None, mask: Union[None, int, str] = None,
@@ -458,11 +489,10 @@ class Map:
         bits or names ("solid|playerclip"), None = what stops a player. GoldSrc / Quake: hull
         0..3, or a box (the engine's hull for it). The GIL is released while C works; threads > 1
         splits the segments over that many threads."""
-        q = self._q()
         a, b = np.broadcast_arrays(_points(start), _points(end))
         a, b = np.ascontiguousarray(a), np.ascontiguousarray(b)
         tp = ffi.new("bk_trace_params *")
-        tp.model = model
+        tp.model = c_int(model, "uint32_t", "model")
         tp.mask = _mask(mask)
         if (mins is None) != (maxs is None):
             raise ArgumentError("mins and maxs go together")
@@ -471,7 +501,9 @@ class Map:
             tp.maxs = [float(x) for x in np.asarray(maxs, np.float32).reshape(3)]
             tp.hull = -1
         if hull is not None:
-            tp.hull = hull
+            tp.hull = c_int(hull, "int32_t", "hull")
+        h = self._live()
+        q = self._q(h)
         out = np.empty(len(a), TRACE_DTYPE)
 
         def run(i: int, j: int) -> int:
@@ -479,13 +511,15 @@ class Map:
                                    ffi.from_buffer("bkpy_trace[]", out[i:j]))
         r = _split(len(a), threads, run)
         if r != 0:
-            raise make_error(r, "%s: trace" % self.path)
+            _raise_points(r, "%s: trace" % self.path, a, b)
         return out
 
     def pvs(self, cluster: int, pas: bool = False) -> np.ndarray:
         """The PVS (or PAS) row of a cluster as a bool array over clusters (all True when the
         map has no visibility data)."""
-        q = self._q()
+        cluster = c_int(cluster, "int32_t", "cluster")
+        h = self._live()
+        q = self._q(h)
         n = lib.bk_query_row_bytes(q)
         qi = self.query_info
         row = np.zeros(max(n, 1), np.uint8)
@@ -497,7 +531,8 @@ class Map:
     def visible(self, a: Any, b: Any) -> np.ndarray:
         """Whether the leaf holding each b is potentially visible from the leaf holding its a
         (bool array, N long)."""
-        q = self._q()
+        h = self._live()
+        q = self._q(h)
         pa, pb = np.broadcast_arrays(_points(a), _points(b))
         pa, pb = np.ascontiguousarray(pa), np.ascontiguousarray(pb)
         out = np.empty(len(pa), np.uint8)
@@ -506,57 +541,63 @@ class Map:
         return out.astype(bool)
 
     # -- Source --------------------------------------------------------------------------
-    def _of(self, family: str, what: str, partial: bool = False) -> Any:
-        """The family's decoded struct (partial: without what a deferred load leaves for later),
-        or UnsupportedError for a file of another family."""
+    def _of(self, family: str, what: str, partial: bool = False) -> _File:
+        """The file (its family's decoded struct in .partial; partial: without what a deferred
+        load leaves for later), or UnsupportedError for a file of another family."""
+        h = self._handle()
         if self._family != family:
             raise UnsupportedError("%s: not a %s (%s)" % (self.path, what, self.format))
-        if partial:
-            self._handle()
-            return self._partial
-        return self._struct
+        return h if partial else self._live()
 
-    def _source(self, partial: bool = False):
+    def _source(self, partial: bool = False) -> _File:
         return self._of("source", "Source map", partial)
 
     @property
     def static_props(self) -> np.ndarray:
         """Source static props as a structured array over the library's memory (origin, angles,
         model = index into static_prop_names, skin, flags, scale, ...)."""
-        m = self._source(partial=True)
-        return view(self, m.static_props, m.static_prop_count, dtype_of("bk_source_static_prop"))
+        h = self._source(partial=True)
+        m = h.partial
+        return view(h, m.static_props, m.static_prop_count, dtype_of("bk_source_static_prop"))
 
     @property
     def static_prop_names(self) -> List[str]:
-        m = self._source(partial=True)
+        h = self._source(partial=True)
+        m = h.partial
         return [cstr(m.static_prop_names[i]) for i in range(m.static_prop_name_count)]
 
     @property
     def pak(self) -> Archive:
-        """The Source map's pakfile (zipfile-like: namelist, read)."""
-        self._source()
-        return Archive(self._make("bk_archive **", lib.bk_archive_open_pakfile), self, self._opts)
+        """The Source map's pakfile (zipfile-like: namelist, read); it holds the map's memory
+        (see close)."""
+        h = self._source()
+        return Archive(self._make(h, "bk_archive **", lib.bk_archive_open_pakfile), h, self._opts)
 
     # -- DPM -----------------------------------------------------------------------------
-    def _dpm(self):
+    def _dpm(self) -> _File:
         return self._of("dpm", "DPM model")
 
     @property
     def bones(self) -> np.ndarray:
         """DPM bones: a structured array (name, parent, flags), no copy."""
-        m = self._dpm()
-        return view(self, m.bones, m.bone_count, dtype_of("bk_dpm_bone"))
+        h = self._dpm()
+        m = h.partial
+        return view(h, m.bones, m.bone_count, dtype_of("bk_dpm_bone"))
 
     @property
     def frames(self) -> List[str]:
-        m = self._dpm()
+        h = self._dpm()
+        m = h.partial
         return [ffi.string(m.frames[i].name).decode("latin-1") for i in range(m.frame_count)]
 
     def pose(self, frame: int, frame_b: Optional[int] = None, t: float = 0.0, slerp: bool = False) -> np.ndarray:
         """Model-space bone matrices (bones x 3 x 4) of frame, blended towards frame_b by t."""
-        m = self._dpm()
+        frame = c_int(frame, "uint32_t", "frame")
+        frame_b = frame if frame_b is None else c_int(frame_b, "uint32_t", "frame_b")
+        h = self._dpm()
+        m = h.partial
         out = np.empty((m.bone_count, 3, 4), np.float32)
-        r = lib.bk_dpm_pose(m, frame, frame if frame_b is None else frame_b, t,
+        r = lib.bk_dpm_pose(m, frame, frame_b, t,
                             lib.BK_DPM_LERP_SLERP if slerp else lib.BK_DPM_LERP_MATRIX,
                             ffi.from_buffer("float[]", out))
         if r != 0:
@@ -564,15 +605,19 @@ class Map:
         return out
 
     # -- editing -------------------------------------------------------------------------
-    def _e(self):
-        if self._edit is None:
-            self._edit = self._make("bk_edit **", lib.bk_edit_begin)
-        return self._edit
+    @contextmanager
+    def _editing(self) -> Iterator[Any]:
+        """The map's bk_edit (begun on first use), one thread at a time (an edit is not
+        thread-safe), the file held meanwhile."""
+        h = self._live()
+        with h.lock:
+            if h.edit is None:
+                h.edit = self._make(h, "bk_edit **", lib.bk_edit_begin)
+            yield h.edit
 
     def set_entities(self, entities: Sequence[Any]) -> None:
         """Replace the entity lump (applied by save()): each entity an Entity or a sequence of
         (key, value) pairs (or a dict). Text is written back in the map's own encoding."""
-        e = self._e()
         keep: List[Any] = []
         ents = ffi.new("bk_entity[]", max(len(entities), 1))
         keep.append(ents)
@@ -581,64 +626,69 @@ class Map:
             kv = ffi.new("bk_kv[]", max(len(pairs), 1))
             keep.append(kv)
             for j, (k, v) in enumerate(pairs):
-                kb = ffi.new("char[]", k if isinstance(k, bytes) else str(k).encode("utf-8"))
-                vb = ffi.new("char[]", v if isinstance(v, bytes) else str(v).encode("utf-8"))
+                kb = ffi.new("char[]", c_text(k, "entity %d key" % i))
+                vb = ffi.new("char[]", c_text(v, "entity %d value" % i))
                 keep += [kb, vb]
                 kv[j].key, kv[j].value = kb, vb
             ents[i].pairs, ents[i].pair_count = kv, len(pairs)
         es = ffi.new("bk_entities *")
         es.items, es.count = ents, len(entities)
-        d = self._opts.fresh_diags()
-        r = lib.bk_edit_set_entities(e, es)
-        d.check(r, self.path or "")
+        with self._editing() as e:
+            d = self._opts.fresh_diags()
+            r = lib.bk_edit_set_entities(e, es)
+            d.check(r, self.path or "")
 
     def set_lump(self, name: Union[str, int], data: bytes) -> None:
         """Replace a lump's bytes (by name or header index; applied by save())."""
         i = self._lump_index(name)
-        e = self._e()
-        d = self._opts.fresh_diags()
-        r = lib.bk_edit_set_lump(e, i, ffi.from_buffer(bytes(data)), len(data))
-        d.check(r, self.path or "")
+        data = bytes(data)
+        with self._editing() as e:
+            d = self._opts.fresh_diags()
+            r = lib.bk_edit_set_lump(e, i, ffi.from_buffer(data), len(data))
+            d.check(r, self.path or "")
 
     def pak_add(self, name: str, data: bytes) -> None:
         """Source: add or replace a pakfile member (stored uncompressed; applied by save())."""
-        e = self._e()
-        d = self._opts.fresh_diags()
-        r = lib.bk_edit_pak_add(e, name.encode("utf-8"), ffi.from_buffer(bytes(data)), len(data))
-        d.check(r, "%s: %s" % (self.path, name))
+        cname, data = c_text(name, "pakfile member"), bytes(data)
+        with self._editing() as e:
+            d = self._opts.fresh_diags()
+            r = lib.bk_edit_pak_add(e, cname, ffi.from_buffer(data), len(data))
+            d.check(r, "%s: %s" % (self.path, name))
 
     def pak_remove(self, glob: str) -> int:
         """Source: remove every pakfile member matching glob; how many (applied by save())."""
-        e = self._e()
+        cglob = c_text(glob, "glob")
         n = ffi.new("uint32_t *")
-        d = self._opts.fresh_diags()
-        r = lib.bk_edit_pak_remove(e, glob.encode("utf-8"), n)
-        d.check(r, self.path or "")
+        with self._editing() as e:
+            d = self._opts.fresh_diags()
+            r = lib.bk_edit_pak_remove(e, cglob, n)
+            d.check(r, self.path or "")
         return int(n[0])
 
     def save(self, path: PathLike) -> None:
         """Write the map with the edits made so far (validated, written to a temporary file beside
         path and renamed over it: a failure leaves path as it was). With no edit the bytes are
         the input's."""
-        e = self._e()
-        d = self._opts.fresh_diags()
-        r = lib.bk_edit_save(e, os.fsencode(path))
-        if r != 0:
-            if d.errors:
-                d.check(r, os.fspath(path))
-            _raise_write(r, os.fspath(path))
+        cpath = c_path(path)
+        with self._editing() as e:
+            d = self._opts.fresh_diags()
+            r = lib.bk_edit_save(e, cpath)
+            if r != 0:
+                if d.errors:
+                    d.check(r, os.fspath(path))
+                _raise_write(r, os.fspath(path))
 
     def to_bytes(self) -> bytes:
         """The edited map in memory (validated)."""
-        e = self._e()
         out, size = ffi.new("uint8_t **"), ffi.new("size_t *")
-        d = self._opts.fresh_diags()
-        r = lib.bk_edit_save_memory(e, out, size)
-        d.check(r, self.path or "")
+        with self._editing() as e:
+            d = self._opts.fresh_diags()
+            r = lib.bk_edit_save_memory(e, out, size)
+            d.check(r, self.path or "")
         return take_block(out[0], size[0])
 
     def __repr__(self) -> str:
-        if self._f is None:
+        if self._h is None:
             return "<bspkit.Map closed>"
         return "<bspkit.Map %s v%d %r>" % (self.format, self.version, self.path)
 
@@ -662,6 +712,19 @@ def _points(p: Any) -> np.ndarray:
     if a.ndim != 2 or a.shape[1] != 3:
         raise ArgumentError("points must be (3,) or (N, 3), not %s" % (a.shape,))
     return a
+
+
+def _raise_points(r: int, what: str, *arrays: np.ndarray) -> None:
+    """The error of a failed batch: a bad argument names the first point that is not finite."""
+    if r == lib.BK_EARG:
+        bad = np.zeros(len(arrays[0]), bool)
+        for a in arrays:
+            bad |= ~np.isfinite(a).all(axis=1)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            pts = " -> ".join("(%g, %g, %g)" % tuple(a[i]) for a in arrays)
+            raise ArgumentError("%s: point %d %s is not finite" % (what, i, pts), r, index=i)
+    raise make_error(r, what)
 
 
 def _split_member(path: str) -> Optional[Tuple[str, str]]:
@@ -711,6 +774,6 @@ def open(source: Union[PathLike, bytes, bytearray, memoryview], game_dirs: Seque
         return Map(out[0], o, (data, buf), path)
     o = Options(name=name or path, base_dir=base, search_paths=search,
                 framegroups=os.fspath(framegroups) if framegroups else None, flags=_DEFER)
-    r = lib.bk_file_open(os.fsencode(path), o.c, out)
+    r = lib.bk_file_open(c_path(path), o.c, out)
     o.diags.check(r, path)
     return Map(out[0], o, None, path)

@@ -1,7 +1,9 @@
 """Shared plumbing: errors, diagnostics, options, numpy views over library memory."""
 from __future__ import annotations
 
+import operator
 import os
+import threading
 import warnings
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -66,6 +68,12 @@ class ArgumentError(Error, ValueError):
     """A bad argument from the caller."""
 
 
+class ClosedError(Error, ValueError):
+    """A call on a Map, Archive or Scene after its close() (or free())."""
+
+    kind = "closed"
+
+
 class NotFoundError(Error, FileNotFoundError, LookupError):
     """A named resource (file, archive member, lump) was not found."""
 
@@ -87,6 +95,40 @@ _BY_CODE = {
 
 def _s(p) -> Optional[str]:
     return ffi.string(p).decode("utf-8", "replace") if p != ffi.NULL else None
+
+
+def c_path(path: Any) -> bytes:
+    """A path as the C string the library is given: ArgumentError (a ValueError, as Python's own
+    open() raises) for an embedded NUL, which C would cut the path at."""
+    b = os.fsencode(path)
+    if b"\0" in b:
+        raise ArgumentError("%r: embedded null byte in a path" % (os.fspath(path),), 14)
+    return b
+
+
+def c_text(text: Any, what: str) -> bytes:
+    """Text (str as UTF-8, or bytes) as a C string: ArgumentError for an embedded NUL."""
+    b = text if isinstance(text, bytes) else str(text).encode("utf-8", "surrogateescape")
+    if b"\0" in b:
+        raise ArgumentError("%s %r: embedded null byte" % (what, text), 14)
+    return b
+
+
+_INT_RANGES: Dict[str, Tuple[int, int]] = {}
+
+
+def c_int(value: Any, ctype: str, what: str) -> int:
+    """An integer argument for a C parameter of ctype ("uint32_t", "int32_t", ...): TypeError for
+    a non-integer, ArgumentError (not cffi's OverflowError) for one out of the type's range."""
+    i = operator.index(value)
+    if ctype not in _INT_RANGES:
+        bits = 8 * ffi.sizeof(ctype)
+        signed = int(ffi.cast(ctype, -1)) < 0
+        _INT_RANGES[ctype] = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+    lo, hi = _INT_RANGES[ctype]
+    if not lo <= i <= hi:
+        raise ArgumentError("%s %d out of range (%d..%d)" % (what, i, lo, hi), 14)
+    return i
 
 
 def diag_text(d) -> str:
@@ -175,7 +217,7 @@ class Options:
         self.c.diag_user = self._handle
 
     def _str(self, s) -> Any:
-        b = ffi.new("char[]", os.fsencode(s))
+        b = ffi.new("char[]", c_path(s))
         self._keep.append(b)
         return b
 
@@ -189,6 +231,41 @@ class Options:
     def copy(self):
         """A copy of the bk_options struct (its strings stay this object's) to change per call."""
         return ffi.new("bk_options *", self.c[0])
+
+
+# ---- library objects and their lifetime -----------------------------------------------------
+
+
+class Held:
+    """A library object (ptr) and what it borrows (keep), freed by free(ptr) when the last Python
+    object holding it goes: the Map, Archive or Scene until its close(), every numpy array over
+    its memory (the array's base), every call in flight (a local reference taken before the call).
+    close() drops only its owner's reference: it never frees what something still reads, and two
+    closes at once are one. ``lock`` serialises what must not run at once on it."""
+
+    def __init__(self, ptr: Any, free: Any, keep: Any = None):
+        self.ptr, self._free, self.keep = ptr, free, keep
+        self.lock = threading.RLock()
+
+    def release(self) -> None:
+        """Free what this holds (the last reference is going)."""
+        p, self.ptr = self.ptr, None
+        if p is not None:
+            self._free(p)
+
+    def __del__(self):
+        try:
+            self.release()
+        except Exception:  # interpreter shutdown: the module may be gone
+            pass
+
+
+def held(owner: Any, what: str) -> Held:
+    """owner's Held (a reference the caller keeps for the length of its call), or ClosedError."""
+    h = owner._h
+    if h is None:
+        raise ClosedError("%s is closed" % what)
+    return h
 
 
 # ---- numpy views over library memory ---------------------------------------------------------

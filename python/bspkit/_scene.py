@@ -6,22 +6,15 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from ._core import cstr, kv_pairs, make_error, raise_write, view
+from ._core import Held, c_int, c_path, cstr, held, kv_pairs, make_error, raise_write, take_block, view
 from ._native import ffi, lib
 
 _F4 = np.dtype("f4")
 
 
-class _Owner:
-    """Frees a bk_scene when the last array looking at it goes."""
-
-    def __init__(self, s):
-        self.s = s
-
-    def __del__(self):
-        if self.s is not None:
-            lib.bk_scene_free(self.s)
-            self.s = None
+def _owner(s) -> Held:
+    """The bk_scene, freed when the last of the Scene, its arrays, images and calls goes."""
+    return Held(s, lib.bk_scene_free)
 
 
 class Primitive:
@@ -38,7 +31,7 @@ class Primitive:
     weights: Optional[np.ndarray]
     indices: Optional[np.ndarray]
 
-    def __init__(self, owner: _Owner, p):
+    def __init__(self, owner: Held, p):
         n = p.vertex_count
         self.material = int(p.material)
         self.mode = {0: "triangles", 1: "points", 2: "lines"}.get(p.mode, str(p.mode))
@@ -56,7 +49,7 @@ class Primitive:
 
 
 class Mesh:
-    def __init__(self, owner: _Owner, m):
+    def __init__(self, owner: Held, m):
         self.name = cstr(m.name)
         self.primitives = [Primitive(owner, m.prims[i]) for i in range(m.prim_count)]
 
@@ -90,7 +83,7 @@ class Image:
     """An image of the scene; ``pixels`` decodes it (H x W x 4 uint8 RGBA) on first use, None for
     an external texture the scene has no pixels of."""
 
-    def __init__(self, owner: _Owner, i: int, im):
+    def __init__(self, owner: Held, i: int, im):
         self._owner, self._i = owner, i
         self.name = cstr(im.name)
         self.width, self.height = int(im.width), int(im.height)
@@ -100,11 +93,13 @@ class Image:
     @property
     def pixels(self) -> Optional[np.ndarray]:
         if self._pixels is None:
-            s = self._owner.s
+            h = self._owner  # the scene, held by the image (Scene.free lets it go only after)
+            s = h.ptr
             if not lib.bk_scene_image_has_pixels(s, self._i):
                 return None
             out = ffi.new("uint8_t **")
-            r = lib.bk_scene_image_rgba(s, self._i, out)
+            with h.lock:  # decoding may cache in the scene
+                r = lib.bk_scene_image_rgba(s, self._i, out)
             if r != 0:
                 raise make_error(r, "image %r" % self.name)
             try:
@@ -151,7 +146,7 @@ class Light:
 
 
 class Skin:
-    def __init__(self, owner: _Owner, k):
+    def __init__(self, owner: Held, k):
         self.name = cstr(k.name)
         self.joints = view(owner, k.joints, k.joint_count, np.dtype("i4"))
         self.inverse_bind = view(owner, k.inverse_bind, k.joint_count, _F4, (16,))
@@ -159,7 +154,7 @@ class Skin:
 
 
 class Channel:
-    def __init__(self, owner: _Owner, c):
+    def __init__(self, owner: Held, c):
         self.node = int(c.node)
         self.path = {0: "translation", 1: "rotation", 2: "scale"}.get(c.path, str(c.path))
         self.interpolation = "STEP" if c.interpolation == 1 else "LINEAR"
@@ -168,55 +163,57 @@ class Channel:
 
 
 class Animation:
-    def __init__(self, owner: _Owner, a):
+    def __init__(self, owner: Held, a):
         self.name = cstr(a.name)
         self.channels = [Channel(owner, a.channels[i]) for i in range(a.channel_count)]
 
 
 class Scene:
     """A built scene (engine coordinates, Z up). Arrays are read-only views of the library's
-    scene, which lives as long as any of them."""
+    scene, which lives as long as any of them (or an Image of it, or a call in flight)."""
 
     def __init__(self, s, export_defaults: Optional[Dict[str, Any]] = None):
-        self._owner = _Owner(s)
+        owner = _owner(s)
+        self._h: Optional[Held] = owner
         self._export = export_defaults or {}
         self.name = cstr(s.name)
-        self.images = [Image(self._owner, i, s.images[i]) for i in range(s.image_count)]
+        self.images = [Image(owner, i, s.images[i]) for i in range(s.image_count)]
         self.materials = [Material(s.materials[i]) for i in range(s.material_count)]
-        self.meshes = [Mesh(self._owner, s.meshes[i]) for i in range(s.mesh_count)]
+        self.meshes = [Mesh(owner, s.meshes[i]) for i in range(s.mesh_count)]
         self.nodes = [Node(s.nodes[i]) for i in range(s.node_count)]
-        self.skins = [Skin(self._owner, s.skins[i]) for i in range(s.skin_count)]
-        self.animations = [Animation(self._owner, s.anims[i]) for i in range(s.anim_count)]
+        self.skins = [Skin(owner, s.skins[i]) for i in range(s.skin_count)]
+        self.animations = [Animation(owner, s.anims[i]) for i in range(s.anim_count)]
         self.lights = [Light(s.lights[i]) for i in range(s.light_count)]
         self.extras = kv_pairs(s.extras, s.extra_count)
         self.warning_count = int(s.warning_count)
 
     def to_gltf(self, path: str, scale: float = 0.0, keep_z_up: bool = False, png_level: int = 0) -> None:
         """Write .glb or .gltf (+ .bin) by the path's extension (temporary file, renamed)."""
+        cpath = c_path(path)
         xo = export_options(scale, keep_z_up, png_level)
-        r = lib.bk_export_gltf(self._live(), xo, os.fsencode(path), ffi.NULL)
+        h = self._live()
+        with h.lock:
+            r = lib.bk_export_gltf(h.ptr, xo, cpath, ffi.NULL)
         if r != 0:
             raise_write(r, os.fspath(path))
 
-    def _live(self):
-        if self._owner.s is None:
-            raise ValueError("scene is freed")
-        return self._owner.s
+    def _live(self) -> Held:
+        return held(self, "the scene (freed)")
 
     def free(self) -> None:
-        """Free the scene now if no array of it is still in use (else when the last one goes)."""
-        owner = self._owner
-        self._owner = _Owner(None)
+        """Free the scene now if no array or image of it is still in use (else when the last one
+        goes); later calls raise ClosedError. Idempotent."""
+        self._h = None
         for lst in (self.meshes, self.images, self.skins, self.animations):
             lst.clear()
-        del owner
 
     def glb(self, scale: float = 0.0, keep_z_up: bool = False, png_level: int = 0) -> bytes:
         """The .glb file as bytes."""
-        from ._core import take_block
         xo = export_options(scale, keep_z_up, png_level)
         out, size = ffi.new("uint8_t **"), ffi.new("size_t *")
-        r = lib.bk_export_glb_memory(self._live(), xo, out, size, ffi.NULL)
+        h = self._live()
+        with h.lock:
+            r = lib.bk_export_glb_memory(h.ptr, xo, out, size, ffi.NULL)
         if r != 0:
             raise make_error(r, "glb")
         return take_block(out[0], size[0])
@@ -230,5 +227,5 @@ def export_options(scale: float, keep_z_up: bool, png_level: int):
     xo = ffi.new("bk_export_options *")
     xo.scale = scale
     xo.keep_z_up = bool(keep_z_up)
-    xo.png_level = png_level
+    xo.png_level = c_int(png_level, "int32_t", "png_level")
     return xo
