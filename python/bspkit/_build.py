@@ -102,6 +102,7 @@ int bkpy_traces(const bk_query *q, const bk_trace_params *p, const float *a, con
                 bkpy_trace *out);
 void bkpy_visible(const bk_query *q, const float *a, const float *b, size_t n, uint8_t *out);
 int bkpy_entities_json(const bk_file *f, char **out, size_t *len);
+const char *bkpy_library(void);
 
 extern "Python" void bkpy_diag(void *user, const bk_diag *d);
 
@@ -171,8 +172,10 @@ ffibuilder.cdef(public_cdef())
 ffibuilder.cdef(HELPER_CDEF)
 _d = library_dir()
 _libs, _lib_dirs, _extra = link_flags(_d)
+# which libbspkit.a the extension links (bspkit._native.lib.bkpy_library(): the install tests ask)
+_WHICH = "\nconst char *bkpy_library(void) { return \"%s\"; }\n" % str(_d / "libbspkit.a").replace("\\", "\\\\").replace('"', '\\"')
 ffibuilder.set_source(
-    "bspkit._native", HELPERS,
+    "bspkit._native", HELPERS + _WHICH,
     include_dirs=[str(INCLUDE)],
     extra_objects=[str(_d / "libbspkit.a")],
     # relinked when the library is newer than the extension (setuptools looks at sources and
