@@ -9,6 +9,7 @@ add_test(NAME source_vtf_formats COMMAND /usr/bin/python3 ${BK_TESTS}/source/vtf
          ${BK_WORK}/source_vtf_formats)
 bk_unit_test(source_unit source/test_source.c)
 # a deferred open (BK_OPT_DEFER_GEOMETRY): the same map once completed, errors located, threads
+# (completion, and scenes of one LZMA map built at once)
 bk_unit_test(source_defer source/test_defer.c)
 target_link_libraries(source_defer PRIVATE Threads::Threads)
 bk_unit_test(source_archive source/test_archive.c)

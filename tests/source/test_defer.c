@@ -1,7 +1,8 @@
 /* A Source map opened with BK_OPT_DEFER_GEOMETRY: entities, static props and the pakfile at open,
  * the geometry (and its LZMA lumps) decoded on first need, with the same result as a whole load
  * on every corpus map; a bad geometry lump fails at bk_file_complete with the located error a
- * whole load gives, leaving the geometry empty; completion from several threads at once.
+ * whole load gives, leaving the geometry empty; completion from several threads at once; scenes of
+ * one LZMA map from several threads at once.
  * argv[1] = shared dir. */
 #include <dirent.h>
 #include <pthread.h>
@@ -175,6 +176,96 @@ static void check_threads(const char *dir)
     }
 }
 
+/* a digest of what a scene builder reads from the map's LZMA lumps and the geometry around them:
+ * the mesh vertices (positions, lightmap UVs), the lightmap atlas's pixels, node and light counts */
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) h = (h ^ ((const uint8_t *)p)[i]) * 1099511628211u;
+    return h;
+}
+
+static uint64_t scene_digest(bk_scene *s)
+{
+    uint64_t h = 14695981039346656037u;
+    uint32_t counts[4] = {s->mesh_count, s->node_count, s->light_count, s->image_count};
+    h = fnv(h, counts, sizeof counts);
+    for (uint32_t i = 0; i < s->mesh_count; i++)
+        for (uint32_t k = 0; k < s->meshes[i].prim_count; k++) {
+            const bk_primitive *p = &s->meshes[i].prims[k];
+            h = fnv(h, p->position, (size_t)p->vertex_count * 12);
+            if (p->uv1) h = fnv(h, p->uv1, (size_t)p->vertex_count * 8);
+        }
+    for (uint32_t i = 0; i < s->image_count; i++) {
+        uint8_t *rgba = NULL;
+        if (!s->images[i].is_lightmap || bk_scene_image_rgba(s, i, &rgba) != BK_OK) continue;
+        h = fnv(h, rgba, (size_t)s->images[i].width * s->images[i].height * 4);
+        bk_free(rgba);
+    }
+    return h;
+}
+
+typedef struct builder {
+    const bk_file *f;
+    int k;
+    uint64_t digest;
+    bk_result r;
+} builder;
+
+static const bk_options k_scene_opt = {.flags = BK_OPT_NO_TEXTURES | BK_OPT_NO_PROPS};
+
+static void *build(void *user)
+{
+    builder *b = user;
+    if (b->k == 0) { /* a lump reader: what it decodes stays, the builders' holds share it */
+        static const int lumps[] = {BK_SRC_LUMP_LIGHTING, BK_SRC_LUMP_OVERLAYS, BK_SRC_LUMP_WORLDLIGHTS,
+                                    BK_SRC_LUMP_LIGHTING_HDR};
+        for (size_t i = 0; i < sizeof lumps / sizeof *lumps && b->r == BK_OK; i++) {
+            const uint8_t *d;
+            size_t n;
+            b->r = bk_source_lump_bytes(b->f, lumps[i], &d, &n);
+            if (b->r == BK_OK && n) b->digest = fnv(b->digest, d, n);
+        }
+        return NULL;
+    }
+    bk_scene *s = NULL;
+    b->r = bk_file_build_scene(b->f, &k_scene_opt, &s);
+    if (b->r == BK_OK) b->digest = scene_digest(s);
+    bk_scene_free(s);
+    return NULL;
+}
+
+/* scenes of one LZMA map built by 7 threads at once while an 8th reads the same lumps: each the
+ * scene one builder alone makes (the builders decode the lighting, overlays and world lights for
+ * themselves and give them back: they once freed them under each other) */
+static void check_scene_threads(const char *dir)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tf2c_v20_lzma_vipr_downfall.bsp", dir);
+    bk_file *f = NULL;
+    if (bk_file_open(path, NULL, &f) != BK_OK) return;
+    bk_scene *s = NULL;
+    CHECK(bk_file_build_scene(f, &k_scene_opt, &s) == BK_OK);
+    uint64_t want = s ? scene_digest(s) : 0;
+    bk_scene_free(s);
+    bk_file_free(f);
+    for (int round = 0; round < 3; round++) {
+        CHECK(bk_file_open(path, NULL, &f) == BK_OK);
+        if (!f) return;
+        pthread_t th[8];
+        builder b[8];
+        for (int i = 0; i < 8; i++) {
+            b[i] = (builder){f, i, 0, BK_OK};
+            CHECK(pthread_create(&th[i], NULL, build, &b[i]) == 0);
+        }
+        for (int i = 0; i < 8; i++) {
+            pthread_join(th[i], NULL);
+            CHECK(b[i].r == BK_OK);
+            if (i) CHECK(b[i].digest == want);
+        }
+        bk_file_free(f);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) return 2;
@@ -198,6 +289,7 @@ int main(int argc, char **argv)
     CHECK(maps >= 20);
     check_bad_geometry(dir);
     check_threads(dir);
+    check_scene_threads(dir);
     printf("%u maps\n", maps);
     return CHECK_DONE();
 }
