@@ -70,6 +70,9 @@ NOT_LIBRARY = {"close", "path"}  # the members that never touch the library's me
 def test_every_map_member_is_covered(tmp_path):
     public = {n for n in dir(bspkit.Map) if not n.startswith("_")} | {"path"}
     assert public - NOT_LIBRARY == set(_calls(tmp_path / "x.glb")), "Map gained or lost a member: cover it here"
+    # the Archive and Scene members the tests below call after close() / free()
+    assert {n for n in dir(bspkit.Archive) if not n.startswith("_")} == {"close", "infolist", "namelist", "read"}
+    assert {n for n in dir(bspkit.Scene) if not n.startswith("_")} == {"free", "glb", "to_gltf"}
 
 
 def views_of(m):
