@@ -40,7 +40,7 @@ typedef struct cli_opts {
     const char *format;         /* --format glb|gltf|obj|bsp (batch output type) */
     bool assets;                /* validate --assets: report what the map references and cannot be found */
     bool missing_only;          /* assets --missing */
-    bool dry_run;               /* pak pack --dry-run */
+    bool dry_run;               /* --dry-run: the map writers check and validate, and write nothing */
     bool force;                 /* --force: write an edited map under a name not ending in .bsp */
     const char *paths[64];      /* --wad / --game-dir / archives, in order */
     int path_count;
@@ -70,6 +70,8 @@ void cli_diag_print(void *user, const bk_diag *d);
 struct cJSON;
 void cli_print_json(struct cJSON *j);
 int cli_usage_error(const cli_cmd *cmd, const char *fmt, const char *arg);
+/* the usage error for --dry-run given to a command (or form, `what`) that would write anyway */
+int cli_dry_run_refused(const cli_cmd *cmd, const char *what);
 /* The start every command shares: parse the options, answer --help, check that between
  * min_files and max_files (-1: no upper bound) positional arguments were given. Returns
  * CLI_CONTINUE to go on, else the exit code to return. */
@@ -115,7 +117,7 @@ int cmd_query(int argc, char **argv);
 int cli_rewrite(cli_opts *o, bk_file *f);
 int cli_entities_import(cli_opts *o, bk_file *f, const char *ents_path, bool allow_no_worldspawn);
 int cli_pak_edit(cli_opts *o, bk_file *f, bool add);
-int cli_lump_import(cli_opts *o, bk_file *f, const char *name, const char *json_path);
+int cli_lump_import(cli_opts *o, bk_file *f, const char *name, const char *json_path, bool allow_no_worldspawn);
 /* A whole file (or '-': standard input) as NUL-terminated text (free it), at most limit bytes;
  * NULL after a message naming `what` when it cannot be read or is longer. */
 char *cli_read_text(const char *path, size_t limit, const char *what, size_t *len);

@@ -174,8 +174,10 @@ int cmd_convert(int argc, char **argv)
     bool in_dir = stat(o.positional[0], &st0) == 0 && S_ISDIR(st0.st_mode);
     size_t ol = strlen(out);
     if (o.positional_count > 1 || in_dir || (ol && out[ol - 1] == '/') ||
-        ((has_ext(o.positional[0], ".pk3") || has_ext(o.positional[0], ".zip")) && !strchr(o.positional[0], ':')))
+        ((has_ext(o.positional[0], ".pk3") || has_ext(o.positional[0], ".zip")) && !strchr(o.positional[0], ':'))) {
+        if (o.dry_run) return cli_dry_run_refused(me, "convert of many files");
         return cli_batch(&o);
+    }
     /* one file: the library's second threads (a Quake 3 atlas's PNG, the exporter's PNGs, atlas
      * packing) allocate from the main heap instead of a heap of their own, whose freed blocks the
      * main thread would not reuse (100-250 KB more peak on a small map, one run in two) */
@@ -186,6 +188,7 @@ int cmd_convert(int argc, char **argv)
     bool bsp = has_ext(out, ".bsp");
     if (!gltf && !obj && !dpm && !bsp)
         return cli_usage_error(me, "output '%s' must end in .glb, .gltf, .obj, .bsp or .dpm", out);
+    if (o.dry_run && !bsp) return cli_dry_run_refused(me, "convert to anything but OUT.bsp");
     /* OBJ has one UV set: no lightmap atlas to build (nor to encode) */
     if (obj) o.opt.flags |= BK_OPT_NO_LIGHTMAPS;
     bk_file *f;

@@ -330,6 +330,7 @@ int cmd_entities(int argc, char **argv)
     int rc = cli_begin(me, nrest, rest, 1, 1, &o);
     if (rc != CLI_CONTINUE) return rc;
     if (allow_no_world && !import) return cli_usage_error(me, "--allow-no-worldspawn goes with --import%s", "");
+    if (o.dry_run && !import) return cli_dry_run_refused(me, "entities without --import");
     bk_file *f;
     void *owned;
     rc = cli_load(o.positional[0], &o, &f, &owned);

@@ -382,6 +382,7 @@ int cmd_pak(int argc, char **argv)
         return cli_usage_error(me, "unknown action '%s' (use list, extract, add, remove or pack)", action);
     if (pack && o.positional_count != 2) return cli_usage_error(me, "pack takes no names (give --game-dir)%s", "");
     if ((list || extract) && o.positional_count != 2) return cli_usage_error(me, "wrong number of arguments%s", "");
+    if (o.dry_run && (list || extract)) return cli_dry_run_refused(me, list ? "pak list" : "pak extract");
     size_t in_len = strlen(o.positional[0]);
     /* a VPK by its signature, whatever its name (or by its name: a broken one is reported as a VPK) */
     if (bk_archive_probe_file(o.positional[0]) == BK_ARCHIVE_VPK || (in_len >= 8 && strcmp(o.positional[0] + in_len - 8, "_dir.vpk") == 0)) {

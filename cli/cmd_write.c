@@ -12,6 +12,19 @@
 
 static int save(const cli_opts *o, const char *in, bk_edit *e, const char *out, const char *what)
 {
+    if (o->dry_run) {   /* built and validated as a save would, and not written */
+        uint8_t *data = NULL;
+        size_t size = 0;
+        bk_result r = bk_edit_save_memory(e, &data, &size);
+        bk_free(data);
+        if (r != BK_OK) {
+            fprintf(stderr, "%s: error: %s would not be written: %s\n", in, out ? out : "the map", bk_strerror(r));
+            return EXIT_BAD_INPUT;
+        }
+        if (!o->quiet)
+            printf("dry run: %s would be %zu bytes (%s), valid; nothing written\n", out ? out : "the map", size, what);
+        return EXIT_OK;
+    }
     bk_result r = bk_edit_save(e, out);
     if (r != BK_OK) {
         char why[1600];
@@ -61,7 +74,8 @@ int cli_rewrite(cli_opts *o, bk_file *f)
 /* ---- entities --import ------------------------------------------------------------------------ */
 
 /* The whole import (a file or '-'), bounded: 64 MiB is far past any engine's entity text (bk_edit
- * refuses past 16 MiB). NULL after a message when it cannot be read (a folder, EACCES, ...). */
+ * refuses past 16 MiB). NULL after a message when it cannot be read (a folder, EACCES, ...) or holds
+ * a NUL byte (no text does: /dev/zero is refused at its first block, not after `limit` bytes). */
 char *cli_read_text(const char *path, size_t limit, const char *what, size_t *len)
 {
     FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
@@ -72,6 +86,15 @@ char *cli_read_text(const char *path, size_t limit, const char *what, size_t *le
     size_t cap = 1 << 16, n = 0;
     char *text = malloc(cap + 1);
     for (size_t got; text && (got = fread(text + n, 1, cap - n, fp)) > 0;) {
+        const char *nul = memchr(text + n, 0, got);
+        if (nul) {   /* text has none: a binary file or a device (/dev/zero), refused before more is read */
+            fprintf(stderr, "%s: error: byte %zu is NUL: not text (a binary file or a device?)\n", path,
+                    (size_t)(nul - text));
+            free(text);
+            text = NULL;
+            n = 0;
+            break;
+        }
         n += got;
         if (n < cap) continue;
         char *t = cap >= limit ? NULL : realloc(text, cap * 2 + 1);
@@ -137,31 +160,14 @@ static bk_result parse_import(const char *path, const char *text, size_t n, bk_e
     return BK_OK;
 }
 
-/* An import with no entities, or whose first is not worldspawn, would leave a map no engine loads
- * (ioquake3's SP_worldspawn: "The first entity isn't 'worldspawn'"): most likely a failed pipeline. */
-static bool worldspawn_first(const char *path, const bk_entities *ents)
-{
-    const char *cls = ents->count ? bk_entity_get(&ents->items[0], "classname") : NULL;
-    bool world = cls && strlen(cls) == 10;
-    for (int i = 0; world && i < 10; i++) world = (cls[i] | 0x20) == "worldspawn"[i];   /* as Q_stricmp */
-    if (world) return true;
-    if (!ents->count)
-        fprintf(stderr, "%s: error: no entities in the import (an empty file or pipe?)", path);
-    else
-        fprintf(stderr, "%s: entities[0]: error: the first entity is %s%s%s, not worldspawn", path, cls ? "\"" : "",
-                cls ? cls : "without a classname", cls ? "\"" : "");
-    fprintf(stderr, ": nothing written (--allow-no-worldspawn writes it anyway)\n");
-    return false;
-}
-
 int cli_entities_import(cli_opts *o, bk_file *f, const char *ents_path, bool allow_no_worldspawn)
 {
     const char *in = o->positional[0];
-    if (!o->output) {
-        fprintf(stderr, "bspkit entities: --import needs -o OUT.bsp\n");
+    if (!o->output && !o->dry_run) {
+        fprintf(stderr, "bspkit entities: --import needs -o OUT.bsp (or --dry-run)\n");
         return EXIT_USAGE;
     }
-    if (check_map_output("entities", o) != EXIT_OK) return EXIT_USAGE;
+    if (o->output && check_map_output("entities", o) != EXIT_OK) return EXIT_USAGE;
     size_t n = 0;
     char *text = cli_read_text(ents_path, (size_t)64 << 20, "entity text", &n);
     if (!text) return EXIT_BAD_INPUT;
@@ -169,10 +175,8 @@ int cli_entities_import(cli_opts *o, bk_file *f, const char *ents_path, bool all
     bk_result r = parse_import(ents_path, text, n, &ents);
     free(text);
     if (r != BK_OK) return EXIT_BAD_INPUT;
-    if (!allow_no_worldspawn && !worldspawn_first(ents_path, &ents)) {
-        bk_entities_free(&ents);
-        return EXIT_BAD_INPUT;
-    }
+    /* bk_edit_set_entities refuses no worldspawn first (no engine loads such a map) unless told */
+    if (allow_no_worldspawn) o->opt.flags |= BK_OPT_ALLOW_NO_WORLDSPAWN;
     bk_edit *e = begin(in, f, o);
     int rc = EXIT_BAD_INPUT;
     if (e) {
@@ -194,11 +198,11 @@ int cli_entities_import(cli_opts *o, bk_file *f, const char *ents_path, bool all
 int cli_pak_edit(cli_opts *o, bk_file *f, bool add)
 {
     const char *in = o->positional[0];
-    if (!o->output) {
-        fprintf(stderr, "bspkit pak: %s needs -o OUT.bsp\n", add ? "add" : "remove");
+    if (!o->output && !o->dry_run) {
+        fprintf(stderr, "bspkit pak: %s needs -o OUT.bsp (or --dry-run)\n", add ? "add" : "remove");
         return EXIT_USAGE;
     }
-    if (check_map_output("pak", o) != EXIT_OK) return EXIT_USAGE;
+    if (o->output && check_map_output("pak", o) != EXIT_OK) return EXIT_USAGE;
     if (o->positional_count < 3) {
         fprintf(stderr, "bspkit pak: %s needs %s\n", add ? "add" : "remove", add ? "PATH_IN_PAK=FILE..." : "GLOB...");
         return EXIT_USAGE;
@@ -333,18 +337,20 @@ int cli_pak_pack(cli_opts *o, bk_file *f)
 
 /* ---- lump --import ------------------------------------------------------------------------------ */
 
-int cli_lump_import(cli_opts *o, bk_file *f, const char *name, const char *json_path)
+int cli_lump_import(cli_opts *o, bk_file *f, const char *name, const char *json_path, bool allow_no_worldspawn)
 {
     const char *in = o->positional[0];
-    if (!o->output) {
-        fprintf(stderr, "bspkit lump: --import needs -o OUT.bsp\n");
+    if (!o->output && !o->dry_run) {
+        fprintf(stderr, "bspkit lump: --import needs -o OUT.bsp (or --dry-run)\n");
         return EXIT_USAGE;
     }
-    if (check_map_output("lump", o) != EXIT_OK) return EXIT_USAGE;
+    if (o->output && check_map_output("lump", o) != EXIT_OK) return EXIT_USAGE;
     size_t n = 0;
     /* a lump's JSON is several times its bytes: bounded by 1 GiB of text */
     char *text = cli_read_text(json_path, (size_t)1 << 30, "lump JSON", &n);
     if (!text) return EXIT_BAD_INPUT;
+    /* the entity lump passes what entities --import passes (bk_edit_set_lump_json) */
+    if (allow_no_worldspawn) o->opt.flags |= BK_OPT_ALLOW_NO_WORLDSPAWN;
     bk_edit *e = begin(in, f, o);
     int rc = EXIT_BAD_INPUT;
     if (e) {
@@ -355,10 +361,10 @@ int cli_lump_import(cli_opts *o, bk_file *f, const char *name, const char *json_
             char line[600];
             d.file = json_path;
             bk_diag_format(&d, line, sizeof line);
-            fprintf(stderr, "%s; %s not written\n", line, o->output);
+            fprintf(stderr, "%s; %s not written\n", line, o->output ? o->output : "nothing");
         } else if (r != BK_OK) {
             fprintf(stderr, "%s: error: lump %s not accepted: %s; %s not written\n", json_path, name, bk_strerror(r),
-                    o->output);
+                    o->output ? o->output : "nothing");
         } else {
             char what[96];
             snprintf(what, sizeof what, "lump %s imported", name);

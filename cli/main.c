@@ -51,7 +51,7 @@ static const cli_cmd k_cmds[] = {
     {"lump", "any lump as JSON, one object per element; --import writes it back",
      "usage: bspkit lump FILE [--json]\n"
      "       bspkit lump FILE NAME [--json]\n"
-     "       bspkit lump MAP NAME --import LUMP.json -o OUT.bsp\n"
+     "       bspkit lump MAP NAME --import LUMP.json -o OUT.bsp [--allow-no-worldspawn]\n"
      "  Without NAME: the map's lumps (name, slot, elements, bytes, fields). With NAME: the lump as\n"
      "  JSON: an array with one object per element in the format header's field names, or, for a\n"
      "  lump without fields (lighting, visibility, pakfile, ...), {\"lump\", \"size\",\n"
@@ -61,6 +61,8 @@ static const cli_cmd k_cmds[] = {
      "                 or unknown), every other lump keeps its bytes, the result validated before\n"
      "                 it replaces OUT.bsp. Unchanged JSON writes a byte-identical map; a changed\n"
      "                 Source LZMA lump is written back uncompressed. docs/lumps.md\n"
+     "                 The entities lump passes what entities --import checks (limits, worldspawn)\n"
+     "  --allow-no-worldspawn  (entities) write text with no worldspawn first (refused otherwise)\n"
      "  --force        write the map even when OUT does not end in .bsp\n",
      cmd_lump},
     {"textures", "embedded textures (or a whole WAD3) as PNG",
@@ -207,6 +209,13 @@ static void print_main_usage(FILE *fp)
         fprintf(fp, "  %-10s %s\n", k_cmds[i].name, k_cmds[i].summary);
 }
 
+int cli_dry_run_refused(const cli_cmd *cmd, const char *what)
+{
+    return cli_usage_error(cmd,
+                           "--dry-run is for the commands that write maps (entities --import, lump --import, pak "
+                           "add / remove / pack, convert -o OUT.bsp); '%s' does not take it", what);
+}
+
 int cli_usage_error(const cli_cmd *cmd, const char *fmt, const char *arg)
 {
     fprintf(stderr, "bspkit %s: ", cmd ? cmd->name : "");
@@ -303,6 +312,11 @@ int cli_begin(const cli_cmd *me, int argc, char **argv, int min_files, int max_f
         fputs(me->usage, stdout);
         return EXIT_OK;
     }
+    /* --dry-run: the commands that write maps honour it (cli_dry_run_refused for their other forms);
+     * every other command would write anyway, so it is refused before anything is read */
+    if (o->dry_run && strcmp(me->name, "entities") != 0 && strcmp(me->name, "lump") != 0 &&
+        strcmp(me->name, "pak") != 0 && strcmp(me->name, "convert") != 0)
+        return cli_dry_run_refused(me, me->name);
     if (o->positional_count < min_files || (max_files >= 0 && o->positional_count > max_files)) {
         if (max_files == 1) return cli_usage_error(me, "expected one FILE%s", "");
         if (max_files < 0) return cli_usage_error(me, "expected at least one FILE%s", "");

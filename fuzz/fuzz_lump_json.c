@@ -1,6 +1,7 @@
 /* Fuzz the lump JSON reader (bk_edit_set_lump_json, src/formats/lump_json.c) on a small Quake 1 map
  * made here, and a small Source map's occlusion lump (an object of three counted arrays): the
- * input's first byte picks the lump, the rest is the JSON. Whatever it accepts must
+ * input's first byte picks the lump, the rest is the JSON (lump 0: the raw entity text, which must
+ * pass what bk_edit_set_entities checks: worldspawn first, bspkit's limits). Whatever it accepts must
  * save (or be refused by the writer's validation) into a map that loads; the accepted lump printed
  * again (bk_lump_to_json) must read back to the same bytes. */
 #include <stdint.h>
@@ -11,7 +12,8 @@
 #include "formats/family.h"
 #include "fuzz_common.h"
 
-/* BSP29: worldspawn, two planes, three vertices, two edges, two surfedges, one model */
+/* BSP29: worldspawn, two planes, three vertices, two edges, two surfedges, one solid leaf, one
+ * model whose hull 0 is that leaf (no nodes: a head node 0 would name a node there is not) */
 static size_t make_map(uint8_t *out)
 {
     static const char ents[] = "{\n\"classname\" \"worldspawn\"\n}\n";
@@ -28,8 +30,10 @@ static size_t make_map(uint8_t *out)
     memcpy(lump[12], edges, 8), len[12] = 8;
     int32_t se[2] = {1, -1};
     memcpy(lump[13], se, 8), len[13] = 8;
+    int32_t leaf[2] = {-2, -1};   /* CONTENTS_SOLID, no visibility; bounds, marksurfaces, ambience 0 */
+    memcpy(lump[10], leaf, 8), len[10] = 28;
     float model[9] = {-1, -1, -1, 1, 1, 1, 0, 0, 0};
-    int32_t mi[7] = {0, -1, -1, -1, 0, 0, 0};
+    int32_t mi[7] = {-1, -1, -1, -1, 0, 0, 0};
     memcpy(lump[14], model, 36), memcpy(lump[14] + 36, mi, 28), len[14] = 64;
     size_t at = 4 + 15 * 8;
     int32_t v = 29;

@@ -9,9 +9,13 @@ seeds = {
     3: b'[\n{"point": [0, 0, 0]},\n{"point": [0, 0, 0]},\n{"point": [1, 2, 3]}\n]\n',
     12: b'[\n{"v": [0, 1]},\n{"v": [0, 1]}\n]\n',
     13: b'[{"edge": 1}, {"edge": -1}]',
-    14: b'[{"mins": [-1, -1, -1], "maxs": [1, 1, 1], "origin": [0, 0, 0], "headnode": [0, -1, -1, -1], '
+    14: b'[{"mins": [-1, -1, -1], "maxs": [1, 1, 1], "origin": [0, 0, 0], "headnode": [-1, -1, -1, -1], '
         b'"visleafs": 0, "firstface": 0, "numfaces": 0}]',
     0: b'{"lump": "entities", "size": 4, "encoding": "base64", "data": "e30KAA=="}',
+    # the raw entity path: worldspawn text (taken), "light" first (refused), an empty lump (refused)
+    0x0f: b'{"lump": "entities", "size": 47, "encoding": "base64", "data": "ewoiY2xhc3NuYW1lIiAid29ybGRzcGF3biIKIm1lc3NhZ2UiICJmdXp6Igp9CgA="}',
+    0x1e: b'{"lump": "entities", "size": 25, "encoding": "base64", "data": "ewoiY2xhc3NuYW1lIiAibGlnaHQiCn0KAA=="}',
+    0x2d: b'{"lump": "entities", "size": 0, "encoding": "base64", "data": ""}',
     8: b'{"encoding": "base64", "data": ""}',
     2: b'[{"normal": [0, 0, "0x7f800000"], "dist": 1e39, "type": 1.5}]',
 }

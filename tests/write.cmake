@@ -11,3 +11,7 @@ set_tests_properties(write_lump_json PROPERTIES LABELS slow)
 bk_sh_test(write_lump write/lump.sh)
 # an edited lump of an LZMA map written back LZMA-compressed (Valve's header, fourCC), the rest unchanged
 bk_sh_test(write_lzma write/lzma_lumps.sh)
+# every path through the same checks (issue #37): the raw entity lump as entities --import, what
+# validate must find (empty nodes, leaf contents, ambient ranges, NaN, Q3 clusters), --dry-run on
+# every writer, duplicate JSON keys, an oversized JSON element refused before it is parsed
+bk_sh_test(write_checks write/checks.sh)

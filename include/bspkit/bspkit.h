@@ -167,6 +167,9 @@ enum {
                                      * start grid and, on Quake 3, the point index: 1-10 MB on large
                                      * maps). The answers are the same, each walk starting from the
                                      * root; for a caller asking a few (a renderer's eye) */
+    BK_OPT_ALLOW_NO_WORLDSPAWN = 1u << 12, /* bk_edit_set_entities and the entity lump through
+                                     * bk_edit_set_lump_json: take entities without a worldspawn first
+                                     * (refused otherwise, BK_EFORMAT: no engine loads such a map) */
 };
 
 typedef struct bk_options {

@@ -148,6 +148,8 @@ bk_result bk_edit_set_lump(bk_edit *e, uint32_t index, const void *data, size_t 
     return set_lump(e, index, data, size, false);
 }
 
+static bk_result check_entity_text(const bk_edit *e, const uint8_t *text, size_t len);
+
 bk_result bk_edit_set_lump_json(bk_edit *e, const char *name, const char *json, size_t len, bk_diag *err)
 {
     if (!e || !name || (!json && len)) return BK_EARG;
@@ -160,8 +162,11 @@ bk_result bk_edit_set_lump_json(bk_edit *e, const char *name, const char *json, 
     BK_TRY(bk_lump_json_read(e->f, li, json, len, &e->opt, &bytes, &size, err));
     bk_result r = BK_OK;
     /* the same bytes: the lump stays as stored (compressed or not), the file byte-identical */
-    if (e->repl_set[v.slot] || size != v.size || (size && memcmp(bytes, v.data, size) != 0))
-        r = set_lump(e, v.slot, bytes, size, true);
+    if (e->repl_set[v.slot] || size != v.size || (size && memcmp(bytes, v.data, size) != 0)) {
+        /* new entity text passes what bk_edit_set_entities applies */
+        if (v.slot == e->entity_slot) r = check_entity_text(e, bytes, size);
+        if (r == BK_OK) r = set_lump(e, v.slot, bytes, size, true);
+    }
     bk_free(bytes);
     return r;
 }
@@ -246,42 +251,101 @@ static void check_entity(const bk_edit *e, ent_check *c, uint32_t i, const bk_en
                    c->eng->pair_bytes);
 }
 
+/* What every entity import passes, whichever way it came (bk_edit_set_entities, or the entity lump's
+ * bytes through bk_edit_set_lump_json): the entity text as it will be written (len bytes, up to a
+ * NUL), against bspkit's limits (refused) and the engine's (warned), and a worldspawn first (refused
+ * unless BK_OPT_ALLOW_NO_WORLDSPAWN: no engine loads a map without one). */
+static bk_result check_entity_text(const bk_edit *e, const uint8_t *text, size_t len)
+{
+    const uint8_t *nul = memchr(text, 0, len);
+    if (nul) len = (size_t)(nul - text);
+    if (len > BK_MAX_ENTITY_TEXT) {
+        report(e, BK_ELIMIT, "entities", BK_NO_INDEX, "entity text over %s bytes refused%s", "16 MiB", "");
+        return BK_ELIMIT;
+    }
+    bk_entities ents;
+    uint64_t at = 0;
+    bk_result r = bk_entities_parse((const char *)text, len, &ents, &at);
+    if (r == BK_ENOMEM) return r;
+    if (r != BK_OK) {
+        char where[64];
+        snprintf(where, sizeof where, "%llu", (unsigned long long)at);
+        report(e, BK_EFORMAT, "entities", BK_NO_INDEX,
+               "entity text does not parse at byte %s of the lump (expected '{', '}' or a quoted string)%s", where, "");
+        return BK_EFORMAT;
+    }
+    ent_check chk = {e->f->version ? e->f->version->entity_limits : NULL, bk_limits_of(&e->opt), 0};
+    if (ents.count > chk.lim.max_entities) {
+        entity_diag(e, BK_SEV_ERROR, BK_ELIMIT, BK_NO_INDEX, "%u entities, over bspkit's limit of %u", ents.count,
+                    chk.lim.max_entities);
+        r = BK_ELIMIT;
+    }
+    if (r == BK_OK && chk.eng && ents.count > chk.eng->entities)
+        check_warn(e, &chk, BK_NO_INDEX, "%s%llu entities, over %s limit of %llu", "", ents.count, chk.eng->entities);
+    for (uint32_t i = 0; r == BK_OK && i < ents.count; i++) {
+        const bk_entity *en = &ents.items[i];
+        if (en->pair_count > chk.lim.max_entity_pairs) {
+            entity_diag(e, BK_SEV_ERROR, BK_ELIMIT, i, "%u key/value pairs, over bspkit's limit of %u", en->pair_count,
+                        chk.lim.max_entity_pairs);
+            r = BK_ELIMIT;
+            break;
+        }
+        uint64_t ent_bytes = 0;
+        for (uint32_t k = 0; r == BK_OK && k < en->pair_count; k++) {
+            size_t key_len = strlen(en->pairs[k].key), val_len = strlen(en->pairs[k].value);
+            ent_bytes += key_len + val_len + 2;
+            r = check_pair(e, &chk, i, en->pairs[k].key, key_len, val_len);
+        }
+        if (r == BK_OK) check_entity(e, &chk, i, en, ent_bytes);
+    }
+    if (r == BK_OK && !(e->opt.flags & BK_OPT_ALLOW_NO_WORLDSPAWN)) {
+        const char *cls = ents.count ? bk_entity_get(&ents.items[0], "classname") : NULL;
+        if (!ents.count) {
+            report(e, BK_EFORMAT, "entities", BK_NO_INDEX,
+                   "no entities in the import (an empty file or pipe?): no engine loads a map without worldspawn "
+                   "(BK_OPT_ALLOW_NO_WORLDSPAWN, bspkit's --allow-no-worldspawn, writes it anyway)%s%s", "", "");
+            r = BK_EFORMAT;
+        } else if (!bk_is_worldspawn(cls)) {
+            char what[96];
+            snprintf(what, sizeof what, "%s%.60s%s", cls ? "\"" : "", cls ? cls : "without a classname", cls ? "\"" : "");
+            report(e, BK_EFORMAT, "entities", 0,
+                   "the first entity is %s, not worldspawn%s: no engine loads such a map (BK_OPT_ALLOW_NO_WORLDSPAWN, "
+                   "bspkit's --allow-no-worldspawn, writes it anyway)", what, "");
+            r = BK_EFORMAT;
+        }
+    }
+    bk_entities_free(&ents);
+    return r;
+}
+
 bk_result bk_edit_set_entities(bk_edit *e, const bk_entities *ents)
 {
     if (!e || !ents) return BK_EARG;
     /* how the map's own text was encoded */
-    const bk_info *in = &e->f->info;
-    (void)in;
     const bk_entities *orig = &e->f->entities;
     bool eight_bit = false;
     for (uint32_t i = 0; i < orig->count && !eight_bit; i++)
         for (uint32_t k = 0; k < orig->items[i].pair_count && !eight_bit; k++)
             eight_bit = !bk_utf8_valid(orig->items[i].pairs[k].key) || !bk_utf8_valid(orig->items[i].pairs[k].value);
-    ent_check chk = {e->f->version ? e->f->version->entity_limits : NULL, bk_limits_of(&e->opt), 0};
-    if (ents->count > chk.lim.max_entities) {
+    bk_limits lim = bk_limits_of(&e->opt);
+    /* bounds before the text is built (check_entity_text applies them again, on the text as written) */
+    if (ents->count > lim.max_entities) {
         entity_diag(e, BK_SEV_ERROR, BK_ELIMIT, BK_NO_INDEX, "%u entities, over bspkit's limit of %u", ents->count,
-                    chk.lim.max_entities);
+                    lim.max_entities);
         return BK_ELIMIT;
     }
-    if (chk.eng && ents->count > chk.eng->entities)
-        check_warn(e, &chk, BK_NO_INDEX, "%s%llu entities, over %s limit of %llu", "", ents->count,
-                   chk.eng->entities);
     bk_buf b = {0};
-    char idx[32];
-    for (uint32_t i = 0; i < ents->count; i++) {
+    for (uint32_t i = 0; i < ents->count && b.size <= BK_MAX_ENTITY_TEXT; i++) {
         const bk_entity *en = &ents->items[i];
-        bk_result cr = BK_OK;
-        if (en->pair_count > chk.lim.max_entity_pairs) {
+        if (en->pair_count > lim.max_entity_pairs) {
             entity_diag(e, BK_SEV_ERROR, BK_ELIMIT, i, "%u key/value pairs, over bspkit's limit of %u", en->pair_count,
-                        chk.lim.max_entity_pairs);
+                        lim.max_entity_pairs);
             bk_buf_free(&b);
             return BK_ELIMIT;
         }
-        uint64_t ent_bytes = 0;
         bk_buf_append(&b, "{\n", 2);
         for (uint32_t k = 0; k < en->pair_count; k++) {
             const char *key = en->pairs[k].key ? en->pairs[k].key : "", *val = en->pairs[k].value ? en->pairs[k].value : "";
-            snprintf(idx, sizeof idx, "%u", i);
             if (!text_ok(key) || !text_ok(val)) {
                 report(e, BK_EFORMAT, "entities", i, "key \"%s\": a key or value holds a quote or a line break, which the engines cannot read%s", key, "");
                 bk_buf_free(&b);
@@ -289,21 +353,12 @@ bk_result bk_edit_set_entities(bk_edit *e, const bk_entities *ents)
             }
             bk_buf_append(&b, "\"", 1);
             bool ok = true;
-            size_t at = b.size;
             if (eight_bit) ok = put_latin1(&b, key);
             else bk_buf_append(&b, key, strlen(key));
-            size_t key_len = b.size - at;
             bk_buf_append(&b, "\" \"", 3);
-            at = b.size;
             if (eight_bit) ok = ok && put_latin1(&b, val);
             else bk_buf_append(&b, val, strlen(val));
-            size_t val_len = b.size - at;
             bk_buf_append(&b, "\"\n", 2);
-            ent_bytes += key_len + val_len + 2;
-            if (ok && !b.failed && (cr = check_pair(e, &chk, i, key, key_len, val_len)) != BK_OK) {
-                bk_buf_free(&b);
-                return cr;
-            }
             if (!ok) {
                 report(e, BK_EFORMAT, "entities", i,
                        "key \"%s\": the map's text is 8-bit and this text has characters Latin-1 lacks%s", key, "");
@@ -312,20 +367,14 @@ bk_result bk_edit_set_entities(bk_edit *e, const bk_entities *ents)
             }
         }
         bk_buf_append(&b, "}\n", 2);
-        if (b.size > BK_MAX_ENTITY_TEXT) break;
-        check_entity(e, &chk, i, en, ent_bytes);
     }
     bk_buf_append(&b, "", 1);   /* the engines read the lump as a C string */
     if (b.failed) {
         bk_buf_free(&b);
         return BK_ENOMEM;
     }
-    if (b.size > BK_MAX_ENTITY_TEXT) {
-        report(e, BK_ELIMIT, "entities", BK_NO_INDEX, "entity text over %s bytes refused%s", "16 MiB", "");
-        bk_buf_free(&b);
-        return BK_ELIMIT;
-    }
-    bk_result r = set_lump(e, e->entity_slot, b.data, b.size, true);
+    bk_result r = check_entity_text(e, b.data, b.size);
+    if (r == BK_OK) r = set_lump(e, e->entity_slot, b.data, b.size, true);
     bk_buf_free(&b);
     return r;
 }

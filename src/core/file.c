@@ -312,8 +312,20 @@ bk_result bk_load_entities(bk_file *f, bk_ctx *ctx, const char *lump, const uint
     if (r != BK_OK) {
         BK_ERR(ctx, BK_EFORMAT, lump, BK_NO_INDEX, lump_ofs + at,
                "entity text is malformed (expected '{', '}' or a quoted string)");
+        return BK_OK;
     }
+    if (f->entities.count == 0)
+        BK_WARN(ctx, BK_EFORMAT, lump, BK_NO_INDEX, lump_ofs, "map has no entities (no engine loads a map without worldspawn)");
+    else if (!bk_is_worldspawn(bk_entity_get(&f->entities.items[0], "classname")))
+        BK_WARN(ctx, BK_EFORMAT, lump, 0, lump_ofs + f->entities.items[0].offset, "the first entity is not worldspawn");
     return BK_OK;
+}
+
+bool bk_is_worldspawn(const char *cls)
+{
+    bool world = cls && strlen(cls) == 10;
+    for (int i = 0; world && i < 10; i++) world = (cls[i] | 0x20) == "worldspawn"[i];   /* as Q_stricmp */
+    return world;
 }
 
 bk_result bk_file_write(const bk_file *f, const bk_options *opt, const char *path)

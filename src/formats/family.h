@@ -119,6 +119,8 @@ enum {
     BK_REF_AT_FIELD = 8,       /* reported at the field's offset (else at the element's start) */
     BK_REF_ABS = 16,           /* a negative value is the index negated (Quake surfedges) */
     BK_REF_IF_TARGET = 32,     /* checked only when the target lump has elements */
+    BK_REF_EMPTY_ANY = 64,     /* a range of length 0 may start anywhere (vrad writes such for leafs
+                                * without ambient samples) */
 };
 typedef struct bk_ref_desc {
     uint16_t lump;             /* the lump whose elements hold the index */
@@ -227,5 +229,9 @@ typedef struct bk_ref_input {
  * order), reporting as `FILE: LUMP[INDEX] @OFFSET: error: MSG`. Returns the error outside
  * validate mode. */
 bk_result bk_check_refs(bk_ctx *ctx, const bk_ref_input *in, uint32_t lump);
+/* Every f32 field of lump `lump`'s elements (the rows of `column`) finite: an error (located by
+ * element, field and offset) for each element holding NaN or an infinity. Returns the error
+ * outside validate mode. */
+bk_result bk_check_finite(bk_ctx *ctx, const bk_family *fam, uint8_t column, uint32_t lump, const bk_ref_lump *src);
 
 #endif

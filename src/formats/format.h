@@ -80,8 +80,11 @@ bk_result bk_lump_locate(bk_ctx *ctx, const char *name, uint64_t header_size, bo
 bk_result bk_lump_elements(bk_ctx *ctx, const char *name, uint32_t entry, uint64_t len, uint64_t at, uint32_t *count,
                            bool *ok);
 
+/* cls names the world entity (case-insensitive, as Q_stricmp) */
+bool bk_is_worldspawn(const char *cls);
 /* Parse an entity lump into f->entities (shared by all BSP families); reports with lump name
- * and absolute offset on error. lump_ofs is the lump's file offset. */
+ * and absolute offset on error, and warns when the first entity is not worldspawn (or there is
+ * none: no engine loads such a map). lump_ofs is the lump's file offset. */
 bk_result bk_load_entities(bk_file *f, bk_ctx *ctx, const char *lump, const uint8_t *text, size_t len,
                            uint64_t lump_ofs);
 

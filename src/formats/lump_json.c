@@ -362,7 +362,7 @@ static bk_result read_field(const jrd *j, const bk_field *fd, const cJSON *v, ui
 {
     uint8_t *p = el + fd->offset;
     if (fd->type == BK_FT_CHARS) {
-        const cJSON *h = cJSON_IsObject(v) ? cJSON_GetObjectItemCaseSensitive(v, "hex") : NULL;
+        const cJSON *h = cJSON_IsObject(v) && v->child && !v->child->next ? cJSON_GetObjectItemCaseSensitive(v, "hex") : NULL;
         if (cJSON_IsString(v)) {
             size_t len = strlen(v->valuestring);
             if (len > fd->count)
@@ -401,6 +401,16 @@ static bk_result read_field(const jrd *j, const bk_field *fd, const cJSON *v, ui
     return BK_OK;
 }
 
+/* a key of object o given twice (cJSON keeps both and finds the first; JSON tools keep the last):
+ * the key, or NULL */
+static const char *duplicate_key(const cJSON *o)
+{
+    for (const cJSON *c = o->child; c; c = c->next)
+        for (const cJSON *d = c->next; d; d = d->next)
+            if (strcmp(c->string, d->string) == 0) return c->string;
+    return NULL;
+}
+
 static bk_result read_element(const jrd *j, const bk_fields *fs, const cJSON *o, uint8_t *el, int64_t i, size_t off)
 {
     if (!cJSON_IsObject(o)) return fail(j, BK_EFORMAT, i, off, "expected an object, got %s", kind(o));
@@ -409,6 +419,9 @@ static bk_result read_element(const jrd *j, const bk_fields *fs, const cJSON *o,
         for (uint32_t k = 0; k < fs->count && !known; k++) known = strcmp(c->string, fs->rows[k].name) == 0;
         if (!known) return fail(j, BK_EFORMAT, i, off, "unknown field \"%.64s\"", c->string);
     }
+    /* the fields are known, so at most a few dozen: the pairs compared are few */
+    const char *dup = duplicate_key(o);
+    if (dup) return fail(j, BK_EFORMAT, i, off, "field \"%.64s\" given twice", dup);
     for (uint32_t k = 0; k < fs->count; k++) {
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, fs->rows[k].name);
         if (!v) return fail(j, BK_EFORMAT, i, off, "missing field \"%s\"", fs->rows[k].name);
@@ -423,12 +436,15 @@ static size_t skip_ws(const char *t, size_t n, size_t p)
     return p;
 }
 
-/* the end (one past) of the object starting at t[p] == '{', or 0 when it does not close */
-static size_t object_end(const char *t, size_t n, size_t p)
+/* the end (one past) of the object starting at t[p] == '{', or 0 when it does not close, or SIZE_MAX
+ * when it is longer than max_len or holds more than max_items values (counted as the ',', '[' and
+ * '{' outside strings): bounds on what cJSON, which takes tens of bytes a value, is handed */
+static size_t object_end(const char *t, size_t n, size_t p, size_t max_len, size_t max_items)
 {
-    size_t depth = 0;
+    size_t depth = 0, items = 0, start = p;
     bool str = false;
     for (; p < n; p++) {
+        if (p - start > max_len || items > max_items) return SIZE_MAX;
         char c = t[p];
         if (str) {
             if (c == '\\') p++;
@@ -437,11 +453,32 @@ static size_t object_end(const char *t, size_t n, size_t p)
             str = true;
         } else if (c == '{' || c == '[') {
             depth++;
+            items++;
+        } else if (c == ',') {
+            items++;
         } else if (c == '}' || c == ']') {
             if (--depth == 0) return p + 1;
         }
     }
     return 0;
+}
+
+/* The most text and values one element of fields fs can need, generously: a number in 64
+ * characters (any spacing, indentation of a pretty-printer), a chars field as \u escapes or hex, a
+ * key twice its name (escapes). An element past them is refused before it is parsed. */
+static void element_bounds(const bk_fields *fs, size_t *max_len, size_t *max_items)
+{
+    size_t len = 256, items = 4;
+    for (uint32_t k = 0; k < fs->count; k++) {
+        const bk_field *fd = &fs->rows[k];
+        len += 2 * strlen(fd->name) + 64;
+        items += 2;
+        if (fd->type == BK_FT_CHARS) len += 8 * (size_t)fd->count + 64, items += 2;
+        else if (fd->type == BK_FT_BYTES) len += 2 * (size_t)fd->count + 64;
+        else len += 64 * (size_t)fd->count, items += fd->count;
+    }
+    *max_len = len;
+    *max_items = items;
 }
 
 /* the end (one past) of the bare number at t[p]: up to ',', ']' or a space, 64 characters at most */
@@ -463,6 +500,8 @@ static bk_result read_elements(const jrd *j, const bk_fields *fs, uint32_t es, b
     size_t n = j->n, p = *pp;
     if (p >= n || t[p] != '[') return fail(j, BK_EFORMAT, BK_NO_INDEX, p, "expected '[': an array of elements");
     int64_t i = 0;
+    size_t max_len, max_items;
+    element_bounds(fs, &max_len, &max_items);
     p = skip_ws(t, n, p + 1);
     if (p < n && t[p] == ']') p++;
     else
@@ -472,7 +511,10 @@ static bk_result read_elements(const jrd *j, const bk_fields *fs, uint32_t es, b
             if ((uint64_t)i >= max || (uint64_t)(i + 1) * es > lim->max_alloc_bytes || (uint64_t)(i + 1) * es > 0x7fffffffu)
                 return fail(j, BK_ELIMIT, i, p, "more than %llu elements of %u bytes: over the limit",
                             (unsigned long long)((uint64_t)i), es);
-            size_t e = bare ? token_end(t, n, p) : object_end(t, n, p);
+            size_t e = bare ? token_end(t, n, p) : object_end(t, n, p, max_len, max_items);
+            if (e == SIZE_MAX)
+                return fail(j, BK_ELIMIT, i, p, "element %lld is longer than its fields can need (%zu characters, "
+                            "%zu values at most): refused before it is parsed", (long long)i, max_len, max_items);
             if (!e || e == p) return fail(j, BK_EFORMAT, i, p, "element %lld does not close", (long long)i);
             cJSON *o = cJSON_ParseWithLength(t + p, e - p);
             if (!o) return fail(j, BK_EFORMAT, i, p, "element %lld is not valid JSON", (long long)i);
@@ -535,6 +577,8 @@ static bk_result read_opaque(const jrd *j, const bk_limits *lim, size_t p, bk_bu
     for (const cJSON *c = r ? NULL : o->child; c && !r; c = c->next)
         if (strcmp(c->string, "lump") && strcmp(c->string, "size") && strcmp(c->string, "encoding") && strcmp(c->string, "data"))
             r = fail(j, BK_EFORMAT, BK_NO_INDEX, p, "unknown key \"%.64s\"", c->string);
+    const char *dup = r ? NULL : duplicate_key(o);
+    if (dup) r = fail(j, BK_EFORMAT, BK_NO_INDEX, p, "key \"%.64s\" given twice", dup);
     if (!r && (!cJSON_IsString(enc) || strcmp(enc->valuestring, "base64")))
         r = fail(j, BK_EFORMAT, BK_NO_INDEX, p, "\"encoding\": expected \"base64\"");
     if (!r && lump && (!cJSON_IsString(lump) || strcmp(lump->valuestring, j->lump)))

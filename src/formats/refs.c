@@ -2,6 +2,7 @@
  * the lump rows describe it) and one checker of the indices elements hold into other lumps (as
  * cgltf's PTRFIXUP, one macro-free loop instead of a hand-written check per field). The checker
  * reads the decoded lump bytes, so it serves every family, LZMA-decoded Source lumps included. */
+#include <math.h>
 #include <stdio.h>
 
 #include "family.h"
@@ -90,7 +91,8 @@ static bk_result report_bad(bk_ctx *ctx, const bk_ref_input *in, const ref_row *
 /* whether value v of row w (n: a range's length) is a good reference */
 static BK_ALWAYS_INLINE bool value_ok(uint8_t flags, int64_t v, int64_t n, uint32_t count)
 {
-    if (flags & BK_REF_RANGE) return v >= 0 && n >= 0 && bk_range_ok((uint64_t)v, (uint64_t)n, count);
+    if (flags & BK_REF_RANGE)
+        return ((flags & BK_REF_EMPTY_ANY) && n == 0) || (v >= 0 && n >= 0 && bk_range_ok((uint64_t)v, (uint64_t)n, count));
     if ((flags & BK_REF_NONE_OK) && v == -1) return true;
     int64_t a = (flags & BK_REF_ABS) && v < 0 ? -v : v;
     return a >= 0 && a < (int64_t)count;
@@ -176,6 +178,31 @@ bk_result bk_check_refs(bk_ctx *ctx, const bk_ref_input *in, uint32_t lump)
                 int64_t n = (w->r->flags & BK_REF_RANGE) ? field_get(w->cf->type, p + w->cf->offset) : 0;
                 if (!value_ok(w->r->flags, v, n, w->target_count)) BK_TRY(report_bad(ctx, in, w, lump, i, k, v, n));
             }
+        }
+    }
+    return BK_OK;
+}
+
+bk_result bk_check_finite(bk_ctx *ctx, const bk_family *fam, uint8_t column, uint32_t lump, const bk_ref_lump *src)
+{
+    const bk_lump_desc *L = &fam->lumps[lump];
+    const bk_fields *fs = column < BK_FAMILY_COLUMNS ? &L->fields[column] : NULL;
+    uint32_t es = column < BK_FAMILY_COLUMNS ? L->entry[column] : 0;
+    if (!fs || !fs->count || es <= 1 || !src->data) return BK_OK;
+    for (uint32_t i = 0; i < src->count; i++) {
+        const uint8_t *el = src->data + (size_t)i * es;
+        for (uint32_t k = 0; k < fs->count; k++) {
+            const bk_field *fd = &fs->rows[k];
+            if (fd->type != BK_FT_F32) continue;
+            uint32_t c = 0;
+            while (c < fd->count && isfinite(bk_rd_f32le(el + fd->offset + 4 * (size_t)c))) c++;
+            if (c == fd->count) continue;
+            uint64_t at = src->ofs + (src->compressed ? 0 : (uint64_t)i * es + fd->offset + 4 * (uint64_t)c);
+            char sub[16] = "";
+            if (fd->count > 1) snprintf(sub, sizeof sub, "[%u]", c);
+            BK_TRY(bk_report(ctx, BK_SEV_ERROR, BK_EFORMAT, L->name, i, at, "field \"%s\"%s is not finite (NaN or "
+                             "infinite)", fd->name, sub));
+            break;   /* one report an element */
         }
     }
     return BK_OK;

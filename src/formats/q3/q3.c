@@ -472,6 +472,10 @@ static bk_result check_nodes(q3_loader *L)
     bk_q3_map *m = L->m;
     BK_TRY(check_lump_refs(L, BK_Q3_LUMP_NODES));
     bool ok = true;
+    /* the world's tree starts at node 0 (ioquake3's CMod_LoadNodes: "Map with no nodes") */
+    if (m->node_count == 0)
+        BK_ERR(L->ctx, BK_EFORMAT, LN(BK_Q3_LUMP_NODES), BK_NO_INDEX, L->l[BK_Q3_LUMP_NODES].ofs,
+               "no nodes: the world's tree starts at node 0 (the engine refuses a map without)");
     for (uint32_t i = 0; i < m->node_count; i++)
         for (int c = 0; c < 2; c++) {
             int32_t ch = m->nodes[i].children[c];
@@ -481,16 +485,22 @@ static bk_result check_nodes(q3_loader *L)
     return BK_OK;
 }
 
-/* leaf cluster and area: -1 or an index (the counts are checked with the visibility header) */
+/* leaf cluster and area: -1 (none) or an index. A cluster holds one leaf at least, so it is below
+ * the leaf count (the engine sizes its cluster table by the largest); with visibility it is below
+ * the visibility's cluster count too (check_vis) */
 static bk_result check_leafs(q3_loader *L)
 {
     bk_q3_map *m = L->m;
     BK_TRY(check_lump_refs(L, BK_Q3_LUMP_LEAFS));
-    bool ok = true;
     for (uint32_t i = 0; i < m->leaf_count; i++) {
         const bk_q3_leaf *e = &m->leafs[i];
-        if (e->cluster < -1) BK_TRY(check_index(L, BK_Q3_LUMP_LEAFS, i, "cluster", e->cluster, 0, &ok));
-        if (e->area < -1) BK_TRY(check_index(L, BK_Q3_LUMP_LEAFS, i, "area", e->area, 0, &ok));
+        if (e->cluster < -1 || (e->cluster >= 0 && (uint32_t)e->cluster >= m->leaf_count))
+            BK_ERR(L->ctx, BK_EINDEX, LN(BK_Q3_LUMP_LEAFS), i, EOFS(L, BK_Q3_LUMP_LEAFS, i),
+                   "cluster %d out of range (-1 for none, or below the %u leafs: a cluster holds one at least)",
+                   (int)e->cluster, (unsigned)m->leaf_count);
+        if (e->area < -1)
+            BK_ERR(L->ctx, BK_EINDEX, LN(BK_Q3_LUMP_LEAFS), i, EOFS(L, BK_Q3_LUMP_LEAFS, i),
+                   "area %d out of range (-1 for none, or an area index)", (int)e->area);
     }
     return BK_OK;
 }

@@ -711,14 +711,6 @@ static bk_result q_load(bk_file *f, bk_ctx *ctx)
     for (size_t i = 0; i < BK_ARRAY_LEN(k_decoded); i++)
         if (!(qi->in_place & (1u << k_decoded[i])))
             bk_input_decoded(ctx, L.d + L.ofs[k_decoded[i]], (size_t)L.len[k_decoded[i]]);
-    if (f->entities.count == 0)
-        BK_WARN(ctx, BK_EFORMAT, "entities", BK_NO_INDEX, L.ofs[BK_Q1_LUMP_ENTITIES], "map has no entities");
-    else {
-        const char *cn = bk_entity_get(&f->entities.items[0], "classname");
-        if (!cn || strcmp(cn, "worldspawn") != 0)
-            BK_WARN(ctx, BK_EFORMAT, "entities", 0, L.ofs[BK_Q1_LUMP_ENTITIES] + f->entities.items[0].offset,
-                    "the first entity is not worldspawn");
-    }
     fill_info(&L);
     return BK_OK;
 }

@@ -292,6 +292,13 @@ static bk_result check_leafs(loader *L)
     uint64_t rowbytes = 0, vis_budget = L->ctx->opt.limits.max_work;
     if (q->model_count && q->models[0].visleafs > 0) rowbytes = ((uint64_t)q->models[0].visleafs + 7) / 8;
     for (uint32_t i = 0; i < q->leaf_count; i++) BK_TRY(check_leaf_vis(L, i, rowbytes, &vis_budget));
+    /* the engines tell a leaf from a node by its contents below 0 (Quake's Mod_PointInLeaf and
+     * SV_RecursiveHullCheck): 0 or more would be walked as a node */
+    for (uint32_t i = 0; i < q->leaf_count; i++)
+        if (q->leafs[i].contents >= 0)
+            BK_ERR(L->ctx, BK_EFORMAT, "leafs", i, elem_at(L, BK_Q1_LUMP_LEAFS, i),
+                   "contents %d: a leaf's contents are below 0 (CONTENTS_EMPTY -1, SOLID -2, ...); the engines walk 0 "
+                   "and above as a node", (int)q->leafs[i].contents);
     return BK_OK;
 }
 
@@ -352,7 +359,7 @@ static bk_result check_models(loader *L)
         const bk_q1_model *m = &q->models[i];
         uint64_t at = elem_at(L, BK_Q1_LUMP_MODELS, i);
         int32_t h0 = m->headnode[0];
-        if (h0 >= 0 ? (uint32_t)h0 >= q->node_count && q->node_count : (uint32_t)(~h0) >= q->leaf_count)
+        if (h0 >= 0 ? (uint32_t)h0 >= q->node_count : (uint32_t)(~h0) >= q->leaf_count)
             BK_ERR(ctx, BK_EINDEX, "models", i, at + 36, "head node %d out of range (%u nodes)", h0, q->node_count);
         int empty_hulls = 0;
         for (int k = 1; k < 4; k++) {

@@ -263,8 +263,13 @@ const bk_ref_desc bk_source_refs[BK_SRC_REF_COUNT] = {
                                 "faces %f+%n out of range (%c faces)"),
     [BK_SRC_REF_MODEL_FACES] = R(MODELS, "firstface", "numfaces", FACES, BK_REF_RANGE,
                                  "faces %f+%n out of range (%c faces)"),
-    [BK_SRC_REF_MODEL_HEADNODE] = R(MODELS, "headnode", NULL, NODES, BK_REF_IF_TARGET,
+    [BK_SRC_REF_MODEL_HEADNODE] = R(MODELS, "headnode", NULL, NODES, 0,
                                     "head node %v out of range (%c nodes)"),
+    [BK_SRC_REF_AMBIENT_SAMPLES] = R(LEAF_AMBIENT_INDEX, "first_ambient_sample", "ambient_sample_count",
+                                     LEAF_AMBIENT_LIGHTING, BK_REF_RANGE | BK_REF_EMPTY_ANY, "ambient samples %f+%n out of range (%c samples)"),
+    [BK_SRC_REF_AMBIENT_SAMPLES_HDR] = R(LEAF_AMBIENT_INDEX_HDR, "first_ambient_sample", "ambient_sample_count",
+                                         LEAF_AMBIENT_LIGHTING_HDR, BK_REF_RANGE | BK_REF_EMPTY_ANY,
+                                         "ambient samples %f+%n out of range (%c samples)"),
 };
 #undef R
 

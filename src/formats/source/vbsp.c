@@ -289,6 +289,13 @@ bk_result bk_vbsp_check_lump_refs(vbsp_ld *L, int lump)
         lumps[i].ofs = p->lumps[i].offset;
         lumps[i].compressed = p->lumps[i].compressed;
     }
+    /* the ambient samples (their size by the lump's version, as source_lump_view says) and their index */
+    for (int i = BK_SRC_LUMP_LEAF_AMBIENT_LIGHTING_HDR; i <= BK_SRC_LUMP_LEAF_AMBIENT_LIGHTING; i++) {
+        uint32_t es = bk_source_lumps[i].entry[p->lumps[i].version == 1 ? 1 : 0];
+        lumps[i].count = (uint32_t)(p->lumps[i].size / es);
+    }
+    for (int i = BK_SRC_LUMP_LEAF_AMBIENT_INDEX_HDR; i <= BK_SRC_LUMP_LEAF_AMBIENT_INDEX; i++)
+        lumps[i].count = p->lumps[i].size % 4 ? 0 : (uint32_t)(p->lumps[i].size / 4);
     /* the column of the lump's element sizes: Bloodlines' faces, the leafs' version */
     uint8_t col = 0;
     if (lump == BK_SRC_LUMP_LEAFS) col = p->leaf_version == 0 ? 0 : 1;
@@ -711,6 +718,28 @@ static bk_result load_all_faces(vbsp_ld *L)
 }
 
 /* the geometry lumps (compressed ones decoded here; the rest when asked for), read and checked */
+/* What the arrays read above do not cover: the leafs' ambient samples inside their lighting lump,
+ * and the floats of every lump with fields finite (texinfo vecs, world lights, model origins, vertex
+ * normals, ...: what the engines take as they are). A lump still compressed (one this load does
+ * not read; validate decodes them all) is checked when validated. */
+static bk_result check_fields(vbsp_ld *L)
+{
+    BK_TRY(bk_vbsp_check_lump_refs(L, BK_SRC_LUMP_LEAF_AMBIENT_INDEX));
+    BK_TRY(bk_vbsp_check_lump_refs(L, BK_SRC_LUMP_LEAF_AMBIENT_INDEX_HDR));
+    for (uint32_t i = 0; i < BK_SRC_LUMP_COUNT; i++) {
+        const bk_source_lump *l = &L->p->lumps[i];
+        bk_lump_view v;
+        /* the vertices and displacement vertices say so as they are read */
+        if (!l->data || i == BK_SRC_LUMP_VERTEXES || i == BK_SRC_LUMP_DISP_VERTS) continue;
+        if (bk_lump_view_of(L->f, i, &v) != BK_OK || v.column >= BK_FAMILY_COLUMNS) continue;
+        uint32_t es = bk_source_lumps[i].entry[v.column];
+        if (es <= 1 || v.size % es) continue;   /* no fields, or a size the loader reports */
+        const bk_ref_lump src = {v.data, (uint32_t)(v.size / es), l->offset, l->compressed};
+        BK_TRY(bk_check_finite(L->ctx, &bk_family_source, v.column, i, &src));
+    }
+    return BK_OK;
+}
+
 static bk_result load_geometry(vbsp_ld *L)
 {
     static const int k_read[] = {BK_SRC_LUMP_PLANES, BK_SRC_LUMP_VERTEXES, BK_SRC_LUMP_EDGES,
@@ -727,6 +756,7 @@ static bk_result load_geometry(vbsp_ld *L)
     BK_TRY(load_all_faces(L));
     BK_TRY(check_displacements(L));
     BK_TRY(bk_vbsp_load_tree(L));
+    BK_TRY(check_fields(L));
     return bk_vbsp_load_occluders(L);   /* its references are to the planes and vertices */
 }
 
@@ -842,10 +872,10 @@ static bk_result vbsp_load(bk_file *f, bk_ctx *ctx)
     }
 
     const bk_source_lump *ent = &p->lumps[BK_SRC_LUMP_ENTITIES];
-    if (ent->size) {
-        const uint8_t *nul = memchr(ent->data, 0, ent->size);
+    {   /* an empty lump too: a map without worldspawn is a warning */
+        const uint8_t *nul = ent->size ? memchr(ent->data, 0, ent->size) : NULL;
         size_t len = nul ? (size_t)(nul - ent->data) : ent->size;
-        BK_TRY(bk_load_entities(f, ctx, "entities", ent->data, len, ent->offset));
+        BK_TRY(bk_load_entities(f, ctx, "entities", len ? ent->data : (const uint8_t *)"", len, ent->offset));
     }
 
     if (defer) f->deferred = 1; /* vbsp_complete */
