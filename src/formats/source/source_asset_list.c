@@ -39,9 +39,11 @@ static bool first_time(lister *l, const char *file)
     return added;
 }
 
-/* report file; its bytes in *data when wanted and found (bk_free them) */
-static bool report(lister *l, const char *kind, const char *name, const char *file_in, bool optional,
-                   uint8_t **data, size_t *size)
+/* report file; its bytes in *data when wanted and found (bk_free them), at most max bytes (0: the
+ * file limit): a file that is there but over max or unreadable is found, with a warning, and no
+ * bytes (false) */
+static bool report_max(lister *l, const char *kind, const char *name, const char *file_in, bool optional,
+                       uint64_t max, uint8_t **data, size_t *size)
 {
     char file[1024];
     snprintf(file, sizeof file, "%s", file_in);
@@ -52,16 +54,27 @@ static bool report(lister *l, const char *kind, const char *name, const char *fi
     uint8_t *d = NULL;
     size_t n = 0;
     /* the bytes are read only when the caller looks inside (a VMT, an MDL); else only located */
-    bool found = bk_source_assets_read(l->a, file, data ? &d : NULL, data ? &n : NULL, where, sizeof where) == BK_OK;
+    bk_result rr = bk_src_assets_read_max(l->a, file, max, data ? &d : NULL, data ? &n : NULL, where, sizeof where);
+    bool found = rr == BK_OK || rr == BK_ELIMIT || rr == BK_EIO;
     bk_source_asset r = {kind, name, file, found ? where : "", found, optional};
     l->fn(l->user, &r);
-    if (found && data) {
+    if (rr != BK_OK && found)
+        bk_scene_diag(NULL, l->opt, BK_SEV_WARNING, rr, file, NULL, BK_NO_INDEX, BK_NO_OFFSET, "%s%s; not looked into",
+                      rr == BK_ELIMIT ? "over the limit of " : "found but it does not read",
+                      rr == BK_ELIMIT ? (max == BK_VMT_MAX_BYTES ? "1048576 bytes for a VMT" : "the file limit") : "");
+    if (rr == BK_OK && data) {
         *data = d;
         *size = n;
     } else {
         bk_free(d);
     }
-    return found;
+    return rr == BK_OK;
+}
+
+static bool report(lister *l, const char *kind, const char *name, const char *file_in, bool optional,
+                   uint8_t **data, size_t *size)
+{
+    return report_max(l, kind, name, file_in, optional, 0, data, size);
 }
 
 static void texture_of(lister *l, const char *tex)
@@ -85,7 +98,7 @@ static void material(lister *l, const char *name_in, int depth)
     snprintf(file, sizeof file, "materials/%s.vmt", n0);
     uint8_t *d;
     size_t n;
-    if (!report(l, "material", n0, file, false, &d, &n)) return;
+    if (!report_max(l, "material", n0, file, false, BK_VMT_MAX_BYTES, &d, &n)) return;
     static const char *const keys[] = {"$basetexture", "$basetexture2", "$bumpmap", "$bumpmap2", "$normalmap",
                                        "$detail", "$envmapmask", "$blendmodulatetexture", "$selfillummask",
                                        "$phongexponenttexture", "$lightwarptexture", "$iris", "$ambientoccltexture"};
