@@ -4,7 +4,8 @@
 #   and one 1.2 GB sound (over one entry's limit) are refused at once, with the limit named, in
 #   well under 100 MB (peak RSS by /usr/bin/time) and nothing written; --dry-run lists a 900 MB
 #   file's size without reading it (under 100 MB);
-# * a 1.2 GB .vmt (the map's skybox face) is not read whole by assets (a warning, under 100 MB);
+# * a 1.2 GB .vmt (the map's skybox face) is not read whole by assets or convert (a located
+#   warning, under 100 MB);
 # * a file or a folder that is a symbolic link out of the game folder is refused, naming the link
 #   and where it points; --follow-links packs it;
 # * a file that is there but cannot be read says why (Permission denied), not "not found".
@@ -77,6 +78,11 @@ import json, sys
 by = {a["file"]: a for a in json.load(open(sys.argv[1]))["assets"]}
 sys.exit(0 if by["materials/skybox/sky_tf2_04rt.vmt"]["found"] else 1)' "$WORK/.out"
 check "a 1.2 GB VMT: a warning with the VMT limit" grep -q "over the limit of 1048576 bytes for a VMT" "$WORK/.err"
+run_timed "$CLI" convert "$M" --game-dir "$S" -o "$WORK/sky.glb"
+check "a 1.2 GB VMT: convert goes on (exit 0)" test "$RC" = 0
+check "a 1.2 GB VMT: convert under 100 MB (${RSS} MB)" under "$RSS" 100
+check "a 1.2 GB VMT: convert warns, located" \
+    grep -q "materials/skybox/sky_tf2_04rt.vmt: warning: material not read: 1258291200 bytes, over the limit" "$WORK/.err"
 rm -rf "$S"
 
 # symbolic links out of the game folder
