@@ -41,6 +41,7 @@ typedef struct cli_opts {
     bool assets;                /* validate --assets: report what the map references and cannot be found */
     bool missing_only;          /* assets --missing */
     bool dry_run;               /* --dry-run: the map writers check and validate, and write nothing */
+    bool follow_links;          /* pak pack --follow-links: pack files linked from outside the game folder */
     bool force;                 /* --force: write an edited map under a name not ending in .bsp */
     const char *paths[64];      /* --wad / --game-dir / archives, in order */
     int path_count;

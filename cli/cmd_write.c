@@ -283,6 +283,69 @@ static void on_pack(void *user, const bk_source_asset *a)
     pl->files[pl->count++] = c;
 }
 
+/* What pack will read, found before anything is read: each file's path on disk and size, checked
+ * against one entry's limit, a link out of its game folder and whether it opens; the total
+ * against what the pakfile may grow by. false (every reason said) when anything is refused. */
+static bool pack_check(const cli_opts *o, const char *in, bk_file *f, bk_source_assets *a, const pack_list *pl,
+                       char **disk, uint64_t *size, uint64_t *total)
+{
+    uint64_t max_alloc = o->opt.limits.max_alloc_bytes ? o->opt.limits.max_alloc_bytes : (uint64_t)1 << 30;
+    /* one entry: the zip's 2 GiB - 1 and the largest allocation (bk_edit_pak_add_file's bound); all
+     * of them: the pakfile is one allocation, so what it holds already and the added files */
+    uint64_t entry_max = max_alloc < 0x7fffffffu ? max_alloc : 0x7fffffffu;
+    uint64_t had = bk_source_map_of(f)->pakfile_size, total_max = max_alloc > had ? max_alloc - had : 0;
+    bool ok = true;
+    *total = 0;
+    for (uint32_t i = 0; i < pl->count; i++) {
+        bk_source_asset_info info;
+        const char *name = pl->files[i];
+        if (bk_source_assets_stat(a, name, &info) != BK_OK || !info.disk[0]) {
+            fprintf(stderr, "%s: error: cannot pack '%s': no longer found\n", in, name);
+            ok = false;
+            continue;
+        }
+        size[i] = info.size;
+        *total += info.size;
+        if (info.outside && !o->follow_links) {
+            char *real = realpath(info.disk, NULL);
+            fprintf(stderr,
+                    "%s: error: cannot pack '%s': %s is a symbolic link to %s, outside the game folder %s "
+                    "(--follow-links packs it)\n",
+                    in, name, info.disk, real ? real : "a file that does not resolve", info.where);
+            free(real);
+            ok = false;
+            continue;
+        }
+        if (info.size > entry_max) {
+            fprintf(stderr, "%s: error: cannot pack '%s': %s is %llu bytes, over the limit of %llu bytes for one "
+                    "pakfile entry\n", in, name, info.disk, (unsigned long long)info.size,
+                    (unsigned long long)entry_max);
+            ok = false;
+            continue;
+        }
+        /* opened and closed, nothing read: a file the user cannot read is said now, not halfway */
+        FILE *fp = fopen(info.disk, "rb");
+        if (!fp) {
+            fprintf(stderr, "%s: error: cannot pack '%s': %s: %s\n", in, name, info.disk, strerror(errno));
+            ok = false;
+            continue;
+        }
+        fclose(fp);
+        if (!(disk[i] = strdup(info.disk))) {
+            fprintf(stderr, "%s: error: cannot pack '%s': %s\n", in, name, bk_strerror(BK_ENOMEM));
+            ok = false;
+        }
+    }
+    if (*total > total_max) {
+        fprintf(stderr, "%s: error: the %u files to pack come to %llu bytes, over the limit of %llu bytes "
+                "(limits.max_alloc_bytes %llu less the pakfile's own %llu)\n", in, pl->count,
+                (unsigned long long)*total, (unsigned long long)total_max, (unsigned long long)max_alloc,
+                (unsigned long long)had);
+        ok = false;
+    }
+    return ok;
+}
+
 int cli_pak_pack(cli_opts *o, bk_file *f)
 {
     const char *in = o->positional[0];
@@ -304,20 +367,26 @@ int cli_pak_pack(cli_opts *o, bk_file *f)
         fprintf(stderr, "%s: error: cannot list the map's files: %s\n", in, bk_strerror(pl.failed ? BK_ENOMEM : r));
         rc = EXIT_BAD_INPUT;
     }
+    char **disk = rc == EXIT_OK ? calloc(pl.count + 1, sizeof *disk) : NULL;
+    uint64_t *size = rc == EXIT_OK ? calloc(pl.count + 1, sizeof *size) : NULL;
+    uint64_t bytes = 0;
+    if (rc == EXIT_OK && (!disk || !size)) {
+        fprintf(stderr, "%s: error: %s\n", in, bk_strerror(BK_ENOMEM));
+        rc = EXIT_BAD_INPUT;
+    }
+    if (rc == EXIT_OK && !pack_check(o, in, f, a, &pl, disk, size, &bytes)) {
+        fprintf(stderr, "%s: nothing packed%s\n", in, o->dry_run ? "" : ", nothing written");
+        rc = EXIT_BAD_INPUT;
+    }
     bk_edit *e = rc == EXIT_OK && !o->dry_run ? begin(in, f, o) : NULL;
     if (rc == EXIT_OK && !o->dry_run && !e) rc = EXIT_BAD_INPUT;
-    uint64_t bytes = 0;
     for (uint32_t i = 0; i < pl.count && rc == EXIT_OK; i++) {
-        uint8_t *d;
-        size_t n;
-        char where[1024];
-        r = bk_source_assets_read(a, pl.files[i], &d, &n, where, sizeof where);
-        if (r == BK_OK && e) r = bk_edit_pak_add(e, pl.files[i], d, n);
-        if (r == BK_OK && (o->dry_run || o->verbose)) printf("%s  (%zu bytes, from %s)\n", pl.files[i], n, where);
-        if (r == BK_OK) bytes += n;
-        bk_free(d);
+        /* each file read once, straight into the entry (bounded as pack_check said) */
+        r = e ? bk_edit_pak_add_file(e, pl.files[i], disk[i]) : BK_OK;
+        if (r == BK_OK && (o->dry_run || o->verbose))
+            printf("%s  (%llu bytes, from %s)\n", pl.files[i], (unsigned long long)size[i], disk[i]);
         if (r != BK_OK) {
-            fprintf(stderr, "%s: error: cannot pack '%s': %s\n", in, pl.files[i], bk_strerror(r));
+            fprintf(stderr, "%s: error: cannot pack '%s' (%s): %s\n", in, pl.files[i], disk[i], bk_strerror(r));
             rc = EXIT_BAD_INPUT;
         }
     }
@@ -330,8 +399,13 @@ int cli_pak_pack(cli_opts *o, bk_file *f)
     }
     bk_edit_free(e);
     bk_source_assets_close(a);
-    for (uint32_t i = 0; i < pl.count; i++) free(pl.files[i]);
+    for (uint32_t i = 0; i < pl.count; i++) {
+        free(pl.files[i]);
+        if (disk) free(disk[i]);
+    }
     free(pl.files);
+    free(disk);
+    free(size);
     return rc;
 }
 

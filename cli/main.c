@@ -162,7 +162,10 @@ static const cli_cmd k_cmds[] = {
      "  directory at the end, and validate the map before it replaces OUT.bsp. GLOB: '*' any run\n"
      "  within a folder, '**' any run, '?' one character, case-insensitive. pack adds every file\n"
      "  the map needs (see 'bspkit assets') that lies loose in a --game-dir folder rather than in\n"
-     "  the pakfile or a VPK (a mod's custom content); --dry-run lists them.\n"
+     "  the pakfile or a VPK (a mod's custom content); --dry-run lists them with their sizes, reading\n"
+     "  nothing. Sizes are checked before anything is read: one file at most 1 GiB\n"
+     "  (limits.max_alloc_bytes), all of them with the pakfile's own bytes at most that too. A file\n"
+     "  that is a symbolic link out of its game folder is refused unless --follow-links.\n"
      "  --force  write the map even when OUT does not end in .bsp\n",
      cmd_pak},
     {"query", "point location, PVS / PAS rows and line of sight (BSP maps)",
@@ -342,7 +345,7 @@ static const struct {
     {"--json", NULL, offsetof(cli_opts, json)},          {"--assets", NULL, offsetof(cli_opts, assets)},
     {"--missing", NULL, offsetof(cli_opts, missing_only)}, {"--dry-run", NULL, offsetof(cli_opts, dry_run)},
     {"--force", NULL, offsetof(cli_opts, force)},        {"--verbose", "-v", offsetof(cli_opts, verbose)},
-    {"--quiet", "-q", offsetof(cli_opts, quiet)},
+    {"--quiet", "-q", offsetof(cli_opts, quiet)},        {"--follow-links", NULL, offsetof(cli_opts, follow_links)},
 };
 static const struct {
     const char *name;

@@ -16,6 +16,12 @@ bk_unit_test(source_archive source/test_archive.c)
 bk_sh_test(source_assets source/assets.sh)
 # bspkit assets: what a map needs and where it is found, against the map's bytes and a game folder
 bk_sh_test(source_asset_list source/asset_list.sh)
+# bspkit assets: breakable material numbers, env_sun sprites, colour correction, $envmap paths and
+# names written with "//", "./", '\' as the engine's file system takes them
+bk_sh_test(source_asset_refs source/asset_refs.sh)
+# pak pack / assets against hostile game folders: sizes checked before reading (peak RSS),
+# links out of the game folder, unreadable files (red-team F5, F6, F10)
+bk_sh_test(source_pack_limits source/pack_limits.sh)
 bk_sh_test(source_vpk source/vpk.sh)
 bk_sh_test(source_lump_fields source/lump_fields.sh)
 # validate reports what pak extract / pak list / textures / the writer / convert refuse

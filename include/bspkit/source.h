@@ -302,10 +302,22 @@ bool bk_source_assets_find(bk_source_assets *a, const char *path, char *basetext
 void bk_source_assets_where(const bk_source_assets *a, char *buf, size_t cap);
 /* The bytes of path (bk_free them) from the first place the engine would find it; where (cap
  * bytes, may be NULL) gets "pakfile" or the VPK's or folder's path. BK_ENOTFOUND when it is
- * nowhere. With data and size both NULL nothing is read: only where it is (an archive lists it,
- * a folder holds it). */
+ * nowhere; a file that is there but does not read is BK_EIO (BK_ELIMIT past limits.max_file_bytes),
+ * where still set. With data and size both NULL nothing is read: only where it is (an archive
+ * lists it, a folder holds it). */
 bk_result bk_source_assets_read(bk_source_assets *a, const char *path, uint8_t **data, size_t *size, char *where,
                                 size_t cap);
+/* What bk_source_assets_read would read for path, found without reading it (`pak pack` checks
+ * sizes and links with it before it reads anything). */
+typedef struct bk_source_asset_info {
+    char where[1024];   /* "pakfile", a VPK's or folder's path */
+    char disk[4096];    /* a loose file's path on disk; "" for an archive's entry */
+    uint64_t size;      /* an archive entry's listed size, a loose file's size on disk */
+    bool outside;       /* a loose file whose real path (symbolic links followed) is not inside the
+                         * folder it was found in: a link out of the game folder */
+} bk_source_asset_info;
+/* BK_ENOTFOUND when path is nowhere */
+bk_result bk_source_assets_stat(bk_source_assets *a, const char *path, bk_source_asset_info *info);
 /* One file a map needs: kind ("material", "texture", "model", "sound"), the name it is known by,
  * the file's path ("materials/x.vmt", lower case, '/'), where it was found ("pakfile", a VPK's or
  * folder's path; "" when missing) and whether it may be absent (a model's .phy). */

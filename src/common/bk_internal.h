@@ -405,6 +405,10 @@ bk_result bk_vfs_read_from(bk_vfs *v, const char *relpath, uint64_t max_bytes, u
 /* The root relpath would be read from (its path or archive name), or NULL: nothing is read
  * (archives: the entry is listed; folders: a regular file is there). */
 const char *bk_vfs_locate(bk_vfs *v, const char *relpath);
+/* The same, and what is there, still without reading it: *size (an archive entry's listed size, a
+ * folder file's size on disk; may be NULL) and for a file in a folder its path on disk (*disk,
+ * bk_free it; NULL for an archive entry; disk may be NULL). */
+const char *bk_vfs_stat(bk_vfs *v, const char *relpath, uint64_t *size, char **disk);
 void bk_vfs_free(bk_vfs *v);
 /* Call fn for every file directly inside folder dir (relative, case-insensitive) whose name ends
  * in ext (case-insensitive), in every root, in root order; a name may come from several roots.

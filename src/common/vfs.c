@@ -278,16 +278,20 @@ bk_result bk_vfs_read(bk_vfs *v, const char *relpath, uint64_t max_bytes, uint8_
     return bk_vfs_read_from(v, relpath, max_bytes, out, size, NULL);
 }
 
-const char *bk_vfs_locate(bk_vfs *v, const char *relpath)
+const char *bk_vfs_stat(bk_vfs *v, const char *relpath, uint64_t *size, char **disk)
 {
+    if (size) *size = 0;
+    if (disk) *disk = NULL;
     char norm[1024];
     const char *rel;
     if (!v || !relpath || !norm_rel(relpath, norm, sizeof norm, &rel)) return NULL;
     for (uint32_t i = 0; i < v->count; i++) {
         vfs_root *r = &v->roots[i];
         if (r->zip) {
-            if (bk_archive_find(r->zip, rel) >= 0) return r->path;
-            continue;
+            int32_t idx = bk_archive_find(r->zip, rel);
+            if (idx < 0) continue;
+            if (size) *size = bk_archive_entry_at(r->zip, (uint32_t)idx)->size;
+            return r->path;
         }
         char *full = resolve_nocase(v, r->path, rel);
         if (!full) continue;
@@ -298,15 +302,20 @@ const char *bk_vfs_locate(bk_vfs *v, const char *relpath)
             size_t n = 0;
             found = bk_read_file_opt(&v->io, full, UINT64_MAX, &d, &n) == BK_OK;
             bk_free(d);
+            if (found && size) *size = n;
         } else {
             struct stat st;
             found = stat(full, &st) == 0 && S_ISREG(st.st_mode);
+            if (found && size) *size = (uint64_t)st.st_size;
         }
-        bk_free(full);
+        if (found && disk) *disk = full;
+        else bk_free(full);
         if (found) return r->path;
     }
     return NULL;
 }
+
+const char *bk_vfs_locate(bk_vfs *v, const char *relpath) { return bk_vfs_stat(v, relpath, NULL, NULL); }
 
 void bk_vfs_list(bk_vfs *v, const char *dir, const char *ext, bk_vfs_list_fn fn, void *user)
 {

@@ -11,18 +11,23 @@
 #include "source_scene.h"
 
 /* A game file by its path, where the engine looks: the lookup bk_src_open_mounts built (the map's
- * pakfile, then --game-dir's VPKs and folders in search order). *from gets the root's name
- * ("pakfile", a VPK's or folder's path). */
-static bool read_asset_from(sb *b, const char *path, uint8_t **d, size_t *n, const char **from)
+ * pakfile, then --game-dir's VPKs and folders in search order), at most max bytes (0: the file
+ * limit). *from gets the root's name ("pakfile", a VPK's or folder's path). */
+static uint64_t asset_limit(const sb *b, uint64_t max)
 {
-    uint64_t max = b->opt->limits.max_file_bytes ? b->opt->limits.max_file_bytes : ((uint64_t)1 << 31);
-    return bk_vfs_read_from(b->vfs, path, max, d, n, from) == BK_OK;
+    uint64_t lim = b->opt->limits.max_file_bytes ? b->opt->limits.max_file_bytes : ((uint64_t)1 << 31);
+    return max && max < lim ? max : lim;
+}
+
+static bk_result read_asset_from(sb *b, const char *path, uint64_t max, uint8_t **d, size_t *n, const char **from)
+{
+    return bk_vfs_read_from(b->vfs, path, asset_limit(b, max), d, n, from);
 }
 
 bool bk_src_read_asset(sb *b, const char *path, uint8_t **d, size_t *n)
 {
     const char *from;
-    return read_asset_from(b, path, d, n, &from);
+    return read_asset_from(b, path, 0, d, n, &from) == BK_OK;
 }
 
 #define SRC_MAX_MOUNTS 256
@@ -261,7 +266,18 @@ char *bk_src_read_vmt(sb *b, const char *name, size_t *len)
         if (hop == 0) snprintf(path, sizeof path, "materials/%s.vmt", name);
         uint8_t *d;
         size_t n;
-        if (!bk_src_read_asset(b, path, &d, &n)) return NULL;
+        const char *from;
+        if (read_asset_from(b, path, BK_VMT_MAX_BYTES, &d, &n, &from) != BK_OK) {
+            uint64_t size;
+            /* there but not read: over the VMT bound (or unreadable); a warning, the material untextured */
+            if (bk_vfs_stat(b->vfs, path, &size, NULL)) {
+                bool big = size > BK_VMT_MAX_BYTES;
+                bk_scene_diag(b->s, b->opt, BK_SEV_WARNING, big ? BK_ELIMIT : BK_EIO, path, NULL, BK_NO_INDEX,
+                              BK_NO_OFFSET, "material not read: %llu bytes%s", (unsigned long long)size,
+                              big ? ", over the limit of 1048576 bytes for a VMT" : ", and it does not read");
+            }
+            return NULL;
+        }
         char shader[64];
         char inc[512];
         if (hop == 0 && bk_vmt_shader((const char *)d, n, shader, sizeof shader) && bk_strcasecmp(shader, "patch") == 0 &&
@@ -510,7 +526,7 @@ bool bk_source_assets_find(bk_source_assets *a, const char *path, char *basetext
         snprintf(name, sizeof name, "%.*s", (int)(pl > 14 ? pl - 14 : 0), path + 10);
         if (pl < 15 || bk_strncasecmp_prefix(path, "materials/") == 0) return 0;
         char *vmt = bk_src_read_vmt(&a->b, name, &n);
-        if (!vmt) return 0;
+        if (!vmt) return bk_vfs_locate(a->b.vfs, path) != NULL;   /* there but not read (a warning said why) */
         bk_vmt_find(vmt, n, "$basetexture", basetexture, cap);
         bk_free(vmt);
         return 1;
@@ -518,8 +534,8 @@ bool bk_source_assets_find(bk_source_assets *a, const char *path, char *basetext
     return bk_vfs_locate(a->b.vfs, path) != NULL;
 }
 
-bk_result bk_source_assets_read(bk_source_assets *a, const char *path, uint8_t **data, size_t *size, char *where,
-                                size_t cap)
+bk_result bk_src_assets_read_max(bk_source_assets *a, const char *path, uint64_t max, uint8_t **data, size_t *size,
+                                 char *where, size_t cap)
 {
     if (!a || !path || (!data) != (!size)) return BK_EARG;
     if (where && cap) where[0] = 0;
@@ -530,9 +546,42 @@ bk_result bk_source_assets_read(bk_source_assets *a, const char *path, uint8_t *
     } else {
         *data = NULL;
         *size = 0;
-        if (!read_asset_from(&a->b, path, data, size, &from)) return BK_ENOTFOUND;
+        if (read_asset_from(&a->b, path, max, data, size, &from) != BK_OK) {
+            /* there but not read (over max, unreadable) is not a miss */
+            uint64_t n;
+            if (!(from = bk_vfs_stat(a->b.vfs, path, &n, NULL))) return BK_ENOTFOUND;
+            if (where && cap) snprintf(where, cap, "%s", from);
+            return n > asset_limit(&a->b, max) ? BK_ELIMIT : BK_EIO;
+        }
     }
     if (where && cap) snprintf(where, cap, "%s", from);
+    return BK_OK;
+}
+
+bk_result bk_source_assets_read(bk_source_assets *a, const char *path, uint8_t **data, size_t *size, char *where,
+                                size_t cap)
+{
+    return bk_src_assets_read_max(a, path, 0, data, size, where, cap);
+}
+
+bk_result bk_source_assets_stat(bk_source_assets *a, const char *path, bk_source_asset_info *info)
+{
+    if (!a || !path || !info) return BK_EARG;
+    memset(info, 0, sizeof *info);
+    char *disk = NULL;
+    const char *from = bk_vfs_stat(a->b.vfs, path, &info->size, &disk);
+    if (!from) return BK_ENOTFOUND;
+    snprintf(info->where, sizeof info->where, "%s", from);
+    if (disk) {
+        snprintf(info->disk, sizeof info->disk, "%s", disk);
+        /* links followed, the file must still lie inside the folder it was found in */
+        char *real = realpath(disk, NULL), *root = realpath(from, NULL);
+        size_t rl = root ? strlen(root) : 0;
+        info->outside = !real || !root || strncmp(real, root, rl) != 0 || (real[rl] != '/' && rl > 1);
+        free(real); /* realpath's own malloc */
+        free(root);
+        bk_free(disk);
+    }
     return BK_OK;
 }
 

@@ -117,6 +117,12 @@ bk_result bk_vbsp_extract_images(const bk_file *f, const bk_options *opt, bk_sce
 /* VMT text (vmt.c): the shader name; the first value of key anywhere (case-insensitive) */
 bool bk_vmt_shader(const char *text, size_t len, char *out, size_t cap);
 bool bk_vmt_find(const char *text, size_t len, const char *key, char *out, size_t cap);
+/* the most of a VMT that is read (they are text of a few KB): a larger one is not parsed */
+#define BK_VMT_MAX_BYTES ((uint64_t)1 << 20)
+/* bk_source_assets_read within max bytes (0: the file limit): BK_ELIMIT past it, BK_EIO for a file
+ * that is there but does not read (where says where it is), BK_ENOTFOUND only when it is nowhere */
+bk_result bk_src_assets_read_max(bk_source_assets *a, const char *path, uint64_t max, uint8_t **data, size_t *size,
+                                 char *where, size_t cap);
 /* gameinfo.txt (gameinfo.c): fn(user, ids, path) for each GameInfo > FileSystem > SearchPaths
  * entry in order (ids: the key, e.g. "game+mod"; return false to stop). Errors are located
  * (lump "gameinfo", index = line, offset) and reported through opt->diag. */
