@@ -86,7 +86,9 @@ def decode(blob, ver):
             elif f == "cpu_gpu":
                 (v["min_cpu_level"], v["max_cpu_level"], v["min_gpu_level"], v["max_gpu_level"]) = e[q:q + 4]; q += 4
             elif f == "x360":
-                v["disable_x360"] = struct.unpack_from("<I", e, q)[0] != 0; q += 4
+                # a bool (one byte), then three bytes of the struct's padding (whatever the
+                # compiler left there: L4D2 maps have non-zero bytes in it)
+                v["disable_x360"] = e[q] != 0; q += 4
             elif f == "flags32":
                 v["flags"] = struct.unpack_from("<I", e, q)[0]; q += 4
             elif f == "lightmap":
@@ -166,8 +168,9 @@ def prop(i, names, leaves, fields):
             v["min_cpu_level"], v["max_cpu_level"], v["min_gpu_level"], v["max_gpu_level"] = 1, 2, 3, 4
             b += bytes([1, 2, 3, 4])
         elif f == "x360":
+            # the bool, then three padding bytes left non-zero on purpose (as real maps have them)
             v["disable_x360"] = bool(i & 2)
-            b += struct.pack("<I", 1 if i & 2 else 0)
+            b += bytes([1 if i & 2 else 0, 0x5d, 0xdb, 0x08])
         elif f == "flags32":
             # the lightmapped layout: the byte above is padding (left non-zero here on purpose),
             # the flags are this uint32, with bits above the byte (0x100: no per-texel lighting)
