@@ -7,12 +7,8 @@
 # set and name, to keep the test near 30 CPU-s), chosen the same way on every run.
 source "$BK_TESTS/lib.sh"
 bk_init "$@"
-[[ -x /usr/bin/python3 ]] && /usr/bin/python3 -c 'import numpy' 2>/dev/null || { echo "SKIP: /usr/bin/python3 with numpy missing"; exit 77; }
-need_dir "$CORPUS/goldsrc"; need_dir "$CORPUS/quake1"; need_dir "$CORPUS/source"
-maps=()
-for f in "$CORPUS"/goldsrc/*.bsp "$CORPUS"/quake1/*.bsp "$CORPUS"/source/*.bsp; do
-    case $(basename "$f") in unusual_*) ;; *) maps+=("$f") ;; esac
-done
+need_numpy
+corpus_maps
 need_file "$CORPUS/quake1/unusual_bsp2_remakequake_mp_lobby.bsp"
 maps+=("$CORPUS/quake1/unusual_bsp2_remakequake_mp_lobby.bsp")
 need_dir "$FETCHED/q3"
