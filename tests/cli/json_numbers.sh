@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Non-finite numbers in the JSON bspkit writes (docs/lumps.md, "Numbers in the JSON"): a NaN or an
-# infinity is the string "0x" + the 8 hex digits of its bits as a 32-bit float, never null; what
-# `lump --json` writes, `lump --import` reads back to the same bits.
+# infinity is the string "0x" + the 8 hex digits of its bits as a 32-bit float, never null (nor a
+# bare nan, as query / trace wrote); what `lump --json` writes, `lump --import` reads back to the
+# same bits.
 source "$BK_TESTS/lib.sh"
 bk_init "$@"
 SRC=$CORPUS/source
@@ -44,4 +45,18 @@ expect_exit 0 "$CLI" entities "$T" --import "$WORK/ents.txt" -o "$WORK/ents.bsp"
 "$CLI" entities "$WORK/ents.bsp" --outputs --json > "$WORK/outputs.json" 2>/dev/null || fail "entities --outputs --json"
 check "an infinite delay as its bits" grep -q '"delay":	"0x7f800000"' "$WORK/outputs.json"
 check "outputs --json writes no null" bash -c "! grep -q null '$WORK/outputs.json'"
+# query --json and --batch: a BSP2 leaf's float bounds holding a signalling NaN
+B=$CORPUS/quake1/unusual_bsp2_remakequake_mp_lobby.bsp
+need_file "$B"
+/usr/bin/python3 - "$B" "$WORK/bsp2.bsp" <<'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+ofs, ln = struct.unpack_from("<ii", d, 4 + 8 * 10)    # leafs: 44 bytes, mins at 8; leaf 1 holds 0 0 0
+assert ln == 88
+struct.pack_into("<I", d, ofs + 44 + 8, 0x7fa00002)
+open(sys.argv[2], "wb").write(d)
+PY
+expect_stdout_has '"leaf_mins":["0x7fa00002",-192,-192]' "$CLI" query "$WORK/bsp2.bsp" --point 0 0 0 --json
+printf '0 0 0\n' | "$CLI" query "$WORK/bsp2.bsp" --batch > "$WORK/batch.json" 2>/dev/null
+check "query --batch writes the bits, and JSON" /usr/bin/python3 -c "import json,sys; j=json.loads(open(sys.argv[1]).read()); sys.exit(j['leaf_mins'][0] != '0x7fa00002')" "$WORK/batch.json" 2>/dev/null
 bk_done
