@@ -67,9 +67,18 @@ int cli_read_member(const char *spec, const char *sep, cli_opts *o, uint8_t **ou
 /* Load FILE (or ARCHIVE.pk3:member) with o->opt, printing a located error on failure. */
 int cli_load(const char *path, cli_opts *o, bk_file **out, void **owned_bytes);
 void cli_diag_print(void *user, const bk_diag *d);
-/* Print a cJSON value (cJSON *) indented, with a newline, to stdout. */
+/* Print a cJSON value (cJSON *) indented, with a newline, to stdout. A non-finite number in it
+ * is printed as cli_json_f32 writes it (not as cJSON's null). */
 struct cJSON;
 void cli_print_json(struct cJSON *j);
+/* A number of the JSON the CLI writes (docs/lumps.md, "Numbers"): a finite value as a number, a
+ * NaN or an infinity as the string "0x" + the 8 hex digits of its bits as a 32-bit float (the form
+ * `lump --json` writes and `lump --import` reads back to the same bits). */
+struct cJSON *cli_json_f32(float v);
+/* obj[key] = cli_json_f32(v) */
+void cli_json_add_f32(struct cJSON *obj, const char *key, float v);
+/* the same as text into buf (at least 16 bytes): "%.9g", or the quoted bits */
+const char *cli_json_f32_text(char *buf, size_t size, float v);
 int cli_usage_error(const cli_cmd *cmd, const char *fmt, const char *arg);
 /* the usage error for --dry-run given to a command (or form, `what`) that would write anyway */
 int cli_dry_run_refused(const cli_cmd *cmd, const char *what);

@@ -300,11 +300,19 @@ static int print_outputs(const cli_opts *o, const bk_entities *es)
                 cJSON_AddStringToObject(j, "parameter", s[3] ? s[3] : "");
                 cJSON_AddNumberToObject(j, "delay", out.delay);
                 cJSON_AddNumberToObject(j, "times", out.times);
+                if (out.bloodlines) {   /* Vampire: The Masquerade - Bloodlines' two more fields */
+                    char *b[2] = {bk_utf8_from_8bit(out.script), bk_utf8_from_8bit(out.extra)};
+                    cJSON_AddStringToObject(j, "script", b[0] ? b[0] : "");
+                    cJSON_AddStringToObject(j, "extra", b[1] ? b[1] : "");
+                    for (int q = 0; q < 2; q++) bk_free(b[q]);
+                }
                 cJSON_AddItemToArray(arr, j);
                 for (int q = 0; q < 4; q++) bk_free(s[q]);
             } else {
-                printf("%u\t%s\t%s\t%s\t%s\t%g\t%d\n", i, kv->key, out.target, out.input, out.parameter, out.delay,
+                printf("%u\t%s\t%s\t%s\t%s\t%g\t%d", i, kv->key, out.target, out.input, out.parameter, out.delay,
                        out.times);
+                if (out.bloodlines) printf("\t%s\t%s", out.script, out.extra);
+                printf("\n");
             }
             bk_output_free(&out);
         }

@@ -116,9 +116,21 @@ static int parse_qargs(int argc, char **argv, qargs *q, char **rest, int *nrest)
     return 0;
 }
 
+/* a float as the CLI's JSON writes it (cli_json_f32: a NaN or an infinity as its bits) */
+static void json_f32(float v)
+{
+    char t[24];
+    fputs(cli_json_f32_text(t, sizeof t, v), stdout);
+}
+
 static void json_vec(const char *key, const float *v)
 {
-    printf("\"%s\":[%.9g,%.9g,%.9g]", key, (double)v[0], (double)v[1], (double)v[2]);
+    printf("\"%s\":[", key);
+    for (int k = 0; k < 3; k++) {
+        if (k) putchar(',');
+        json_f32(v[k]);
+    }
+    putchar(']');
 }
 
 /* a JSON string (names are 8-bit map text: bytes >= 0x80 read as Latin-1) or null */
@@ -225,13 +237,17 @@ static int do_trace(const bk_query *q, const bk_trace_params *tp, const float a[
         json_vec("from", a);
         printf(",");
         json_vec("to", b);
-        printf(",\"fraction\":%.9g,", (double)tr.fraction);
+        printf(",\"fraction\":");
+        json_f32(tr.fraction);
+        printf(",");
         json_vec("endpos", tr.endpos);
         printf(",\"plane\":{");
         json_vec("normal", tr.normal);
-        printf(",\"dist\":%.9g},\"contents\":\"%s\",\"native_contents\":%d,\"startsolid\":%s,\"allsolid\":%s,"
+        printf(",\"dist\":");
+        json_f32(tr.dist);
+        printf("},\"contents\":\"%s\",\"native_contents\":%d,\"startsolid\":%s,\"allsolid\":%s,"
                "\"surface\":%d,\"surface_name\":",
-               (double)tr.dist, cn, tr.native_contents, tr.startsolid ? "true" : "false",
+               cn, tr.native_contents, tr.startsolid ? "true" : "false",
                tr.allsolid ? "true" : "false", tr.surface);
         json_str(sname);
         printf("}\n");

@@ -11,10 +11,12 @@
 #include "bspkit/source.h"
 #include "cli.h"
 
+/* three floats of the file, a NaN or an infinity as its bits (cli_json_f32) */
 static cJSON *vec3(const float *v)
 {
-    double d[3] = {v[0], v[1], v[2]};
-    return cJSON_CreateDoubleArray(d, 3);
+    cJSON *a = cJSON_CreateArray();
+    for (int k = 0; a && k < 3; k++) cJSON_AddItemToArray(a, cli_json_f32(v[k]));
+    return a;
 }
 
 /* load FILE and make sure it is a Source map */
@@ -145,12 +147,12 @@ int cmd_props(int argc, char **argv)
             cJSON_AddNumberToObject(p, "skin", s->skin);
             cJSON_AddNumberToObject(p, "solid", s->solid);
             cJSON_AddNumberToObject(p, "flags", s->flags);
-            cJSON_AddNumberToObject(p, "fade_min", s->fade_min);
-            cJSON_AddNumberToObject(p, "fade_max", s->fade_max);
+            cli_json_add_f32(p, "fade_min", s->fade_min);
+            cli_json_add_f32(p, "fade_max", s->fade_max);
             cJSON_AddItemToObject(p, "lighting_origin", vec3(s->lighting_origin));
             cJSON_AddNumberToObject(p, "first_leaf", s->first_leaf);
             cJSON_AddNumberToObject(p, "leaf_count", s->leaf_count);
-            if (fl & BK_SPROP_FORCED_FADE) cJSON_AddNumberToObject(p, "forced_fade_scale", s->forced_fade_scale);
+            if (fl & BK_SPROP_FORCED_FADE) cli_json_add_f32(p, "forced_fade_scale", s->forced_fade_scale);
             if (fl & BK_SPROP_DX_LEVEL) {
                 cJSON_AddNumberToObject(p, "min_dx_level", s->min_dx_level);
                 cJSON_AddNumberToObject(p, "max_dx_level", s->max_dx_level);
@@ -171,7 +173,7 @@ int cmd_props(int argc, char **argv)
                 int r[2] = {s->lightmap_res[0], s->lightmap_res[1]};
                 cJSON_AddItemToObject(p, "lightmap_resolution", cJSON_CreateIntArray(r, 2));
             }
-            if (fl & BK_SPROP_SCALE) cJSON_AddNumberToObject(p, "uniform_scale", s->scale);
+            if (fl & BK_SPROP_SCALE) cli_json_add_f32(p, "uniform_scale", s->scale);
             cJSON_AddItemToArray(arr, p);
         }
         cJSON *dp = cJSON_AddObjectToObject(root, "detail_prop_lump");

@@ -1,5 +1,6 @@
 /* bspkit CLI: command table, shared option parsing, loading with located errors. */
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -241,8 +242,49 @@ static void diag_errors_only(void *user, const bk_diag *d)
     if (d->severity == BK_SEV_ERROR) cli_diag_print(user, d);
 }
 
+const char *cli_json_f32_text(char *buf, size_t size, float v)
+{
+    uint32_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    if (isfinite(v)) snprintf(buf, size, "%.9g", (double)v);
+    else snprintf(buf, size, "\"0x%08x\"", (unsigned)bits);
+    return buf;
+}
+
+cJSON *cli_json_f32(float v)
+{
+    if (isfinite(v)) return cJSON_CreateNumber(v);
+    char t[16];
+    cli_json_f32_text(t, sizeof t, v);
+    t[strlen(t) - 1] = 0;   /* without its quotes */
+    return cJSON_CreateString(t + 1);
+}
+
+void cli_json_add_f32(cJSON *obj, const char *key, float v)
+{
+    cJSON_AddItemToObject(obj, key, cli_json_f32(v));
+}
+
+/* every non-finite number of j as cli_json_f32 writes it (the value a float: what the files hold) */
+static void json_finite_numbers(cJSON *j)
+{
+    for (cJSON *c = j ? j->child : NULL; c; c = c->next) {
+        if (cJSON_IsNumber(c) && !isfinite(c->valuedouble)) {
+            cJSON *s = cli_json_f32((float)c->valuedouble);
+            if (!s) continue;
+            s->string = c->string;   /* its key (in an object) goes with it */
+            s->type |= c->type & cJSON_StringIsConst;
+            c->string = NULL;
+            cJSON_ReplaceItemViaPointer(j, c, s);
+            c = s;
+        }
+        json_finite_numbers(c);
+    }
+}
+
 void cli_print_json(cJSON *j)
 {
+    json_finite_numbers(j);
     char *s = cJSON_Print(j);
     if (s) {
         fputs(s, stdout);

@@ -38,6 +38,16 @@ bk_skip() {
     exit 77
 }
 need_dir() { [[ -d $1 ]] || bk_skip "$1 missing (run ../shared/scripts/fetch-corpus)"; }
+need_numpy() { [[ -x /usr/bin/python3 ]] && /usr/bin/python3 -c 'import numpy' 2>/dev/null || bk_skip "/usr/bin/python3 with numpy missing"; }
+# the array maps: the corpus's real GoldSrc, Quake 1 and Source maps (not its unusual_* ones)
+corpus_maps() {
+    need_dir "$CORPUS/goldsrc"; need_dir "$CORPUS/quake1"; need_dir "$CORPUS/source"
+    maps=()
+    local f
+    for f in "$CORPUS"/goldsrc/*.bsp "$CORPUS"/quake1/*.bsp "$CORPUS"/source/*.bsp; do
+        case $(basename "$f") in unusual_*) ;; *) maps+=("$f") ;; esac
+    done
+}
 # skip (exit 77) when a named corpus file is missing: the corpus is a fixed list
 # (../shared/corpus/MANIFEST.md, make corpus), so a missing file is an incomplete corpus
 need_file() {

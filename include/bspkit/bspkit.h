@@ -258,14 +258,20 @@ bk_result bk_kv_last(const bk_kv *kv, uint32_t n, bool *last);
 /* A Source I/O output: a value "target,input,parameter,delay,times", the fields split by the 0x1B
  * (ESC) character where the value holds one (newer compilers), else by ',' (as the game's
  * CEventAction reads it). The strings are as written (an empty input is "Use" to the game; times
- * 0 or -1: fire always). */
+ * 0 or -1: fire always). Vampire: The Masquerade - Bloodlines (VBSP v17) writes two more fields,
+ * ','-separated: "target,input,parameter,delay,times,script,extra", script a Python statement
+ * the game runs when the output fires ("IsIdling()", "G.Story_State = -5"). */
 typedef struct bk_output {
     char *target, *input, *parameter;   /* NUL-terminated; one block, freed by bk_output_free */
     double delay;                       /* seconds */
     int32_t times;                      /* times to fire */
+    bool bloodlines;                    /* the seven-field form: script and extra below */
+    char *script, *extra;               /* its sixth and seventh fields ("" in the five-field form;
+                                           the seventh is empty in every map seen) */
 } bk_output;
-/* Whether value is an output (exactly five fields; the delay a number and times an integer, or
- * empty: 0 and -1 as the game reads them): BK_OK and *out filled, BK_ENOTFOUND (not an output: *out zeroed), BK_ENOMEM. */
+/* Whether value is an output (exactly five fields, or seven split by ','; the delay a number and
+ * times an integer, or empty: 0 and -1 as the game reads them): BK_OK and *out filled,
+ * BK_ENOTFOUND (not an output: *out zeroed), BK_ENOMEM. */
 bk_result bk_output_parse(const char *value, bk_output *out);
 void bk_output_free(bk_output *o);
 

@@ -4,12 +4,8 @@
 # against a ray cast on the exported triangles), and hostile uses of the CLI.
 source "$BK_TESTS/lib.sh"
 bk_init "$@"
-[[ -x /usr/bin/python3 ]] && /usr/bin/python3 -c 'import numpy' 2>/dev/null || { echo "SKIP: /usr/bin/python3 with numpy missing"; exit 77; }
-need_dir "$CORPUS/goldsrc"; need_dir "$CORPUS/quake1"; need_dir "$CORPUS/source"
-maps=()
-for f in "$CORPUS"/goldsrc/*.bsp "$CORPUS"/quake1/*.bsp "$CORPUS"/source/*.bsp; do
-    case $(basename "$f") in unusual_*) ;; *) maps+=("$f") ;; esac
-done
+need_numpy
+corpus_maps
 # a spread of Quake 3 maps (OpenArena 0.8.1 and 0.8.8, Nexuiz) when the fetched corpus is there
 for f in "$FETCHED"/q3/oa081/{oa_dm1,oa_ctf2,aggressor,q3dm6ish,kaos2}.bsp "$FETCHED"/q3/oa088/{oa_bases7,slimefac}.bsp \
          "$FETCHED"/q3/nexuiz/{toxic,ons-reborn,downer,desertfactory}.bsp; do

@@ -3,7 +3,9 @@
 by tests/write/bspread.py), compared with `bspkit entities MAP --outputs --json`.
 A value is an output when it splits into exactly five fields, by 0x1B where the value holds one
 (the game's CEventAction, source-sdk-2013 src/game/server/cbase.cpp), else by ','; the delay a
-decimal number and times a 32-bit integer, or either empty (the game's 0 and -1).
+decimal number and times a 32-bit integer, or either empty (the game's 0 and -1). Vampire: The
+Masquerade - Bloodlines (v17) writes seven ','-separated fields: the five, a Python statement the
+game runs when the output fires ('script') and a seventh ('extra', empty in the corpus).
 usage: outputs.py CLI MAP  -> prints 'N outputs of M pairs'; exit 1 on any difference"""
 import json, re, subprocess, sys, os
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'write'))
@@ -20,10 +22,11 @@ def text(s):
         return s
 
 def parse(v):
-    parts = v.split('\x1b' if '\x1b' in v else ',')
-    if len(parts) != 5:
+    esc = '\x1b' in v
+    parts = v.split('\x1b' if esc else ',')
+    if len(parts) != 5 and (len(parts) != 7 or esc):
         return None
-    t, i, p, d, n = parts
+    t, i, p, d, n = parts[:5]
     if d == '':
         delay = 0.0
     elif len(d.encode('latin-1')) < 64 and DELAY.match(d):
@@ -36,7 +39,7 @@ def parse(v):
         times = int(n)
     else:
         return None
-    return t, i, p, delay, times
+    return t, i, p, delay, times, parts[5:]
 
 cli, path = sys.argv[1], sys.argv[2]
 data = open(path, 'rb').read()
@@ -50,6 +53,8 @@ for ei, ent in enumerate(ents):
         if o:
             want.append({'entity': ei, 'pair': k, 'output': text(key), 'target': text(o[0]), 'input': text(o[1]),
                          'parameter': text(o[2]), 'delay': o[3], 'times': o[4]})
+            if o[5]:
+                want[-1].update(script=text(o[5][0]), extra=text(o[5][1]))
 got = json.loads(subprocess.run([cli, 'entities', path, '--outputs', '--json'], check=True,
                                 capture_output=True).stdout)
 bad = 0
@@ -63,5 +68,7 @@ for g, w in zip(got, want):
         bad += 1
         if bad > 5:
             break
-print('%s: %d outputs of %d pairs%s' % (os.path.basename(path), len(want), npairs, ' DIFFER' if bad else ''))
+seven = sum('script' in w for w in want)
+print('%s: %d outputs of %d pairs%s%s' % (os.path.basename(path), len(want), npairs,
+                                       ' (%d of seven fields)' % seven if seven else '', ' DIFFER' if bad else ''))
 sys.exit(1 if bad else 0)

@@ -14,6 +14,13 @@ for m in "$CORPUS"/source/*.bsp; do
     total=$((total + $(sed -n 's/.*: \([0-9]*\) outputs of.*/\1/p' "$WORK/o.txt" | tail -1)))
 done
 echo "$total outputs compared"
+# Vampire: The Masquerade - Bloodlines' seven-field outputs (40 and 50 on the two corpus maps)
+for m in sm_bailbonds_1:40 sp_genesisdevice_1:50; do
+    f=$CORPUS/source/vtmb_v17_${m%:*}.bsp
+    need_file "$f"
+    check "${m%:*}: ${m#*:} seven-field outputs" test "$("$CLI" entities "$f" --outputs --json 2>/dev/null | grep -o '"script":' | wc -l)" -eq "${m#*:}"
+done
+expect_stdout_has $'\tnewplayer\tToggle\t\t0\t1\tccmd.createplayer\t' "$CLI" entities "$CORPUS/source/vtmb_v17_sp_genesisdevice_1.bsp" --outputs
 check "the corpus has outputs to compare ($total)" test "$total" -ge 200
 # the raw pair stays in the pair form
 M=$CORPUS/source/l4d2_v21_ths_map_cannals_escape01.bsp

@@ -54,6 +54,13 @@ def sprp_entry(d, compressed_ok=False):
     return None
 
 
+def f32(e, q):
+    """the float at e[q:q+4]; a NaN or an infinity as the JSON string bspkit writes for it: "0x" and
+    the float's 8 hex bit digits (docs/lumps.md)"""
+    v = struct.unpack_from("<f", e, q)[0]
+    return v if v - v == 0 else "0x%08x" % struct.unpack_from("<I", e, q)[0]
+
+
 def decode(blob, ver):
     """a static prop game lump's props, decoded by the layout its version and entry size name"""
     names = struct.unpack_from("<i", blob, 0)[0]
@@ -72,13 +79,14 @@ def decode(blob, ver):
     for i in range(count):
         e = blob[p + i * size:p + (i + 1) * size]
         o = struct.unpack_from("<6f3H2Bi2f3f", e, 0)
+        o = [f32(e, 4 * k) for k in range(6)] + list(o[6:12]) + [f32(e, 36 + 4 * k) for k in range(5)]
         v = {"origin": list(o[0:3]), "angles": list(o[3:6]), "model_index": o[6], "first_leaf": o[7],
              "leaf_count": o[8], "solid": o[9], "flags": o[10], "skin": o[11], "fade_min": o[12],
              "fade_max": o[13], "lighting_origin": list(o[14:17])}
         q = 56
         for f in fields:
             if f == "forced_fade_scale":
-                v[f] = struct.unpack_from("<f", e, q)[0]; q += 4
+                v[f] = f32(e, q); q += 4
             elif f == "dx":
                 v["min_dx_level"], v["max_dx_level"] = struct.unpack_from("<2H", e, q); q += 4
             elif f == "diffuse":
@@ -86,7 +94,9 @@ def decode(blob, ver):
             elif f == "cpu_gpu":
                 (v["min_cpu_level"], v["max_cpu_level"], v["min_gpu_level"], v["max_gpu_level"]) = e[q:q + 4]; q += 4
             elif f == "x360":
-                v["disable_x360"] = struct.unpack_from("<I", e, q)[0] != 0; q += 4
+                # a bool (one byte), then three bytes of the struct's padding (whatever the
+                # compiler left there: L4D2 maps have non-zero bytes in it)
+                v["disable_x360"] = e[q] != 0; q += 4
             elif f == "flags32":
                 v["flags"] = struct.unpack_from("<I", e, q)[0]; q += 4
             elif f == "lightmap":
@@ -94,7 +104,7 @@ def decode(blob, ver):
             elif f == "flags_ex":
                 v["flags_ex"] = struct.unpack_from("<I", e, q)[0]; q += 4
             elif f == "scale":
-                v["uniform_scale"] = struct.unpack_from("<f", e, q)[0]; q += 4
+                v["uniform_scale"] = f32(e, q); q += 4
         assert q == size
         out.append(v)
     return {"version": ver, "entry_size": size, "props": out}
@@ -112,12 +122,10 @@ def read(path):
 
 def same(w, g):
     """w (read here) and g (bspkit's JSON) agree: floats to their 32-bit precision as printed,
-    a NaN as the JSON null it prints as"""
+    a NaN or an infinity as the same bits"""
     if isinstance(w, list):
         return isinstance(g, list) and len(w) == len(g) and all(same(a, b) for a, b in zip(w, g))
     if isinstance(w, float):
-        if w != w:
-            return g is None
         return isinstance(g, (int, float)) and abs(g - w) <= 1e-6 * max(1.0, abs(w))
     return w == g
 
@@ -166,8 +174,9 @@ def prop(i, names, leaves, fields):
             v["min_cpu_level"], v["max_cpu_level"], v["min_gpu_level"], v["max_gpu_level"] = 1, 2, 3, 4
             b += bytes([1, 2, 3, 4])
         elif f == "x360":
+            # the bool, then three padding bytes left non-zero on purpose (as real maps have them)
             v["disable_x360"] = bool(i & 2)
-            b += struct.pack("<I", 1 if i & 2 else 0)
+            b += bytes([1 if i & 2 else 0, 0x5d, 0xdb, 0x08])
         elif f == "flags32":
             # the lightmapped layout: the byte above is padding (left non-zero here on purpose),
             # the flags are this uint32, with bits above the byte (0x100: no per-texel lighting)

@@ -158,10 +158,20 @@ static void test_outputs(void)
     bk_output_free(&o);
     CHECK(bk_output_parse("t,i,p,,", &o) == BK_OK && o.delay == 0 && o.times == -1);
     bk_output_free(&o);
-    CHECK(bk_output_parse("t,i,p,1e1,0", &o) == BK_OK && o.delay == 10 && o.times == 0);
+    CHECK(bk_output_parse("t,i,p,1e1,0", &o) == BK_OK && o.delay == 10 && o.times == 0 && !o.bloodlines &&
+          o.script[0] == 0 && o.extra[0] == 0);
+    bk_output_free(&o);
+    /* Vampire: The Masquerade - Bloodlines: a Python statement and a seventh field after times */
+    CHECK(bk_output_parse("newplayer,Toggle,,0,1,ccmd.createplayer,", &o) == BK_OK && o.bloodlines &&
+          strcmp(o.target, "newplayer") == 0 && strcmp(o.input, "Toggle") == 0 && o.parameter[0] == 0 &&
+          o.times == 1 && strcmp(o.script, "ccmd.createplayer") == 0 && o.extra[0] == 0);
+    bk_output_free(&o);
+    CHECK(bk_output_parse(",,,0,-1,G.Story_State = -5,x", &o) == BK_OK && strcmp(o.script, "G.Story_State = -5") == 0 &&
+          strcmp(o.extra, "x") == 0);
     bk_output_free(&o);
     static const char *no[] = {"", "255 255 255 200", "a,b,c,d", "a,b,c,d,e,f", "a,b,c,x,1", "a,b,c,1,1.5",
-                               "a,b,c,1,9999999999", "a\033b\033c\0331", "a,b,c,1e,1", "a,b,c,1,1 "};
+                               "a,b,c,1,9999999999", "a\033b\033c\0331", "a,b,c,1e,1", "a,b,c,1,1 ",
+                               "a,b,c,1,1,s,e,x", "a\033b\033c\0331\0331\033s\033e", "a,b,c,x,1,s,e"};
     for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
         CHECK(bk_output_parse(no[i], &o) == BK_ENOTFOUND && o.target == NULL);
     }

@@ -255,10 +255,12 @@ static uint32_t q_leaf_face(const void *state, int32_t leaf, uint32_t i)
 
 /* ---- trees: hull 0 (nodes + leaves) and hulls 1..3 (clipnodes) ---------------------------- */
 
+/* n . p - dist. Not the engines' shortcut for a plane whose type names an axis (p[type] - dist):
+ * that is the same number when the normal is that axis, and the wrong side when it is not - a
+ * GoldSrc compiler wrote type 0 for normal (-1, 0, 4e-15) on ns_co_core.bsp, and the leaves were
+ * cut by the normal (docs/queries.md). */
 static inline float plane_dist(const bk_q1_plane *pl, const float p[3])
 {
-    /* axial planes (type 0..2) test one coordinate, as the engines do */
-    if (pl->type >= 0 && pl->type < 3) return p[pl->type] - pl->dist;
     return pl->normal[0] * p[0] + pl->normal[1] * p[1] + pl->normal[2] * p[2] - pl->dist;
 }
 

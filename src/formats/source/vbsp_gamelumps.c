@@ -76,7 +76,12 @@ static void read_static_prop(bk_source_static_prop *s, const uint8_t *e, uint32_
     }
     if (fields & F_DIF)
         for (int k = 0; k < 4; k++) s->diffuse[k] = bk_cur_u8(&pc);
-    if (fields & F_X360) s->disable_x360 = bk_cur_u32le(&pc);
+    if (fields & F_X360) {
+        /* a bool (one byte), then the struct's three bytes of padding before the next int (or its
+         * end): the padding is not zero on real maps (L4D2) */
+        s->disable_x360 = bk_cur_u8(&pc);
+        bk_cur_take(&pc, 3);
+    }
     if (fields & F_FX) s->flags_ex = bk_cur_u32le(&pc);
     if (fields & F_SC) s->scale = bk_cur_f32le(&pc);
 }
