@@ -43,10 +43,12 @@ corpus:
 		FETCH_TEXTURES=1 bash ../shared/scripts/fetch-corpus $(CORPUS_DIR) >/dev/null 2>&1 || \
 		echo "note: fetch-corpus failed; Quake 3 / DPM tests will be skipped"; fi
 
+# ctest, then the tests it skipped with their reasons and the command that enables them
+# (scripts/install-deps --blender --web --fidelity: what only CI installs); its exit status is ctest's
 test: deps
 	@$(MAKE) --no-print-directory build corpus
 	@scripts/install-deps --test
-	@cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+	@bash tests/tools/run-ctest.sh $(BUILD) -j$(JOBS)
 
 demo: deps
 	@$(MAKE) --no-print-directory build
