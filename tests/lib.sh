@@ -70,7 +70,7 @@ gltf_render() {
 # Blender is not installed (scripts/install-deps --blender); pass --armature / --actions to
 # require them
 blender_import() {
-    command -v blender >/dev/null || { echo "SKIP: blender not installed"; exit 77; }
+    command -v blender >/dev/null || { echo "SKIP: blender not installed (scripts/install-deps --blender)"; exit 77; }
     PATH=/usr/bin:/bin blender -b --python-exit-code 1 --python "$BK_TESTS/tools/blender_import.py" -- "$@" 2>&1 |
         grep -E '^(imported|INVALID)'
     return "${PIPESTATUS[0]}"

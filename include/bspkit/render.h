@@ -31,7 +31,8 @@ extern "C" {
 typedef enum bk_render_view {
     BK_VIEW_AUTO = 0,      /* the first player spawn if there is one, else BK_VIEW_MODEL */
     BK_VIEW_EYE = 1,       /* eye, yaw, pitch */
-    BK_VIEW_SPAWN = 2,     /* player spawn number `spawn` (1 = the first), at the game's eye height */
+    BK_VIEW_SPAWN = 2,     /* player spawn number `spawn` (1 = the first), at the game's eye height,
+                            * along its angle; without one, the most open level direction */
     BK_VIEW_MODEL = 3,     /* the whole scene from a three-quarter view outside it (models) */
     BK_VIEW_OVERVIEW = 4   /* orthographic, top down, shaded by height (radar overviews) */
 } bk_render_view;

@@ -35,7 +35,8 @@ static float eye_height(const bk_scene *s)
     return 0;
 }
 
-void bk_render_spawns(const bk_scene *s, float (*pos)[3], float *yaw, uint32_t cap, uint32_t *count)
+/* bk_render_spawns, and given[i]: whether spawn i says where it looks (an angle or angles key) */
+static void spawns(const bk_scene *s, float (*pos)[3], float *yaw, bool *given, uint32_t cap, uint32_t *count)
 {
     uint32_t n = 0;
     float h = eye_height(s);
@@ -55,14 +56,73 @@ void bk_render_spawns(const bk_scene *s, float (*pos)[3], float *yaw, uint32_t c
                 const char *a = bk_rt_extra(nd->extras, nd->extra_count, "angles");
                 const char *a1 = bk_rt_extra(nd->extras, nd->extra_count, "angle");
                 float pyr[3] = {0, 0, 0};
+                bool has = true;
                 if (a && sscanf(a, "%f %f %f", &pyr[0], &pyr[1], &pyr[2]) >= 2) yaw[n] = pyr[1];
-                else yaw[n] = a1 ? strtof(a1, NULL) : 0;
-                if (!isfinite(yaw[n])) yaw[n] = 0;
+                else if (a1) yaw[n] = strtof(a1, NULL);
+                else yaw[n] = 0, has = false;
+                if (!isfinite(yaw[n])) yaw[n] = 0, has = false;
+                if (given) given[n] = has;
             }
         }
         n++;
     }
     *count = n;
+}
+
+void bk_render_spawns(const bk_scene *s, float (*pos)[3], float *yaw, uint32_t cap, uint32_t *count)
+{
+    spawns(s, pos, yaw, NULL, cap, count);
+}
+
+/* ---- where a spawn without an angle looks ------------------------------------------------------- */
+/* The distance from o along the unit direction d to the nearest opaque, drawn triangle of the
+ * world (vis: the PVS flags, or NULL), at most far. Sky and tool faces, the sky box and blended
+ * surfaces do not stop it: through them the view goes on. Moller-Trumbore, both sides. */
+static float free_distance(const bk_renderer *r, const uint8_t *vis, const float o[3], const float d[3], float far)
+{
+    float best = far;
+    for (uint64_t t = 0; t < r->tri_count; t++) {
+        const rtri *tr = &r->tri[t];
+        const rmat *m = &r->mat[tr->mat];
+        if ((vis && !vis[t]) || tr->follow || tr->sky3d || m->pass != RP_OPAQUE || m->tool) continue;
+        const float *a = r->vert[tr->v[0]].p, *b = r->vert[tr->v[1]].p, *c = r->vert[tr->v[2]].p;
+        float e1[3], e2[3], s[3], p[3], q[3];
+        for (int k = 0; k < 3; k++) e1[k] = b[k] - a[k], e2[k] = c[k] - a[k], s[k] = o[k] - a[k];
+        p[0] = d[1] * e2[2] - d[2] * e2[1], p[1] = d[2] * e2[0] - d[0] * e2[2], p[2] = d[0] * e2[1] - d[1] * e2[0];
+        float det = e1[0] * p[0] + e1[1] * p[1] + e1[2] * p[2];
+        if (fabsf(det) < 1e-9f) continue;
+        float inv = 1 / det, u = (s[0] * p[0] + s[1] * p[1] + s[2] * p[2]) * inv;
+        if (u < 0 || u > 1) continue;
+        q[0] = s[1] * e1[2] - s[2] * e1[1], q[1] = s[2] * e1[0] - s[0] * e1[2], q[2] = s[0] * e1[1] - s[1] * e1[0];
+        float w = (d[0] * q[0] + d[1] * q[1] + d[2] * q[2]) * inv;
+        if (w < 0 || u + w > 1) continue;
+        float dist = (e2[0] * q[0] + e2[1] * q[1] + e2[2] * q[2]) * inv;
+        if (dist > 0 && dist < best) best = dist;
+    }
+    return best;
+}
+
+/* The yaw towards the most open direction from eye: 32 level rays, each direction scored by the
+ * mean free distance of the rays within a quarter turn's middle half around it (what a 90-degree
+ * view mostly shows), capped at the scene's size; ties to the smaller yaw. */
+#define OPEN_RAYS 32
+static float open_yaw(const bk_renderer *r, const uint8_t *vis, const float eye[3])
+{
+    float far = 0, dist[OPEN_RAYS];
+    for (int k = 0; k < 3; k++) far += (r->maxs[k] - r->mins[k]) * (r->maxs[k] - r->mins[k]);
+    far = isfinite(far) && far > 1 ? sqrtf(far) : 1;
+    for (int i = 0; i < OPEN_RAYS; i++) {
+        float a = (float)i * (360.0f / OPEN_RAYS) * DEG, d[3] = {cosf(a), sinf(a), 0};
+        dist[i] = free_distance(r, vis, eye, d, far);
+    }
+    int best = 0;
+    float best_score = -1;
+    for (int i = 0; i < OPEN_RAYS; i++) {
+        float sum = 0;
+        for (int j = -OPEN_RAYS / 16; j <= OPEN_RAYS / 16; j++) sum += dist[(i + j + OPEN_RAYS) % OPEN_RAYS];
+        if (sum > best_score * 1.0001f) best_score = sum, best = i;
+    }
+    return (float)best * (360.0f / OPEN_RAYS);
 }
 
 /* ---- draw order -------------------------------------------------------------------------------- */
@@ -385,11 +445,19 @@ static bk_result make_view(const bk_renderer *r, const bk_render_options *o, rt_
             bk_free(y);
             return BK_ENOMEM;
         }
-        bk_render_spawns(r->s, p, y, r->spawn_count, &n);
+        bool *given = bk_malloc((size_t)r->spawn_count * sizeof *given);
+        if (!given) {
+            bk_free(p);
+            bk_free(y);
+            return BK_ENOMEM;
+        }
+        spawns(r->s, p, y, given, r->spawn_count, &n);
         memcpy(v->eye, p[want - 1], sizeof v->eye);
         yaw = y[want - 1], pitch = 0;
+        v->open_yaw = !given[want - 1];   /* turned to the most open direction once the PVS is known */
         bk_free(p);
         bk_free(y);
+        bk_free(given);
     } else {
         memcpy(v->eye, o->eye, sizeof v->eye);
     }
@@ -422,6 +490,11 @@ static bk_result view_of(const bk_renderer *r, const bk_render_options *o, rt_vi
     if (!v->ortho && o->view != BK_VIEW_MODEL && (o->view != BK_VIEW_AUTO || r->spawn_count))
         BK_TRY(pvs_flags(r, v->eye, o->no_pvs, vis, &ri->cluster, &ri->triangles_pvs));
     v->vis = *vis;
+    if (v->open_yaw) {
+        /* a spawn that says not where it looks: towards the most open direction (not a wall) */
+        ri->yaw = open_yaw(r, *vis, v->eye);
+        angles_basis(v, ri->yaw, ri->pitch);
+    }
     return BK_OK;
 }
 

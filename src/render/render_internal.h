@@ -109,6 +109,7 @@ typedef struct rt_view {
     const uint8_t *vis;         /* triangle visible flags (PVS), or NULL: all */
     uint32_t threads;
     float display_gamma;
+    bool open_yaw;              /* a spawn without an angle: view_of turns it to the most open direction */
     bool exhaustive;            /* no shortcut: every triangle sorted (qsort) and set up, every row of
                                  * a tile walked; the same picture (the tests compare both) */
 } rt_view;

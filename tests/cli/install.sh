@@ -71,15 +71,16 @@ check "the CMake package names no absolute library path" no_abs_paths $(find "$P
 check "bk_version() answers" bash -c "cc -x c - -o '$WORK/v' -I'$PREFIX/include' <<< '#include <bspkit/bspkit.h>
 #include <string.h>
 int main(void){return strcmp(bk_version(), BK_VERSION_STRING) != 0;}' $(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --libs --static bspkit) $SANFLAGS && '$WORK/v'"
-# a shared build exports exactly what include/bspkit/ declares, with a SONAME, and its tests build
-# too (they call internals and cJSON: a static copy of the library links them) (skipped under ASan).
+# a shared build exports exactly what include/bspkit/ declares, with a SONAME, and all of it builds:
+# its tests, fuzz replay programs and benchmarks too (they call internals and cJSON: a static copy
+# of the library links them), and its replays of the crashers run (skipped under ASan).
 # Its build folder is kept beside the work folder from one run to the next: built incrementally
 # from the current sources, as the main build is (a whole build each run was most of this test).
 if [[ $SAN != ON ]] && command -v nm >/dev/null; then
     SRC=$(cd "$BK_TESTS/.." && pwd)
     SHARED=$WORK-shared
     if cmake -S "$SRC" -B "$SHARED" -DBUILD_SHARED_LIBS=ON -DCMAKE_BUILD_TYPE=Release >/dev/null 2>"$WORK/.err" &&
-       cmake --build "$SHARED" -j2 --target bspkit_cli unit_core >/dev/null 2>>"$WORK/.err"; then
+       cmake --build "$SHARED" -j2 >/dev/null 2>>"$WORK/.err"; then
         ok
         so=$(readlink -f "$SHARED/libbspkit.so")   # the library just built (not one of an older version)
         check "the shared library has a SONAME" bash -c "objdump -p '$so' | grep -q 'SONAME.*libbspkit.so.0'"
@@ -88,6 +89,7 @@ if [[ $SAN != ON ]] && command -v nm >/dev/null; then
         check "every exported function is declared in include/bspkit/" bash -c "comm -23 '$WORK/exported' '$WORK/declared' | (! grep .)"
         check "nothing internal is exported (bk_report, bk_alloc_array, bk_cm_trace, the archive readers)" bash -c "! grep -qE '^(bk_report|bk_alloc_array|bk_cm_trace|bk_archive_wrap|bk_zip_.*|bk_vpk_.*|bk_source_pak_.*)\$' '$WORK/exported'"
         check "the CLI runs on the shared library" "$SHARED/bspkit" info "$SRC/samples/ericw_q1_detail_fence2.bsp"
-    else fail "shared build"; tail -5 "$WORK/.err" >&2; fi
+        check "the shared build's fuzz replays and unit_core pass" bash -c "cd '$SHARED' && ctest -R '^(fuzz_replay|unit_core)\$' >'$WORK/.ctest' 2>&1"
+    else fail "shared build (with its tests)"; grep -E 'error|undefined' "$WORK/.err" | head -5 >&2; tail -5 "$WORK/.err" >&2; fi
 fi
 bk_done

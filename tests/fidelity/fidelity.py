@@ -89,7 +89,7 @@ def ensure_python_deps():
     except ImportError:
         pass
     if not apt_install(['python3-numpy', 'python3-pil']):
-        skip('python3-numpy / python3-pil missing and cannot be installed')
+        skip('python3-numpy / python3-pil missing and cannot be installed (scripts/install-deps --fidelity)')
     os.execv('/usr/bin/python3', ['/usr/bin/python3'] + sys.argv)
 
 
@@ -455,7 +455,7 @@ def main():
         skip('node / tests/tools node_modules missing (scripts/install-deps --test)')
     games = {'all': ['oa', 'nexuiz', 'q1dp', 'q1qs'], 'q1': ['q1dp', 'q1qs']}.get(a.game, [a.game])
     if not shutil.which('Xvfb') and not apt_install(['xvfb']):
-        skip('Xvfb missing and cannot be installed')
+        skip('Xvfb missing and cannot be installed (scripts/install-deps --fidelity)')
     os.makedirs(a.out, exist_ok=True)
     results, ran = [], 0
     with Xvfb() as x:
@@ -536,7 +536,7 @@ def main():
               f'within 4% RMSE: {sum(r["rmse"] <= 0.04 for r in results)}, within 15% brightness: '
               f'{sum(abs(r["brightness_ratio"] - 1) <= 0.15 for r in results)}')
     if not ran:
-        skip('no engine could be installed, or no maps')
+        skip('no engine could be installed, or no maps (scripts/install-deps --fidelity; the Quake 1 corpus)')
     if a.max_rmse is not None:
         bad = [r for r in results if r['rmse'] > a.max_rmse]
         for r in bad:

@@ -98,4 +98,32 @@ check "a truncated map: a located error" grep -q "broken.bsp: .*error" "$WORK/.e
 expect_exit 1 "$CLI" render "$Q1" -o "$WORK/no/such/folder/x.png"
 check "nothing written by the failures" test ! -e "$WORK/x.png"
 expect_stdout_has "usage: bspkit render" "$CLI" render --help
+
+# --- the spawn view's yaw: the spawn's own angle when it has one, else the most open direction ----
+# (the sample's info_player_start has no angle: yaw 0 looked at a wall 128 units away). The free
+# distance along the view, measured by the map's own collision hull (bspkit trace, hull 0), is
+# near the longest of 16 level directions, and well over the old view's.
+S=$BK_TESTS/../samples/ericw_q1_detail_fence2.bsp
+"$CLI" render "$S" -o "$WORK/open.png" --size 320x180 --json >"$WORK/open.json" 2>"$WORK/.err" || fail "render the sample"
+free() { # free X Y Z YAW: how far a level ray from the eye goes
+    local to; to=$(python3 -c "import math; print($1 + 8192 * math.cos(math.radians($4)), $2 + 8192 * math.sin(math.radians($4)), $3)")
+    "$CLI" trace "$S" --from "$1" "$2" "$3" --to $to --hull 0 --json | python3 -c "import json, sys; print(json.load(sys.stdin)['fraction'] * 8192)"
+}
+eye=$(python3 -c "import json; print(*json.load(open('$WORK/open.json'))['eye'])")
+yaw=$(json_num yaw "$WORK/open.json")
+d=$(free $eye "$yaw"); d0=$(free $eye 0)
+best=0; for y in $(seq 0 22.5 337.5); do best=$(python3 -c "print(max($best, $(free $eye "$y")))"); done
+check "the sample's spawn view looks along a long free line ($d units at yaw $yaw; the longest level one $best)" \
+    python3 -c "import sys; sys.exit(not $d >= 0.9 * $best)"
+check "... longer than the wall at yaw 0 ($d0 units)" python3 -c "import sys; sys.exit(not $d >= 1.4 * $d0)"
+# a spawn with an angle keeps it: cs16_fy_pool_day's first spawn says "angles" "0 90 0"
+"$CLI" render "$GS" -o "$WORK/given.png" --size 64x48 --json >"$WORK/given.json" 2>/dev/null || fail "render $GS"
+want=$("$CLI" entities "$GS" --json | python3 -c "
+import json, sys
+for e in json.load(sys.stdin):
+    d = dict(e)
+    if d.get('classname', '').startswith('info_player'):
+        print(float(d['angles'].split()[1]) if 'angles' in d else float(d.get('angle', 0))); break")
+check "a spawn's own angle is kept (yaw $(json_num yaw "$WORK/given.json"), the entity's $want)" \
+    python3 -c "import sys; sys.exit(abs($(json_num yaw "$WORK/given.json") - $want) > 1e-3)"
 bk_done

@@ -13,7 +13,7 @@ ROOT=$(cd "$BK_TESTS/.." && pwd)
 BUILD=$(cd "$(dirname "$CLI")" && pwd)
 command -v emcc >/dev/null || bk_skip "emscripten not installed (scripts/install-deps --web)"
 command -v esbuild >/dev/null || bk_skip "esbuild not installed (scripts/install-deps --web)"
-command -v chromium >/dev/null || bk_skip "chromium not installed"
+command -v chromium >/dev/null || bk_skip "chromium not installed (scripts/install-deps --test)"
 [[ -f $BK_TESTS/tools/node_modules/playwright-core/package.json ]] || bk_skip "npm test tools missing (scripts/install-deps --test)"
 apt-get source --print-uris -qq zlib >/dev/null 2>&1 || ls -d "$BUILD"/web-deps/zlib-* >/dev/null 2>&1 || bk_skip "no deb-src for apt-get source (scripts/install-deps --web)"
 need_file "$CORPUS/goldsrc/ns_ns_lost.bsp" "$CORPUS/wad3/ns_lost.wad" "$CORPUS/source/css_v20_gg_creepyvan.bsp"
