@@ -142,6 +142,7 @@ void cli_missing_lines(const cli_opts *o, bk_format fmt, const char *wad, const 
 int cli_batch(cli_opts *o);
 int cmd_trace(int argc, char **argv);
 int cmd_render(int argc, char **argv);
+int cmd_decompile(int argc, char **argv);
 /* query / trace --batch input (cli/query_input.c). One line of any length up to limit bytes into
  * *buf (grown with realloc, NUL-terminated, the newline dropped; *len its length): 1 a line,
  * 0 end of input, -1 a line longer than limit (read to its end and dropped), -2 a read error or

@@ -114,6 +114,18 @@ static const cli_cmd k_cmds[] = {
      "  --keep-all-bones   DPM writer: keep bones no vertex uses (attachment points such as\n"
      "                     'shot' that gamecode finds by name without an attachment flag)\n",
      cmd_convert},
+    {"decompile", "a map back to an editable source: .vmf (Source) or .map (Quake 3)",
+     "usage: bspkit decompile MAP -o OUT.vmf|OUT.map [--json] [-q] [-v]\n"
+     "  Write the map's source as its editor reads it: a Source map as Hammer's .vmf (world and\n"
+     "  entity solids, materials, texture axes, lightmap scales, outputs as connections, detail\n"
+     "  brushes in a func_detail, tool materials restored where the compiler kept none), a Quake 3\n"
+     "  map as the .map q3map2 and NetRadiant read (brush primitives, texture matrices fitted to\n"
+     "  the drawn faces, patchDef2). Every brush of the brush lumps, each side on the lump's own\n"
+     "  plane; bevel sides left out; a brush whose planes enclose nothing is reported and left\n"
+     "  out. Written all or nothing. Other families: not supported yet. docs/decompile.md\n"
+     "  MAP may be ARCHIVE.pk3:maps/NAME.bsp.\n"
+     "  --json   what was written: entities, brushes, sides, bevels and brushes left out, ...\n",
+     cmd_decompile},
     {"render", "draw a map or model as the engine shows it, into a PNG (software renderer)",
      "usage: bspkit render FILE -o OUT.png [--eye X Y Z --yaw DEG --pitch DEG | --spawn N] [options]\n"
      "       bspkit render FILE --overview -o OUT.png [--z-range MIN MAX] [--mark-spawns]\n"

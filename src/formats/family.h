@@ -164,6 +164,7 @@ bk_result bk_lump_json_read(const bk_file *f, uint32_t lump, const char *text, s
 /* ---- the descriptor --------------------------------------------------------------------------- */
 struct bk_query_ops;
 struct bk_collision;
+struct bk_dmap;
 typedef bk_result (*bk_collision_fn)(const bk_file *f, struct bk_collision *b);
 typedef struct bk_family {
     const char *name;                          /* "quake", "q3", "source", "dpm", ... */
@@ -187,6 +188,9 @@ typedef struct bk_family {
     /* editing: how replaced lump `slot` (bytes d, n) is stored: *out (bk_malloc'd) to store instead
      * (Source: LZMA-compressed again), or NULL: d as it is; NULL hook: always as it is */
     bk_result (*edit_encode)(const bk_file *f, uint32_t slot, const uint8_t *d, size_t n, uint8_t **out, size_t *out_n);
+    /* decompiling: fill the neutral brush model (src/decompile/decompile.h) from the lumps; NULL:
+     * "decompile not supported yet" for the family */
+    bk_result (*decompile)(const bk_file *f, struct bk_dmap *m);
 } bk_family;
 
 extern const bk_family bk_family_quake, bk_family_wad3, bk_family_q3, bk_family_source, bk_family_dpm,
@@ -207,6 +211,9 @@ const bk_field *bk_lump_field(const bk_lump_desc *lump, uint8_t column, const ch
 /* Collision builders (src/scene/collision.c), one per way a family stores its solids. */
 bk_result bk_collision_quake_hull0(const bk_file *f, struct bk_collision *b);
 bk_result bk_collision_brushes(const bk_file *f, struct bk_collision *b);
+/* Decompile ops (src/decompile/), one per way a family stores its brushes. */
+bk_result bk_decompile_q3(const bk_file *f, struct bk_dmap *m);
+bk_result bk_decompile_source(const bk_file *f, struct bk_dmap *m);
 
 /* ---- the reference checker (refs.c) ----------------------------------------------------------- */
 /* A decoded lump as the checker reads it: its bytes (after decompression), element count, and

@@ -1,0 +1,104 @@
+/* The decompiler's neutral brush model: entities, their brushes (each side on a lump plane, with a
+ * material and texture axes, its face polygon), patches. A family's decompile op (bk_family.decompile)
+ * fills it from its lumps; the writers (write_map.c, write_vmf.c) turn it into an editor's text. */
+#ifndef BK_DECOMPILE_INTERNAL_H
+#define BK_DECOMPILE_INTERNAL_H
+
+#include "../formats/family.h"
+#include "bspkit/decompile.h"
+
+typedef struct bk_dside {
+    double n[3], d;            /* the lump's plane: n.p = d, n pointing out of the brush */
+    const char *material;      /* lives as long as the file (or a static string) */
+    /* texture axes. VMF: texels s = axes[k].xyz . p + axes[k][3] (k = 0 u, 1 v); Quake 3 brush
+     * primitives: the texture matrix rows (st = axes[k][0] x + axes[k][1] y + axes[k][2], x y on
+     * the plane's axis base) */
+    double axes[2][4];
+    bool has_axes;             /* false: the writer's default */
+    int32_t lightmap_scale;    /* VMF (0: 16) */
+    uint32_t contents;         /* Quake 3: the content flags written on the side (detail) */
+    uint32_t src;              /* its brushside index */
+    uint32_t first_wv, wv_count;   /* its face polygon: m->wv[first_wv ...] */
+    double pts[3][3];          /* three points on the plane (bk_dmap_finish) */
+    bool integer_pts;          /* pts are whole numbers reproducing the plane */
+} bk_dside;
+
+typedef struct bk_dbrush {
+    uint32_t first_side, side_count;
+    uint32_t src;              /* its brush index */
+    uint32_t entity;           /* index into m->ents */
+} bk_dbrush;
+
+typedef struct bk_dpoint {
+    double xyz[3], st[2];
+} bk_dpoint;
+
+typedef struct bk_dpatch {
+    const char *material;
+    uint32_t w, h;             /* control points: columns, rows (points[first + row * w + col]) */
+    uint32_t first_point;
+    uint32_t src;              /* its surface index */
+    uint32_t entity;
+} bk_dpatch;
+
+typedef struct bk_dentity {
+    const bk_entity *src;      /* keys as the map has them (NULL: made here, e.g. func_detail) */
+    const char *classname;     /* for an entity made here */
+    double origin[3];          /* what was added to its brushes (a brush entity's origin) */
+    uint32_t first_brush, brush_count, first_patch, patch_count;   /* its own (bk_dmap_finish) */
+} bk_dentity;
+
+typedef struct bk_dmap {
+    const bk_file *f;
+    const bk_options *opt;
+    bk_ctx ctx;                /* diagnostics, located in the input */
+    bk_dentity *ents;  uint32_t ent_count, ent_cap;
+    bk_dbrush *brushes; uint32_t brush_count, brush_cap;
+    bk_dside *sides;   uint32_t side_count, side_cap;
+    double (*wv)[3];   uint32_t wv_count, wv_cap;
+    bk_dpatch *patches; uint32_t patch_count, patch_cap;
+    bk_dpoint *points; uint32_t point_count, point_cap;
+    bk_decompile_stats stats;
+    /* the brush being added (bk_dmap_brush_begin .. _end) */
+    uint32_t open_side;
+    const char *brush_lump;    /* "brushes", for the report of a brush left out */
+} bk_dmap;
+
+/* ---- filling it (decompile.c) ------------------------------------------------------------ */
+bk_result bk_dmap_entity(bk_dmap *m, const bk_entity *src, const char *classname, uint32_t *index);
+void bk_dmap_brush_begin(bk_dmap *m);
+/* a side of the open brush: the plane as the lump stores it */
+bk_result bk_dmap_side(bk_dmap *m, const float n[3], float d, uint32_t src, bk_dside **out);
+/* Close the open brush: each side's face polygon clipped by the others. A side without a face (a
+ * bevel, bevel_flag true: known as one) is left out and counted; a brush that does not close
+ * (fewer than four faces, or open to the far away) is reported with its index and left out
+ * (*kept false). */
+bk_result bk_dmap_brush_end(bk_dmap *m, uint32_t src, uint32_t entity, const bool *bevel_flag, bool *kept);
+/* the entity written first: the first worldspawn (else the first) */
+uint32_t bk_dmap_world(const bk_dmap *m);
+/* its class name */
+const char *bk_dentity_class(const bk_dentity *e);
+/* Move brushes [first, end) and patches [pfirst, pend) by o (a brush entity's origin) */
+void bk_dmap_translate(bk_dmap *m, uint32_t first, uint32_t end, uint32_t pfirst, uint32_t pend, const double o[3]);
+bk_result bk_dmap_patch(bk_dmap *m, const char *material, uint32_t w, uint32_t h, uint32_t src, uint32_t entity,
+                        bk_dpoint **points);
+/* Whether p (on or near side s's plane) lies inside s's face polygon, by eps units */
+bool bk_dside_contains(const bk_dmap *m, const bk_dside *s, const double p[3], double eps);
+/* Brushes and patches put in entity order (each entity's ranges set), the three points of each
+ * side (integer where they give the lump's plane back), the counts. */
+bk_result bk_dmap_finish(bk_dmap *m);
+/* Quake 3 brush primitives' axis base of a plane normal (q3map2's ComputeAxisBase) */
+void bk_bp_axis_base(const double n[3], double s[3], double t[3]);
+
+
+/* ---- writers ------------------------------------------------------------------------------- */
+bk_result bk_write_map_q3(const bk_dmap *m, bk_buf *o);
+bk_result bk_write_vmf(const bk_dmap *m, bk_buf *o);
+/* three points "( x y z ) ( x y z ) ( x y z )" (paren: "(x y z)" without inner spaces for VMF) */
+void bk_put_points(bk_buf *o, const bk_dside *s, bool vmf);
+/* a number as the editors read it: '.' decimals, no exponent, trailing zeros dropped */
+void bk_put_num(bk_buf *o, double v, int decimals);
+/* a quoted string with any '"' turned into '\'' (the formats have no escape) */
+void bk_put_quoted(bk_buf *o, const char *s);
+
+#endif
