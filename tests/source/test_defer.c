@@ -178,10 +178,9 @@ static void check_threads(const char *dir)
 
 /* a digest of what a scene builder reads from the map's LZMA lumps and the geometry around them:
  * the mesh vertices (positions, lightmap UVs), the lightmap atlas's pixels, node and light counts */
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
+static uint64_t fnv(uint64_t h, const void *p, size_t n) /* h and the bytes' CRC-32, mixed */
 {
-    for (size_t i = 0; i < n; i++) h = (h ^ ((const uint8_t *)p)[i]) * 1099511628211u;
-    return h;
+    return (h ^ bk_crc32(p, n)) * 1099511628211u;
 }
 
 static uint64_t scene_digest(bk_scene *s)
