@@ -2,3 +2,5 @@
 bk_unit_test(quake_unit quake/test_quake.c)
 bk_sh_test(quake_corpus quake/corpus.sh)
 bk_sh_test(quake_cli quake/cli.sh)
+# GoldSrc sky faces without the sky box images: the neutral sky colour and a warning naming them
+bk_sh_test(goldsrc_sky quake/sky.sh)

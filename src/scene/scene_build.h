@@ -156,6 +156,10 @@ void bk_atlas_free(bk_atlas *a);
 /* ---- sky boxes (skybox.c) ---------------------------------------------------------------- */
 /* The six faces' name suffixes in face order: rt, bk, lf, ft, up, dn. */
 extern const char *const bk_sky_face_suffix[6];
+/* The sky's colour (linear RGB, a sky material's base colour) where a map's sky box is not drawn:
+ * a neutral light grey-blue (sRGB 150 165 185), so that a view of the sky alone is not black. The
+ * renderer, the web page and the Blender add-on all draw it from the material. */
+extern const float bk_sky_neutral[3];
 /* A point of face f (0..5, the order above) at (s, t) in -1..1 on the unit cube, engine axes. */
 void bk_sky_face_point(int f, float s, float t, float p[3]);
 /* The triangles of an (n+1) x (n+1) vertex grid starting at vertex first, facing the origin. */

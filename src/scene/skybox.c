@@ -10,6 +10,7 @@
 #include "scene/scene_build.h"
 
 const char *const bk_sky_face_suffix[6] = {"rt", "bk", "lf", "ft", "up", "dn"};
+const float bk_sky_neutral[3] = {0.305f, 0.376f, 0.485f};
 
 void bk_sky_face_point(int f, float s, float t, float p[3])
 {

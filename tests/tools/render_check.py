@@ -5,6 +5,7 @@
                                    scale for a 1024-pixel width), lands on a drawn pixel (not the
                                    background 0x202830) within 2 pixels
   drawn A.png MIN                  at least MIN of the picture differs from the background
+  colour A.png R G B TOL           99% of the pixels within TOL of R G B (0..255) in each channel
 Exit 0 when the check holds, 1 otherwise."""
 import json
 import re
@@ -42,6 +43,11 @@ def main():
         m = drawn_mask(rgb(sys.argv[2])).mean()
         print('drawn %.3f' % m)
         return 0 if m >= float(sys.argv[3]) else 1
+    if cmd == 'colour':
+        img, want, tol = rgb(sys.argv[2]), np.array([float(v) for v in sys.argv[3:6]]), float(sys.argv[6])
+        near = (np.abs(img - want) <= tol).all(axis=2).mean()
+        print('mean %s, %.3f within %g of %s' % (np.round(img.reshape(-1, 3).mean(axis=0), 1), near, tol, want))
+        return 0 if near >= 0.99 else 1
     if cmd == 'spawns':
         img = rgb(sys.argv[2])
         h, w = img.shape[:2]

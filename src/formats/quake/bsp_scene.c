@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "quake_internal.h"
+#include "../../scene/scene_build.h"
 
 typedef struct wad_src {
     char *name;
@@ -27,6 +28,7 @@ typedef struct builder {
     int32_t *mat_of;               /* 2 per miptex slot (+2 for "no texture"): [lit] */
     int32_t lightmap_image;
     float lightmap_scale;          /* > 1: Quake's light range (the atlas as the engine keeps it, x this) */
+    bool sky_said;                 /* GoldSrc: the sky box's images looked for (gold_sky) */
 } builder;
 
 static bool has_ext(const char *p, const char *ext)
@@ -196,6 +198,53 @@ static bool is_tool_texture(const char *name)
     return false;
 }
 
+/* GoldSrc's sky: the engine never draws the map's "sky" texture there but the sky box
+ * gfx/env/NAME{rt,bk,lf,ft,up,dn}.tga of the game folder (worldspawn's skyname; "desert" without
+ * one), which bspkit does not draw. The sky material is the neutral sky colour (bk_sky_neutral:
+ * never black, whatever the WAD's placeholder "sky" looks like), marked extras.sky "faces" with
+ * the skyname, and the images not found in the game folders are named in a warning. */
+static bk_result gold_sky(builder *B, int32_t mi)
+{
+    bk_material *mat = &B->s->materials[mi];
+    mat->unlit = 1;
+    mat->lightmap_image = -1;
+    mat->base_image = -1;
+    memcpy(mat->base_color, bk_sky_neutral, sizeof bk_sky_neutral);
+    mat->base_color[3] = 1;
+    const char *name = B->f->entities.count ? bk_entity_get(&B->f->entities.items[0], "skyname") : NULL;
+    if (!name || !*name) name = "desert";
+    BK_TRY(bk_kv_append(&mat->extras, &mat->extra_count, "sky", "faces"));
+    BK_TRY(bk_kv_append(&mat->extras, &mat->extra_count, "skyname", name));
+    if (B->sky_said) return BK_OK;
+    B->sky_said = true;
+    char missing[6 * 240] = "";
+    int n = 0;
+    bk_vfs *vfs = bk_vfs_new_game(B->opt);
+    for (int f = 0; f < 6; f++) {
+        char path[240];
+        snprintf(path, sizeof path, "gfx/env/%.200s%s.tga", name, bk_sky_face_suffix[f]);
+        uint8_t *data = NULL;
+        size_t size;
+        if (vfs && bk_vfs_read(vfs, path, bk_limits_of(B->opt).max_file_bytes, &data, &size) == BK_OK) {
+            bk_free(data);
+            continue;
+        }
+        snprintf(missing + strlen(missing), sizeof missing - strlen(missing), "%s%s", n++ ? ", " : "", path);
+    }
+    bk_vfs_free(vfs);
+    if (n)
+        bk_scene_diag(B->s, B->opt, BK_SEV_WARNING, BK_ENOTFOUND, NULL, "entities", BK_NO_INDEX, BK_NO_OFFSET,
+                      "sky %s: %s not found (the game folder's gfx/env/: --game-dir): the sky drawn in a "
+                      "neutral colour",
+                      name, missing);
+    else
+        bk_scene_diag(B->s, B->opt, BK_SEV_INFO, BK_OK, NULL, "entities", BK_NO_INDEX, BK_NO_OFFSET,
+                      "sky %s: gfx/env/%s*.tga found but not drawn (GoldSrc sky boxes are not converted): the "
+                      "sky drawn in a neutral colour",
+                      name, name);
+    return BK_OK;
+}
+
 static bk_result get_material(builder *B, int32_t miptex, bool lit, int32_t *out)
 {
     const bk_quake_bsp *q = B->q;
@@ -223,6 +272,12 @@ static bk_result get_material(builder *B, int32_t miptex, bool lit, int32_t *out
     if (m && m->dir_offset >= 0 && bk_quake_special_texture(m->name, B->gold)) mat->unlit = 1;
     if (m && m->name[0] == '{') mat->alpha_mode = BK_ALPHA_MASK;
     BK_TRY(bk_kv_append(&B->s->materials[mi].extras, &B->s->materials[mi].extra_count, "texture", name));
+    if (B->gold && bk_strcasecmp(name, "sky") == 0) {
+        BK_TRY(gold_sky(B, mi));
+        B->mat_of[slot] = mi;
+        *out = mi;
+        return BK_OK;
+    }
     if (lit && B->lightmap_scale > 1.0f)
         BK_TRY(bk_kv_append(&B->s->materials[mi].extras, &B->s->materials[mi].extra_count, "lightmapScale", "2"));
     bool missing = true;
