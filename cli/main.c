@@ -277,7 +277,10 @@ int cli_mkdir_p(const char *dir)
         tmp[i] = c;
     }
     struct stat st;
-    return stat(dir, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
+    if (stat(dir, &st) != 0) return -1;
+    if (S_ISDIR(st.st_mode)) return 0;
+    errno = ENOTDIR;   /* a file of that name */
+    return -1;
 }
 
 int cli_take_own(const cli_cmd *me, int argc, char **argv, const cli_own *own, size_t n, char **rest, int *nrest)

@@ -207,4 +207,17 @@ check "/dev/zero: refused at its first block" grep -q '/dev/zero: error: byte 0 
 check "/dev/zero: peak RSS under 20 MB (${rss} KB)" test "$rss" -lt 20480
 expect_exit 1 "$CLI" entities "$GS" --import /dev/zero -o "$OUT"
 check "entities --import /dev/zero refused" grep -q 'byte 0 is NUL' "$WORK/.err"
+# ---- F13: messages that named the wrong thing --------------------------------------------------------
+expect_exit 2 "$CLI" lump "$Q1" planes -o "$WORK/p_out.json"
+check "lump NAME -o without --import: refused, not ignored" grep -q -- "-o goes with --import" "$WORK/.err"
+check "lump NAME -o: nothing written" test ! -e "$WORK/p_out.json"
+touch "$WORK/afile"
+expect_exit 1 "$CLI" render "$Q1" "$GS" -o "$WORK/afile/"
+check "render batch: names render and says why" grep -q "^bspkit render: cannot create folder .*afile: Not a directory" "$WORK/.err"
+WAD=$CORPUS/wad3/ericw_hlwad.wad
+if [[ -f $WAD ]]; then
+    expect_exit 1 "$CLI" render "$WAD" -o "$WORK/w.png"
+    check "render of a WAD3 says what to do" grep -q "a WAD3 holds textures, not a scene: bspkit textures" "$WORK/.err"
+fi
+refused "$Q1" nodes "$WORK/none.json" "vektar_start.bsp (as edited): models[0] @"
 bk_done
