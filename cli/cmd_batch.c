@@ -3,6 +3,7 @@
  * reported and the others go on. Each file is converted exactly as `convert FILE -o OUT` would. */
 #include <dirent.h>
 #include <pthread.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -114,7 +115,7 @@ static int collect(batch *b, const char *in)
             bool there = stat(path, &fs) == 0;
             if (there && !S_ISREG(fs.st_mode)) {
                 /* a FIFO named *.bsp would wait for a writer forever: not opened at all */
-                fprintf(stderr, "bspkit convert: %s: not a regular file (%s): skipped\n", path,
+                fprintf(stderr, "bspkit %s: %s: not a regular file (%s): skipped\n", b->o->render ? "render" : "convert", path,
                         S_ISFIFO(fs.st_mode) ? "a FIFO" : S_ISDIR(fs.st_mode) ? "a folder" : "a device or socket");
                 b->skipped++;
             } else if (rc == 0) {
@@ -319,12 +320,13 @@ int cli_batch(cli_opts *o)
     b.o = o;
     for (int i = 0; i < o->positional_count; i++)
         if (collect(&b, o->positional[i]) != 0) {
-            fprintf(stderr, "bspkit convert: out of memory\n");
+            fprintf(stderr, "bspkit %s: out of memory\n", o->render ? "render" : "convert");
             free_jobs(&b);
             return EXIT_BAD_INPUT;
         }
     if (b.count == 0) {
-        fprintf(stderr, "bspkit convert: no .bsp, .dpm, .vtf or .mdl files to convert\n");
+        fprintf(stderr, "bspkit %s: no .bsp, .dpm, .vtf or .mdl files to %s\n", o->render ? "render" : "convert",
+                o->render ? "render" : "convert");
         return EXIT_USAGE;
     }
     char dir[4096];
@@ -332,7 +334,7 @@ int cli_batch(cli_opts *o)
     size_t dl = strlen(dir);
     while (dl > 1 && dir[dl - 1] == '/') dir[--dl] = 0;
     if (cli_mkdir_p(dir) != 0) {
-        fprintf(stderr, "bspkit convert: cannot create folder %s\n", dir);
+        fprintf(stderr, "bspkit %s: cannot create folder %s: %s\n", o->render ? "render" : "convert", dir, strerror(errno));
         free_jobs(&b);
         return EXIT_BAD_INPUT;
     }

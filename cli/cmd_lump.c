@@ -83,6 +83,8 @@ int cmd_lump(int argc, char **argv)
     if (import && o.positional_count != 2) return cli_usage_error(me, "--import needs the lump's NAME%s", "");
     if (allow_no_world && !import) return cli_usage_error(me, "--allow-no-worldspawn goes with --import%s", "");
     if (o.dry_run && !import) return cli_dry_run_refused(me, "lump without --import");
+    if (o.output && !import)   /* the JSON goes to standard output: -o would be ignored */
+        return cli_usage_error(me, "-o goes with --import (the lump's JSON is printed: redirect it%s)", "");
     bk_file *f;
     void *owned;
     rc = cli_load(o.positional[0], &o, &f, &owned);

@@ -159,7 +159,12 @@ int cli_render_one(cli_opts *o, const render_args *ra, const char *in, const cha
     int rc = EXIT_OK;
     bk_result r = bk_file_build_scene(f, &o->opt, &s);
     if (r != BK_OK) {
-        snprintf(rr->error, sizeof rr->error, "%s: error: cannot build the scene: %s", in, bk_strerror(r));
+        bk_format fmt = bk_file_format(f);
+        bool images = fmt == BK_FORMAT_WAD3 || fmt == BK_FORMAT_VTF;
+        snprintf(rr->error, sizeof rr->error, "%s: error: cannot build the scene: %s%s%s", in, bk_strerror(r),
+                 images && r == BK_EUNSUPPORTED ? " (a " : "", images && r == BK_EUNSUPPORTED ?
+                 (fmt == BK_FORMAT_WAD3 ? "WAD3 holds textures, not a scene: bspkit textures FILE -o DIR writes them)"
+                                        : "VTF is a texture, not a scene: bspkit textures FILE -o DIR writes it)") : "");
         rc = EXIT_BAD_INPUT;
         goto done;
     }

@@ -47,7 +47,8 @@ static const cli_cmd k_cmds[] = {
      "                 value length, keys per entity, entities) a warning, past bspkit's an error\n"
      "  --allow-no-worldspawn  write an import that has no entities, or whose first is not\n"
      "                 worldspawn (refused otherwise: no engine loads such a map)\n"
-     "  --force        write the map even when OUT does not end in .bsp\n",
+     "  --force        write the map even when OUT does not end in .bsp\n"
+     "  --dry-run      check and validate the edited map, write nothing (-o optional)\n",
      cmd_entities},
     {"lump", "any lump as JSON, one object per element; --import writes it back",
      "usage: bspkit lump FILE [--json]\n"
@@ -64,7 +65,8 @@ static const cli_cmd k_cmds[] = {
      "                 Source LZMA lump is written back uncompressed. docs/lumps.md\n"
      "                 The entities lump passes what entities --import checks (limits, worldspawn)\n"
      "  --allow-no-worldspawn  (entities) write text with no worldspawn first (refused otherwise)\n"
-     "  --force        write the map even when OUT does not end in .bsp\n",
+     "  --force        write the map even when OUT does not end in .bsp\n"
+     "  --dry-run      check and validate the edited map, write nothing (-o optional)\n",
      cmd_lump},
     {"textures", "embedded textures (or a whole WAD3) as PNG",
      "usage: bspkit textures FILE -o DIR\n"
@@ -77,7 +79,8 @@ static const cli_cmd k_cmds[] = {
      "  DIR/NAME.glb (or --format), N at a time (-j, default: the machine's cores), with a progress\n"
      "  bar on a terminal; a bad file is reported and the rest go on; exit 1 if any failed.\n"
      "  --json prints one summary object per file.\n"
-     "  OUT.bsp writes a map back in its own format (byte-identical when nothing changed).\n"
+     "  OUT.bsp writes a map back in its own format (byte-identical when nothing changed);\n"
+     "  with --dry-run it is built and validated, not written (other outputs refuse --dry-run).\n"
      "  FILE may be ARCHIVE.pk3:maps/NAME.bsp to read a map inside a Quake 3 archive.\n"
      "  A Source model (MODEL.mdl) needs MODEL.vvd and MODEL.dx90.vtx (or .vtx) beside it; its\n"
      "  materials are looked up in each --game-dir, then in the game folder the model lies in.\n"
@@ -179,6 +182,7 @@ static const cli_cmd k_cmds[] = {
      "  nothing. Sizes are checked before anything is read: one file at most 1 GiB\n"
      "  (limits.max_alloc_bytes), all of them with the pakfile's own bytes at most that too. A file\n"
      "  that is a symbolic link out of its game folder is refused unless --follow-links.\n"
+     "  --dry-run  add / remove / pack: check and validate, write nothing (-o optional)\n"
      "  --force  write the map even when OUT does not end in .bsp\n",
      cmd_pak},
     {"query", "point location, PVS / PAS rows and line of sight (BSP maps)",
@@ -334,7 +338,10 @@ int cli_mkdir_p(const char *dir)
         tmp[i] = c;
     }
     struct stat st;
-    return stat(dir, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
+    if (stat(dir, &st) != 0) return -1;
+    if (S_ISDIR(st.st_mode)) return 0;
+    errno = ENOTDIR;   /* a file of that name */
+    return -1;
 }
 
 int cli_take_own(const cli_cmd *me, int argc, char **argv, const cli_own *own, size_t n, char **rest, int *nrest)

@@ -853,6 +853,10 @@ static bk_result build_layout(bk_edit *e, uint8_t *const *enc, const size_t *enc
     if (e->f->family->edit_fixup) family_fixup(e, s, &o, tail_old, tail_new);
     /* validate what was built */
     bk_options vo = e->opt;
+    /* its reports name the edited map: their offsets are the edited layout's, not the input's */
+    char label[1100];
+    snprintf(label, sizeof label, "%s (as edited)", e->opt.name ? e->opt.name : e->f->name ? e->f->name : "map");
+    vo.name = label;
     uint32_t errs = 0, warns = 0;
     r = bk_validate_memory(o.data, o.size, &vo, &errs, &warns);
     if (r != BK_OK || errs) {

@@ -437,14 +437,13 @@ static size_t skip_ws(const char *t, size_t n, size_t p)
 }
 
 /* the end (one past) of the object starting at t[p] == '{', or 0 when it does not close, or SIZE_MAX
- * when it is longer than max_len or holds more than max_items values (counted as the ',', '[' and
- * '{' outside strings): bounds on what cJSON, which takes tens of bytes a value, is handed */
+ * when it closes but is longer than max_len or holds more than max_items values (counted as the ',',
+ * '[' and '{' outside strings): bounds on what cJSON, which takes tens of bytes a value, is handed */
 static size_t object_end(const char *t, size_t n, size_t p, size_t max_len, size_t max_items)
 {
     size_t depth = 0, items = 0, start = p;
     bool str = false;
     for (; p < n; p++) {
-        if (p - start > max_len || items > max_items) return SIZE_MAX;
         char c = t[p];
         if (str) {
             if (c == '\\') p++;
@@ -457,7 +456,7 @@ static size_t object_end(const char *t, size_t n, size_t p, size_t max_len, size
         } else if (c == ',') {
             items++;
         } else if (c == '}' || c == ']') {
-            if (--depth == 0) return p + 1;
+            if (--depth == 0) return p + 1 - start > max_len || items > max_items ? SIZE_MAX : p + 1;
         }
     }
     return 0;

@@ -16,7 +16,7 @@ check "the Khronos validator accepts the lights" gltf_validate "$WORK/test2.glb"
 "$CLI" convert "$CORPUS/source/l4d2_v21_ths_map_cannals_escape01.bsp" -o "$WORK/l4d2.glb" -q 2>/dev/null
 check "the Khronos validator accepts version-1 lights" gltf_validate "$WORK/l4d2.glb"
 # hostile lumps: a size that is no whole number of lights (a located warning, no lights, the map
-# still converts); NaN / infinite fields (the glTF stays valid)
+# still converts); NaN / infinite fields (refused, located, as Quake and Quake 3 refuse theirs)
 M=$CORPUS/source/css_v20_gg_lego_arena_x.bsp
 /usr/bin/python3 - "$M" "$WORK" <<'PY'
 import struct, sys
@@ -36,7 +36,10 @@ PY
 check "a lump of no whole number of lights converts" test $? = 0
 check "... with a located warning" grep -q 'short.bsp: worldlights @[0-9]*: warning: 170 bytes, not a multiple of the 88-byte' "$WORK/short.err"
 check "... and no lights" bash -c "! grep -q KHR_lights_punctual '$WORK/short.gltf'"
-"$CLI" convert "$WORK/nan.bsp" -o "$WORK/nan.glb" -q 2>/dev/null
-check "NaN and infinite light fields convert" test $? = 0
-check "... to a valid glTF" gltf_validate "$WORK/nan.glb"
+"$CLI" convert "$WORK/nan.bsp" -o "$WORK/nan.glb" -q 2>"$WORK/nan.err"
+check "NaN and infinite light fields are refused" test $? = 1
+check "... located" grep -q 'nan.bsp: worldlights\[0\] @[0-9]*: error: field "origin"\[0\] is not finite' "$WORK/nan.err"
+check "... nothing written" test ! -e "$WORK/nan.glb"
+"$CLI" validate "$WORK/nan.bsp" >"$WORK/nan.val" 2>&1
+check "... and validate finds both lights" test "$(grep -c '^.*nan.bsp: worldlights\[[01]\] @[0-9]*: error: ' "$WORK/nan.val")" = 2
 bk_done
