@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "decompile.h"
 
@@ -32,6 +33,25 @@ const char *bk_dentity_class(const bk_dentity *e)
 {
     const char *cn = e->src ? bk_entity_get(e->src, "classname") : e->classname;
     return cn ? cn : "";
+}
+
+int32_t bk_dentity_model(const bk_entity *e, uint32_t model_count)
+{
+    const char *v = bk_entity_get(e, "model");
+    if (!v || v[0] != '*') return -1;
+    char *end;
+    long n = strtol(v + 1, &end, 10);
+    return *end || n < 1 || (uint64_t)n >= model_count ? -1 : (int32_t)n;
+}
+
+bool bk_dentity_origin(const bk_entity *e, double o[3])
+{
+    const char *v = bk_entity_get(e, "origin");
+    float f[3];
+    o[0] = o[1] = o[2] = 0;
+    if (!v || !bk_parse_vec3(v, f)) return false;
+    for (int k = 0; k < 3; k++) o[k] = f[k];
+    return true;
 }
 
 uint32_t bk_dmap_world(const bk_dmap *m)
