@@ -36,6 +36,7 @@ static void print_stats(const cli_opts *o, const char *out, size_t bytes, const 
         cJSON_AddNumberToObject(j, "patches", st->patches);
         cJSON_AddNumberToObject(j, "outputs", st->outputs);
         cJSON_AddNumberToObject(j, "detail_brushes", st->detail_brushes);
+        cJSON_AddNumberToObject(j, "bevel_flags_ignored", st->bevel_flags_ignored);
         cli_print_json(j);
         cJSON_Delete(j);
         return;
@@ -48,8 +49,8 @@ static void print_stats(const cli_opts *o, const char *out, size_t bytes, const 
         printf(", texture axes: %u sides from their drawn face, %u default\n", st->sides_face_axes,
                st->sides_default_axes);
     else
-        printf(", %u tool materials restored, %u outputs, %u func_detail brushes\n", st->sides_tool, st->outputs,
-               st->detail_brushes);
+        printf(", %u tool materials restored, %u outputs, %u func_detail brushes, %u sides with default axes\n",
+               st->sides_tool, st->outputs, st->detail_brushes, st->sides_default_axes);
 }
 
 int cmd_decompile(int argc, char **argv)

@@ -10,6 +10,24 @@
 #include "bspkit/scene.h"
 #include "common/bk_internal.h"
 
+/* The input as a Quake 3 map, so that the fuzzer spends its time inside the map code: its own
+ * bytes when they start with "IBSP" (or with `also`, another magic; NULL: none), else behind an
+ * IBSP v46 header. malloc'd (NULL: no memory), *n its size. */
+static inline uint8_t *fuzz_as_ibsp(const uint8_t *data, size_t size, const char *also, size_t *n)
+{
+    uint8_t *buf = malloc(size + 8);
+    if (!buf) return NULL;
+    *n = size;
+    if (size < 8 || (memcmp(data, "IBSP", 4) != 0 && (!also || memcmp(data, also, 4) != 0))) {
+        memcpy(buf, "IBSP\x2e\x00\x00\x00", 8);
+        memcpy(buf + 8, data, size);
+        *n = size + 8;
+    } else {
+        memcpy(buf, data, size);
+    }
+    return buf;
+}
+
 static inline bk_file *fuzz_load(const uint8_t *data, size_t size, bk_options *opt)
 {
     memset(opt, 0, sizeof *opt);

@@ -20,16 +20,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (uint32_t i = 0; i < lib.count; i++) bk_q3_shaders_find(&lib, lib.defs[i].name);
     bk_q3_shaders_free(&lib);
 
-    uint8_t *buf = malloc(size + 8);
+    size_t n;
+    uint8_t *buf = fuzz_as_ibsp(data, size, NULL, &n);
     if (!buf) return 0;
-    size_t n = size;
-    if (size < 8 || memcmp(data, "IBSP", 4) != 0) {
-        memcpy(buf, "IBSP\x2e\x00\x00\x00", 8);
-        memcpy(buf + 8, data, size);
-        n = size + 8;
-    } else {
-        memcpy(buf, data, size);
-    }
     bk_options opt;
     bk_file *f = fuzz_load(buf, n, &opt);
     if (f) {

@@ -33,7 +33,8 @@ typedef struct bk_decompile_stats {
     uint32_t brushes_dropped;    /* planes enclosing nothing (or not closed): reported, left out */
     uint32_t bevels_dropped;     /* bevel sides left out (Source: the bevel flag; Quake 3: no face) */
     uint32_t sides_face_axes;    /* Quake 3: texture axes fitted to the drawn face on the side */
-    uint32_t sides_default_axes; /* Quake 3: no drawn face on the side: default axes */
+    uint32_t sides_default_axes; /* default axes: Quake 3, no drawn face on the side; Source, texture
+                                  * vectors that cannot project onto the side */
     uint32_t sides_tool;         /* Source: a tool material restored from the flags / contents */
     uint32_t patches;            /* Quake 3 patchDef2 */
     uint32_t outputs;            /* Source outputs written in connections blocks */

@@ -5,13 +5,15 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "decompile.h"
 
 #define BIG 1048576.0   /* half the side of the square a face polygon is cut from */
 #define MAXV 256        /* vertices of one face polygon */
 #define CLIP_EPS 1e-6
-#define FACE_AREA 1e-3  /* a face of less area (square units) is none: a bevel touching an edge */
+#define FACE_WIDTH 0.01 /* a face narrower than this (area / longest edge, units) is none: a bevel
+                         * touching an edge, off it by the float planes' rounding */
 
 /* ---- filling ------------------------------------------------------------------------------ */
 #define GROW(m, arr, count, cap, n)                                                               \
@@ -32,6 +34,25 @@ const char *bk_dentity_class(const bk_dentity *e)
 {
     const char *cn = e->src ? bk_entity_get(e->src, "classname") : e->classname;
     return cn ? cn : "";
+}
+
+int32_t bk_dentity_model(const bk_entity *e, uint32_t model_count)
+{
+    const char *v = bk_entity_get(e, "model");
+    if (!v || v[0] != '*') return -1;
+    char *end;
+    long n = strtol(v + 1, &end, 10);
+    return *end || n < 1 || (uint64_t)n >= model_count ? -1 : (int32_t)n;
+}
+
+bool bk_dentity_origin(const bk_entity *e, double o[3])
+{
+    const char *v = bk_entity_get(e, "origin");
+    float f[3];
+    o[0] = o[1] = o[2] = 0;
+    if (!v || !bk_parse_vec3(v, f)) return false;
+    for (int k = 0; k < 3; k++) o[k] = f[k];
+    return true;
 }
 
 uint32_t bk_dmap_world(const bk_dmap *m)
@@ -103,6 +124,20 @@ static int clip_poly(double v[][3], int n, const double pn[3], double pd, double
     return o;
 }
 
+static double poly_area(double v[][3], int n, const double nrm[3]);
+
+/* area over longest edge: about the narrow side of a sliver */
+static double poly_width(double v[][3], int n, const double nrm[3])
+{
+    double longest = 0;
+    for (int i = 0; i < n; i++) {
+        const double *a = v[i], *b = v[(i + 1) % n];
+        double e[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+        longest = fmax(longest, sqrt(dot3(e, e)));
+    }
+    return longest > 0 ? poly_area(v, n, nrm) / longest : 0;
+}
+
 static double poly_area(double v[][3], int n, const double nrm[3])
 {
     double sum[3] = {0, 0, 0};
@@ -139,7 +174,7 @@ static bk_result brush_faces(bk_dmap *m, uint32_t first, uint32_t count, const b
             n = clip_poly(a, n, c->n, c->d, b);
             memcpy(a, b, sizeof a[0] * (size_t)n);
         }
-        if (n < 3 || poly_area(a, n, s->n) < FACE_AREA) continue;
+        if (n < 3 || poly_width(a, n, s->n) < FACE_WIDTH) continue;
         for (int k = 0; k < n; k++)
             for (int c = 0; c < 3; c++)
                 if (fabs(a[k][c]) > BIG * 0.5) *open = true;
@@ -325,7 +360,7 @@ static bk_result by_entity(bk_dmap *m, void *items, uint32_t n, size_t sz, size_
         memcpy(&e, p + i * sz + entity_at, sizeof e);
         memcpy(tmp + (size_t)start[e]++ * sz, p + i * sz, sz);
     }
-    memcpy(items, tmp, sz * n);
+    if (n) memcpy(items, tmp, sz * n);
     bk_free(start);
     bk_free(tmp);
     return BK_OK;
@@ -369,9 +404,14 @@ void bk_put_points(bk_buf *o, const bk_dside *s, bool vmf)
         static const int tries[] = {3, 6, 9, 12};
         dec = 12;
         for (size_t t = 0; t < BK_ARRAY_LEN(tries); t++) {
-            double r[3][3], scale = pow(10, tries[t]);
+            double r[3][3];
+            /* the values as printed and read back (printf rounds halves to even) */
             for (int i = 0; i < 3; i++)
-                for (int k = 0; k < 3; k++) r[i][k] = floor(s->pts[i][k] * scale + 0.5) / scale;
+                for (int k = 0; k < 3; k++) {
+                    char num[64];
+                    snprintf(num, sizeof num, "%.*f", tries[t], s->pts[i][k]);
+                    r[i][k] = strtod(num, NULL);
+                }
             if (same_plane(s, r)) {
                 dec = tries[t];
                 break;

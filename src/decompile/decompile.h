@@ -76,6 +76,10 @@ bk_result bk_dmap_side(bk_dmap *m, const float n[3], float d, uint32_t src, bk_d
 bk_result bk_dmap_brush_end(bk_dmap *m, uint32_t src, uint32_t entity, const bool *bevel_flag, bool *kept);
 /* the entity written first: the first worldspawn (else the first) */
 uint32_t bk_dmap_world(const bk_dmap *m);
+/* the brush model an entity's "model" key names ("*N", 1 <= N < model_count), or -1 */
+int32_t bk_dentity_model(const bk_entity *e, uint32_t model_count);
+/* its "origin" key into o (0 0 0 when it has none or it does not read: false) */
+bool bk_dentity_origin(const bk_entity *e, double o[3]);
 /* its class name */
 const char *bk_dentity_class(const bk_dentity *e);
 /* Move brushes [first, end) and patches [pfirst, pend) by o (a brush entity's origin) */

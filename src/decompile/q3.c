@@ -157,26 +157,6 @@ static void side_axes(const bk_q3_map *q, bk_dmap *m, bk_dside *s, int32_t sh, c
                     }
 }
 
-static bool parse_origin(const bk_entity *e, double o[3])
-{
-    const char *v = bk_entity_get(e, "origin");
-    float f[3];
-    o[0] = o[1] = o[2] = 0;
-    if (!v || !bk_parse_vec3(v, f)) return false;
-    for (int k = 0; k < 3; k++) o[k] = f[k];
-    return true;
-}
-
-/* the model an entity's "model" key names ("*N"), or -1 */
-static int32_t entity_model(const bk_entity *e, uint32_t model_count)
-{
-    const char *v = bk_entity_get(e, "model");
-    if (!v || v[0] != '*') return -1;
-    char *end;
-    long n = strtol(v + 1, &end, 10);
-    return *end || n < 1 || (uint64_t)n >= model_count ? -1 : (int32_t)n;
-}
-
 static bk_result add_model(const bk_q3_map *q, bk_dmap *m, uint32_t model, uint32_t ent, const double o[3])
 {
     const bk_q3_model *mo = &q->models[model];
@@ -254,7 +234,7 @@ bk_result bk_decompile_q3(const bk_file *f, bk_dmap *m)
         uint32_t ent;
         r = bk_dmap_entity(m, e, NULL, &ent);
         if (r != BK_OK) break;
-        int32_t model = world ? 0 : entity_model(e, q->model_count);
+        int32_t model = world ? 0 : bk_dentity_model(e, q->model_count);
         if (model < 0 || (uint32_t)model >= q->model_count) continue;
         if (used[model]) {
             bk_report(&m->ctx, BK_SEV_WARNING, BK_EFORMAT, "entities", i, e->offset,
@@ -263,7 +243,7 @@ bk_result bk_decompile_q3(const bk_file *f, bk_dmap *m)
         }
         used[model] = true;
         double o[3] = {0, 0, 0};
-        if (!world) parse_origin(e, o);
+        if (!world) bk_dentity_origin(e, o);
         memcpy(m->ents[ent].origin, o, sizeof o);
         r = add_model(q, m, (uint32_t)model, ent, o);
     }

@@ -179,7 +179,15 @@ static bk_result add_brush(const bk_source_map *s, bk_dmap *m, uint32_t bi, uint
         if (ti) {
             for (int r = 0; r < 2; r++)
                 for (int c = 0; c < 4; c++) sd->axes[r][c] = ti->tex_vecs[r][c];
-            sd->has_axes = true;
+            /* texture vectors whose plane stands across the side's (a hidden side keeping a
+             * texinfo of another, seen on outer walls): Hammer cannot project them, the writer's
+             * default instead */
+            double u[3] = {ti->tex_vecs[0][0], ti->tex_vecs[0][1], ti->tex_vecs[0][2]};
+            double v[3] = {ti->tex_vecs[1][0], ti->tex_vecs[1][1], ti->tex_vecs[1][2]};
+            double c[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
+            double cl = sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
+            sd->has_axes = cl > 0 && fabs((c[0] * sd->n[0] + c[1] * sd->n[1] + c[2] * sd->n[2]) / cl) > 1e-3;
+            if (!sd->has_axes) m->stats.sides_default_axes++;
             double l = sqrt((double)ti->lm_vecs[0][0] * ti->lm_vecs[0][0] + (double)ti->lm_vecs[0][1] * ti->lm_vecs[0][1] +
                             (double)ti->lm_vecs[0][2] * ti->lm_vecs[0][2]);
             sd->lightmap_scale = l > 1e-6 && l < 1e6 ? (int32_t)floor(1.0 / l + 0.5) : 16;
@@ -187,15 +195,6 @@ static bk_result add_brush(const bk_source_map *s, bk_dmap *m, uint32_t bi, uint
     }
     to_world(m, m->ents[ent].origin);
     return BK_OK;
-}
-
-static int32_t entity_model(const bk_entity *e, uint32_t model_count)
-{
-    const char *v = bk_entity_get(e, "model");
-    if (!v || v[0] != '*') return -1;
-    char *end;
-    long n = strtol(v + 1, &end, 10);
-    return *end || n < 1 || (uint64_t)n >= model_count ? -1 : (int32_t)n;
 }
 
 bk_result bk_decompile_source(const bk_file *f, bk_dmap *m)
@@ -217,14 +216,11 @@ bk_result bk_decompile_source(const bk_file *f, bk_dmap *m)
         r = bk_dmap_entity(m, e, NULL, &ent);
         if (r != BK_OK) break;
         bool is_world = cn && strcmp(cn, "worldspawn") == 0 && world == UINT32_MAX;
-        int32_t model = is_world ? 0 : entity_model(e, s->model_count);
+        int32_t model = is_world ? 0 : bk_dentity_model(e, s->model_count);
         if (is_world) world = ent;
         if (model >= 0 && (uint32_t)model < s->model_count && ent_of_model[model] < 0) {
             ent_of_model[model] = (int32_t)ent;
-            float o[3];
-            const char *ov = model > 0 ? bk_entity_get(e, "origin") : NULL;
-            if (ov && bk_parse_vec3(ov, o))
-                for (int k = 0; k < 3; k++) m->ents[ent].origin[k] = o[k];
+            if (model > 0) bk_dentity_origin(e, m->ents[ent].origin);
         }
     }
     if (r == BK_OK && world == UINT32_MAX) r = bk_dmap_entity(m, NULL, "worldspawn", &world);

@@ -6,11 +6,11 @@ BSP's brush lumps with another (stdlib only, nothing of bspkit), and compare:
   - each written side's plane, taken from its three points as the compilers take it, is a plane of
     its brush in the lump (normal within 1e-4, distance within 0.01);
   - sides with the right material (Quake 3: the side's shader; Source: the texinfo's material, or
-    the tool the decompiler says it restored);
+    the tool the decompiler restored);
   - Quake 3: drawn triangles whose st the written texture matrix of a side on their plane with
     their shader gives back, of those lying on such a side (within 1e-3, up to whole repeats: q3map2 moves each surface's st by
     whole repeats to keep them small); Source: sides whose uaxis/vaxis give the texinfo's
-    texture vectors back (within 1e-3).
+    texture vectors back (within 1e-3), of those whose vectors can project onto the side.
 
 usage: check.py BSP|ARCHIVE.pk3:member OUT.map|OUT.vmf STDERR_FILE
 Prints one JSON object; exit 1 when a hard check fails (a plane off, a brush neither written nor
@@ -278,7 +278,7 @@ def check_source(data, text, dropped, report):
         for k in range(ns):
             index.setdefault(round(planes[sides[fs + k][0]][1] * 10), set()).add(bi)
     fails, seen = [], set()
-    total = right_mat = axes_ok = restored = 0
+    total = right_mat = axes_ok = restored = unusable = 0
     pnum = r'\((-?[0-9.eE+-]+) (-?[0-9.eE+-]+) (-?[0-9.eE+-]+)\)'
     for s, o in solids:
         ws = []
@@ -334,6 +334,15 @@ def check_source(data, text, dropped, report):
                 right_mat += 1
             else:
                 restored += 1
+            # texture vectors that cannot project onto the side (their plane across it): the
+            # decompiler gives default axes, as Hammer could not use them
+            u, v = t[0:3], t[4:7]
+            c = [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]]
+            cl = math.sqrt(sum(x * x for x in c))
+            n = planes[pn][0]
+            if not cl or abs(sum(c[i] * n[i] for i in range(3)) / cl) <= 1e-3:
+                unusable += 1
+                continue
             good = True
             for k in range(2):
                 vec = t[4 * k:4 * k + 4]
@@ -350,7 +359,7 @@ def check_source(data, text, dropped, report):
         fails.append('%d brushes neither written nor reported (first %d)' % (len(missing), missing[0]))
     report.update(family='source', brushes_lump=len(brushes), brushes_written=len(seen), dropped=len(dropped),
                   sides=total, sides_texinfo_material=right_mat, sides_other_material=restored,
-                  sides_axes_match=axes_ok)
+                  sides_axes_match=axes_ok, sides_axes_unusable=unusable)
     return fails
 
 
