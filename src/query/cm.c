@@ -516,7 +516,35 @@ typedef struct tw {
     uint32_t mask;
     bool point;
     bk_trace_result *tr;
+    float dir[3];              /* end - start */
+    float inv[3];              /* 1 / dir[k], or 0 where the move does not go along k */
 } tw;
+
+/* Whether the move, its box included, comes within pad of the box [mn, mx] before the fraction
+ * already found: the segment clipped against the box's slabs. A convex set (brush, or a triangle
+ * made solid) lies inside its bounds, so a move that misses them by more than CLIP_EPS (and the
+ * rounding of the distances) can neither start in it nor enter it before what was already hit:
+ * clip_convex would change nothing, and the answers are the same without it. */
+static inline bool sweep_meets(const tw *w, const float mn[3], const float mx[3], float pad)
+{
+    float t0 = 0, t1 = w->tr->fraction;
+    for (int k = 0; k < 3; k++) {
+        float lo = mn[k] - w->ext[k] - pad, hi = mx[k] + w->ext[k] + pad, s = w->start[k];
+        if (w->inv[k] == 0) {
+            if (s < lo || s > hi) return false;
+            continue;
+        }
+        float ta = (lo - s) * w->inv[k], tb = (hi - s) * w->inv[k];
+        if (ta > tb) {
+            float x = ta;
+            ta = tb, tb = x;
+        }
+        if (ta > t0) t0 = ta;
+        if (tb < t1) t1 = tb;
+        if (t0 > t1) return false;
+    }
+    return true;
+}
 
 typedef bk_cm_sideplane cplane;
 
@@ -604,10 +632,14 @@ static void trace_tri(tw *w, const bk_cm_tri *t, const bk_cm_mesh *m)
 {
     float tmin[3], tmax[3];
     for (int k = 0; k < 3; k++) {
-        tmin[k] = fminf(t->v[0][k], fminf(t->v[1][k], t->v[2][k]));
-        tmax[k] = fmaxf(t->v[0][k], fmaxf(t->v[1][k], t->v[2][k]));
+        float a = t->v[0][k], b = t->v[1][k], c = t->v[2][k];
+        float lo = a < b ? a : b, hi = a < b ? b : a;
+        tmin[k] = c < lo ? c : lo;
+        tmax[k] = c > hi ? c : hi;
         if (w->smin[k] > tmax[k] + 1 || w->smax[k] < tmin[k] - 1) return;
     }
+    /* the solid triangle lies within its bounds widened by TRI_THICK */
+    if (!sweep_meets(w, tmin, tmax, TRI_THICK + 1)) return;
     cplane pl[11];
     uint32_t n = 0;
     /* two-sided: a slab TRI_THICK deep behind the surface as seen from the start, so that a
@@ -654,6 +686,7 @@ static void trace_mesh(tw *w, const bk_cm_mesh *m)
     if (!(m->contents & w->mask)) return;
     for (int k = 0; k < 3; k++)
         if (w->smin[k] > m->maxs[k] + 1 || w->smax[k] < m->mins[k] - 1) return;
+    if (!sweep_meets(w, m->mins, m->maxs, TRI_THICK + 1)) return;
     for (uint32_t i = 0; i < m->num_tris && w->tr->fraction > 0; i++) trace_tri(w, &w->cm->tris[m->first_tri + i], m);
 }
 
@@ -751,6 +784,11 @@ void bk_cm_trace(const bk_cm *cm, const bk_trace_params *p, const float start[3]
         w.smax[k] = fmaxf(w.start[k], w.end[k]) + w.ext[k] + 1;
     }
     w.point = w.ext[0] == 0 && w.ext[1] == 0 && w.ext[2] == 0;
+    for (int k = 0; k < 3; k++) {
+        w.dir[k] = w.end[k] - w.start[k];
+        /* a move this short along k stays within the pad of where it starts */
+        w.inv[k] = fabsf(w.dir[k]) > 1e-6f ? 1.0f / w.dir[k] : 0.0f;
+    }
     tr->fraction = 1;
     const bk_cm_model *m = &cm->models[p->model];
     if (m->headnode >= 0) {
