@@ -34,7 +34,7 @@ static float frand(void)   /* [0, 1) */
     return (float)(rng >> 8) / 16777216.0f;
 }
 
-typedef struct rec { float fraction; uint8_t startsolid, allsolid; } rec;
+typedef struct rec { float fraction, normal[3]; uint32_t contents; int32_t surface; uint8_t startsolid, allsolid; } rec;
 
 static FILE *dumpf, *cmpf;
 static size_t n_traces = 20000;
@@ -89,23 +89,27 @@ static void run_map(const char *family, const char *path)
                 double t0 = now();
                 for (size_t i = 0; i < got; i++) {
                     bk_query_trace(q, &tp, seg[i], seg[i] + 3, &tr);
+                    memset(&out[i], 0, sizeof out[i]);
                     out[i].fraction = tr.fraction, out[i].startsolid = (uint8_t)tr.startsolid,
-                    out[i].allsolid = (uint8_t)tr.allsolid;
+                    out[i].allsolid = (uint8_t)tr.allsolid, out[i].contents = tr.contents, out[i].surface = tr.surface;
+                    memcpy(out[i].normal, tr.normal, sizeof out[i].normal);
                 }
                 best = fmin(best, now() - t0);
             }
             if (dumpf) fwrite(out, sizeof *out, got, dumpf);
             if (cmpf) {
-                size_t diff = 0, flags = 0, rd = fread(old, sizeof *old, got, cmpf);
+                size_t diff = 0, flags = 0, other = 0, rd = fread(old, sizeof *old, got, cmpf);
                 double worst = 0;
                 for (size_t i = 0; i < rd; i++) {
                     double d = fabs((double)out[i].fraction - old[i].fraction);
                     if (d > worst) worst = d;
                     diff += d > 1e-6;
                     flags += out[i].startsolid != old[i].startsolid || out[i].allsolid != old[i].allsolid;
+                    other += memcmp(out[i].normal, old[i].normal, sizeof old[i].normal) != 0 ||
+                             out[i].contents != old[i].contents || out[i].surface != old[i].surface;
                 }
-                printf("  %s%s %zu/%zu differ (max %.2g, solid flags %zu)", kind[len], box ? "-box" : "",
-                       diff, rd, worst, flags);
+                printf("  %s%s %zu/%zu differ (max %.2g; solid flags %zu, normal/contents/surface %zu)",
+                       kind[len], box ? "-box" : "", diff, rd, worst, flags, other);
             } else {
                 printf("  %s%s %7.3f", kind[len], box ? "-box" : "", got / best / 1e6);
             }

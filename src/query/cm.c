@@ -7,6 +7,7 @@
  * (widened by the box) and visits the leaves along it in order, so the first hit ends the
  * walk early. Nothing is allocated and nothing shared is written: traces may run in parallel. */
 #include <math.h>
+#include <stddef.h>
 
 #include "cm.h"
 
@@ -27,6 +28,9 @@ void bk_cm_free(bk_cm *cm)
     bk_free(cm->side_planes);
     bk_free(cm->lbrushes);
     bk_free(cm->tnodes);
+    bk_free(cm->mnodes);
+    bk_free(cm->mitems);
+    bk_free(cm->mroot);
     bk_cm_point_index_free(cm);
     memset(cm, 0, sizeof *cm);
 }
@@ -95,6 +99,92 @@ void bk_cm_finish(bk_cm *cm)
     }
 }
 
+/* the bounds of meshes it[0 .. n) */
+static void mesh_run_bounds(const bk_cm *cm, const uint32_t *it, uint32_t n, float mn[3], float mx[3])
+{
+    for (int k = 0; k < 3; k++) mn[k] = INFINITY, mx[k] = -INFINITY;
+    for (uint32_t i = 0; i < n; i++) {
+        const bk_cm_mesh *me = &cm->meshes[it[i]];
+        for (int k = 0; k < 3; k++) {
+            if (me->mins[k] < mn[k]) mn[k] = me->mins[k];
+            if (me->maxs[k] > mx[k]) mx[k] = me->maxs[k];
+        }
+    }
+}
+
+enum { MLEAF = 4, MDEPTH = 48 };
+
+/* node `at` over mitems[a .. a+n): a leaf of up to MLEAF meshes, else the run split at the middle
+ * of its centres' longest extent (in half when they all fall on one side); *used counts nodes */
+static void mesh_tree(bk_cm *cm, uint32_t at, uint32_t a, uint32_t n, uint32_t *used, uint32_t depth)
+{
+    bk_cm_mnode *nd = &cm->mnodes[at];
+    uint32_t *it = cm->mitems + a;
+    mesh_run_bounds(cm, it, n, nd->mins, nd->maxs);
+    if (n <= MLEAF || depth >= MDEPTH) {
+        nd->a = a, nd->n = n;
+        return;
+    }
+    float cmn[3] = {INFINITY, INFINITY, INFINITY}, cmx[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (uint32_t i = 0; i < n; i++) {
+        const bk_cm_mesh *me = &cm->meshes[it[i]];
+        for (int k = 0; k < 3; k++) {
+            float c = (me->mins[k] + me->maxs[k]) * 0.5f;
+            if (c < cmn[k]) cmn[k] = c;
+            if (c > cmx[k]) cmx[k] = c;
+        }
+    }
+    int ax = 0;
+    for (int k = 1; k < 3; k++)
+        if (cmx[k] - cmn[k] > cmx[ax] - cmn[ax]) ax = k;
+    float split = (cmn[ax] + cmx[ax]) * 0.5f;
+    uint32_t lo = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const bk_cm_mesh *me = &cm->meshes[it[i]];
+        if ((me->mins[ax] + me->maxs[ax]) * 0.5f < split) {
+            uint32_t x = it[i];
+            it[i] = it[lo], it[lo++] = x;
+        }
+    }
+    if (lo == 0 || lo == n) lo = n / 2;
+    uint32_t c = *used;
+    *used += 2;
+    nd->a = c, nd->n = 0;
+    mesh_tree(cm, c, a, lo, used, depth + 1);
+    mesh_tree(cm, c + 1, a + lo, n - lo, used, depth + 1);
+}
+
+/* the mesh trees of every model with meshes (a model whose run leaves the meshes has none) */
+static bk_result mesh_trees(bk_cm *cm, bk_ctx *ctx)
+{
+    bk_result r = BK_OK;
+    uint64_t items = 0;
+    for (uint32_t m = 0; m < cm->model_count; m++) items += cm->models[m].num_meshes;
+    if (items > UINT32_MAX / 2) return BK_OK;   /* no trees: every mesh tested, as before */
+    cm->mroot = bk_alloc_array(ctx, cm->model_count, sizeof *cm->mroot, &r);
+    cm->mitems = bk_alloc_array(ctx, items ? items : 1, sizeof *cm->mitems, &r);
+    cm->mnodes = bk_alloc_array(ctx, 2 * items + 1, sizeof *cm->mnodes, &r);
+    if (r != BK_OK) {
+        bk_free(cm->mroot);
+        bk_free(cm->mitems);
+        bk_free(cm->mnodes);
+        cm->mroot = NULL, cm->mitems = NULL, cm->mnodes = NULL;
+        return r;
+    }
+    uint32_t at = 0, used = 0;
+    for (uint32_t m = 0; m < cm->model_count; m++) {
+        const bk_cm_model *md = &cm->models[m];
+        cm->mroot[m] = UINT32_MAX;
+        if (md->num_meshes == 0 || md->first_mesh > cm->mesh_count || md->num_meshes > cm->mesh_count - md->first_mesh)
+            continue;
+        for (uint32_t i = 0; i < md->num_meshes; i++) cm->mitems[at + i] = md->first_mesh + i;
+        cm->mroot[m] = used++;
+        mesh_tree(cm, cm->mroot[m], at, md->num_meshes, &used, 0);
+        at += md->num_meshes;
+    }
+    return BK_OK;
+}
+
 bk_result bk_cm_trace_index(bk_cm *cm, bk_ctx *ctx)
 {
     bk_result r = BK_OK;
@@ -131,7 +221,16 @@ bk_result bk_cm_trace_index(bk_cm *cm, bk_ctx *ctx)
         lb->contents = br->num_sides ? br->contents : 0;
         lb->brush = cm->leafbrushes[i];
     }
-    return BK_OK;
+    r = mesh_trees(cm, ctx);
+    if (r != BK_OK) {
+        bk_free(cm->side_planes);
+        bk_free(cm->lbrushes);
+        bk_free(cm->tnodes);
+        cm->side_planes = NULL;
+        cm->lbrushes = NULL;
+        cm->tnodes = NULL;
+    }
+    return r;
 }
 
 static inline float pdist(const bk_cm_plane *p, const float v[3])
@@ -508,6 +607,8 @@ uint32_t bk_cm_point_contents(const bk_cm *cm, uint32_t model, const float p[3],
 #define CLIP_EPS 0.125f
 #define TRI_THICK 1.0f  /* depth of the solid slab a triangle is given (more than 2 * CLIP_EPS) */   /* the engines keep a stopped box this far off the surface it hit */
 
+enum { SEEN_BITS = 1 << 16 };   /* 8 KiB of the trace's stack */
+
 typedef struct tw {
     const bk_cm *cm;
     float start[3], end[3];    /* centred */
@@ -518,7 +619,31 @@ typedef struct tw {
     bk_trace_result *tr;
     float dir[3];              /* end - start */
     float inv[3];              /* 1 / dir[k], or 0 where the move does not go along k */
+    /* The brushes already clipped (a brush is in every leaf it reaches, and a long move crosses
+     * many of them; clipping one again changes nothing, as the engine's checkcount knows): a bit
+     * per brush in words of 64, a word valid only once its bit in `valid` is set (it is zeroed
+     * then), so a trace clears only `valid`. On the trace's stack: traces may run in parallel.
+     * Maps with more brushes than SEEN_BITS clip them again as before. */
+    bool dedup;
+    uint64_t valid[SEEN_BITS / 64 / 64];
+    uint64_t seen[SEEN_BITS / 64];
 } tw;
+
+/* true the first time brush b is asked about in this trace */
+static inline bool first_visit(tw *w, uint32_t b)
+{
+    if (!w->dedup) return true;
+    uint32_t word = b >> 6;
+    uint64_t vb = (uint64_t)1 << (word & 63), bit = (uint64_t)1 << (b & 63);
+    if (!(w->valid[word >> 6] & vb)) {
+        w->valid[word >> 6] |= vb;
+        w->seen[word] = bit;
+        return true;
+    }
+    if (w->seen[word] & bit) return false;
+    w->seen[word] |= bit;
+    return true;
+}
 
 /* Whether the move, its box included, comes within pad of the box [mn, mx] before the fraction
  * already found: the segment clipped against the box's slabs. A convex set (brush, or a triangle
@@ -690,6 +815,37 @@ static void trace_mesh(tw *w, const bk_cm_mesh *m)
     for (uint32_t i = 0; i < m->num_tris && w->tr->fraction > 0; i++) trace_tri(w, &w->cm->tris[m->first_tri + i], m);
 }
 
+/* The model's meshes through its mesh tree: those whose bounds the move meets (up to what it
+ * already hit), then tested in their order in the model's run, as the plain loop tests them (so
+ * that of two hits at the same fraction the same one is kept). false when the model has no tree
+ * or more meshes meet the move than this keeps: then the caller tests every mesh. */
+static bool trace_model_meshes(tw *w, uint32_t model)
+{
+    const bk_cm *cm = w->cm;
+    if (!cm->mroot || cm->mroot[model] == UINT32_MAX) return false;
+    enum { CAND = 256 };
+    uint32_t cand[CAND], stack[MDEPTH + 2], nc = 0, sp = 0;
+    stack[sp++] = cm->mroot[model];
+    while (sp) {
+        const bk_cm_mnode *nd = &cm->mnodes[stack[--sp]];
+        if (!sweep_meets(w, nd->mins, nd->maxs, TRI_THICK + 1)) continue;
+        if (nd->n == 0) {
+            stack[sp++] = nd->a;
+            stack[sp++] = nd->a + 1;
+            continue;
+        }
+        if (nc + nd->n > CAND) return false;
+        for (uint32_t i = 0; i < nd->n; i++) cand[nc++] = cm->mitems[nd->a + i];
+    }
+    for (uint32_t i = 1; i < nc; i++) {   /* in the run's order (few: insertion) */
+        uint32_t x = cand[i], j = i;
+        for (; j > 0 && cand[j - 1] > x; j--) cand[j] = cand[j - 1];
+        cand[j] = x;
+    }
+    for (uint32_t i = 0; i < nc && !w->tr->allsolid; i++) trace_mesh(w, &cm->meshes[cand[i]]);
+    return true;
+}
+
 static void trace_leaf(tw *w, const bk_cm_leaf *lf)
 {
     const bk_cm *cm = w->cm;
@@ -700,6 +856,8 @@ static void trace_leaf(tw *w, const bk_cm_leaf *lf)
         if (!(b->contents & w->mask) || w->smin[0] > b->maxs[0] || w->smax[0] < b->mins[0] ||
             w->smin[1] > b->maxs[1] || w->smax[1] < b->mins[1] || w->smin[2] > b->maxs[2] || w->smax[2] < b->mins[2])
             continue;
+        /* a brush lies within its bounds (its axial sides; +-inf without them) */
+        if (!sweep_meets(w, b->mins, b->maxs, 1) || !first_visit(w, b->brush)) continue;
         clip_brush(w, &cm->brushes[b->brush]);
     }
     for (uint32_t i = 0; i < lf->num_meshes && !w->tr->allsolid; i++)
@@ -770,8 +928,9 @@ void bk_cm_trace(const bk_cm *cm, const bk_trace_params *p, const float start[3]
                  bk_trace_result *tr)
 {
     tw w;
-    memset(&w, 0, sizeof w);
+    memset(&w, 0, offsetof(tw, seen));   /* seen is read only where valid says it was written */
     w.cm = cm;
+    w.dedup = cm->brush_count <= SEEN_BITS;
     w.mask = p->mask;
     w.tr = tr;
     float c[3];
@@ -797,7 +956,8 @@ void bk_cm_trace(const bk_cm *cm, const bk_trace_params *p, const float start[3]
         for (uint32_t i = 0; i < m->num_brushes && !tr->allsolid; i++) trace_brush(&w, &cm->brushes[m->first_brush + i]);
     }
     /* meshes (patches, displacements) belong to the model, each tested against its bounds */
-    for (uint32_t i = 0; i < m->num_meshes && !tr->allsolid; i++) trace_mesh(&w, &cm->meshes[m->first_mesh + i]);
+    if (!trace_model_meshes(&w, p->model))
+        for (uint32_t i = 0; i < m->num_meshes && !tr->allsolid; i++) trace_mesh(&w, &cm->meshes[m->first_mesh + i]);
     if (tr->fraction >= 1) {
         tr->fraction = 1;
         memcpy(tr->endpos, end, sizeof tr->endpos);
