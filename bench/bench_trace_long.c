@@ -13,6 +13,7 @@
  *   fractions differ by more than 1e-6 (and the largest difference) instead of timing. Ratios
  *   against an older build come from bench/trace_long.sh, which runs both alternately. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,8 +106,15 @@ static void run_map(const char *family, const char *path)
                     if (d > worst) worst = d;
                     diff += d > 1e-6;
                     flags += out[i].startsolid != old[i].startsolid || out[i].allsolid != old[i].allsolid;
-                    other += memcmp(out[i].normal, old[i].normal, sizeof old[i].normal) != 0 ||
+                    bool o = memcmp(out[i].normal, old[i].normal, sizeof old[i].normal) != 0 ||
                              out[i].contents != old[i].contents || out[i].surface != old[i].surface;
+                    if (o && getenv("SHOW") && other < 3)
+                        fprintf(stderr, "%s %zu: (%g %g %g)->(%g %g %g) f %.9g ss %d; normal %g %g %g / %g %g %g, contents %x / %x, surface %d / %d\n",
+                                kind[len], i, seg[i][0], seg[i][1], seg[i][2], seg[i][3], seg[i][4], seg[i][5], out[i].fraction,
+                                out[i].startsolid, old[i].normal[0], old[i].normal[1], old[i].normal[2], out[i].normal[0],
+                                out[i].normal[1], out[i].normal[2], old[i].contents, out[i].contents, old[i].surface,
+                                out[i].surface);
+                    other += o;
                 }
                 printf("  %s%s %zu/%zu differ (max %.2g; solid flags %zu, normal/contents/surface %zu)",
                        kind[len], box ? "-box" : "", diff, rd, worst, flags, other);
@@ -149,7 +157,9 @@ int main(int argc, char **argv)
             {"goldsrc", "../shared/corpus/goldsrc/dod_snowtest_avocado.bsp"},
             {"quake1", "../shared/corpus/quake1/progs_dump_start.bsp"},
             {"quake1", "../shared/corpus/quake1/bsp_tool_quake_mp_lobby.bsp"},
-            {"source", "../shared/corpus/source/csgo_v21_bspsrc_tooltextures.bsp"},
+            {"source", "../shared/corpus/source/css_v20_gg_lego_arena_x.bsp"},
+            {"source", "../shared/corpus/source/tf2c_v20_lzma_tdm_wintercastle.bsp"},
+            {"source", "../shared/corpus/source/tf2c_v20_dom_lithium.bsp"},
             {"quake3", "q3/oa081/oa_dm1.bsp"},
             {"quake3", "q3/oa081/czest2ctf.bsp"},
             {"quake3", "q3/oa081/ctf_inyard.bsp"},

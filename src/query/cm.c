@@ -619,30 +619,38 @@ typedef struct tw {
     bk_trace_result *tr;
     float dir[3];              /* end - start */
     float inv[3];              /* 1 / dir[k], or 0 where the move does not go along k */
-    /* The brushes already clipped (a brush is in every leaf it reaches, and a long move crosses
-     * many of them; clipping one again changes nothing, as the engine's checkcount knows): a bit
-     * per brush in words of 64, a word valid only once its bit in `valid` is set (it is zeroed
-     * then), so a trace clears only `valid`. On the trace's stack: traces may run in parallel.
-     * Maps with more brushes than SEEN_BITS clip them again as before. */
+    /* The brushes already clipped to no effect (a brush is in every leaf it reaches, and a long
+     * move crosses many of them; as the engine's checkcount, but a brush that changed the
+     * result is clipped again in every leaf as before, so that of a start in one brush and a hit
+     * on another the contents are the same last ones as before): a bit per brush in words of 64,
+     * a word valid only once its bit in `valid` is set (it is zeroed then), so a trace clears only
+     * `valid`. On the trace's stack: traces may run in parallel. Maps with more brushes than
+     * SEEN_BITS clip them again as before. A brush that changed nothing cannot change anything
+     * later in the same trace: the fraction only falls, and starting inside does not depend on
+     * the leaf. */
     bool dedup;
     uint64_t valid[SEEN_BITS / 64 / 64];
     uint64_t seen[SEEN_BITS / 64];
 } tw;
 
-/* true the first time brush b is asked about in this trace */
-static inline bool first_visit(tw *w, uint32_t b)
+/* whether brush b was clipped to no effect already in this trace */
+static inline bool brush_seen(const tw *w, uint32_t b)
 {
-    if (!w->dedup) return true;
+    uint32_t word = b >> 6;
+    return w->dedup && (w->valid[word >> 6] >> (word & 63) & 1) && (w->seen[word] >> (b & 63) & 1);
+}
+
+static inline void brush_mark(tw *w, uint32_t b)
+{
+    if (!w->dedup) return;
     uint32_t word = b >> 6;
     uint64_t vb = (uint64_t)1 << (word & 63), bit = (uint64_t)1 << (b & 63);
     if (!(w->valid[word >> 6] & vb)) {
         w->valid[word >> 6] |= vb;
         w->seen[word] = bit;
-        return true;
+    } else {
+        w->seen[word] |= bit;
     }
-    if (w->seen[word] & bit) return false;
-    w->seen[word] |= bit;
-    return true;
 }
 
 /* Whether the move, its box included, comes within pad of the box [mn, mx] before the fraction
@@ -677,8 +685,8 @@ typedef bk_cm_sideplane cplane;
 enum { MAXS = 128 };
 
 /* Clip the move against one convex set of planes (a brush, or a triangle made solid); sides: a
- * brush's, for the surface hit, or NULL. */
-static void clip_convex(tw *w, const cplane *pl, uint32_t n, const bk_cm_side *sides, uint32_t contents,
+ * brush's, for the surface hit, or NULL. true when it changed the result. */
+static bool clip_convex(tw *w, const cplane *pl, uint32_t n, const bk_cm_side *sides, uint32_t contents,
                         int32_t native, int32_t surface_default)
 {
     /* first every plane's distances, and whether one is in front all the way (or left no
@@ -694,7 +702,7 @@ static void clip_convex(tw *w, const cplane *pl, uint32_t n, const bk_cm_side *s
         d2s[i] = d2;
         miss |= (d1 > 0) & ((d2 >= CLIP_EPS) | (d2 >= d1));
     }
-    if (miss) return;
+    if (miss) return false;
     float enter = -1, leave = 1;
     int hit = -1;
     bool startout = false, getout = false;
@@ -722,7 +730,7 @@ static void clip_convex(tw *w, const cplane *pl, uint32_t n, const bk_cm_side *s
         }
         tr->contents = contents;
         tr->native_contents = native;
-        return;
+        return true;
     }
     if (enter < leave && enter > -1 && enter < tr->fraction && hit >= 0) {
         if (enter < 0) enter = 0;
@@ -732,15 +740,17 @@ static void clip_convex(tw *w, const cplane *pl, uint32_t n, const bk_cm_side *s
         tr->contents = contents;
         tr->native_contents = native;
         tr->surface = sides ? sides[hit].surface : surface_default;
+        return true;
     }
+    return false;
 }
 
 /* the brush's sides against the move (its contents and bounds already passed) */
-static void clip_brush(tw *w, const bk_cm_brush *br)
+static bool clip_brush(tw *w, const bk_cm_brush *br)
 {
     const bk_cm *cm = w->cm;
     uint32_t n = br->num_sides < MAXS ? br->num_sides : MAXS;
-    clip_convex(w, cm->side_planes + br->first_side, n, cm->sides + br->first_side, br->contents, br->native, -1);
+    return clip_convex(w, cm->side_planes + br->first_side, n, cm->sides + br->first_side, br->contents, br->native, -1);
 }
 
 static void trace_brush(tw *w, const bk_cm_brush *br)
@@ -857,8 +867,8 @@ static void trace_leaf(tw *w, const bk_cm_leaf *lf)
             w->smin[1] > b->maxs[1] || w->smax[1] < b->mins[1] || w->smin[2] > b->maxs[2] || w->smax[2] < b->mins[2])
             continue;
         /* a brush lies within its bounds (its axial sides; +-inf without them) */
-        if (!sweep_meets(w, b->mins, b->maxs, 1) || !first_visit(w, b->brush)) continue;
-        clip_brush(w, &cm->brushes[b->brush]);
+        if (brush_seen(w, b->brush)) continue;
+        if (!sweep_meets(w, b->mins, b->maxs, 1) || !clip_brush(w, &cm->brushes[b->brush])) brush_mark(w, b->brush);
     }
     for (uint32_t i = 0; i < lf->num_meshes && !w->tr->allsolid; i++)
         trace_mesh(w, &cm->meshes[cm->leafmeshes[lf->first_mesh + i]]);
