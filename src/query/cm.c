@@ -7,6 +7,7 @@
  * (widened by the box) and visits the leaves along it in order, so the first hit ends the
  * walk early. Nothing is allocated and nothing shared is written: traces may run in parallel. */
 #include <math.h>
+#include <stddef.h>
 
 #include "cm.h"
 
@@ -27,6 +28,9 @@ void bk_cm_free(bk_cm *cm)
     bk_free(cm->side_planes);
     bk_free(cm->lbrushes);
     bk_free(cm->tnodes);
+    bk_free(cm->mnodes);
+    bk_free(cm->mitems);
+    bk_free(cm->mroot);
     bk_cm_point_index_free(cm);
     memset(cm, 0, sizeof *cm);
 }
@@ -95,6 +99,92 @@ void bk_cm_finish(bk_cm *cm)
     }
 }
 
+/* the bounds of meshes it[0 .. n) */
+static void mesh_run_bounds(const bk_cm *cm, const uint32_t *it, uint32_t n, float mn[3], float mx[3])
+{
+    for (int k = 0; k < 3; k++) mn[k] = INFINITY, mx[k] = -INFINITY;
+    for (uint32_t i = 0; i < n; i++) {
+        const bk_cm_mesh *me = &cm->meshes[it[i]];
+        for (int k = 0; k < 3; k++) {
+            if (me->mins[k] < mn[k]) mn[k] = me->mins[k];
+            if (me->maxs[k] > mx[k]) mx[k] = me->maxs[k];
+        }
+    }
+}
+
+enum { MLEAF = 4, MDEPTH = 48 };
+
+/* node `at` over mitems[a .. a+n): a leaf of up to MLEAF meshes, else the run split at the middle
+ * of its centres' longest extent (in half when they all fall on one side); *used counts nodes */
+static void mesh_tree(bk_cm *cm, uint32_t at, uint32_t a, uint32_t n, uint32_t *used, uint32_t depth)
+{
+    bk_cm_mnode *nd = &cm->mnodes[at];
+    uint32_t *it = cm->mitems + a;
+    mesh_run_bounds(cm, it, n, nd->mins, nd->maxs);
+    if (n <= MLEAF || depth >= MDEPTH) {
+        nd->a = a, nd->n = n;
+        return;
+    }
+    float cmn[3] = {INFINITY, INFINITY, INFINITY}, cmx[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (uint32_t i = 0; i < n; i++) {
+        const bk_cm_mesh *me = &cm->meshes[it[i]];
+        for (int k = 0; k < 3; k++) {
+            float c = (me->mins[k] + me->maxs[k]) * 0.5f;
+            if (c < cmn[k]) cmn[k] = c;
+            if (c > cmx[k]) cmx[k] = c;
+        }
+    }
+    int ax = 0;
+    for (int k = 1; k < 3; k++)
+        if (cmx[k] - cmn[k] > cmx[ax] - cmn[ax]) ax = k;
+    float split = (cmn[ax] + cmx[ax]) * 0.5f;
+    uint32_t lo = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const bk_cm_mesh *me = &cm->meshes[it[i]];
+        if ((me->mins[ax] + me->maxs[ax]) * 0.5f < split) {
+            uint32_t x = it[i];
+            it[i] = it[lo], it[lo++] = x;
+        }
+    }
+    if (lo == 0 || lo == n) lo = n / 2;
+    uint32_t c = *used;
+    *used += 2;
+    nd->a = c, nd->n = 0;
+    mesh_tree(cm, c, a, lo, used, depth + 1);
+    mesh_tree(cm, c + 1, a + lo, n - lo, used, depth + 1);
+}
+
+/* the mesh trees of every model with meshes (a model whose run leaves the meshes has none) */
+static bk_result mesh_trees(bk_cm *cm, bk_ctx *ctx)
+{
+    bk_result r = BK_OK;
+    uint64_t items = 0;
+    for (uint32_t m = 0; m < cm->model_count; m++) items += cm->models[m].num_meshes;
+    if (items > UINT32_MAX / 2) return BK_OK;   /* no trees: every mesh tested, as before */
+    cm->mroot = bk_alloc_array(ctx, cm->model_count, sizeof *cm->mroot, &r);
+    cm->mitems = bk_alloc_array(ctx, items ? items : 1, sizeof *cm->mitems, &r);
+    cm->mnodes = bk_alloc_array(ctx, 2 * items + 1, sizeof *cm->mnodes, &r);
+    if (r != BK_OK) {
+        bk_free(cm->mroot);
+        bk_free(cm->mitems);
+        bk_free(cm->mnodes);
+        cm->mroot = NULL, cm->mitems = NULL, cm->mnodes = NULL;
+        return r;
+    }
+    uint32_t at = 0, used = 0;
+    for (uint32_t m = 0; m < cm->model_count; m++) {
+        const bk_cm_model *md = &cm->models[m];
+        cm->mroot[m] = UINT32_MAX;
+        if (md->num_meshes == 0 || md->first_mesh > cm->mesh_count || md->num_meshes > cm->mesh_count - md->first_mesh)
+            continue;
+        for (uint32_t i = 0; i < md->num_meshes; i++) cm->mitems[at + i] = md->first_mesh + i;
+        cm->mroot[m] = used++;
+        mesh_tree(cm, cm->mroot[m], at, md->num_meshes, &used, 0);
+        at += md->num_meshes;
+    }
+    return BK_OK;
+}
+
 bk_result bk_cm_trace_index(bk_cm *cm, bk_ctx *ctx)
 {
     bk_result r = BK_OK;
@@ -131,7 +221,16 @@ bk_result bk_cm_trace_index(bk_cm *cm, bk_ctx *ctx)
         lb->contents = br->num_sides ? br->contents : 0;
         lb->brush = cm->leafbrushes[i];
     }
-    return BK_OK;
+    r = mesh_trees(cm, ctx);
+    if (r != BK_OK) {
+        bk_free(cm->side_planes);
+        bk_free(cm->lbrushes);
+        bk_free(cm->tnodes);
+        cm->side_planes = NULL;
+        cm->lbrushes = NULL;
+        cm->tnodes = NULL;
+    }
+    return r;
 }
 
 static inline float pdist(const bk_cm_plane *p, const float v[3])
@@ -508,6 +607,8 @@ uint32_t bk_cm_point_contents(const bk_cm *cm, uint32_t model, const float p[3],
 #define CLIP_EPS 0.125f
 #define TRI_THICK 1.0f  /* depth of the solid slab a triangle is given (more than 2 * CLIP_EPS) */   /* the engines keep a stopped box this far off the surface it hit */
 
+enum { SEEN_BITS = 1 << 16 };   /* 8 KiB of the trace's stack */
+
 typedef struct tw {
     const bk_cm *cm;
     float start[3], end[3];    /* centred */
@@ -516,7 +617,67 @@ typedef struct tw {
     uint32_t mask;
     bool point;
     bk_trace_result *tr;
+    float dir[3];              /* end - start */
+    float inv[3];              /* 1 / dir[k], or 0 where the move does not go along k */
+    /* The brushes already clipped to no effect (a brush is in every leaf it reaches, and a long
+     * move crosses many of them; as the engine's checkcount, but a brush that changed the
+     * result is clipped again in every leaf as before, so that of a start in one brush and a hit
+     * on another the contents are the same last ones as before): a bit per brush in words of 64,
+     * a word valid only once its bit in `valid` is set (it is zeroed then), so a trace clears only
+     * `valid`. On the trace's stack: traces may run in parallel. Maps with more brushes than
+     * SEEN_BITS clip them again as before. A brush that changed nothing cannot change anything
+     * later in the same trace: the fraction only falls, and starting inside does not depend on
+     * the leaf. */
+    bool dedup;
+    uint64_t valid[SEEN_BITS / 64 / 64];
+    uint64_t seen[SEEN_BITS / 64];
 } tw;
+
+/* whether brush b was clipped to no effect already in this trace */
+static inline bool brush_seen(const tw *w, uint32_t b)
+{
+    uint32_t word = b >> 6;
+    return w->dedup && (w->valid[word >> 6] >> (word & 63) & 1) && (w->seen[word] >> (b & 63) & 1);
+}
+
+static inline void brush_mark(tw *w, uint32_t b)
+{
+    if (!w->dedup) return;
+    uint32_t word = b >> 6;
+    uint64_t vb = (uint64_t)1 << (word & 63), bit = (uint64_t)1 << (b & 63);
+    if (!(w->valid[word >> 6] & vb)) {
+        w->valid[word >> 6] |= vb;
+        w->seen[word] = bit;
+    } else {
+        w->seen[word] |= bit;
+    }
+}
+
+/* Whether the move, its box included, comes within pad of the box [mn, mx] before the fraction
+ * already found: the segment clipped against the box's slabs. A convex set (brush, or a triangle
+ * made solid) lies inside its bounds, so a move that misses them by more than CLIP_EPS (and the
+ * rounding of the distances) can neither start in it nor enter it before what was already hit:
+ * clip_convex would change nothing, and the answers are the same without it. */
+static inline bool sweep_meets(const tw *w, const float mn[3], const float mx[3], float pad)
+{
+    float t0 = 0, t1 = w->tr->fraction;
+    for (int k = 0; k < 3; k++) {
+        float lo = mn[k] - w->ext[k] - pad, hi = mx[k] + w->ext[k] + pad, s = w->start[k];
+        if (w->inv[k] == 0) {
+            if (s < lo || s > hi) return false;
+            continue;
+        }
+        float ta = (lo - s) * w->inv[k], tb = (hi - s) * w->inv[k];
+        if (ta > tb) {
+            float x = ta;
+            ta = tb, tb = x;
+        }
+        if (ta > t0) t0 = ta;
+        if (tb < t1) t1 = tb;
+        if (t0 > t1) return false;
+    }
+    return true;
+}
 
 typedef bk_cm_sideplane cplane;
 
@@ -524,8 +685,8 @@ typedef bk_cm_sideplane cplane;
 enum { MAXS = 128 };
 
 /* Clip the move against one convex set of planes (a brush, or a triangle made solid); sides: a
- * brush's, for the surface hit, or NULL. */
-static void clip_convex(tw *w, const cplane *pl, uint32_t n, const bk_cm_side *sides, uint32_t contents,
+ * brush's, for the surface hit, or NULL. true when it changed the result. */
+static bool clip_convex(tw *w, const cplane *pl, uint32_t n, const bk_cm_side *sides, uint32_t contents,
                         int32_t native, int32_t surface_default)
 {
     /* first every plane's distances, and whether one is in front all the way (or left no
@@ -541,7 +702,7 @@ static void clip_convex(tw *w, const cplane *pl, uint32_t n, const bk_cm_side *s
         d2s[i] = d2;
         miss |= (d1 > 0) & ((d2 >= CLIP_EPS) | (d2 >= d1));
     }
-    if (miss) return;
+    if (miss) return false;
     float enter = -1, leave = 1;
     int hit = -1;
     bool startout = false, getout = false;
@@ -569,7 +730,7 @@ static void clip_convex(tw *w, const cplane *pl, uint32_t n, const bk_cm_side *s
         }
         tr->contents = contents;
         tr->native_contents = native;
-        return;
+        return true;
     }
     if (enter < leave && enter > -1 && enter < tr->fraction && hit >= 0) {
         if (enter < 0) enter = 0;
@@ -579,15 +740,17 @@ static void clip_convex(tw *w, const cplane *pl, uint32_t n, const bk_cm_side *s
         tr->contents = contents;
         tr->native_contents = native;
         tr->surface = sides ? sides[hit].surface : surface_default;
+        return true;
     }
+    return false;
 }
 
 /* the brush's sides against the move (its contents and bounds already passed) */
-static void clip_brush(tw *w, const bk_cm_brush *br)
+static bool clip_brush(tw *w, const bk_cm_brush *br)
 {
     const bk_cm *cm = w->cm;
     uint32_t n = br->num_sides < MAXS ? br->num_sides : MAXS;
-    clip_convex(w, cm->side_planes + br->first_side, n, cm->sides + br->first_side, br->contents, br->native, -1);
+    return clip_convex(w, cm->side_planes + br->first_side, n, cm->sides + br->first_side, br->contents, br->native, -1);
 }
 
 static void trace_brush(tw *w, const bk_cm_brush *br)
@@ -604,10 +767,14 @@ static void trace_tri(tw *w, const bk_cm_tri *t, const bk_cm_mesh *m)
 {
     float tmin[3], tmax[3];
     for (int k = 0; k < 3; k++) {
-        tmin[k] = fminf(t->v[0][k], fminf(t->v[1][k], t->v[2][k]));
-        tmax[k] = fmaxf(t->v[0][k], fmaxf(t->v[1][k], t->v[2][k]));
+        float a = t->v[0][k], b = t->v[1][k], c = t->v[2][k];
+        float lo = a < b ? a : b, hi = a < b ? b : a;
+        tmin[k] = c < lo ? c : lo;
+        tmax[k] = c > hi ? c : hi;
         if (w->smin[k] > tmax[k] + 1 || w->smax[k] < tmin[k] - 1) return;
     }
+    /* the solid triangle lies within its bounds widened by TRI_THICK */
+    if (!sweep_meets(w, tmin, tmax, TRI_THICK + 1)) return;
     cplane pl[11];
     uint32_t n = 0;
     /* two-sided: a slab TRI_THICK deep behind the surface as seen from the start, so that a
@@ -654,7 +821,39 @@ static void trace_mesh(tw *w, const bk_cm_mesh *m)
     if (!(m->contents & w->mask)) return;
     for (int k = 0; k < 3; k++)
         if (w->smin[k] > m->maxs[k] + 1 || w->smax[k] < m->mins[k] - 1) return;
+    if (!sweep_meets(w, m->mins, m->maxs, TRI_THICK + 1)) return;
     for (uint32_t i = 0; i < m->num_tris && w->tr->fraction > 0; i++) trace_tri(w, &w->cm->tris[m->first_tri + i], m);
+}
+
+/* The model's meshes through its mesh tree: those whose bounds the move meets (up to what it
+ * already hit), then tested in their order in the model's run, as the plain loop tests them (so
+ * that of two hits at the same fraction the same one is kept). false when the model has no tree
+ * or more meshes meet the move than this keeps: then the caller tests every mesh. */
+static bool trace_model_meshes(tw *w, uint32_t model)
+{
+    const bk_cm *cm = w->cm;
+    if (!cm->mroot || cm->mroot[model] == UINT32_MAX) return false;
+    enum { CAND = 256 };
+    uint32_t cand[CAND], stack[MDEPTH + 2], nc = 0, sp = 0;
+    stack[sp++] = cm->mroot[model];
+    while (sp) {
+        const bk_cm_mnode *nd = &cm->mnodes[stack[--sp]];
+        if (!sweep_meets(w, nd->mins, nd->maxs, TRI_THICK + 1)) continue;
+        if (nd->n == 0) {
+            stack[sp++] = nd->a;
+            stack[sp++] = nd->a + 1;
+            continue;
+        }
+        if (nc + nd->n > CAND) return false;
+        for (uint32_t i = 0; i < nd->n; i++) cand[nc++] = cm->mitems[nd->a + i];
+    }
+    for (uint32_t i = 1; i < nc; i++) {   /* in the run's order (few: insertion) */
+        uint32_t x = cand[i], j = i;
+        for (; j > 0 && cand[j - 1] > x; j--) cand[j] = cand[j - 1];
+        cand[j] = x;
+    }
+    for (uint32_t i = 0; i < nc && !w->tr->allsolid; i++) trace_mesh(w, &cm->meshes[cand[i]]);
+    return true;
 }
 
 static void trace_leaf(tw *w, const bk_cm_leaf *lf)
@@ -667,7 +866,9 @@ static void trace_leaf(tw *w, const bk_cm_leaf *lf)
         if (!(b->contents & w->mask) || w->smin[0] > b->maxs[0] || w->smax[0] < b->mins[0] ||
             w->smin[1] > b->maxs[1] || w->smax[1] < b->mins[1] || w->smin[2] > b->maxs[2] || w->smax[2] < b->mins[2])
             continue;
-        clip_brush(w, &cm->brushes[b->brush]);
+        /* a brush lies within its bounds (its axial sides; +-inf without them) */
+        if (brush_seen(w, b->brush)) continue;
+        if (!sweep_meets(w, b->mins, b->maxs, 1) || !clip_brush(w, &cm->brushes[b->brush])) brush_mark(w, b->brush);
     }
     for (uint32_t i = 0; i < lf->num_meshes && !w->tr->allsolid; i++)
         trace_mesh(w, &cm->meshes[cm->leafmeshes[lf->first_mesh + i]]);
@@ -737,8 +938,9 @@ void bk_cm_trace(const bk_cm *cm, const bk_trace_params *p, const float start[3]
                  bk_trace_result *tr)
 {
     tw w;
-    memset(&w, 0, sizeof w);
+    memset(&w, 0, offsetof(tw, seen));   /* seen is read only where valid says it was written */
     w.cm = cm;
+    w.dedup = cm->brush_count <= SEEN_BITS;
     w.mask = p->mask;
     w.tr = tr;
     float c[3];
@@ -751,6 +953,11 @@ void bk_cm_trace(const bk_cm *cm, const bk_trace_params *p, const float start[3]
         w.smax[k] = fmaxf(w.start[k], w.end[k]) + w.ext[k] + 1;
     }
     w.point = w.ext[0] == 0 && w.ext[1] == 0 && w.ext[2] == 0;
+    for (int k = 0; k < 3; k++) {
+        w.dir[k] = w.end[k] - w.start[k];
+        /* a move this short along k stays within the pad of where it starts */
+        w.inv[k] = fabsf(w.dir[k]) > 1e-6f ? 1.0f / w.dir[k] : 0.0f;
+    }
     tr->fraction = 1;
     const bk_cm_model *m = &cm->models[p->model];
     if (m->headnode >= 0) {
@@ -759,7 +966,8 @@ void bk_cm_trace(const bk_cm *cm, const bk_trace_params *p, const float start[3]
         for (uint32_t i = 0; i < m->num_brushes && !tr->allsolid; i++) trace_brush(&w, &cm->brushes[m->first_brush + i]);
     }
     /* meshes (patches, displacements) belong to the model, each tested against its bounds */
-    for (uint32_t i = 0; i < m->num_meshes && !tr->allsolid; i++) trace_mesh(&w, &cm->meshes[m->first_mesh + i]);
+    if (!trace_model_meshes(&w, p->model))
+        for (uint32_t i = 0; i < m->num_meshes && !tr->allsolid; i++) trace_mesh(&w, &cm->meshes[m->first_mesh + i]);
     if (tr->fraction >= 1) {
         tr->fraction = 1;
         memcpy(tr->endpos, end, sizeof tr->endpos);

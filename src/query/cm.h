@@ -163,6 +163,13 @@ typedef struct bk_cm_lbrush {
     uint32_t brush;
 } bk_cm_lbrush;
 
+/* A bounding volume tree over a model's meshes (bk_cm_trace_index): a node holds the bounds of
+ * its meshes; n > 0: a leaf, meshes mitems[a .. a+n); n == 0: children a and a + 1. */
+typedef struct bk_cm_mnode {
+    float mins[3], maxs[3];
+    uint32_t a, n;
+} bk_cm_mnode;
+
 typedef struct bk_cm {
     bk_cm_plane *planes;   uint32_t plane_count;
     bk_cm_node *nodes;     uint32_t node_count;
@@ -183,6 +190,9 @@ typedef struct bk_cm {
     bk_cm_sideplane *side_planes;     /* side_count */
     bk_cm_lbrush *lbrushes;           /* leafbrush_count */
     bk_cm_tnode *tnodes;              /* node_count */
+    bk_cm_mnode *mnodes;              /* the mesh trees of every model */
+    uint32_t *mitems;                 /* their meshes, each model's a permutation of its run */
+    uint32_t *mroot;                  /* model_count: its tree's root in mnodes (UINT32_MAX: none) */
 } bk_cm;
 
 /* ask for the cache line at a before it is read */
@@ -215,7 +225,7 @@ static inline int bk_cm_axis(const bk_cm_plane *p, float *sign)
 }
 /* Fill plane type (axial or not) and each brush's bounds from its axial sides. */
 void bk_cm_finish(bk_cm *cm);
-/* Lay out what the sweep reads (side_planes, lbrushes, tnodes) after bk_cm_finish (BK_ENOMEM /
+/* Lay out what the sweep reads (side_planes, lbrushes, tnodes, the mesh trees) after bk_cm_finish (BK_ENOMEM /
  * BK_ELIMIT: none of them, and the model is not to be used). */
 bk_result bk_cm_trace_index(bk_cm *cm, bk_ctx *ctx);
 /* The leaf holding p, walking from node `head` (>= 0), or -1 when the tree is broken. For the
