@@ -125,7 +125,24 @@ void bk_edit_free(bk_edit *e)
     bk_free(e);
 }
 
-/* lump index becomes size bytes; as_stored: they are its content, stored as the map stored the lump */
+/* lump index becomes the size bytes of data (bk_malloc'd, taken over: freed on failure too);
+ * as_stored: they are its content, stored as the map stored the lump */
+static bk_result set_lump_owned(bk_edit *e, uint32_t index, uint8_t *data, size_t size, bool as_stored)
+{
+    if (index >= e->dir->count || size > 0x7fffffffu) {
+        bk_free(data);
+        return index >= e->dir->count ? BK_EINDEX : BK_ELIMIT;
+    }
+    bk_free(e->repl[index]);
+    e->repl[index] = data;
+    e->repl_size[index] = size;
+    e->repl_set[index] = true;
+    e->repl_as_stored[index] = as_stored;
+    e->edited = true;
+    return BK_OK;
+}
+
+/* the same with a copy of data */
 static bk_result set_lump(bk_edit *e, uint32_t index, const void *data, size_t size, bool as_stored)
 {
     if (!e || (!data && size)) return BK_EARG;
@@ -134,13 +151,7 @@ static bk_result set_lump(bk_edit *e, uint32_t index, const void *data, size_t s
     uint8_t *copy = bk_malloc(size ? size : 1);
     if (!copy) return BK_ENOMEM;
     if (size) memcpy(copy, data, size);
-    bk_free(e->repl[index]);
-    e->repl[index] = copy;
-    e->repl_size[index] = size;
-    e->repl_set[index] = true;
-    e->repl_as_stored[index] = as_stored;
-    e->edited = true;
-    return BK_OK;
+    return set_lump_owned(e, index, copy, size, as_stored);
 }
 
 bk_result bk_edit_set_lump(bk_edit *e, uint32_t index, const void *data, size_t size)
@@ -581,6 +592,11 @@ static bk_result pak_rebuild(bk_edit *e, const uint8_t *z, size_t n, bk_buf *out
         for (uint32_t a = 0; a < e->pak_add_count && ze[i].keep; a++)
             if (zname_eq(&ze[i], e->pak_adds[a].name)) ze[i].keep = false;
     }
+    /* the whole zip at once (the old bytes bound what is kept), so that no growth copies it */
+    size_t want = n;
+    for (uint32_t a = 0; a < e->pak_add_count; a++)
+        want += e->pak_adds[a].size + 2 * strlen(e->pak_adds[a].name) + 128;
+    bk_buf_reserve(out, want);
     /* local records in file order; each runs to the next one (or the directory) */
     zent *order = bk_malloc((count ? count : 1) * sizeof *order);
     uint32_t *newofs = bk_calloc(count ? count : 1, sizeof *newofs);
@@ -652,6 +668,19 @@ static bk_result pak_rebuild(bk_edit *e, const uint8_t *z, size_t n, bk_buf *out
     return fail ? BK_ENOMEM : BK_OK;
 }
 
+/* the pakfile as the edit has it so far: a replacement already made (earlier edits applied at a
+ * save, or set through bk_edit_set_lump), else the map's own */
+static bk_result pak_current(const bk_edit *e, const uint8_t **data, size_t *size)
+{
+    int32_t slot = e->f->family->pak_slot;
+    if (e->repl_set[slot]) {
+        *data = e->repl[slot];
+        *size = e->repl_size[slot];
+        return BK_OK;
+    }
+    return bk_source_lump_bytes(e->f, slot, data, size);
+}
+
 bk_result bk_edit_pak_remove(bk_edit *e, const char *glob, uint32_t *removed)
 {
     if (!e || !glob) return BK_EARG;
@@ -667,7 +696,7 @@ bk_result bk_edit_pak_remove(bk_edit *e, const char *glob, uint32_t *removed)
         *removed = 0;
         const uint8_t *pd;
         size_t ps;
-        if (bk_source_lump_bytes(e->f, e->f->family->pak_slot, &pd, &ps) == BK_OK && pd) {
+        if (pak_current(e, &pd, &ps) == BK_OK && pd) {
             bk_buf tmp = {0};
             bk_edit probe = *e;
             probe.pak_remove = &nr[e->pak_remove_count - 1];
@@ -718,7 +747,9 @@ static uint64_t moved_ofs(const bk_edit_layout *el, uint64_t old)
     return moved(m->s, m->n, old);
 }
 
-/* the pakfile edits become a replacement of the pakfile lump */
+/* the pakfile edits become a replacement of the pakfile lump, which takes the rebuilt zip over; the
+ * added files' bytes are then in it alone, so the edits are let go (later ones apply on top of it):
+ * a save holds the added bytes twice at the most (the zip, then the map laid out), not four times */
 static bk_result apply_pak_edits(bk_edit *e)
 {
     int32_t slot = e->f->family->pak_slot;
@@ -726,11 +757,20 @@ static bk_result apply_pak_edits(bk_edit *e)
     size_t ps = 0;
     bk_buf z = {0};
     uint32_t removed = 0;
-    bk_result r = bk_source_lump_bytes(e->f, slot, &pd, &ps);
+    bk_result r = pak_current(e, &pd, &ps);
     if (r == BK_OK) r = pak_rebuild(e, pd, pd ? ps : 0, &z, &removed);
-    if (r == BK_OK) r = bk_edit_set_lump(e, (uint32_t)slot, z.data, z.size);
-    bk_buf_free(&z);
-    return r;
+    if (r != BK_OK) {
+        bk_buf_free(&z);
+        return r;
+    }
+    BK_TRY(set_lump_owned(e, (uint32_t)slot, z.data ? z.data : bk_malloc(1), z.size, false));
+    for (uint32_t i = 0; i < e->pak_remove_count; i++) bk_free(e->pak_remove[i]);
+    for (uint32_t i = 0; i < e->pak_add_count; i++) {
+        bk_free(e->pak_adds[i].name);
+        bk_free(e->pak_adds[i].data);
+    }
+    e->pak_remove_count = e->pak_add_count = 0;
+    return BK_OK;
 }
 
 static void family_fixup(const bk_edit *e, const lslot *s, bk_buf *o, uint64_t tail_old, uint64_t tail_new)

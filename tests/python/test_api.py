@@ -263,6 +263,18 @@ def test_edit_pakfile(tmp_path):
     p2 = bspkit.open(out).pak
     assert p2.read("materials/python/hello.txt") == b"hello"
     assert len(p2) == len(m.pak) + 1 - n
+    # edits after a save apply on top of it (a save hands the pakfile edits over to the rebuilt
+    # lump): the second file joins the first, the removal holds, and saving again is the same
+    m.pak_add("materials/python/second.txt", b"2")
+    out2 = tmp_path / "pak2.bsp"
+    m.save(out2)
+    m.save(tmp_path / "pak3.bsp")
+    p3 = bspkit.open(out2).pak
+    assert p3.read("materials/python/hello.txt") == b"hello"
+    assert p3.read("materials/python/second.txt") == b"2"
+    assert len(p3) == len(p2) + 1
+    assert (tmp_path / "pak3.bsp").read_bytes() == out2.read_bytes()
+    assert m.pak_remove("materials/python/*.txt") == 2
 
 
 def test_dpm_bones_and_pose():
