@@ -185,6 +185,17 @@ static bk_result mesh_trees(bk_cm *cm, bk_ctx *ctx)
     return BK_OK;
 }
 
+/* the trace index given back (a failed build leaves none) */
+static void trace_index_free(bk_cm *cm)
+{
+    bk_free(cm->side_planes);
+    bk_free(cm->lbrushes);
+    bk_free(cm->tnodes);
+    cm->side_planes = NULL;
+    cm->lbrushes = NULL;
+    cm->tnodes = NULL;
+}
+
 bk_result bk_cm_trace_index(bk_cm *cm, bk_ctx *ctx)
 {
     bk_result r = BK_OK;
@@ -192,12 +203,7 @@ bk_result bk_cm_trace_index(bk_cm *cm, bk_ctx *ctx)
     cm->lbrushes = bk_alloc_array(ctx, cm->leafbrush_count, sizeof *cm->lbrushes, &r);
     cm->tnodes = bk_alloc_array(ctx, cm->node_count, sizeof *cm->tnodes, &r);
     if (r != BK_OK) {
-        bk_free(cm->side_planes);
-        bk_free(cm->lbrushes);
-        bk_free(cm->tnodes);
-        cm->side_planes = NULL;
-        cm->lbrushes = NULL;
-        cm->tnodes = NULL;
+        trace_index_free(cm);
         return r;
     }
     for (uint32_t i = 0; i < cm->node_count; i++) {
@@ -222,14 +228,7 @@ bk_result bk_cm_trace_index(bk_cm *cm, bk_ctx *ctx)
         lb->brush = cm->leafbrushes[i];
     }
     r = mesh_trees(cm, ctx);
-    if (r != BK_OK) {
-        bk_free(cm->side_planes);
-        bk_free(cm->lbrushes);
-        bk_free(cm->tnodes);
-        cm->side_planes = NULL;
-        cm->lbrushes = NULL;
-        cm->tnodes = NULL;
-    }
+    if (r != BK_OK) trace_index_free(cm);
     return r;
 }
 
