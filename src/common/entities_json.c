@@ -237,22 +237,84 @@ static bk_result read_object(const jread *j, const cJSON *ent, uint32_t i, bk_en
     return BK_OK;
 }
 
-static bk_result read_root(const jread *j, const cJSON *root, bk_entities *out)
+/* entity value c (the next of out) into out */
+static bk_result read_entity(const jread *j, const cJSON *c, bk_entities *out, uint32_t *cap)
 {
-    uint32_t cap = 0;
-    for (const cJSON *c = root->child; c; c = c->next) {
-        uint32_t i = out->count;
-        if (!cJSON_IsArray(c) && !cJSON_IsObject(c))
-            return fail(j->err, j->t, LOCATE(j, i, -1), i, NULL,
-                        "entity %u is %s: an entity is an array of [key, value] pairs", i, kind(c));
-        if (i == UINT32_MAX) return BK_ELIMIT;
-        bk_result r = bk_grow((void **)&out->items, &cap, i + 1, sizeof *out->items);
-        if (r != BK_OK) return r;
-        bk_entity *en = &out->items[out->count++];
-        memset(en, 0, sizeof *en);
-        r = cJSON_IsArray(c) ? read_pairs(j, c, i, en) : read_object(j, c, i, en);
-        if (r != BK_OK) return r;
+    uint32_t i = out->count;
+    if (!cJSON_IsArray(c) && !cJSON_IsObject(c))
+        return fail(j->err, j->t, LOCATE(j, i, -1), i, NULL,
+                    "entity %u is %s: an entity is an array of [key, value] pairs", i, kind(c));
+    if (i == UINT32_MAX) return BK_ELIMIT;
+    bk_result r = bk_grow((void **)&out->items, cap, i + 1, sizeof *out->items);
+    if (r != BK_OK) return r;
+    bk_entity *en = &out->items[out->count++];
+    memset(en, 0, sizeof *en);
+    return cJSON_IsArray(c) ? read_pairs(j, c, i, en) : read_object(j, c, i, en);
+}
+
+/* the one JSON value at text[*at] (cJSON: tens of bytes a value), *at moved past it; NULL after
+ * a located failure */
+static cJSON *parse_value(const jread *j, size_t *at, bk_result *r)
+{
+    const char *end = NULL;
+    cJSON *v = cJSON_ParseWithLengthOpts(j->t + *at, j->len - *at, &end, 0);
+    size_t e = end && end >= j->t + *at && end <= j->t + j->len ? (size_t)(end - j->t) : *at;
+    if (!v) *r = fail(j->err, j->t, e, BK_NO_INDEX, NULL, "not valid JSON here");
+    *at = e;
+    return v;
+}
+
+static size_t skip_blank(const jread *j, size_t at)
+{
+    while (at < j->len && is_ws(j->t[at])) at++;
+    return at;
+}
+
+/* The array of entities, read one entity at a time: cJSON holds one entity's values at once, never
+ * the whole text's, so an import costs about what the entities it makes cost (a 60 MB array of
+ * small entities took 1.7 GB as one cJSON tree). */
+static bk_result read_root(const jread *j, bk_entities *out)
+{
+    size_t at = skip_blank(j, j->start);
+    bk_result r = BK_OK;
+    if (at >= j->len || j->t[at] != '[') {
+        /* not an array: say what it is (an object is not parsed, whatever its size) */
+        if (at < j->len && j->t[at] == '{')
+            return fail(j->err, j->t, at, BK_NO_INDEX, NULL, "the JSON is an object: expected an array of entities");
+        size_t s = at;
+        cJSON *v = parse_value(j, &at, &r);
+        if (!v) return r;
+        const char *k = kind(v);
+        cJSON_Delete(v);
+        at = skip_blank(j, at);
+        if (at < j->len) return fail(j->err, j->t, at, BK_NO_INDEX, NULL, "text after the JSON array of entities");
+        return fail(j->err, j->t, s, BK_NO_INDEX, NULL, "the JSON is %s: expected an array of entities", k);
     }
+    uint32_t cap = 0;
+    at = skip_blank(j, at + 1);
+    if (at < j->len && j->t[at] == ']') {
+        at++;
+    } else {
+        for (;;) {
+            cJSON *c = parse_value(j, &at, &r);
+            if (!c) return r;
+            r = read_entity(j, c, out, &cap);
+            cJSON_Delete(c);
+            if (r != BK_OK) return r;
+            at = skip_blank(j, at);
+            if (at < j->len && j->t[at] == ',') {
+                at = skip_blank(j, at + 1);
+                continue;
+            }
+            if (at < j->len && j->t[at] == ']') {
+                at++;
+                break;
+            }
+            return fail(j->err, j->t, at, BK_NO_INDEX, NULL, "not valid JSON here");
+        }
+    }
+    at = skip_blank(j, at);
+    if (at < j->len) return fail(j->err, j->t, at, BK_NO_INDEX, NULL, "text after the JSON array of entities");
     return BK_OK;
 }
 
@@ -267,22 +329,8 @@ bk_result bk_entities_from_json(const char *text, size_t len, bk_entities *out, 
     if (nul != SIZE_MAX)
         return fail(err, text, nul, BK_NO_INDEX, NULL, "%s: an entity lump cannot hold U+0000 (the engines read it "
                     "as a C string)", text[nul] ? "\\u0000 in a string" : "a NUL byte");
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(text + j.start, len - j.start, &end, 0);
-    size_t at = end && end >= text + j.start && end <= text + len ? (size_t)(end - text) : j.start;
-    if (!root) return fail(err, text, at, BK_NO_INDEX, NULL, "not valid JSON here");
-    while (at < len && is_ws(text[at])) at++;
-    bk_result r = BK_OK;
-    if (at < len) {
-        r = fail(err, text, at, BK_NO_INDEX, NULL, "text after the JSON array of entities");
-    } else if (!cJSON_IsArray(root)) {
-        size_t s = j.start;
-        while (s < len && is_ws(text[s])) s++;
-        r = fail(err, text, s, BK_NO_INDEX, NULL, "the JSON is %s: expected an array of entities", kind(root));
-    } else if ((r = read_root(&j, root, out)) == BK_OK) {
-        locate(text, len, j.start, -1, -1, out->items, out->count);   /* each entity's offset */
-    }
-    cJSON_Delete(root);
+    bk_result r = read_root(&j, out);
+    if (r == BK_OK) locate(text, len, j.start, -1, -1, out->items, out->count);   /* each entity's offset */
     if (r != BK_OK) {
         if (r != BK_EFORMAT && err) {
             set_diag(err, r, BK_NO_INDEX, BK_NO_OFFSET);

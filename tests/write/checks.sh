@@ -211,6 +211,19 @@ check "/dev/zero: refused at its first block" grep -q '/dev/zero: error: byte 0 
 check "/dev/zero: peak RSS under $((small / 1024)) MB (${rss} KB)" test "$rss" -lt "$small"
 expect_exit 1 "$CLI" entities "$GS" --import /dev/zero -o "$OUT"
 check "entities --import /dev/zero refused" grep -q 'byte 0 is NUL' "$WORK/.err"
+# entities --import JSON is read one entity at a time: 1.6 M small entities (61 MB of JSON, over
+# the 65,536 entities allowed) took 1.7 GB as one cJSON tree; now the entities made and the text
+# (about 10x the text: 612 MB), refused with the limit named
+$PY -c "import json; print(json.dumps([[['classname', 'worldspawn']]] + [[['classname', 'info_null'], ['a', 'b']]] * 1600000, separators=(',', ':')))" > "$WORK/many.json"
+/usr/bin/time -f '%M' -o "$WORK/rss" "$CLI" entities "$GS" --import "$WORK/many.json" -o "$OUT" 2> "$WORK/.err"
+rss=$(tail -1 "$WORK/rss")
+echo "61 MB of entities JSON: peak RSS ${rss} KB"
+check "61 MB of entities JSON: refused, the limit named" grep -q 'limit exceeded' "$WORK/.err"
+if ! grep -q __asan_init "$CLI" 2>/dev/null; then
+    check "61 MB of entities JSON: peak RSS under 800 MB (${rss} KB)" test "$rss" -lt 819200
+fi
+check "61 MB of entities JSON: nothing written" test ! -e "$OUT"
+rm -f "$WORK/many.json"
 # ---- F13: messages that named the wrong thing --------------------------------------------------------
 expect_exit 2 "$CLI" lump "$Q1" planes -o "$WORK/p_out.json"
 check "lump NAME -o without --import: refused, not ignored" grep -q -- "-o goes with --import" "$WORK/.err"
