@@ -32,7 +32,7 @@ every=${BK_DECOMPILE_EVERY:-1}
 for map in $(find "$FETCHED/q3" -name '*.bsp' | sort | awk -v n="$every" '(NR - 1) % n == 0'); do
     run "$map" "$WORK/$(basename "$(dirname "$map")")_$(basename "$map" .bsp).map"
 done
-python3 - "$WORK/reports.jsonl" "$WORK/times.txt" <<'PYEOF' || fail "corpus totals"
+python3 - "$WORK/reports.jsonl" "$WORK/times.txt" "$every" <<'PYEOF' || fail "corpus totals"
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 fams = {}
@@ -46,7 +46,11 @@ bad = 0
 for fam, t in sorted(fams.items()):
     print(json.dumps(dict(family=fam, **t)))
 q3 = fams.get('quake3')
-if q3 and q3['triangles_st_match'] < 0.99 * q3['triangles_on_side']:
+if q3 and q3['triangles_on_side']:
+    print('Quake 3: st back on %.2f%% of the triangles on a written side' % (100.0 * q3['triangles_st_match'] / q3['triangles_on_side']))
+# the 99% is the whole corpus's figure (docs/decompile.md); a sample (BK_DECOMPILE_EVERY, the
+# sanitizer run, which is there for memory errors) prints its ratio but does not hold it to that
+if q3 and sys.argv[3] == '1' and q3['triangles_st_match'] < 0.99 * q3['triangles_on_side']:
     print('Quake 3: %d of %d triangles on a written side have their st back' % (q3['triangles_st_match'], q3['triangles_on_side']), file=sys.stderr)
     bad = 1
 # CPU times are reported, not asserted (speed is measured in bench/, not in tests)
