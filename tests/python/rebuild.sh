@@ -20,7 +20,7 @@ install() {   # install LIBRARY_DIR: install the package from $WORK/src against 
 }
 links() {     # links LIBRARY_DIR WHAT: the installed extension links LIBRARY_DIR/libbspkit.a
     local got
-    got=$(cd "$WORK" && "$WORK/venv/bin/python" -c 'import bspkit._native as n; print(n.ffi.string(n.lib.bkpy_library()).decode())')
+    got=$(cd "$WORK" && LD_PRELOAD=$PRELOAD "$WORK/venv/bin/python" -c 'import bspkit._native as n; print(n.ffi.string(n.lib.bkpy_library()).decode())')
     if [[ $got == "$1/libbspkit.a" ]]; then echo "ok: $2 links $got"
     else echo "FAIL: $2 links $got, not $1/libbspkit.a"; fails=$((fails + 1)); fi
 }

@@ -7,14 +7,7 @@ set -u
 CLI=$(realpath "$1"); SHARED=$(realpath -m "$2"); FETCHED=$(realpath -m "$3"); WORK=$(realpath -m "$4"); BUILD=$(realpath "$5")
 . "$(dirname "$0")/venv.sh"
 bk_py_venv "$WORK" "$BUILD" "cffi, numpy, pytest, setuptools, wheel, pip"
-# a sanitizer build (BK_PY_SANITIZE=1, set by ctest): link the instrumented archive with the
-# sanitizer runtimes and preload them into Python; leaks are not checked (Python's own are many)
-PRELOAD=
-if [[ ${BK_PY_SANITIZE:-0} == 1 ]]; then
-    export BSPKIT_LDFLAGS="-fsanitize=address,undefined" ASAN_OPTIONS=detect_leaks=0
-    export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-    PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
-fi
+# a sanitizer build: PRELOAD and the link flags come from venv.sh
 BSPKIT_SOURCE_DIR=$ROOT BSPKIT_BUILD_DIR=$BUILD "$WORK/venv/bin/python" -m pip install -q --no-build-isolation \
     --no-deps "$WORK/src" >"$WORK/pip.log" 2>&1 || { cat "$WORK/pip.log"; exit 1; }
 cd "$ROOT/tests/python" || exit 1
