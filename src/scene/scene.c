@@ -646,9 +646,18 @@ bk_result bk_prim_add_triangle(bk_primitive *p, uint32_t a, uint32_t b, uint32_t
 
 bk_result bk_kv_append(bk_kv **list, uint32_t *count, const char *key, const char *value)
 {
-    bk_kv *n = bk_realloc(*list, ((size_t)*count + 1) * sizeof(bk_kv));
-    if (!n) return BK_ENOMEM;
-    *list = n;
+    /* The list has no capacity field: its capacity is implied by the count (4, then doubling),
+     * so appending n pairs reallocates O(log n) times, not n times. Every list of pairs grows only
+     * here. */
+    uint32_t c = *count;
+    bk_kv *n = *list;
+    if (c == UINT32_MAX) return BK_EOVERFLOW;
+    if (c == 0 || (c >= 4 && (c & (c - 1)) == 0)) {
+        size_t cap = c == 0 ? 4 : (size_t)c * 2;
+        n = bk_realloc(*list, cap * sizeof(bk_kv));
+        if (!n) return BK_ENOMEM;
+        *list = n;
+    }
     n[*count].key = bk_strdup(key ? key : "");
     n[*count].value = bk_strdup(value ? value : "");
     if (!n[*count].key || !n[*count].value) {
