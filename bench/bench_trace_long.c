@@ -6,7 +6,8 @@
  * few maps of each family. Reports M traces/s, one core, timed by the thread's processor time
  * (best of three runs over the same segments).
  *
- * usage: bench_trace_long [--n N] [--dump FILE | --compare FILE] [MAP ...]
+ * usage: bench_trace_long [--n N] [--only KIND] [--dump FILE | --compare FILE] [MAP ...]
+ *   --only short|long|span: that kind of segment alone (for a profile of one kind).
  *   no MAP: a fixed set from ../shared/corpus and ~/.cache/bspkit-corpus (BSPKIT_CORPUS), the
  *   missing ones skipped. --dump writes every trace's fraction and startsolid/allsolid (N per
  *   map and kind, in order); --compare reads such a file from another build and reports how many
@@ -39,6 +40,7 @@ typedef struct rec { float fraction, normal[3]; uint32_t contents; int32_t surfa
 
 static FILE *dumpf, *cmpf;
 static size_t n_traces = 20000;
+static const char *only;
 
 static void run_map(const char *family, const char *path)
 {
@@ -64,6 +66,7 @@ static void run_map(const char *family, const char *path)
     static const float reach[3] = {500, 3000, 3000};
     static const char *const kind[3] = {"short", "long", "span"};
     for (int len = 0; len < 3; len++) {
+        if (only && strcmp(only, kind[len]) != 0) continue;
         rng = 12345u + (uint32_t)len;
         bk_point_info pi;
         size_t got = 0;
@@ -137,10 +140,11 @@ int main(int argc, char **argv)
     int a = 1;
     for (; a < argc && strncmp(argv[a], "--", 2) == 0; a++) {
         if (!strcmp(argv[a], "--n") && a + 1 < argc) n_traces = strtoull(argv[++a], NULL, 10);
+        else if (!strcmp(argv[a], "--only") && a + 1 < argc) only = argv[++a];
         else if (!strcmp(argv[a], "--dump") && a + 1 < argc) dumpf = fopen(argv[++a], "wb");
         else if (!strcmp(argv[a], "--compare") && a + 1 < argc) cmpf = fopen(argv[++a], "rb");
         else {
-            fprintf(stderr, "usage: bench_trace_long [--n N] [--dump FILE | --compare FILE] [MAP ...]\n");
+            fprintf(stderr, "usage: bench_trace_long [--n N] [--only KIND] [--dump FILE | --compare FILE] [MAP ...]\n");
             return 2;
         }
     }
