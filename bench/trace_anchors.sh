@@ -24,12 +24,14 @@ for map in "$@"; do
     "$BENCH" --n "$N" --segments "$tmp/seg" "$map" | sed 's/^/bspkit: /'
     outs=()
     if [[ -x ${IOQ3_TRACE:-} ]]; then
-        "$IOQ3_TRACE" "$map" "$tmp/seg" "$tmp/ioq3" | tr '\n' ' ' | sed 's/^/ioquake3: /'; echo
-        outs+=("ioquake3=$tmp/ioq3")
+        rm -f "$tmp/ioq3"
+        "$IOQ3_TRACE" "$map" "$tmp/seg" "$tmp/ioq3" 2>/dev/null | tr '\n' ' ' | sed 's/^/ioquake3: /'; echo
+        [[ -s $tmp/ioq3 ]] && outs+=("ioquake3=$tmp/ioq3")
     fi
     if [[ -x ${EMBREE_TRACE:-} ]] && "$BK" convert "$map" -o "$tmp/c.obj" --collision --scale 1 --keep-z-up >/dev/null 2>&1; then
+        rm -f "$tmp/embree"
         "$EMBREE_TRACE" "$tmp/c.obj" "$tmp/seg" "$tmp/embree" 2>/dev/null | tr '\n' ' ' | sed 's/^/embree: /'; echo
-        outs+=("embree=$tmp/embree")
+        [[ -s $tmp/embree ]] && outs+=("embree=$tmp/embree")
     fi
     /usr/bin/python3 - "$tmp/seg" "${outs[@]}" <<'PY'
 import struct, sys
