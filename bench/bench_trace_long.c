@@ -6,7 +6,12 @@
  * few maps of each family. Reports M traces/s, one core, timed by the thread's processor time
  * (best of three runs over the same segments).
  *
- * usage: bench_trace_long [--n N] [--dump FILE | --compare FILE] [MAP ...]
+ * usage: bench_trace_long [--n N] [--only KIND] [--segments FILE] [--dump FILE | --compare FILE] [MAP ...]
+ *   --only short|long|span: that kind of segment alone (for a profile of one kind).
+ *   --segments FILE (one MAP): writes, per kind and point / box, a block of a header
+ *   {u32 kind (0 short, 1 long, 2 span), u32 box, u32 count} and count records of seven
+ *   little-endian floats (start, end, bspkit's fraction), for the anchors of bench/trace_anchors.sh
+ *   (programs built outside the project that trace the same segments).
  *   no MAP: a fixed set from ../shared/corpus and ~/.cache/bspkit-corpus (BSPKIT_CORPUS), the
  *   missing ones skipped. --dump writes every trace's fraction and startsolid/allsolid (N per
  *   map and kind, in order); --compare reads such a file from another build and reports how many
@@ -37,8 +42,9 @@ static float frand(void)   /* [0, 1) */
 
 typedef struct rec { float fraction, normal[3]; uint32_t contents; int32_t surface; uint8_t startsolid, allsolid; } rec;
 
-static FILE *dumpf, *cmpf;
+static FILE *dumpf, *cmpf, *segf;
 static size_t n_traces = 20000;
+static const char *only;
 
 static void run_map(const char *family, const char *path)
 {
@@ -64,6 +70,7 @@ static void run_map(const char *family, const char *path)
     static const float reach[3] = {500, 3000, 3000};
     static const char *const kind[3] = {"short", "long", "span"};
     for (int len = 0; len < 3; len++) {
+        if (only && strcmp(only, kind[len]) != 0) continue;
         rng = 12345u + (uint32_t)len;
         bk_point_info pi;
         size_t got = 0;
@@ -98,6 +105,14 @@ static void run_map(const char *family, const char *path)
                 best = fmin(best, now() - t0);
             }
             if (dumpf) fwrite(out, sizeof *out, got, dumpf);
+            if (segf) {
+                uint32_t h[3] = {(uint32_t)len, (uint32_t)box, (uint32_t)got};
+                fwrite(h, sizeof h, 1, segf);
+                for (size_t i = 0; i < got; i++) {
+                    fwrite(seg[i], sizeof seg[i], 1, segf);
+                    fwrite(&out[i].fraction, sizeof(float), 1, segf);
+                }
+            }
             if (cmpf) {
                 size_t diff = 0, flags = 0, other = 0, rd = fread(old, sizeof *old, got, cmpf);
                 double worst = 0;
@@ -137,10 +152,12 @@ int main(int argc, char **argv)
     int a = 1;
     for (; a < argc && strncmp(argv[a], "--", 2) == 0; a++) {
         if (!strcmp(argv[a], "--n") && a + 1 < argc) n_traces = strtoull(argv[++a], NULL, 10);
+        else if (!strcmp(argv[a], "--only") && a + 1 < argc) only = argv[++a];
+        else if (!strcmp(argv[a], "--segments") && a + 1 < argc) segf = fopen(argv[++a], "wb");
         else if (!strcmp(argv[a], "--dump") && a + 1 < argc) dumpf = fopen(argv[++a], "wb");
         else if (!strcmp(argv[a], "--compare") && a + 1 < argc) cmpf = fopen(argv[++a], "rb");
         else {
-            fprintf(stderr, "usage: bench_trace_long [--n N] [--dump FILE | --compare FILE] [MAP ...]\n");
+            fprintf(stderr, "usage: bench_trace_long [--n N] [--only KIND] [--segments FILE] [--dump FILE | --compare FILE] [MAP ...]\n");
             return 2;
         }
     }
@@ -174,6 +191,7 @@ int main(int argc, char **argv)
         }
     }
     if (dumpf) fclose(dumpf);
+    if (segf) fclose(segf);
     if (cmpf) fclose(cmpf);
     return 0;
 }

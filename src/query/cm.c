@@ -7,7 +7,6 @@
  * (widened by the box) and visits the leaves along it in order, so the first hit ends the
  * walk early. Nothing is allocated and nothing shared is written: traces may run in parallel. */
 #include <math.h>
-#include <stddef.h>
 
 #include "cm.h"
 
@@ -621,35 +620,34 @@ typedef struct tw {
     /* The brushes already clipped to no effect (a brush is in every leaf it reaches, and a long
      * move crosses many of them; as the engine's checkcount, but a brush that changed the
      * result is clipped again in every leaf as before, so that of a start in one brush and a hit
-     * on another the contents are the same last ones as before): a bit per brush in words of 64,
-     * a word valid only once its bit in `valid` is set (it is zeroed then), so a trace clears only
-     * `valid`. On the trace's stack: traces may run in parallel. Maps with more brushes than
-     * SEEN_BITS clip them again as before. A brush that changed nothing cannot change anything
-     * later in the same trace: the fraction only falls, and starting inside does not depend on
-     * the leaf. */
+     * on another the contents are the same last ones as before): a bit per brush, in blocks of
+     * SEEN_BLOCK brushes, a block valid only once its bit in `blocks` is set (it is zeroed then),
+     * so a trace clears one word (a short trace that marks nothing writes nothing more). On the
+     * trace's stack: traces may run in parallel. Maps with more brushes than SEEN_BITS clip them
+     * again as before. A brush that changed nothing cannot change anything later in the same
+     * trace: the fraction only falls, and starting inside does not depend on the leaf. */
     bool dedup;
-    uint64_t valid[SEEN_BITS / 64 / 64];
+    uint64_t blocks;
     uint64_t seen[SEEN_BITS / 64];
 } tw;
+
+enum { SEEN_BLOCK = SEEN_BITS / 64 };   /* brushes per bit of tw.blocks (1024: 128 bytes of seen) */
 
 /* whether brush b was clipped to no effect already in this trace */
 static inline bool brush_seen(const tw *w, uint32_t b)
 {
-    uint32_t word = b >> 6;
-    return w->dedup && (w->valid[word >> 6] >> (word & 63) & 1) && (w->seen[word] >> (b & 63) & 1);
+    return w->dedup && (w->blocks >> (b / SEEN_BLOCK) & 1) && (w->seen[b >> 6] >> (b & 63) & 1);
 }
 
 static inline void brush_mark(tw *w, uint32_t b)
 {
     if (!w->dedup) return;
-    uint32_t word = b >> 6;
-    uint64_t vb = (uint64_t)1 << (word & 63), bit = (uint64_t)1 << (b & 63);
-    if (!(w->valid[word >> 6] & vb)) {
-        w->valid[word >> 6] |= vb;
-        w->seen[word] = bit;
-    } else {
-        w->seen[word] |= bit;
+    uint64_t vb = (uint64_t)1 << (b / SEEN_BLOCK);
+    if (!(w->blocks & vb)) {
+        w->blocks |= vb;
+        memset(&w->seen[b / SEEN_BLOCK * (SEEN_BLOCK / 64)], 0, SEEN_BLOCK / 8);
     }
+    w->seen[b >> 6] |= (uint64_t)1 << (b & 63);
 }
 
 /* Whether the move, its box included, comes within pad of the box [mn, mx] before the fraction
@@ -936,8 +934,8 @@ static void trace_tree(tw *w, int32_t num, float p1f, float p2f, const float p1[
 void bk_cm_trace(const bk_cm *cm, const bk_trace_params *p, const float start[3], const float end[3],
                  bk_trace_result *tr)
 {
-    tw w;
-    memset(&w, 0, offsetof(tw, seen));   /* seen is read only where valid says it was written */
+    tw w;   /* every field set below (no memset: seen is read only where blocks says it was written) */
+    w.blocks = 0;
     w.cm = cm;
     w.dedup = cm->brush_count <= SEEN_BITS;
     w.mask = p->mask;
@@ -948,8 +946,10 @@ void bk_cm_trace(const bk_cm *cm, const bk_trace_params *p, const float start[3]
         w.ext[k] = (p->maxs[k] - p->mins[k]) * 0.5f;
         w.start[k] = start[k] + c[k];
         w.end[k] = end[k] + c[k];
-        w.smin[k] = fminf(w.start[k], w.end[k]) - w.ext[k] - 1;
-        w.smax[k] = fmaxf(w.start[k], w.end[k]) + w.ext[k] + 1;
+        /* finite (bk_query_trace checks): a compare, not libm's fminf / fmaxf calls */
+        float lo = w.start[k] < w.end[k] ? w.start[k] : w.end[k], hi = w.start[k] < w.end[k] ? w.end[k] : w.start[k];
+        w.smin[k] = lo - w.ext[k] - 1;
+        w.smax[k] = hi + w.ext[k] + 1;
     }
     w.point = w.ext[0] == 0 && w.ext[1] == 0 && w.ext[2] == 0;
     for (int k = 0; k < 3; k++) {
