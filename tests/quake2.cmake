@@ -1,0 +1,4 @@
+# Quake 2 / Hexen II groundwork (issue 40): the independent v38 reader, .pak archives, .wal / .pcx
+# images and palettes, on the corpus's quake2/ game folder.
+# the independent IBSP v38 reader (tests/tools/q2_reader.py) on every corpus Quake 2 map, and on damage
+bk_sh_test(quake2_reader quake2/reader.sh)
