@@ -111,6 +111,9 @@ size_t cli_dir_len(const char *dir);
 size_t cli_join(char *out, size_t cap, const char *dir, const char *name);
 /* mkdir -p: 0 when dir exists as a folder afterwards */
 int cli_mkdir_p(const char *dir);
+/* cmd_q2image.c: textures FILE.wal | FILE.pcx | FOLDER (Quake 2 images, by their names) */
+bool cli_q2_image_input(const char *path);
+int cli_q2_textures(cli_opts *o);
 
 int cmd_info(int argc, char **argv);
 int cmd_validate(int argc, char **argv);

@@ -5,3 +5,5 @@ bk_sh_test(quake2_reader quake2/reader.sh)
 # .pak (a writer in the test), the game-folder order, every corpus .wal / .pcx / .tga decoded,
 # palettes, animation chains, hostile headers refused and located
 bk_unit_test(quake2_unit quake2/test_quake2.c)
+# pak list / extract on a .pak made from the corpus, damaged ones refused; textures on .wal / .pcx
+bk_sh_test(quake2_cli quake2/cli.sh)
