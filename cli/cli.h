@@ -57,8 +57,8 @@ typedef struct cli_opts {
 /* Parse argv against the shared option set. Returns -1 and prints a usage error for unknown
  * options; sets *help when --help / -h was given. */
 int cli_parse(int argc, char **argv, cli_opts *o, bool *help);
-/* ARCHIVE.pk3:member (or .zip:): where the member's name starts, less one (the ':'); NULL for a
- * plain path */
+/* ARCHIVE.pk3:member (or .zip:, .pak:): where the member's name starts, less one (the ':'); NULL
+ * for a plain path */
 const char *cli_archive_sep(const char *path);
 /* Read the member of an ARCHIVE.pk3:member spec (sep from cli_archive_sep) into *out (bk_free
  * it); the archive joins o's search paths, as it serves the member's textures and shaders.

@@ -26,7 +26,7 @@ static bool is_folder(const char *p)
 
 bool cli_q2_image_input(const char *path)
 {
-    return ends_with(path, ".wal") || ends_with(path, ".pcx") || is_folder(path);
+    return ends_with(path, ".wal") || ends_with(path, ".pcx") || (!cli_archive_sep(path) && is_folder(path));
 }
 
 typedef struct q2run {
@@ -57,19 +57,21 @@ static bk_result read_all(const char *path, size_t max, uint8_t **out, size_t *s
     return BK_OK;
 }
 
-/* one image: decode, then DIR/rel (.png for its extension) into the write group */
-static void one(q2run *r, const char *path, const char *rel)
+/* one image (its bytes given, or read from path): decode, then DIR/rel (.png for its extension)
+ * into the write group */
+static void one(q2run *r, const char *path, const char *rel, uint8_t *given, size_t given_size)
 {
-    uint8_t *data = NULL, *rgba = NULL;
-    size_t size = 0;
+    uint8_t *data = given, *rgba = NULL;
+    size_t size = given_size;
     uint32_t w = 0, h = 0;
     bk_options opt = r->o->opt;
     opt.name = path;
-    bk_result res = read_all(path, 64u << 20, &data, &size);
+    bk_result res = given ? BK_OK : read_all(path, 64u << 20, &data, &size);
     if (res == BK_OK)
         res = ends_with(path, ".wal") ? bk_wal_decode(data, size, &opt, r->pal, 0, &rgba, &w, &h)
                                       : bk_pcx_decode(data, size, &opt, &rgba, &w, &h, NULL);
-    free(data);
+    if (given) bk_free(data);
+    else free(data);
     if (res != BK_OK) {
         fprintf(stderr, "%s: error: %s\n", path, bk_strerror(res));
         r->failed++;
@@ -113,7 +115,7 @@ static void walk(q2run *r, const char *dir, const char *rel)
             walk(r, path, sub);
             r->depth--;
         } else if (S_ISREG(st.st_mode) && (ends_with(de->d_name, ".wal") || ends_with(de->d_name, ".pcx"))) {
-            one(r, path, sub);
+            one(r, path, sub, NULL, 0);
         }
     }
     closedir(d);
@@ -124,24 +126,36 @@ int cli_q2_textures(cli_opts *o)
     const char *in = o->positional[0];
     uint8_t pal[768];
     bool dflt = false;
+    /* ARCHIVE.pak:textures/x.wal (or .pk3:, .zip:): the member, its archive searched for the
+     * palette too */
+    uint8_t *member = NULL;
+    size_t member_size = 0;
+    const char *sep = cli_archive_sep(in);
+    if (sep) {
+        int rc = cli_read_member(in, sep, o, &member, &member_size);
+        if (rc != EXIT_OK) return rc;
+    }
     /* the palette only matters to .wal files: asked for once, its warning printed once */
     bool folder = is_folder(in);
     if (folder || ends_with(in, ".wal")) {
         bk_options po = o->opt;
         po.name = in;
-        if (bk_palette_load(&po, BK_PALETTE_QUAKE2, pal, &dflt) != BK_OK) return EXIT_BAD_INPUT;
-    }
-    if (cli_mkdir_p(o->output) != 0) {
-        fprintf(stderr, "bspkit textures: cannot create folder %s\n", o->output);
-        return EXIT_BAD_INPUT;
+        if (bk_palette_load(&po, BK_PALETTE_QUAKE2, pal, &dflt) != BK_OK) {
+            bk_free(member);
+            return EXIT_BAD_INPUT;
+        }
     }
     q2run r = {o, NULL, pal, 0, 0, 0};
-    if (bk_write_group_begin(&r.g, 0) != BK_OK) return EXIT_BAD_INPUT;
+    if (cli_mkdir_p(o->output) != 0 || bk_write_group_begin(&r.g, 0) != BK_OK) {
+        fprintf(stderr, "bspkit textures: cannot create folder %s\n", o->output);
+        bk_free(member);
+        return EXIT_BAD_INPUT;
+    }
     if (folder) {
         walk(&r, in, "");
     } else {
-        const char *base = strrchr(in, '/');
-        one(&r, in, base ? base + 1 : in);
+        const char *base = strrchr(sep ? sep + 1 : in, '/');
+        one(&r, in, base ? base + 1 : sep ? sep + 1 : in, member, member_size);
     }
     /* every PNG of the run is one output: all renamed into place, or none when any failed */
     if (r.failed || !r.written) {

@@ -547,6 +547,8 @@ const char *cli_archive_sep(const char *path)
     for (const char *p = strstr(path, ".pk3:"); p; p = strstr(p + 1, ".pk3:")) sep = p + 4;
     if (!sep)
         for (const char *p = strstr(path, ".zip:"); p; p = strstr(p + 1, ".zip:")) sep = p + 4;
+    if (!sep)
+        for (const char *p = strstr(path, ".pak:"); p; p = strstr(p + 1, ".pak:")) sep = p + 4;
     return sep;
 }
 

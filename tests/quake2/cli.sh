@@ -52,6 +52,15 @@ ok = a.shape[:2] == (h, w) and all(list(a[y, x, :3]) == list(pal[3 * wal[o + y *
                                    for y in range(h) for x in range(w))
 sys.exit(0 if ok else 1)' "$Q2/textures/e2u1/w_white.wal" "$Q2/env/jalup.pcx" "$WORK/w1/w_white.png" "$BK_TESTS/tools"
 check "the stand-in palette gives other colours" bash -c "! cmp -s '$WORK/w0/w_white.png' '$WORK/w1/w_white.png'"
+# ARCHIVE.pak:member: a texture read from a pak, the palette from the same pak; a Quake 1 map
+# read from a pak by every command
+$PY "$BK_TESTS/quake2/pak_write.py" "$WORK/game/pak1.pak" - "textures/e2u1/w_white.wal=$Q2/textures/e2u1/w_white.wal" \
+    "maps/start.bsp=$CORPUS/quake1/vektar_start.bsp" >/dev/null
+"$CLI" textures "$WORK/game/pak1.pak:textures/E2U1/W_WHITE.wal" -o "$WORK/w3" --game-dir "$WORK/game" 2> "$WORK/w3.err"
+check "a .wal read from a pak (its name in capitals) gives the same PNG" cmp "$WORK/w1/w_white.png" "$WORK/w3/W_WHITE.png"
+check "and finds the palette in the game folder's paks" test ! -s "$WORK/w3.err"
+expect_stdout_has "entities" "$CLI" info "$WORK/game/pak1.pak:maps/start.bsp"
+expect_exit 1 "$CLI" info "$WORK/game/pak1.pak:maps/nothere.bsp"
 # a damaged .wal: located, nothing written
 $PY -c 'import sys; d = bytearray(open(sys.argv[1], "rb").read()); d[40:44] = (100000).to_bytes(4, "little"); open(sys.argv[2], "wb").write(d)' \
     "$Q2/textures/e2u1/w_white.wal" "$WORK/bad.wal"
