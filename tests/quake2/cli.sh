@@ -30,6 +30,10 @@ expect_exit 1 "$CLI" pak "$WORK/bad.pak" extract -o "$WORK/badout"
 expect_stderr_has "bad.pak: directory[7] @" "$CLI" pak "$WORK/bad.pak" list
 check "nothing extracted from a refused .pak" test ! -e "$WORK/badout"
 expect_exit 2 "$CLI" pak "$WORK/q2.pak" add x=y -o "$WORK/x.pak"
+# a name climbing out of the output folder: the whole pak refused, nothing written anywhere
+$PY "$BK_TESTS/quake2/pak_write.py" "$WORK/evil.pak" - "ok.txt=$Q2/env/jalup.pcx" "../evil.txt=$Q2/env/jalup.pcx" >/dev/null
+expect_exit 1 "$CLI" pak "$WORK/evil.pak" extract -o "$WORK/evilout/in"
+check "nothing escaped, nothing extracted" test ! -e "$WORK/evilout/evil.txt" -a ! -e "$WORK/evilout/in/ok.txt"
 # images
 expect_exit 0 "$CLI" textures "$Q2/env/jalup.pcx" -o "$WORK/img"
 check "a PCX sky face becomes a 256x256 PNG" $PY -c '
