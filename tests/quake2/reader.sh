@@ -45,4 +45,12 @@ expect_exit 1 $PY "$R" "$WORK/node.bsp"
 damage "$WORK/out.bsp" 'put("<ii", 8 + 8 * 12, len(d) - 4, 8)'
 expect_stderr_has "surfedges: offset" $PY "$R" "$WORK/out.bsp"
 expect_exit 1 $PY "$R" "$CORPUS/quake1/bsp_tool_quake_mp_lobby.bsp"
+# Hexen II or Quake (tests/tools/h2_models.py, ericw-tools' rule): ocdjam_bb1's 640-byte models lump
+# is 8 Hexen II or 10 Quake models, and only the Hexen II reading passes; every Quake BSP29 stays Quake
+H2=$BK_TESTS/tools/h2_models.py
+need_file "$CORPUS/hexen2/ocdjam_bb1.bsp" "$CORPUS/hexen2/ocdjam_house03.bsp"
+$PY "$H2" "$CORPUS/hexen2/ocdjam_bb1.bsp" "$CORPUS/hexen2/ocdjam_house03.bsp" "$CORPUS"/quake1/*.bsp > "$WORK/h2.txt"
+check "ocdjam_bb1: Hexen II by the checks, its Quake reading fails" grep -q 'ocdjam_bb1.bsp: hexen2 (by checks; as hexen2: pass, 8 models; as quake: fail' "$WORK/h2.txt"
+check "ocdjam_house03: Hexen II by size (1120 B)" grep -q 'ocdjam_house03.bsp: hexen2 (by size; as hexen2: pass, 14 models' "$WORK/h2.txt"
+check "every Quake BSP29 of the corpus stays Quake" test "$(grep -c ': quake (' "$WORK/h2.txt")" -eq "$(grep -c '/quake1/' "$WORK/h2.txt" | awk '{print $1 - 2}')"
 bk_done
