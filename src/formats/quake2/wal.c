@@ -184,9 +184,11 @@ bk_result bk_palette_load(const bk_options *opt, bk_palette_game game, uint8_t p
     }
     if (r == BK_OK && game == BK_PALETTE_HEXEN2) {
         if (n < 768) {
+            /* reported before the lookup goes: where is its root's name */
+            bk_report(&ctx, BK_SEV_ERROR, BK_ETRUNCATED, "palette", BK_NO_INDEX, 0, "%s (from %s): %zu bytes, not 768", rel,
+                      where ? where : "?", n);
             bk_free(d);
             bk_vfs_free(v);
-            BK_ERR(&ctx, BK_ETRUNCATED, "palette", BK_NO_INDEX, 0, "%s (from %s): %zu bytes, not 768", rel, where, n);
             return BK_ETRUNCATED;
         }
         memcpy(pal, d, 768);
