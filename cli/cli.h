@@ -57,8 +57,8 @@ typedef struct cli_opts {
 /* Parse argv against the shared option set. Returns -1 and prints a usage error for unknown
  * options; sets *help when --help / -h was given. */
 int cli_parse(int argc, char **argv, cli_opts *o, bool *help);
-/* ARCHIVE.pk3:member (or .zip:): where the member's name starts, less one (the ':'); NULL for a
- * plain path */
+/* ARCHIVE.pk3:member (or .zip:, .pak:): where the member's name starts, less one (the ':'); NULL
+ * for a plain path */
 const char *cli_archive_sep(const char *path);
 /* Read the member of an ARCHIVE.pk3:member spec (sep from cli_archive_sep) into *out (bk_free
  * it); the archive joins o's search paths, as it serves the member's textures and shaders.
@@ -111,6 +111,9 @@ size_t cli_dir_len(const char *dir);
 size_t cli_join(char *out, size_t cap, const char *dir, const char *name);
 /* mkdir -p: 0 when dir exists as a folder afterwards */
 int cli_mkdir_p(const char *dir);
+/* cmd_q2image.c: textures FILE.wal | FILE.pcx | FOLDER (Quake 2 images, by their names) */
+bool cli_q2_image_input(const char *path);
+int cli_q2_textures(cli_opts *o);
 
 int cmd_info(int argc, char **argv);
 int cmd_validate(int argc, char **argv);

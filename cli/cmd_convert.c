@@ -275,6 +275,7 @@ int cmd_textures(int argc, char **argv)
     int rc = cli_begin(me, argc, argv, 1, 1, &o);
     if (rc != CLI_CONTINUE) return rc;
     if (!o.output) return cli_usage_error(me, "missing -o DIR%s", "");
+    if (cli_q2_image_input(o.positional[0])) return cli_q2_textures(&o);
     bk_file *f;
     void *owned;
     rc = cli_load(o.positional[0], &o, &f, &owned);

@@ -335,15 +335,35 @@ static int extract_all(const cli_opts *o, bk_archive *a, const char *what)
     return rc;
 }
 
-/* pak NAME_dir.vpk list|extract: a VPK archive, as a pakfile is */
+/* pak NAME_dir.vpk|NAME.pak list|extract: a VPK or an id PACK archive, as a pakfile is */
 static int vpk_cmd(cli_opts *o, bool list)
 {
     bk_archive *v = NULL;
     o->opt.name = o->positional[0];
+    bool pack = bk_archive_probe_file(o->positional[0]) == BK_ARCHIVE_PAK;
     bk_result r = bk_archive_open(o->positional[0], &o->opt, &v);
     if (r != BK_OK) {
-        fprintf(stderr, "%s: error: cannot read the VPK: %s\n", o->positional[0], bk_strerror(r));
+        fprintf(stderr, "%s: error: cannot read the %s: %s\n", o->positional[0], pack ? "PACK (.pak)" : "VPK",
+                bk_strerror(r));
         return EXIT_BAD_INPUT;
+    }
+    if (pack && list && o->json) {
+        /* names as JSON strings (a .pak's may hold any byte but NUL) */
+        cJSON *root = cJSON_CreateObject();
+        cJSON_AddStringToObject(root, "file", o->positional[0]);
+        cJSON_AddNumberToObject(root, "count", bk_archive_count(v));
+        cJSON *arr = cJSON_AddArrayToObject(root, "entries");
+        for (uint32_t i = 0; i < bk_archive_count(v); i++) {
+            const bk_archive_entry *e = bk_archive_entry_at(v, i);
+            cJSON *j = cJSON_CreateObject();
+            cJSON_AddStringToObject(j, "name", e->name);
+            cJSON_AddNumberToObject(j, "size", (double)e->size);
+            cJSON_AddItemToArray(arr, j);
+        }
+        cli_print_json(root);
+        cJSON_Delete(root);
+        bk_archive_close(v);
+        return EXIT_OK;
     }
     uint32_t n = bk_archive_count(v);
     int rc = EXIT_OK;
@@ -387,8 +407,11 @@ int cmd_pak(int argc, char **argv)
     if (o.dry_run && (list || extract)) return cli_dry_run_refused(me, list ? "pak list" : "pak extract");
     size_t in_len = strlen(o.positional[0]);
     /* a VPK by its signature, whatever its name (or by its name: a broken one is reported as a VPK) */
-    if (bk_archive_probe_file(o.positional[0]) == BK_ARCHIVE_VPK || (in_len >= 8 && strcmp(o.positional[0] + in_len - 8, "_dir.vpk") == 0)) {
-        if (!list && !extract) return cli_usage_error(me, "a VPK can be listed or extracted%s", "");
+    bk_archive_kind kind = bk_archive_probe_file(o.positional[0]);
+    if (kind == BK_ARCHIVE_VPK || kind == BK_ARCHIVE_PAK ||
+        (in_len >= 8 && strcmp(o.positional[0] + in_len - 8, "_dir.vpk") == 0)) {
+        if (!list && !extract)
+            return cli_usage_error(me, "a %s can be listed or extracted", kind == BK_ARCHIVE_PAK ? ".pak" : "VPK");
         return vpk_cmd(&o, list);
     }
     if (add || remove || pack) {

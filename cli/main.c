@@ -70,7 +70,10 @@ static const cli_cmd k_cmds[] = {
      cmd_lump},
     {"textures", "embedded textures (or a whole WAD3) as PNG",
      "usage: bspkit textures FILE -o DIR\n"
-     "  Write the textures embedded in a map, or every entry of a WAD3, as DIR/NAME.png.\n",
+     "  Write the textures embedded in a map, or every entry of a WAD3, as DIR/NAME.png.\n"
+     "  Quake 2 images: FILE.wal, FILE.pcx or a FOLDER of them (by name: a .wal has no magic) as\n"
+     "  DIR/NAME.png; .wal colours from pics/colormap.pcx found through --game-dir (folders with\n"
+     "  their pakN.pak), else bspkit's stand-in palette, with a warning. docs/quake2.md\n",
      cmd_textures},
     {"convert", "the main job: a glTF 2.0 scene (.glb/.gltf), OBJ, or a re-saved DPM",
      "usage: bspkit convert FILE -o OUT.{glb,gltf,obj,bsp,dpm} [options]\n"
@@ -167,7 +170,7 @@ static const cli_cmd k_cmds[] = {
      "  followed), or 'missing'. --missing lists only what is not found (a .phy may be absent).\n"
      "  Exit status 1 when something needed is missing.\n",
      cmd_assets},
-    {"pak", "Source embedded pakfile: list, extract, add, remove",
+    {"pak", "Source embedded pakfile (and VPK, .pak): list, extract, add, remove",
      "usage: bspkit pak FILE list [--json]\n"
      "       bspkit pak FILE extract -o DIR\n"
      "       bspkit pak MAP add PATH_IN_PAK=FILE... -o OUT.bsp\n"
@@ -182,6 +185,8 @@ static const cli_cmd k_cmds[] = {
      "  nothing. Sizes are checked before anything is read: one file at most 1 GiB\n"
      "  (limits.max_alloc_bytes), all of them with the pakfile's own bytes at most that too. A file\n"
      "  that is a symbolic link out of its game folder is refused unless --follow-links.\n"
+     "  A VPK (NAME_dir.vpk) or an id PACK (.pak: Quake, Quake 2, Hexen II) is listed or extracted\n"
+     "  the same way; a .pak's directory is checked whole first (names, every entry inside the file).\n"
      "  --dry-run  add / remove / pack: check and validate, write nothing (-o optional)\n"
      "  --force  write the map even when OUT does not end in .bsp\n",
      cmd_pak},
@@ -542,6 +547,8 @@ const char *cli_archive_sep(const char *path)
     for (const char *p = strstr(path, ".pk3:"); p; p = strstr(p + 1, ".pk3:")) sep = p + 4;
     if (!sep)
         for (const char *p = strstr(path, ".zip:"); p; p = strstr(p + 1, ".zip:")) sep = p + 4;
+    if (!sep)
+        for (const char *p = strstr(path, ".pak:"); p; p = strstr(p + 1, ".pak:")) sep = p + 4;
     return sep;
 }
 

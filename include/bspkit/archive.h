@@ -32,7 +32,8 @@ typedef struct bk_archive bk_archive;
 typedef enum bk_archive_kind {
     BK_ARCHIVE_NONE = 0,
     BK_ARCHIVE_ZIP = 1,        /* .zip, .pk3, a Source pakfile */
-    BK_ARCHIVE_VPK = 2         /* a VPK directory (v1, v2) and its NAME_NNN.vpk data files */
+    BK_ARCHIVE_VPK = 2,        /* a VPK directory (v1, v2) and its NAME_NNN.vpk data files */
+    BK_ARCHIVE_PAK = 3         /* id's PACK (.pak: Quake, Quake 2, Hexen II); stored, no CRC (crc 0) */
 } bk_archive_kind;
 
 typedef struct bk_archive_entry {
@@ -47,13 +48,15 @@ typedef struct bk_archive_entry {
 } bk_archive_entry;
 
 /* What the file at path is by its first bytes: a VPK directory (signature 0x55aa1234, version 1 or
- * 2, whatever its name), a zip (a local header or an empty zip's end record), or BK_ARCHIVE_NONE. */
+ * 2, whatever its name), a zip (a local header or an empty zip's end record), a PACK ("PACK"), or
+ * BK_ARCHIVE_NONE. */
 bk_archive_kind bk_archive_probe_file(const char *path);
-/* A zip / .pk3, or a VPK (by its signature, or named NAME_dir.vpk: its data files NAME_NNN.vpk
- * are read beside it; a single-file NAME.vpk is read alone). A VPK's directory is read whole
+/* A zip / .pk3, a PACK .pak (by its "PACK" magic: its directory is checked whole here, a bad entry
+ * refuses the archive with a located diagnostic), or a VPK (by its signature, or named NAME_dir.vpk:
+ * its data files NAME_NNN.vpk are read beside it; a single-file NAME.vpk is read alone). A VPK's directory is read whole
  * (within limits.max_file_bytes, through opt->read_file when given); a zip file is mapped. */
 bk_result bk_archive_open(const char *path, const bk_options *opt, bk_archive **out);
-/* A zip in memory; data is borrowed: it must outlive the archive. */
+/* A zip or a PACK in memory; data is borrowed: it must outlive the archive. */
 bk_result bk_archive_open_memory(const void *data, size_t size, const bk_options *opt, bk_archive **out);
 /* The pakfile (lump 40) of a loaded Source map, read in place: f must outlive the archive.
  * BK_ENOTFOUND when the map has none, BK_EFORMAT when it is not a zip, BK_EARG when f is not a

@@ -1,7 +1,7 @@
 /* One archive API (bspkit/archive.h) over the readers: zip.c for .zip / .pk3 (and, through
- * source/pak.c, a Source map's pakfile) and vpk.c for VPK. Each reader's entries are copied into
- * one const table at open (bk_archive_wrap); check / read / find go through its ops; the
- * name-safety rule for extraction is the same for all. */
+ * source/pak.c, a Source map's pakfile), vpk.c for VPK and formats/quake2/pack.c for id's PACK
+ * (.pak). Each reader's entries are copied into one const table at open (bk_archive_wrap); check /
+ * read / find go through its ops; the name-safety rule for extraction is the same for all. */
 #include "bk_internal.h"
 
 struct bk_archive {
@@ -90,6 +90,7 @@ bk_archive_kind bk_archive_probe_file(const char *path)
     size_t n = fp ? fread(head, 1, sizeof head, fp) : 0;
     if (fp) fclose(fp);
     if (bk_vpk_probe(head, n)) return BK_ARCHIVE_VPK;
+    if (bk_pack_probe(head, n)) return BK_ARCHIVE_PAK;
     if (n >= 4 && (bk_rd_u32le(head) == 0x04034b50u || bk_rd_u32le(head) == 0x06054b50u)) return BK_ARCHIVE_ZIP;
     return BK_ARCHIVE_NONE;
 }
@@ -99,8 +100,10 @@ bk_result bk_archive_open(const char *path, const bk_options *opt, bk_archive **
     if (!path || !out) return BK_EARG;
     *out = NULL;
     size_t pl = strlen(path);
+    bk_archive_kind kind = bk_archive_probe_file(path);
+    if (kind == BK_ARCHIVE_PAK) return bk_pack_open(path, opt, out);
     /* a VPK by its signature, or by its name (a broken one is then reported as a VPK) */
-    if (bk_archive_probe_file(path) == BK_ARCHIVE_VPK || (pl >= 8 && bk_strcasecmp(path + pl - 8, "_dir.vpk") == 0)) {
+    if (kind == BK_ARCHIVE_VPK || (pl >= 8 && bk_strcasecmp(path + pl - 8, "_dir.vpk") == 0)) {
         bk_vpk *v = NULL;
         BK_TRY(bk_vpk_open(path, opt, &v));
         return bk_archive_wrap(&vpk_ops, v, bk_vpk_count(v), out);
@@ -114,6 +117,7 @@ bk_result bk_archive_open_memory(const void *data, size_t size, const bk_options
 {
     if (!data || !out) return BK_EARG;
     *out = NULL;
+    if (bk_pack_probe(data, size)) return bk_pack_open_memory(data, size, opt, out);
     bk_zip *z = NULL;
     BK_TRY(bk_zip_open_memory(data, size, opt, &z));
     return bk_archive_wrap(&zip_ops, z, bk_zip_count(z), out);

@@ -59,14 +59,14 @@ bool bk_vfs_add_folder(bk_vfs *v, const char *path)
     return push_root(v, path, NULL, false);
 }
 
-/* a search path: a folder, or a .pk3 / .zip / .pk4 file opened as an archive; anything else is
- * left out */
+/* a search path: a folder, or a .pk3 / .zip / .pk4 / .pak file opened as an archive; anything
+ * else is left out */
 static void add_root(bk_vfs *v, const char *path)
 {
     if (bk_vfs_add_folder(v, path) || !path) return;
     struct stat st;
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
-        !(has_ext(path, ".pk3") || has_ext(path, ".zip") || has_ext(path, ".pk4")))
+        !(has_ext(path, ".pk3") || has_ext(path, ".zip") || has_ext(path, ".pk4") || has_ext(path, ".pak")))
         return;
     bk_archive *zip;
     if (bk_archive_open(path, NULL, &zip) == BK_OK) push_root(v, path, zip, true);
@@ -389,9 +389,34 @@ static bool is_dir_path(const char *p)
     return p && stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* The .pk3 archives inside a folder, later names first (the engine lets pak8 override pak0),
- * then the folder's loose files, in Quake 3's search order: a game folder given as --game-dir
- * serves its archives, as it does for the engine. */
+/* pakN.pak: N (at most 9 digits), else -1 */
+static long pak_number(const char *name)
+{
+    size_t l = strlen(name);
+    if (l < 8 || l > 16 || bk_strcasecmp(name + l - 4, ".pak") != 0 || (name[0] | 32) != 'p' || (name[1] | 32) != 'a' ||
+        (name[2] | 32) != 'k')
+        return -1;
+    long n = 0;
+    for (size_t i = 3; i < l - 4; i++) {
+        if (name[i] < '0' || name[i] > '9') return -1;
+        n = n * 10 + (name[i] - '0');
+    }
+    return n;
+}
+
+static int cmp_pak_desc(const void *a, const void *b)
+{
+    long x = pak_number(*(char *const *)a), y = pak_number(*(char *const *)b);
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* The archives inside a folder, then the folder's loose files, in the engines' search order: its
+ * .pk3s, later names first (Quake 3 lets pak8 override pak0), then its numbered pakN.pak, higher N
+ * first, then the loose files. Quake 2's FS_AddGameDirectory (as Quake's COM_AddGameDirectory)
+ * puts the folder on the search path first and then each pakN.pak in front of it: a pak's file wins
+ * over a loose file of the same name, and pak1 over pak0. Unnumbered .pak files are not loaded, as
+ * id's engines do not. A game folder given as --game-dir serves its archives, as it does for the
+ * engine. */
 static void pl_add_game_dir(path_list *pl, const char *dir)
 {
     DIR *d = opendir(dir);
@@ -399,23 +424,33 @@ static void pl_add_game_dir(path_list *pl, const char *dir)
         pl_add(pl, dir, NULL);
         return;
     }
-    char **names = NULL;
-    uint32_t n = 0, cap = 0;
+    char **names = NULL, **paks = NULL;
+    uint32_t n = 0, cap = 0, np = 0, pcap = 0;
     struct dirent *de;
-    while ((de = readdir(d)) != NULL && n < 1024) {
+    while ((de = readdir(d)) != NULL && n + np < 1024) {
         size_t l = strlen(de->d_name);
-        if (l < 5 || bk_strcasecmp(de->d_name + l - 4, ".pk3") != 0) continue;
-        if (bk_grow((void **)&names, &cap, n + 1, sizeof(char *)) != BK_OK) break;
-        names[n] = bk_strdup(de->d_name);
-        if (names[n]) n++;
+        bool pk3 = l >= 5 && bk_strcasecmp(de->d_name + l - 4, ".pk3") == 0;
+        bool pak = !pk3 && pak_number(de->d_name) >= 0;
+        if (!pk3 && !pak) continue;
+        char ***v = pk3 ? &names : &paks;
+        uint32_t *c = pk3 ? &n : &np;
+        if (bk_grow((void **)v, pk3 ? &cap : &pcap, *c + 1, sizeof(char *)) != BK_OK) break;
+        (*v)[*c] = bk_strdup(de->d_name);
+        if ((*v)[*c]) (*c)++;
     }
     closedir(d);
     if (n) qsort(names, n, sizeof *names, cmp_desc);
+    if (np) qsort(paks, np, sizeof *paks, cmp_pak_desc);
     for (uint32_t i = 0; i < n; i++) {
         pl_add(pl, dir, names[i]);
         bk_free(names[i]);
     }
+    for (uint32_t i = 0; i < np; i++) {
+        pl_add(pl, dir, paks[i]);
+        bk_free(paks[i]);
+    }
     bk_free(names);
+    bk_free(paks);
     pl_add(pl, dir, NULL);
 }
 
