@@ -44,7 +44,8 @@ bool bk_q3_shader_hidden(q3_builder *b, int32_t shader)
 
 /* Whether the game never draws the shader's surfaces: nodraw in the map's shader lump or the
  * script, a script without a stage (not the sky), or, with no script found, one of the tool
- * shaders of the games' common/ folder (baseq3 scripts/common.shader: all are surfaceparm nodraw). */
+ * shaders of the games' common/ folder (baseq3 scripts/common.shader: all are surfaceparm nodraw;
+ * DarkPlaces games name it textures/common/). */
 static bool q3_never_drawn(q3_builder *b, int32_t shader)
 {
     if (shader < 0 || (uint32_t)shader >= b->m->shader_count) return false;
@@ -56,6 +57,7 @@ static bool q3_never_drawn(q3_builder *b, int32_t shader)
                                         "full_clip", "missileclip", "invisible", "donotenter", "nodrop",
                                         "cushion", "lightgrid", "playerclip", "slick"};
     const char *n = b->m->shaders[shader].name;
+    if (bk_strncasecmp_prefix(n, "textures/")) n += 9;   /* Nexuiz / Xonotic: textures/common/caulk */
     if (!bk_strncasecmp_prefix(n, "common/")) return false;
     for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++)
         if (bk_strcasecmp(n + 7, tools[i]) == 0) return true;
