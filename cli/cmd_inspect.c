@@ -50,6 +50,18 @@ static cJSON *info_json(const char *path, bk_file *f)
         cJSON_AddItemToObject(b, "mins", cJSON_CreateDoubleArray(mn, 3));
         cJSON_AddItemToObject(b, "maxs", cJSON_CreateDoubleArray(mx, 3));
     }
+    /* the game's facts (the family's version rows): what a binding or a script reads instead of
+     * keeping its own lists */
+    const bk_game *g = bk_file_game(f);
+    if (g) {
+        cJSON *gj = cJSON_AddObjectToObject(o, "game");
+        cJSON_AddNumberToObject(gj, "eye_height", g->eye_height);
+        cJSON_AddItemToObject(gj, "spawn_classes", cJSON_CreateStringArray(g->spawn_classes, (int)g->spawn_class_count));
+        double mn[3] = {g->hull_min[0], g->hull_min[1], g->hull_min[2]};
+        double mx[3] = {g->hull_max[0], g->hull_max[1], g->hull_max[2]};
+        cJSON_AddItemToObject(gj, "hull_mins", cJSON_CreateDoubleArray(mn, 3));
+        cJSON_AddItemToObject(gj, "hull_maxs", cJSON_CreateDoubleArray(mx, 3));
+    }
     return o;
 }
 

@@ -2,7 +2,6 @@
 // (tests/tools/render.html) and the viewer page (web/main.js, bundled into build/web/index.html).
 import * as THREE from 'three';
 
-export const startClass = /^(info_player_(start|deathmatch|terrorist|counterterrorist|axis|allies|teamspawn)|info_team_start|team_CTF_(red|blue)(player|spawn))$/;
 
 // The engines multiply texture x lightmap in gamma (sRGB) space and write the result as is;
 // three.js's built-in lightMap divides by pi and multiplies in linear space (about 45% darker).

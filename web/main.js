@@ -3,7 +3,7 @@
 // does (web/engine-material.js, shared with the test renderer). Automation: window.bspkitViewer.
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
-import { engineMaterial, loadBlendTextures, skyOrder, followSky, placeCamera, renderWithGamma, startClass } from './engine-material.js';
+import { engineMaterial, loadBlendTextures, skyOrder, followSky, placeCamera, renderWithGamma } from './engine-material.js';
 
 const UNIT = 0.0254;                 // metres per engine unit: the library's default export scale
 const BK_OPT_COLLISION = 1 << 7;
@@ -56,7 +56,8 @@ const S = { root: null, gltf: null, stats: null, entities: [], files: null, map:
 
 function status(t) { $('status').textContent = t; }
 function showError(msg) { const e = $('err'); e.textContent = msg; e.style.top = ($('bar').offsetHeight + 6) + 'px'; e.style.display = msg ? 'block' : 'none'; }
-const isToolMaterial = (n) => /(^|\/)(trigger|clip|playerclip|monsterclip|skip|hint|origin|nodraw|aaatrigger|invisible|areaportal|fog)$/i.test(n || '') || /^tools\/|common\/(trigger|clip|hint|skip|origin|nodraw|caulk)/i.test(n || '');
+// what the game never draws, as the library's scene builder marked it (material extras.neverDrawn)
+const isNeverDrawn = (m) => !!m && (m.userData || {}).neverDrawn === 'true';
 
 function materialMode() {
   const t = $('t-tex').checked, l = $('t-lm').checked;
@@ -85,8 +86,7 @@ function applyVisibility() {
     if (ud.classname && /^trigger_|^func_(areaportal|clip|buyzone|bomb_target|hostage_rescue)/.test(ud.classname)) o.visible = trig;
     else if (ud.classname === 'prop_static' || ud.isProp || (ud.model && /\.mdl$/i.test(ud.model) && /^prop_/.test(ud.classname || ''))) o.visible = props;
     if (o.isMesh && !o.userData.collision) {
-      const name = (o.userData.orig || o.material).name;
-      if (isToolMaterial(name)) o.visible = trig;
+      if (isNeverDrawn(o.userData.orig || o.material)) o.visible = trig;
     }
   });
   applyPvs();
@@ -131,7 +131,8 @@ async function show(res) {
     });
     if (o.isMesh && !o.userData.collision) tris += o.geometry.index ? o.geometry.index.count / 3 : o.geometry.attributes.position.count / 3;
     const ud = o.userData || {};
-    if (ud.classname && startClass.test(ud.classname)) S.spawns.push(o);
+    // the spawn classes of the map's game, from the library (stats.game, the version rows)
+    if (ud.classname && ((S.stats.game || {}).spawnClasses || []).includes(ud.classname)) S.spawns.push(o);
   });
   S.stats.drawnTriangles = tris;
   S.gamma = +((S.root.userData || {}).displayGamma || 1);
@@ -175,7 +176,7 @@ function nextSpawn() {
   const p = new THREE.Vector3();
   o.getWorldPosition(p);
   const yaw = +(o.userData.angle || ((o.userData.angles || '').split(/\s+/)[1]) || 0);
-  setCamera([p.x / UNIT, -p.z / UNIT, p.y / UNIT + 24], yaw, 0);
+  setCamera([p.x / UNIT, -p.z / UNIT, p.y / UNIT + (((S.stats && S.stats.game) || {}).eyeHeight || 0)], yaw, 0);
 }
 
 function setCamera(pos, yawDeg, pitchDeg) {

@@ -210,6 +210,18 @@ API const char *bkw_stats(void)
                   (unsigned long long)S.st.triangles, (unsigned long long)S.st.vertices, S.st.meshes,
                   S.st.primitives, S.st.nodes, S.st.materials, S.st.images, S.st.animations,
                   (unsigned long long)S.st.bytes);
+    /* the game's facts from the library's version rows: the page keeps no list of its own */
+    const bk_game *g = bk_file_game(S.file);
+    if (g) {
+        sb_printf(&b, ",\"game\":{\"eyeHeight\":%g,\"hullMin\":[%g,%g,%g],\"hullMax\":[%g,%g,%g],\"spawnClasses\":[",
+                  g->eye_height, g->hull_min[0], g->hull_min[1], g->hull_min[2], g->hull_max[0], g->hull_max[1],
+                  g->hull_max[2]);
+        for (uint32_t i = 0; i < g->spawn_class_count; i++) {
+            if (i) sb_put(&b, ",", 1);
+            sb_str(&b, g->spawn_classes[i]);
+        }
+        sb_put(&b, "]}", 2);
+    }
     sb_put(&b, ",\"counts\":{", 11);
     for (uint32_t i = 0; i < in->count_count; i++)
         sb_printf(&b, "%s\"%s\":%llu", i ? "," : "", in->counts[i].name, (unsigned long long)in->counts[i].value);

@@ -1,5 +1,6 @@
 """Turning a map or model into a .glb: with the `bspkit` Python package when it imports, else with
 the `bspkit` command-line tool (no Blender here: plain Python)."""
+import json
 import os
 import shutil
 import subprocess
@@ -107,3 +108,23 @@ def to_glb(src, out, cli="", use_package=True, **opt):
     if p.returncode != 0 or not os.path.isfile(out):
         raise ConvertError((p.stderr or p.stdout or f"bspkit exited {p.returncode}").strip())
     return exe, p.stderr.strip()
+
+
+def game_facts(src, cli="", use_package=True):
+    """The game's facts for SRC from the library's version rows (eye_height, spawn_classes,
+    hull_mins, hull_maxs): through the package, else `bspkit info --json`; {} when neither
+    answers (a model, a texture) so nothing here keeps a list of its own."""
+    pkg = package() if use_package else None
+    if pkg is not None:
+        try:
+            return pkg.open(src).game or {}
+        except Exception:  # noqa: BLE001 - the CLI may still answer
+            pass
+    exe = find_cli(cli)
+    if not exe:
+        return {}
+    p = subprocess.run([exe, "info", "--json", src], capture_output=True, text=True, errors="replace", check=False)
+    try:
+        return json.loads(p.stdout).get("game") or {} if p.returncode == 0 else {}
+    except ValueError:
+        return {}

@@ -1,4 +1,5 @@
 """The import itself: convert, load with Blender's glTF importer, post-process."""
+import contextlib
 import os
 import shutil
 import tempfile
@@ -9,10 +10,13 @@ import bpy
 from . import convert, glb, materials, scene
 
 
-def numpy_workaround():
+@contextlib.contextmanager
+def numpy_aliases():
     """Blender 3.4's glTF importer uses numpy.bool, which numpy 1.24 removed (Debian 12 ships
-    both): alias it (and the other removed aliases) to the builtins before importing."""
+    both): the removed aliases point at the builtins while the importer runs, and are taken away
+    again after it, so no other add-on sees a patched numpy."""
     import numpy  # noqa: PLC0415
+    added = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for name, typ in (("bool", bool), ("int", int), ("float", float), ("object", object)):
@@ -20,6 +24,12 @@ def numpy_workaround():
                 getattr(numpy, name)
             except AttributeError:
                 setattr(numpy, name, typ)
+                added.append(name)
+    try:
+        yield
+    finally:
+        for name in added:
+            delattr(numpy, name)
 
 
 def gltf_importer():
@@ -56,18 +66,19 @@ def import_file(context, filepath, game_dirs=(), wads=(), member="", lightmaps=T
         original = glb.strip_textures(doc)
         stripped = os.path.join(tmp, "import.glb")
         glb.write(stripped, doc, binary)
-        numpy_workaround()
         gltf_importer()
         name = os.path.basename(src.split(":")[-1] if src.lower().count(".pk3:") else src)
         coll = _collection(context, os.path.splitext(name)[0])
         before_obj, before_mat = set(bpy.data.objects), set(bpy.data.materials)
-        bpy.ops.import_scene.gltf(filepath=stripped)
+        with numpy_aliases():
+            bpy.ops.import_scene.gltf(filepath=stripped)
         objects = [o for o in bpy.data.objects if o not in before_obj]
         mats = [m for m in bpy.data.materials if m not in before_mat]
         images = materials.Images(dict(doc, **full), binary, tmp, raw=scene.engine_look(original))
         wired = scene.rebuild_materials(mats, doc, original, images, scene.uv_names(objects))
         fmt = str(context.scene.get("format", ""))
-        cams = scene.spawn_cameras(context, objects, fmt, scale, coll) if cameras else []
+        game = convert.game_facts(src, cli=cli, use_package=use_package) if cameras else {}
+        cams = scene.spawn_cameras(context, objects, game, scale, coll) if cameras else []
         scene.follow_camera(objects, context.scene.camera)
         scene.show_collision(objects)
         scene.baked_lights_off(objects)

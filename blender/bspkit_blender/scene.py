@@ -1,17 +1,11 @@
 """After the glTF importer: materials rebuilt, cameras at the player spawns, collision shown as
 wire, the sky box following the camera, colour management set to show the engine's picture."""
 import math
-import re
 
 import bpy
 from mathutils import Vector
 
 from . import glb, materials
-
-SPAWN = re.compile(r"^(info_player_(start|deathmatch|terrorist|counterterrorist|axis|allies|teamspawn|coop)"
-                   r"|info_team_start|team_CTF_(red|blue)(player|spawn))$")
-# the eye above a spawn entity's origin, in engine units (the player's view height)
-EYE = {"quake1": 22.0, "goldsrc": 28.0, "quake3": 26.0, "source": 64.0}
 
 
 def angles(props):
@@ -67,14 +61,16 @@ def uv_names(objects):
     return out
 
 
-def spawn_cameras(context, objects, fmt, scale, collection):
+def spawn_cameras(context, objects, game, scale, collection):
     """A camera at each player spawn, at eye height, looking along its angles; the first becomes
-    the scene camera. Each camera records its engine eye as 'engine_eye' (x y z yaw pitch)."""
+    the scene camera. GAME: the library's facts for the map (convert.game_facts: eye_height,
+    spawn_classes). Each camera records its engine eye as 'engine_eye' (x y z yaw pitch)."""
     cams = []
-    eye = EYE.get(fmt, 0.0)
-    # info_player_start (the single-player start) first, then the others, by name
-    spawns = sorted((o for o in objects if o.type == "EMPTY" and SPAWN.match(str(o.get("classname", "")))),
-                    key=lambda o: (o.get("classname") != "info_player_start", o.name))
+    eye = float(game.get("eye_height", 0.0))
+    classes = list(game.get("spawn_classes", ()))
+    # the game's usual start (its first spawn class) first, then the others, by name
+    spawns = sorted((o for o in objects if o.type == "EMPTY" and str(o.get("classname", "")) in classes),
+                    key=lambda o: (o.get("classname") != classes[0], o.name))
     for o in spawns:
         pitch, yaw = angles(o)
         pos = o.matrix_world.translation + Vector((0.0, 0.0, eye * scale))

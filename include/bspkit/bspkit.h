@@ -227,6 +227,23 @@ typedef enum bk_format {
 
 /* "quake1", "bsp2", "goldsrc", "wad3", "quake3", "source", "dpm", "vtf", "mdl" */
 const char *bk_format_name(bk_format f);
+/* The format of a bk_format_name() ("quake3"), or BK_FORMAT_UNKNOWN. */
+bk_format bk_format_parse(const char *name);
+
+/* What the game that reads a map does with it, from the family's version rows (each value says
+ * in its row which engine source it comes from). Bindings read these instead of keeping lists. */
+typedef struct bk_game {
+    float eye_height;                  /* the player's eye above a spawn entity's origin, engine units */
+    const char *const *spawn_classes;  /* the classnames a player spawns at, the usual start first */
+    uint32_t spawn_class_count;
+    float hull_min[3], hull_max[3];    /* the standing player's box around its origin */
+} bk_game;
+/* The facts of the file's own version row; NULL where the format has none (textures, models). */
+struct bk_file;
+const bk_game *bk_file_game(const struct bk_file *f);
+/* The same by format (its first version row with facts), for a scene or a glTF that names its
+ * format ("format" in the scene's extras); NULL where none. */
+const bk_game *bk_format_game(bk_format f);
 
 /* ---- loaded files ------------------------------------------------------------------- */
 

@@ -75,6 +75,10 @@ typedef struct bk_material {
      * 1: this one), as Source's WorldVertexTransition draws $basetexture2; or -1. glTF has no
      * slot for it: the exporter names its texture in extras.blendTexture */
     int32_t blend_image;
+    /* the game never draws this surface (a compile tool: clip, trigger, hint, caulk, nodraw...);
+     * set by the family's scene builder from what the file says (tool texture names, nodraw
+     * surface flags, Source's tool materials). A viewer hides it or shows it on request. */
+    bool never_drawn;
 } bk_material;
 
 enum { BK_PRIM_TRIANGLES = 0, BK_PRIM_POINTS = 1, BK_PRIM_LINES = 2 };

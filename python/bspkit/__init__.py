@@ -36,7 +36,7 @@ __all__ = [
     "open", "Map", "Entity", "Lump", "Scene", "Archive", "ArchiveEntry", "vpk", "Error", "TruncatedError",
     "FormatError", "VersionError", "LumpError", "BadIndexError", "LimitError", "DecompressError",
     "UnsupportedError", "ArgumentError", "ClosedError", "NotFoundError", "IOError_", "Warning", "POINT_DTYPE",
-    "TRACE_DTYPE", "contents_names", "library_version",
+    "TRACE_DTYPE", "contents_names", "library_version", "game",
 ]
 
 #: what Map.point returns per point
@@ -69,13 +69,29 @@ def contents_names(contents: int) -> str:
     return ffi.string(buf).decode()
 
 
+def _game(g) -> Optional[Dict[str, Any]]:
+    if g == ffi.NULL:
+        return None
+    return {"eye_height": float(g.eye_height),
+            "spawn_classes": [cstr(g.spawn_classes[i]) for i in range(g.spawn_class_count)],
+            "hull_mins": tuple(float(x) for x in g.hull_min), "hull_maxs": tuple(float(x) for x in g.hull_max)}
+
+
+def game(format: str) -> Optional[Dict[str, Any]]:  # noqa: A002 - the format's name, as Map.format
+    """What the game of a format ("quake3", as Map.format and a scene's "format" extra name it)
+    does with a map, from the library's version rows: eye_height (the eye above a spawn entity's
+    origin), spawn_classes, hull_mins / hull_maxs (the standing player's box). None for formats
+    without (textures, models)."""
+    return _game(lib.bk_format_game(lib.bk_format_parse(c_text(format, "format"))))
+
+
 def _mask(mask: Union[None, int, str]) -> int:
     if mask is None:
         return 0
     if isinstance(mask, str):
         out = ffi.new("uint32_t *")
         if lib.bk_contents_parse(c_text(mask, "mask"), out) != 0:
-            raise ArgumentError("unknown contents in mask %r" % mask, 14)
+            raise ArgumentError("unknown contents in mask %r" % mask, lib.BK_EARG)
         return int(out[0])
     return c_int(mask, "uint32_t", "mask")
 
@@ -286,6 +302,11 @@ class Map:
             out.append(Lump(i, ffi.string(l.name).decode(), int(l.offset), int(l.length), crc, int(l.count),
                             int(l.version), bool(l.compressed), int(l.uncompressed)))
         return out
+
+    @property
+    def game(self) -> Optional[Dict[str, Any]]:
+        """The game's facts for this file's version (see bspkit.game), or None."""
+        return _game(lib.bk_file_game(self._live().ptr))
 
     @property
     def info(self) -> Dict[str, Any]:

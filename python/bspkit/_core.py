@@ -87,9 +87,11 @@ class BspkitWarning(UserWarning):
 
 
 _BY_CODE = {
-    1: TruncatedError, 2: FormatError, 3: VersionError, 4: LumpError, 5: LumpError, 6: BadIndexError,
-    7: LimitError, 8: LimitError, 9: Error, 10: IOError_, 11: UnsupportedError, 12: FormatError,
-    13: DecompressError, 14: ArgumentError, 15: NotFoundError,
+    lib.BK_ETRUNCATED: TruncatedError, lib.BK_EMAGIC: FormatError, lib.BK_EVERSION: VersionError,
+    lib.BK_ELUMP_RANGE: LumpError, lib.BK_ELUMP_SIZE: LumpError, lib.BK_EINDEX: BadIndexError,
+    lib.BK_ELIMIT: LimitError, lib.BK_EOVERFLOW: LimitError, lib.BK_ENOMEM: Error, lib.BK_EIO: IOError_,
+    lib.BK_EUNSUPPORTED: UnsupportedError, lib.BK_EFORMAT: FormatError, lib.BK_EDECOMPRESS: DecompressError,
+    lib.BK_EARG: ArgumentError, lib.BK_ENOTFOUND: NotFoundError,
 }
 
 
@@ -102,7 +104,7 @@ def c_path(path: Any) -> bytes:
     open() raises) for an embedded NUL, which C would cut the path at."""
     b = os.fsencode(path)
     if b"\0" in b:
-        raise ArgumentError("%r: embedded null byte in a path" % (os.fspath(path),), 14)
+        raise ArgumentError("%r: embedded null byte in a path" % (os.fspath(path),), lib.BK_EARG)
     return b
 
 
@@ -110,7 +112,7 @@ def c_text(text: Any, what: str) -> bytes:
     """Text (str as UTF-8, or bytes) as a C string: ArgumentError for an embedded NUL."""
     b = text if isinstance(text, bytes) else str(text).encode("utf-8", "surrogateescape")
     if b"\0" in b:
-        raise ArgumentError("%s %r: embedded null byte" % (what, text), 14)
+        raise ArgumentError("%s %r: embedded null byte" % (what, text), lib.BK_EARG)
     return b
 
 
@@ -127,7 +129,7 @@ def c_int(value: Any, ctype: str, what: str) -> int:
         _INT_RANGES[ctype] = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
     lo, hi = _INT_RANGES[ctype]
     if not lo <= i <= hi:
-        raise ArgumentError("%s %d out of range (%d..%d)" % (what, i, lo, hi), 14)
+        raise ArgumentError("%s %d out of range (%d..%d)" % (what, i, lo, hi), lib.BK_EARG)
     return i
 
 
@@ -141,7 +143,7 @@ def make_error(code: int, what: str = "", diag: Optional[Tuple] = None) -> Error
     """An Error of the class for code; diag = (text, file, lump, index, offset) of the first
     located error the library reported, if any."""
     cls = _BY_CODE.get(code, Error)
-    if code == 9:
+    if code == lib.BK_ENOMEM:
         return MemoryError(what or "bspkit: out of memory")  # type: ignore[return-value]
     reason = ffi.string(lib.bk_strerror(code)).decode()
     if diag:

@@ -34,7 +34,8 @@ class Primitive:
     def __init__(self, owner: Held, p):
         n = p.vertex_count
         self.material = int(p.material)
-        self.mode = {0: "triangles", 1: "points", 2: "lines"}.get(p.mode, str(p.mode))
+        self.mode = {lib.BK_PRIM_TRIANGLES: "triangles", lib.BK_PRIM_POINTS: "points",
+                     lib.BK_PRIM_LINES: "lines"}.get(p.mode, str(p.mode))
         self.positions = view(owner, p.position, n, _F4, (3,))
         self.normals = view(owner, p.normal, n, _F4, (3,)) if p.normal != ffi.NULL else None
         self.uvs = view(owner, p.uv0, n, _F4, (2,)) if p.uv0 != ffi.NULL else None
@@ -67,10 +68,14 @@ class Material:
         self.specular_image = int(m.specular_image)
         self.blend_image = int(m.blend_image)
         self.base_color = tuple(float(x) for x in m.base_color)
-        self.alpha_mode = {0: "OPAQUE", 1: "MASK", 2: "BLEND"}.get(m.alpha_mode, "OPAQUE")
+        self.alpha_mode = {lib.BK_ALPHA_OPAQUE: "OPAQUE", lib.BK_ALPHA_MASK: "MASK",
+                           lib.BK_ALPHA_BLEND: "BLEND"}.get(m.alpha_mode, "OPAQUE")
         self.alpha_cutoff = float(m.alpha_cutoff)
         self.double_sided = bool(m.double_sided)
         self.unlit = bool(m.unlit)
+        #: the game never draws it (a compile tool: clip, trigger, caulk...), as the library's
+        #: scene builder marked it
+        self.never_drawn = bool(m.never_drawn)
         self.emissive = tuple(float(x) for x in m.emissive)
         self.emissive_strength = float(m.emissive_strength)
         self.extras = dict(kv_pairs(m.extras, m.extra_count))
@@ -135,7 +140,8 @@ class Light:
 
     def __init__(self, l):
         self.name = cstr(l.name)
-        self.type = {0: "point", 1: "spot", 2: "directional"}.get(int(l.type), str(l.type))
+        self.type = {lib.BK_LIGHT_POINT: "point", lib.BK_LIGHT_SPOT: "spot",
+                     lib.BK_LIGHT_DIRECTIONAL: "directional"}.get(int(l.type), str(l.type))
         self.color = tuple(float(x) for x in l.color)
         self.intensity, self.range = float(l.intensity), float(l.range)
         self.inner_cone, self.outer_cone = float(l.inner_cone), float(l.outer_cone)
@@ -156,10 +162,11 @@ class Skin:
 class Channel:
     def __init__(self, owner: Held, c):
         self.node = int(c.node)
-        self.path = {0: "translation", 1: "rotation", 2: "scale"}.get(c.path, str(c.path))
-        self.interpolation = "STEP" if c.interpolation == 1 else "LINEAR"
+        self.path = {lib.BK_PATH_TRANSLATION: "translation", lib.BK_PATH_ROTATION: "rotation",
+                     lib.BK_PATH_SCALE: "scale"}.get(c.path, str(c.path))
+        self.interpolation = "STEP" if c.interpolation == lib.BK_INTERP_STEP else "LINEAR"
         self.times = view(owner, c.times, c.key_count, _F4)
-        self.values = view(owner, c.values, c.key_count, _F4, (4 if c.path == 1 else 3,))
+        self.values = view(owner, c.values, c.key_count, _F4, (4 if c.path == lib.BK_PATH_ROTATION else 3,))
 
 
 class Animation:
@@ -217,6 +224,13 @@ class Scene:
         if r != 0:
             raise make_error(r, "glb")
         return take_block(out[0], size[0])
+
+    def __enter__(self) -> "Scene":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        """The end of a ``with``: free() (arrays still held keep the memory until they go)."""
+        self.free()
 
     def __repr__(self) -> str:
         return "<Scene %d meshes, %d materials, %d images, %d nodes>" % (

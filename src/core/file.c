@@ -18,6 +18,28 @@ const char *bk_format_name(bk_format f)
     return k_format_names[f];
 }
 
+bk_format bk_format_parse(const char *name)
+{
+    for (int f = 1; name && f < BK_FORMAT_COUNT_; f++)
+        if (strcmp(name, k_format_names[f]) == 0) return (bk_format)f;
+    return BK_FORMAT_UNKNOWN;
+}
+
+const bk_game *bk_file_game(const bk_file *f)
+{
+    return f && f->version ? f->version->game : NULL;
+}
+
+const bk_game *bk_format_game(bk_format fmt)
+{
+    size_t n;
+    const bk_family *const *tab = bk_family_table(&n);
+    for (size_t i = 0; i < n; i++)
+        for (uint32_t v = 0; v < tab[i]->version_count; v++)
+            if (tab[i]->versions[v].format == fmt && tab[i]->versions[v].game) return tab[i]->versions[v].game;
+    return NULL;
+}
+
 static const bk_family *find_family(const uint8_t *data, size_t size, int *score)
 {
     size_t n;

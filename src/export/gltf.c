@@ -500,11 +500,16 @@ static void write_material(gltf_writer *w, const bk_material *m, const int32_t *
     if (ext) write_mat_ext(b, &more, ext, 0, st, used_ext);
     /* a second base texture blended in by COLOR_0's alpha: no glTF slot, named in extras */
     int32_t b2 = tex_index(s, tex_of_image, m->blend_image);
-    if (m->extra_count || lt >= 0 || b2 >= 0) {
+    if (m->extra_count || lt >= 0 || b2 >= 0 || m->never_drawn) {
         json_key(b, &more, "extras");
         json_str(b, "{");
         bool mx = false;
         kv_members(b, m->extras, m->extra_count, &mx);
+        /* the game never draws it (bk_material.never_drawn): viewers hide it unless asked */
+        if (m->never_drawn) {
+            json_key(b, &mx, "neverDrawn");
+            json_str(b, "true");
+        }
         if (lt >= 0) json_key_int(b, &mx, "lightmapTexture", lt);
         if (b2 >= 0) {
             json_key_int(b, &mx, "blendTexture", b2);

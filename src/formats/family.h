@@ -109,6 +109,7 @@ typedef struct bk_version_desc {
     uint8_t entity_slot;       /* directory slot holding the entity lump (Blue Shift swaps 0 and 1) */
     bool supported;            /* false: recognised only to be refused with a clear message */
     const bk_entity_limits *entity_limits;   /* NULL: none known */
+    const bk_game *game;       /* the game's facts (eye height, spawn classes, player box); NULL: none */
 } bk_version_desc;
 
 /* ---- references ------------------------------------------------------------------------------- */

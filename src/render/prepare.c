@@ -214,18 +214,12 @@ static float to_srgb(float c)
     return c <= 0.0031308f ? c * 12.92f : 1.055f * powf(c, 1.0f / 2.4f) - 0.055f;
 }
 
-static bool is_tool_name(const char *n)
+/* a sky by its name (Quake's sky textures, a sky shader or material without the sky extra) */
+static bool is_sky_name(const char *n)
 {
-    static const char *const exact[] = {"clip", "trigger", "aaatrigger", "origin", "skip", "hint", "null",
-                                        "nodraw", "caulk", "invisible"};
     if (!n) return false;
     const char *slash = strrchr(n, '/');
-    const char *base = slash ? slash + 1 : n;
-    for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
-        if (bk_strcasecmp(base, exact[i]) == 0) return true;
-    for (const char *p = n; *p; p++)
-        if (bk_strncasecmp_prefix(p, "tools/") || bk_strncasecmp_prefix(p, "common/")) return true;
-    return bk_strncasecmp_prefix(base, "sky");
+    return bk_strncasecmp_prefix(slash ? slash + 1 : n, "sky");
 }
 
 static bk_result prepare_material(bk_renderer *r, int32_t *map, const bk_material *m, rmat *o)
@@ -263,7 +257,9 @@ static bk_result prepare_material(bk_renderer *r, int32_t *map, const bk_materia
     o->sky_layer = layer ? (int32_t)strtol(layer, NULL, 10) : 0;
     o->pass = sky ? RP_SKY : (o->blend ? RP_BLEND : RP_OPAQUE);
     o->double_sided = m->double_sided || sky;
-    o->tool = sky || is_tool_name(m->name) || (m->unlit && m->name && bk_strncasecmp_prefix(m->name, "sky"));
+    /* what the game never draws, as the family's scene builder marked it */
+    o->tool = sky || m->never_drawn || is_sky_name(m->name) ||
+              (m->unlit && m->name && bk_strncasecmp_prefix(m->name, "sky"));
     return BK_OK;
 }
 

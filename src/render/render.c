@@ -10,39 +10,29 @@
 #define DEG (3.14159265358979f / 180.0f)
 
 /* ---- player spawns ----------------------------------------------------------------------------- */
-static bool is_spawn_class(const char *c)
+/* the game's facts for the scene's format (its version rows: eye height, spawn classes) */
+static const bk_game *game_of(const bk_scene *s)
 {
-    static const char *const k[] = {"info_player_start", "info_player_deathmatch", "info_player_terrorist",
-                                    "info_player_counterterrorist", "info_player_axis", "info_player_allies",
-                                    "info_player_teamspawn", "info_team_start", "team_CTF_redplayer",
-                                    "team_CTF_blueplayer", "team_CTF_redspawn", "team_CTF_bluespawn"};
-    if (!c) return false;
-    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
-        if (strcmp(c, k[i]) == 0) return true;
-    return false;
+    return bk_format_game(bk_format_parse(bk_rt_extra(s->extras, s->extra_count, "format")));
 }
 
-/* the eye above a spawn's origin: Quake 1 view_ofs 22; GoldSrc VEC_VIEW 28; Quake 3 the spawn
- * raised 9 then DEFAULT_VIEWHEIGHT 26; Source's origin is at the feet, the eye 64 above */
-static float eye_height(const bk_scene *s)
+static bool is_spawn_class(const bk_game *g, const char *c)
 {
-    const char *f = bk_rt_extra(s->extras, s->extra_count, "format");
-    if (!f) return 0;
-    if (strcmp(f, "quake3") == 0) return 35;
-    if (strcmp(f, "source") == 0) return 64;
-    if (strcmp(f, "goldsrc") == 0) return 28;
-    if (strcmp(f, "quake1") == 0 || strcmp(f, "bsp2") == 0) return 22;
-    return 0;
+    if (!c || !g) return false;
+    for (uint32_t i = 0; i < g->spawn_class_count; i++)
+        if (strcmp(c, g->spawn_classes[i]) == 0) return true;
+    return false;
 }
 
 /* bk_render_spawns, and given[i]: whether spawn i says where it looks (an angle or angles key) */
 static void spawns(const bk_scene *s, float (*pos)[3], float *yaw, bool *given, uint32_t cap, uint32_t *count)
 {
     uint32_t n = 0;
-    float h = eye_height(s);
+    const bk_game *g = game_of(s);
+    float h = g ? g->eye_height : 0;
     for (uint32_t i = 0; i < s->node_count; i++) {
         const bk_node *nd = &s->nodes[i];
-        if (!is_spawn_class(bk_rt_extra(nd->extras, nd->extra_count, "classname"))) continue;
+        if (!is_spawn_class(g, bk_rt_extra(nd->extras, nd->extra_count, "classname"))) continue;
         if (n < cap) {
             if (pos) {
                 const char *o = bk_rt_extra(nd->extras, nd->extra_count, "origin");

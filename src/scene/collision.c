@@ -13,6 +13,7 @@
 #include "../formats/family.h"
 #include "../query/query_internal.h"
 #include "bspkit/quake.h"
+#include "../formats/quake/quake_internal.h"
 
 typedef struct hplane { float n[3], d; } hplane;   /* keep n.p <= d */
 
@@ -153,12 +154,12 @@ bk_result bk_collision_brushes(const bk_file *f, cbuild *b)
 static uint32_t q1_neutral(int32_t c)
 {
     switch (c) {
-    case -2: return BK_CONTENTS_SOLID;
-    case -3: return BK_CONTENTS_WATER;
-    case -4: return BK_CONTENTS_SLIME;
-    case -5: return BK_CONTENTS_LAVA;
-    case -16: return BK_CONTENTS_LADDER;
-    default: return (c <= -9 && c >= -14) ? BK_CONTENTS_WATER | BK_CONTENTS_CURRENT : 0;
+    case Q1C_SOLID: return BK_CONTENTS_SOLID;
+    case Q1C_WATER: return BK_CONTENTS_WATER;
+    case Q1C_SLIME: return BK_CONTENTS_SLIME;
+    case Q1C_LAVA: return BK_CONTENTS_LAVA;
+    case Q1C_LADDER: return BK_CONTENTS_LADDER;
+    default: return (c <= Q1C_CURRENT_0 && c >= Q1C_CURRENT_DOWN) ? BK_CONTENTS_WATER | BK_CONTENTS_CURRENT : 0;
     }
 }
 
@@ -175,7 +176,7 @@ static bk_result q1_walk(q1walk *w, int32_t num)
     if (++w->steps > 4 * w->m->node_count + 16) return BK_OK;   /* a cyclic tree */
     if (num < 0) {
         uint32_t leaf = (uint32_t)(-1 - num);
-        int32_t c = leaf < w->m->leaf_count ? w->m->leafs[leaf].contents : -2;
+        int32_t c = leaf < w->m->leaf_count ? w->m->leafs[leaf].contents : Q1C_SOLID;
         uint32_t nc = q1_neutral(c);
         if (!nc) return BK_OK;
         return add_convex(w->b, w->stack, w->depth, nc);

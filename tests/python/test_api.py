@@ -433,3 +433,39 @@ def test_source_geometry_decoded_on_first_use(tmp_path):
         assert str(ei.value) in r.stderr and ei.value.lump == "faces" and ei.value.index == 1
     with pytest.raises(bspkit.Error):
         m.trace(np.zeros((1, 3)), np.ones((1, 3)))
+
+
+def test_game_facts_come_from_the_library_and_match_the_cli():
+    """Map.game and bspkit.game read the version rows (bk_game); `bspkit info --json` says the same."""
+    maps = {"goldsrc": os.path.join(SHARED, "corpus", "goldsrc", "cs16_aim_map.bsp"),
+            "quake1": os.path.join(SHARED, "corpus", "quake1", "progs_dump_start.bsp"),
+            "source": os.path.join(SHARED, "corpus", "source", "css_v19_fy_iceworld.bsp")}
+    for fmt, path in maps.items():
+        need(path)
+        with bspkit.open(path) as m:
+            g = m.game
+            assert m.format == fmt and g == bspkit.game(fmt)
+        cli = json.loads(subprocess.run([CLI, "info", "--json", path], capture_output=True, check=True).stdout)["game"]
+        assert g["eye_height"] == cli["eye_height"] and g["spawn_classes"] == cli["spawn_classes"]
+        assert list(g["hull_mins"]) == cli["hull_mins"] and list(g["hull_maxs"]) == cli["hull_maxs"]
+        assert g["hull_mins"][2] < 0 or fmt == "source"   # Source's origin is at the feet
+    eyes = {f: bspkit.game(f)["eye_height"] for f in ("quake1", "bsp2", "goldsrc", "quake3", "source")}
+    assert eyes["quake1"] == eyes["bsp2"] and eyes["goldsrc"] > eyes["quake1"] and eyes["source"] > eyes["quake3"]
+    assert bspkit.game("vtf") is None and bspkit.game("nonsense") is None
+
+
+def test_never_drawn_is_a_scene_material_flag():
+    path = os.path.join(SHARED, "corpus", "source", "css_v19_fy_iceworld.bsp")
+    need(path)
+    with bspkit.open(path) as m:
+        with m.scene(textures=False) as s:
+            assert s.materials and all(isinstance(x.never_drawn, bool) for x in s.materials)
+            # the Source builder draws no tool face: what reaches the scene is drawn
+            assert not any(x.never_drawn for x in s.materials)
+            verts = s.meshes[0].primitives[0].positions if s.meshes and s.meshes[0].primitives else None
+        # a Scene is a context manager: its end frees it (an array taken from it stays readable)
+        assert not s.meshes
+        with pytest.raises(bspkit.ClosedError):
+            s.glb()
+        if verts is not None:
+            assert np.isfinite(verts).all()

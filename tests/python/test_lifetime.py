@@ -37,6 +37,7 @@ def _calls(path_out):
         "data": lambda m: m.data,
         "lumps": lambda m: m.lumps,
         "info": lambda m: m.info,
+        "game": lambda m: m.game,
         "entities": lambda m: m.entities,
         "lump": lambda m: m.lump(0),
         "arrays": lambda m: m.arrays,

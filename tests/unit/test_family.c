@@ -73,6 +73,22 @@ static void check_family(const bk_family *fam)
             CHECK(r->dir->ofs_field + 4 <= r->dir->entry_size && r->dir->len_field + 4 <= r->dir->entry_size);
         }
         if (is_bsp(fam) && r->supported) CHECK(r->dir != NULL);
+        /* the game's facts: every map a player walks has them, nothing else does; the eye above
+         * the spawn inside the player's box, which holds the origin; each class named once */
+        const bk_game *g = r->game;
+        CHECK((g != NULL) == (is_bsp(fam) && r->supported));
+        if (g) {
+            CHECK(g->spawn_class_count > 0 && g->eye_height > 0);
+            for (int k = 0; k < 3; k++) CHECK(g->hull_min[k] <= 0 && g->hull_max[k] > 0);
+            CHECK(g->eye_height <= g->hull_max[2] + 16);
+            for (uint32_t a = 0; a < g->spawn_class_count; a++) {
+                CHECK(g->spawn_classes[a] && (strncmp(g->spawn_classes[a], "info_", 5) == 0 ||
+                                              strncmp(g->spawn_classes[a], "team_", 5) == 0));
+                for (uint32_t b = a + 1; b < g->spawn_class_count; b++)
+                    CHECK(strcmp(g->spawn_classes[a], g->spawn_classes[b]) != 0);
+            }
+            CHECK(bk_format_game(r->format) != NULL && bk_format_parse(bk_format_name(r->format)) == r->format);
+        }
     }
     for (uint32_t i = 0; i < fam->lump_count; i++) {
         const bk_lump_desc *l = &fam->lumps[i];

@@ -117,7 +117,10 @@ for (const c of cases) {
   check(`${c.name}: a player spawn`, spawns.length > 0, { spawns: spawns.length });
   if (!spawns.length) continue;
   const s = spawns[0];
-  const eye = [s.origin[0], s.origin[1], s.origin[2] + 24];
+  // the page puts the eye at the game's eye height, which the library says (info --json: game)
+  const eyeHeight = (info.game || {}).eye_height || 0;
+  check(`${c.name}: the page knows the game's eye height`, ((st.game || {}).eyeHeight ?? 0) === eyeHeight, { page: st.game, cli: info.game });
+  const eye = [s.origin[0], s.origin[1], s.origin[2] + eyeHeight];
   // the trace tool against bspkit trace on the same segment
   const yaw = s.angle * Math.PI / 180;
   const to = [eye[0] + Math.cos(yaw) * 4096, eye[1] + Math.sin(yaw) * 4096, eye[2] - 512];

@@ -3,7 +3,7 @@
 #include "../family.h"
 
 static const bk_version_desc k_versions[] = {
-    {"DARKPLACESMODEL", 2, -1, "DarkPlaces DPM", "", BK_FORMAT_DPM, 0, NULL, 0, true, NULL},
+    {"DARKPLACESMODEL", 2, -1, "DarkPlaces DPM", "", BK_FORMAT_DPM, 0, NULL, 0, true, NULL, .game = NULL},
 };
 /* the header's three tables (count and offset each), placed as lumps */
 static const bk_lump_desc k_tables[] = {

@@ -14,13 +14,25 @@ static const bk_dir_layout k_dir = {8, BK_Q3_LUMP_COUNT, 8, 0, 4, Q3_HEADER_SIZE
  * G_Spawn: "no free entities"), plus worldspawn. */
 static const bk_entity_limits k_q3_ents = {"Quake III's", 1023, 1023, 64, 4096, 1024 - 64 - 2 + 1};
 
+/* The game's facts (bk_game): SelectSpawnPoint raises the spot's origin by 9 and the view sits
+ * DEFAULT_VIEWHEIGHT 26 above the player's origin (ioquake3 code/game/g_client.c,
+ * bg_public.h): the eye is 35 above the spawn entity's origin. The box: playerMins
+ * (-15, -15, -24) .. playerMaxs (15, 15, 32) (g_client.c). Spots: info_player_start (an alias of
+ * info_player_deathmatch in g_spawn.c), info_player_deathmatch, and CTF's team_CTF_redplayer /
+ * _blueplayer (the first spawn) and team_CTF_redspawn / _bluespawn (g_team.c). RTCW and
+ * Wolfenstein: ET spawn at team_CTF_redspawn / _bluespawn too. */
+static const char *const k_q3_spawns[] = {"info_player_start", "info_player_deathmatch", "team_CTF_redplayer",
+                                          "team_CTF_blueplayer", "team_CTF_redspawn", "team_CTF_bluespawn"};
+static const bk_game k_q3_game = {35, k_q3_spawns, 6, {-15, -15, -24}, {15, 15, 32}};
+
 static const bk_version_desc k_versions[] = {
-    {"IBSP", 46, 4, "Quake 3 IBSP 46", "q3", BK_FORMAT_QUAKE3, 0, &k_dir, 0, true, &k_q3_ents},
-    {"IBSP", 47, 4, "RTCW / Wolfenstein: ET IBSP 47", "rtcw-et", BK_FORMAT_QUAKE3, 0, &k_dir, 0, true, &k_q3_ents},
-    {"IBSP", 38, 4, "Quake 2", "", BK_FORMAT_QUAKE3, 0, NULL, 0, false, NULL},
-    {"RBSP", 1, -1, "Raven RBSP", "", BK_FORMAT_QUAKE3, 0, NULL, 0, false, NULL},
-    {"FAKK", 12, -1, "Ritual FAKK", "", BK_FORMAT_QUAKE3, 0, NULL, 0, false, NULL},
-    {"EF2!", 20, -1, "Ritual EF2", "", BK_FORMAT_QUAKE3, 0, NULL, 0, false, NULL},
+    {"IBSP", 46, 4, "Quake 3 IBSP 46", "q3", BK_FORMAT_QUAKE3, 0, &k_dir, 0, true, &k_q3_ents, .game = &k_q3_game},
+    {"IBSP", 47, 4, "RTCW / Wolfenstein: ET IBSP 47", "rtcw-et", BK_FORMAT_QUAKE3, 0, &k_dir, 0, true, &k_q3_ents,
+     .game = &k_q3_game},
+    {"IBSP", 38, 4, "Quake 2", "", BK_FORMAT_QUAKE3, 0, NULL, 0, false, NULL, .game = NULL},
+    {"RBSP", 1, -1, "Raven RBSP", "", BK_FORMAT_QUAKE3, 0, NULL, 0, false, NULL, .game = NULL},
+    {"FAKK", 12, -1, "Ritual FAKK", "", BK_FORMAT_QUAKE3, 0, NULL, 0, false, NULL, .game = NULL},
+    {"EF2!", 20, -1, "Ritual EF2", "", BK_FORMAT_QUAKE3, 0, NULL, 0, false, NULL, .game = NULL},
 };
 
 #define F(name, type, offset, count) {name, BK_FT_##type, offset, count}

@@ -42,6 +42,28 @@ bool bk_q3_shader_hidden(q3_builder *b, int32_t shader)
     return d->stage_count == 0;
 }
 
+/* Whether the game never draws the shader's surfaces: nodraw in the map's shader lump or the
+ * script, a script without a stage (not the sky), or, with no script found, one of the tool
+ * shaders of the games' common/ folder (baseq3 scripts/common.shader: all are surfaceparm nodraw;
+ * DarkPlaces games name it textures/common/). */
+static bool q3_never_drawn(q3_builder *b, int32_t shader)
+{
+    if (shader < 0 || (uint32_t)shader >= b->m->shader_count) return false;
+    if (b->m->shaders[shader].surface_flags & Q3_SURF_NODRAW) return true;
+    const q3_shader_def *d = b->defs ? b->defs[shader] : NULL;
+    if (d) return d->nodraw || (d->stage_count == 0 && !d->has_skyparms && !d->sky);
+    static const char *const tools[] = {"caulk", "clip", "trigger", "hint", "skip", "nodraw", "nodrawnonsolid",
+                                        "origin", "areaportal", "clusterportal", "weapclip", "botclip",
+                                        "full_clip", "missileclip", "invisible", "donotenter", "nodrop",
+                                        "cushion", "lightgrid", "playerclip", "slick"};
+    const char *n = b->m->shaders[shader].name;
+    if (bk_strncasecmp_prefix(n, "textures/")) n += 9;   /* Nexuiz / Xonotic: textures/common/caulk */
+    if (!bk_strncasecmp_prefix(n, "common/")) return false;
+    for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++)
+        if (bk_strcasecmp(n + 7, tools[i]) == 0) return true;
+    return false;
+}
+
 /* ---- the stage algebra (ioquake3) ---------------------------------------------------------- */
 
 enum { F_RGB = 0, F_A, F_1M_RGB, F_1M_A };
@@ -862,6 +884,7 @@ bk_result bk_q3_get_material(q3_builder *b, int32_t shader, int kind, int32_t *o
     bk_scene *s = b->s;
     int32_t mi;
     BK_TRY(bk_scene_add_material(s, sh->name, &mi));
+    s->materials[mi].never_drawn = q3_never_drawn(b, shader);
     BK_TRY(bk_q3_set_extra(s, mi, "shader", sh->name));
     char num[32];
     snprintf(num, sizeof num, "0x%x", (unsigned)sh->surface_flags);

@@ -264,6 +264,7 @@ static bk_result get_material(builder *B, int32_t miptex, bool lit, int32_t *out
     int32_t mi;
     BK_TRY(bk_scene_add_material(B->s, mname, &mi));
     bk_material *mat = &B->s->materials[mi];
+    mat->never_drawn = m && m->dir_offset >= 0 && is_tool_texture(m->name);
     mat->base_image = -1;
     mat->lightmap_image = lit ? B->lightmap_image : -1;
     mat->base_color[0] = mat->base_color[1] = mat->base_color[2] = mat->base_color[3] = 1.0f;

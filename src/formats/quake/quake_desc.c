@@ -19,13 +19,31 @@ static const bk_entity_limits k_quake_ents = {"Quake's", 255, 1023, 0, 0, 600};
 static const bk_entity_limits k_bsp2_ents = {"QuakeSpasm's", 255, 1023, 0, 0, 32000};
 static const bk_entity_limits k_goldsrc_ents = {"Half-Life's", 30, 1022, 0, 0, 900};
 
+/* The games' facts (bk_game).
+ *  - Quake (and BSP2's engines, which run the same QuakeC): PutClientInServer sets view_ofs
+ *    '0 0 22' and the hull VEC_HULL_MIN '-16 -16 -24' .. VEC_HULL_MAX '16 16 32' (id's qw-qc /
+ *    progs client.qc, defs.qc); the spots SelectSpawnPoint takes: info_player_start, _deathmatch,
+ *    _coop, and info_player_start2 (the episode start after the end of an episode).
+ *  - Half-Life: VEC_VIEW (0, 0, 28), VEC_HULL_MIN (-16, -16, -36) .. VEC_HULL_MAX (16, 16, 36)
+ *    (halflife dlls/util.h, pm_shared); spots: info_player_start, info_player_deathmatch
+ *    (dlls/subs.cpp; Counter-Strike's T side), and its mods' team spawns: Day of Defeat's
+ *    info_player_axis / _allies, Team Fortress Classic's info_player_teamspawn, Natural
+ *    Selection's info_team_start. */
+static const char *const k_quake_spawns[] = {"info_player_start", "info_player_deathmatch", "info_player_coop",
+                                             "info_player_start2"};
+static const bk_game k_quake_game = {22, k_quake_spawns, 4, {-16, -16, -24}, {16, 16, 32}};
+static const char *const k_goldsrc_spawns[] = {"info_player_start", "info_player_deathmatch", "info_player_axis",
+                                               "info_player_allies", "info_player_teamspawn", "info_team_start"};
+static const bk_game k_goldsrc_game = {28, k_goldsrc_spawns, 6, {-16, -16, -36}, {16, 16, 36}};
+
 static const bk_version_desc k_versions[] = {
-    {"", 29, 0, "Quake BSP29", "", BK_FORMAT_QUAKE1, 0, &k_dir, 0, true, &k_quake_ents},
-    {"", 30, 0, "GoldSrc BSP30", "", BK_FORMAT_GOLDSRC, 0, &k_dir, 0, true, &k_goldsrc_ents},
+    {"", 29, 0, "Quake BSP29", "", BK_FORMAT_QUAKE1, 0, &k_dir, 0, true, &k_quake_ents, .game = &k_quake_game},
+    {"", 30, 0, "GoldSrc BSP30", "", BK_FORMAT_GOLDSRC, 0, &k_dir, 0, true, &k_goldsrc_ents, .game = &k_goldsrc_game},
     /* the same bytes at the start; told apart by the loader: entities in the second slot */
-    {"", 30, 0, "GoldSrc BSP30 (Blue Shift)", "bshift", BK_FORMAT_GOLDSRC, 0, &k_dir, 1, true, &k_goldsrc_ents},
-    {"BSP2", 29, -1, "BSP2", "bsp2", BK_FORMAT_BSP2, 1, &k_dir, 0, true, &k_bsp2_ents},
-    {"2PSB", 29, -1, "2PSB", "2psb", BK_FORMAT_BSP2, 2, &k_dir, 0, true, &k_bsp2_ents},
+    {"", 30, 0, "GoldSrc BSP30 (Blue Shift)", "bshift", BK_FORMAT_GOLDSRC, 0, &k_dir, 1, true, &k_goldsrc_ents,
+     .game = &k_goldsrc_game},
+    {"BSP2", 29, -1, "BSP2", "bsp2", BK_FORMAT_BSP2, 1, &k_dir, 0, true, &k_bsp2_ents, .game = &k_quake_game},
+    {"2PSB", 29, -1, "2PSB", "2psb", BK_FORMAT_BSP2, 2, &k_dir, 0, true, &k_bsp2_ents, .game = &k_quake_game},
 };
 
 const bk_version_desc *bk_quake_version_bshift(void) { return &k_versions[2]; }
@@ -168,8 +186,8 @@ const bk_family bk_family_quake = {
 
 /* WAD3 texture archives: versions and operations only (WAD2 recognised to be refused) */
 static const bk_version_desc k_wad_versions[] = {
-    {"WAD3", 3, -1, "GoldSrc WAD3", "", BK_FORMAT_WAD3, 0, NULL, 0, true, NULL},
-    {"WAD2", 2, -1, "Quake WAD2", "", BK_FORMAT_WAD3, 0, NULL, 0, false, NULL},
+    {"WAD3", 3, -1, "GoldSrc WAD3", "", BK_FORMAT_WAD3, 0, NULL, 0, true, NULL, .game = NULL},
+    {"WAD2", 2, -1, "Quake WAD2", "", BK_FORMAT_WAD3, 0, NULL, 0, false, NULL, .game = NULL},
 };
 const bk_family bk_family_wad3 = {
     "wad3", k_wad_versions, BK_ARRAY_LEN(k_wad_versions), NULL, 0, NULL, 0, &bk_ops_wad3, NULL, NULL, -1, NULL, NULL, NULL, NULL,

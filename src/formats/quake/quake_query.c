@@ -10,12 +10,6 @@
 #include "quake_internal.h"
 #include "bspkit/quake.h"
 
-/* the engines' contents values */
-enum {
-    Q1C_EMPTY = -1, Q1C_SOLID = -2, Q1C_WATER = -3, Q1C_SLIME = -4, Q1C_LAVA = -5, Q1C_SKY = -6,
-    Q1C_ORIGIN = -7, Q1C_CLIP = -8, Q1C_CURRENT_0 = -9, Q1C_CURRENT_DOWN = -14,
-    Q1C_TRANSLUCENT = -15, Q1C_LADDER = -16
-};
 
 typedef struct qstate {
     const bk_quake_bsp *m;

@@ -22,6 +22,18 @@ bool bk_src_texinfo_sky(const bk_source_map *p, int32_t texinfo)
            (bk_strcasecmp(n + 11, "skybox") == 0 || bk_strcasecmp(n + 11, "skybox2d") == 0);
 }
 
+/* one of the compile tools' materials the engine never draws (tools/tools<NAME>) */
+static bool tool_material(const char *n)
+{
+    static const char *const tools[] = {"nodraw", "clip", "playerclip", "npcclip", "trigger", "skip", "hint",
+                                        "invisible", "invisibleladder", "blocklight", "areaportal", "occluder",
+                                        "fog", "blockbullets", "blocklos", "origin"};
+    if (!bk_strncasecmp_prefix(n, "tools/tools") && !bk_strncasecmp_prefix(n, "tools\\tools")) return false;
+    for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++)
+        if (bk_strcasecmp(n + 11, tools[i]) == 0) return true;
+    return false;
+}
+
 bool bk_src_face_drawn(const bk_source_map *p, const bk_source_face *f)
 {
     if (f->texinfo < 0 || (uint32_t)f->texinfo >= p->texinfo_count) return false;
@@ -31,16 +43,7 @@ bool bk_src_face_drawn(const bk_source_map *p, const bk_source_face *f)
     if (bk_src_texinfo_sky(p, f->texinfo)) return f->dispinfo < 0 && f->numedges >= 3;
     /* compile tools the engine does not draw (some maps carry them without the texinfo flags) */
     int32_t td = p->texinfo[f->texinfo].texdata;
-    if (td >= 0 && (uint32_t)td < p->texdata_count) {
-        static const char *const tools[] = {"nodraw", "clip", "playerclip", "npcclip", "trigger", "skip", "hint",
-                                            "invisible", "invisibleladder", "blocklight", "areaportal", "occluder",
-                                            "fog", "blockbullets", "blocklos", "origin"};
-        const char *n = p->texdata[td].name;
-        if (bk_strncasecmp_prefix(n, "tools/tools") || bk_strncasecmp_prefix(n, "tools\\tools")) {
-            for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++)
-                if (bk_strcasecmp(n + 11, tools[i]) == 0) return false;
-        }
-    }
+    if (td >= 0 && (uint32_t)td < p->texdata_count && tool_material(p->texdata[td].name)) return false;
     if (f->dispinfo >= 0)
         return (uint32_t)f->dispinfo < p->dispinfo_count && p->dispinfo[f->dispinfo].power >= 2 &&
                p->dispinfo[f->dispinfo].power <= 4 && f->numedges == 4;
@@ -70,6 +73,9 @@ static bk_result material_in(sb *b, int32_t texinfo, int32_t *cache, int32_t *ou
     int32_t mi;
     BK_TRY(bk_scene_add_material(b->s, name, &mi));
     bk_material *m = &b->s->materials[mi];
+    m->never_drawn = tool_material(name) ||
+                     (p->texinfo[texinfo].flags & (BK_SRC_SURF_NODRAW | BK_SRC_SURF_HINT | BK_SRC_SURF_SKIP |
+                                                   BK_SRC_SURF_TRIGGER));
     if (bk_src_texinfo_sky(p, texinfo)) {
         /* the sky: unlit, no lightmap, no texture of its own (the skybox is drawn there); the
          * colour is the sky tool texture's reflectivity, the sky named in extras */

@@ -22,15 +22,28 @@ static const bk_dir_layout k_dir_l4d2 = {8, BK_SRC_LUMP_COUNT, 16, 4, 8, VBSP_HE
  * compilers allow more. */
 static const bk_entity_limits k_source_ents = {"Source's", 2047, 2047, 0, 0, 8192};
 
+/* The game's facts (bk_game): the origin is at the feet, the eye VEC_VIEW (0, 0, 64) above it, the
+ * box VEC_HULL_MIN (-16, -16, 0) .. VEC_HULL_MAX (16, 16, 72) (source-sdk-2013
+ * src/game/shared/shareddefs.h, gamerules.cpp g_DefaultViewVectors). Spots: info_player_start,
+ * info_player_deathmatch (Half-Life 2: Deathmatch also), Counter-Strike: Source's
+ * info_player_terrorist / _counterterrorist, Day of Defeat: Source's info_player_axis / _allies,
+ * Team Fortress 2's info_player_teamspawn. */
+static const char *const k_source_spawns[] = {"info_player_start", "info_player_deathmatch", "info_player_terrorist",
+                                              "info_player_counterterrorist", "info_player_axis",
+                                              "info_player_allies", "info_player_teamspawn"};
+static const bk_game k_source_game = {64, k_source_spawns, 7, {-16, -16, 0}, {16, 16, 72}};
+
 static const bk_version_desc k_versions[] = {
-    {"VBSP", 17, 4, "Source v17 (Vampire: Bloodlines)", "vtmb", BK_FORMAT_SOURCE, 2, &k_dir, 0, true, &k_source_ents},
-    {"VBSP", 19, 4, "Source v19", "", BK_FORMAT_SOURCE, 0, &k_dir, 0, true, &k_source_ents},
-    {"VBSP", 20, 4, "Source v20", "", BK_FORMAT_SOURCE, 0, &k_dir, 0, true, &k_source_ents},
-    {"VBSP", 21, 4, "Source v21", "", BK_FORMAT_SOURCE, 0, &k_dir, 0, true, &k_source_ents},
+    {"VBSP", 17, 4, "Source v17 (Vampire: Bloodlines)", "vtmb", BK_FORMAT_SOURCE, 2, &k_dir, 0, true, &k_source_ents,
+     .game = &k_source_game},
+    {"VBSP", 19, 4, "Source v19", "", BK_FORMAT_SOURCE, 0, &k_dir, 0, true, &k_source_ents, .game = &k_source_game},
+    {"VBSP", 20, 4, "Source v20", "", BK_FORMAT_SOURCE, 0, &k_dir, 0, true, &k_source_ents, .game = &k_source_game},
+    {"VBSP", 21, 4, "Source v21", "", BK_FORMAT_SOURCE, 0, &k_dir, 0, true, &k_source_ents, .game = &k_source_game},
     /* the same bytes at the start; told apart by the loader (which directory order places the lumps) */
-    {"VBSP", 21, 4, "Source v21 (L4D2 lump order)", "l4d2", BK_FORMAT_SOURCE, 0, &k_dir_l4d2, 0, true, &k_source_ents},
-    {"PSBV", 0, -1, "big-endian console VBSP", "", BK_FORMAT_SOURCE, 0, NULL, 0, false, NULL},
-    {"rBSP", 0, -1, "Respawn rBSP", "", BK_FORMAT_SOURCE, 0, NULL, 0, false, NULL},
+    {"VBSP", 21, 4, "Source v21 (L4D2 lump order)", "l4d2", BK_FORMAT_SOURCE, 0, &k_dir_l4d2, 0, true, &k_source_ents,
+     .game = &k_source_game},
+    {"PSBV", 0, -1, "big-endian console VBSP", "", BK_FORMAT_SOURCE, 0, NULL, 0, false, NULL, .game = NULL},
+    {"rBSP", 0, -1, "Respawn rBSP", "", BK_FORMAT_SOURCE, 0, NULL, 0, false, NULL, .game = NULL},
 };
 
 const bk_version_desc *bk_vbsp_version_l4d2(void) { return &k_versions[4]; }
@@ -347,19 +360,19 @@ const bk_family bk_family_source = {
 
 /* ---- the minimal families of Source's assets -------------------------------------------------- */
 static const bk_version_desc k_vtf_versions[] = {
-    {"VTF", 7, -1, "Valve texture 7.x", "", BK_FORMAT_VTF, 0, NULL, 0, true, NULL},
+    {"VTF", 7, -1, "Valve texture 7.x", "", BK_FORMAT_VTF, 0, NULL, 0, true, NULL, .game = NULL},
 };
 const bk_family bk_family_vtf = {
     "vtf", k_vtf_versions, BK_ARRAY_LEN(k_vtf_versions), NULL, 0, NULL, 0, &bk_ops_vtf, NULL, NULL, -1, NULL, NULL, NULL, NULL,
 };
 
 static const bk_version_desc k_mdl_versions[] = {
-    {"IDST", 44, 4, "Source model v44", "", BK_FORMAT_MDL, 0, NULL, 0, true, NULL},
-    {"IDST", 45, 4, "Source model v45", "", BK_FORMAT_MDL, 0, NULL, 0, true, NULL},
-    {"IDST", 46, 4, "Source model v46", "", BK_FORMAT_MDL, 0, NULL, 0, true, NULL},
-    {"IDST", 47, 4, "Source model v47", "", BK_FORMAT_MDL, 0, NULL, 0, true, NULL},
-    {"IDST", 48, 4, "Source model v48", "", BK_FORMAT_MDL, 0, NULL, 0, true, NULL},
-    {"IDST", 49, 4, "Source model v49", "", BK_FORMAT_MDL, 0, NULL, 0, true, NULL},
+    {"IDST", 44, 4, "Source model v44", "", BK_FORMAT_MDL, 0, NULL, 0, true, NULL, .game = NULL},
+    {"IDST", 45, 4, "Source model v45", "", BK_FORMAT_MDL, 0, NULL, 0, true, NULL, .game = NULL},
+    {"IDST", 46, 4, "Source model v46", "", BK_FORMAT_MDL, 0, NULL, 0, true, NULL, .game = NULL},
+    {"IDST", 47, 4, "Source model v47", "", BK_FORMAT_MDL, 0, NULL, 0, true, NULL, .game = NULL},
+    {"IDST", 48, 4, "Source model v48", "", BK_FORMAT_MDL, 0, NULL, 0, true, NULL, .game = NULL},
+    {"IDST", 49, 4, "Source model v49", "", BK_FORMAT_MDL, 0, NULL, 0, true, NULL, .game = NULL},
 };
 const bk_family bk_family_mdl = {
     "mdl", k_mdl_versions, BK_ARRAY_LEN(k_mdl_versions), NULL, 0, NULL, 0, &bk_ops_mdl, NULL, NULL, -1, NULL, NULL, NULL, NULL,
