@@ -515,6 +515,8 @@ static bk_result add_model(tree *t, uint32_t model, uint32_t ent, const double o
             if (fi < 0 && g->contents != -2) {   /* a liquid's surface drawn from inside it */
                 range_of(keys, nf, pid, flip ^ 1, &a, &b);
                 fi = find_face(q, m, s, keys, a, b);
+                /* not a wall's face seen from the liquid: that one is the solid brush's */
+                if (fi >= 0 && !contents_name(q, tex_name(q, &q->faces[fi]))) fi = -1;
             }
             if (fi < 0) continue;
             const bk_q1_face *f = &q->faces[fi];
@@ -533,7 +535,7 @@ static bk_result add_model(tree *t, uint32_t model, uint32_t ent, const double o
         for (int pass = 0; pass < 2; pass++)
             for (uint32_t k = w; k < db->side_count; k++) {
                 bool special = sd[k].material && contents_name(q, sd[k].material);
-                if (sd[k].material && (pass || g->contents != -2 || !special)) {
+                if (sd[k].material && (pass || special == (g->contents != -2))) {
                     bk_dside tmp = sd[w];
                     sd[w++] = sd[k];
                     sd[k] = tmp;
