@@ -55,6 +55,7 @@ typedef struct tree {
     uint64_t visits, walks, visit_budget;
     rplane path[MAX_DEPTH + 6];
     uint32_t empty_regions;
+    int32_t at_node, at_side;   /* the node and child walked into last (for reports) */
 } tree;
 
 static double dot3(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
@@ -208,7 +209,7 @@ static bk_result uniform(tree *t, int32_t child, uint32_t depth, bool *u, int32_
     return BK_OK;
 }
 
-static bk_result add_region(tree *t, uint32_t depth, int32_t contents, uint32_t src)
+static bk_result add_region(tree *t, uint32_t depth, int32_t contents, uint32_t src, bool leaf)
 {
     BK_TRY(bk_grow((void **)&t->regs, &t->reg_cap, t->reg_count + 1, sizeof *t->regs));
     region *r = &t->regs[t->reg_count];
@@ -218,7 +219,17 @@ static bk_result add_region(tree *t, uint32_t depth, int32_t contents, uint32_t 
     bool closed;
     BK_TRY(body(t, t->path, depth + 6, r, &closed));
     if (closed) t->reg_count++;
-    else t->empty_regions++;
+    else {
+        t->empty_regions++;
+        if (leaf)
+            bk_report(&t->m->ctx, BK_SEV_INFO, BK_EFORMAT, "nodes", t->at_node, BK_NO_OFFSET,
+                      "the region of child %d (leaf %u, contents %d): its %u planes enclose nothing (a sliver "
+                      "of the float planes): left out", t->at_side, src, contents, depth + 6);
+        else
+            bk_report(&t->m->ctx, BK_SEV_INFO, BK_EFORMAT, "nodes", src, BK_NO_OFFSET,
+                      "the region under the node (contents %d): its %u planes enclose nothing (a sliver of "
+                      "the float planes): left out", contents, depth + 6);
+    }
     return BK_OK;
 }
 
@@ -228,12 +239,12 @@ static bk_result walk(tree *t, int32_t child, uint32_t depth)
     const bk_quake_bsp *q = t->q;
     if (child < 0) {
         int32_t c = leaf_contents(q, child);
-        return c == -1 ? BK_OK : add_region(t, depth, c, (uint32_t)(-1 - child));
+        return c == -1 ? BK_OK : add_region(t, depth, c, (uint32_t)(-1 - child), true);
     }
     bool u;
     int32_t c;
     BK_TRY(uniform(t, child, depth, &u, &c));
-    if (u) return c == -1 ? BK_OK : add_region(t, depth, c, (uint32_t)child);
+    if (u) return c == -1 ? BK_OK : add_region(t, depth, c, (uint32_t)child, false);
     if (depth >= MAX_DEPTH) return BK_EFORMAT;   /* uniform() reported it */
     if (++t->walks > t->visit_budget) {
         bk_report(&t->m->ctx, BK_SEV_ERROR, BK_EFORMAT, "nodes", child, BK_NO_OFFSET,
@@ -249,6 +260,7 @@ static bk_result walk(tree *t, int32_t child, uint32_t depth)
         for (int k = 0; k < 3; k++) p->n[k] = s * pl->normal[k];
         p->d = s * pl->dist;
         p->id = (uint32_t)nd->plane << 1 | (side ? 0u : 1u);
+        t->at_node = child, t->at_side = side;
         BK_TRY(walk(t, nd->children[side], depth + 1));
         p = &t->path[6 + depth];
     }
@@ -640,9 +652,6 @@ bk_result bk_decompile_quake(const bk_file *f, bk_dmap *m)
             r = add_model(t, mi, ent, (double[3]){0, 0, 0});
         }
     }
-    if (t->empty_regions)
-        bk_report(&m->ctx, BK_SEV_INFO, BK_OK, "nodes", BK_NO_INDEX, BK_NO_OFFSET,
-                  "%u tree regions enclose nothing (slivers of the float planes): left out", t->empty_regions);
     m->stats.brushes_dropped += t->empty_regions;
     bk_free(used);
     bk_free(t->uniform);
