@@ -37,6 +37,7 @@ static void print_stats(const cli_opts *o, const char *out, size_t bytes, const 
         cJSON_AddNumberToObject(j, "outputs", st->outputs);
         cJSON_AddNumberToObject(j, "detail_brushes", st->detail_brushes);
         cJSON_AddNumberToObject(j, "bevel_flags_ignored", st->bevel_flags_ignored);
+        cJSON_AddNumberToObject(j, "tree_regions", st->tree_regions);
         cli_print_json(j);
         cJSON_Delete(j);
         return;
@@ -45,7 +46,10 @@ static void print_stats(const cli_opts *o, const char *out, size_t bytes, const 
     printf("wrote %s: %zu bytes, %u entities, %u brushes, %u sides, %u patches\n", out, bytes, st->entities,
            st->brushes, st->sides, st->patches);
     printf("  %u bevel sides left out, %u brushes left out", st->bevels_dropped, st->brushes_dropped);
-    if (st->format == BK_DECOMPILE_MAP_Q3)
+    if (st->format == BK_DECOMPILE_MAP_VALVE || st->format == BK_DECOMPILE_MAP_QUAKE)
+        printf(", %u tree regions merged into the brushes, %u sides textured from their drawn face, %u hidden\n",
+               st->tree_regions, st->sides_face_axes, st->sides_tool);
+    else if (st->format == BK_DECOMPILE_MAP_Q3)
         printf(", texture axes: %u sides from their drawn face, %u default\n", st->sides_face_axes,
                st->sides_default_axes);
     else
@@ -65,11 +69,16 @@ int cmd_decompile(int argc, char **argv)
                                : ends_with(out, ".map") ? BK_DECOMPILE_MAP_Q3
                                                         : BK_DECOMPILE_AUTO;
     if (want == BK_DECOMPILE_AUTO) return cli_usage_error(me, "output '%s' must end in .vmf or .map", out);
+    if (o.format && strcmp(o.format, "valve") && strcmp(o.format, "quake"))
+        return cli_usage_error(me, "--format is valve or quake (Quake 1 / GoldSrc .map axes), not '%s'", o.format);
     bk_file *f;
     void *owned;
     rc = cli_load(o.positional[0], &o, &f, &owned);
     if (rc) return rc;
     bk_format ff = bk_file_format(f);
+    bool tree_family = ff == BK_FORMAT_QUAKE1 || ff == BK_FORMAT_BSP2 || ff == BK_FORMAT_GOLDSRC;
+    if (tree_family && want == BK_DECOMPILE_MAP_Q3)
+        want = o.format && strcmp(o.format, "quake") == 0 ? BK_DECOMPILE_MAP_QUAKE : BK_DECOMPILE_MAP_VALVE;
     char *text = NULL;
     size_t len = 0;
     bk_decompile_stats st;

@@ -120,17 +120,23 @@ static const cli_cmd k_cmds[] = {
      "  --keep-all-bones   DPM writer: keep bones no vertex uses (attachment points such as\n"
      "                     'shot' that gamecode finds by name without an attachment flag)\n",
      cmd_convert},
-    {"decompile", "a map back to an editable source: .vmf (Source) or .map (Quake 3)",
-     "usage: bspkit decompile MAP -o OUT.vmf|OUT.map [--json] [-q] [-v]\n"
+    {"decompile", "a map back to an editable source: .vmf (Source) or .map (Quake 3, Quake 1, GoldSrc)",
+     "usage: bspkit decompile MAP -o OUT.vmf|OUT.map [--format valve|quake] [--json] [-q] [-v]\n"
      "  Write the map's source as its editor reads it: a Source map as Hammer's .vmf (world and\n"
      "  entity solids, materials, texture axes, lightmap scales, outputs as connections, detail\n"
      "  brushes in a func_detail, tool materials restored where the compiler kept none), a Quake 3\n"
      "  map as the .map q3map2 and NetRadiant read (brush primitives, texture matrices fitted to\n"
      "  the drawn faces, patchDef2). Every brush of the brush lumps, each side on the lump's own\n"
      "  plane; bevel sides left out; a brush whose planes enclose nothing is reported and left\n"
-     "  out. Written all or nothing. Other families: not supported yet. docs/decompile.md\n"
+     "  out. Quake 1, BSP2 and GoldSrc maps keep no brushes: they are rebuilt from the BSP tree\n"
+     "  (solid, liquid and sky leaves, merged where the union stays convex; textures from the\n"
+     "  drawn faces, skip / SKIP on hidden sides) into the .map of TrenchBroom, J.A.C.K. and the\n"
+     "  ericw / VHLT compilers. Written all or nothing. Other families: not supported yet.\n"
+     "  docs/decompile.md\n"
      "  MAP may be ARCHIVE.pk3:maps/NAME.bsp.\n"
-     "  --json   what was written: entities, brushes, sides, bevels and brushes left out, ...\n",
+     "  --json   what was written: entities, brushes, sides, bevels and brushes left out, ...\n"
+     "  --format valve|quake  Quake 1 / GoldSrc: Valve 220 texture axes (default) or the classic\n"
+     "           Quake ones (offsets, rotation, scales on the closest axis plane)\n",
      cmd_decompile},
     {"render", "draw a map or model as the engine shows it, into a PNG (software renderer)",
      "usage: bspkit render FILE -o OUT.png [--eye X Y Z --yaw DEG --pitch DEG | --spawn N] [options]\n"
@@ -471,8 +477,9 @@ static int parse_option(int argc, char **argv, int *i, cli_opts *o)
     } else if (strcmp(a, "--format") == 0) {
         if (need_value(argc, argv, *i) < 0) return -1;
         const char *f = argv[++*i];
-        if (strcmp(f, "glb") && strcmp(f, "gltf") && strcmp(f, "obj") && strcmp(f, "bsp")) {
-            fprintf(stderr, "bspkit: --format is glb, gltf, obj or bsp\n");
+        if (strcmp(f, "glb") && strcmp(f, "gltf") && strcmp(f, "obj") && strcmp(f, "bsp") && strcmp(f, "valve") &&
+            strcmp(f, "quake")) {
+            fprintf(stderr, "bspkit: --format is glb, gltf, obj or bsp (decompile: valve or quake)\n");
             return -1;
         }
         o->format = f;

@@ -8,7 +8,9 @@
  * NetRadiant read (brushes in brush primitives, patchDef2), Source (VBSP) the .vmf that Hammer
  * reads. Every brush of the brush lumps is written, each side on the lump's own plane; bevel sides
  * (the compilers' own) are left out; a brush whose planes enclose nothing is reported (lump
- * "brushes", its index) and left out, never written half-made. Other families: BK_EUNSUPPORTED.
+ * "brushes", its index) and left out, never written half-made. Quake 1, BSP2 and GoldSrc keep no
+ * brushes: they are rebuilt from the BSP tree (the .map of TrenchBroom and the ericw / VHLT
+ * compilers, Valve 220 or classic axes). Other families: BK_EUNSUPPORTED.
  */
 #ifndef BSPKIT_DECOMPILE_H
 #define BSPKIT_DECOMPILE_H
@@ -20,9 +22,12 @@ extern "C" {
 #endif
 
 typedef enum bk_decompile_format {
-    BK_DECOMPILE_AUTO = 0,   /* the family's own: Source .vmf, Quake 3 .map */
+    BK_DECOMPILE_AUTO = 0,   /* the family's own: Source .vmf, Quake 3 .map, Quake 1 / GoldSrc Valve 220 .map */
     BK_DECOMPILE_VMF = 1,    /* Hammer's .vmf (Source maps) */
     BK_DECOMPILE_MAP_Q3 = 2, /* q3map2 / NetRadiant .map, brush primitives (Quake 3 maps) */
+    BK_DECOMPILE_MAP_VALVE = 3, /* .map with Valve 220 texture axes (Quake 1, BSP2, GoldSrc maps:
+                                 * TrenchBroom, J.A.C.K., ericw-tools, VHLT); brushes from the tree */
+    BK_DECOMPILE_MAP_QUAKE = 4, /* .map with the classic Quake axes (offsets, rotation, scales) */
 } bk_decompile_format;
 
 typedef struct bk_decompile_stats {
@@ -41,6 +46,7 @@ typedef struct bk_decompile_stats {
     uint32_t detail_brushes;     /* brushes given back to func_detail (Source) / detail (Quake 3) */
     uint32_t bevel_flags_ignored;/* Source: brushes that do not close without a side flagged bevel:
                                   * their sides told apart by their faces instead */
+    uint32_t tree_regions;       /* Quake 1 / GoldSrc: convex regions of the trees before merging */
 } bk_decompile_stats;
 
 /* The map's source as text: *out NUL-terminated (bk_free it), *len its length (may be NULL);

@@ -445,7 +445,9 @@ void bk_put_quoted(bk_buf *o, const char *s)
 /* ---- the front door ---------------------------------------------------------------------- */
 const char *bk_decompile_format_ext(bk_decompile_format fmt)
 {
-    return fmt == BK_DECOMPILE_VMF ? "vmf" : fmt == BK_DECOMPILE_MAP_Q3 ? "map" : NULL;
+    return fmt == BK_DECOMPILE_VMF ? "vmf"
+           : fmt == BK_DECOMPILE_MAP_Q3 || fmt == BK_DECOMPILE_MAP_VALVE || fmt == BK_DECOMPILE_MAP_QUAKE ? "map"
+                                                                                                         : NULL;
 }
 
 static void dmap_free(bk_dmap *m)
@@ -469,8 +471,11 @@ bk_result bk_decompile(const bk_file *f, const bk_options *opt, bk_decompile_for
     bk_format ff = bk_file_format(f);
     bk_decompile_format own = ff == BK_FORMAT_SOURCE   ? BK_DECOMPILE_VMF
                               : ff == BK_FORMAT_QUAKE3 ? BK_DECOMPILE_MAP_Q3
-                                                       : BK_DECOMPILE_AUTO;
+                              : ff == BK_FORMAT_QUAKE1 || ff == BK_FORMAT_BSP2 || ff == BK_FORMAT_GOLDSRC
+                                  ? BK_DECOMPILE_MAP_VALVE
+                                  : BK_DECOMPILE_AUTO;
     if (fmt == BK_DECOMPILE_AUTO) fmt = own;
+    if (own == BK_DECOMPILE_MAP_VALVE && fmt == BK_DECOMPILE_MAP_QUAKE) own = fmt;   /* the classic axes */
     bk_dmap m;
     memset(&m, 0, sizeof m);
     bk_options o = opt ? *opt : (bk_options){0};
@@ -491,7 +496,10 @@ bk_result bk_decompile(const bk_file *f, const bk_options *opt, bk_decompile_for
     bk_buf b = {0};
     if (r == BK_OK) {
         r = bk_dmap_finish(&m);
-        if (r == BK_OK) r = fmt == BK_DECOMPILE_VMF ? bk_write_vmf(&m, &b) : bk_write_map_q3(&m, &b);
+        if (r == BK_OK)
+            r = fmt == BK_DECOMPILE_VMF    ? bk_write_vmf(&m, &b)
+                : fmt == BK_DECOMPILE_MAP_Q3 ? bk_write_map_q3(&m, &b)
+                                             : bk_write_map_quake(&m, &b, fmt == BK_DECOMPILE_MAP_VALVE);
     }
     if (r == BK_OK) r = bk_buf_take_string(&b, out, len);
     else bk_buf_free(&b);

@@ -98,6 +98,8 @@ void bk_bp_axis_base(const double n[3], double s[3], double t[3]);
 /* ---- writers ------------------------------------------------------------------------------- */
 bk_result bk_write_map_q3(const bk_dmap *m, bk_buf *o);
 bk_result bk_write_vmf(const bk_dmap *m, bk_buf *o);
+/* Quake 1 / GoldSrc .map (write_map_quake.c): Valve 220 axes, or the classic ones */
+bk_result bk_write_map_quake(const bk_dmap *m, bk_buf *o, bool valve);
 /* three points "( x y z ) ( x y z ) ( x y z )" (paren: "(x y z)" without inner spaces for VMF) */
 void bk_put_points(bk_buf *o, const bk_dside *s, bool vmf);
 /* a number as the editors read it: '.' decimals, no exponent, trailing zeros dropped */

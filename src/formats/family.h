@@ -215,6 +215,7 @@ bk_result bk_collision_brushes(const bk_file *f, struct bk_collision *b);
 /* Decompile ops (src/decompile/), one per way a family stores its brushes. */
 bk_result bk_decompile_q3(const bk_file *f, struct bk_dmap *m);
 bk_result bk_decompile_source(const bk_file *f, struct bk_dmap *m);
+bk_result bk_decompile_quake(const bk_file *f, struct bk_dmap *m);   /* from the BSP tree */
 
 /* ---- the reference checker (refs.c) ----------------------------------------------------------- */
 /* A decoded lump as the checker reads it: its bytes (after decompression), element count, and

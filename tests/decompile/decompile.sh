@@ -98,9 +98,9 @@ check "the empty brush not written" bash -c "! grep -q '(brushes\[3\])' '$WORK/e
 check "the brushes after it written" grep -q '(brushes\[4\])' "$WORK/empty.map"
 
 # ---- refusals and all-or-nothing ----------------------------------------------------------------
-expect_exit 1 "$CLI" decompile "$BK_TESTS/../samples/ericw_q1_detail_fence2.bsp" -o "$WORK/q1.map"
-check "a family without brush lumps: not supported yet" grep -q 'not supported yet for quake1' "$WORK/.err"
-check "nothing written for it" test ! -e "$WORK/q1.map"
+expect_exit 1 "$CLI" decompile "$CORPUS/wad3/ericw_hl_currents.wad" -o "$WORK/wad.map"
+check "a family without brushes: not supported yet" grep -q 'not supported yet for wad3' "$WORK/.err"
+check "nothing written for it" test ! -e "$WORK/wad.map"
 expect_exit 1 "$CLI" decompile "$map1" -o "$WORK/q3.vmf"
 check "a Quake 3 map is not written as .vmf" grep -q 'decompiles to .map' "$WORK/.err"
 expect_exit 2 "$CLI" decompile "$map1" -o "$WORK/x.txt"

@@ -181,7 +181,7 @@ static void quake_edit_fixup(const bk_file *f, const bk_edit_layout *e)
 
 const bk_family bk_family_quake = {
     "quake", k_versions, BK_ARRAY_LEN(k_versions), bk_quake_lumps, BK_Q1_LUMP_COUNT, bk_quake_refs, BK_Q1_REF_COUNT,
-    &bk_ops_quake, &bk_query_ops_quake, bk_collision_quake_hull0, -1, quake_edit_fixup, NULL, NULL, NULL,
+    &bk_ops_quake, &bk_query_ops_quake, bk_collision_quake_hull0, -1, quake_edit_fixup, NULL, NULL, bk_decompile_quake,
 };
 
 /* WAD3 texture archives: versions and operations only (WAD2 recognised to be refused) */
