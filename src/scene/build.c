@@ -3,6 +3,8 @@
  * builders' spare capacity is given back. */
 #include <stdio.h>
 
+#define BK_ADVANCED_API /* the speed and memory knobs (bspkit/advanced.h) */
+#include "bspkit/advanced.h"
 #include "../formats/family.h"
 #include "scene_build.h"
 
