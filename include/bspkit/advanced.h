@@ -21,7 +21,6 @@
 #include "bspkit.h"
 #include "render.h"
 #include "scene.h"
-#include "source.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -49,7 +48,7 @@ bk_result bk_file_complete(bk_file *f, const bk_options *opt);
  * table, game lumps, static and detail props and the pakfile are there, the geometry arrays empty
  * (counts 0) until bk_file_complete. A file loaded whole: bk_source_map_of's map. NULL when f is
  * not a Source map. */
-const bk_source_map *bk_source_map_partial(const bk_file *f);
+const struct bk_source_map *bk_source_map_partial(const bk_file *f); /* bspkit/source.h */
 
 /* A hint for a file kept open after what it is needed for is built (a scene, a query): the pages
  * of a mapped input that are resident go back to the system and are read from the file again when

@@ -6,6 +6,7 @@
  * job. The arrays inside the elements (a mesh's primitives, an animation's channels, a
  * primitive's vertices and indices) keep their capacity in a small header in front of the array. */
 #define BK_ADVANCED_API /* the speed and memory knobs (bspkit/advanced.h) */
+#include "scene/scene_build.h"
 #include "bspkit/advanced.h"
 #include "../common/bk_internal.h"
 

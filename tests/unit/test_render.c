@@ -11,6 +11,7 @@
 #include "check.h"
 #define BK_ADVANCED_API
 #include "bspkit/advanced.h"
+#include "scene/scene_build.h"
 #include "common/bk_internal.h"
 
 static int32_t solid_image(bk_scene *s, const char *name, uint8_t r, uint8_t g, uint8_t b, bool lightmap)
