@@ -15,6 +15,7 @@
 #include <zlib.h>
 
 #include "bspkit/scene.h"
+#include "scene/scene_build.h"
 #include "common/bk_internal.h"
 
 static double now(void)

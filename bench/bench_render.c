@@ -10,6 +10,8 @@
 #include <malloc.h>
 #endif
 
+#define BK_ADVANCED_API
+#include "bspkit/advanced.h"
 #include "bspkit/query.h"
 #include "bspkit/render.h"
 

@@ -43,6 +43,7 @@ typedef struct cli_opts {
     bool dry_run;               /* --dry-run: the map writers check and validate, and write nothing */
     bool follow_links;          /* pak pack --follow-links: pack files linked from outside the game folder */
     bool force;                 /* --force: write an edited map under a name not ending in .bsp */
+    bool keep_all_bones;        /* --keep-all-bones: the DPM writer's BK_DPM_KEEP_ALL_BONES */
     const char *paths[64];      /* --wad / --game-dir / archives, in order */
     int path_count;
     bk_options opt;

@@ -10,6 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#define BK_ADVANCED_API /* bk_file_into_scene: the file is done with */
+#include "bspkit/advanced.h"
 #include "bspkit/write.h"
 #include "cli.h"
 #include "cmd_render.h"

@@ -8,6 +8,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#define BK_ADVANCED_API /* bk_file_into_scene: the file is done with */
+#include "bspkit/advanced.h"
+#include "bspkit/dpm.h"
 #include "bspkit/source.h"
 #include "cli.h"
 
@@ -203,7 +206,7 @@ int cmd_convert(int argc, char **argv)
         return rc;
     }
     if (dpm) {
-        r = bk_file_write(f, &o.opt, out);
+        r = bk_dpm_file_write(f, &o.opt, o.keep_all_bones ? BK_DPM_KEEP_ALL_BONES : 0, out);
         char why[1600];
         if (r == BK_OK) {
             if (!o.quiet) printf("wrote %s\n", out);

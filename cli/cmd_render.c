@@ -7,6 +7,8 @@
 
 #include <cjson/cJSON.h>
 
+#define BK_ADVANCED_API /* one view drawn: memory given back as the render goes */
+#include "bspkit/advanced.h"
 #include "bspkit/query.h"
 #include "bspkit/render.h"
 #include "cli.h"
@@ -185,7 +187,7 @@ int cli_render_one(cli_opts *o, const render_args *ra, const char *in, const cha
         /* then the textures this one view draws, at the levels it samples, and the blocks of each
          * lightmap it reads, each scene image given back once decoded (those it does not draw
          * first), before the frame is allocated */
-        r = bk_renderer_prepare(rd, &ra->ro, s);
+        r = bk_renderer_prepare_release(rd, &ra->ro, s);
     }
     if (r == BK_OK) r = bk_renderer_draw(rd, &ra->ro, &px, &rr->info);
     bk_renderer_free(rd);

@@ -8,6 +8,9 @@
 #include <cjson/cJSON.h>
 #include <sys/stat.h>
 
+#include "bspkit/dpm.h"
+#include "bspkit/q3.h"
+#include "bspkit/source.h"
 #include "cli.h"
 
 static const cli_cmd k_cmds[] = {
@@ -418,6 +421,7 @@ static const struct {
     {"--missing", NULL, offsetof(cli_opts, missing_only)}, {"--dry-run", NULL, offsetof(cli_opts, dry_run)},
     {"--force", NULL, offsetof(cli_opts, force)},        {"--verbose", "-v", offsetof(cli_opts, verbose)},
     {"--quiet", "-q", offsetof(cli_opts, quiet)},        {"--follow-links", NULL, offsetof(cli_opts, follow_links)},
+    {"--keep-all-bones", NULL, offsetof(cli_opts, keep_all_bones)},
 };
 static const struct {
     const char *name;
@@ -428,7 +432,6 @@ static const struct {
     {"--collision", BK_OPT_COLLISION},       {"--no-props", BK_OPT_NO_PROPS},
     {"--no-3d-sky", BK_OPT_NO_SKY3D},
     {"--hdr", BK_OPT_HDR},                   {"--no-animations", BK_OPT_NO_ANIMATIONS},
-    {"--keep-all-bones", BK_OPT_KEEP_ALL_BONES},
 };
 
 /* the number after option argv[*i] (moved past), within [lo, hi] and whole when asked; else the

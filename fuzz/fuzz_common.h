@@ -8,6 +8,7 @@
 
 #include "bspkit/bspkit.h"
 #include "bspkit/scene.h"
+#include "scene/scene_build.h"
 #include "common/bk_internal.h"
 
 /* The input as a Quake 3 map, so that the fuzzer spends its time inside the map code: its own

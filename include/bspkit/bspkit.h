@@ -15,8 +15,8 @@
  *  - threads: the calls that read a loaded bk_file may run at once from any number of threads on
  *    one file: bk_file_info, bk_file_entities, bk_file_data, the family accessors (bk_source_map_of,
  *    bk_q3_map_of, ...), bk_source_lump_bytes, bk_file_complete, bk_query_open, bk_edit_begin,
- *    bk_archive_open_pakfile, bk_file_build_scene, bk_file_extract_images. bk_file_free,
- *    bk_file_into_scene and bk_file_release_pages run with no other call on that file, and after
+ *    bk_archive_open_pakfile, bk_file_build_scene, bk_file_extract_images. bk_file_free (and the
+ *    advanced calls that consume a file, advanced.h) runs with no other call on that file, and after
  *    what was made from it and reads it (its queries, edits, pakfile archive) is freed. One
  *    bk_query may be used from many threads (query.h); one bk_edit, bk_archive, bk_scene or
  *    bk_renderer by one thread at a time. Different objects are independent.
@@ -141,32 +141,17 @@ typedef struct bk_limits {
     uint32_t max_entities;      /* entities of one map, default 65536 */
 } bk_limits;
 
-/* Option flags */
+/* Option flags: those every family reads. A family's own flags are in its header (q3.h:
+ * BK_OPT_SKIP_FLARES; source.h: BK_OPT_NO_PROPS, BK_OPT_HDR, BK_OPT_NO_SKY3D; dpm.h:
+ * BK_OPT_NO_ANIMATIONS), the speed and memory knobs in the fenced advanced.h; the bits never
+ * overlap. */
 enum {
     BK_OPT_NO_LIGHTMAPS = 1u << 0, /* do not build lightmap atlases / lightmap UVs */
     BK_OPT_NO_TEXTURES = 1u << 1,  /* do not resolve or embed texture pixels */
-    BK_OPT_SKIP_FLARES = 1u << 2,  /* Quake 3: drop flare surfaces (default keeps them as points) */
-    BK_OPT_NO_PROPS = 1u << 3,     /* Source: no static-prop nodes */
     BK_OPT_NO_ENTITIES = 1u << 4,  /* do not keep entity key/values in node extras */
-    BK_OPT_NO_ANIMATIONS = 1u << 5, /* DPM: skeleton only */
-    BK_OPT_KEEP_ALL_BONES = 1u << 6, /* DPM writer: keep unreferenced, unflagged bones (tags found by name) */
     BK_OPT_COLLISION = 1u << 7,     /* scenes of maps: add the collision geometry as separate nodes under a
                                      * node named "collision" (convex pieces named by contents, with an
                                      * invisible material) */
-    BK_OPT_HDR = 1u << 8,           /* Source: the HDR lighting (lighting_hdr, faces_hdr) where a map has both;
-                                     * without it the LDR lighting, and the HDR one only where the LDR lump is
-                                     * empty. HDR lighting is exposed as the engine's auto exposure settles
-                                     * (docs/source.md) */
-    BK_OPT_NO_SKY3D = 1u << 9,      /* Source: no "skybox_3d" node (the area around sky_camera drawn
-                                     * scaled around the map, as the engine draws its 3D skybox) */
-    BK_OPT_DEFER_GEOMETRY = 1u << 10, /* bk_file_open / bk_file_load_memory of a Source map: read its
-                                      * directory, entities, game lumps (static and detail props) and
-                                      * pakfile now; decode (LZMA) and check the geometry lumps on first
-                                      * need (bk_file_complete). Other formats load whole as always */
-    BK_OPT_FEW_POINTS = 1u << 11,   /* bk_query_open: leave out what makes many point queries fast (the
-                                     * start grid and, on Quake 3, the point index: 1-10 MB on large
-                                     * maps). The answers are the same, each walk starting from the
-                                     * root; for a caller asking a few (a renderer's eye) */
     BK_OPT_ALLOW_NO_WORLDSPAWN = 1u << 12, /* bk_edit_set_entities and the entity lump through
                                      * bk_edit_set_lump_json: take entities without a worldspawn first
                                      * (refused otherwise, BK_EFORMAT: no engine loads such a map) */
@@ -344,20 +329,9 @@ bk_format bk_file_format(const bk_file *f);
 const bk_info *bk_file_info(const bk_file *f);
 const bk_entities *bk_file_entities(const bk_file *f);   /* never NULL; may be empty */
 const uint8_t *bk_file_data(const bk_file *f, size_t *size);
-/* A hint for a file kept open after what it is needed for is built (a scene, a query): the pages
- * of a mapped input that are resident go back to the system and are read from the file again when
- * touched; an input read into memory is left as it is. The file stays fully usable. */
-void bk_file_release_pages(const bk_file *f);
 /* The decoded, format-specific data of a file comes from its family's accessor: bk_quake_bsp_of,
  * bk_wad3_of (bspkit/quake.h), bk_q3_map_of (q3.h), bk_source_map_of, bk_mdl_of (source.h),
  * bk_dpm_model_of (dpm.h); each gives NULL for a file of another format. */
-
-/* Finish a load deferred by BK_OPT_DEFER_GEOMETRY: the geometry decoded and checked as a whole
- * load does it, its diagnostics through opt (its limits are the open's). Done once: later calls,
- * and a file loaded whole, return what the first gave (BK_OK). Everything that needs the geometry
- * finishes it first itself (bk_file_info, bk_source_map_of, scenes, queries, lumps, edits), its
- * diagnostics then unheard; on failure the geometry stays empty. Thread-safe. */
-bk_result bk_file_complete(bk_file *f, const bk_options *opt);
 
 /* Write f back in its own format (e.g. a DPM re-saved by the optimising saver), to a temporary
  * file renamed over path. BK_EUNSUPPORTED where the format has no writer. */

@@ -25,6 +25,11 @@
 extern "C" {
 #endif
 
+/* bk_options flag of DPM scenes (bits beside bspkit.h's) */
+enum {
+    BK_OPT_NO_ANIMATIONS = 1u << 5, /* skeleton only */
+};
+
 #define BK_DPM_NAME_LEN 32            /* on-disk name fields; names here are NUL-terminated */
 #define BK_DPM_BONEFLAG_ATTACHMENT 1u /* protect the bone from removal by the optimising saver */
 
@@ -131,16 +136,24 @@ typedef struct bk_dpm_save_stats {
     uint64_t bytes;
 } bk_dpm_save_stats;
 
+/* Flags of the saver (its own, not bk_options'). */
+enum {
+    BK_DPM_KEEP_ALL_BONES = 1u << 0, /* keep unreferenced, unflagged bones (tags found by name) */
+};
+
 /* Serialise m as a DPM with unused bones (no influence, no attachment flag, name not "tag_*", not
  * an ancestor of a kept bone) and unused vertices removed and triangles / vertices reordered
  * for the vertex cache (Tom Forsyth's linear-speed algorithm, vertices by first use). *out:
- * bk_free it. The result skins to the same positions for every frame. flags: BK_OPT_KEEP_ALL_BONES
+ * bk_free it. The result skins to the same positions for every frame. flags: BK_DPM_KEEP_ALL_BONES
  * keeps unreferenced, unflagged bones too (tags that gamecode finds by a name not starting with
  * "tag_"), or 0. */
 bk_result bk_dpm_save_memory(const bk_dpm_model *m, uint32_t flags, uint8_t **out, size_t *out_size,
                              bk_dpm_save_stats *stats);
 /* The same, written to path through a temporary file and a rename. */
 bk_result bk_dpm_save(const bk_dpm_model *m, uint32_t flags, const char *path, bk_dpm_save_stats *stats);
+/* bk_file_write of a DPM file with the saver's flags (bk_file_write gives 0): what was dropped and
+ * the cache figures are told through opt's diag as one info diagnostic. */
+bk_result bk_dpm_file_write(const bk_file *f, const bk_options *opt, uint32_t flags, const char *path);
 
 /* Average cache miss ratio of a triangle list with a FIFO cache of cache_size entries. */
 double bk_dpm_acmr(const uint32_t *indices, uint32_t triangle_count, uint32_t vertex_count, uint32_t cache_size);

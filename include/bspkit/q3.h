@@ -21,6 +21,11 @@
 extern "C" {
 #endif
 
+/* bk_options flag of Quake 3 scenes (bits beside bspkit.h's) */
+enum {
+    BK_OPT_SKIP_FLARES = 1u << 2, /* drop flare surfaces (default keeps them as points) */
+};
+
 enum {
     BK_Q3_LUMP_ENTITIES = 0, BK_Q3_LUMP_SHADERS, BK_Q3_LUMP_PLANES, BK_Q3_LUMP_NODES, BK_Q3_LUMP_LEAFS,
     BK_Q3_LUMP_LEAFSURFACES, BK_Q3_LUMP_LEAFBRUSHES, BK_Q3_LUMP_MODELS, BK_Q3_LUMP_BRUSHES,

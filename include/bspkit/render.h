@@ -72,9 +72,7 @@ typedef struct bk_render_info {
 
 /* A scene prepared for drawing (triangles in world space, their clusters when a query is given;
  * textures decoded when a view first draws them, with the mip levels it samples, and lightmaps in
- * blocks, those a view reads): draw many views of it cheaply. s and q must outlive it; an image
- * the renderer has decoded may then be released (bk_scene_image_release, or bk_renderer_prepare's
- * release): the renderer keeps its own copy, and a view that needs more of it fails (BK_EARG). */
+ * blocks, those a view reads): draw many views of it cheaply. s and q must outlive it. */
 typedef struct bk_renderer bk_renderer;
 bk_result bk_renderer_new(const bk_scene *s, const bk_query *q, bk_renderer **out);
 /* One picture: *rgba receives width * height * 4 bytes (opaque RGBA, rows top down; bk_free it).
@@ -82,12 +80,8 @@ bk_result bk_renderer_new(const bk_scene *s, const bk_query *q, bk_renderer **ou
  * (with a query), a bad fov or z range; info (may be NULL) says what was drawn. */
 bk_result bk_renderer_draw(bk_renderer *r, const bk_render_options *o, uint8_t **rgba, bk_render_info *info);
 /* Decode what the view o draws (its textures, at the mip levels its pixels sample) without
- * drawing it, for a program that then draws only that view (bk_renderer_draw with the same o):
- * given release (the renderer's scene, BK_EARG for another), every image of it is released
- * (bk_scene_image_release): those the view does not draw first, each other once decoded, so the
- * scene's images and the renderer's are not all held at once. A view that needs more than was
- * decoded then fails with BK_EARG. */
-bk_result bk_renderer_prepare(bk_renderer *r, const bk_render_options *o, bk_scene *release);
+ * drawing it, for a program that then draws only that view (bk_renderer_draw with the same o). */
+bk_result bk_renderer_prepare(bk_renderer *r, const bk_render_options *o);
 void bk_renderer_free(bk_renderer *r);
 /* bk_renderer_new + bk_renderer_draw + bk_renderer_free */
 bk_result bk_render(const bk_scene *s, const bk_query *q, const bk_render_options *o, uint8_t **rgba,
@@ -101,10 +95,6 @@ void bk_render_spawns(const bk_scene *s, float (*pos)[3], float *yaw, uint32_t c
  * write group (renamed at bk_write_group_commit). */
 bk_result bk_render_write_png(const uint8_t *rgba, uint32_t w, uint32_t h, const char *path);
 bk_result bk_write_group_png_rgba(bk_write_group *g, const uint8_t *rgba, uint32_t w, uint32_t h, const char *path);
-/* The same, for a program done with the picture: the PNG's filtered rows are made in rgba's own
- * memory (its pixels are lost; a copy of 2.6 MB at 1280x720 saved). */
-bk_result bk_write_group_png_rgba_consume(bk_write_group *g, uint8_t *rgba, uint32_t w, uint32_t h,
-                                          const char *path);
 
 #ifdef __cplusplus
 }

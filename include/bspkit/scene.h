@@ -40,12 +40,6 @@ bool bk_scene_image_has_pixels(const bk_scene *s, uint32_t i);
 /* The pixels of image i as width*height*4 bytes of straight-alpha RGBA, in a new block (*rgba,
  * bk_free it). BK_EARG for an image without pixels or an index out of range. */
 bk_result bk_scene_image_rgba(const bk_scene *s, uint32_t i, uint8_t **rgba);
-/* Free image i's pixels, for a program done with them (a renderer that has decoded them: see
- * bk_renderer_new); the image stays, without pixels, as an external texture. */
-void bk_scene_image_release(bk_scene *s, uint32_t i);
-/* Free every primitive's vertices and indices, for a program done with them (a renderer that
- * has copied them: see bk_renderer_new); the meshes stay, with empty primitives. */
-void bk_scene_release_geometry(bk_scene *s);
 /* Image i encoded as a PNG file at path (temporary file, then renamed). */
 bk_result bk_scene_image_write_png(const bk_scene *s, uint32_t i, const char *path);
 /* The same as one file of a write group (bspkit.h): renamed at bk_write_group_commit. */
@@ -188,12 +182,6 @@ struct bk_scene {
  * or bk_scene_image_rgba needs them, which keeps a large map's scene small. Several threads may
  * build scenes of one file at once (bspkit.h, threads). */
 bk_result bk_file_build_scene(const bk_file *f, const bk_options *opt, bk_scene **out);
-/* The same for a program that needs nothing else from f (a conversion): f is freed by this call,
- * whether it succeeds or not, so building may give back what the file holds that the scene does
- * not need (resident pages of a mapped input, decoded lumps) as it goes, and a lightmap atlas is
- * encoded on a second thread while the rest is built and exported. Same scene as
- * bk_file_build_scene; lower peak memory and time. */
-bk_result bk_file_into_scene(bk_file *f, const bk_options *opt, bk_scene **out);
 /* Embedded images of a file (textures of a map, every entry of a WAD) as RGBA, in a scene
  * that holds images only. */
 bk_result bk_file_extract_images(const bk_file *f, const bk_options *opt, bk_scene **out);

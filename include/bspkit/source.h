@@ -15,6 +15,17 @@
 extern "C" {
 #endif
 
+/* bk_options flags of Source scenes (bits beside bspkit.h's) */
+enum {
+    BK_OPT_NO_PROPS = 1u << 3, /* no static-prop nodes */
+    BK_OPT_HDR = 1u << 8,      /* the HDR lighting (lighting_hdr, faces_hdr) where a map has both; without
+                                * it the LDR lighting, and the HDR one only where the LDR lump is empty.
+                                * HDR lighting is exposed as the engine's auto exposure settles
+                                * (docs/source.md) */
+    BK_OPT_NO_SKY3D = 1u << 9, /* no "skybox_3d" node (the area around sky_camera drawn scaled around
+                                * the map, as the engine draws its 3D skybox) */
+};
+
 enum {
     BK_SRC_LUMP_ENTITIES = 0, BK_SRC_LUMP_PLANES = 1, BK_SRC_LUMP_TEXDATA = 2, BK_SRC_LUMP_VERTEXES = 3,
     BK_SRC_LUMP_VISIBILITY = 4, BK_SRC_LUMP_NODES = 5, BK_SRC_LUMP_TEXINFO = 6, BK_SRC_LUMP_FACES = 7,
@@ -239,14 +250,9 @@ typedef struct bk_source_map {
     bk_source_detail_prop *detail_props;
 } bk_source_map;
 
-/* The decoded map of f, or NULL when f is not a Source map (a deferred load is finished first:
- * bk_file_complete). */
+/* The decoded map of f, or NULL when f is not a Source map (a deferred load, advanced.h, is
+ * finished first). */
 const bk_source_map *bk_source_map_of(const bk_file *f);
-/* The map as its open left it, a deferred load (BK_OPT_DEFER_GEOMETRY) not finished: the lump
- * table, game lumps, static and detail props and the pakfile are there, the geometry arrays empty
- * (counts 0) until bk_file_complete. A file loaded whole: bk_source_map_of's map. NULL when f is
- * not a Source map. */
-const bk_source_map *bk_source_map_partial(const bk_file *f);
 /* The decoded bytes of lump idx (BK_SRC_LUMP_*). A compressed lump the loader does not read
  * (lighting, physics, ambient light, ...) is decoded on the first call, outside validation, so
  * commands pay only for what they use; it then stays until the file is freed. Thread-safe (also

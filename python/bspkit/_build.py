@@ -42,6 +42,7 @@ typedef struct bkpy_trace {
 # every public header, as the declarations (public_cdef) read them all
 HELPERS = r"""
 #include <string.h>
+#define BK_ADVANCED_API
 """ + "".join("#include <bspkit/%s>\n" % h.name for h in sorted((INCLUDE / "bspkit").glob("*.h"))) + "\n" + STRUCTS + r"""
 /* n points (3 floats each) -> out; the first failure's result (BK_OK: all answered) */
 static int bkpy_points(const bk_query *q, uint32_t model, const float *pos, size_t n, bkpy_point *out)
@@ -122,7 +123,8 @@ def public_cdef() -> str:
     for h in ("stdint.h", "stdbool.h", "stddef.h"):
         (fake / h).write_text("")
     headers = sorted((INCLUDE / "bspkit").glob("*.h"))
-    src = "".join('#include "%s"\n' % h for h in headers)
+    # the fenced advanced.h too: the package uses a few of its knobs (a deferred Source load)
+    src = "#define BK_ADVANCED_API\n" + "".join('#include "%s"\n' % h for h in headers)
     cc = os.environ.get("CC", "cc")
     out = subprocess.run([cc, "-E", "-P", "-nostdinc", "-I", str(fake), "-I", str(INCLUDE / "bspkit"), "-"],
                          input=src, capture_output=True, text=True, check=True).stdout

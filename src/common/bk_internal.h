@@ -530,6 +530,5 @@ long bk_cpu_count(void);
  * top of opt's: the public bk_file_build_scene / bk_file_into_scene, and tests */
 bk_result bk_scene_build(const bk_file *f, const bk_options *opt, uint32_t own_flags, bk_scene **out);
 
-#include "scene/scene_build.h"
 
 #endif

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <zlib.h>
 
+#define BK_ADVANCED_API /* the speed and memory knobs (bspkit/advanced.h) */
+#include "bspkit/advanced.h"
 #include "../formats/family.h"
 #include "bspkit/source.h"
 #include "bspkit/write.h"

@@ -2,6 +2,8 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
+#define BK_ADVANCED_API /* the speed and memory knobs (bspkit/advanced.h) */
+#include "bspkit/advanced.h"
 #include "../formats/family.h"
 #include "bspkit/source.h"
 

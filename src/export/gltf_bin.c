@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "scene/scene_build.h"
 #include "gltf_internal.h"
 
 static float clean(float v, float dflt, uint64_t *n)

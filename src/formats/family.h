@@ -177,7 +177,8 @@ typedef struct bk_family {
     uint32_t ref_count;
     const bk_format_ops *ops;                  /* decode, scene, images, write */
     const struct bk_query_ops *query;          /* NULL: no trees to query */
-    /* the world's collision pieces (convert --collision, src/scene/collision.c); NULL: none */
+    /* the world's collision pieces (convert --collision), filled into src/scene/collision.c's
+     * builder; NULL: none */
     bk_collision_fn collision;
     /* editing: the directory slot of the pakfile (-1: none), and the fix-up of what the lumps
      * hold about the file's layout after they moved (absolute offsets); may be NULL */
@@ -209,7 +210,8 @@ bool bk_family_ident(const bk_family *fam, const uint8_t *data, size_t size);
 const bk_lump_desc *bk_family_lump(const bk_family *fam, const char *name, uint32_t *index);
 const bk_field *bk_lump_field(const bk_lump_desc *lump, uint8_t column, const char *name);
 
-/* Collision builders (src/scene/collision.c), one per way a family stores its solids. */
+/* Collision ops, one per way a family stores its solids (the brushes: src/scene/collision.c;
+ * hull 0: src/formats/quake/quake_collision.c). */
 bk_result bk_collision_quake_hull0(const bk_file *f, struct bk_collision *b);
 bk_result bk_collision_brushes(const bk_file *f, struct bk_collision *b);
 /* Decompile ops (src/decompile/), one per way a family stores its brushes. */

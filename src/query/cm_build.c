@@ -2,6 +2,8 @@
  * only in how their elements read (the accessors of a bk_cm_desc) and in what their curved
  * surfaces are (patches, displacements); counting, the limit, the arrays, the order of the
  * meshes and the finish are the same and live here. */
+#define BK_ADVANCED_API /* the speed and memory knobs (bspkit/advanced.h) */
+#include "bspkit/advanced.h"
 #include "cm.h"
 
 /* How many meshes and triangles the candidates make; BK_ELIMIT (reported) past the limit. */

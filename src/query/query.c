@@ -5,6 +5,8 @@
 #include <math.h>
 #include <stdio.h>
 
+#define BK_ADVANCED_API /* the speed and memory knobs (bspkit/advanced.h) */
+#include "bspkit/advanced.h"
 #include "cm.h"
 #include "query_internal.h"
 

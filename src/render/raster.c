@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define BK_ADVANCED_API /* the speed and memory knobs (bspkit/advanced.h) */
+#include "bspkit/advanced.h"
 #include "render_internal.h"
 #include "sample.h"
 

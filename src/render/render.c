@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define BK_ADVANCED_API /* the speed and memory knobs (bspkit/advanced.h) */
+#include "bspkit/advanced.h"
 #include "render_internal.h"
 
 #define DEG (3.14159265358979f / 180.0f)
@@ -490,7 +492,12 @@ static bk_result view_of(const bk_renderer *r, const bk_render_options *o, rt_vi
 
 static const bk_render_options k_default_view;   /* o NULL: every option at its default (zero) */
 
-bk_result bk_renderer_prepare(bk_renderer *r, const bk_render_options *o, bk_scene *release)
+bk_result bk_renderer_prepare(bk_renderer *r, const bk_render_options *o)
+{
+    return bk_renderer_prepare_release(r, o, NULL);
+}
+
+bk_result bk_renderer_prepare_release(bk_renderer *r, const bk_render_options *o, bk_scene *release)
 {
     if (release && release != r->s) return BK_EARG;
     if (!o) o = &k_default_view;

@@ -4,6 +4,7 @@
  * The pixels of all rectangles live in one arena (one allocation, not one per rectangle);
  * rectangles added without pixels are drawn by a fill callback straight into the final image,
  * so the pages are never held twice. */
+#include "scene/scene_build.h"
 #include "../common/bk_internal.h"
 
 typedef struct rect {

@@ -9,13 +9,12 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "scene/scene_build.h"
 #include "../query/cm.h"
-#include "../formats/family.h"
 #include "../query/query_internal.h"
-#include "bspkit/quake.h"
-#include "../formats/quake/quake_internal.h"
+#include "collision.h"
 
-typedef struct hplane { float n[3], d; } hplane;   /* keep n.p <= d */
+typedef bk_halfspace hplane;   /* keep n.p <= d */
 
 #define BIG 131072.0f
 #define MAXV 64
@@ -61,14 +60,15 @@ static int clip(float v[][3], int n, const hplane *p, float out[][3])
     return m;
 }
 
-typedef struct bk_collision {
+struct bk_collision {
     bk_scene *s;
     int32_t parent, material;
     uint32_t counts[32];
     uint32_t pieces;
     uint64_t budget;           /* vertices left */
     const bk_options *opt;
-} cbuild;  /* the family's builder adds its pieces to it */
+};  /* the family's builder adds its pieces to it */
+typedef bk_collision cbuild;
 
 static const char *contents_label(uint32_t c)
 {
@@ -103,7 +103,7 @@ static bk_result add_piece_node(cbuild *b, uint32_t contents, int32_t *mesh_out,
 }
 
 /* one convex piece from its half-spaces */
-static bk_result add_convex(cbuild *b, const hplane *pl, uint32_t n, uint32_t contents)
+bk_result bk_collision_add_convex(cbuild *b, const hplane *pl, uint32_t n, uint32_t contents)
 {
     static _Thread_local float poly[MAXV][3], tmp[MAXV][3];
     bk_primitive *pr = NULL;
@@ -150,74 +150,6 @@ bk_result bk_collision_brushes(const bk_file *f, cbuild *b)
     return r;
 }
 
-/* ---- GoldSrc / Quake: hull 0's solid and liquid leaves ---------------------------------------- */
-static uint32_t q1_neutral(int32_t c)
-{
-    switch (c) {
-    case Q1C_SOLID: return BK_CONTENTS_SOLID;
-    case Q1C_WATER: return BK_CONTENTS_WATER;
-    case Q1C_SLIME: return BK_CONTENTS_SLIME;
-    case Q1C_LAVA: return BK_CONTENTS_LAVA;
-    case Q1C_LADDER: return BK_CONTENTS_LADDER;
-    default: return (c <= Q1C_CURRENT_0 && c >= Q1C_CURRENT_DOWN) ? BK_CONTENTS_WATER | BK_CONTENTS_CURRENT : 0;
-    }
-}
-
-typedef struct q1walk {
-    cbuild *b;
-    const bk_quake_bsp *m;
-    hplane stack[300];
-    uint32_t depth;
-    uint32_t steps;
-} q1walk;
-
-static bk_result q1_walk(q1walk *w, int32_t num)
-{
-    if (++w->steps > 4 * w->m->node_count + 16) return BK_OK;   /* a cyclic tree */
-    if (num < 0) {
-        uint32_t leaf = (uint32_t)(-1 - num);
-        int32_t c = leaf < w->m->leaf_count ? w->m->leafs[leaf].contents : Q1C_SOLID;
-        uint32_t nc = q1_neutral(c);
-        if (!nc) return BK_OK;
-        return add_convex(w->b, w->stack, w->depth, nc);
-    }
-    if ((uint32_t)num >= w->m->node_count || w->depth + 1 >= sizeof w->stack / sizeof w->stack[0]) return BK_OK;
-    const bk_q1_node *nd = &w->m->nodes[num];
-    const bk_q1_plane *p = &w->m->planes[nd->plane];
-    /* front: n.x >= d, kept as -n.x <= -d */
-    hplane *h = &w->stack[w->depth++];
-    for (int k = 0; k < 3; k++) h->n[k] = -p->normal[k];
-    h->d = -p->dist;
-    BK_TRY(q1_walk(w, nd->children[0]));
-    for (int k = 0; k < 3; k++) h->n[k] = p->normal[k];
-    h->d = p->dist;
-    BK_TRY(q1_walk(w, nd->children[1]));
-    w->depth--;
-    return BK_OK;
-}
-
-bk_result bk_collision_quake_hull0(const bk_file *f, cbuild *b)
-{
-    const bk_quake_bsp *m = bk_quake_bsp_of(f);
-    if (!m) return BK_EARG;
-    if (!m->model_count) return BK_OK;
-    q1walk w;
-    memset(&w, 0, sizeof w);
-    w.b = b;
-    w.m = m;
-    const bk_q1_model *md = &m->models[0];
-    for (int k = 0; k < 3; k++) {
-        hplane *a = &w.stack[w.depth++], *c = &w.stack[w.depth++];
-        memset(a, 0, sizeof *a);
-        memset(c, 0, sizeof *c);
-        a->n[k] = 1;
-        a->d = md->maxs[k] + 1;
-        c->n[k] = -1;
-        c->d = -(md->mins[k] - 1);
-    }
-    return q1_walk(&w, md->headnode[0]);
-}
-
 /* ---- Quake 3 / Source: brushes, and the triangle meshes ------------------------------------- */
 static bk_result cm_collision(cbuild *b, const bk_cm *cm)
 {
@@ -245,7 +177,7 @@ static bk_result cm_collision(cbuild *b, const bk_cm *cm)
             memcpy(pl[n].n, p->n, sizeof pl[n].n);
             pl[n++].d = p->d;
         }
-        r = add_convex(b, pl, n, br->contents);
+        r = bk_collision_add_convex(b, pl, n, br->contents);
     }
     bk_free(seen);
     for (uint32_t mi = 0; mi < m0->num_meshes && r == BK_OK; mi++) {
@@ -270,9 +202,9 @@ static bk_result cm_collision(cbuild *b, const bk_cm *cm)
     return r;
 }
 
-bk_result bk_scene_add_collision(const bk_file *f, const bk_options *opt, bk_scene *s)
+bk_result bk_scene_add_collision(const bk_file *f, const bk_options *opt, bk_scene *s, bk_collision_fill fill)
 {
-    if (!f || !s) return BK_EARG;
+    if (!f || !s || !fill) return BK_EARG;
     cbuild b;
     memset(&b, 0, sizeof b);
     b.s = s;
@@ -291,8 +223,7 @@ bk_result bk_scene_add_collision(const bk_file *f, const bk_options *opt, bk_sce
     BK_TRY(bk_scene_add_node(s, "collision", -1, -1, &b.parent));
     bk_node *pn = &s->nodes[b.parent];
     BK_TRY(bk_kv_append(&pn->extras, &pn->extra_count, "collision", "true"));
-    const bk_family *fam = bk_family_of(f);
-    bk_result r = fam && fam->collision ? fam->collision(f, &b) : BK_EUNSUPPORTED;
+    bk_result r = fill(f, &b);
     if (r == BK_ELIMIT) /* more collision than the limits allow: what fits is kept */
         bk_scene_diag(s, opt, BK_SEV_WARNING, r, NULL, "collision", BK_NO_INDEX, BK_NO_OFFSET,
                       "more collision geometry than the limits allow (limits.max_scene_vertices): the rest is left out");

@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "scene/scene_build.h"
 #include "../common/bk_internal.h"
 
 #define PI 3.14159265358979323846

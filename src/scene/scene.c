@@ -5,6 +5,9 @@
  * which holds the capacities of the scene's arrays, each image's pixels and the background PNG
  * job. The arrays inside the elements (a mesh's primitives, an animation's channels, a
  * primitive's vertices and indices) keep their capacity in a small header in front of the array. */
+#define BK_ADVANCED_API /* the speed and memory knobs (bspkit/advanced.h) */
+#include "scene/scene_build.h"
+#include "bspkit/advanced.h"
 #include "../common/bk_internal.h"
 
 typedef struct scene_own {

@@ -79,10 +79,6 @@ bk_result bk_prim_add_triangle(bk_primitive *p, uint32_t a, uint32_t b, uint32_t
 bk_result bk_kv_append(bk_kv **list, uint32_t *count, const char *key, const char *value);
 /* give back the spare capacity of every primitive's arrays (after a builder is done) */
 void bk_scene_shrink(bk_scene *s);
-/* Add the collision geometry of map f to s (what BK_OPT_COLLISION does in bk_file_build_scene):
- * convex pieces of the world's brushes (Quake 3, Source) or hull-0 leaves (GoldSrc / Quake),
- * triangle meshes for patches and displacements, as nodes under a node named "collision". */
-bk_result bk_scene_add_collision(const bk_file *f, const bk_options *opt, bk_scene *s);
 
 /* ---- pixels ----------------------------------------------------------------------------- */
 /* image i's pixels as RGBA into out (width*height*4 bytes) */

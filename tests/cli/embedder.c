@@ -1,6 +1,8 @@
 /* A program that embeds bspkit, built against the installed headers only (tests/cli/install.sh):
  * what the headers' own examples show, and what a binding (Python, WebAssembly) will call.
  * args: MAP [ARCHIVE.pk3]  prints one line per step; exit 0 when every step worked. */
+#define BK_ADVANCED_API
+#include <bspkit/advanced.h>
 #include <bspkit/archive.h>
 #include <bspkit/bspkit.h>
 #include <bspkit/dpm.h>

@@ -262,7 +262,7 @@ static void test_saver_synthetic(void)
     CHECK(st.vertices_in == NV && st.vertices_out == 5);
     CHECK(st.bones_in == NB && st.bones_out == 2 && strcmp(st.dropped_bones, "leaf") == 0);
     bk_free(bytes);
-    CHECK(bk_dpm_save_memory(bk_dpm_model_of(f), BK_OPT_KEEP_ALL_BONES, &bytes, &size, &st) == BK_OK);
+    CHECK(bk_dpm_save_memory(bk_dpm_model_of(f), BK_DPM_KEEP_ALL_BONES, &bytes, &size, &st) == BK_OK);
     CHECK(st.bones_out == NB);
     bk_free(bytes);
     round_trip_file("built", f);

@@ -10,6 +10,7 @@
 #include "bspkit/query.h"
 #include "bspkit/scene.h"
 #include "../unit/check.h"
+#include "scene/scene_build.h"
 #include "common/bk_internal.h"
 #include "formats/q3/q3_internal.h"
 

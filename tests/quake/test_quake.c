@@ -17,6 +17,7 @@
 #include "../unit/check.h"
 #include "bspkit/quake.h"
 #include "bspkit/scene.h"
+#include "scene/scene_build.h"
 #include "common/bk_internal.h"
 
 static const char *g_shared;

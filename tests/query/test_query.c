@@ -18,6 +18,8 @@
 #include "bspkit/source.h"
 #include "bspkit/query.h"
 #include "bspkit/scene.h"
+#define BK_ADVANCED_API
+#include "bspkit/advanced.h"
 #include "common/bk_internal.h"
 #include "query/cm.h"
 #include "unit/check.h"

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define BK_ADVANCED_API
+#include "bspkit/advanced.h"
 #include "bspkit/query.h"
 #include "bspkit/render.h"
 #include "bspkit/scene.h"

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define BK_ADVANCED_API
+#include "bspkit/advanced.h"
 #include "bspkit/scene.h"
 #include "bspkit/source.h"
 #include "../unit/check.h"

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scene/scene_build.h"
 #include "bspkit/scene.h"
 #include "bspkit/source.h"
 #include "formats/source/mdl_internal.h"

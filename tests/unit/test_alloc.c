@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "check.h"
+#define BK_ADVANCED_API
+#include "bspkit/advanced.h"
 #include "bspkit/archive.h"
 #include "bspkit/bspkit.h"
 #include "bspkit/dpm.h"

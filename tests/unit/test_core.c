@@ -12,6 +12,9 @@
 
 #include "check.h"
 #define PX(s, i) bk_scene_pixels((s), (uint32_t)(i))
+#define BK_ADVANCED_API
+#include "bspkit/advanced.h"
+#include "scene/scene_build.h"
 #include "common/bk_internal.h"
 #include "export/xform.h"
 #include "bspkit/quake.h"

@@ -9,6 +9,9 @@
 
 #include "bspkit/render.h"
 #include "check.h"
+#define BK_ADVANCED_API
+#include "bspkit/advanced.h"
+#include "scene/scene_build.h"
 #include "common/bk_internal.h"
 
 static int32_t solid_image(bk_scene *s, const char *name, uint8_t r, uint8_t g, uint8_t b, bool lightmap)
@@ -121,8 +124,8 @@ static void check_view_levels(void)
     bk_renderer *ra = NULL, *rb = NULL;
     uint8_t *pa = NULL, *pb = NULL, *pc = NULL;
     CHECK(bk_renderer_new(a, NULL, &ra) == BK_OK && bk_renderer_new(b, NULL, &rb) == BK_OK);
-    CHECK(ra && bk_renderer_prepare(ra, &far, b) == BK_EARG); /* not its scene */
-    CHECK(ra && bk_renderer_prepare(ra, &far, a) == BK_OK);
+    CHECK(ra && bk_renderer_prepare_release(ra, &far, b) == BK_EARG); /* not its scene */
+    CHECK(ra && bk_renderer_prepare_release(ra, &far, a) == BK_OK);
     CHECK(!bk_scene_image_has_pixels(a, 0)); /* given back */
     CHECK(ra && bk_renderer_draw(ra, &far, &pa, NULL) == BK_OK);
     CHECK(ra && bk_renderer_draw(ra, &close, &pc, NULL) == BK_EARG && !pc);

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "scene/scene_build.h"
 #include "dpm_internal.h"
 
 #define DEFAULT_FPS 10.0f

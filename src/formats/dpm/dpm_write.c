@@ -301,7 +301,7 @@ bk_result bk_dpm_save_memory(const bk_dpm_model *m, uint32_t flags, uint8_t **ou
     /* 2. bones: used, attachments, tags, and ancestors (parents are lower: walk down) */
     for (uint32_t b = 0; b < nb; b++)
         if ((m->bones[b].flags & BK_DPM_BONEFLAG_ATTACHMENT) || strncmp(m->bones[b].name, "tag_", 4) == 0 ||
-            (flags & BK_OPT_KEEP_ALL_BONES))
+            (flags & BK_DPM_KEEP_ALL_BONES))
             keep[b] = 1;
     if (nb) {
         bool any = false;
@@ -464,11 +464,16 @@ bk_result bk_dpm_save(const bk_dpm_model *m, uint32_t flags, const char *path, b
 
 bk_result bk_dpm_write(const bk_file *f, const bk_options *opt, const char *path)
 {
+    return bk_dpm_file_write(f, opt, 0, path);
+}
+
+bk_result bk_dpm_file_write(const bk_file *f, const bk_options *opt, uint32_t flags, const char *path)
+{
     const bk_dpm_model *m = bk_dpm_model_of(f);
     if (!m) return BK_EARG;
     bk_dpm_save_stats st;
-    bk_result r = bk_dpm_save(m, opt->flags & BK_OPT_KEEP_ALL_BONES, path, &st);
-    if (r == BK_OK && opt->diag) {
+    bk_result r = bk_dpm_save(m, flags & BK_DPM_KEEP_ALL_BONES, path, &st);
+    if (r == BK_OK && opt && opt->diag) {
         bk_diag d;
         memset(&d, 0, sizeof d);
         d.severity = BK_SEV_INFO;

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "scene/scene_build.h"
 #include "q3_internal.h"
 
 #define k_lumps bk_q3_lumps /* the lump rows (q3_desc.c) */

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "scene/scene_build.h"
 #include "q3_internal.h"
 
 void bk_q3_strip_ext(const char *name, char *out, size_t cap)

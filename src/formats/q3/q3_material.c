@@ -21,6 +21,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "scene/scene_build.h"
 #include "q3_internal.h"
 
 /* ---- which surfaces are drawn -------------------------------------------------------------- */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
+#include "scene/scene_build.h"
 #include "q3_internal.h"
 
 /* ---- helpers ------------------------------------------------------------------------------- */

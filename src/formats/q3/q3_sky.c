@@ -22,6 +22,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "scene/scene_build.h"
 #include "q3_internal.h"
 
 #define SKY_SUB 8          /* cells per cloud face edge, as the engine's SKY_SUBDIVISIONS */

@@ -61,4 +61,7 @@ const bk_version_desc *bk_quake_version_bshift(void);
 /* Largest texture side accepted (engines cap far lower) */
 #define BK_Q1_MAX_TEX_DIM 8192u
 
+/* A leaf's contents number (CONTENTS_SOLID = -2, ...) as BK_CONTENTS_* (quake_query.c) */
+uint32_t bk_quake_contents_neutral(int32_t c);
+
 #endif

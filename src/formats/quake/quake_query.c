@@ -23,7 +23,7 @@ typedef struct qstate {
 
 #define Q_MAX_DEPTH 2048       /* deeper trees are refused: it bounds the traces' recursion */
 
-static uint32_t neutral(int32_t c)
+uint32_t bk_quake_contents_neutral(int32_t c)
 {
     switch (c) {
     case Q1C_EMPTY: return BK_CONTENTS_EMPTY;
@@ -325,7 +325,7 @@ static bk_result q_point(const void *state, uint32_t model, const float pos[3], 
     memset(out, 0, sizeof *out);
     out->leaf = (int32_t)leaf;
     out->native_contents = lf->contents;
-    out->contents = neutral(lf->contents);
+    out->contents = bk_quake_contents_neutral(lf->contents);
     out->cluster = q_leaf_cluster(s, (int32_t)leaf);
     out->area = -1;
     memcpy(out->leaf_mins, lf->mins, sizeof out->leaf_mins);
@@ -348,7 +348,7 @@ typedef struct trace_work {
 
 static inline bool blocks(const trace_work *w, int32_t contents)
 {
-    return (neutral(contents) & w->mask) != 0;
+    return (bk_quake_contents_neutral(contents) & w->mask) != 0;
 }
 
 /* Returns false when the move is stopped (tr filled). The engines' recursive hull check:
@@ -365,7 +365,7 @@ static bool rec_trace(trace_work *w, int32_t num, float p1f, float p2f, const fl
         } else {
             w->startsolid = true;
             w->tr->native_contents = c;
-            w->tr->contents = neutral(c);
+            w->tr->contents = bk_quake_contents_neutral(c);
         }
         return true;
     }
@@ -399,7 +399,7 @@ static bool rec_trace(trace_work *w, int32_t num, float p1f, float p2f, const fl
     for (int i = 0; i < 3; i++) w->tr->normal[i] = sgn * pl->normal[i];
     w->tr->dist = sgn * pl->dist;
     w->tr->native_contents = far_c;
-    w->tr->contents = neutral(far_c);
+    w->tr->contents = bk_quake_contents_neutral(far_c);
     /* float error can leave mid inside the solid: back off until it is out, as the engines do */
     int tries = 0;
     while (blocks(w, hv_point_contents(w->h, w->head, mid))) {

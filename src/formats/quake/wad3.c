@@ -8,6 +8,7 @@
  * Quake's WAD2 shares the header but has no palettes: it is refused with a clear message. */
 #include <stdio.h>
 
+#include "scene/scene_build.h"
 #include "quake_internal.h"
 
 #define WAD_HDR 12

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "scene/scene_build.h"
 #include "mdl_internal.h"
 
 void bk_mdl_matcache_free(bk_mdl_matcache *c)

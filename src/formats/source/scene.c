@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "scene/scene_build.h"
 #include "source_scene.h"
 
 #define DEG2RAD 0.017453292519943295

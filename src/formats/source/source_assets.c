@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include "scene/scene_build.h"
 #include "source_scene.h"
 
 /* A game file by its path, where the engine looks: the lookup bk_src_open_mounts built (the map's

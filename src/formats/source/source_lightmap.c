@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "scene/scene_build.h"
 #include "source_scene.h"
 
 /* ColorRGBExp32 -> 8-bit: linear = c * 2^exp / 255 (times the exposure: 1 for LDR lighting), then

@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "scene/scene_build.h"
 #include "source_scene.h"
 
 #define REF_DIST 100.0f

@@ -2,6 +2,7 @@
  * every prop) when the model is found where the engine looks. */
 #include <stdio.h>
 
+#include "scene/scene_build.h"
 #include "source_scene.h"
 
 static void vcopy(float *d, const float *s) { d[0] = s[0], d[1] = s[1], d[2] = s[2]; }

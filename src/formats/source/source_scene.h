@@ -5,6 +5,7 @@
 #ifndef BK_SOURCE_SCENE_H
 #define BK_SOURCE_SCENE_H
 
+#include "scene/scene_build.h"
 #include "mdl_internal.h"
 #include "vbsp_internal.h"
 

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "scene/scene_build.h"
 #include "source_scene.h"
 
 /* the leaf holding point o (walking the world's tree), or -1 */

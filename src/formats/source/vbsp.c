@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#define BK_ADVANCED_API /* the speed and memory knobs (bspkit/advanced.h) */
+#include "bspkit/advanced.h"
 #include "vbsp_loader.h"
 
 const char *bk_source_fourcc(uint32_t id, char buf[5])

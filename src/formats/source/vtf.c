@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "scene/scene_build.h"
 #include "../format.h"
 #include "bspkit/source.h"
 

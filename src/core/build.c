@@ -1,10 +1,13 @@
-/* The step from a loaded file to the neutral scene (bytes -> decoder -> scene): the family
- * builds its scene, the collision pieces are added when asked for, names are made UTF-8 and the
+/* The front door's step from a loaded file to the neutral scene (bytes -> decoder -> scene): the
+ * family builds its scene, the collision pieces are added when asked for, names are made UTF-8 and the
  * builders' spare capacity is given back. */
 #include <stdio.h>
 
+#define BK_ADVANCED_API /* the speed and memory knobs (bspkit/advanced.h) */
+#include "bspkit/advanced.h"
 #include "../formats/family.h"
-#include "scene_build.h"
+#include "../scene/collision.h"
+#include "../scene/scene_build.h"
 
 bk_result bk_scene_build(const bk_file *f, const bk_options *opt, uint32_t own_flags, bk_scene **out)
 {
@@ -23,7 +26,7 @@ bk_result bk_scene_build(const bk_file *f, const bk_options *opt, uint32_t own_f
     bool release = (o.flags & BK_OPT_RELEASE_INPUT) && f->mapped;
     if (release) bk_mapped_release(f->data, f->size);
     bk_result r = f->family->ops->build_scene(f, &o, s);
-    if (r == BK_OK && (o.flags & BK_OPT_COLLISION) && f->family->collision) r = bk_scene_add_collision(f, &o, s);
+    if (r == BK_OK && (o.flags & BK_OPT_COLLISION) && f->family->collision) r = bk_scene_add_collision(f, &o, s, f->family->collision);
     if (r == BK_OK) r = bk_scene_fix_utf8(s);
     if (release) bk_mapped_release(f->data, f->size);
     if (r == BK_OK) bk_scene_shrink(s); /* the builders' spare capacity */
