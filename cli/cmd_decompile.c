@@ -37,6 +37,7 @@ static void print_stats(const cli_opts *o, const char *out, size_t bytes, const 
         cJSON_AddNumberToObject(j, "outputs", st->outputs);
         cJSON_AddNumberToObject(j, "detail_brushes", st->detail_brushes);
         cJSON_AddNumberToObject(j, "bevel_flags_ignored", st->bevel_flags_ignored);
+        cJSON_AddNumberToObject(j, "triangles_unwritten", st->triangles_unwritten);
         cli_print_json(j);
         cJSON_Delete(j);
         return;
@@ -46,8 +47,9 @@ static void print_stats(const cli_opts *o, const char *out, size_t bytes, const 
            st->brushes, st->sides, st->patches);
     printf("  %u bevel sides left out, %u brushes left out", st->bevels_dropped, st->brushes_dropped);
     if (st->format == BK_DECOMPILE_MAP_Q3)
-        printf(", texture axes: %u sides from their drawn face, %u default\n", st->sides_face_axes,
-               st->sides_default_axes);
+        printf(", texture axes: %u sides from their drawn face, %u default; %u drawn triangles on no side "
+               "(misc_model geometry, decals): not written\n",
+               st->sides_face_axes, st->sides_default_axes, st->triangles_unwritten);
     else
         printf(", %u tool materials restored, %u outputs, %u func_detail brushes, %u sides with default axes\n",
                st->sides_tool, st->outputs, st->detail_brushes, st->sides_default_axes);
