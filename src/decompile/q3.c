@@ -278,20 +278,28 @@ static bk_result add_model(const bk_q3_map *q, bk_dmap *m, uint32_t model, uint3
 {
     const bk_q3_model *mo = &q->models[model];
     uint32_t first = m->brush_count, pfirst = m->patch_count;
-    for (int32_t bi = mo->first_brush; bi < mo->first_brush + mo->num_brushes; bi++) {
+    bool *bevel = NULL;
+    uint32_t bevel_cap = 0;
+    bk_result r = BK_OK;
+    for (int32_t bi = mo->first_brush; r == BK_OK && bi < mo->first_brush + mo->num_brushes; bi++) {
         const bk_q3_brush *br = &q->brushes[bi];
+        r = bk_grow((void **)&bevel, &bevel_cap, (uint32_t)br->num_sides + 1, sizeof *bevel);
+        if (r != BK_OK) break;
         bk_dmap_brush_begin(m);
-        for (int32_t k = 0; k < br->num_sides; k++) {
+        for (int32_t k = 0; r == BK_OK && k < br->num_sides; k++) {
             const bk_q3_brushside *bs = &q->brushsides[br->first_side + k];
             const bk_q3_plane *pl = &q->planes[bs->plane];
-            bk_dside *s;
-            BK_TRY(bk_dmap_side(m, pl->normal, pl->dist, (uint32_t)(br->first_side + k), &s));
+            /* q3map2 writes its bevels with no shader ("noshader"): some touch the brush along a
+             * long edge with a sliver of a face the float planes leave them */
+            bevel[k] = bs->shader >= 0 && (uint32_t)bs->shader < q->shader_count &&
+                       strcmp(q->shaders[bs->shader].name, "noshader") == 0;
+            r = bk_dmap_side(m, pl->normal, pl->dist, (uint32_t)(br->first_side + k), NULL);
         }
-        bool kept;
-        BK_TRY(bk_dmap_brush_end(m, (uint32_t)bi, ent, NULL, &kept));
-        if (!kept) continue;
+        bool kept = false;
+        if (r == BK_OK) r = bk_dmap_brush_end(m, (uint32_t)bi, ent, bevel, &kept);
+        if (r != BK_OK || !kept) continue;
         const bk_dbrush *db = &m->brushes[m->brush_count - 1];
-        BK_TRY(compiler_side_order(m, db));
+        r = compiler_side_order(m, db);
         bool detail = br->shader >= 0 && (q->shaders[br->shader].content_flags & Q3_CONTENTS_DETAIL);
         if (detail) m->stats.detail_brushes++;
         for (uint32_t k = 0; k < db->side_count; k++) {
@@ -302,6 +310,8 @@ static bk_result add_model(const bk_q3_map *q, bk_dmap *m, uint32_t model, uint3
             s->contents = detail ? Q3_CONTENTS_DETAIL : 0;
         }
     }
+    bk_free(bevel);
+    BK_TRY(r);
     for (int32_t si = mo->first_surface; si < mo->first_surface + mo->num_surfaces; si++) {
         const bk_q3_surface *su = &q->surfaces[si];
         if (su->type != BK_Q3_MST_PATCH) continue;
@@ -324,7 +334,7 @@ static bk_result add_model(const bk_q3_map *q, bk_dmap *m, uint32_t model, uint3
     /* q3map2 stores a brush entity's geometry around its origin and computes st in world space */
     bk_dmap_translate(m, first, m->brush_count, pfirst, m->patch_count, o);
     tri_index ix = {0};
-    bk_result r = index_model(q, mo, o, &ix);
+    r = index_model(q, mo, o, &ix);
     for (uint32_t b = first; r == BK_OK && b < m->brush_count; b++)
         for (uint32_t k = 0; k < m->brushes[b].side_count; k++) {
             bk_dside *s = &m->sides[m->brushes[b].first_side + k];
