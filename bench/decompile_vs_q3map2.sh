@@ -28,17 +28,19 @@ for m in src:
 
 
 def run(argv):
-    """(user + system s, max resident set in bytes, exit status) of one process"""
-    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    """(user + system s, max resident set in bytes, exit status) of one process. The resident set
+    is /usr/bin/time's (this Python's fork would count its own pages before the exec)."""
+    p = subprocess.Popen(['/usr/bin/time', '-f', '%M', '-o', f'{base}/rss'] + argv,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, ru = os.wait4(p.pid, 0)
-    return ru.ru_utime + ru.ru_stime, ru.ru_maxrss * 1024, os.waitstatus_to_exitcode(status)
+    return ru.ru_utime + ru.ru_stime, int(open(f'{base}/rss').read().split()[-1]) * 1024, os.waitstatus_to_exitcode(status)
 
 
 def cmd(tool, m):
     p = f'{base}/maps/{m}'
     if tool == 'bspkit':
         return [bspkit, 'decompile', p, '-o', p[:-4] + '.bk.map', '-q']
-    return [q3map2, '-game', 'quake3', '-fs_basepath', base, '-fs_nohome', '-convert', '-format', 'map', p]
+    return [q3map2, '-game', 'quake3', '-fs_basepath', base, '-convert', '-format', 'map', p]
 
 
 rss = {}

@@ -289,7 +289,7 @@ def one(path):
     p = subprocess.run([bspkit, 'decompile', path, '-o', mp, '-q'], capture_output=True, text=True)
     if p.returncode:
         return name, dict(error='decompile: ' + p.stderr.strip()[:200])
-    p = subprocess.run([q3map2, '-game', 'quake3', '-fs_basepath', games[game], '-fs_nohome', '-meta', mp],
+    p = subprocess.run([q3map2, '-game', 'quake3', '-fs_basepath', games[game], '-meta', mp],
                        capture_output=True, text=True, timeout=1800)
     rb = mp[:-4] + '.bsp'
     if p.returncode or not os.path.exists(rb):
