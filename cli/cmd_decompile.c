@@ -38,6 +38,7 @@ static void print_stats(const cli_opts *o, const char *out, size_t bytes, const 
         cJSON_AddNumberToObject(j, "detail_brushes", st->detail_brushes);
         cJSON_AddNumberToObject(j, "bevel_flags_ignored", st->bevel_flags_ignored);
         cJSON_AddNumberToObject(j, "tree_regions", st->tree_regions);
+        cJSON_AddNumberToObject(j, "triangles_unwritten", st->triangles_unwritten);
         cli_print_json(j);
         cJSON_Delete(j);
         return;
@@ -50,8 +51,9 @@ static void print_stats(const cli_opts *o, const char *out, size_t bytes, const 
         printf(", %u tree regions merged into the brushes, %u sides textured from their drawn face, %u hidden\n",
                st->tree_regions, st->sides_face_axes, st->sides_tool);
     else if (st->format == BK_DECOMPILE_MAP_Q3)
-        printf(", texture axes: %u sides from their drawn face, %u default\n", st->sides_face_axes,
-               st->sides_default_axes);
+        printf(", texture axes: %u sides from their drawn face, %u default; %u drawn triangles on no side "
+               "(misc_model geometry, decals): not written\n",
+               st->sides_face_axes, st->sides_default_axes, st->triangles_unwritten);
     else
         printf(", %u tool materials restored, %u outputs, %u func_detail brushes, %u sides with default axes\n",
                st->sides_tool, st->outputs, st->detail_brushes, st->sides_default_axes);

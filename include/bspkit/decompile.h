@@ -47,6 +47,8 @@ typedef struct bk_decompile_stats {
     uint32_t bevel_flags_ignored;/* Source: brushes that do not close without a side flagged bevel:
                                   * their sides told apart by their faces instead */
     uint32_t tree_regions;       /* Quake 1 / GoldSrc: convex regions of the trees before merging */
+    uint32_t triangles_unwritten;/* Quake 3: drawn triangles on no written side with their shader
+                                  * (misc_model geometry, decals): not written, reported */
 } bk_decompile_stats;
 
 /* The map's source as text: *out NUL-terminated (bk_free it), *len its length (may be NULL);
