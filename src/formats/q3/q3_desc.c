@@ -23,7 +23,7 @@ static const bk_version_desc k_versions[] = {
     {"EF2!", 20, -1, "Ritual EF2", "", BK_FORMAT_QUAKE3, 0, NULL, 0, false, NULL},
 };
 
-#define F(name, type, offset, count) {name, BK_FT_##type, offset, count}
+#define F(n_, t_, o_, c_) {.name = n_, .type = BK_FT_##t_, .offset = o_, .count = c_}
 static const bk_field f_shader[] = {F("shader", CHARS, 0, 64), F("surface_flags", I32, 64, 1),
                                     F("content_flags", I32, 68, 1)};
 static const bk_field f_plane[] = {F("normal", F32, 0, 3), F("dist", F32, 12, 1)};
@@ -58,24 +58,24 @@ static const bk_field f_gridcell[] = {F("ambient_light", U8, 0, 3), F("directed_
 
 #define ONE(f) {BK_FIELDS(f)}
 const bk_lump_desc bk_q3_lumps[BK_Q3_LUMP_COUNT] = {
-    [BK_Q3_LUMP_ENTITIES] = {"entities", {1}, 0, 0, 0, {{0}}},
-    [BK_Q3_LUMP_SHADERS] = {"shaders", {Q3_SHADER_SIZE}, 0, 0, 0, ONE(f_shader)},
-    [BK_Q3_LUMP_PLANES] = {"planes", {Q3_PLANE_SIZE}, 0, 0, 1, ONE(f_plane)},
-    [BK_Q3_LUMP_NODES] = {"nodes", {Q3_NODE_SIZE}, 0, 0, 1, ONE(f_node)},
-    [BK_Q3_LUMP_LEAFS] = {"leafs", {Q3_LEAF_SIZE}, 0, 0, 1, ONE(f_leaf)},
-    [BK_Q3_LUMP_LEAFSURFACES] = {"leafsurfaces", {4}, 0, 0, 1, ONE(f_leafsurface)},
-    [BK_Q3_LUMP_LEAFBRUSHES] = {"leafbrushes", {4}, 0, 0, 1, ONE(f_leafbrush)},
+    [BK_Q3_LUMP_ENTITIES] = {.name = "entities", .entry = {1}},
+    [BK_Q3_LUMP_SHADERS] = {.name = "shaders", .entry = {Q3_SHADER_SIZE}, .fields = ONE(f_shader)},
+    [BK_Q3_LUMP_PLANES] = {.name = "planes", .entry = {Q3_PLANE_SIZE}, .in_place = 1, .fields = ONE(f_plane)},
+    [BK_Q3_LUMP_NODES] = {.name = "nodes", .entry = {Q3_NODE_SIZE}, .in_place = 1, .fields = ONE(f_node)},
+    [BK_Q3_LUMP_LEAFS] = {.name = "leafs", .entry = {Q3_LEAF_SIZE}, .in_place = 1, .fields = ONE(f_leaf)},
+    [BK_Q3_LUMP_LEAFSURFACES] = {.name = "leafsurfaces", .entry = {4}, .in_place = 1, .fields = ONE(f_leafsurface)},
+    [BK_Q3_LUMP_LEAFBRUSHES] = {.name = "leafbrushes", .entry = {4}, .in_place = 1, .fields = ONE(f_leafbrush)},
     /* the world is model 0 */
-    [BK_Q3_LUMP_MODELS] = {"models", {Q3_MODEL_SIZE}, 1, 0, 1, ONE(f_model)},
-    [BK_Q3_LUMP_BRUSHES] = {"brushes", {Q3_BRUSH_SIZE}, 0, 0, 1, ONE(f_brush)},
-    [BK_Q3_LUMP_BRUSHSIDES] = {"brushsides", {Q3_BRUSHSIDE_SIZE}, 0, 0, 1, ONE(f_brushside)},
-    [BK_Q3_LUMP_DRAWVERTS] = {"drawverts", {Q3_VERT_SIZE}, 0, 0, 1, ONE(f_drawvert)},
-    [BK_Q3_LUMP_DRAWINDEXES] = {"drawindexes", {4}, 0, 0, 1, ONE(f_drawindex)},
-    [BK_Q3_LUMP_FOGS] = {"fogs", {Q3_FOG_SIZE}, 0, 0, 0, ONE(f_fog)},
-    [BK_Q3_LUMP_SURFACES] = {"surfaces", {Q3_SURFACE_SIZE}, 0, 0, 1, ONE(f_surface)},
-    [BK_Q3_LUMP_LIGHTMAPS] = {"lightmaps", {Q3_LIGHTMAP_BYTES}, 0, 0, 0, ONE(f_lightmap)},
-    [BK_Q3_LUMP_LIGHTGRID] = {"lightgrid", {Q3_GRIDCELL_SIZE}, 0, 0, 0, ONE(f_gridcell)},
-    [BK_Q3_LUMP_VISIBILITY] = {"visibility", {1}, 0, 0, 0, {{0}}},
+    [BK_Q3_LUMP_MODELS] = {.name = "models", .entry = {Q3_MODEL_SIZE}, .min_count = 1, .in_place = 1, .fields = ONE(f_model)},
+    [BK_Q3_LUMP_BRUSHES] = {.name = "brushes", .entry = {Q3_BRUSH_SIZE}, .in_place = 1, .fields = ONE(f_brush)},
+    [BK_Q3_LUMP_BRUSHSIDES] = {.name = "brushsides", .entry = {Q3_BRUSHSIDE_SIZE}, .in_place = 1, .fields = ONE(f_brushside)},
+    [BK_Q3_LUMP_DRAWVERTS] = {.name = "drawverts", .entry = {Q3_VERT_SIZE}, .in_place = 1, .fields = ONE(f_drawvert)},
+    [BK_Q3_LUMP_DRAWINDEXES] = {.name = "drawindexes", .entry = {4}, .in_place = 1, .fields = ONE(f_drawindex)},
+    [BK_Q3_LUMP_FOGS] = {.name = "fogs", .entry = {Q3_FOG_SIZE}, .fields = ONE(f_fog)},
+    [BK_Q3_LUMP_SURFACES] = {.name = "surfaces", .entry = {Q3_SURFACE_SIZE}, .in_place = 1, .fields = ONE(f_surface)},
+    [BK_Q3_LUMP_LIGHTMAPS] = {.name = "lightmaps", .entry = {Q3_LIGHTMAP_BYTES}, .fields = ONE(f_lightmap)},
+    [BK_Q3_LUMP_LIGHTGRID] = {.name = "lightgrid", .entry = {Q3_GRIDCELL_SIZE}, .fields = ONE(f_gridcell)},
+    [BK_Q3_LUMP_VISIBILITY] = {.name = "visibility", .entry = {1}},
 };
 #undef ONE
 
