@@ -33,7 +33,6 @@ static ROWS_INLINE float get_f32(const uint8_t *p, bool be) { return be ? bk_rd_
         T v_ = (T)(EXPR);                                                                     \
         memcpy(d + (size_t)i * dst_size, &v_, sizeof v_);                                     \
     }
-#define ROWS_VALUE (fl ? get_f32(p, be) : get_int(f->type, p, be))
 
 void bk_decode_rows(const bk_fields *fields, const uint8_t *src, uint32_t entry, uint32_t count, void *dst,
                     uint32_t dst_size, bool big_endian)
@@ -59,12 +58,12 @@ void bk_decode_rows(const bk_fields *fields, const uint8_t *src, uint32_t entry,
                 if (fl) ROWS_LOOP(float, get_f32(p, be))
                 else ROWS_LOOP(float, get_int(f->type, p, be))
                 break;
-            case BK_FT_U32: ROWS_LOOP(uint32_t, ROWS_VALUE) break;
-            case BK_FT_I32: ROWS_LOOP(int32_t, ROWS_VALUE) break;
-            case BK_FT_U16: ROWS_LOOP(uint16_t, ROWS_VALUE) break;
-            case BK_FT_I16: ROWS_LOOP(int16_t, ROWS_VALUE) break;
-            case BK_FT_I8: ROWS_LOOP(int8_t, ROWS_VALUE) break;
-            default: ROWS_LOOP(uint8_t, ROWS_VALUE) break;
+            case BK_FT_U32: ROWS_LOOP(uint32_t, get_int(f->type, p, be)) break;
+            case BK_FT_I32: ROWS_LOOP(int32_t, get_int(f->type, p, be)) break;
+            case BK_FT_U16: ROWS_LOOP(uint16_t, get_int(f->type, p, be)) break;
+            case BK_FT_I16: ROWS_LOOP(int16_t, get_int(f->type, p, be)) break;
+            case BK_FT_I8: ROWS_LOOP(int8_t, get_int(f->type, p, be)) break;
+            default: ROWS_LOOP(uint8_t, get_int(f->type, p, be)) break;
             }
         }
     }
