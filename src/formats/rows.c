@@ -26,8 +26,26 @@ static ROWS_INLINE int64_t get_int(uint8_t type, const uint8_t *p, bool be)
 
 static ROWS_INLINE float get_f32(const uint8_t *p, bool be) { return be ? bk_rd_f32be(p) : bk_rd_f32le(p); }
 
-/* one value of every element: the stored type read, converted to the destination type */
-#define ROWS_LOOP(T, EXPR)                                                                    \
+/* one value of every element: the stored type read, converted to the destination type; one loop
+ * per (stored, destination) pair so that nothing is decided per value */
+#define ROWS_LOOP(T, RD)                                                                      \
+    for (uint32_t i = 0; i < count; i++) {                                                    \
+        T v_ = (T)RD(s + (size_t)i * entry);                                                  \
+        memcpy(d + (size_t)i * dst_size, &v_, sizeof v_);                                     \
+    }
+static ROWS_INLINE uint8_t rd_u8(const uint8_t *p) { return p[0]; }
+static ROWS_INLINE int8_t rd_i8(const uint8_t *p) { return (int8_t)p[0]; }
+#define ROWS_BY_STORED(T)                                                                     \
+    switch (f->type) {                                                                        \
+    case BK_FT_I8: ROWS_LOOP(T, rd_i8) break;                                                 \
+    case BK_FT_U16: ROWS_LOOP(T, bk_rd_u16le) break;                                          \
+    case BK_FT_I16: ROWS_LOOP(T, bk_rd_i16le) break;                                          \
+    case BK_FT_U32: ROWS_LOOP(T, bk_rd_u32le) break;                                          \
+    case BK_FT_I32: ROWS_LOOP(T, bk_rd_i32le) break;                                          \
+    default: ROWS_LOOP(T, rd_u8) break;                                                       \
+    }
+/* big-endian (DPM): one read per value through the type */
+#define ROWS_LOOP_BE(T, EXPR)                                                                 \
     for (uint32_t i = 0; i < count; i++) {                                                    \
         const uint8_t *p = s + (size_t)i * entry;                                             \
         T v_ = (T)(EXPR);                                                                     \
@@ -53,17 +71,32 @@ void bk_decode_rows(const bk_fields *fields, const uint8_t *src, uint32_t entry,
         for (uint32_t k = 0; k < f->count; k++) {
             const uint8_t *s = src + f->offset + (size_t)k * ss;
             uint8_t *d = (uint8_t *)dst + f->dst + (size_t)k * ds;
+            if (be) {
+                switch (to) {
+                case BK_FT_F32:
+                    if (fl) ROWS_LOOP_BE(float, get_f32(p, true))
+                    else ROWS_LOOP_BE(float, get_int(f->type, p, true))
+                    break;
+                case BK_FT_U32: ROWS_LOOP_BE(uint32_t, get_int(f->type, p, true)) break;
+                case BK_FT_I32: ROWS_LOOP_BE(int32_t, get_int(f->type, p, true)) break;
+                case BK_FT_U16: ROWS_LOOP_BE(uint16_t, get_int(f->type, p, true)) break;
+                case BK_FT_I16: ROWS_LOOP_BE(int16_t, get_int(f->type, p, true)) break;
+                case BK_FT_I8: ROWS_LOOP_BE(int8_t, get_int(f->type, p, true)) break;
+                default: ROWS_LOOP_BE(uint8_t, get_int(f->type, p, true)) break;
+                }
+                continue;
+            }
             switch (to) {
             case BK_FT_F32:
-                if (fl) ROWS_LOOP(float, get_f32(p, be))
-                else ROWS_LOOP(float, get_int(f->type, p, be))
+                if (fl) ROWS_LOOP(float, bk_rd_f32le)
+                else ROWS_BY_STORED(float)
                 break;
-            case BK_FT_U32: ROWS_LOOP(uint32_t, get_int(f->type, p, be)) break;
-            case BK_FT_I32: ROWS_LOOP(int32_t, get_int(f->type, p, be)) break;
-            case BK_FT_U16: ROWS_LOOP(uint16_t, get_int(f->type, p, be)) break;
-            case BK_FT_I16: ROWS_LOOP(int16_t, get_int(f->type, p, be)) break;
-            case BK_FT_I8: ROWS_LOOP(int8_t, get_int(f->type, p, be)) break;
-            default: ROWS_LOOP(uint8_t, get_int(f->type, p, be)) break;
+            case BK_FT_U32: ROWS_BY_STORED(uint32_t) break;
+            case BK_FT_I32: ROWS_BY_STORED(int32_t) break;
+            case BK_FT_U16: ROWS_BY_STORED(uint16_t) break;
+            case BK_FT_I16: ROWS_BY_STORED(int16_t) break;
+            case BK_FT_I8: ROWS_BY_STORED(int8_t) break;
+            default: ROWS_BY_STORED(uint8_t) break;
             }
         }
     }
