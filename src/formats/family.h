@@ -33,13 +33,31 @@ typedef struct bk_field {
     uint8_t type;       /* bk_ftype */
     uint16_t offset;    /* byte offset inside the element as stored in the file */
     uint16_t count;     /* array length: 1 for a scalar, 3 for a vector, bytes for CHARS/BYTES */
+    /* where bk_decode_rows puts it: the destination member's type + 1 (BK_TO(F32); 0: the field
+     * is not decoded into the typed array) and its offsetof in the public struct; a vector's
+     * values go to consecutive members of that type */
+    uint8_t to;
+    uint16_t dst;
 } bk_field;
+#define BK_TO(type) ((uint8_t)(BK_FT_##type + 1))
 
 typedef struct bk_fields {
     const bk_field *rows;
     uint32_t count;
 } bk_fields;
 #define BK_FIELDS(a) {a, (uint32_t)(sizeof a / sizeof a[0])}
+
+/* Fill the typed array dst (count elements of dst_size bytes, zeroed by the caller) from count
+ * stored elements of entry bytes at src, field by field as the rows say (offset, type -> to, dst):
+ * integers widened or narrowed as C converts them, integers to floats, floats copied, CHARS and
+ * BYTES copied. big_endian: the stored values are big-endian (DPM). The caller has checked that
+ * count * entry bytes lie at src. */
+void bk_decode_rows(const bk_fields *fields, const uint8_t *src, uint32_t entry, uint32_t count, void *dst,
+                    uint32_t dst_size, bool big_endian);
+/* The inverse, for the tests: the stored bytes of count elements from the typed array (only the
+ * fields with a destination are written; dst's other bytes are left as they are). */
+void bk_encode_rows(const bk_fields *fields, const void *src, uint32_t src_size, uint32_t count, uint8_t *dst,
+                    uint32_t entry, bool big_endian);
 
 /* Bytes one value of a field type takes (CHARS / BYTES: 1 per counted byte). */
 uint32_t bk_ftype_size(uint8_t type);
@@ -73,6 +91,7 @@ typedef struct bk_lump_desc {
                                          * may be the file's own bytes (the struct has the file's layout) */
     bk_fields fields[BK_FAMILY_COLUMNS];/* the element's fields per column (count 0: not described) */
     bk_lump_sections sections[BK_FAMILY_COLUMNS]; /* count > 0: the lump is these counted arrays */
+    uint32_t dst_size;                  /* the decoded (public) struct's size; 0: not decoded from the rows */
 } bk_lump_desc;
 
 /* ---- where the lump directory sits in the header (read and written from this) ----------------- */

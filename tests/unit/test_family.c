@@ -169,13 +169,15 @@ static void test_versions(void)
 }
 
 /* ---- the checker over a small family of its own ---------------------------------------------- */
-static const bk_field f_a[] = {{"first", BK_FT_I32, 0, 1}, {"num", BK_FT_U16, 4, 1}, {"pair", BK_FT_I16, 6, 2},
-                               {"opt", BK_FT_I32, 10, 1}, {"edge", BK_FT_I32, 14, 1}};
-static const bk_field f_b[] = {{"x", BK_FT_F32, 0, 1}};
+#define F(n_, t_, o_, c_) {.name = n_, .type = BK_FT_##t_, .offset = o_, .count = c_}
+static const bk_field f_a[] = {F("first", I32, 0, 1), F("num", U16, 4, 1), F("pair", I16, 6, 2), F("opt", I32, 10, 1),
+                               F("edge", I32, 14, 1)};
+static const bk_field f_b[] = {F("x", F32, 0, 1)};
+#undef F
 static const bk_lump_desc k_lumps[] = {
-    {"alpha", {18}, 0, 0, 0, {BK_FIELDS(f_a)}, {{0}}},
-    {"beta", {4}, 0, 0, 0, {BK_FIELDS(f_b)}, {{0}}},
-    {"gamma", {4}, 0, 0, 0, {BK_FIELDS(f_b)}, {{0}}},
+    {.name = "alpha", .entry = {18}, .fields = {BK_FIELDS(f_a)}},
+    {.name = "beta", .entry = {4}, .fields = {BK_FIELDS(f_b)}},
+    {.name = "gamma", .entry = {4}, .fields = {BK_FIELDS(f_b)}},
 };
 static const bk_ref_desc k_refs[] = {
     {0, "first", "num", 1, BK_REF_RANGE, "betas %f+%n out of range (%c betas)"},

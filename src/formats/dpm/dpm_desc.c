@@ -7,9 +7,9 @@ static const bk_version_desc k_versions[] = {
 };
 /* the header's three tables (count and offset each), placed as lumps */
 static const bk_lump_desc k_tables[] = {
-    {"bones", {DPM_BONE_SIZE}, 0, 0, 0, {{0}}, {{0}}},
-    {"meshes", {DPM_MESH_SIZE}, 0, 0, 0, {{0}}, {{0}}},
-    {"frames", {DPM_FRAME_SIZE}, 0, 0, 0, {{0}}, {{0}}},
+    {.name = "bones", .entry = {DPM_BONE_SIZE}},
+    {.name = "meshes", .entry = {DPM_MESH_SIZE}},
+    {.name = "frames", .entry = {DPM_FRAME_SIZE}},
 };
 const bk_family bk_family_dpm = {
     "dpm", k_versions, BK_ARRAY_LEN(k_versions), k_tables, BK_ARRAY_LEN(k_tables), NULL, 0, &bk_ops_dpm, NULL, NULL, -1, NULL, NULL, NULL, NULL,

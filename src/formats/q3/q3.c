@@ -157,20 +157,36 @@ static bk_result load_header(q3_loader *L)
 
 static bool finite_f(float x) { return x - x == 0.0f; }
 
+/* Lump i's count elements at p decoded from its rows (q3_desc.c: stored fields -> public struct) */
+static void decode_rows(int i, const uint8_t *p, uint32_t count, void *a)
+{
+    bk_decode_rows(&k_lumps[i].fields[0], p, k_lumps[i].entry[0], count, a, k_lumps[i].dst_size, false);
+}
+/* Lump i as its typed array *arr (count in *count): read in place, or decoded from the rows, or
+ * NULL when skip (a file only checked keeps none; the caller checks element by element) */
+#define LOAD_ROWS(lump_, arr_, cnt_, skip_)                                                                \
+    do {                                                                                              \
+        bool ip_;                                                                                     \
+        bk_result r_ = BK_OK;                                                                         \
+        (arr_) = lump_array(L, (lump_), sizeof *(arr_), (skip_), &ip_, &r_);                                 \
+        if (r_ != BK_OK) return r_;                                                                   \
+        (cnt_) = L->l[lump_].count;                                                                      \
+        if (!ip_ && (arr_)) decode_rows((lump_), lump_ptr(L, (lump_)), (cnt_), (arr_));                        \
+    } while (0)
+
+/* shaders and fogs: their names copied up to the NUL (never read in place) */
 static bk_result load_shaders(q3_loader *L)
 {
     bk_q3_map *m = L->m;
     bk_ctx *ctx = L->ctx;
     bk_result r = BK_OK;
-    const uint8_t *p;
     m->shaders = lump_alloc(L, BK_Q3_LUMP_SHADERS, sizeof *m->shaders, &r);
     if (!m->shaders) return r;
     m->shader_count = L->l[BK_Q3_LUMP_SHADERS].count;
-    p = lump_ptr(L, BK_Q3_LUMP_SHADERS);
+    const uint8_t *p = lump_ptr(L, BK_Q3_LUMP_SHADERS);
+    decode_rows(BK_Q3_LUMP_SHADERS, p, m->shader_count, m->shaders);
     for (uint32_t i = 0; i < m->shader_count; i++, p += Q3_SHADER_SIZE) {
         bk_copy_name(m->shaders[i].name, sizeof m->shaders[i].name, p, 64);
-        m->shaders[i].surface_flags = bk_rd_i32le(p + 64);
-        m->shaders[i].content_flags = bk_rd_i32le(p + 68);
         if (memchr(p, 0, 64) == NULL)
             BK_WARN(ctx, BK_EFORMAT, LN(BK_Q3_LUMP_SHADERS), i, EOFS(L, BK_Q3_LUMP_SHADERS, i),
                     "shader name is not NUL-terminated within 64 bytes");
@@ -184,93 +200,14 @@ static bk_result load_planes(q3_loader *L)
 {
     bk_q3_map *m = L->m;
     bk_ctx *ctx = L->ctx;
-    bk_result r = BK_OK;
-    const uint8_t *p;
     /* only queries read the planes: a file only checked keeps none */
-    bk_q3_plane plane_scratch;
-    bool ip; /* the lump is read in place: nothing to decode */
-    m->planes = lump_array(L, BK_Q3_LUMP_PLANES, sizeof *m->planes, ctx->check_only, &ip, &r);
-    if (r != BK_OK) return r;
-    m->plane_count = L->l[BK_Q3_LUMP_PLANES].count;
-    p = lump_ptr(L, BK_Q3_LUMP_PLANES);
+    LOAD_ROWS(BK_Q3_LUMP_PLANES, m->planes, m->plane_count, ctx->check_only);
+    const uint8_t *p = lump_ptr(L, BK_Q3_LUMP_PLANES);
     for (uint32_t i = 0; i < m->plane_count; i++, p += Q3_PLANE_SIZE) {
-        bk_q3_plane *pl = m->planes ? &m->planes[i] : &plane_scratch;
-        if (!ip) {
-            for (int k = 0; k < 3; k++) pl->normal[k] = bk_rd_f32le(p + 4 * k);
-            pl->dist = bk_rd_f32le(p + 12);
-        }
+        bk_q3_plane scratch, *pl = m->planes ? &m->planes[i] : &scratch;
+        if (!m->planes) decode_rows(BK_Q3_LUMP_PLANES, p, 1, &scratch);
         if (!bk_finite3(pl->normal) || !finite_f(pl->dist))
             BK_ERR(ctx, BK_EFORMAT, LN(BK_Q3_LUMP_PLANES), i, EOFS(L, BK_Q3_LUMP_PLANES, i), "non-finite plane");
-    }
-    return BK_OK;
-}
-
-static bk_result load_nodes(q3_loader *L)
-{
-    bk_q3_map *m = L->m;
-    bk_result r = BK_OK;
-    const uint8_t *p;
-    bool ip;
-    m->nodes = lump_array(L, BK_Q3_LUMP_NODES, sizeof *m->nodes, false, &ip, &r);
-    if (r != BK_OK) return r;
-    m->node_count = L->l[BK_Q3_LUMP_NODES].count;
-    p = lump_ptr(L, BK_Q3_LUMP_NODES);
-    for (uint32_t i = 0; i < m->node_count && !ip; i++, p += Q3_NODE_SIZE) {
-        bk_q3_node *n = &m->nodes[i];
-        n->plane = bk_rd_i32le(p);
-        n->children[0] = bk_rd_i32le(p + 4);
-        n->children[1] = bk_rd_i32le(p + 8);
-        for (int k = 0; k < 3; k++) {
-            n->mins[k] = bk_rd_i32le(p + 12 + 4 * k);
-            n->maxs[k] = bk_rd_i32le(p + 24 + 4 * k);
-        }
-    }
-    return BK_OK;
-}
-
-static bk_result load_leafs(q3_loader *L)
-{
-    bk_q3_map *m = L->m;
-    bk_result r = BK_OK;
-    const uint8_t *p;
-    bool ip;
-    m->leafs = lump_array(L, BK_Q3_LUMP_LEAFS, sizeof *m->leafs, false, &ip, &r);
-    if (r != BK_OK) return r;
-    m->leaf_count = L->l[BK_Q3_LUMP_LEAFS].count;
-    p = lump_ptr(L, BK_Q3_LUMP_LEAFS);
-    for (uint32_t i = 0; i < m->leaf_count && !ip; i++, p += Q3_LEAF_SIZE) {
-        bk_q3_leaf *e = &m->leafs[i];
-        e->cluster = bk_rd_i32le(p);
-        e->area = bk_rd_i32le(p + 4);
-        for (int k = 0; k < 3; k++) {
-            e->mins[k] = bk_rd_i32le(p + 8 + 4 * k);
-            e->maxs[k] = bk_rd_i32le(p + 20 + 4 * k);
-        }
-        e->first_leafsurface = bk_rd_i32le(p + 32);
-        e->num_leafsurfaces = bk_rd_i32le(p + 36);
-        e->first_leafbrush = bk_rd_i32le(p + 40);
-        e->num_leafbrushes = bk_rd_i32le(p + 44);
-    }
-    return BK_OK;
-}
-
-/* leafsurfaces, leafbrushes, indexes: int arrays */
-static bk_result load_int_arrays(q3_loader *L)
-{
-    bk_q3_map *m = L->m;
-    bk_result r = BK_OK;
-    const uint8_t *p;
-    bool ip;
-    static const int ints[3] = {BK_Q3_LUMP_LEAFSURFACES, BK_Q3_LUMP_LEAFBRUSHES, BK_Q3_LUMP_DRAWINDEXES};
-    int32_t **dst[3] = {&m->leafsurfaces, &m->leafbrushes, &m->indexes};
-    uint32_t *cnt[3] = {&m->leafsurface_count, &m->leafbrush_count, &m->index_count};
-    for (int k = 0; k < 3; k++) {
-        int32_t *a = lump_array(L, ints[k], sizeof(int32_t), false, &ip, &r);
-        if (r != BK_OK) return r;
-        *dst[k] = a;
-        *cnt[k] = L->l[ints[k]].count;
-        p = lump_ptr(L, ints[k]);
-        for (uint32_t i = 0; i < *cnt[k] && !ip; i++) a[i] = bk_rd_i32le(p + 4 * (size_t)i);
     }
     return BK_OK;
 }
@@ -278,54 +215,11 @@ static bk_result load_int_arrays(q3_loader *L)
 static bk_result load_models(q3_loader *L)
 {
     bk_q3_map *m = L->m;
-    bk_ctx *ctx = L->ctx;
-    bk_result r = BK_OK;
-    const uint8_t *p;
-    bool ip;
-    m->models = lump_array(L, BK_Q3_LUMP_MODELS, sizeof *m->models, false, &ip, &r);
-    if (r != BK_OK) return r;
-    m->model_count = L->l[BK_Q3_LUMP_MODELS].count;
-    p = lump_ptr(L, BK_Q3_LUMP_MODELS);
-    for (uint32_t i = 0; i < m->model_count; i++, p += Q3_MODEL_SIZE) {
-        bk_q3_model *e = &m->models[i];
-        if (!ip) {
-            for (int k = 0; k < 3; k++) {
-                e->mins[k] = bk_rd_f32le(p + 4 * k);
-                e->maxs[k] = bk_rd_f32le(p + 12 + 4 * k);
-            }
-            e->first_surface = bk_rd_i32le(p + 24);
-            e->num_surfaces = bk_rd_i32le(p + 28);
-            e->first_brush = bk_rd_i32le(p + 32);
-            e->num_brushes = bk_rd_i32le(p + 36);
-        }
+    LOAD_ROWS(BK_Q3_LUMP_MODELS, m->models, m->model_count, false);
+    for (uint32_t i = 0; i < m->model_count; i++) {
+        const bk_q3_model *e = &m->models[i];
         if (!bk_finite3(e->mins) || !bk_finite3(e->maxs))
-            BK_ERR(ctx, BK_EFORMAT, LN(BK_Q3_LUMP_MODELS), i, EOFS(L, BK_Q3_LUMP_MODELS, i), "non-finite bounds");
-    }
-    return BK_OK;
-}
-
-static bk_result load_brushes(q3_loader *L)
-{
-    bk_q3_map *m = L->m;
-    bk_result r = BK_OK;
-    const uint8_t *p;
-    bool ip;
-    m->brushes = lump_array(L, BK_Q3_LUMP_BRUSHES, sizeof *m->brushes, false, &ip, &r);
-    if (r != BK_OK) return r;
-    m->brush_count = L->l[BK_Q3_LUMP_BRUSHES].count;
-    p = lump_ptr(L, BK_Q3_LUMP_BRUSHES);
-    for (uint32_t i = 0; i < m->brush_count && !ip; i++, p += Q3_BRUSH_SIZE) {
-        m->brushes[i].first_side = bk_rd_i32le(p);
-        m->brushes[i].num_sides = bk_rd_i32le(p + 4);
-        m->brushes[i].shader = bk_rd_i32le(p + 8);
-    }
-    m->brushsides = lump_array(L, BK_Q3_LUMP_BRUSHSIDES, sizeof *m->brushsides, false, &ip, &r);
-    if (r != BK_OK) return r;
-    m->brushside_count = L->l[BK_Q3_LUMP_BRUSHSIDES].count;
-    p = lump_ptr(L, BK_Q3_LUMP_BRUSHSIDES);
-    for (uint32_t i = 0; i < m->brushside_count && !ip; i++, p += Q3_BRUSHSIDE_SIZE) {
-        m->brushsides[i].plane = bk_rd_i32le(p);
-        m->brushsides[i].shader = bk_rd_i32le(p + 4);
+            BK_ERR(L->ctx, BK_EFORMAT, LN(BK_Q3_LUMP_MODELS), i, EOFS(L, BK_Q3_LUMP_MODELS, i), "non-finite bounds");
     }
     return BK_OK;
 }
@@ -334,29 +228,13 @@ static bk_result load_vertices(q3_loader *L)
 {
     bk_q3_map *m = L->m;
     bk_ctx *ctx = L->ctx;
-    bk_result r = BK_OK;
-    const uint8_t *p;
-    bool ip;
     /* nothing else checked reads the vertices: a file only checked keeps none (the largest lump) */
-    bk_q3_vertex scratch;
-    m->verts = lump_array(L, BK_Q3_LUMP_DRAWVERTS, sizeof *m->verts, ctx->check_only, &ip, &r);
-    if (r != BK_OK) return r;
-    m->vert_count = L->l[BK_Q3_LUMP_DRAWVERTS].count;
-    p = lump_ptr(L, BK_Q3_LUMP_DRAWVERTS);
+    LOAD_ROWS(BK_Q3_LUMP_DRAWVERTS, m->verts, m->vert_count, ctx->check_only);
+    const uint8_t *p = lump_ptr(L, BK_Q3_LUMP_DRAWVERTS);
     uint32_t bad_attr = 0;
     for (uint32_t i = 0; i < m->vert_count; i++, p += Q3_VERT_SIZE) {
-        bk_q3_vertex *v = m->verts ? &m->verts[i] : &scratch;
-        if (!ip) {
-            for (int k = 0; k < 3; k++) {
-                v->xyz[k] = bk_rd_f32le(p + 4 * k);
-                v->normal[k] = bk_rd_f32le(p + 28 + 4 * k);
-            }
-            v->st[0] = bk_rd_f32le(p + 12);
-            v->st[1] = bk_rd_f32le(p + 16);
-            v->lm[0] = bk_rd_f32le(p + 20);
-            v->lm[1] = bk_rd_f32le(p + 24);
-            memcpy(v->color, p + 40, 4);
-        }
+        bk_q3_vertex scratch, *v = m->verts ? &m->verts[i] : &scratch;
+        if (!m->verts) decode_rows(BK_Q3_LUMP_DRAWVERTS, p, 1, &scratch);
         if (!bk_finite3(v->xyz) || fabsf(v->xyz[0]) > 1e9f || fabsf(v->xyz[1]) > 1e9f || fabsf(v->xyz[2]) > 1e9f)
             BK_ERR(ctx, BK_EFORMAT, LN(BK_Q3_LUMP_DRAWVERTS), i, EOFS(L, BK_Q3_LUMP_DRAWVERTS, i),
                    "non-finite or absurd vertex position");
@@ -374,57 +252,33 @@ static bk_result load_fogs(q3_loader *L)
 {
     bk_q3_map *m = L->m;
     bk_result r = BK_OK;
-    const uint8_t *p;
     m->fogs = lump_alloc(L, BK_Q3_LUMP_FOGS, sizeof *m->fogs, &r);
     if (!m->fogs) return r;
     m->fog_count = L->l[BK_Q3_LUMP_FOGS].count;
-    p = lump_ptr(L, BK_Q3_LUMP_FOGS);
-    for (uint32_t i = 0; i < m->fog_count; i++, p += Q3_FOG_SIZE) {
+    const uint8_t *p = lump_ptr(L, BK_Q3_LUMP_FOGS);
+    decode_rows(BK_Q3_LUMP_FOGS, p, m->fog_count, m->fogs);
+    for (uint32_t i = 0; i < m->fog_count; i++, p += Q3_FOG_SIZE)
         bk_copy_name(m->fogs[i].shader, sizeof m->fogs[i].shader, p, 64);
-        m->fogs[i].brush = bk_rd_i32le(p + 64);
-        m->fogs[i].visible_side = bk_rd_i32le(p + 68);
-    }
     return BK_OK;
 }
 
-static bk_result load_surfaces(q3_loader *L)
-{
-    bk_q3_map *m = L->m;
-    bk_result r = BK_OK;
-    const uint8_t *p;
-    bool ip;
-    m->surfaces = lump_array(L, BK_Q3_LUMP_SURFACES, sizeof *m->surfaces, false, &ip, &r);
-    if (r != BK_OK) return r;
-    m->surface_count = L->l[BK_Q3_LUMP_SURFACES].count;
-    p = lump_ptr(L, BK_Q3_LUMP_SURFACES);
-    for (uint32_t i = 0; i < m->surface_count && !ip; i++, p += Q3_SURFACE_SIZE) {
-        bk_q3_surface *s = &m->surfaces[i];
-        int32_t *iv[12] = {&s->shader, &s->fog, &s->type, &s->first_vert, &s->num_verts, &s->first_index,
-                           &s->num_indexes, &s->lightmap, &s->lm_x, &s->lm_y, &s->lm_w, &s->lm_h};
-        for (int k = 0; k < 12; k++) *iv[k] = bk_rd_i32le(p + 4 * k);
-        for (int k = 0; k < 3; k++) s->lm_origin[k] = bk_rd_f32le(p + 48 + 4 * k);
-        for (int a = 0; a < 3; a++)
-            for (int k = 0; k < 3; k++) s->lm_vecs[a][k] = bk_rd_f32le(p + 60 + 12 * a + 4 * k);
-        s->patch_w = bk_rd_i32le(p + 96);
-        s->patch_h = bk_rd_i32le(p + 100);
-    }
-    return BK_OK;
-}
-
-/* one loader per lump (as cm_load.c's CMod_Load<Lump>) */
+/* every array lump from its rows; a loader of its own only where a lump has checks of its own */
 static bk_result load_arrays(q3_loader *L)
 {
     bk_q3_map *m = L->m;
     BK_TRY(load_shaders(L));
     BK_TRY(load_planes(L));
-    BK_TRY(load_nodes(L));
-    BK_TRY(load_leafs(L));
-    BK_TRY(load_int_arrays(L));
+    LOAD_ROWS(BK_Q3_LUMP_NODES, m->nodes, m->node_count, false);
+    LOAD_ROWS(BK_Q3_LUMP_LEAFS, m->leafs, m->leaf_count, false);
+    LOAD_ROWS(BK_Q3_LUMP_LEAFSURFACES, m->leafsurfaces, m->leafsurface_count, false);
+    LOAD_ROWS(BK_Q3_LUMP_LEAFBRUSHES, m->leafbrushes, m->leafbrush_count, false);
+    LOAD_ROWS(BK_Q3_LUMP_DRAWINDEXES, m->indexes, m->index_count, false);
     BK_TRY(load_models(L));
-    BK_TRY(load_brushes(L));
+    LOAD_ROWS(BK_Q3_LUMP_BRUSHES, m->brushes, m->brush_count, false);
+    LOAD_ROWS(BK_Q3_LUMP_BRUSHSIDES, m->brushsides, m->brushside_count, false);
     BK_TRY(load_vertices(L));
     BK_TRY(load_fogs(L));
-    BK_TRY(load_surfaces(L));
+    LOAD_ROWS(BK_Q3_LUMP_SURFACES, m->surfaces, m->surface_count, false);
     m->lightmaps = lump_ptr(L, BK_Q3_LUMP_LIGHTMAPS);
     m->lightmap_count = L->l[BK_Q3_LUMP_LIGHTMAPS].count;
     return BK_OK;

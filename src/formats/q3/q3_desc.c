@@ -35,59 +35,80 @@ static const bk_version_desc k_versions[] = {
     {"EF2!", 20, -1, "Ritual EF2", "", BK_FORMAT_QUAKE3, 0, NULL, 0, false, NULL, .game = NULL},
 };
 
-#define F(name, type, offset, count) {name, BK_FT_##type, offset, count}
-static const bk_field f_shader[] = {F("shader", CHARS, 0, 64), F("surface_flags", I32, 64, 1),
-                                    F("content_flags", I32, 68, 1)};
-static const bk_field f_plane[] = {F("normal", F32, 0, 3), F("dist", F32, 12, 1)};
-static const bk_field f_node[] = {F("plane_num", I32, 0, 1), F("children", I32, 4, 2), F("mins", I32, 12, 3),
-                                  F("maxs", I32, 24, 3)};
-static const bk_field f_leaf[] = {F("cluster", I32, 0, 1),           F("area", I32, 4, 1),
-                                  F("mins", I32, 8, 3),              F("maxs", I32, 20, 3),
-                                  F("first_leaf_surface", I32, 32, 1), F("num_leaf_surfaces", I32, 36, 1),
-                                  F("first_leaf_brush", I32, 40, 1),   F("num_leaf_brushes", I32, 44, 1)};
-static const bk_field f_leafsurface[] = {F("surface", I32, 0, 1)};
-static const bk_field f_leafbrush[] = {F("brush", I32, 0, 1)};
-static const bk_field f_model[] = {F("mins", F32, 0, 3),          F("maxs", F32, 12, 3),
-                                   F("first_surface", I32, 24, 1), F("num_surfaces", I32, 28, 1),
-                                   F("first_brush", I32, 32, 1),   F("num_brushes", I32, 36, 1)};
-static const bk_field f_brush[] = {F("first_side", I32, 0, 1), F("num_sides", I32, 4, 1), F("shader_num", I32, 8, 1)};
-static const bk_field f_brushside[] = {F("plane_num", I32, 0, 1), F("shader_num", I32, 4, 1)};
-static const bk_field f_drawvert[] = {F("xyz", F32, 0, 3), F("st", F32, 12, 2), F("lightmap", F32, 20, 2),
-                                      F("normal", F32, 28, 3), F("color", U8, 40, 4)};
-static const bk_field f_drawindex[] = {F("index", I32, 0, 1)};
-static const bk_field f_fog[] = {F("shader", CHARS, 0, 64), F("brush_num", I32, 64, 1), F("visible_side", I32, 68, 1)};
+/* fields as stored (Quake III's qfiles.h) and where bk_decode_rows puts each in the public struct
+ * (include/bspkit/q3.h); the names (CHARS) are copied by the loader up to their NUL */
+#define F(n_, t_, o_, c_, to_, st_, m_) \
+    {.name = n_, .type = BK_FT_##t_, .offset = o_, .count = c_, .to = BK_TO(to_), .dst = offsetof(st_, m_)}
+#define FN(n_, t_, o_, c_) {.name = n_, .type = BK_FT_##t_, .offset = o_, .count = c_}
+#define F0(n_) {.name = n_, .type = BK_FT_I32, .offset = 0, .count = 1, .to = BK_TO(I32), .dst = 0}
+static const bk_field f_shader[] = {FN("shader", CHARS, 0, 64), F("surface_flags", I32, 64, 1, I32, bk_q3_shader, surface_flags),
+                                    F("content_flags", I32, 68, 1, I32, bk_q3_shader, content_flags)};
+static const bk_field f_plane[] = {F("normal", F32, 0, 3, F32, bk_q3_plane, normal), F("dist", F32, 12, 1, F32, bk_q3_plane, dist)};
+static const bk_field f_node[] = {F("plane_num", I32, 0, 1, I32, bk_q3_node, plane), F("children", I32, 4, 2, I32, bk_q3_node, children),
+                                  F("mins", I32, 12, 3, I32, bk_q3_node, mins), F("maxs", I32, 24, 3, I32, bk_q3_node, maxs)};
+static const bk_field f_leaf[] = {F("cluster", I32, 0, 1, I32, bk_q3_leaf, cluster),
+                                  F("area", I32, 4, 1, I32, bk_q3_leaf, area),
+                                  F("mins", I32, 8, 3, I32, bk_q3_leaf, mins),
+                                  F("maxs", I32, 20, 3, I32, bk_q3_leaf, maxs),
+                                  F("first_leaf_surface", I32, 32, 1, I32, bk_q3_leaf, first_leafsurface),
+                                  F("num_leaf_surfaces", I32, 36, 1, I32, bk_q3_leaf, num_leafsurfaces),
+                                  F("first_leaf_brush", I32, 40, 1, I32, bk_q3_leaf, first_leafbrush),
+                                  F("num_leaf_brushes", I32, 44, 1, I32, bk_q3_leaf, num_leafbrushes)};
+static const bk_field f_leafsurface[] = {F0("surface")};
+static const bk_field f_leafbrush[] = {F0("brush")};
+static const bk_field f_model[] = {F("mins", F32, 0, 3, F32, bk_q3_model, mins), F("maxs", F32, 12, 3, F32, bk_q3_model, maxs),
+                                   F("first_surface", I32, 24, 1, I32, bk_q3_model, first_surface),
+                                   F("num_surfaces", I32, 28, 1, I32, bk_q3_model, num_surfaces),
+                                   F("first_brush", I32, 32, 1, I32, bk_q3_model, first_brush),
+                                   F("num_brushes", I32, 36, 1, I32, bk_q3_model, num_brushes)};
+static const bk_field f_brush[] = {F("first_side", I32, 0, 1, I32, bk_q3_brush, first_side),
+                                   F("num_sides", I32, 4, 1, I32, bk_q3_brush, num_sides),
+                                   F("shader_num", I32, 8, 1, I32, bk_q3_brush, shader)};
+static const bk_field f_brushside[] = {F("plane_num", I32, 0, 1, I32, bk_q3_brushside, plane),
+                                       F("shader_num", I32, 4, 1, I32, bk_q3_brushside, shader)};
+static const bk_field f_drawvert[] = {F("xyz", F32, 0, 3, F32, bk_q3_vertex, xyz), F("st", F32, 12, 2, F32, bk_q3_vertex, st),
+                                      F("lightmap", F32, 20, 2, F32, bk_q3_vertex, lm),
+                                      F("normal", F32, 28, 3, F32, bk_q3_vertex, normal),
+                                      F("color", U8, 40, 4, U8, bk_q3_vertex, color)};
+static const bk_field f_drawindex[] = {F0("index")};
+static const bk_field f_fog[] = {FN("shader", CHARS, 0, 64), F("brush_num", I32, 64, 1, I32, bk_q3_fog, brush),
+                                 F("visible_side", I32, 68, 1, I32, bk_q3_fog, visible_side)};
+#define S(n_, t_, o_, c_, m_) F(n_, t_, o_, c_, t_, bk_q3_surface, m_)
 static const bk_field f_surface[] = {
-    F("shader_num", I32, 0, 1),      F("fog_num", I32, 4, 1),          F("surface_type", I32, 8, 1),
-    F("first_vert", I32, 12, 1),     F("num_verts", I32, 16, 1),       F("first_index", I32, 20, 1),
-    F("num_indexes", I32, 24, 1),    F("lightmap_num", I32, 28, 1),    F("lightmap_x", I32, 32, 1),
-    F("lightmap_y", I32, 36, 1),     F("lightmap_width", I32, 40, 1),  F("lightmap_height", I32, 44, 1),
-    F("lightmap_origin", F32, 48, 3), F("lightmap_vecs", F32, 60, 9),  F("patch_width", I32, 96, 1),
-    F("patch_height", I32, 100, 1)};
-static const bk_field f_lightmap[] = {F("rgb", U8, 0, Q3_LIGHTMAP_BYTES)};
-static const bk_field f_gridcell[] = {F("ambient_light", U8, 0, 3), F("directed_light", U8, 3, 3),
-                                      F("lat_long", U8, 6, 2)};
+    S("shader_num", I32, 0, 1, shader),        S("fog_num", I32, 4, 1, fog),          S("surface_type", I32, 8, 1, type),
+    S("first_vert", I32, 12, 1, first_vert),   S("num_verts", I32, 16, 1, num_verts), S("first_index", I32, 20, 1, first_index),
+    S("num_indexes", I32, 24, 1, num_indexes), S("lightmap_num", I32, 28, 1, lightmap), S("lightmap_x", I32, 32, 1, lm_x),
+    S("lightmap_y", I32, 36, 1, lm_y),         S("lightmap_width", I32, 40, 1, lm_w), S("lightmap_height", I32, 44, 1, lm_h),
+    S("lightmap_origin", F32, 48, 3, lm_origin), S("lightmap_vecs", F32, 60, 9, lm_vecs),
+    S("patch_width", I32, 96, 1, patch_w),     S("patch_height", I32, 100, 1, patch_h)};
+#undef S
+static const bk_field f_lightmap[] = {FN("rgb", U8, 0, Q3_LIGHTMAP_BYTES)};
+static const bk_field f_gridcell[] = {FN("ambient_light", U8, 0, 3), FN("directed_light", U8, 3, 3),
+                                      FN("lat_long", U8, 6, 2)};
 #undef F
+#undef FN
+#undef F0
 
 #define ONE(f) {BK_FIELDS(f)}
 const bk_lump_desc bk_q3_lumps[BK_Q3_LUMP_COUNT] = {
-    [BK_Q3_LUMP_ENTITIES] = {"entities", {1}, 0, 0, 0, {{0}}},
-    [BK_Q3_LUMP_SHADERS] = {"shaders", {Q3_SHADER_SIZE}, 0, 0, 0, ONE(f_shader)},
-    [BK_Q3_LUMP_PLANES] = {"planes", {Q3_PLANE_SIZE}, 0, 0, 1, ONE(f_plane)},
-    [BK_Q3_LUMP_NODES] = {"nodes", {Q3_NODE_SIZE}, 0, 0, 1, ONE(f_node)},
-    [BK_Q3_LUMP_LEAFS] = {"leafs", {Q3_LEAF_SIZE}, 0, 0, 1, ONE(f_leaf)},
-    [BK_Q3_LUMP_LEAFSURFACES] = {"leafsurfaces", {4}, 0, 0, 1, ONE(f_leafsurface)},
-    [BK_Q3_LUMP_LEAFBRUSHES] = {"leafbrushes", {4}, 0, 0, 1, ONE(f_leafbrush)},
+    [BK_Q3_LUMP_ENTITIES] = {.name = "entities", .entry = {1}},
+    [BK_Q3_LUMP_SHADERS] = {.name = "shaders", .entry = {Q3_SHADER_SIZE}, .fields = ONE(f_shader), .dst_size = sizeof(bk_q3_shader)},
+    [BK_Q3_LUMP_PLANES] = {.name = "planes", .entry = {Q3_PLANE_SIZE}, .in_place = 1, .fields = ONE(f_plane), .dst_size = sizeof(bk_q3_plane)},
+    [BK_Q3_LUMP_NODES] = {.name = "nodes", .entry = {Q3_NODE_SIZE}, .in_place = 1, .fields = ONE(f_node), .dst_size = sizeof(bk_q3_node)},
+    [BK_Q3_LUMP_LEAFS] = {.name = "leafs", .entry = {Q3_LEAF_SIZE}, .in_place = 1, .fields = ONE(f_leaf), .dst_size = sizeof(bk_q3_leaf)},
+    [BK_Q3_LUMP_LEAFSURFACES] = {.name = "leafsurfaces", .entry = {4}, .in_place = 1, .fields = ONE(f_leafsurface), .dst_size = sizeof(int32_t)},
+    [BK_Q3_LUMP_LEAFBRUSHES] = {.name = "leafbrushes", .entry = {4}, .in_place = 1, .fields = ONE(f_leafbrush), .dst_size = sizeof(int32_t)},
     /* the world is model 0 */
-    [BK_Q3_LUMP_MODELS] = {"models", {Q3_MODEL_SIZE}, 1, 0, 1, ONE(f_model)},
-    [BK_Q3_LUMP_BRUSHES] = {"brushes", {Q3_BRUSH_SIZE}, 0, 0, 1, ONE(f_brush)},
-    [BK_Q3_LUMP_BRUSHSIDES] = {"brushsides", {Q3_BRUSHSIDE_SIZE}, 0, 0, 1, ONE(f_brushside)},
-    [BK_Q3_LUMP_DRAWVERTS] = {"drawverts", {Q3_VERT_SIZE}, 0, 0, 1, ONE(f_drawvert)},
-    [BK_Q3_LUMP_DRAWINDEXES] = {"drawindexes", {4}, 0, 0, 1, ONE(f_drawindex)},
-    [BK_Q3_LUMP_FOGS] = {"fogs", {Q3_FOG_SIZE}, 0, 0, 0, ONE(f_fog)},
-    [BK_Q3_LUMP_SURFACES] = {"surfaces", {Q3_SURFACE_SIZE}, 0, 0, 1, ONE(f_surface)},
-    [BK_Q3_LUMP_LIGHTMAPS] = {"lightmaps", {Q3_LIGHTMAP_BYTES}, 0, 0, 0, ONE(f_lightmap)},
-    [BK_Q3_LUMP_LIGHTGRID] = {"lightgrid", {Q3_GRIDCELL_SIZE}, 0, 0, 0, ONE(f_gridcell)},
-    [BK_Q3_LUMP_VISIBILITY] = {"visibility", {1}, 0, 0, 0, {{0}}},
+    [BK_Q3_LUMP_MODELS] = {.name = "models", .entry = {Q3_MODEL_SIZE}, .min_count = 1, .in_place = 1, .fields = ONE(f_model), .dst_size = sizeof(bk_q3_model)},
+    [BK_Q3_LUMP_BRUSHES] = {.name = "brushes", .entry = {Q3_BRUSH_SIZE}, .in_place = 1, .fields = ONE(f_brush), .dst_size = sizeof(bk_q3_brush)},
+    [BK_Q3_LUMP_BRUSHSIDES] = {.name = "brushsides", .entry = {Q3_BRUSHSIDE_SIZE}, .in_place = 1, .fields = ONE(f_brushside), .dst_size = sizeof(bk_q3_brushside)},
+    [BK_Q3_LUMP_DRAWVERTS] = {.name = "drawverts", .entry = {Q3_VERT_SIZE}, .in_place = 1, .fields = ONE(f_drawvert), .dst_size = sizeof(bk_q3_vertex)},
+    [BK_Q3_LUMP_DRAWINDEXES] = {.name = "drawindexes", .entry = {4}, .in_place = 1, .fields = ONE(f_drawindex), .dst_size = sizeof(int32_t)},
+    [BK_Q3_LUMP_FOGS] = {.name = "fogs", .entry = {Q3_FOG_SIZE}, .fields = ONE(f_fog), .dst_size = sizeof(bk_q3_fog)},
+    [BK_Q3_LUMP_SURFACES] = {.name = "surfaces", .entry = {Q3_SURFACE_SIZE}, .in_place = 1, .fields = ONE(f_surface), .dst_size = sizeof(bk_q3_surface)},
+    [BK_Q3_LUMP_LIGHTMAPS] = {.name = "lightmaps", .entry = {Q3_LIGHTMAP_BYTES}, .fields = ONE(f_lightmap)},
+    [BK_Q3_LUMP_LIGHTGRID] = {.name = "lightgrid", .entry = {Q3_GRIDCELL_SIZE}, .fields = ONE(f_gridcell)},
+    [BK_Q3_LUMP_VISIBILITY] = {.name = "visibility", .entry = {1}},
 };
 #undef ONE
 

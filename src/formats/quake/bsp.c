@@ -132,325 +132,73 @@ void *bk_bsp_own_copy(loader *L, int lump, const void *arr, size_t bytes, bk_res
     return c;
 }
 
-/* ---- array lumps: one loader per lump (as Quake III's CMod_Load<Lump>) ----------------------- */
-static bk_result load_planes(loader *L)
+/* ---- array lumps: decoded from their rows (quake_desc.c: stored fields -> public struct) ------ */
+/* Lump `lump` as its typed array: read in place where its row allows, else decoded from the rows
+ * (per: array elements per lump element, 3 for the vertices' floats). NULL: *r says why. */
+static void *load_rows(loader *L, int lump, uint32_t per, uint32_t *count, bk_result *r)
+{
+    const bk_lump_desc *row = &k_lumps[lump];
+    uint32_t c;
+    *r = array_count(L, lump, &c);
+    if (*r) return NULL;
+    void *arr = in_place(L, lump, c);
+    if (!arr) {
+        arr = bk_alloc_array(L->ctx, (size_t)c * per, row->dst_size / per, r);
+        if (!arr) {
+            if (!*r) *r = BK_ENOMEM;
+            return NULL;
+        }
+        bk_decode_rows(&row->fields[L->var], L->d + L->ofs[lump], row->entry[L->var], c, arr, row->dst_size, false);
+    }
+    *count = c;
+    return arr;
+}
+#define LOAD_ROWS(arr, cnt, lump, per)                                                                   \
+    do {                                                                                                 \
+        bk_result lr_ = BK_OK;                                                                           \
+        uint32_t lc_ = 0;                                                                                \
+        (arr) = load_rows(L, (lump), (per), &lc_, &lr_);                                                 \
+        if (!(arr)) return lr_;                                                                          \
+        (cnt) = lc_;                                                                                     \
+    } while (0)
+
+/* what stays per lump: the checks and repairs of the decoded values */
+static bk_result check_planes(loader *L)
 {
     bk_quake_bsp *q = L->q;
-    const uint8_t *base;
-    uint32_t c;
-    bool ip;
-    BK_TRY(array_count(L, BK_Q1_LUMP_PLANES, &c));
-    ip = (q->planes = in_place(L, BK_Q1_LUMP_PLANES, c)) != NULL; /* nothing to decode */
-    if (!ip) ALLOC(q->planes, c);
-    q->plane_count = c;
-    base = L->d + L->ofs[BK_Q1_LUMP_PLANES];
-    for (uint32_t i = 0; i < c; i++) {
-        const uint8_t *p = base + (size_t)i * 20;
-        bk_q1_plane *pl = &q->planes[i];
-        if (!ip) {
-            for (int k = 0; k < 3; k++) pl->normal[k] = bk_rd_f32le(p + 4 * k);
-            pl->dist = bk_rd_f32le(p + 12);
-            pl->type = bk_rd_i32le(p + 16);
-        }
+    for (uint32_t i = 0; i < q->plane_count; i++) {
+        const bk_q1_plane *pl = &q->planes[i];
         if (!finite_n(pl->normal, 3) || !isfinite(pl->dist))
-            BK_ERR(L->ctx, BK_EFORMAT, "planes", i, L->ofs[BK_Q1_LUMP_PLANES] + (uint64_t)i * 20,
+            BK_ERR(L->ctx, BK_EFORMAT, "planes", i, elem_at(L, BK_Q1_LUMP_PLANES, i),
                    "plane has a non-finite normal or distance");
         else if (pl->type < 0 || pl->type > 5)
-            BK_WARN(L->ctx, BK_EFORMAT, "planes", i, L->ofs[BK_Q1_LUMP_PLANES] + (uint64_t)i * 20,
-                    "plane type %d is not 0..5", pl->type);
+            BK_WARN(L->ctx, BK_EFORMAT, "planes", i, elem_at(L, BK_Q1_LUMP_PLANES, i), "plane type %d is not 0..5",
+                    pl->type);
     }
     return BK_OK;
 }
 
-static bk_result load_vertices(loader *L)
+static bk_result check_vertices(loader *L)
 {
     bk_quake_bsp *q = L->q;
-    const uint8_t *base;
-    uint32_t c;
-    bool ip;
-    BK_TRY(array_count(L, BK_Q1_LUMP_VERTICES, &c));
-    ip = (q->vertices = in_place(L, BK_Q1_LUMP_VERTICES, c)) != NULL;
-    if (!ip) ALLOC(q->vertices, (size_t)c * 3);
-    q->vertex_count = c;
-    base = L->d + L->ofs[BK_Q1_LUMP_VERTICES];
-    for (uint32_t i = 0; i < c; i++) {
-        if (!ip)
-            for (int k = 0; k < 3; k++) q->vertices[i * 3 + k] = bk_rd_f32le(base + (size_t)i * 12 + 4 * k);
-        if (!finite_n(q->vertices + i * 3, 3)) {
-            BK_ERR(L->ctx, BK_EFORMAT, "vertices", i, L->ofs[BK_Q1_LUMP_VERTICES] + (uint64_t)i * 12,
-                   "vertex has a non-finite coordinate");
-            MAKE_OWN(q->vertices, BK_Q1_LUMP_VERTICES, (size_t)c * 3);
-            q->vertices[i * 3] = q->vertices[i * 3 + 1] = q->vertices[i * 3 + 2] = 0;
-        }
+    for (uint32_t i = 0; i < q->vertex_count; i++) {
+        if (finite_n(q->vertices + i * 3, 3)) continue;
+        BK_ERR(L->ctx, BK_EFORMAT, "vertices", i, elem_at(L, BK_Q1_LUMP_VERTICES, i),
+               "vertex has a non-finite coordinate");
+        MAKE_OWN(q->vertices, BK_Q1_LUMP_VERTICES, (size_t)q->vertex_count * 3);
+        q->vertices[i * 3] = q->vertices[i * 3 + 1] = q->vertices[i * 3 + 2] = 0;
     }
     return BK_OK;
 }
 
-static bk_result load_nodes(loader *L)
+static bk_result check_texinfo(loader *L)
 {
     bk_quake_bsp *q = L->q;
-    const uint8_t *base;
-    uint32_t c;
-    bool ip;
-    BK_TRY(array_count(L, BK_Q1_LUMP_NODES, &c));
-    ip = (q->nodes = in_place(L, BK_Q1_LUMP_NODES, c)) != NULL;
-    if (!ip) ALLOC(q->nodes, c);
-    q->node_count = c;
-    base = L->d + L->ofs[BK_Q1_LUMP_NODES];
-    for (uint32_t i = 0; i < c && !ip; i++) {
-        bk_q1_node *nd = &q->nodes[i];
-        const uint8_t *p = base + (size_t)i * k_lumps[BK_Q1_LUMP_NODES].entry[L->var];
-        nd->plane = bk_rd_i32le(p);
-        if (L->var == V_29) {
-            nd->children[0] = bk_rd_i16le(p + 4);
-            nd->children[1] = bk_rd_i16le(p + 6);
-            for (int k = 0; k < 3; k++) {
-                nd->mins[k] = bk_rd_i16le(p + 8 + 2 * k);
-                nd->maxs[k] = bk_rd_i16le(p + 14 + 2 * k);
-            }
-            nd->first_face = bk_rd_u16le(p + 20);
-            nd->face_count = bk_rd_u16le(p + 22);
-        } else {
-            nd->children[0] = bk_rd_i32le(p + 4);
-            nd->children[1] = bk_rd_i32le(p + 8);
-            if (L->var == V_BSP2) {
-                for (int k = 0; k < 3; k++) {
-                    nd->mins[k] = bk_rd_f32le(p + 12 + 4 * k);
-                    nd->maxs[k] = bk_rd_f32le(p + 24 + 4 * k);
-                }
-                nd->first_face = bk_rd_u32le(p + 36);
-                nd->face_count = bk_rd_u32le(p + 40);
-            } else {
-                for (int k = 0; k < 3; k++) {
-                    nd->mins[k] = bk_rd_i16le(p + 12 + 2 * k);
-                    nd->maxs[k] = bk_rd_i16le(p + 18 + 2 * k);
-                }
-                nd->first_face = bk_rd_u32le(p + 24);
-                nd->face_count = bk_rd_u32le(p + 28);
-            }
-        }
-    }
-    return BK_OK;
-}
-
-static bk_result load_texinfo(loader *L)
-{
-    bk_quake_bsp *q = L->q;
-    const uint8_t *base;
-    uint32_t c;
-    bool ip;
-    BK_TRY(array_count(L, BK_Q1_LUMP_TEXINFO, &c));
-    ip = (q->texinfo = in_place(L, BK_Q1_LUMP_TEXINFO, c)) != NULL;
-    if (!ip) ALLOC(q->texinfo, c);
-    q->texinfo_count = c;
-    base = L->d + L->ofs[BK_Q1_LUMP_TEXINFO];
-    for (uint32_t i = 0; i < c; i++) {
-        const uint8_t *p = base + (size_t)i * 40;
-        bk_q1_texinfo *t = &q->texinfo[i];
-        if (!ip) {
-            for (int k = 0; k < 8; k++) t->vecs[k / 4][k % 4] = bk_rd_f32le(p + 4 * k);
-            t->miptex = bk_rd_i32le(p + 32);
-            t->flags = bk_rd_u32le(p + 36);
-        }
-        if (!finite_n(&t->vecs[0][0], 8)) {
-            BK_ERR(L->ctx, BK_EFORMAT, "texinfo", i, L->ofs[BK_Q1_LUMP_TEXINFO] + (uint64_t)i * 40,
-                   "texture vectors are not finite");
-            MAKE_OWN(q->texinfo, BK_Q1_LUMP_TEXINFO, c);
-            memset(q->texinfo[i].vecs, 0, sizeof q->texinfo[i].vecs);
-        }
-    }
-    return BK_OK;
-}
-
-static bk_result load_faces(loader *L)
-{
-    bk_quake_bsp *q = L->q;
-    bool wide = L->var != V_29;
-    const uint8_t *base;
-    uint32_t c;
-    BK_TRY(array_count(L, BK_Q1_LUMP_FACES, &c));
-    ALLOC(q->faces, c);
-    q->face_count = c;
-    base = L->d + L->ofs[BK_Q1_LUMP_FACES];
-    for (uint32_t i = 0; i < c; i++) {
-        bk_q1_face *fc = &q->faces[i];
-        if (!wide) {
-            const uint8_t *p = base + (size_t)i * 20;
-            fc->plane = bk_rd_u16le(p);
-            fc->side = bk_rd_u16le(p + 2);
-            fc->first_edge = bk_rd_u32le(p + 4);
-            fc->edge_count = bk_rd_u16le(p + 8);
-            fc->texinfo = bk_rd_u16le(p + 10);
-            memcpy(fc->styles, p + 12, 4);
-            fc->light_ofs = bk_rd_i32le(p + 16);
-        } else {
-            const uint8_t *p = base + (size_t)i * 28;
-            fc->plane = bk_rd_u32le(p);
-            fc->side = bk_rd_u32le(p + 4);
-            fc->first_edge = bk_rd_u32le(p + 8);
-            fc->edge_count = bk_rd_u32le(p + 12);
-            fc->texinfo = bk_rd_u32le(p + 16);
-            memcpy(fc->styles, p + 20, 4);
-            fc->light_ofs = bk_rd_i32le(p + 24);
-        }
-        fc->lm_shift = 4;
-    }
-    return BK_OK;
-}
-
-static bk_result load_clipnodes(loader *L)
-{
-    bk_quake_bsp *q = L->q;
-    bool wide = L->var != V_29;
-    const uint8_t *base;
-    uint32_t c;
-    bool ip;
-    BK_TRY(array_count(L, BK_Q1_LUMP_CLIPNODES, &c));
-    ip = (q->clipnodes = in_place(L, BK_Q1_LUMP_CLIPNODES, c)) != NULL;
-    if (!ip) ALLOC(q->clipnodes, c);
-    q->clipnode_count = c;
-    base = L->d + L->ofs[BK_Q1_LUMP_CLIPNODES];
-    for (uint32_t i = 0; i < c && !ip; i++) {
-        bk_q1_clipnode *cn = &q->clipnodes[i];
-        if (!wide) {
-            const uint8_t *p = base + (size_t)i * 8;
-            cn->plane = bk_rd_i32le(p);
-            cn->children[0] = bk_rd_i16le(p + 4);
-            cn->children[1] = bk_rd_i16le(p + 6);
-        } else {
-            const uint8_t *p = base + (size_t)i * 12;
-            cn->plane = bk_rd_i32le(p);
-            cn->children[0] = bk_rd_i32le(p + 4);
-            cn->children[1] = bk_rd_i32le(p + 8);
-        }
-    }
-    return BK_OK;
-}
-
-static bk_result load_leafs(loader *L)
-{
-    bk_quake_bsp *q = L->q;
-    const uint8_t *base;
-    uint32_t c;
-    bool ip;
-    BK_TRY(array_count(L, BK_Q1_LUMP_LEAFS, &c));
-    ip = (q->leafs = in_place(L, BK_Q1_LUMP_LEAFS, c)) != NULL;
-    if (!ip) ALLOC(q->leafs, c);
-    q->leaf_count = c;
-    base = L->d + L->ofs[BK_Q1_LUMP_LEAFS];
-    for (uint32_t i = 0; i < c && !ip; i++) {
-        bk_q1_leaf *lf = &q->leafs[i];
-        const uint8_t *p = base + (size_t)i * k_lumps[BK_Q1_LUMP_LEAFS].entry[L->var];
-        lf->contents = bk_rd_i32le(p);
-        lf->vis_ofs = bk_rd_i32le(p + 4);
-        if (L->var == V_29) {
-            for (int k = 0; k < 3; k++) {
-                lf->mins[k] = bk_rd_i16le(p + 8 + 2 * k);
-                lf->maxs[k] = bk_rd_i16le(p + 14 + 2 * k);
-            }
-            lf->first_marksurface = bk_rd_u16le(p + 20);
-            lf->marksurface_count = bk_rd_u16le(p + 22);
-            memcpy(lf->ambient, p + 24, 4);
-        } else if (L->var == V_BSP2) {
-            for (int k = 0; k < 3; k++) {
-                lf->mins[k] = bk_rd_f32le(p + 8 + 4 * k);
-                lf->maxs[k] = bk_rd_f32le(p + 20 + 4 * k);
-            }
-            lf->first_marksurface = bk_rd_u32le(p + 32);
-            lf->marksurface_count = bk_rd_u32le(p + 36);
-            memcpy(lf->ambient, p + 40, 4);
-        } else {
-            for (int k = 0; k < 3; k++) {
-                lf->mins[k] = bk_rd_i16le(p + 8 + 2 * k);
-                lf->maxs[k] = bk_rd_i16le(p + 14 + 2 * k);
-            }
-            lf->first_marksurface = bk_rd_u32le(p + 20);
-            lf->marksurface_count = bk_rd_u32le(p + 24);
-            memcpy(lf->ambient, p + 28, 4);
-        }
-    }
-    return BK_OK;
-}
-
-static bk_result load_marksurfaces(loader *L)
-{
-    bk_quake_bsp *q = L->q;
-    bool wide = L->var != V_29;
-    const uint8_t *base;
-    uint32_t c;
-    bool ip;
-    BK_TRY(array_count(L, BK_Q1_LUMP_MARKSURFACES, &c));
-    ip = (q->marksurfaces = in_place(L, BK_Q1_LUMP_MARKSURFACES, c)) != NULL;
-    if (!ip) ALLOC(q->marksurfaces, c);
-    q->marksurface_count = c;
-    base = L->d + L->ofs[BK_Q1_LUMP_MARKSURFACES];
-    for (uint32_t i = 0; i < c && !ip; i++)
-        q->marksurfaces[i] = wide ? bk_rd_u32le(base + (size_t)i * 4) : bk_rd_u16le(base + (size_t)i * 2);
-    return BK_OK;
-}
-
-static bk_result load_edges(loader *L)
-{
-    bk_quake_bsp *q = L->q;
-    bool wide = L->var != V_29;
-    const uint8_t *base;
-    uint32_t c;
-    bool ip;
-    BK_TRY(array_count(L, BK_Q1_LUMP_EDGES, &c));
-    ip = (q->edges = in_place(L, BK_Q1_LUMP_EDGES, c)) != NULL;
-    if (!ip) ALLOC(q->edges, c);
-    q->edge_count = c;
-    base = L->d + L->ofs[BK_Q1_LUMP_EDGES];
-    for (uint32_t i = 0; i < c && !ip; i++) {
-        if (wide) {
-            q->edges[i].v[0] = bk_rd_u32le(base + (size_t)i * 8);
-            q->edges[i].v[1] = bk_rd_u32le(base + (size_t)i * 8 + 4);
-        } else {
-            q->edges[i].v[0] = bk_rd_u16le(base + (size_t)i * 4);
-            q->edges[i].v[1] = bk_rd_u16le(base + (size_t)i * 4 + 2);
-        }
-    }
-    return BK_OK;
-}
-
-static bk_result load_surfedges(loader *L)
-{
-    bk_quake_bsp *q = L->q;
-    const uint8_t *base;
-    uint32_t c;
-    bool ip;
-    BK_TRY(array_count(L, BK_Q1_LUMP_SURFEDGES, &c));
-    ip = (q->surfedges = in_place(L, BK_Q1_LUMP_SURFEDGES, c)) != NULL;
-    if (!ip) ALLOC(q->surfedges, c);
-    q->surfedge_count = c;
-    base = L->d + L->ofs[BK_Q1_LUMP_SURFEDGES];
-    for (uint32_t i = 0; i < c && !ip; i++) q->surfedges[i] = bk_rd_i32le(base + (size_t)i * 4);
-    return BK_OK;
-}
-
-static bk_result load_models(loader *L)
-{
-    bk_quake_bsp *q = L->q;
-    const uint8_t *base;
-    uint32_t c;
-    bool ip;
-    BK_TRY(array_count(L, BK_Q1_LUMP_MODELS, &c));
-    ip = (q->models = in_place(L, BK_Q1_LUMP_MODELS, c)) != NULL;
-    if (!ip) ALLOC(q->models, c);
-    q->model_count = c;
-    base = L->d + L->ofs[BK_Q1_LUMP_MODELS];
-    for (uint32_t i = 0; i < c && !ip; i++) {
-        const uint8_t *p = base + (size_t)i * 64;
-        bk_q1_model *m = &q->models[i];
-        for (int k = 0; k < 3; k++) {
-            m->mins[k] = bk_rd_f32le(p + 4 * k);
-            m->maxs[k] = bk_rd_f32le(p + 12 + 4 * k);
-            m->origin[k] = bk_rd_f32le(p + 24 + 4 * k);
-        }
-        for (int k = 0; k < 4; k++) m->headnode[k] = bk_rd_i32le(p + 36 + 4 * k);
-        m->visleafs = bk_rd_i32le(p + 52);
-        m->first_face = bk_rd_i32le(p + 56);
-        m->face_count = bk_rd_i32le(p + 60);
+    for (uint32_t i = 0; i < q->texinfo_count; i++) {
+        if (finite_n(&q->texinfo[i].vecs[0][0], 8)) continue;
+        BK_ERR(L->ctx, BK_EFORMAT, "texinfo", i, elem_at(L, BK_Q1_LUMP_TEXINFO, i), "texture vectors are not finite");
+        MAKE_OWN(q->texinfo, BK_Q1_LUMP_TEXINFO, q->texinfo_count);
+        memset(q->texinfo[i].vecs, 0, sizeof q->texinfo[i].vecs);
     }
     return BK_OK;
 }
@@ -458,17 +206,21 @@ static bk_result load_models(loader *L)
 static bk_result decode_arrays(loader *L)
 {
     bk_quake_bsp *q = L->q;
-    BK_TRY(load_planes(L));
-    BK_TRY(load_vertices(L));
-    BK_TRY(load_nodes(L));
-    BK_TRY(load_texinfo(L));
-    BK_TRY(load_faces(L));
-    BK_TRY(load_clipnodes(L));
-    BK_TRY(load_leafs(L));
-    BK_TRY(load_marksurfaces(L));
-    BK_TRY(load_edges(L));
-    BK_TRY(load_surfedges(L));
-    BK_TRY(load_models(L));
+    LOAD_ROWS(q->planes, q->plane_count, BK_Q1_LUMP_PLANES, 1);
+    BK_TRY(check_planes(L));
+    LOAD_ROWS(q->vertices, q->vertex_count, BK_Q1_LUMP_VERTICES, 3);
+    BK_TRY(check_vertices(L));
+    LOAD_ROWS(q->nodes, q->node_count, BK_Q1_LUMP_NODES, 1);
+    LOAD_ROWS(q->texinfo, q->texinfo_count, BK_Q1_LUMP_TEXINFO, 1);
+    BK_TRY(check_texinfo(L));
+    LOAD_ROWS(q->faces, q->face_count, BK_Q1_LUMP_FACES, 1);
+    for (uint32_t i = 0; i < q->face_count; i++) q->faces[i].lm_shift = 4; /* BSPX LMSHIFT may change it */
+    LOAD_ROWS(q->clipnodes, q->clipnode_count, BK_Q1_LUMP_CLIPNODES, 1);
+    LOAD_ROWS(q->leafs, q->leaf_count, BK_Q1_LUMP_LEAFS, 1);
+    LOAD_ROWS(q->marksurfaces, q->marksurface_count, BK_Q1_LUMP_MARKSURFACES, 1);
+    LOAD_ROWS(q->edges, q->edge_count, BK_Q1_LUMP_EDGES, 1);
+    LOAD_ROWS(q->surfedges, q->surfedge_count, BK_Q1_LUMP_SURFEDGES, 1);
+    LOAD_ROWS(q->models, q->model_count, BK_Q1_LUMP_MODELS, 1);
     q->visibility = L->d + L->ofs[BK_Q1_LUMP_VISIBILITY];
     q->visibility_size = (size_t)L->len[BK_Q1_LUMP_VISIBILITY];
     q->lighting = L->d + L->ofs[BK_Q1_LUMP_LIGHTING];

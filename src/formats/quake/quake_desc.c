@@ -48,77 +48,120 @@ static const bk_version_desc k_versions[] = {
 
 const bk_version_desc *bk_quake_version_bshift(void) { return &k_versions[2]; }
 
-/* ---- fields ----------------------------------------------------------------------------------- */
-#define F(name, type, offset, count) {name, BK_FT_##type, offset, count}
-static const bk_field f_plane[] = {F("normal", F32, 0, 3), F("dist", F32, 12, 1), F("type", I32, 16, 1)};
-static const bk_field f_vertex[] = {F("point", F32, 0, 3)};
-static const bk_field f_node29[] = {F("planenum", I32, 0, 1), F("children", I16, 4, 2), F("mins", I16, 8, 3),
-                                    F("maxs", I16, 14, 3), F("firstface", U16, 20, 1), F("numfaces", U16, 22, 1)};
-static const bk_field f_node_bsp2[] = {F("planenum", I32, 0, 1), F("children", I32, 4, 2), F("mins", F32, 12, 3),
-                                       F("maxs", F32, 24, 3), F("firstface", U32, 36, 1), F("numfaces", U32, 40, 1)};
-static const bk_field f_node_2psb[] = {F("planenum", I32, 0, 1), F("children", I32, 4, 2), F("mins", I16, 12, 3),
-                                       F("maxs", I16, 18, 3), F("firstface", U32, 24, 1), F("numfaces", U32, 28, 1)};
-static const bk_field f_texinfo[] = {F("vecs", F32, 0, 8), F("miptex", I32, 32, 1), F("flags", I32, 36, 1)};
-static const bk_field f_face29[] = {F("planenum", U16, 0, 1), F("side", U16, 2, 1),  F("firstedge", U32, 4, 1),
-                                    F("numedges", U16, 8, 1), F("texinfo", U16, 10, 1), F("styles", U8, 12, 4),
-                                    F("lightofs", I32, 16, 1)};
-static const bk_field f_face_bsp2[] = {F("planenum", U32, 0, 1), F("side", U32, 4, 1),     F("firstedge", U32, 8, 1),
-                                       F("numedges", U32, 12, 1), F("texinfo", U32, 16, 1), F("styles", U8, 20, 4),
-                                       F("lightofs", I32, 24, 1)};
-static const bk_field f_clip29[] = {F("planenum", I32, 0, 1), F("children", I16, 4, 2)};
-static const bk_field f_clip_bsp2[] = {F("planenum", I32, 0, 1), F("children", I32, 4, 2)};
-static const bk_field f_leaf29[] = {F("contents", I32, 0, 1),         F("visofs", I32, 4, 1),
-                                    F("mins", I16, 8, 3),             F("maxs", I16, 14, 3),
-                                    F("firstmarksurface", U16, 20, 1), F("nummarksurfaces", U16, 22, 1),
-                                    F("ambient_level", U8, 24, 4)};
-static const bk_field f_leaf_bsp2[] = {F("contents", I32, 0, 1),         F("visofs", I32, 4, 1),
-                                       F("mins", F32, 8, 3),             F("maxs", F32, 20, 3),
-                                       F("firstmarksurface", U32, 32, 1), F("nummarksurfaces", U32, 36, 1),
-                                       F("ambient_level", U8, 40, 4)};
-static const bk_field f_leaf_2psb[] = {F("contents", I32, 0, 1),         F("visofs", I32, 4, 1),
-                                       F("mins", I16, 8, 3),             F("maxs", I16, 14, 3),
-                                       F("firstmarksurface", U32, 20, 1), F("nummarksurfaces", U32, 24, 1),
-                                       F("ambient_level", U8, 28, 4)};
-static const bk_field f_mark29[] = {F("face", U16, 0, 1)};
-static const bk_field f_mark_bsp2[] = {F("face", U32, 0, 1)};
-static const bk_field f_edge29[] = {F("v", U16, 0, 2)};
-static const bk_field f_edge_bsp2[] = {F("v", U32, 0, 2)};
-static const bk_field f_surfedge[] = {F("edge", I32, 0, 1)};
-static const bk_field f_model[] = {F("mins", F32, 0, 3),     F("maxs", F32, 12, 3),     F("origin", F32, 24, 3),
-                                   F("headnode", I32, 36, 4), F("visleafs", I32, 52, 1), F("firstface", I32, 56, 1),
-                                   F("numfaces", I32, 60, 1)};
+/* ---- fields: as stored (id's bspfile.h, the BSP2 extension), and where bk_decode_rows puts each
+ * one in the public struct (include/bspkit/quake.h) ------------------------------------------- */
+#define F(name, type, offset, count, to, st, member) \
+    {name, BK_FT_##type, offset, count, BK_TO(to), (uint16_t)offsetof(st, member)}
+#define PL bk_q1_plane
+#define ND bk_q1_node
+#define TI bk_q1_texinfo
+#define FC bk_q1_face
+#define CN bk_q1_clipnode
+#define LF bk_q1_leaf
+#define MD bk_q1_model
+/* a lump whose element is one value (the public array is of that value): destination offset 0 */
+#define F0(name, type, count, to) {name, BK_FT_##type, 0, count, BK_TO(to), 0}
+static const bk_field f_plane[] = {F("normal", F32, 0, 3, F32, PL, normal), F("dist", F32, 12, 1, F32, PL, dist),
+                                   F("type", I32, 16, 1, I32, PL, type)};
+static const bk_field f_vertex[] = {F0("point", F32, 3, F32)};
+static const bk_field f_node29[] = {F("planenum", I32, 0, 1, I32, ND, plane),     F("children", I16, 4, 2, I32, ND, children),
+                                    F("mins", I16, 8, 3, F32, ND, mins),          F("maxs", I16, 14, 3, F32, ND, maxs),
+                                    F("firstface", U16, 20, 1, U32, ND, first_face), F("numfaces", U16, 22, 1, U32, ND, face_count)};
+static const bk_field f_node_bsp2[] = {F("planenum", I32, 0, 1, I32, ND, plane),     F("children", I32, 4, 2, I32, ND, children),
+                                       F("mins", F32, 12, 3, F32, ND, mins),         F("maxs", F32, 24, 3, F32, ND, maxs),
+                                       F("firstface", U32, 36, 1, U32, ND, first_face), F("numfaces", U32, 40, 1, U32, ND, face_count)};
+static const bk_field f_node_2psb[] = {F("planenum", I32, 0, 1, I32, ND, plane),     F("children", I32, 4, 2, I32, ND, children),
+                                       F("mins", I16, 12, 3, F32, ND, mins),         F("maxs", I16, 18, 3, F32, ND, maxs),
+                                       F("firstface", U32, 24, 1, U32, ND, first_face), F("numfaces", U32, 28, 1, U32, ND, face_count)};
+static const bk_field f_texinfo[] = {F("vecs", F32, 0, 8, F32, TI, vecs), F("miptex", I32, 32, 1, I32, TI, miptex),
+                                     F("flags", I32, 36, 1, U32, TI, flags)};
+static const bk_field f_face29[] = {F("planenum", U16, 0, 1, U32, FC, plane),     F("side", U16, 2, 1, U32, FC, side),
+                                    F("firstedge", U32, 4, 1, U32, FC, first_edge), F("numedges", U16, 8, 1, U32, FC, edge_count),
+                                    F("texinfo", U16, 10, 1, U32, FC, texinfo),   F("styles", U8, 12, 4, U8, FC, styles),
+                                    F("lightofs", I32, 16, 1, I32, FC, light_ofs)};
+static const bk_field f_face_bsp2[] = {F("planenum", U32, 0, 1, U32, FC, plane),      F("side", U32, 4, 1, U32, FC, side),
+                                       F("firstedge", U32, 8, 1, U32, FC, first_edge), F("numedges", U32, 12, 1, U32, FC, edge_count),
+                                       F("texinfo", U32, 16, 1, U32, FC, texinfo),    F("styles", U8, 20, 4, U8, FC, styles),
+                                       F("lightofs", I32, 24, 1, I32, FC, light_ofs)};
+static const bk_field f_clip29[] = {F("planenum", I32, 0, 1, I32, CN, plane), F("children", I16, 4, 2, I32, CN, children)};
+static const bk_field f_clip_bsp2[] = {F("planenum", I32, 0, 1, I32, CN, plane), F("children", I32, 4, 2, I32, CN, children)};
+static const bk_field f_leaf29[] = {F("contents", I32, 0, 1, I32, LF, contents),
+                                    F("visofs", I32, 4, 1, I32, LF, vis_ofs),
+                                    F("mins", I16, 8, 3, F32, LF, mins),
+                                    F("maxs", I16, 14, 3, F32, LF, maxs),
+                                    F("firstmarksurface", U16, 20, 1, U32, LF, first_marksurface),
+                                    F("nummarksurfaces", U16, 22, 1, U32, LF, marksurface_count),
+                                    F("ambient_level", U8, 24, 4, U8, LF, ambient)};
+static const bk_field f_leaf_bsp2[] = {F("contents", I32, 0, 1, I32, LF, contents),
+                                       F("visofs", I32, 4, 1, I32, LF, vis_ofs),
+                                       F("mins", F32, 8, 3, F32, LF, mins),
+                                       F("maxs", F32, 20, 3, F32, LF, maxs),
+                                       F("firstmarksurface", U32, 32, 1, U32, LF, first_marksurface),
+                                       F("nummarksurfaces", U32, 36, 1, U32, LF, marksurface_count),
+                                       F("ambient_level", U8, 40, 4, U8, LF, ambient)};
+static const bk_field f_leaf_2psb[] = {F("contents", I32, 0, 1, I32, LF, contents),
+                                       F("visofs", I32, 4, 1, I32, LF, vis_ofs),
+                                       F("mins", I16, 8, 3, F32, LF, mins),
+                                       F("maxs", I16, 14, 3, F32, LF, maxs),
+                                       F("firstmarksurface", U32, 20, 1, U32, LF, first_marksurface),
+                                       F("nummarksurfaces", U32, 24, 1, U32, LF, marksurface_count),
+                                       F("ambient_level", U8, 28, 4, U8, LF, ambient)};
+static const bk_field f_mark29[] = {F0("face", U16, 1, U32)};
+static const bk_field f_mark_bsp2[] = {F0("face", U32, 1, U32)};
+static const bk_field f_edge29[] = {F0("v", U16, 2, U32)};
+static const bk_field f_edge_bsp2[] = {F0("v", U32, 2, U32)};
+static const bk_field f_surfedge[] = {F0("edge", I32, 1, I32)};
+static const bk_field f_model[] = {F("mins", F32, 0, 3, F32, MD, mins),          F("maxs", F32, 12, 3, F32, MD, maxs),
+                                   F("origin", F32, 24, 3, F32, MD, origin),      F("headnode", I32, 36, 4, I32, MD, headnode),
+                                   F("visleafs", I32, 52, 1, I32, MD, visleafs),  F("firstface", I32, 56, 1, I32, MD, first_face),
+                                   F("numfaces", I32, 60, 1, I32, MD, face_count)};
 #undef F
+#undef F0
+#undef PL
+#undef ND
+#undef TI
+#undef FC
+#undef CN
+#undef LF
+#undef MD
 
 /* the same fields in every column */
 #define SAME(f) {BK_FIELDS(f), BK_FIELDS(f), BK_FIELDS(f)}
+#define COLS(a, b, c) {BK_FIELDS(a), BK_FIELDS(b), BK_FIELDS(c)}
 #define ALL 7u  /* read in place in every column */
 #define WIDE 6u /* in BSP2 and 2PSB */
 #define BSP2 2u /* in BSP2 only */
 const bk_lump_desc bk_quake_lumps[BK_Q1_LUMP_COUNT] = {
-    [BK_Q1_LUMP_ENTITIES] = {"entities", {0, 0, 0}, 0, 0, 0, {{0}}},
-    [BK_Q1_LUMP_PLANES] = {"planes", {20, 20, 20}, 0, 0, ALL, SAME(f_plane)},
-    [BK_Q1_LUMP_TEXTURES] = {"textures", {0, 0, 0}, 0, 0, 0, {{0}}},
-    [BK_Q1_LUMP_VERTICES] = {"vertices", {12, 12, 12}, 0, 0, ALL, SAME(f_vertex)},
-    [BK_Q1_LUMP_VISIBILITY] = {"visibility", {0, 0, 0}, 0, 0, 0, {{0}}},
-    [BK_Q1_LUMP_NODES] = {"nodes", {24, 44, 32}, 0, 0, BSP2,
-                          {BK_FIELDS(f_node29), BK_FIELDS(f_node_bsp2), BK_FIELDS(f_node_2psb)}},
-    [BK_Q1_LUMP_TEXINFO] = {"texinfo", {40, 40, 40}, 0, 0, ALL, SAME(f_texinfo)},
-    [BK_Q1_LUMP_FACES] = {"faces", {20, 28, 28}, 0, 0, 0,
-                          {BK_FIELDS(f_face29), BK_FIELDS(f_face_bsp2), BK_FIELDS(f_face_bsp2)}},
-    [BK_Q1_LUMP_LIGHTING] = {"lighting", {0, 0, 0}, 0, 0, 0, {{0}}},
-    [BK_Q1_LUMP_CLIPNODES] = {"clipnodes", {8, 12, 12}, 0, 0, WIDE,
-                              {BK_FIELDS(f_clip29), BK_FIELDS(f_clip_bsp2), BK_FIELDS(f_clip_bsp2)}},
-    [BK_Q1_LUMP_LEAFS] = {"leafs", {28, 44, 32}, 0, 0, BSP2,
-                          {BK_FIELDS(f_leaf29), BK_FIELDS(f_leaf_bsp2), BK_FIELDS(f_leaf_2psb)}},
-    [BK_Q1_LUMP_MARKSURFACES] = {"marksurfaces", {2, 4, 4}, 0, 0, WIDE,
-                                 {BK_FIELDS(f_mark29), BK_FIELDS(f_mark_bsp2), BK_FIELDS(f_mark_bsp2)}},
-    [BK_Q1_LUMP_EDGES] = {"edges", {4, 8, 8}, 0, 0, WIDE,
-                          {BK_FIELDS(f_edge29), BK_FIELDS(f_edge_bsp2), BK_FIELDS(f_edge_bsp2)}},
-    [BK_Q1_LUMP_SURFEDGES] = {"surfedges", {4, 4, 4}, 0, 0, ALL, SAME(f_surfedge)},
+    [BK_Q1_LUMP_ENTITIES] = {.name = "entities"},
+    [BK_Q1_LUMP_PLANES] = {.name = "planes", .entry = {20, 20, 20}, .in_place = ALL, .fields = SAME(f_plane),
+                           .dst_size = sizeof(bk_q1_plane)},
+    [BK_Q1_LUMP_TEXTURES] = {.name = "textures"},
+    [BK_Q1_LUMP_VERTICES] = {.name = "vertices", .entry = {12, 12, 12}, .in_place = ALL, .fields = SAME(f_vertex),
+                             .dst_size = 3 * sizeof(float)},
+    [BK_Q1_LUMP_VISIBILITY] = {.name = "visibility"},
+    [BK_Q1_LUMP_NODES] = {.name = "nodes", .entry = {24, 44, 32}, .in_place = BSP2,
+                          .fields = COLS(f_node29, f_node_bsp2, f_node_2psb), .dst_size = sizeof(bk_q1_node)},
+    [BK_Q1_LUMP_TEXINFO] = {.name = "texinfo", .entry = {40, 40, 40}, .in_place = ALL, .fields = SAME(f_texinfo),
+                            .dst_size = sizeof(bk_q1_texinfo)},
+    [BK_Q1_LUMP_FACES] = {.name = "faces", .entry = {20, 28, 28}, .fields = COLS(f_face29, f_face_bsp2, f_face_bsp2),
+                          .dst_size = sizeof(bk_q1_face)},
+    [BK_Q1_LUMP_LIGHTING] = {.name = "lighting"},
+    [BK_Q1_LUMP_CLIPNODES] = {.name = "clipnodes", .entry = {8, 12, 12}, .in_place = WIDE,
+                              .fields = COLS(f_clip29, f_clip_bsp2, f_clip_bsp2), .dst_size = sizeof(bk_q1_clipnode)},
+    [BK_Q1_LUMP_LEAFS] = {.name = "leafs", .entry = {28, 44, 32}, .in_place = BSP2,
+                          .fields = COLS(f_leaf29, f_leaf_bsp2, f_leaf_2psb), .dst_size = sizeof(bk_q1_leaf)},
+    [BK_Q1_LUMP_MARKSURFACES] = {.name = "marksurfaces", .entry = {2, 4, 4}, .in_place = WIDE,
+                                 .fields = COLS(f_mark29, f_mark_bsp2, f_mark_bsp2), .dst_size = sizeof(uint32_t)},
+    [BK_Q1_LUMP_EDGES] = {.name = "edges", .entry = {4, 8, 8}, .in_place = WIDE,
+                          .fields = COLS(f_edge29, f_edge_bsp2, f_edge_bsp2), .dst_size = sizeof(bk_q1_edge)},
+    [BK_Q1_LUMP_SURFEDGES] = {.name = "surfedges", .entry = {4, 4, 4}, .in_place = ALL, .fields = SAME(f_surfedge),
+                              .dst_size = sizeof(int32_t)},
     /* the world is model 0 */
-    [BK_Q1_LUMP_MODELS] = {"models", {64, 64, 64}, 1, 0, ALL, SAME(f_model)},
+    [BK_Q1_LUMP_MODELS] = {.name = "models", .entry = {64, 64, 64}, .min_count = 1, .in_place = ALL,
+                           .fields = SAME(f_model), .dst_size = sizeof(bk_q1_model)},
 };
 #undef SAME
+#undef COLS
 #undef ALL
 #undef WIDE
 #undef BSP2

@@ -1,0 +1,158 @@
+/* The rows drive decoding: one decoder fills a lump's typed array from its field rows (each row's
+ * stored type and offset, its destination type and offsetof in the public struct), as Xash3D's
+ * srclumps[] gives each lump its destination. The loaders keep only what a lump needs beyond
+ * that (checks, repairs, values computed from other lumps). */
+#include <string.h>
+
+#include "family.h"
+
+#if defined(__GNUC__)
+#define ROWS_INLINE inline __attribute__((always_inline))
+#else
+#define ROWS_INLINE inline
+#endif
+
+static ROWS_INLINE int64_t get_int(uint8_t type, const uint8_t *p, bool be)
+{
+    switch (type) {
+    case BK_FT_I8: return (int8_t)p[0];
+    case BK_FT_U16: return be ? bk_rd_u16be(p) : bk_rd_u16le(p);
+    case BK_FT_I16: return (int16_t)(be ? bk_rd_u16be(p) : bk_rd_u16le(p));
+    case BK_FT_U32: return be ? bk_rd_u32be(p) : bk_rd_u32le(p);
+    case BK_FT_I32: return (int32_t)(be ? bk_rd_u32be(p) : bk_rd_u32le(p));
+    default: return p[0];
+    }
+}
+
+static ROWS_INLINE float get_f32(const uint8_t *p, bool be) { return be ? bk_rd_f32be(p) : bk_rd_f32le(p); }
+
+/* one value of every element: the stored type read, converted to the destination type; one loop
+ * per (stored, destination) pair so that nothing is decided per value */
+#define ROWS_LOOP(T, RD)                                                                      \
+    for (uint32_t i = 0; i < count; i++) {                                                    \
+        T v_ = (T)RD(s + (size_t)i * entry);                                                  \
+        memcpy(d + (size_t)i * dst_size, &v_, sizeof v_);                                     \
+    }
+static ROWS_INLINE uint8_t rd_u8(const uint8_t *p) { return p[0]; }
+static ROWS_INLINE int8_t rd_i8(const uint8_t *p) { return (int8_t)p[0]; }
+#define ROWS_BY_STORED(T)                                                                     \
+    switch (f->type) {                                                                        \
+    case BK_FT_I8: ROWS_LOOP(T, rd_i8) break;                                                 \
+    case BK_FT_U16: ROWS_LOOP(T, bk_rd_u16le) break;                                          \
+    case BK_FT_I16: ROWS_LOOP(T, bk_rd_i16le) break;                                          \
+    case BK_FT_U32: ROWS_LOOP(T, bk_rd_u32le) break;                                          \
+    case BK_FT_I32: ROWS_LOOP(T, bk_rd_i32le) break;                                          \
+    default: ROWS_LOOP(T, rd_u8) break;                                                       \
+    }
+/* big-endian (DPM): one read per value through the type */
+#define ROWS_LOOP_BE(T, EXPR)                                                                 \
+    for (uint32_t i = 0; i < count; i++) {                                                    \
+        const uint8_t *p = s + (size_t)i * entry;                                             \
+        T v_ = (T)(EXPR);                                                                     \
+        memcpy(d + (size_t)i * dst_size, &v_, sizeof v_);                                     \
+    }
+
+void bk_decode_rows(const bk_fields *fields, const uint8_t *src, uint32_t entry, uint32_t count, void *dst,
+                    uint32_t dst_size, bool big_endian)
+{
+    const bool be = big_endian;
+    for (uint32_t r = 0; r < fields->count; r++) {
+        const bk_field *f = &fields->rows[r];
+        if (!f->to) continue;
+        uint8_t to = (uint8_t)(f->to - 1);
+        if (f->type == BK_FT_CHARS || f->type == BK_FT_BYTES) {
+            for (uint32_t i = 0; i < count; i++)
+                memcpy((uint8_t *)dst + (size_t)i * dst_size + f->dst, src + (size_t)i * entry + f->offset, f->count);
+            continue;
+        }
+        uint32_t ss = bk_ftype_size(f->type), ds = bk_ftype_size(to);
+        bool fl = f->type == BK_FT_F32;
+        if (fl && to != BK_FT_F32) continue; /* a float goes to a float member (no row asks otherwise) */
+        for (uint32_t k = 0; k < f->count; k++) {
+            const uint8_t *s = src + f->offset + (size_t)k * ss;
+            uint8_t *d = (uint8_t *)dst + f->dst + (size_t)k * ds;
+            if (be) {
+                switch (to) {
+                case BK_FT_F32:
+                    if (fl) ROWS_LOOP_BE(float, get_f32(p, true))
+                    else ROWS_LOOP_BE(float, get_int(f->type, p, true))
+                    break;
+                case BK_FT_U32: ROWS_LOOP_BE(uint32_t, get_int(f->type, p, true)) break;
+                case BK_FT_I32: ROWS_LOOP_BE(int32_t, get_int(f->type, p, true)) break;
+                case BK_FT_U16: ROWS_LOOP_BE(uint16_t, get_int(f->type, p, true)) break;
+                case BK_FT_I16: ROWS_LOOP_BE(int16_t, get_int(f->type, p, true)) break;
+                case BK_FT_I8: ROWS_LOOP_BE(int8_t, get_int(f->type, p, true)) break;
+                default: ROWS_LOOP_BE(uint8_t, get_int(f->type, p, true)) break;
+                }
+                continue;
+            }
+            switch (to) {
+            case BK_FT_F32:
+                if (fl) ROWS_LOOP(float, bk_rd_f32le)
+                else ROWS_BY_STORED(float)
+                break;
+            case BK_FT_U32: ROWS_BY_STORED(uint32_t) break;
+            case BK_FT_I32: ROWS_BY_STORED(int32_t) break;
+            case BK_FT_U16: ROWS_BY_STORED(uint16_t) break;
+            case BK_FT_I16: ROWS_BY_STORED(int16_t) break;
+            case BK_FT_I8: ROWS_BY_STORED(int8_t) break;
+            default: ROWS_BY_STORED(uint8_t) break;
+            }
+        }
+    }
+}
+
+static void put(uint8_t type, uint8_t *p, int64_t iv, float fv, bool be)
+{
+    uint32_t u = (uint32_t)iv;
+    if (type == BK_FT_F32) memcpy(&u, &fv, 4);
+    switch (type) {
+    case BK_FT_U16: case BK_FT_I16:
+        if (be) p[0] = (uint8_t)(u >> 8), p[1] = (uint8_t)u;
+        else p[0] = (uint8_t)u, p[1] = (uint8_t)(u >> 8);
+        break;
+    case BK_FT_U32: case BK_FT_I32: case BK_FT_F32:
+        if (be) p[0] = (uint8_t)(u >> 24), p[1] = (uint8_t)(u >> 16), p[2] = (uint8_t)(u >> 8), p[3] = (uint8_t)u;
+        else bk_wr_u32le(p, u);
+        break;
+    default: p[0] = (uint8_t)u; break;
+    }
+}
+
+void bk_encode_rows(const bk_fields *fields, const void *src, uint32_t src_size, uint32_t count, uint8_t *dst,
+                    uint32_t entry, bool big_endian)
+{
+    for (uint32_t r = 0; r < fields->count; r++) {
+        const bk_field *f = &fields->rows[r];
+        if (!f->to) continue;
+        uint8_t to = (uint8_t)(f->to - 1);
+        for (uint32_t i = 0; i < count; i++) {
+            const uint8_t *e = (const uint8_t *)src + (size_t)i * src_size + f->dst;
+            uint8_t *o = dst + (size_t)i * entry + f->offset;
+            if (f->type == BK_FT_CHARS || f->type == BK_FT_BYTES) {
+                memcpy(o, e, f->count);
+                continue;
+            }
+            uint32_t ss = bk_ftype_size(f->type), ds = bk_ftype_size(to);
+            for (uint32_t k = 0; k < f->count; k++) {
+                const uint8_t *v = e + (size_t)k * ds;
+                int64_t iv = 0;
+                float fv = 0;
+                switch (to) {
+                case BK_FT_F32:
+                    memcpy(&fv, v, 4);
+                    iv = fv > -9e18f && fv < 9e18f ? (int64_t)fv : 0;
+                    break;
+                case BK_FT_U32: { uint32_t x; memcpy(&x, v, 4); iv = x; break; }
+                case BK_FT_I32: { int32_t x; memcpy(&x, v, 4); iv = x; break; }
+                case BK_FT_U16: { uint16_t x; memcpy(&x, v, 2); iv = x; break; }
+                case BK_FT_I16: { int16_t x; memcpy(&x, v, 2); iv = x; break; }
+                case BK_FT_I8: iv = (int8_t)v[0]; break;
+                default: iv = v[0]; break;
+                }
+                if (f->type == BK_FT_F32 && to != BK_FT_F32) fv = (float)iv;
+                put(f->type, o + (size_t)k * ss, iv, fv, big_endian);
+            }
+        }
+    }
+}
