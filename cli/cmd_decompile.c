@@ -37,6 +37,16 @@ static void print_stats(const cli_opts *o, const char *out, size_t bytes, const 
         cJSON_AddNumberToObject(j, "outputs", st->outputs);
         cJSON_AddNumberToObject(j, "detail_brushes", st->detail_brushes);
         cJSON_AddNumberToObject(j, "bevel_flags_ignored", st->bevel_flags_ignored);
+        if (st->format == BK_DECOMPILE_VMF) {
+            cJSON_AddNumberToObject(j, "displacements", st->displacements);
+            cJSON_AddNumberToObject(j, "displacements_lost", st->displacements_lost);
+            cJSON_AddNumberToObject(j, "disp_brushes", st->disp_brushes);
+            cJSON_AddNumberToObject(j, "static_props", st->static_props);
+            cJSON_AddNumberToObject(j, "cubemaps", st->cubemaps);
+            cJSON_AddNumberToObject(j, "overlays", st->overlays);
+            cJSON_AddNumberToObject(j, "overlay_faces_lost", st->overlay_faces_lost);
+            cJSON_AddNumberToObject(j, "lights", st->lights);
+        }
         cli_print_json(j);
         cJSON_Delete(j);
         return;
@@ -49,8 +59,10 @@ static void print_stats(const cli_opts *o, const char *out, size_t bytes, const 
         printf(", texture axes: %u sides from their drawn face, %u default\n", st->sides_face_axes,
                st->sides_default_axes);
     else
-        printf(", %u tool materials restored, %u outputs, %u func_detail brushes, %u sides with default axes\n",
-               st->sides_tool, st->outputs, st->detail_brushes, st->sides_default_axes);
+        printf(", %u tool materials restored, %u outputs, %u func_detail brushes, %u sides with default axes\n"
+               "  %u displacements (%u left out), %u static props, %u cubemaps, %u overlays, %u lights restored\n",
+               st->sides_tool, st->outputs, st->detail_brushes, st->sides_default_axes, st->displacements,
+               st->displacements_lost, st->static_props, st->cubemaps, st->overlays, st->lights);
 }
 
 int cmd_decompile(int argc, char **argv)

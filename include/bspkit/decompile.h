@@ -41,6 +41,16 @@ typedef struct bk_decompile_stats {
     uint32_t detail_brushes;     /* brushes given back to func_detail (Source) / detail (Quake 3) */
     uint32_t bevel_flags_ignored;/* Source: brushes that do not close without a side flagged bevel:
                                   * their sides told apart by their faces instead */
+    /* Source: what the brush lumps do not hold */
+    uint32_t displacements;      /* dispinfo written on the brush side of their face */
+    uint32_t displacements_lost; /* a face no brush can be made of (or the lumps out of range) */
+    uint32_t disp_brushes;       /* brushes made for displacements (vbsp keeps none of theirs) */
+    uint32_t static_props;       /* prop_static */
+    uint32_t cubemaps;           /* env_cubemap */
+    uint32_t overlays;           /* info_overlay */
+    uint32_t overlay_faces_lost; /* faces of an overlay on no written side (left out of "sides") */
+    uint32_t lights;             /* light, light_spot, light_environment from the world lights the
+                                  * entity lump lost */
 } bk_decompile_stats;
 
 /* The map's source as text: *out NUL-terminated (bk_free it), *len its length (may be NULL);
