@@ -44,6 +44,7 @@ static void print_stats(const cli_opts *o, const char *out, size_t bytes, const 
             cJSON_AddNumberToObject(j, "static_props", st->static_props);
             cJSON_AddNumberToObject(j, "cubemaps", st->cubemaps);
             cJSON_AddNumberToObject(j, "overlays", st->overlays);
+            cJSON_AddNumberToObject(j, "overlays_lost", st->overlays_lost);
             cJSON_AddNumberToObject(j, "overlay_faces_lost", st->overlay_faces_lost);
             cJSON_AddNumberToObject(j, "lights", st->lights);
         }

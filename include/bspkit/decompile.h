@@ -48,6 +48,7 @@ typedef struct bk_decompile_stats {
     uint32_t static_props;       /* prop_static */
     uint32_t cubemaps;           /* env_cubemap */
     uint32_t overlays;           /* info_overlay */
+    uint32_t overlays_lost;      /* on no face (or no material): left out */
     uint32_t overlay_faces_lost; /* faces of an overlay on no written side (left out of "sides") */
     uint32_t lights;             /* light, light_spot, light_environment from the world lights the
                                   * entity lump lost */

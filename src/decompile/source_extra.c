@@ -34,7 +34,8 @@ static uint32_t face_corners(const bk_source_map *s, uint32_t fi, double v[][3],
 }
 
 /* the written side a face lies on: same plane (facing the face's way), the face's centre inside
- * the side's polygon; a side of the face's material first. UINT32_MAX: none. */
+ * the side's polygon; a side of the face's material first. For a displacement (want_free) a side
+ * with none yet whose polygon is the face's. UINT32_MAX: none. */
 static uint32_t side_of_face(const bk_source_map *s, const bk_dmap *m, uint32_t fi, bool want_free)
 {
     if (fi >= s->face_count) return UINT32_MAX;
@@ -58,6 +59,18 @@ static uint32_t side_of_face(const bk_source_map *s, const bk_dmap *m, uint32_t 
         const bk_dside *sd = &m->sides[i];
         if (dot3(sd->n, n) < 1 - 1e-5 || fabs(sd->d - d) > 0.05 || (want_free && sd->disp)) continue;
         if (!bk_dside_contains(m, sd, c, 0.05)) continue;
+        if (want_free) {   /* a displacement's side: the face itself, corner by corner */
+            bool same = sd->wv_count == nv;
+            for (uint32_t k = 0; same && k < nv; k++) {
+                bool hit = false;
+                for (uint32_t q = 0; q < sd->wv_count && !hit; q++) {
+                    const double *w = m->wv[sd->first_wv + q];
+                    hit = fabs(w[0] - v[k][0]) < 0.05 && fabs(w[1] - v[k][1]) < 0.05 && fabs(w[2] - v[k][2]) < 0.05;
+                }
+                same = hit;
+            }
+            if (!same) continue;
+        }
         if (!mat || (sd->material && strcasecmp(sd->material, mat) == 0)) return i;
         if (any == UINT32_MAX) any = i;
     }
@@ -338,11 +351,15 @@ static bk_result overlays(const bk_file *f, const bk_source_map *s, bk_dmap *m)
         if (ti >= 0 && (uint32_t)ti < s->texinfo_count && s->texinfo[ti].texdata >= 0 &&
             (uint32_t)s->texinfo[ti].texdata < s->texdata_count)
             mat = s->texdata[s->texinfo[ti].texdata].name;
-        if (!mat || faces > 64) {
+        if (!mat || faces > 64 || !faces) {
+            /* no face: vbsp found none to put it on (a decal off the world); Hammer reads an
+             * overlay without sides as broken */
             bk_report(&m->ctx, BK_SEV_WARNING, BK_EINDEX, "overlays", (int64_t)i, (uint64_t)(p - d),
                       !mat ? "overlay %zu: texinfo %d names no material: left out"
-                           : "overlay %zu: %u faces, more than 64: left out",
+                      : faces ? "overlay %zu: %d faces, more than 64: left out"
+                              : "overlay %zu: on no face (%d): left out",
                       i, !mat ? ti : (int)faces);
+            m->stats.overlays_lost++;
             continue;
         }
         uint32_t e;
