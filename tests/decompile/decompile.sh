@@ -59,6 +59,23 @@ check "info_overlay written, naming written sides" test "$(field $m overlays)" -
 check "a connections block for outputs" grep -q $'^\tconnections$' "$WORK/tf2_v20_bsp_tool_test2.vmf"
 check "detail brushes in a func_detail" grep -q '"classname" "func_detail"' "$WORK/tf2_v20_bsp_tool_test2.vmf"
 
+# many maps into a folder (as convert does them): each written as a single decompile writes it,
+# a map that cannot be decompiled reported while the others are written
+rm -rf "$WORK/batch"; mkdir -p "$WORK/batch"
+echo "not a map" > "$WORK/batch/bad.bsp"
+expect_exit 1 "$CLI" decompile "$SRC/tf2_v20_bsp_tool_test2.bsp" "$SRC/gmod_v20_bspsrc_tooltextures.bsp" "$WORK/batch/bad.bsp" \
+    -o "$WORK/batch/out/" -j 2 --json
+cp "$WORK/.out" "$WORK/batch.jsonl"
+check "batch: the two maps written as a single decompile writes them" \
+    cmp "$WORK/batch/out/tf2_v20_bsp_tool_test2.vmf" "$WORK/tf2_v20_bsp_tool_test2.vmf"
+check "batch: the second map" test -s "$WORK/batch/out/gmod_v20_bspsrc_tooltextures.vmf"
+check "batch: --json one line per map, the bad one failed" python3 -c '
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+ok = sorted(r["ok"] for r in rows) == [False, True, True] and all(r["output"].endswith(".vmf") for r in rows if r["ok"])
+sys.exit(0 if ok else 1)' "$WORK/batch.jsonl"
+check "batch: nothing written for the bad map" test ! -e "$WORK/batch/out/bad.vmf" -a ! -e "$WORK/batch/out/bad.map"
+
 # ---- Quake 3 --------------------------------------------------------------------------------
 need_dir "$FETCHED/q3"
 q3maps=$(ls "$FETCHED"/q3/oa081/aggressor.bsp "$FETCHED"/q3/nexuiz/basement.bsp "$FETCHED"/q3/nexuiz/aggressor.bsp 2>/dev/null)
