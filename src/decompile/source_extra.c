@@ -431,16 +431,17 @@ static bool has_light(const bk_entities *es, const char *cls, const float p[3])
     return false;
 }
 
-/* vrad's intensity of "_light" "r g b brightness" is ((c / 255) ^ 2.2) * brightness per channel,
- * times constant + 100 linear + 10000 quadratic for point and spot lights: undone, with the
- * brightest channel taken as 255 */
+/* vrad's intensity of "_light" "r g b brightness" is ((c / 255) ^ 2.2) * brightness / 255 per
+ * channel, times constant + 100 linear + 10000 quadratic for point and spot lights: undone, with
+ * the brightest channel taken as 255 (on the corpus maps that kept their lights, the brightness
+ * comes back within 1% of theirs where their brightest channel is 255) */
 static void light_text(char *t, size_t cap, const float in[3], double ratio)
 {
     double c[3], b = 0;
     for (int a = 0; a < 3; a++) c[a] = ratio > 0 ? in[a] / ratio : in[a], b = fmax(b, c[a]);
     int rgb[3];
     for (int a = 0; a < 3; a++) rgb[a] = b > 0 ? (int)floor(255.0 * pow(fmax(c[a], 0) / b, 1 / 2.2) + 0.5) : 0;
-    snprintf(t, cap, "%d %d %d %.0f", rgb[0], rgb[1], rgb[2], b);
+    snprintf(t, cap, "%d %d %d %.0f", rgb[0], rgb[1], rgb[2], b * 255.0);
 }
 
 static bk_result lights(const bk_file *f, bk_dmap *m)
