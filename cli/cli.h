@@ -53,6 +53,7 @@ typedef struct cli_opts {
     const char *positional[256];
     int positional_count;
     const struct render_args *render; /* batch: render a thumbnail per file (cmd_render.c), not convert */
+    bool decompile;             /* batch: decompile each map (cmd_decompile.c), not convert */
 } cli_opts;
 
 /* Parse argv against the shared option set. Returns -1 and prints a usage error for unknown
@@ -144,6 +145,13 @@ void cli_missing_lines(const cli_opts *o, bk_format fmt, const char *wad, const 
                        void *user);
 /* convert many files into a folder (cmd_batch.c) */
 int cli_batch(cli_opts *o);
+/* decompile f (read from name) and write it through a write group: add_ext, as out + ".vmf" /
+ * ".map" (its family's); else as out, in the format want (bk_decompile_format) its extension asks
+ * for. out_path (may be NULL) gets the path written, why (cap bytes) the failure's line. */
+struct bk_decompile_stats;
+bk_result cli_decompile_write(const char *name, bk_file *f, const bk_options *opt, int want, const char *out, bool add_ext,
+                              char *out_path, size_t out_cap, struct bk_decompile_stats *st, size_t *bytes, char *why,
+                              size_t cap);
 int cmd_trace(int argc, char **argv);
 int cmd_render(int argc, char **argv);
 int cmd_decompile(int argc, char **argv);

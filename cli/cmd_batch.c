@@ -12,6 +12,7 @@
 
 #define BK_ADVANCED_API /* bk_file_into_scene: the file is done with */
 #include "bspkit/advanced.h"
+#include "bspkit/decompile.h"
 #include "bspkit/write.h"
 #include "cli.h"
 #include "cmd_render.h"
@@ -61,10 +62,13 @@ static bool ends_with(const char *s, const char *ext)
     return true;
 }
 
-static bool convertible(const char *name)
+static bool convertible(const batch *b, const char *name)
 {
+    if (b->o->decompile) return ends_with(name, ".bsp");
     return ends_with(name, ".bsp") || ends_with(name, ".dpm") || ends_with(name, ".vtf") || ends_with(name, ".mdl");
 }
+
+static const char *verb(const cli_opts *o) { return o->render ? "render" : o->decompile ? "decompile" : "convert"; }
 
 static int add_job(batch *b, const char *in, uint64_t size)
 {
@@ -98,7 +102,7 @@ static int collect(batch *b, const char *in)
         size_t n = 0, cap = 0;
         struct dirent *de;
         while ((de = readdir(d))) {
-            if (!convertible(de->d_name)) continue;
+            if (!convertible(b, de->d_name)) continue;
             if (n == cap) {
                 cap = cap ? cap * 2 : 64;
                 char **nn = realloc(names, cap * sizeof *nn);
@@ -117,7 +121,7 @@ static int collect(batch *b, const char *in)
             bool there = stat(path, &fs) == 0;
             if (there && !S_ISREG(fs.st_mode)) {
                 /* a FIFO named *.bsp would wait for a writer forever: not opened at all */
-                fprintf(stderr, "bspkit %s: %s: not a regular file (%s): skipped\n", b->o->render ? "render" : "convert", path,
+                fprintf(stderr, "bspkit %s: %s: not a regular file (%s): skipped\n", verb(b->o), path,
                         S_ISFIFO(fs.st_mode) ? "a FIFO" : S_ISDIR(fs.st_mode) ? "a folder" : "a device or socket");
                 b->skipped++;
             } else if (rc == 0) {
@@ -196,10 +200,47 @@ static void render_job(batch *b, job *j)
     j->secs = now() - t0;
 }
 
+/* decompile: the map's source, as `decompile MAP -o DIR/NAME.vmf|map` writes it (j->out is the
+ * path without its extension, the family's added) */
+static void decompile_job(batch *b, job *j)
+{
+    cli_opts oc = *b->o;
+    oc.opt.search_paths = oc.paths;
+    oc.opt.diag = capture_diag;
+    oc.opt.diag_user = j;
+    double t0 = now();
+    bk_file *f = NULL;
+    void *owned = NULL;
+    if (cli_load(j->in, &oc, &f, &owned) != EXIT_OK) {
+        if (!j->err[0]) snprintf(j->err, sizeof j->err, "%s: cannot read", j->in);
+        j->secs = now() - t0;
+        return;
+    }
+    bk_decompile_stats st;
+    size_t bytes = 0;
+    char stem[sizeof j->out], why[300];
+    snprintf(stem, sizeof stem, "%s", j->out);
+    bk_result r = cli_decompile_write(j->in, f, &oc.opt, oc.format && strcmp(oc.format, "quake") == 0 ? BK_DECOMPILE_MAP_QUAKE : 0, stem, true, j->out, sizeof j->out, &st, &bytes, why, sizeof why);
+    if (r == BK_OK) {
+        j->ok = 1;
+        j->err[0] = 0;
+        j->bytes_out = bytes;
+    } else if (!j->err[0]) {
+        snprintf(j->err, sizeof j->err, "%s", why);
+    }
+    bk_file_free(f);
+    bk_free(owned);
+    j->secs = now() - t0;
+}
+
 static void convert_one(batch *b, job *j)
 {
     if (b->o->render) {
         render_job(b, j);
+        return;
+    }
+    if (b->o->decompile) {
+        decompile_job(b, j);
         return;
     }
     cli_opts oc = *b->o;   /* per job: cli_load writes base_dir / archive into it */
@@ -322,13 +363,13 @@ int cli_batch(cli_opts *o)
     b.o = o;
     for (int i = 0; i < o->positional_count; i++)
         if (collect(&b, o->positional[i]) != 0) {
-            fprintf(stderr, "bspkit %s: out of memory\n", o->render ? "render" : "convert");
+            fprintf(stderr, "bspkit %s: out of memory\n", verb(o));
             free_jobs(&b);
             return EXIT_BAD_INPUT;
         }
     if (b.count == 0) {
-        fprintf(stderr, "bspkit %s: no .bsp, .dpm, .vtf or .mdl files to %s\n", o->render ? "render" : "convert",
-                o->render ? "render" : "convert");
+        fprintf(stderr, "bspkit %s: no %s files to %s\n", verb(o), o->decompile ? ".bsp" : ".bsp, .dpm, .vtf or .mdl",
+                verb(o));
         return EXIT_USAGE;
     }
     char dir[4096];
@@ -336,11 +377,13 @@ int cli_batch(cli_opts *o)
     size_t dl = strlen(dir);
     while (dl > 1 && dir[dl - 1] == '/') dir[--dl] = 0;
     if (cli_mkdir_p(dir) != 0) {
-        fprintf(stderr, "bspkit %s: cannot create folder %s: %s\n", o->render ? "render" : "convert", dir, strerror(errno));
+        fprintf(stderr, "bspkit %s: cannot create folder %s: %s\n", verb(o), dir, strerror(errno));
         free_jobs(&b);
         return EXIT_BAD_INPUT;
     }
-    const char *fmt = o->render ? "png" : o->format ? o->format : "glb";
+    /* decompile: the family's extension is added when the map is read */
+    const char *fmt = o->render ? "png" : o->decompile ? "" : o->format ? o->format : "glb";
+    const char *dot_fmt = fmt[0] ? "." : "";
     for (size_t i = 0; i < b.count; i++) {
         const char *in = b.jobs[i].in, *base = strrchr(in, '/'), *colon = strrchr(in, ':');
         if (colon && (!base || colon > base)) base = colon;
@@ -349,13 +392,13 @@ int cli_batch(cli_opts *o)
         snprintf(stem, sizeof stem, "%s", base);
         char *dot = strrchr(stem, '.');
         if (dot) *dot = 0;
-        snprintf(b.jobs[i].out, sizeof b.jobs[i].out, "%s/%s.%s", dir, stem, fmt);
+        snprintf(b.jobs[i].out, sizeof b.jobs[i].out, "%s/%s%s%s", dir, stem, dot_fmt, fmt);
         /* two inputs with one name: the later ones get _2, _3, ... */
         for (int k = 2; k < 10000; k++) {
             bool clash = false;
             for (size_t p = 0; p < i && !clash; p++) clash = strcmp(b.jobs[p].out, b.jobs[i].out) == 0;
             if (!clash) break;
-            snprintf(b.jobs[i].out, sizeof b.jobs[i].out, "%s/%s_%d.%s", dir, stem, k, fmt);
+            snprintf(b.jobs[i].out, sizeof b.jobs[i].out, "%s/%s_%d%s%s", dir, stem, k, dot_fmt, fmt);
         }
     }
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -407,7 +450,7 @@ int cli_batch(cli_opts *o)
     }
     if (!o->json && !o->quiet)
         printf("%s %zu of %zu files into %s: %.1f MB read, %.1f MB written in %.2f s (%.1f MB/s, %d jobs)\n",
-               o->render ? "rendered" : "converted", b.count - failed, b.count, dir, (double)in_total / 1e6, (double)out_total / 1e6, t,
+               o->render ? "rendered" : o->decompile ? "decompiled" : "converted", b.count - failed, b.count, dir, (double)in_total / 1e6, (double)out_total / 1e6, t,
                t > 0 ? (double)in_total / 1e6 / t : 0.0, n);
     if (b.skipped && !o->json && !o->quiet) printf("%zu skipped: not regular files\n", b.skipped);
     size_t nwarn = 0, wfiles = 0;

@@ -523,6 +523,29 @@ addEventListener('drop', async (e) => {
 });
 $('maps').addEventListener('change', (e) => openMap(e.target.value).catch(fail));
 $('spawn').addEventListener('click', nextSpawn);
+
+// the open map's source from the library (bk_decompile in the worker), saved as NAME.vmf / NAME.map
+async function downloadSource() {
+  if (!S.map) return null;
+  try {
+    status('decompiling');
+    const { bytes, ext: e } = await call('decompile', {});
+    const base = S.map.split(/[/:]/).pop().replace(/\.[^.]*$/, '');
+    const a = document.createElement('a');
+    a.href = URL.createObjectURL(new Blob([bytes], { type: 'text/plain' }));
+    a.download = base + '.' + e;
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+    status('wrote ' + a.download);
+    return a.download;
+  } catch (err) {
+    fail(err);
+    return null;
+  }
+}
+$('source').addEventListener('click', downloadSource);
 for (const id of ['t-tex', 't-lm']) $(id).addEventListener('change', applyMaterials);
 for (const id of ['t-trig', 't-props']) $(id).addEventListener('change', applyVisibility);
 // collision: the map converted again with BK_OPT_COLLISION the first time it is asked for

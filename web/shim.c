@@ -13,6 +13,7 @@
 
 #include <bspkit/archive.h>
 #include <bspkit/bspkit.h>
+#include <bspkit/decompile.h>
 #include <bspkit/query.h>
 #include <bspkit/scene.h>
 
@@ -33,6 +34,9 @@ static struct {
     bk_export_stats st;
     bool converted;
     char *out;                 /* the last string handed out */
+    char *source;              /* bkw_decompile's text, until bkw_decompile_release */
+    size_t source_size;
+    const char *source_ext;
 } S;
 
 static void on_diag(void *user, const bk_diag *d)
@@ -50,6 +54,7 @@ static void close_all(void)
     bk_free(S.glb);
     free(S.paths_text);
     bk_free(S.out);
+    bk_free(S.source);
     memset(&S, 0, sizeof S);
 }
 
@@ -193,6 +198,34 @@ API void bkw_glb_release(void)
     bk_free(S.glb);
     S.glb = NULL;
     S.glb_size = 0;
+}
+
+/* The loaded map's editable source in memory (bkw_decompile_size bytes, NULL on failure:
+ * bkw_error says why), as `bspkit decompile MAP -o OUT` writes it: .vmf for Source, .map for
+ * Quake 3 (bkw_decompile_ext). Kept until bkw_decompile_release or the next open. */
+API const char *bkw_decompile(void)
+{
+    if (!S.file) return NULL;
+    bk_free(S.source);
+    S.source = NULL;
+    S.source_size = 0;
+    S.err[0] = 0;
+    bk_decompile_stats st;
+    bk_result r = bk_decompile(S.file, &S.opt, BK_DECOMPILE_AUTO, &S.source, &S.source_size, &st);
+    if (r != BK_OK) {
+        fail(r, S.name);
+        return NULL;
+    }
+    S.source_ext = bk_decompile_format_ext(st.format);
+    return S.source;
+}
+API size_t bkw_decompile_size(void) { return S.source_size; }
+API const char *bkw_decompile_ext(void) { return S.source_ext ? S.source_ext : ""; }
+API void bkw_decompile_release(void)
+{
+    bk_free(S.source);
+    S.source = NULL;
+    S.source_size = 0;
 }
 
 /* {format, version, variant, entities, triangles, vertices, ..., counts: {...}, query: {...}} */

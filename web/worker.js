@@ -96,6 +96,16 @@ const ops = {
         for (const m of JSON.parse(M.ccall('bkw_list', 'string', ['string', 'string'], ['/in/' + n, e]))) out.push(n + ':' + m);
     return { result: out };
   },
+  // the open map's editable source (.vmf / .map), as `bspkit decompile` writes it
+  decompile() {
+    const p = M._bkw_decompile();
+    if (!p) throw new Error(M.UTF8ToString(M._bkw_error()) || 'decompile failed');
+    const n = M._bkw_decompile_size();
+    const bytes = M.HEAPU8.slice(p, p + n).buffer;
+    const extension = M.UTF8ToString(M._bkw_decompile_ext());
+    M._bkw_decompile_release();
+    return { result: { bytes, ext: extension }, transfer: [bytes] };
+  },
   trace({ from, to, hull }) {
     return { result: JSON.parse(M.UTF8ToString(M._bkw_trace(from[0], from[1], from[2], to[0], to[1], to[2], hull | 0))) };
   },

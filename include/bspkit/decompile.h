@@ -49,6 +49,17 @@ typedef struct bk_decompile_stats {
     uint32_t tree_regions;       /* Quake 1 / GoldSrc: convex regions of the trees before merging */
     uint32_t triangles_unwritten;/* Quake 3: drawn triangles on no written side with their shader
                                   * (misc_model geometry, decals): not written, reported */
+    /* Source: what the brush lumps do not hold */
+    uint32_t displacements;      /* dispinfo written on the brush side of their face */
+    uint32_t displacements_lost; /* a face no brush can be made of (or the lumps out of range) */
+    uint32_t disp_brushes;       /* brushes made for displacements (vbsp keeps none of theirs) */
+    uint32_t static_props;       /* prop_static */
+    uint32_t cubemaps;           /* env_cubemap */
+    uint32_t overlays;           /* info_overlay */
+    uint32_t overlays_lost;      /* on no face (or no material): left out */
+    uint32_t overlay_faces_lost; /* faces of an overlay on no written side (left out of "sides") */
+    uint32_t lights;             /* light, light_spot, light_environment from the world lights the
+                                  * entity lump lost */
 } bk_decompile_stats;
 
 /* The map's source as text: *out NUL-terminated (bk_free it), *len its length (may be NULL);

@@ -699,6 +699,12 @@ class Map:
                     d.check(r, os.fspath(path))
                 _raise_write(r, os.fspath(path))
 
+    def decompile(self, path: PathLike) -> Dict[str, Any]:
+        """Write the map's editable source to path (.vmf for a Source map, .map for a Quake 3
+        one), as `bspkit decompile MAP -o PATH`; what was written, as its --json counts."""
+        from ._decompile import decompile
+        return decompile(self, path)
+
     def to_bytes(self) -> bytes:
         """The edited map in memory (validated)."""
         out, size = ffi.new("uint8_t **"), ffi.new("size_t *")

@@ -3,6 +3,7 @@
  * sides clipped by each other, in double precision), bevel sides and brushes that do not close
  * found from them, the three points written for each side. */
 #include <math.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +27,50 @@ bk_result bk_dmap_entity(bk_dmap *m, const bk_entity *src, const char *classname
     memset(e, 0, sizeof *e);
     e->src = src;
     e->classname = classname;
+    e->first_kv = m->kv_count;
+    e->first_ref = m->ref_count;
     *index = m->ent_count++;
+    return BK_OK;
+}
+
+bk_result bk_dmap_kv(bk_dmap *m, uint32_t ent, const char *key, const char *fmt, ...)
+{
+    if (ent + 1 != m->ent_count || m->ents[ent].first_kv + m->ents[ent].kv_count != m->kv_count) return BK_EARG;
+    BK_TRY(GROW(m, kvs, kv_count, kv_cap, 1));
+    if (m->strs.size > UINT32_MAX / 2) return BK_ELIMIT;
+    uint32_t k = (uint32_t)m->strs.size;
+    bk_buf_append(&m->strs, key, strlen(key) + 1);
+    uint32_t v = (uint32_t)m->strs.size;
+    va_list ap;
+    va_start(ap, fmt);
+    char small[256];
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0) return BK_EARG;
+    if ((size_t)n < sizeof small) {
+        bk_buf_append(&m->strs, small, (size_t)n + 1);
+    } else {
+        char *big = bk_malloc((size_t)n + 1);
+        if (!big) return BK_ENOMEM;
+        va_start(ap, fmt);
+        vsnprintf(big, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+        bk_buf_append(&m->strs, big, (size_t)n + 1);
+        bk_free(big);
+    }
+    if (m->strs.failed) return BK_ENOMEM;
+    m->kvs[m->kv_count][0] = k;
+    m->kvs[m->kv_count++][1] = v;
+    m->ents[ent].kv_count++;
+    return BK_OK;
+}
+
+bk_result bk_dmap_ref(bk_dmap *m, uint32_t ent, uint32_t side)
+{
+    if (ent + 1 != m->ent_count || side >= m->side_count) return BK_EARG;
+    BK_TRY(GROW(m, refs, ref_count, ref_cap, 1));
+    m->refs[m->ref_count++] = side;
+    m->ents[ent].ref_count++;
     return BK_OK;
 }
 
@@ -458,6 +502,9 @@ static void dmap_free(bk_dmap *m)
     bk_free(m->wv);
     bk_free(m->patches);
     bk_free(m->points);
+    bk_free(m->kvs);
+    bk_free(m->refs);
+    bk_buf_free(&m->strs);
 }
 
 bk_result bk_decompile(const bk_file *f, const bk_options *opt, bk_decompile_format fmt, char **out, size_t *len,

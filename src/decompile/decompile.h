@@ -21,6 +21,7 @@ typedef struct bk_dside {
     uint32_t first_wv, wv_count;   /* its face polygon: m->wv[first_wv ...] */
     double pts[3][3];          /* three points on the plane (bk_dmap_finish) */
     bool integer_pts;          /* pts are whole numbers reproducing the plane */
+    uint32_t disp;             /* Source: its displacement, dispinfo index + 1 (0: none) */
 } bk_dside;
 
 typedef struct bk_dbrush {
@@ -46,6 +47,9 @@ typedef struct bk_dentity {
     const char *classname;     /* for an entity made here */
     double origin[3];          /* what was added to its brushes (a brush entity's origin) */
     uint32_t first_brush, brush_count, first_patch, patch_count;   /* its own (bk_dmap_finish) */
+    /* an entity made here: its keys (m->kvs[first_kv ...]) and the sides it names ("sides" of an
+     * info_overlay: m->refs[first_ref ...], side indices written as the sides' ids) */
+    uint32_t first_kv, kv_count, first_ref, ref_count;
 } bk_dentity;
 
 typedef struct bk_dmap {
@@ -58,6 +62,9 @@ typedef struct bk_dmap {
     double (*wv)[3];   uint32_t wv_count, wv_cap;
     bk_dpatch *patches; uint32_t patch_count, patch_cap;
     bk_dpoint *points; uint32_t point_count, point_cap;
+    uint32_t (*kvs)[2]; uint32_t kv_count, kv_cap;   /* key, value: offsets into strs */
+    uint32_t *refs;    uint32_t ref_count, ref_cap;
+    bk_buf strs;
     bk_decompile_stats stats;
     /* the brush being added (bk_dmap_brush_begin .. _end) */
     uint32_t open_side;
@@ -66,6 +73,10 @@ typedef struct bk_dmap {
 
 /* ---- filling it (decompile.c) ------------------------------------------------------------ */
 bk_result bk_dmap_entity(bk_dmap *m, const bk_entity *src, const char *classname, uint32_t *index);
+/* a key of entity ent, the last one made here (its value printf-formatted) */
+bk_result bk_dmap_kv(bk_dmap *m, uint32_t ent, const char *key, const char *fmt, ...) BK_PRINTF(4, 5);
+/* a side (index into m->sides) that entity ent, the last one made, names in its "sides" key */
+bk_result bk_dmap_ref(bk_dmap *m, uint32_t ent, uint32_t side);
 void bk_dmap_brush_begin(bk_dmap *m);
 /* a side of the open brush: the plane as the lump stores it */
 bk_result bk_dmap_side(bk_dmap *m, const float n[3], float d, uint32_t src, bk_dside **out);
@@ -100,6 +111,11 @@ bk_result bk_write_map_q3(const bk_dmap *m, bk_buf *o);
 bk_result bk_write_vmf(const bk_dmap *m, bk_buf *o);
 /* Quake 1 / GoldSrc .map (write_map_quake.c): Valve 220 axes, or the classic ones */
 bk_result bk_write_map_quake(const bk_dmap *m, bk_buf *o, bool valve);
+/* Source: what the brush lumps do not hold (source_extra.c): displacements on their sides, static
+ * props, cubemaps, overlays, lights the entity lump lost. After the brushes are added. */
+bk_result bk_decompile_source_extras(const bk_file *f, bk_dmap *m);
+/* the dispinfo block of side s (s->disp != 0), at the side's depth */
+void bk_vmf_put_dispinfo(bk_buf *o, const bk_dmap *m, const bk_dside *s);
 /* three points "( x y z ) ( x y z ) ( x y z )" (paren: "(x y z)" without inner spaces for VMF) */
 void bk_put_points(bk_buf *o, const bk_dside *s, bool vmf);
 /* a number as the editors read it: '.' decimals, no exponent, trailing zeros dropped */

@@ -237,6 +237,7 @@ bk_result bk_decompile_source(const bk_file *f, bk_dmap *m)
         }
         r = add_brush(s, m, b, ent, &bevel, &bevel_cap);
     }
+    if (r == BK_OK) r = bk_decompile_source_extras(f, m);
     if (r == BK_OK && unowned)
         bk_report(&m->ctx, BK_SEV_WARNING, BK_ENOTFOUND, "brushes", BK_NO_INDEX, BK_NO_OFFSET,
                   "%u brushes are reached by no model's tree: written into the world", unowned);

@@ -47,13 +47,14 @@ static void default_axes(const bk_dside *s, double ax[2][4])
     else ax[0][0] = 4, ax[1][2] = -4;
 }
 
-static void put_solid(bk_buf *o, const bk_dmap *m, const bk_dbrush *b, uint64_t *id)
+static void put_solid(bk_buf *o, const bk_dmap *m, const bk_dbrush *b, uint64_t *id, uint64_t *side_id)
 {
     bk_buf_printf(o, "\tsolid\n\t{\n");
     put_kvu(o, 2, "id", (*id)++);
     for (uint32_t i = 0; i < b->side_count; i++) {
         const bk_dside *s = &m->sides[b->first_side + i];
         bk_buf_printf(o, "\t\tside\n\t\t{\n");
+        side_id[b->first_side + i] = *id;
         put_kvu(o, 3, "id", (*id)++);
         bk_buf_append(o, "\t\t\t\"plane\" \"", 12);
         bk_put_points(o, s, true);
@@ -71,6 +72,7 @@ static void put_solid(bk_buf *o, const bk_dmap *m, const bk_dbrush *b, uint64_t 
         put_kv(o, 3, "rotation", "0");
         put_kvu(o, 3, "lightmapscale", s->lightmap_scale > 0 ? (uint64_t)s->lightmap_scale : 16);
         put_kv(o, 3, "smoothing_groups", "0");
+        if (s->disp) bk_vmf_put_dispinfo(o, m, s);
         bk_buf_printf(o, "\t\t}\n");
     }
     bk_buf_printf(o, "\t\teditor\n\t\t{\n\t\t\t\"color\" \"0 180 223\"\n\t\t\t\"visgroupshown\" \"1\"\n"
@@ -91,13 +93,28 @@ static void put_connection(bk_buf *o, const char *key, const bk_output *out)
     bk_buf_free(&b);
 }
 
-static void put_entity(bk_buf *o, bk_dmap *m, uint32_t e, bool world, uint64_t *id)
+/* Entities made here (props, overlays, lights) come after those of the map, so the sides an
+ * overlay names are written, and their ids known, before it. */
+static void put_entity(bk_buf *o, bk_dmap *m, uint32_t e, bool world, uint64_t *id, uint64_t *side_id)
 {
     const bk_dentity *de = &m->ents[e];
     bk_buf_printf(o, "%s\n{\n", world ? "world" : "entity");
     put_kvu(o, 1, "id", (*id)++);
     bool brush_ent = de->brush_count > 0;
     if (!de->src) put_kv(o, 1, "classname", de->classname);
+    for (uint32_t k = 0; k < de->kv_count; k++) {
+        const uint32_t *kv = m->kvs[de->first_kv + k];
+        put_kv(o, 1, (const char *)m->strs.data + kv[0], (const char *)m->strs.data + kv[1]);
+    }
+    if (de->ref_count) {
+        bk_buf b = {0};
+        for (uint32_t k = 0; k < de->ref_count; k++)
+            bk_buf_printf(&b, k ? " %llu" : "%llu", (unsigned long long)side_id[m->refs[de->first_ref + k]]);
+        bk_buf_append(&b, "", 1);
+        if (!b.failed) put_kv(o, 1, "sides", (const char *)b.data);
+        else o->failed = true;
+        bk_buf_free(&b);
+    }
     bk_output out;
     uint32_t outputs = 0;
     for (uint32_t k = 0; de->src && k < de->src->pair_count; k++) {
@@ -121,7 +138,7 @@ static void put_entity(bk_buf *o, bk_dmap *m, uint32_t e, bool world, uint64_t *
         bk_buf_printf(o, "\t}\n");
         m->stats.outputs += outputs;
     }
-    for (uint32_t b = 0; b < de->brush_count; b++) put_solid(o, m, &m->brushes[de->first_brush + b], id);
+    for (uint32_t b = 0; b < de->brush_count; b++) put_solid(o, m, &m->brushes[de->first_brush + b], id, side_id);
     bk_buf_printf(o, "}\n");
 }
 
@@ -144,10 +161,13 @@ bk_result bk_write_vmf(const bk_dmap *cm, bk_buf *o)
                      "viewsettings\n{\n\t\"bSnapToGrid\" \"1\"\n\t\"bShowGrid\" \"1\"\n\t\"bShowLogicalGrid\" \"0\"\n"
                      "\t\"nGridSpacing\" \"64\"\n\t\"bShow3DGrid\" \"0\"\n}\n",
                   rev);
-    if (m->ent_count) put_entity(o, m, w, true, &id);
+    uint64_t *side_id = bk_calloc(m->side_count ? m->side_count : 1, sizeof *side_id);
+    if (!side_id) return BK_ENOMEM;
+    if (m->ent_count) put_entity(o, m, w, true, &id, side_id);
     else bk_buf_printf(o, "world\n{\n\t\"id\" \"1\"\n\t\"classname\" \"worldspawn\"\n}\n");
     for (uint32_t e = 0; e < m->ent_count; e++)
-        if (e != w) put_entity(o, m, e, false, &id);
+        if (e != w) put_entity(o, m, e, false, &id, side_id);
+    bk_free(side_id);
     bk_buf_printf(o, "cameras\n{\n\t\"activecamera\" \"-1\"\n}\ncordon\n{\n\t\"mins\" \"(-1024 -1024 -1024)\"\n"
                      "\t\"maxs\" \"(1024 1024 1024)\"\n\t\"active\" \"0\"\n}\n");
     return o->failed ? BK_ENOMEM : BK_OK;

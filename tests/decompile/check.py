@@ -264,14 +264,20 @@ def parse_vmf(text):
 def check_source(data, text, dropped, report):
     planes, brushes, sides, texinfo, texdata, names = src_bsp(data)
     root = parse_vmf(text)
-    solids = []
+    solids, disp_solids = [], []
     for top in root[2]:
         if top[0] in ('world', 'entity'):
             o = [0.0, 0.0, 0.0]
             ov = dict(top[1]).get('origin')
             if top[0] == 'entity' and ov:
                 o = [float(x) for x in ov.split()]
-            solids += [(c, o) for c in top[2] if c[0] == 'solid']
+            for c in top[2]:
+                if c[0] != 'solid':
+                    continue
+                # a brush made for a displacement (vbsp keeps none): checked by check_disp
+                if any(d[0] == 'dispinfo' for side in c[2] if side[0] == 'side' for d in side[2]):
+                    disp_solids.append(c)
+                solids.append((c, o))
     # lump brushes by their planes (bevels aside)
     index = {}
     for bi, (fs, ns, contents) in enumerate(brushes):
@@ -319,7 +325,8 @@ def check_source(data, text, dropped, report):
                 match = (bi, pairs)
                 break
         if match is None:
-            fails.append('a solid whose sides are no lump brush\'s planes (first side %s)' % (ws[0][0], ))
+            if s not in disp_solids:   # else a brush made for a displacement (vbsp kept none)
+                fails.append('a solid whose sides are no lump brush\'s planes (first side %s)' % (ws[0][0], ))
             continue
         bi, pairs = match
         seen.add(bi)
@@ -360,6 +367,230 @@ def check_source(data, text, dropped, report):
     report.update(family='source', brushes_lump=len(brushes), brushes_written=len(seen), dropped=len(dropped),
                   sides=total, sides_texinfo_material=right_mat, sides_other_material=restored,
                   sides_axes_match=axes_ok, sides_axes_unusable=unusable)
+    fails += check_disp(data, disp_solids, report)
+    fails += check_overlays(data, root, report)
+    fails += check_props(data, root, report)
+    return fails
+
+
+def vsub(a, b):
+    return [a[i] - b[i] for i in range(3)]
+
+
+def vdot(a, b):
+    return sum(a[i] * b[i] for i in range(3))
+
+
+def vcross(a, b):
+    return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+
+
+def clip_face(pl, others):
+    """the polygon of plane pl = (n, d) inside the planes others (n.p <= d)"""
+    n, d = pl
+    ax = max(range(3), key=lambda k: abs(n[k]))
+    up = [0.0, 0.0, 0.0]
+    up[0 if ax == 2 else 2] = 1.0
+    t = vdot(up, n)
+    up = [up[k] - t * n[k] for k in range(3)]
+    ul = math.sqrt(vdot(up, up))
+    up = [x / ul for x in up]
+    rt = vcross(up, n)
+    c = [n[k] * d for k in range(3)]
+    B = 65536.0
+    poly = [[c[k] + sx * rt[k] * B + sy * up[k] * B for k in range(3)] for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
+    for on, od in others:
+        out = []
+        for i in range(len(poly)):
+            a, b = poly[i], poly[(i + 1) % len(poly)]
+            da, db = vdot(on, a) - od, vdot(on, b) - od
+            if da <= 1e-6:
+                out.append(a)
+            if (da < -1e-6 and db > 1e-6) or (da > 1e-6 and db < -1e-6):
+                t = da / (da - db)
+                out.append([a[k] + t * (b[k] - a[k]) for k in range(3)])
+        poly = out
+    # drop points on a straight line (a clip through a corner)
+    keep = []
+    for i in range(len(poly)):
+        a, b, c2 = poly[i - 1], poly[i], poly[(i + 1) % len(poly)]
+        cr = vcross(vsub(b, a), vsub(c2, b))
+        if math.sqrt(vdot(cr, cr)) > 1e-6:
+            keep.append(b)
+    return keep
+
+
+def disp_verts(corners, start, power, verts):
+    """a displacement's vertices as the engine builds them: corners turned to start at the one
+    nearest start, row i from corner 0 towards 1 (and 3 towards 2), each vertex the flat point
+    plus its normal times its distance"""
+    k = min(range(4), key=lambda i: vdot(vsub(corners[i], start), vsub(corners[i], start)))
+    c = corners[k:] + corners[:k]
+    w = (1 << power) + 1
+    out = []
+    for i in range(w):
+        a = [c[0][q] + (c[1][q] - c[0][q]) * i / (w - 1) for q in range(3)]
+        b = [c[3][q] + (c[2][q] - c[3][q]) * i / (w - 1) for q in range(3)]
+        for j in range(w):
+            vec, dist = verts[i * w + j]
+            out.append([a[q] + (b[q] - a[q]) * j / (w - 1) + vec[q] * dist for q in range(3)])
+    return out
+
+
+def check_disp(data, disp_solids, report):
+    """every displacement's vertices, rebuilt from the written dispinfo on its written side,
+    within 0.01 units of those the map's lumps give"""
+    L = src_lumps(data)
+    V = [struct.unpack_from('<3f', L[3], 12 * i) for i in range(len(L[3]) // 12)]
+    E = [struct.unpack_from('<2H', L[12], 4 * i) for i in range(len(L[12]) // 4)]
+    SE = [struct.unpack_from('<i', L[13], 4 * i)[0] for i in range(len(L[13]) // 4)]
+    DV = [(struct.unpack_from('<3f', L[33], 20 * i), struct.unpack_from('<f', L[33], 20 * i + 12)[0])
+          for i in range(len(L[33]) // 20)]
+    fails, maps = [], []
+    for i in range(len(L[26]) // 176):
+        start = struct.unpack_from('<3f', L[26], 176 * i)
+        vstart, _, power = struct.unpack_from('<3i', L[26], 176 * i + 12)
+        face = struct.unpack_from('<H', L[26], 176 * i + 36)[0]
+        fe, ne = struct.unpack_from('<ih', L[7], 56 * face + 4)
+        corners = [list(V[E[se][0]] if se >= 0 else V[E[-se][1]]) for se in SE[fe:fe + ne]]
+        w = (1 << power) + 1
+        if len(corners) != 4:
+            fails.append('displacement %d: face %d has %d corners' % (i, face, len(corners)))
+            continue
+        maps.append((i, disp_verts(corners, start, power, DV[vstart:vstart + w * w]), corners))
+    # the written ones: the side's polygon from the solid's planes, wound as the map's faces are
+    written = []
+    for s in disp_solids:
+        planes = []
+        for side in (c for c in s[2] if c[0] == 'side'):
+            v = [float(x) for x in re.findall(r'-?[0-9.]+(?:[eE][-+]?[0-9]+)?', dict(side[1])['plane'])]
+            planes.append((plane_of([v[0:3], v[3:6], v[6:9]]), side))
+        for k, (pl, side) in enumerate(planes):
+            di = [d for d in side[2] if d[0] == 'dispinfo']
+            if not di:
+                continue
+            poly = clip_face(pl, [p for j, (p, _) in enumerate(planes) if j != k])
+            kv = dict(di[0][1])
+            power = int(kv['power'])
+            w = (1 << power) + 1
+            blocks = dict((b[0], dict(b[1])) for b in di[0][2])
+            verts = []
+            for r in range(w):
+                nr = [float(x) for x in blocks['normals']['row%d' % r].split()]
+                dr = [float(x) for x in blocks['distances']['row%d' % r].split()]
+                verts += [((nr[3 * j], nr[3 * j + 1], nr[3 * j + 2]), dr[j]) for j in range(w)]
+            start = [float(x) for x in kv['startposition'].strip('[]').split()]
+            written.append((poly, start, power, verts))
+    if len(written) != len(maps):
+        fails.append('%d displacements written, %d in the map' % (len(written), len(maps)))
+    close = 0
+    worst = 0.0
+    for i, want, corners in maps:
+        # the winding of the map's face, relative to its normal
+        fn = vcross(vsub(corners[1], corners[0]), vsub(corners[2], corners[0]))
+        best = None
+        for poly, start, power, verts in written:
+            if len(poly) != 4 or len(verts) != len(want):
+                continue
+            if max(min(math.dist(c, p) for p in poly) for c in corners) > 0.01:
+                continue   # another displacement's side
+            pn = vcross(vsub(poly[1], poly[0]), vsub(poly[2], poly[0]))
+            if vdot(pn, fn) < 0:
+                poly = poly[::-1]
+            got = disp_verts(poly, start, power, verts)
+            err = max(math.dist(a, b) for a, b in zip(got, want))
+            best = err if best is None else min(best, err)
+        if best is None:
+            fails.append('displacement %d: no written side on its face' % i)
+            continue
+        worst = max(worst, best)
+        if best <= 0.01:
+            close += 1
+        else:
+            fails.append('displacement %d: a rebuilt vertex %.4f units off' % (i, best))
+    report.update(displacements=len(maps), displacements_within_001=close, displacement_worst=round(worst, 5))
+    return fails
+
+
+def check_overlays(data, root, report):
+    """every info_overlay's sides are ids of written sides; as many overlays as the lump holds"""
+    ids = set()
+
+    def walk(n):
+        for c in n[2]:
+            if c[0] == 'side':
+                ids.add(dict(c[1]).get('id'))
+            walk(c)
+    walk(root)
+    fails, n = [], 0
+    for top in root[2]:
+        kv = dict(top[1])
+        if top[0] == 'entity' and kv.get('classname') == 'info_overlay':
+            n += 1
+            sides = kv.get('sides', '').split()
+            if not sides or any(x not in ids for x in sides):
+                fails.append('info_overlay %s: sides "%s" not all written sides' % (kv.get('id'), kv.get('sides')))
+    ov = src_lumps(data)[45]
+    # an overlay on no face (vbsp found none: a decal off the world) is left out
+    lump = sum(1 for i in range(len(ov) // 352) if struct.unpack_from('<H', ov, 352 * i + 6)[0] & 0x3fff)
+    if n != lump:
+        fails.append('%d info_overlay written, %d overlays on faces in the lump' % (n, lump))
+    report.update(overlays=n)
+    return fails
+
+
+def sprp(data):
+    """the static props ('sprp' game lump): their shared leading fields, read here"""
+    gl = src_lumps(data)[35]
+    if len(gl) < 4:
+        return None
+    for k in range(struct.unpack_from('<i', gl, 0)[0]):
+        gid, flags, ver, ofs, ln = struct.unpack_from('<iHHii', gl, 4 + 16 * k)
+        if gid != 0x73707270:
+            continue
+        b = data[ofs:ofs + ln]
+        if b[:4] == b'LZMA' and len(b) >= 17:
+            size, _, props = struct.unpack_from('<II5s', b, 4)
+            b = lzma.decompress(props + struct.pack('<Q', size) + b[17:], format=lzma.FORMAT_ALONE)
+        if len(b) < 12:
+            return []
+        nn = struct.unpack_from('<i', b, 0)[0]
+        names = [b[4 + 128 * i:4 + 128 * i + 128].split(b'\0')[0].decode('latin-1') for i in range(nn)]
+        at = 4 + 128 * nn
+        at += 4 + 2 * struct.unpack_from('<i', b, at)[0]
+        count = struct.unpack_from('<i', b, at)[0]
+        at += 4
+        size = (len(b) - at) // count if count else 0
+        props = []
+        for i in range(count):
+            p = struct.unpack_from('<6fHHHBBiff', b, at + size * i)
+            fs = struct.unpack_from('<f', b, at + size * i + 56)[0] if ver >= 5 else None
+            props.append(dict(origin=p[0:3], angles=p[3:6], model=names[p[6]], solid=p[9], skin=p[11],
+                              fademindist=p[12], fademaxdist=p[13], fadescale=fs))
+        return props
+    return []
+
+
+def check_props(data, root, report):
+    """every static prop of the lump written as a prop_static with its fields, in order"""
+    want = sprp(data) or []
+    got = [dict(top[1]) for top in root[2]
+           if top[0] == 'entity' and dict(top[1]).get('classname') == 'prop_static']
+    fails = []
+    if len(got) != len(want):
+        fails.append('%d prop_static written, %d static props in the lump' % (len(got), len(want)))
+    same = 0
+    for w, g in zip(want, got):
+        ok = g.get('model') == w['model'] and int(g.get('skin', -1)) == w['skin'] and int(g.get('solid', -1)) == w['solid']
+        for key in ('origin', 'angles'):
+            ok &= all(abs(float(a) - b) <= 1e-3 * max(1.0, abs(b)) for a, b in zip(g.get(key, '').split(), w[key]))
+        for key in ('fademindist', 'fademaxdist', 'fadescale'):
+            if w[key] is not None:
+                ok &= abs(float(g.get(key, 'nan')) - w[key]) <= 1e-3 * max(1.0, abs(w[key]))
+        same += ok
+        if not ok and len(fails) < 5:
+            fails.append('prop_static %s: %s, the lump has %s' % (g.get('origin'), g, w))
+    report.update(static_props=len(want), static_props_same=same)
     return fails
 
 

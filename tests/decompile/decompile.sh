@@ -50,8 +50,31 @@ if got != names:
 PYEOF
     then ok; else fail "$m: tool materials as textureNames lists them"; fi
 done
+# what the brush lumps do not hold (check.py rebuilt and compared them: displacement vertices from
+# the written dispinfo within 0.01 units of the map's, every static prop's fields, overlay side ids)
+m=tf2_v20_bsp_tool_test2.vmf
+check "displacements rebuilt from the written dispinfo" test "$(field $m displacements_within_001)" = "$(field $m displacements)" -a "$(field $m displacements)" -gt 0
+check "every static prop written with its fields" test "$(field $m static_props_same)" = "$(field $m static_props)" -a "$(field $m static_props)" -gt 0
+check "info_overlay written, naming written sides" test "$(field $m overlays)" -gt 0
 check "a connections block for outputs" grep -q $'^\tconnections$' "$WORK/tf2_v20_bsp_tool_test2.vmf"
 check "detail brushes in a func_detail" grep -q '"classname" "func_detail"' "$WORK/tf2_v20_bsp_tool_test2.vmf"
+
+# many maps into a folder (as convert does them): each written as a single decompile writes it,
+# a map that cannot be decompiled reported while the others are written
+rm -rf "$WORK/batch"; mkdir -p "$WORK/batch"
+echo "not a map" > "$WORK/batch/bad.bsp"
+expect_exit 1 "$CLI" decompile "$SRC/tf2_v20_bsp_tool_test2.bsp" "$SRC/gmod_v20_bspsrc_tooltextures.bsp" "$WORK/batch/bad.bsp" \
+    -o "$WORK/batch/out/" -j 2 --json
+cp "$WORK/.out" "$WORK/batch.jsonl"
+check "batch: the two maps written as a single decompile writes them" \
+    cmp "$WORK/batch/out/tf2_v20_bsp_tool_test2.vmf" "$WORK/tf2_v20_bsp_tool_test2.vmf"
+check "batch: the second map" test -s "$WORK/batch/out/gmod_v20_bspsrc_tooltextures.vmf"
+check "batch: --json one line per map, the bad one failed" python3 -c '
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+ok = sorted(r["ok"] for r in rows) == [False, True, True] and all(r["output"].endswith(".vmf") for r in rows if r["ok"])
+sys.exit(0 if ok else 1)' "$WORK/batch.jsonl"
+check "batch: nothing written for the bad map" test ! -e "$WORK/batch/out/bad.vmf" -a ! -e "$WORK/batch/out/bad.map"
 
 # ---- Quake 3 --------------------------------------------------------------------------------
 need_dir "$FETCHED/q3"

@@ -14,6 +14,7 @@ const cases = JSON.parse(readFileSync(casesFile, 'utf8'));
 mkdirSync(work, { recursive: true });
 const W = 800, H = 600;
 let bad = 0;
+let sourceChecked = false;
 const check = (name, pass, detail) => { if (!pass) bad++; console.log(JSON.stringify({ check: name, pass: !!pass, ...detail })); };
 
 const browser = await chromium.launch({
@@ -164,6 +165,20 @@ for (const c of cases) {
     const cs = await page.evaluate(() => window.bspkitViewer.setToggle('coll', true));
     check(`${c.name}: the collision toggle adds collision meshes`, cs && cs.collisionMeshes > 0, { collisionMeshes: cs && cs.collisionMeshes });
     await page.evaluate(() => window.bspkitViewer.setToggle('coll', false));
+  }
+  // "Download source": the library's decompile in the worker, saved by the browser; the bytes
+  // `bspkit decompile` writes (on the first Source or Quake 3 map)
+  if (!sourceChecked && (st.format === 'source' || st.format === 'quake3')) {
+    sourceChecked = true;
+    const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 60000 }), page.click('#source')]);
+    const got = path.join(work, c.name + '.page.' + (st.format === 'source' ? 'vmf' : 'map'));
+    await dl.saveAs(got);
+    const want = path.join(work, c.name + '.cli.' + (st.format === 'source' ? 'vmf' : 'map'));
+    execFileSync(cli, ['decompile', c.cli, '-o', want, '-q'], { stdio: 'ignore' });
+    const text = readFileSync(got, 'latin1');
+    check(`${c.name}: Download source gives the map's source, as bspkit decompile writes it`,
+      (text.startsWith('versioninfo') || text.startsWith('{') || text.startsWith('//')) && readFileSync(want).equals(readFileSync(got)),
+      { name: dl.suggestedFilename(), bytes: text.length });
   }
 }
 // (the viewer closed first: a model's animation would keep it drawing every frame meanwhile)
