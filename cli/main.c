@@ -137,15 +137,14 @@ static const cli_cmd k_cmds[] = {
      "  ericw / VHLT compilers. Written all or nothing. Other families: not supported yet.\n"
      "  docs/decompile.md\n"
      "  MAP may be ARCHIVE.pk3:maps/NAME.bsp.\n"
-     "  --json   what was written: entities, brushes, sides, bevels and brushes left out, ...\n"
-     "  --format valve|quake  Quake 1 / GoldSrc: Valve 220 texture axes (default) or the classic\n"
-     "           Quake ones (offsets, rotation, scales on the closest axis plane)\n",
      "  Source also: displacements (dispinfo), static props, cubemaps, overlays, lost lights.\n"
      "       bspkit decompile MAPS... -o DIR/ [-j N] [--json]\n"
      "  Many maps (a folder: its .bsp files; a .pk3: its maps) into DIR, NAME.vmf or NAME.map\n"
      "  each, N at once, a progress bar; a map that fails is reported, the others are written.\n"
      "  --json   what was written: entities, brushes, sides, bevels and brushes left out, ...\n"
-     "           (many maps: one line per map)\n",
+     "           (many maps: one line per map)\n"
+     "  --format valve|quake  Quake 1 / GoldSrc: Valve 220 texture axes (default) or the classic\n"
+     "           Quake ones (offsets, rotation, scales on the closest axis plane)\n",
      cmd_decompile},
     {"render", "draw a map or model as the engine shows it, into a PNG (software renderer)",
      "usage: bspkit render FILE -o OUT.png [--eye X Y Z --yaw DEG --pitch DEG | --spawn N] [options]\n"

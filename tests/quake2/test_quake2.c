@@ -99,7 +99,7 @@ static void test_pak(const char *work)
     CHECK(bk_archive_read(a, 0, 3, &d, &dn) == BK_ELIMIT);
     CHECK(bk_archive_entry_at(a, 0)->size == 4 && bk_archive_entry_at(a, 0)->method == 0);
     bk_archive_close(a);
-    char path[1024];
+    char path[1100];
     snprintf(path, sizeof path, "%s/x.pak", work);
     put_file(path, p, n);
     CHECK(bk_archive_probe_file(path) == BK_ARCHIVE_PAK);
@@ -171,7 +171,7 @@ static void test_pak(const char *work)
  * engines' order (higher pak number first, paks over loose files, unnumbered paks not loaded) */
 static void test_order(const char *work)
 {
-    char dir[1024], path[1200];
+    char dir[1100], path[1300];
     snprintf(dir, sizeof dir, "%s/game", work);
     mkdir(dir, 0777);
     snprintf(path, sizeof path, "%s/pics", dir);
@@ -274,7 +274,7 @@ static void test_wal(const char *q2, const char *work)
     uint8_t pal[768];
     bk_palette_default(pal);
     uint32_t files = 0, levels = 0, bad = 0;
-    char dir[1024];
+    char dir[1100];
     snprintf(dir, sizeof dir, "%s/textures", q2);
     walk_wal(dir, pal, &files, &levels, &bad);
     printf("wal: %u files, %u levels decoded, %u failed\n", files, levels, bad);
@@ -326,7 +326,7 @@ static void test_wal(const char *q2, const char *work)
     /* q2rdm12's fire: eight frames, musashi/m_fire01 .. 08 and back, asked for in capitals */
     CHECK(bk_wal_chain(&co, "MUSASHI/M_FIRE03", names, 16, &count, &looped) == BK_OK && count == 8 && looped &&
           strcmp(names[1], "musashi/m_fire04") == 0 && strcmp(names[7], "musashi/m_fire02") == 0);
-    char gdir[1024], tdir[1100];
+    char gdir[1100], tdir[1200];
     snprintf(gdir, sizeof gdir, "%s/anim", work);
     mkdir(gdir, 0777);
     snprintf(tdir, sizeof tdir, "%s/textures", gdir);
@@ -359,7 +359,7 @@ static void test_wal(const char *q2, const char *work)
 
 static void test_pcx_tga(const char *q2, const char *work)
 {
-    char dir[1024];
+    char dir[1100];
     uint32_t pcx = 0, tga = 0, bad = 0, pairs = 0, close_pairs = 0, oriented = 0;
     for (int pass = 0; pass < 2; pass++) {
     snprintf(dir, sizeof dir, pass ? "%s/env/spirit2dm9" : "%s/env", q2);
@@ -511,7 +511,7 @@ static void test_pcx_tga(const char *q2, const char *work)
 
     /* palettes: Quake 2's from pics/colormap.pcx in a game folder's pak (here a sky face's, as a
      * stand-in file), else the default with a warning; Hexen II's gfx/palette.lmp */
-    char gdir[1024], pp[1200];
+    char gdir[1100], pp[1300];
     snprintf(gdir, sizeof gdir, "%s/palgame", work);
     mkdir(gdir, 0777);
     pak_file pf[] = {{"pics/colormap.pcx", b, (uint32_t)n}};
