@@ -46,10 +46,15 @@ else fail "CMake consumer does not build"; tail "$WORK/.err" >&2; fi
 # each installed header stands alone, C11, without warnings, and names nothing the library keeps
 # for itself (builder capacities, the PNG job, pixel packing, the scene builders, internal flags,
 # the readers behind bk_archive and the archive calls of other shapes it replaced)
+# (the fenced advanced.h with its define, and refused without it)
 for h in "$PREFIX"/include/bspkit/*.h; do
-    check "$(basename "$h") compiles alone" bash -c "echo '#include <bspkit/$(basename "$h")>' |
+    fence=""
+    [ "$(basename "$h")" = advanced.h ] && fence="#define BK_ADVANCED_API"
+    check "$(basename "$h") compiles alone" bash -c "printf '%s\n#include <bspkit/%s>\n' '$fence' '$(basename "$h")' |
         cc -std=c11 -Wall -Wextra -Wpedantic -Werror -fsyntax-only -I'$PREFIX/include' -x c -"
 done
+check "advanced.h is refused without BK_ADVANCED_API" bash -c "! echo '#include <bspkit/advanced.h>' |
+    cc -std=c11 -fsyntax-only -I'$PREFIX/include' -x c - 2>/dev/null"
 check "no private names in the installed headers" bash -c "! grep -nE '_cap_|png_job|BK_PACK_|bk_scene_add|bk_prim_|bk_atlas|bk_file_impl|COMPACT_IMAGES|RELEASE_INPUT|bk_zip|bk_vpk|bk_source_pak|bk_archive_(name|size|read_ex)[[:space:]]*\\(' '$PREFIX'/include/bspkit/*.h"
 # an embedder built against the installed headers and library only runs the headers' examples on
 # real maps: open, query, rewrite, the file into a scene, its images' pixels, a .glb in memory
