@@ -5,29 +5,33 @@ from __future__ import annotations
 import os
 from typing import Any, Dict
 
-from ._core import c_path, raise_write
+from ._core import ArgumentError, c_path, raise_write
 from ._native import ffi, lib
 
-_FORMATS = {".vmf": 1, ".map": 2}   # bk_decompile_format: BK_DECOMPILE_VMF, BK_DECOMPILE_MAP_Q3
+_EXTS = (".vmf", ".map")   # the library picks the family's own form; the path must name it
 _STATS = [name for name in dir(ffi.new("bk_decompile_stats *")[0]) if not name.startswith("_")]
 
 
 def decompile(m: Any, path: Any) -> Dict[str, Any]:
     """Write m's source to path (.vmf: a Source map for Hammer; .map: a Quake 3 map for q3map2 /
-    NetRadiant), as `bspkit decompile MAP -o PATH` writes it. Returns what was written (the
+    NetRadiant; a Quake 1 / BSP2 / GoldSrc map as a Valve 220 .map), as `bspkit decompile MAP -o PATH`
+    writes it. Returns what was written (the
     counts of `bspkit decompile --json`). Raises the located error for a family or format the map
-    cannot give (a .vmf of a Quake 3 map, a Quake 1 map)."""
+    cannot give (a .vmf of a Quake 3 map, a DPM model)."""
     cpath = c_path(path)
     ext = os.path.splitext(os.fspath(path))[1].lower()
-    if ext not in _FORMATS:
+    if ext not in _EXTS:
         raise ValueError("decompile: %r must end in .vmf or .map" % (os.fspath(path), ))
     h = m._live()
     d = m._opts.fresh_diags()
     text, size = ffi.new("char **"), ffi.new("size_t *")
     st = ffi.new("bk_decompile_stats *")
-    r = lib.bk_decompile(h.ptr, m._opts.c, _FORMATS[ext], text, size, st)
+    r = lib.bk_decompile(h.ptr, m._opts.c, lib.BK_DECOMPILE_AUTO, text, size, st)
     d.check(r, m.path or "")
     try:
+        own = "." + ffi.string(lib.bk_decompile_format_ext(st[0].format)).decode()
+        if own != ext:
+            raise ArgumentError("decompile: a %s map decompiles to %s, not %r" % (m.format, own, os.fspath(path)))
         g = ffi.new("bk_write_group **")
         r = lib.bk_write_group_begin(g, 0)
         if r == 0:

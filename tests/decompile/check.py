@@ -549,9 +549,12 @@ def sprp(data):
         if gid != 0x73707270:
             continue
         b = data[ofs:ofs + ln]
-        if b[:4] == b'LZMA' and len(b) >= 17:
-            size, _, props = struct.unpack_from('<II5s', b, 4)
-            b = lzma.decompress(props + struct.pack('<Q', size) + b[17:], format=lzma.FORMAT_ALONE)
+        if data[ofs:ofs + 4] == b'LZMA' and len(data) >= ofs + 17:
+            # a compressed game lump: its directory length is the decoded size; the stored bytes
+            # are the 17-byte header and the compressed length it gives
+            size, packed, props = struct.unpack_from('<II5s', data, ofs + 4)
+            raw = data[ofs + 17:ofs + 17 + packed]
+            b = lzma.decompress(props + struct.pack('<Q', size) + raw, format=lzma.FORMAT_ALONE)
         if len(b) < 12:
             return []
         nn = struct.unpack_from('<i', b, 0)[0]

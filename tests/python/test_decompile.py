@@ -36,9 +36,11 @@ def test_decompile_refusals(work):
     assert out.read_text() == "before"
     with pytest.raises(ValueError):
         m.decompile(work / "x.txt")
-    if os.path.exists(QUAKE1):      # not supported yet (until the tree rebuild lands)
+    if os.path.exists(QUAKE1):      # brushes rebuilt from the tree, as a Valve 220 .map
         q = bspkit.open(QUAKE1)
-        try:
-            q.decompile(work / "q.map")
-        except bspkit.Error:
-            assert not (work / "q.map").exists()
+        st = q.decompile(work / "q.map")
+        assert st["format"] == "map" and st["brushes"] > 0 and st["tree_regions"] >= st["brushes"]
+        assert '"mapversion" "220"' in (work / "q.map").read_text(encoding="latin-1")
+        with pytest.raises(bspkit.ArgumentError):
+            q.decompile(work / "q.vmf")  # a Quake map decompiles to .map only
+        assert not (work / "q.vmf").exists()

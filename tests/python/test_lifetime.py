@@ -62,6 +62,7 @@ def _calls(path_out):
         "pak_remove": lambda m: m.pak_remove("nothing/*"),
         "save": lambda m: m.save(path_out),
         "to_bytes": lambda m: m.to_bytes(),
+        "decompile": lambda m: m.decompile(str(path_out) + ".map"),
     }
 
 
