@@ -127,7 +127,7 @@ static void cross3(const double a[3], const double b[3], double o[3])
 }
 
 /* a big square on the plane, wound counter-clockwise seen from the side n points to */
-static int base_square(const double n[3], double d, double v[][3])
+int bk_dpoly_square(const double n[3], double d, double v[][3])
 {
     int ax = 0;
     for (int k = 1; k < 3; k++)
@@ -150,13 +150,14 @@ static int base_square(const double n[3], double d, double v[][3])
     return 4;
 }
 
-/* keep the part of polygon v (n points) where pn.p <= pd */
-static int clip_poly(double v[][3], int n, const double pn[3], double pd, double out[][3])
+int bk_dpoly_clip(double v[][3], int n, const double pn[3], double pd, double out[][3], int cap)
 {
-    double dist[MAXV + 1];
+    double dist[BK_DPOLY_MAX];
     int o = 0;
+    if (cap > BK_DPOLY_MAX) cap = BK_DPOLY_MAX;
+    if (n > cap) n = cap;
     for (int i = 0; i < n; i++) dist[i] = dot3(pn, v[i]) - pd;
-    for (int i = 0; i < n && o < MAXV - 1; i++) {
+    for (int i = 0; i < n && o < cap - 1; i++) {
         int j = (i + 1) % n;
         if (dist[i] <= CLIP_EPS) memcpy(out[o++], v[i], sizeof v[i]);
         if ((dist[i] < -CLIP_EPS && dist[j] > CLIP_EPS) || (dist[i] > CLIP_EPS && dist[j] < -CLIP_EPS)) {
@@ -206,7 +207,7 @@ static bk_result brush_faces(bk_dmap *m, uint32_t first, uint32_t count, const b
         bk_dside *s = &m->sides[first + i];
         s->wv_count = UINT32_MAX;
         if (bevel_flag && bevel_flag[i]) continue;
-        int n = base_square(s->n, s->d, a);
+        int n = bk_dpoly_square(s->n, s->d, a);
         for (uint32_t j = 0; j < count && n >= 3; j++) {
             const bk_dside *c = &m->sides[first + j];
             if (j == i || (bevel_flag && bevel_flag[j])) continue;
@@ -215,7 +216,7 @@ static bk_result brush_faces(bk_dmap *m, uint32_t first, uint32_t count, const b
                 if (j < i) n = 0;
                 continue;
             }
-            n = clip_poly(a, n, c->n, c->d, b);
+            n = bk_dpoly_clip(a, n, c->n, c->d, b, MAXV);
             memcpy(a, b, sizeof a[0] * (size_t)n);
         }
         if (n < 3 || poly_width(a, n, s->n) < FACE_WIDTH) continue;

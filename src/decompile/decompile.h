@@ -116,6 +116,12 @@ bk_result bk_write_map_quake(const bk_dmap *m, bk_buf *o, bool valve);
 bk_result bk_decompile_source_extras(const bk_file *f, bk_dmap *m);
 /* the dispinfo block of side s (s->disp != 0), at the side's depth */
 void bk_vmf_put_dispinfo(bk_buf *o, const bk_dmap *m, const bk_dside *s);
+/* polygons of the brush model (decompile.c): a big square on the plane n.p = d (4 corners, wound
+ * counter-clockwise seen from where n points), and polygon v of n corners clipped to pn.p <= pd
+ * into out (at most cap - 1 corners, cap <= BK_DPOLY_MAX) */
+#define BK_DPOLY_MAX 256
+int bk_dpoly_square(const double n[3], double d, double v[][3]);
+int bk_dpoly_clip(double v[][3], int n, const double pn[3], double pd, double out[][3], int cap);
 /* three points "( x y z ) ( x y z ) ( x y z )" (paren: "(x y z)" without inner spaces for VMF) */
 void bk_put_points(bk_buf *o, const bk_dside *s, bool vmf);
 /* a number as the editors read it: '.' decimals, no exponent, trailing zeros dropped */

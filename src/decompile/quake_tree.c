@@ -25,7 +25,6 @@
 #define MARGIN 16.0        /* the bounds a region is closed by: the model's, this much outside */
 #define BIG 1048576.0
 #define MAXV 128
-#define EPS 1e-6
 #define BEHIND 0.01        /* a vertex this close to a plane is on it */
 #define MAX_DEPTH 512      /* planes on one path (the corpus's deepest: see docs/decompile.md) */
 #define MAX_PLANES (MAX_DEPTH + 6)
@@ -66,46 +65,6 @@ static void cross3(const double a[3], const double b[3], double o[3])
 }
 
 /* ---- convex bodies from planes ------------------------------------------------------------ */
-static int square_on(const double n[3], double d, double v[][3])
-{
-    int ax = 0;
-    for (int k = 1; k < 3; k++)
-        if (fabs(n[k]) > fabs(n[ax])) ax = k;
-    double up[3] = {0, 0, 0};
-    up[ax == 2 ? 0 : 2] = 1;
-    double dd = dot3(up, n);
-    for (int k = 0; k < 3; k++) up[k] -= dd * n[k];
-    double l = sqrt(dot3(up, up));
-    for (int k = 0; k < 3; k++) up[k] /= l;
-    double rt[3];
-    cross3(up, n, rt);
-    for (int k = 0; k < 3; k++) {
-        double c = n[k] * d;
-        v[0][k] = c - rt[k] * BIG - up[k] * BIG;
-        v[1][k] = c + rt[k] * BIG - up[k] * BIG;
-        v[2][k] = c + rt[k] * BIG + up[k] * BIG;
-        v[3][k] = c - rt[k] * BIG + up[k] * BIG;
-    }
-    return 4;
-}
-
-static int clip(double v[][3], int n, const double pn[3], double pd, double out[][3])
-{
-    double dist[MAXV];
-    int o = 0;
-    for (int i = 0; i < n; i++) dist[i] = dot3(pn, v[i]) - pd;
-    for (int i = 0; i < n && o < MAXV - 1; i++) {
-        int j = (i + 1) % n;
-        if (dist[i] <= EPS) memcpy(out[o++], v[i], sizeof v[i]);
-        if ((dist[i] < -EPS && dist[j] > EPS) || (dist[i] > EPS && dist[j] < -EPS)) {
-            double t = dist[i] / (dist[i] - dist[j]);
-            for (int k = 0; k < 3; k++) out[o][k] = v[i][k] + t * (v[j][k] - v[i][k]);
-            o++;
-        }
-    }
-    return o;
-}
-
 /* The body of planes p[0..n): the planes that bound it (with a face) kept, in order, into
  * t->planes as a new range, its corners into t->verts, its volume. false: it encloses nothing or
  * is open (r untouched but for contents). */
@@ -117,7 +76,7 @@ static bk_result body(tree *t, const rplane *p, uint32_t n, region *r, bool *clo
     double vol6 = 0, mins[3] = {INFINITY, INFINITY, INFINITY}, maxs[3] = {-INFINITY, -INFINITY, -INFINITY};
     bool open = false;
     for (uint32_t i = 0; i < n; i++) {
-        int c = square_on(p[i].n, p[i].d, a);
+        int c = bk_dpoly_square(p[i].n, p[i].d, a);
         bool dup = false;
         for (uint32_t j = 0; j < n && c >= 3; j++) {
             if (j == i) continue;
@@ -125,7 +84,7 @@ static bk_result body(tree *t, const rplane *p, uint32_t n, region *r, bool *clo
                 if (j < i) dup = true;
                 continue;
             }
-            c = clip(a, c, p[j].n, p[j].d, b);
+            c = bk_dpoly_clip(a, c, p[j].n, p[j].d, b, MAXV);
             memcpy(a, b, sizeof a[0] * (size_t)c);
         }
         if (dup || c < 3) continue;
