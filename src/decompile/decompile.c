@@ -99,6 +99,48 @@ bool bk_dentity_origin(const bk_entity *e, double o[3])
     return true;
 }
 
+bk_result bk_dmap_models_by_entity(bk_dmap *m, const bk_file *f, uint32_t model_count, const char *orphan_class,
+                                   bk_dmodel_fn add, void *ctx)
+{
+    const bk_entities *es = bk_file_entities(f);
+    bool *used = bk_calloc(model_count ? model_count : 1, 1);
+    if (!used) return BK_ENOMEM;
+    bk_result r = BK_OK;
+    for (uint32_t i = 0; r == BK_OK && es && i < es->count; i++) {
+        const bk_entity *e = &es->items[i];
+        const char *cn = bk_entity_get(e, "classname");
+        bool world = cn && strcmp(cn, "worldspawn") == 0;
+        uint32_t ent;
+        r = bk_dmap_entity(m, e, NULL, &ent);
+        if (r != BK_OK) break;
+        int32_t model = world ? 0 : bk_dentity_model(e, model_count);
+        if (model < 0 || (uint32_t)model >= model_count) continue;
+        if (used[model]) {
+            bk_report(&m->ctx, BK_SEV_WARNING, BK_EFORMAT, "entities", i, e->offset,
+                      "model *%d is named by an earlier entity too: its brushes are written once", model);
+            continue;
+        }
+        used[model] = true;
+        double o[3] = {0, 0, 0};
+        if (!world) bk_dentity_origin(e, o);
+        memcpy(m->ents[ent].origin, o, sizeof o);
+        r = add(ctx, (uint32_t)model, ent, o);
+    }
+    /* a world without a worldspawn entity (or models no entity names) still has its brushes */
+    for (uint32_t mi = 0; r == BK_OK && mi < model_count; mi++) {
+        if (used[mi]) continue;
+        uint32_t ent;
+        r = bk_dmap_entity(m, NULL, mi ? orphan_class : "worldspawn", &ent);
+        if (r == BK_OK) {
+            if (mi) bk_report(&m->ctx, BK_SEV_WARNING, BK_ENOTFOUND, "models", mi, BK_NO_OFFSET,
+                              "model *%u is named by no entity: written as a %s", mi, orphan_class);
+            r = add(ctx, mi, ent, (double[3]){0, 0, 0});
+        }
+    }
+    bk_free(used);
+    return r;
+}
+
 uint32_t bk_dmap_world(const bk_dmap *m)
 {
     for (uint32_t i = 0; i < m->ent_count; i++)

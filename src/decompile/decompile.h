@@ -89,6 +89,12 @@ bk_result bk_dmap_brush_end(bk_dmap *m, uint32_t src, uint32_t entity, const boo
 uint32_t bk_dmap_world(const bk_dmap *m);
 /* the brush model an entity's "model" key names ("*N", 1 <= N < model_count), or -1 */
 int32_t bk_dentity_model(const bk_entity *e, uint32_t model_count);
+/* every entity into the map, and each model's brushes added once through add(ctx, model, entity,
+ * origin): model 0 with the worldspawn, "*N" with the brush entity naming it (moved back by its
+ * origin); models no entity names are written as an orphan_class entity, warned */
+typedef bk_result (*bk_dmodel_fn)(void *ctx, uint32_t model, uint32_t ent, const double origin[3]);
+bk_result bk_dmap_models_by_entity(bk_dmap *m, const bk_file *f, uint32_t model_count, const char *orphan_class,
+                                   bk_dmodel_fn add, void *ctx);
 /* its "origin" key into o (0 0 0 when it has none or it does not read: false) */
 bool bk_dentity_origin(const bk_entity *e, double o[3]);
 /* its class name */

@@ -349,45 +349,18 @@ static bk_result add_model(const bk_q3_map *q, bk_dmap *m, uint32_t model, uint3
     return r;
 }
 
+typedef struct q3_models { const bk_q3_map *q; bk_dmap *m; } q3_models;
+
+static bk_result q3_add_model(void *ctx, uint32_t model, uint32_t ent, const double o[3])
+{
+    const q3_models *c = ctx;
+    return add_model(c->q, c->m, model, ent, o);
+}
+
 bk_result bk_decompile_q3(const bk_file *f, bk_dmap *m)
 {
     const bk_q3_map *q = bk_q3_map_of(f);
     if (!q) return BK_EARG;
-    const bk_entities *es = bk_file_entities(f);
-    bool *used = bk_calloc(q->model_count ? q->model_count : 1, 1);
-    if (!used) return BK_ENOMEM;
-    bk_result r = BK_OK;
-    for (uint32_t i = 0; r == BK_OK && i < es->count; i++) {
-        const bk_entity *e = &es->items[i];
-        const char *cn = bk_entity_get(e, "classname");
-        bool world = cn && strcmp(cn, "worldspawn") == 0;
-        uint32_t ent;
-        r = bk_dmap_entity(m, e, NULL, &ent);
-        if (r != BK_OK) break;
-        int32_t model = world ? 0 : bk_dentity_model(e, q->model_count);
-        if (model < 0 || (uint32_t)model >= q->model_count) continue;
-        if (used[model]) {
-            bk_report(&m->ctx, BK_SEV_WARNING, BK_EFORMAT, "entities", i, e->offset,
-                      "model *%d is named by an earlier entity too: its brushes are written once", model);
-            continue;
-        }
-        used[model] = true;
-        double o[3] = {0, 0, 0};
-        if (!world) bk_dentity_origin(e, o);
-        memcpy(m->ents[ent].origin, o, sizeof o);
-        r = add_model(q, m, (uint32_t)model, ent, o);
-    }
-    /* a world without a worldspawn entity (or models no entity names) still has its brushes */
-    for (uint32_t mi = 0; r == BK_OK && mi < q->model_count; mi++) {
-        if (used[mi]) continue;
-        uint32_t ent;
-        r = bk_dmap_entity(m, NULL, mi ? "func_group" : "worldspawn", &ent);
-        if (r == BK_OK) {
-            if (mi) bk_report(&m->ctx, BK_SEV_WARNING, BK_ENOTFOUND, "models", mi, BK_NO_OFFSET,
-                              "model *%u is named by no entity: written as a func_group", mi);
-            r = add_model(q, m, mi, ent, (double[3]){0, 0, 0});
-        }
-    }
-    bk_free(used);
-    return r;
+    q3_models c = {q, m};
+    return bk_dmap_models_by_entity(m, f, q->model_count, "func_group", q3_add_model, &c);
 }

@@ -565,6 +565,11 @@ static bk_result add_model(tree *t, uint32_t model, uint32_t ent, const double o
     return BK_OK;
 }
 
+static bk_result tree_add_model(void *ctx, uint32_t model, uint32_t ent, const double o[3])
+{
+    return add_model(ctx, model, ent, o);
+}
+
 bk_result bk_decompile_quake(const bk_file *f, bk_dmap *m)
 {
     const bk_quake_bsp *q = bk_quake_bsp_of(f);
@@ -577,42 +582,10 @@ bk_result bk_decompile_quake(const bk_file *f, bk_dmap *m)
     t->uniform = bk_malloc(q->node_count + 1);
     t->ucont = bk_malloc(sizeof *t->ucont * ((size_t)q->node_count + 1));
     t->visit_budget = (uint64_t)q->node_count + 16;
-    bool *used = bk_calloc(q->model_count ? q->model_count : 1, 1);
-    bk_result r = t->uniform && t->ucont && used ? BK_OK : BK_ENOMEM;
+    bk_result r = t->uniform && t->ucont ? BK_OK : BK_ENOMEM;
     if (r == BK_OK) memset(t->uniform, -1, q->node_count + 1);
-    const bk_entities *es = bk_file_entities(f);
-    for (uint32_t i = 0; r == BK_OK && i < es->count; i++) {
-        const bk_entity *e = &es->items[i];
-        const char *cn = bk_entity_get(e, "classname");
-        bool world = cn && strcmp(cn, "worldspawn") == 0;
-        uint32_t ent;
-        r = bk_dmap_entity(m, e, NULL, &ent);
-        if (r != BK_OK) break;
-        int32_t model = world ? 0 : bk_dentity_model(e, q->model_count);
-        if (model < 0 || (uint32_t)model >= q->model_count) continue;
-        if (used[model]) {
-            bk_report(&m->ctx, BK_SEV_WARNING, BK_EFORMAT, "entities", i, e->offset,
-                      "model *%d is named by an earlier entity too: its brushes are written once", model);
-            continue;
-        }
-        used[model] = true;
-        double o[3] = {0, 0, 0};
-        if (!world) bk_dentity_origin(e, o);
-        memcpy(m->ents[ent].origin, o, sizeof o);
-        r = add_model(t, (uint32_t)model, ent, o);
-    }
-    for (uint32_t mi = 0; r == BK_OK && mi < q->model_count; mi++) {
-        if (used[mi]) continue;
-        uint32_t ent;
-        r = bk_dmap_entity(m, NULL, mi ? "func_wall" : "worldspawn", &ent);
-        if (r == BK_OK) {
-            if (mi) bk_report(&m->ctx, BK_SEV_WARNING, BK_ENOTFOUND, "models", mi, BK_NO_OFFSET,
-                              "model *%u is named by no entity: written as a func_wall", mi);
-            r = add_model(t, mi, ent, (double[3]){0, 0, 0});
-        }
-    }
+    if (r == BK_OK) r = bk_dmap_models_by_entity(m, f, q->model_count, "func_wall", tree_add_model, t);
     m->stats.brushes_dropped += t->empty_regions;
-    bk_free(used);
     bk_free(t->uniform);
     bk_free(t->ucont);
     bk_free(t->planes);
