@@ -275,11 +275,12 @@ int main(int argc, char **argv)
     test_quake_by_hand();
     /* argv[1]: the shared folder (tests/CMakeLists.txt) */
     static const char *const dirs[] = {"quake1", "goldsrc", "hexen2"};
-    int maps = 0;
+    int maps = 0, dirs_found = 0;
     for (size_t d = 0; argc > 1 && d < sizeof dirs / sizeof dirs[0]; d++) {
         char dir[4096];
         snprintf(dir, sizeof dir, "%s/corpus/%s", argv[1], dirs[d]);
         DIR *dp = opendir(dir);
+        dirs_found += dp != NULL;
         struct dirent *de;
         while (dp && (de = readdir(dp))) {
             size_t n = strlen(de->d_name);
@@ -291,6 +292,9 @@ int main(int argc, char **argv)
         if (dp) closedir(dp);
     }
     printf("%d maps: every decoded lump encoded back to its bytes\n", maps);
-    if (argc > 1) CHECK(maps >= 10);
+    /* without the shared corpus (make test-nocorpus) the real-map part is left out, said here; the
+     * rows' own checks above still run */
+    if (argc > 1 && dirs_found) CHECK(maps >= 10);
+    else printf("the real-map part left out: %s/corpus/{quake1,goldsrc,hexen2} missing\n", argc > 1 ? argv[1] : "(no shared folder)");
     return CHECK_DONE();
 }
