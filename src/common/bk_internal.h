@@ -243,6 +243,8 @@ char *bk_strndup(const char *s, size_t n);
 /* Copy a fixed-size, possibly unterminated name field into a NUL-terminated string buffer. */
 void bk_copy_name(char *dst, size_t dstcap, const uint8_t *src, size_t srclen);
 int bk_strcasecmp(const char *a, const char *b);
+/* archive member names equal, as the engines look them up: ASCII case and '\\' vs '/' ignored */
+bool bk_path_eq(const char *a, const char *b);
 /* 1 when s starts with prefix, ignoring ASCII case */
 int bk_strncasecmp_prefix(const char *s, const char *prefix);
 

@@ -224,6 +224,19 @@ int bk_strcasecmp(const char *a, const char *b)
     }
 }
 
+bool bk_path_eq(const char *a, const char *b)
+{
+    for (;; a++, b++) {
+        unsigned char x = (unsigned char)*a, y = (unsigned char)*b;
+        if (x == '\\') x = '/';
+        if (y == '\\') y = '/';
+        if (x >= 'A' && x <= 'Z') x = (unsigned char)(x + 32);
+        if (y >= 'A' && y <= 'Z') y = (unsigned char)(y + 32);
+        if (x != y) return false;
+        if (!x) return true;
+    }
+}
+
 const char *bk_version(void) { return BK_VERSION_STRING; }
 
 int bk_strncasecmp_prefix(const char *s, const char *prefix)

@@ -162,14 +162,7 @@ int32_t bk_vpk_find(const bk_vpk *v, const char *name)
 {
     if (!v || !name) return -1;
     for (uint32_t i = 0; i < v->count; i++) {
-        const char *a = v->e[i].name, *b = name;
-        for (; *a && *b; a++, b++) {
-            char x = *a == '\\' ? '/' : *a, y = *b == '\\' ? '/' : *b;
-            if (x >= 'A' && x <= 'Z') x = (char)(x + 32);
-            if (y >= 'A' && y <= 'Z') y = (char)(y + 32);
-            if (x != y) break;
-        }
-        if (!*a && !*b) return (int32_t)i;
+        if (bk_path_eq(v->e[i].name, name)) return (int32_t)i;
     }
     return -1;
 }

@@ -113,19 +113,6 @@ static uint32_t name_hash(const char *s)
     return h;
 }
 
-static bool name_eq(const char *a, const char *b)
-{
-    for (;; a++, b++) {
-        unsigned char x = (unsigned char)*a, y = (unsigned char)*b;
-        if (x == '\\') x = '/';
-        if (y == '\\') y = '/';
-        if (x >= 'A' && x <= 'Z') x = (unsigned char)(x + 32);
-        if (y >= 'A' && y <= 'Z') y = (unsigned char)(y + 32);
-        if (x != y) return false;
-        if (!x) return true;
-    }
-}
-
 static bk_result build_index(bk_zip *a, const bk_options *opt)
 {
     bk_limits lim = bk_limits_of(opt);
@@ -285,11 +272,11 @@ int32_t bk_zip_find(const bk_zip *a, const char *name)
     if (!a || !name || !a->count) return -1;
     while (*name == '/' || *name == '\\') name++;
     for (uint32_t k = a->bucket[name_hash(name) & (a->nbucket - 1)]; k != UINT32_MAX; k = a->e[k].next)
-        if (name_eq(a->e[k].name, name)) {
+        if (bk_path_eq(a->e[k].name, name)) {
             /* the first of equal names, as the central directory lists them */
             int32_t best = (int32_t)k;
             for (uint32_t j = a->e[k].next; j != UINT32_MAX; j = a->e[j].next)
-                if (name_eq(a->e[j].name, name) && j < (uint32_t)best) best = (int32_t)j;
+                if (bk_path_eq(a->e[j].name, name) && j < (uint32_t)best) best = (int32_t)j;
             return best;
         }
     return -1;

@@ -80,14 +80,7 @@ static int32_t pack_find(const void *impl, const char *name)
     const bk_pack *p = impl;
     while (*name == '/' || *name == '\\') name++;
     for (uint32_t i = 0; i < p->count; i++) {
-        const char *a = p->e[i].name, *b = name;
-        for (; *a && *b; a++, b++) {
-            char x = *a == '\\' ? '/' : *a, y = *b == '\\' ? '/' : *b;
-            if (x >= 'A' && x <= 'Z') x = (char)(x + 32);
-            if (y >= 'A' && y <= 'Z') y = (char)(y + 32);
-            if (x != y) break;
-        }
-        if (!*a && !*b) return (int32_t)i;
+        if (bk_path_eq(p->e[i].name, name)) return (int32_t)i;
     }
     return -1;
 }

@@ -79,17 +79,6 @@ bk_result bk_wal_decode(const void *data, size_t size, const bk_options *opt, co
 }
 
 /* ---- animation chains ------------------------------------------------------------------------ */
-static bool same_name(const char *a, const char *b)
-{
-    for (; *a && *b; a++, b++) {
-        char x = *a == '\\' ? '/' : *a, y = *b == '\\' ? '/' : *b;
-        if (x >= 'A' && x <= 'Z') x = (char)(x + 32);
-        if (y >= 'A' && y <= 'Z') y = (char)(y + 32);
-        if (x != y) return false;
-    }
-    return !*a && !*b;
-}
-
 bk_result bk_wal_chain(const bk_options *opt, const char *name, char (*names)[33], uint32_t cap, uint32_t *count,
                        bool *looped)
 {
@@ -103,7 +92,7 @@ bk_result bk_wal_chain(const bk_options *opt, const char *name, char (*names)[33
     snprintf(cur, sizeof cur, "%s", name);
     while (*count < cap) {
         for (uint32_t i = 0; i < *count; i++)
-            if (same_name(names[i], cur)) {
+            if (bk_path_eq(names[i], cur)) {
                 *looped = i == 0;
                 goto done;
             }
