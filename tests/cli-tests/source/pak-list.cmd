@@ -1,1 +1,1 @@
-pak {corpus}/source/tf2_v20_bsp_tool_mp_lobby.bsp list
+pak {corpus}/source/momentum_v20_background_01.bsp list

@@ -1,1 +1,1 @@
-props {corpus}/source/tf2_v20_bsp_tool_mp_lobby.bsp
+props {corpus}/source/momentum_v20_background_01.bsp
