@@ -147,7 +147,15 @@ def main():
         print("no case matches %s" % " ".join(a.names), file=sys.stderr)
         return 1
     passed, failed, skipped, updated = 0, [], [], []
-    shutil.rmtree(work, ignore_errors=True)
+    # an expected file without its .cmd (a case renamed or removed) would never be checked again
+    for group in sorted(os.listdir(HERE)):
+        gdir = os.path.join(HERE, group)
+        if os.path.isdir(gdir) and group != "data":
+            for f in sorted(os.listdir(gdir)):
+                stem = re.sub(r"\.(stdout|stderr|stderr\.re|exit)$", "", f)
+                if stem != f and not os.path.exists(os.path.join(gdir, stem + ".cmd")):
+                    print("FAIL %s/%s: no %s.cmd beside it" % (group, f, stem))
+                    failed.append(group + "/" + f)
     for name, base in todo:
         words = arguments(base)
         key, absent = missing_input(words, places)
@@ -157,6 +165,7 @@ def main():
             skipped.append(name)
             continue
         cwd = os.path.join(work, name)
+        shutil.rmtree(cwd, ignore_errors=True)   # only the case's own folder: --work may be anywhere
         os.makedirs(cwd)
         p = dict(places, **{"{work}": cwd})
         argv = [bspkit] + [fill(w, p) for w in words]
