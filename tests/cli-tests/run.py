@@ -3,7 +3,8 @@
 
 Each case is tests/cli-tests/<group>/<name>.cmd: the arguments of one bspkit command line (shell
 words; '#' lines are comments). Beside it, what that command must do:
-  <name>.stdout     its standard output, exactly (no file: nothing)
+  <name>.stdout     its standard output, exactly (no file: nothing); with --json it must
+                    also parse as JSON (one document or one per line)
   <name>.stderr     its standard error, exactly (no file: nothing), or
   <name>.stderr.re  one Python regular expression per line of standard error, each matching
                     the whole line; a line '...' stands for any lines (or none)
@@ -23,6 +24,7 @@ committing it. Exit status: 0 all ran cases passed, 1 a mismatch, 77 every case 
 """
 import argparse
 import difflib
+import json
 import os
 import re
 import shlex
@@ -125,6 +127,21 @@ def stderr_matches(patterns, got):
         "".join("    " + l + "\n" for l in got.splitlines()))
 
 
+def not_json(text):
+    """What is wrong with --json output: one JSON document, or one per line."""
+    try:
+        json.loads(text)
+        return ""
+    except ValueError as e:
+        whole = str(e)
+    for n, line in enumerate(text.splitlines(), 1):
+        try:
+            json.loads(line)
+        except ValueError:
+            return "stdout of --json is not JSON (%s), nor JSON lines (line %d)\n" % (whole, n)
+    return ""
+
+
 def main():
     ap = argparse.ArgumentParser(description="bspkit CLI expected-output tests")
     ap.add_argument("--bspkit", required=True)
@@ -198,14 +215,17 @@ def main():
             write(base + ".exit", "%d\n" % code if code else "")
             if changed:
                 updated.append(name)
-            if report_err and want_err is None:
-                print("FAIL %s (.stderr.re kept):\n%s" % (name, report_err))
+            bad_json = not_json(out) if "--json" in words and out else ""
+            if (report_err and want_err is None) or bad_json:
+                print("FAIL %s (written, but):\n%s%s" % (name, bad_json, report_err if want_err is None else ""))
                 failed.append(name)
             else:
                 passed += 1
             continue
         if code != want_code:
             report += "exit status %d, expected %d\n" % (code, want_code)
+        if "--json" in words and out:
+            report += not_json(out)
         if out != want_out:
             report += diff("stdout", want_out, out)
         report += report_err
