@@ -1,7 +1,7 @@
 """An archive at scale with the Python package: every map converted to .glb and queried
 (10,000 traces from its entity origins), one file per task, on a local Dask cluster (Debian's
 python3-dask / python3-distributed), against the same work in one process. bench/scale.sh runs it
-beside GNU parallel over the CLI; docs/scale.md has the figures.
+beside GNU parallel over the CLI; docs/dev/scale.md has the figures.
 
 usage: python3 scale.py OUTDIR WORKERS MAP...
        python3 scale.py --segments OUTDIR MAP...   (the same segments as text for the CLI)

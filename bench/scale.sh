@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A whole archive converted and queried in parallel (docs/scale.md): every corpus map (shared
+# A whole archive converted and queried in parallel (docs/dev/scale.md): every corpus map (shared
 # corpus + the fetched Quake 3 maps) to .glb plus 10,000 traces each, the unit of work one file:
 #   1. GNU parallel over the CLI (`parallel -j N`: bspkit convert, then bspkit trace --batch);
 #   2. Dask over the Python package (bench/scale.py: a LocalCluster of N worker processes),

@@ -236,6 +236,7 @@ int cmd_validate(int argc, char **argv)
         opt.diag_user = &v;
         uint32_t errors = 0, warnings = 0;
         bk_format fmt = BK_FORMAT_UNKNOWN;
+        bool unreadable = false;   /* not there or not readable: not "not a supported format" */
         const char *sep = cli_archive_sep(path);
         if (sep) {
             /* ARCHIVE.pk3:maps/NAME.bsp, as every other command reads it */
@@ -249,9 +250,11 @@ int cmd_validate(int argc, char **argv)
                 bk_free(buf);
             } else {
                 errors = 1;
+                unreadable = true;
             }
         } else {
-            bk_validate_file(path, &opt, &fmt, &errors, &warnings);
+            bk_result r = bk_validate_file(path, &opt, &fmt, &errors, &warnings);
+            unreadable = fmt == BK_FORMAT_UNKNOWN && (r == BK_EIO || r == BK_ENOTFOUND);
         }
         if (errors) rc = EXIT_BAD_INPUT;
         cJSON *assets = o.json && o.assets ? cJSON_CreateArray() : NULL;
@@ -270,7 +273,7 @@ int cmd_validate(int argc, char **argv)
             cJSON_AddItemToArray(all, fo);
         } else if (errors) {
             printf("%s: INVALID (%s): %u error%s, %u warning%s\n", path,
-                   fmt == BK_FORMAT_UNKNOWN ? "not a supported format" : bk_format_name(fmt), errors,
+                   unreadable ? "unreadable" : fmt == BK_FORMAT_UNKNOWN ? "not a supported format" : bk_format_name(fmt), errors,
                    errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s");
         } else {
             printf("%s: ok (%s), %u warning%s", path, bk_format_name(fmt), warnings, warnings == 1 ? "" : "s");

@@ -28,7 +28,7 @@ static int list_lumps(const cli_opts *o, const bk_file *f)
             cJSON_AddItemToArray(arr, j);
         } else {
             char as[48];
-            if (s.field_count) snprintf(as, sizeof as, "%u fields", s.field_count);
+            if (s.field_count) snprintf(as, sizeof as, "%u field%s", s.field_count, s.field_count == 1 ? "" : "s");
             else snprintf(as, sizeof as, "base64 bytes");
             char cnt[24] = "-", sz[16] = "-";
             if (count >= 0) snprintf(cnt, sizeof cnt, "%lld", count), snprintf(sz, sizeof sz, "%u", s.entry_size);

@@ -253,10 +253,10 @@ static int do_trace(const bk_query *q, const bk_trace_params *tp, const float a[
         printf("}\n");
     } else {
         printf("fraction   %g\nendpos     %g %g %g\nplane      %g %g %g  dist %g\ncontents   %s (%d)\n"
-               "startsolid %d\nallsolid   %d\nsurface    %d %s\n",
+               "startsolid %d\nallsolid   %d\nsurface    %d%s%s\n",
                (double)tr.fraction, (double)tr.endpos[0], (double)tr.endpos[1], (double)tr.endpos[2],
                (double)tr.normal[0], (double)tr.normal[1], (double)tr.normal[2], (double)tr.dist, cn,
-               tr.native_contents, tr.startsolid, tr.allsolid, tr.surface, sname ? sname : "");
+               tr.native_contents, tr.startsolid, tr.allsolid, tr.surface, sname ? " " : "", sname ? sname : "");
     }
     return EXIT_OK;
 }

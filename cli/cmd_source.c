@@ -380,7 +380,7 @@ static int vpk_cmd(cli_opts *o, bool list)
                 printf("%10llu  %s\n", (unsigned long long)e->size, e->name);
         }
         if (o->json) printf("]}\n");
-        else printf("%u entries, %llu bytes\n", n, (unsigned long long)total);
+        else printf("%u entr%s, %llu bytes\n", n, n == 1 ? "y" : "ies", (unsigned long long)total);
     } else if (!o->output) {
         fprintf(stderr, "bspkit pak: extract needs -o DIR\n");
         rc = EXIT_USAGE;
@@ -466,7 +466,7 @@ int cmd_pak(int argc, char **argv)
                 printf("%10llu  %-7s  %s\n", (unsigned long long)e->size, method_name(e->method), e->name);
                 total += e->size;
             }
-            printf("%u entries, %llu bytes\n", n, (unsigned long long)total);
+            printf("%u entr%s, %llu bytes\n", n, n == 1 ? "y" : "ies", (unsigned long long)total);
         }
     } else {
         rc = extract_all(&o, pak, "pakfile ");

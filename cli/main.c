@@ -572,7 +572,7 @@ int cli_read_member(const char *spec, const char *sep, cli_opts *o, uint8_t **ou
     size_t alen = (size_t)(sep - spec);
     char *archive = o->archive;
     if (alen >= sizeof o->archive) {
-        fprintf(stderr, "%s: archive path too long\n", spec);
+        fprintf(stderr, "%s: error: archive path too long\n", spec);
         return EXIT_BAD_INPUT;
     }
     memcpy(archive, spec, alen);
@@ -581,12 +581,12 @@ int cli_read_member(const char *spec, const char *sep, cli_opts *o, uint8_t **ou
     bk_archive *z = NULL;
     bk_result ar = bk_archive_open(archive, &o->opt, &z);
     if (ar != BK_OK) {
-        fprintf(stderr, "%s: cannot open archive: %s\n", archive, bk_strerror(ar));
+        fprintf(stderr, "%s: error: cannot open archive: %s\n", archive, bk_strerror(ar));
         return EXIT_BAD_INPUT;
     }
     int32_t idx = bk_archive_find(z, member);
     if (idx < 0) {
-        fprintf(stderr, "%s: no member '%s' in the archive\n", archive, member);
+        fprintf(stderr, "%s: error: no member '%s' in the archive\n", archive, member);
         bk_archive_close(z);
         return EXIT_BAD_INPUT;
     }
@@ -595,7 +595,7 @@ int cli_read_member(const char *spec, const char *sep, cli_opts *o, uint8_t **ou
     ar = bk_archive_read(z, (uint32_t)idx, (uint64_t)1 << 31, &buf, &got);
     bk_archive_close(z);
     if (ar != BK_OK) {
-        fprintf(stderr, "%s: cannot read member '%s': %s\n", archive, member,
+        fprintf(stderr, "%s: error: cannot read member '%s': %s\n", archive, member,
                 ar == BK_ELIMIT ? "it is too large" : bk_strerror(ar));
         return EXIT_BAD_INPUT;
     }

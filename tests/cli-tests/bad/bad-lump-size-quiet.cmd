@@ -1,0 +1,1 @@
+validate --quiet {data}/bad_lump_size.bsp

@@ -1,0 +1,1 @@
+info {data}/bad_lump_size.bsp

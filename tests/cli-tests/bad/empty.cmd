@@ -1,0 +1,1 @@
+info {data}/empty.bsp

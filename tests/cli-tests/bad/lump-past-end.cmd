@@ -1,0 +1,1 @@
+entities {data}/lump_past_end.bsp

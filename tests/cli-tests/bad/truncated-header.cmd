@@ -1,0 +1,1 @@
+info {data}/truncated_header.bsp

@@ -1,0 +1,1 @@
+validate {data}/truncated_lumps.bsp

@@ -1,0 +1,1 @@
+validate --json {data}/wrong_magic.bsp

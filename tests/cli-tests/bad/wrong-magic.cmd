@@ -1,0 +1,1 @@
+info {data}/wrong_magic.bsp

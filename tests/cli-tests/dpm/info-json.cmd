@@ -1,0 +1,1 @@
+info --json {fetched}/dpm/shield.dpm

@@ -1,0 +1,1 @@
+info {fetched}/dpm/shield.dpm

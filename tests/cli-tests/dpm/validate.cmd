@@ -1,0 +1,1 @@
+validate {fetched}/dpm/shield.dpm {fetched}/dpm/spiderbot_barrels.dpm

@@ -1,0 +1,1 @@
+entities {corpus}/goldsrc/hltopdown_test_tiny.bsp

@@ -1,0 +1,1 @@
+info --json {corpus}/goldsrc/hltopdown_test_tiny.bsp

@@ -1,0 +1,1 @@
+info {corpus}/goldsrc/hltopdown_test_tiny.bsp

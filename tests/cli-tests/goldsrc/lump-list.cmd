@@ -1,0 +1,1 @@
+lump {corpus}/goldsrc/hltopdown_test_tiny.bsp

@@ -1,0 +1,1 @@
+textures {corpus}/goldsrc/hltopdown_test_tiny.bsp -o {work}/png

@@ -1,0 +1,1 @@
+decompile {fetched}/q3/nexuiz/eggandbacon.bsp -o {work}/eggandbacon.map --json

@@ -1,0 +1,1 @@
+entities {fetched}/q3/nexuiz/_init.bsp

@@ -1,0 +1,1 @@
+info --json {fetched}/q3/nexuiz/_init.bsp

@@ -1,0 +1,1 @@
+lump {fetched}/q3/nexuiz/eggandbacon.bsp

@@ -1,0 +1,1 @@
+query {fetched}/q3/nexuiz/eggandbacon.bsp --point 0 0 64 --json

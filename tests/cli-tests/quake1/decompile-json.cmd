@@ -1,0 +1,1 @@
+decompile {corpus}/quake1/vektar_start.bsp -o {work}/start.map --json

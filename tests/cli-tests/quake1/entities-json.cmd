@@ -1,0 +1,1 @@
+entities --json {corpus}/quake1/vektar_start.bsp

@@ -1,0 +1,1 @@
+entities {samples}/ericw_q1_detail_fence2.bsp

@@ -1,0 +1,1 @@
+info --json {corpus}/quake1/vektar_start.bsp

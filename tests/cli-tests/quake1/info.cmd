@@ -1,0 +1,1 @@
+info {samples}/ericw_q1_detail_fence2.bsp

@@ -1,0 +1,1 @@
+lump {corpus}/quake1/vektar_start.bsp

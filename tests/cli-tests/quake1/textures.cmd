@@ -1,0 +1,1 @@
+textures {corpus}/quake1/vektar_start.bsp -o {work}/png

@@ -1,0 +1,1 @@
+validate --json {corpus}/quake1/vektar_start.bsp

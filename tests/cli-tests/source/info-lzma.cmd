@@ -1,0 +1,1 @@
+info {corpus}/source/tf2c_v20_lzma_vipr_downfall.bsp

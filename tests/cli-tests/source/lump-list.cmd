@@ -1,0 +1,1 @@
+lump {corpus}/source/tf2_v20_bsp_tool_mp_lobby.bsp

@@ -1,0 +1,1 @@
+pak {corpus}/source/momentum_v20_background_01.bsp list

@@ -1,0 +1,1 @@
+query {corpus}/source/tf2_v20_bsp_tool_mp_lobby.bsp --point 0 0 64

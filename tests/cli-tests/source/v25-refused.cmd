@@ -1,0 +1,1 @@
+info {corpus}/source/unusual_v25_momentum_mp_lobby.bsp

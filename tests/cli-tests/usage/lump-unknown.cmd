@@ -1,0 +1,1 @@
+lump {samples}/ericw_q1_detail_fence2.bsp frobs

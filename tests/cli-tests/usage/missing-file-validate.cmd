@@ -1,0 +1,1 @@
+validate {work}/no-such-map.bsp

@@ -1,0 +1,1 @@
+info {work}/no-such-map.bsp

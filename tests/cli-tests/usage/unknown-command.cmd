@@ -1,0 +1,2 @@
+# the command list is a pattern: a new command does not change this case
+frobnicate

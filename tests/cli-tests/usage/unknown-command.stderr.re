@@ -1,0 +1,8 @@
+bspkit: unknown command 'frobnicate'
+bspkit VERSION: Quake-family maps and models .*
+\s*
+usage: bspkit COMMAND \[ARGS\] \(bspkit COMMAND --help for details\)
+\s*
+commands:
+  info +format, version, lump table and counts
+...

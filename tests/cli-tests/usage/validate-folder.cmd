@@ -1,0 +1,2 @@
+# a folder is not a map
+validate {work}

@@ -1,0 +1,1 @@
+info {corpus}/wad3/ericw_hlwad.wad

@@ -1,0 +1,1 @@
+textures {corpus}/wad3/ericw_hlwad.wad -o {work}/png
