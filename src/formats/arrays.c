@@ -35,14 +35,17 @@ int32_t bk_file_array_index(const bk_file *f, const char *name)
     return -1;
 }
 
-/* the column of a lump's rows for f: the version row's, or (where the family tells it per lump
- * and the columns differ) the lump's own view */
+/* the column of a lump's rows for f: the version row's, or (where the family tells it per lump,
+ * the columns differ and some row is decoded) the lump's own view, which decodes a compressed
+ * lump and keeps it: asked only when it matters */
 static uint8_t column_of(const bk_file *f, const bk_lump_desc *l, uint32_t lump)
 {
     uint8_t c = f->version ? f->version->column : 0;
-    bool differ = false;
+    bool differ = false, decoded = false;
     for (uint8_t k = 1; k < BK_FAMILY_COLUMNS; k++) differ |= l->fields[k].rows != l->fields[0].rows;
-    if (differ && f->family->lump_view) {
+    for (uint8_t k = 0; k < BK_FAMILY_COLUMNS; k++)
+        for (uint32_t i = 0; i < l->fields[k].count; i++) decoded |= l->fields[k].rows[i].to != 0;
+    if (differ && decoded && f->family->lump_view) {
         bk_lump_view v;
         if (bk_lump_view_of(f, lump, &v) == BK_OK) c = v.column;
     }
