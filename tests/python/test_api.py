@@ -154,6 +154,22 @@ def test_arrays_as_the_library_describes_them():
         bspkit.open(SAMPLE).array_info("nope")
 
 
+def test_mdl_arrays(tmp_path):
+    """A Source model's arrays through bk_file_array, on make_mdl.py's synthetic v48 box (counts
+    from its expected JSON, written independently of the decoder)."""
+    import sys
+    subprocess.run([sys.executable, os.path.join(ROOT, "tests", "source", "make_mdl.py"), str(tmp_path)], check=True,
+                   stdout=subprocess.DEVNULL)
+    want = json.load(open(tmp_path / "expected" / "box_v48.json"))
+    m = bspkit.open(tmp_path / "game" / "models" / "bspkit_test" / "box_v48.mdl")
+    assert m.format == "mdl" and set(m.arrays) == {"bones", "bodyparts", "vertices", "indices", "meshes"}
+    assert len(m.array("bones")) == want["bones"] and len(m.array("bodyparts")) == want["bodyparts"]
+    assert len(m.array("meshes")) == want["meshes"] and len(m.array("vertices")) == want["vertices"]
+    assert len(m.array("indices")) == 3 * want["triangles"] and (m.array("indices") < want["vertices"]).all()
+    assert m.array("bones")["pose_to_bone"].shape == (want["bones"], 3, 4)
+    assert ((m.array("vertices")["bone_count"] >= 1) & (m.array("vertices")["bone_count"] <= 3)).all()
+
+
 def test_scene_arrays():
     m = bspkit.open(need(SAMPLE))
     s = m.scene()
