@@ -331,7 +331,8 @@ const bk_entities *bk_file_entities(const bk_file *f);   /* never NULL; may be e
 const uint8_t *bk_file_data(const bk_file *f, size_t *size);
 /* The decoded, format-specific data of a file comes from its family's accessor: bk_quake_bsp_of,
  * bk_wad3_of (bspkit/quake.h), bk_q3_map_of (q3.h), bk_source_map_of, bk_mdl_of (source.h),
- * bk_dpm_model_of (dpm.h); each gives NULL for a file of another format. */
+ * bk_dpm_model_of (dpm.h); each gives NULL for a file of another format. bk_file_array (below,
+ * "decoded arrays, generically") lists and describes every array they hold, for every family alike. */
 
 /* Write f back in its own format (e.g. a DPM re-saved by the optimising saver), to a temporary
  * file renamed over path. BK_EUNSUPPORTED where the format has no writer. */
