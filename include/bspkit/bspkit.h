@@ -14,7 +14,7 @@
  *    read_file hook's data) are allocated with bk_malloc;
  *  - threads: the calls that read a loaded bk_file may run at once from any number of threads on
  *    one file: bk_file_info, bk_file_entities, bk_file_data, the family accessors (bk_source_map_of,
- *    bk_q3_map_of, ...), bk_source_lump_bytes, bk_file_complete, bk_query_open, bk_edit_begin,
+ *    bk_q3_map_of, ..., bk_file_array), bk_source_lump_bytes, bk_file_complete, bk_query_open, bk_edit_begin,
  *    bk_archive_open_pakfile, bk_file_build_scene, bk_file_extract_images. bk_file_free (and the
  *    advanced calls that consume a file, advanced.h) runs with no other call on that file, and after
  *    what was made from it and reads it (its queries, edits, pakfile archive) is freed. One
@@ -331,7 +331,8 @@ const bk_entities *bk_file_entities(const bk_file *f);   /* never NULL; may be e
 const uint8_t *bk_file_data(const bk_file *f, size_t *size);
 /* The decoded, format-specific data of a file comes from its family's accessor: bk_quake_bsp_of,
  * bk_wad3_of (bspkit/quake.h), bk_q3_map_of (q3.h), bk_source_map_of, bk_mdl_of (source.h),
- * bk_dpm_model_of (dpm.h); each gives NULL for a file of another format. */
+ * bk_dpm_model_of (dpm.h); each gives NULL for a file of another format. bk_file_array (below,
+ * "decoded arrays, generically") lists and describes every array they hold, for every family alike. */
 
 /* Write f back in its own format (e.g. a DPM re-saved by the optimising saver), to a temporary
  * file renamed over path. BK_EUNSUPPORTED where the format has no writer. */
@@ -350,6 +351,10 @@ typedef struct bk_lump_shape {
 /* Lump i (0 .. in the family's order) of a loaded map: BK_EINDEX past the last, BK_EUNSUPPORTED
  * for a file without a lump directory (WAD3, DPM, VTF, MDL). */
 bk_result bk_lump_shape_at(const bk_file *f, uint32_t i, bk_lump_shape *out);
+/* The bytes of the file's lump directory entry `slot` (bk_file_info's lumps[slot]), decoded where
+ * the map stores it compressed (Source LZMA: decoded on first use, kept until the file is freed),
+ * owned by the file; *data NULL when empty. BK_EINDEX past the last entry. Thread-safe. */
+bk_result bk_lump_bytes(const bk_file *f, uint32_t slot, const uint8_t **data, size_t *size);
 /* Lump `name` as JSON (*out NUL-terminated, bk_free it; out_len may be NULL):
  *  - a lump with fields: an array, one object per element, the format header's field names
  *    (snake_case) in order; integers as numbers, floats as the shortest decimal that reads back
@@ -359,6 +364,46 @@ bk_result bk_lump_shape_at(const bk_file *f, uint32_t i, bk_lump_shape *out);
  *  - any other lump: {"lump": NAME, "size": N, "encoding": "base64", "data": "..."}.
  * BK_ENOTFOUND for a name the family does not have. docs/lumps.md. */
 bk_result bk_lump_to_json(const bk_file *f, const char *name, char **out, size_t *out_len);
+
+/* ---- decoded arrays, generically ------------------------------------------------------------ */
+/* Every typed array a loaded file's family accessor holds (bk_quake_bsp_of's planes, bk_q3_map_of's
+ * drawverts, bk_source_map_of's static_props, bk_dpm_model_of's bones, ...), described from the
+ * family's rows, so that a binding lists and views them all with no family logic of its own. */
+typedef enum bk_array_type {
+    BK_ARRAY_U8 = 0, BK_ARRAY_I8, BK_ARRAY_U16, BK_ARRAY_I16, BK_ARRAY_U32, BK_ARRAY_I32, BK_ARRAY_F32,
+    BK_ARRAY_CHARS,   /* text, NUL-terminated inside its bytes */
+    BK_ARRAY_BYTES,   /* opaque bytes */
+    BK_ARRAY_U64,
+} bk_array_type;
+#define BK_ARRAY_MAX_FIELDS 40
+typedef struct bk_array_field {
+    const char *name;         /* the format header's name where the file stores it ("planenum", as
+                               * `bspkit lump` names it), else the public struct's member name */
+    bk_array_type type;
+    uint32_t offset;          /* byte offset inside an element */
+    uint32_t count;           /* values: 1 a scalar, 3 a vector; CHARS / BYTES: bytes */
+    uint32_t shape[3];        /* count as up to three dimensions, unused ones 1 (texinfo vecs 2 x 4,
+                               * a Quake 3 lightmap page 128 x 128 x 3) */
+} bk_array_field;
+typedef struct bk_array_info {
+    const char *name;         /* the public struct's member name ("planes", "static_props") */
+    const void *data;         /* count elements of elem_size bytes, owned by the file; NULL when empty */
+    uint64_t count;
+    uint32_t elem_size;
+    int32_t lump;             /* the lump it is decoded from (bk_lump_shape_at / bk_file_info index), -1 none */
+    uint32_t field_count;     /* fields in offset order, inside the element, names unique; bytes
+                               * between them are padding */
+    bk_array_field fields[BK_ARRAY_MAX_FIELDS];
+} bk_array_info;
+/* How many arrays f's family has (the same for every file of the family: an empty one has count 0);
+ * 0 for a format without (WAD3, VTF, MDL). */
+uint32_t bk_file_array_count(const bk_file *f);
+/* The index of the array named name, or -1 (without finishing a deferred load). */
+int32_t bk_file_array_index(const bk_file *f, const char *name);
+/* Array index (0 .. bk_file_array_count - 1) of f. A deferred Source load (advanced.h) is finished
+ * first (its error returned), but for the arrays there since the open (a Source map's game lumps,
+ * props and pakfile). BK_EINDEX past the last. Thread-safe, as the family accessors. */
+bk_result bk_file_array(const bk_file *f, uint32_t index, bk_array_info *out);
 
 /* ---- writing files safely ------------------------------------------------------------------ */
 /* Every file bspkit writes (maps, .glb, .gltf + .bin, .obj + .mtl + PNGs, DPMs, PNGs) goes through

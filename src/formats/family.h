@@ -181,6 +181,46 @@ bk_result bk_lump_view_of(const bk_file *f, uint32_t lump, bk_lump_view *out);
 bk_result bk_lump_json_read(const bk_file *f, uint32_t lump, const char *text, size_t len, const bk_options *opt,
                             uint8_t **out, size_t *size, bk_diag *err);
 
+/* ---- the decoded arrays of the family's public struct (bk_file_array, src/formats/arrays.c) ------
+ * One row per array: where its pointer and count lie in the public struct (as Xash3D's srclumps[]
+ * gives dataofs / countofs), the lump row whose field rows (to, dst) describe its element, and the
+ * members those rows do not decode (computed by the loader, names, whole pages). */
+typedef struct bk_array_member {
+    const char *name;
+    uint8_t type;              /* bk_array_type (bspkit.h) */
+    uint16_t offset;           /* offsetof in the element */
+    uint16_t shape[3];         /* values: shape[0] x shape[1] x shape[2] (0: 1), CHARS / BYTES: bytes */
+} bk_array_member;
+typedef struct bk_array_desc {
+    const char *name;          /* the public struct's member name ("planes", "static_props") */
+    int32_t lump;              /* the lump row decoded into it, -1: none */
+    uint16_t data_ofs;         /* offsetof the pointer member in the public struct */
+    uint16_t count_ofs;        /* offsetof its count member */
+    uint8_t count_size;        /* sizeof the count member: 4 or 8 */
+    uint32_t elem_size;        /* sizeof an element */
+    const bk_array_member *more;   /* the element's members the lump's rows do not decode */
+    uint32_t more_count;
+    bool early;                /* there when the file is open, before a deferred load is finished */
+} bk_array_desc;
+typedef struct bk_array_set {
+    const void *(*decoded)(const bk_file *f);  /* the family's public struct (its _of accessor) */
+    /* the struct as a deferred open left it (its early arrays are there); NULL: no deferred loads */
+    const void *(*partial)(const bk_file *f);
+    const bk_array_desc *rows;
+    uint32_t count;
+} bk_array_set;
+#define BK_MEMBER(st, name, type, member, ...) \
+    {name, BK_ARRAY_##type, (uint16_t)offsetof(st, member), {__VA_ARGS__}}
+#define BK_ARRAY_(early, st, name, lump, ptr, cnt, elem, more)                                           \
+    {name, lump, (uint16_t)offsetof(st, ptr), (uint16_t)offsetof(st, cnt), (uint8_t)sizeof(((st *)0)->cnt), \
+     (uint32_t)sizeof(elem), more, (uint32_t)(sizeof more / sizeof more[0]), early}
+#define BK_ARRAY(...) BK_ARRAY_(false, __VA_ARGS__)
+#define BK_ARRAY_EARLY(...) BK_ARRAY_(true, __VA_ARGS__)
+#define BK_ARRAY_PLAIN(st, name, lump, ptr, cnt, elem)                                                  \
+    {name, lump, (uint16_t)offsetof(st, ptr), (uint16_t)offsetof(st, cnt), (uint8_t)sizeof(((st *)0)->cnt), \
+     (uint32_t)sizeof(elem), NULL, 0, false}
+extern const bk_array_set bk_arrays_quake, bk_arrays_q3, bk_arrays_source, bk_arrays_mdl, bk_arrays_dpm;
+
 /* ---- the descriptor --------------------------------------------------------------------------- */
 struct bk_query_ops;
 struct bk_collision;
@@ -212,6 +252,8 @@ typedef struct bk_family {
     /* decompiling: fill the neutral brush model (src/decompile/decompile.h) from the lumps; NULL:
      * "decompile not supported yet" for the family */
     bk_result (*decompile)(const bk_file *f, struct bk_dmap *m);
+    /* the decoded arrays of its public struct (bk_file_array); NULL: none */
+    const bk_array_set *arrays;
 } bk_family;
 
 extern const bk_family bk_family_quake, bk_family_wad3, bk_family_q3, bk_family_source, bk_family_dpm,

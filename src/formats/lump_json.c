@@ -88,6 +88,30 @@ bk_result bk_lump_shape_at(const bk_file *f, uint32_t i, bk_lump_shape *out)
     return BK_OK;
 }
 
+bk_result bk_lump_bytes(const bk_file *f, uint32_t slot, const uint8_t **data, size_t *size)
+{
+    if (!f || !data || !size) return BK_EARG;
+    *data = NULL;
+    *size = 0;
+    const bk_info *inf = bk_file_info(f); /* a deferred load finished */
+    if (slot >= inf->lump_count) return BK_EINDEX;
+    const bk_version_desc *v = f->version;
+    if (f->family && v && v->dir && slot < f->family->lump_count) {
+        /* the row of a directory slot: the entity lump's row 0 swaps with its slot (Blue Shift) */
+        uint32_t row = slot == v->entity_slot ? 0 : slot == 0 ? v->entity_slot : slot;
+        bk_lump_view lv;
+        BK_TRY(bk_lump_view_of(f, row, &lv));
+        *data = lv.data, *size = lv.size;
+        return BK_OK;
+    }
+    /* no directory (a DPM's tables): the entry's bytes in the file */
+    const bk_lump_info *l = &inf->lumps[slot];
+    if (!bk_span_ok(l->offset, l->length, f->size)) return BK_ELUMP_RANGE;
+    *data = l->length ? f->data + l->offset : NULL;
+    *size = (size_t)l->length;
+    return BK_OK;
+}
+
 static bk_result find_row(const bk_file *f, const char *name, uint32_t *index)
 {
     if (!f || !name) return BK_EARG;

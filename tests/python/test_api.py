@@ -125,6 +125,51 @@ def test_typed_arrays_of_each_family_match_their_counts():
             assert len(m.array("static_prop_leaves")) >= len(m.static_props)
 
 
+def test_arrays_as_the_library_describes_them():
+    """Map.arrays / array / array_info come from bk_file_array, for every family alike: each
+    array's length is its count, a structured element is the library's element size with its
+    fields at their offsets, and where the element is one field of numbers the view is those
+    numbers; the deferred Source map's props are read without decoding its geometry."""
+    q3 = sorted(glob.glob(os.path.join(FETCHED, "q3", "*", "*.bsp")))[:1]
+    dpm = sorted(glob.glob(os.path.join(FETCHED, "dpm", "*.dpm")))[:1]
+    src = [p for p in glob.glob(os.path.join(SRC, "*.bsp")) if "lzma" in p][:1]
+    seen = set()
+    for path in [need(SAMPLE)] + q3 + dpm + src:
+        m = bspkit.open(path)
+        if m.format == "source":
+            assert len(m.static_props) >= 0 and m._deferred  # the props without the geometry
+        for name in m.arrays:
+            info, a = m.array_info(name), m.array(name)
+            assert info["name"] == name and len(a) == info["count"], (path, name)
+            if a.dtype.names:
+                assert a.dtype.itemsize == info["elem_size"]
+                assert list(a.dtype.names) == [f["name"] for f in info["fields"]]
+                assert [a.dtype.fields[f["name"]][1] for f in info["fields"]] == [f["offset"] for f in info["fields"]]
+            else:
+                assert a.dtype.itemsize * int(np.prod(a.shape[1:], dtype=np.int64)) == info["elem_size"]
+            assert not a.flags.writeable
+        seen.add(m.format)
+    assert "quake1" in seen or "goldsrc" in seen
+    with pytest.raises(bspkit.NotFoundError, match="planes"):
+        bspkit.open(SAMPLE).array_info("nope")
+
+
+def test_mdl_arrays(tmp_path):
+    """A Source model's arrays through bk_file_array, on make_mdl.py's synthetic v48 box (counts
+    from its expected JSON, written independently of the decoder)."""
+    import sys
+    subprocess.run([sys.executable, os.path.join(ROOT, "tests", "source", "make_mdl.py"), str(tmp_path)], check=True,
+                   stdout=subprocess.DEVNULL)
+    want = json.load(open(tmp_path / "expected" / "box_v48.json"))
+    m = bspkit.open(tmp_path / "game" / "models" / "bspkit_test" / "box_v48.mdl")
+    assert m.format == "mdl" and set(m.arrays) == {"bones", "bodyparts", "vertices", "indices", "meshes"}
+    assert len(m.array("bones")) == want["bones"] and len(m.array("bodyparts")) == want["bodyparts"]
+    assert len(m.array("meshes")) == want["meshes"] and len(m.array("vertices")) == want["vertices"]
+    assert len(m.array("indices")) == 3 * want["triangles"] and (m.array("indices") < want["vertices"]).all()
+    assert m.array("bones")["pose_to_bone"].shape == (want["bones"], 3, 4)
+    assert ((m.array("vertices")["bone_count"] >= 1) & (m.array("vertices")["bone_count"] <= 3)).all()
+
+
 def test_scene_arrays():
     m = bspkit.open(need(SAMPLE))
     s = m.scene()

@@ -42,6 +42,7 @@ def _calls(path_out):
         "lump": lambda m: m.lump(0),
         "arrays": lambda m: m.arrays,
         "array": lambda m: m.array("planes"),
+        "array_info": lambda m: m.array_info("planes"),
         "scene": lambda m: m.scene(textures=False),
         "to_gltf": lambda m: m.to_gltf(path_out, textures=False),
         "textures": lambda m: m.textures(),

@@ -3,7 +3,9 @@
 name and no enum number of the library's own in python/, blender/ or web/. They read them from
 the library instead (bk_game through bspkit.game / Map.game, `bspkit info --json` and the page's
 stats.game; bk_material.never_drawn as Material.never_drawn and the glTF's extras.neverDrawn;
-lib.BK_* names).
+lib.BK_* names). Nor does the Python package know a family's struct: its arrays come from
+bk_file_array, so no count field guessed from an array's name ("leaves" -> "leaf_count"), no
+branch on a family's name, no round of the families' accessors (bk_quake_bsp_of, bk_q3_map_of, ...).
 
 The names come from the library's own rows and lists (src/formats/*/*.c), so a fact added there is
 guarded here too. usage: no_copied_facts.py [ROOT [BINDINGS_ROOT]]; exit 1 and one line per copy found."""
@@ -17,7 +19,7 @@ BINDINGS = Path(sys.argv[2]) if len(sys.argv) > 2 else ROOT
 
 # (file relative to ROOT, the name found): uses that are not a copy of the library's list
 ALLOW = {
-    ("python/bspkit/__init__.py", "playerclip"),  # a contents name in a docstring (bk_contents_parse)
+    ("python/bspkit/_query.py", "playerclip"),    # a contents name in a docstring (bk_contents_parse)
     ("web/main.js", "areaportal"),                # entity classes func_areaportal / func_clip
     ("web/main.js", "clip"),
 }
@@ -43,6 +45,33 @@ def library_lists():
 def bindings():
     for pattern in ("python/bspkit/*.py", "blender/bspkit_blender/*.py", "web/*.js", "web/*.html"):
         yield from sorted(BINDINGS.glob(pattern))
+
+
+# the Python package guessing what the library describes (bk_file_array): a count member's name
+# made from an array's, a branch on a family's name, several family accessors tried in turn
+FAMILIES = "source|quake|quake1|quake3|q3|goldsrc|bsp2|dpm|mdl|wad3|vtf"
+GUESS = [
+    (re.compile(r"""["'][^"'\n]*_count["']|\[:-[12]\]\s*\+\s*["']"""),
+     "a count member named from the array's name (read bk_file_array's count)"),
+    (re.compile(r"""(?:==|!=)\s*["'](?:%s)["']|["'](?:%s)["']\s*(?:==|!=|in\b)""" % (FAMILIES, FAMILIES)),
+     "a branch on the family's name (ask the library: bk_file_array, bk_lump_bytes)"),
+    (re.compile(r"bk_\w+_(?:of|partial)\b.*bk_\w+_(?:of|partial)\b"),
+     "the families' accessors tried in turn (bk_file_array lists every array)"),
+    (re.compile(r"_family_struct|_count_field"), "the name guessing bk_file_array replaced"),
+]
+
+
+def guessed_names():
+    bad = []
+    for path in sorted(BINDINGS.glob("python/bspkit/*.py")):
+        rel = path.relative_to(BINDINGS).as_posix()
+        if rel == "python/bspkit/_build.py":
+            continue  # the extension's build: C text
+        for no, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            for rx, why in GUESS:
+                if rx.search(line):
+                    bad.append("%s:%d: %s" % (rel, no, why))
+    return bad
 
 
 def main() -> int:
@@ -71,6 +100,7 @@ def main() -> int:
                     bad.append("%s:%d: tool texture %r (read never_drawn)" % (rel, no, name))
             if path.suffix == ".py" and enum_re.search(line):
                 bad.append("%s:%d: a table keyed by numbers (use lib.BK_* names)" % (rel, no))
+    bad += guessed_names()
     for b in bad:
         print(b)
     print("no_copied_facts: %d spawn classes and %d tool names of the library, %d copies in the bindings"

@@ -186,7 +186,7 @@ static const bk_ref_desc k_refs[] = {
     {0, "edge", NULL, 1, BK_REF_ABS, "edge %v out of range (%c)"},
     {0, "opt", NULL, 2, BK_REF_IF_TARGET, "gamma %v out of range (%c)"},
 };
-static const bk_family k_fam = {"test", NULL, 0, k_lumps, 3, k_refs, 5, NULL, NULL, NULL, -1, NULL, NULL, NULL, NULL};
+static const bk_family k_fam = {"test", NULL, 0, k_lumps, 3, k_refs, 5, NULL, NULL, NULL, -1, NULL, NULL, NULL, NULL, NULL};
 
 typedef struct seen {
     char text[16][400];

@@ -12,5 +12,5 @@ static const bk_lump_desc k_tables[] = {
     {.name = "frames", .entry = {DPM_FRAME_SIZE}},
 };
 const bk_family bk_family_dpm = {
-    "dpm", k_versions, BK_ARRAY_LEN(k_versions), k_tables, BK_ARRAY_LEN(k_tables), NULL, 0, &bk_ops_dpm, NULL, NULL, -1, NULL, NULL, NULL, NULL,
+    "dpm", k_versions, BK_ARRAY_LEN(k_versions), k_tables, BK_ARRAY_LEN(k_tables), NULL, 0, &bk_ops_dpm, NULL, NULL, -1, NULL, NULL, NULL, NULL, &bk_arrays_dpm,
 };

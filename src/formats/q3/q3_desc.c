@@ -163,5 +163,5 @@ const bk_ref_desc bk_q3_refs[BK_Q3_REF_COUNT] = {
 
 const bk_family bk_family_q3 = {
     "q3", k_versions, BK_ARRAY_LEN(k_versions), bk_q3_lumps, BK_Q3_LUMP_COUNT, bk_q3_refs, BK_Q3_REF_COUNT,
-    &bk_ops_q3, &bk_query_ops_q3, bk_collision_brushes, -1, NULL, NULL, NULL, bk_decompile_q3,
+    &bk_ops_q3, &bk_query_ops_q3, bk_collision_brushes, -1, NULL, NULL, NULL, bk_decompile_q3, &bk_arrays_q3,
 };

@@ -224,7 +224,7 @@ static void quake_edit_fixup(const bk_file *f, const bk_edit_layout *e)
 
 const bk_family bk_family_quake = {
     "quake", k_versions, BK_ARRAY_LEN(k_versions), bk_quake_lumps, BK_Q1_LUMP_COUNT, bk_quake_refs, BK_Q1_REF_COUNT,
-    &bk_ops_quake, &bk_query_ops_quake, bk_collision_quake_hull0, -1, quake_edit_fixup, NULL, NULL, bk_decompile_quake,
+    &bk_ops_quake, &bk_query_ops_quake, bk_collision_quake_hull0, -1, quake_edit_fixup, NULL, NULL, bk_decompile_quake, &bk_arrays_quake,
 };
 
 /* WAD3 texture archives: versions and operations only (WAD2 recognised to be refused) */
@@ -233,5 +233,5 @@ static const bk_version_desc k_wad_versions[] = {
     {"WAD2", 2, -1, "Quake WAD2", "", BK_FORMAT_WAD3, 0, NULL, 0, false, NULL, .game = NULL},
 };
 const bk_family bk_family_wad3 = {
-    "wad3", k_wad_versions, BK_ARRAY_LEN(k_wad_versions), NULL, 0, NULL, 0, &bk_ops_wad3, NULL, NULL, -1, NULL, NULL, NULL, NULL,
+    "wad3", k_wad_versions, BK_ARRAY_LEN(k_wad_versions), NULL, 0, NULL, 0, &bk_ops_wad3, NULL, NULL, -1, NULL, NULL, NULL, NULL, NULL,
 };

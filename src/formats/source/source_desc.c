@@ -355,7 +355,7 @@ static bk_result source_lump_view(const bk_file *f, uint32_t lump, bk_lump_view 
 const bk_family bk_family_source = {
     "source", k_versions, BK_ARRAY_LEN(k_versions), bk_source_lumps, BK_SRC_LUMP_COUNT, bk_source_refs,
     BK_SRC_REF_COUNT, &bk_ops_source, &bk_query_ops_source, bk_collision_brushes, BK_SRC_LUMP_PAKFILE,
-    source_edit_fixup, source_lump_view, source_edit_encode, bk_decompile_source,
+    source_edit_fixup, source_lump_view, source_edit_encode, bk_decompile_source, &bk_arrays_source,
 };
 
 /* ---- the minimal families of Source's assets -------------------------------------------------- */
@@ -363,7 +363,7 @@ static const bk_version_desc k_vtf_versions[] = {
     {"VTF", 7, -1, "Valve texture 7.x", "", BK_FORMAT_VTF, 0, NULL, 0, true, NULL, .game = NULL},
 };
 const bk_family bk_family_vtf = {
-    "vtf", k_vtf_versions, BK_ARRAY_LEN(k_vtf_versions), NULL, 0, NULL, 0, &bk_ops_vtf, NULL, NULL, -1, NULL, NULL, NULL, NULL,
+    "vtf", k_vtf_versions, BK_ARRAY_LEN(k_vtf_versions), NULL, 0, NULL, 0, &bk_ops_vtf, NULL, NULL, -1, NULL, NULL, NULL, NULL, NULL,
 };
 
 static const bk_version_desc k_mdl_versions[] = {
@@ -375,5 +375,5 @@ static const bk_version_desc k_mdl_versions[] = {
     {"IDST", 49, 4, "Source model v49", "", BK_FORMAT_MDL, 0, NULL, 0, true, NULL, .game = NULL},
 };
 const bk_family bk_family_mdl = {
-    "mdl", k_mdl_versions, BK_ARRAY_LEN(k_mdl_versions), NULL, 0, NULL, 0, &bk_ops_mdl, NULL, NULL, -1, NULL, NULL, NULL, NULL,
+    "mdl", k_mdl_versions, BK_ARRAY_LEN(k_mdl_versions), NULL, 0, NULL, 0, &bk_ops_mdl, NULL, NULL, -1, NULL, NULL, NULL, NULL, &bk_arrays_mdl,
 };
