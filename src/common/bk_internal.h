@@ -298,6 +298,31 @@ bk_result bk_zip_read_ex(bk_zip *a, uint32_t i, uint64_t max_bytes, bool raw, ui
  * BK_ETRUNCATED when its stored bytes are larger than the archive. */
 bk_result bk_zip_member_check(const bk_zip *a, uint32_t i, uint64_t max_bytes);
 void bk_zip_close(bk_zip *a);
+/* The zip's on-disk directory (PKWARE's APPNOTE.TXT 4.3.12 and 4.3.16), read by the reader above
+ * and by the pakfile editor (core/edit.c), which keeps its records' offsets. */
+typedef struct bk_zip_end {
+    uint64_t at;                /* where the end-of-central-directory record starts */
+    uint32_t count;             /* entries (this disk's) */
+    uint32_t cd_size, cd_ofs;   /* the central directory's bytes and where they start */
+    uint32_t comment_len;
+} bk_zip_end;
+/* The end record at p (22 bytes there): false without its signature */
+bool bk_zip_end_read(const uint8_t *p, bk_zip_end *out);
+/* The end record whose comment ends z (n bytes), searched back from the end over at most a 64 KiB
+ * comment: false when there is none */
+bool bk_zip_end_find(const uint8_t *z, size_t n, bk_zip_end *out);
+typedef struct bk_zip_record {
+    uint64_t at;                /* where the record starts */
+    uint32_t len;               /* 46 + name + extra + comment bytes */
+    uint32_t flags, method, crc, csize, size;
+    uint32_t local_ofs;         /* its local header */
+    const char *name;           /* name_len bytes, not NUL-terminated */
+    uint32_t name_len;
+} bk_zip_record;
+/* The central directory record at z + at, its 46 fixed bytes before end: false when they run past
+ * end or the signature is not there. Its name, extra field and comment (len) are the caller's to
+ * check against end. */
+bool bk_zip_record_read(const uint8_t *z, uint64_t at, uint64_t end, bk_zip_record *out);
 /* vpk.c: VPK directories (v1, v2) and their data files, bounded by limits.max_alloc_bytes */
 typedef struct bk_vpk bk_vpk;
 bk_result bk_vpk_open(const char *path, const bk_options *opt, bk_vpk **out);
