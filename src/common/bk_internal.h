@@ -428,6 +428,14 @@ uint32_t bk_vfs_root_count(const bk_vfs *v);
  * archives given directly are roots; when the map sits in a game's maps/ folder, that game
  * folder and its archives follow; base_dir last. */
 bk_vfs *bk_vfs_new_game(const bk_options *opt);
+/* A game folder as its engine mounts it: fn(user, path, true) for each archive in the folder, in
+ * the engine's search order, then fn(user, dir, false) for its loose files. BK_GAME_ID (Quake,
+ * Quake 2, Quake 3, DarkPlaces): its .pk3s, later names first, then its pakN.pak, higher N first
+ * (at most 1024 archives). BK_GAME_SOURCE: its NAME_dir.vpk files in name order (at most 256; the
+ * gameinfo.txt search paths are source_assets.c's). A folder that cannot be read: dir alone. */
+typedef enum bk_game_rule { BK_GAME_ID, BK_GAME_SOURCE } bk_game_rule;
+typedef void (*bk_mount_fn)(void *user, const char *path, bool archive);
+void bk_game_dir_mount(const char *dir, bk_game_rule rule, bk_mount_fn fn, void *user);
 /* Read relpath (case-insensitive, '/' or '\\' separators) from the first root that has it. */
 bk_result bk_vfs_read(bk_vfs *v, const char *relpath, uint64_t max_bytes, uint8_t **out, size_t *size);
 /* The same, and *where (may be NULL) the root that served it (its path or archive name); an
