@@ -175,6 +175,9 @@ void bk_scene_diag(bk_scene *s, const bk_options *opt, bk_severity sev, bk_resul
 void bk_limits_resolve(bk_limits *l);
 /* opt's limits with the defaults filled in (opt may be NULL) */
 bk_limits bk_limits_of(const bk_options *opt);
+/* The first of opt's family options (bk_options.ext) of this type, or NULL (opt may be NULL; a
+ * chain longer than 64, as a cycle, is read no further) */
+const bk_options_ext *bk_options_find(const bk_options *opt, uint32_t type);
 /* decoded bytes allowed for data stored inside a file of file_size bytes (8 x + 64 MiB, at most
  * max_decoded_bytes): shared payloads in a hostile file cannot multiply it */
 uint64_t bk_limits_embedded_budget(const bk_limits *l, uint64_t file_size);

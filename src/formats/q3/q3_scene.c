@@ -748,7 +748,9 @@ bk_result bk_q3_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s
     b.s = s;
     /* default 4 cuts per piece edge: about the engine's look (r_subdivisions 4 keeps the chord error
      * near 4 units on typical arches) at a third of level 8's triangles */
-    b.patch_level = opt->patch_level > 0 ? (opt->patch_level > 64 ? 64 : opt->patch_level) : 4;
+    const bk_q3_options *q3o = (const bk_q3_options *)bk_options_find(opt, BK_OPTIONS_Q3);
+    int32_t level = q3o ? q3o->patch_level : 0;
+    b.patch_level = level > 0 ? (level > 64 ? 64 : level) : 4;
     float game_default = default_overbright(opt, &b.engine);
     b.darkplaces = b.engine && strcmp(b.engine, "darkplaces") == 0;
     b.overbright = opt->overbright == 0 ? game_default : (opt->overbright < 0 ? 0.0f : opt->overbright);
