@@ -231,6 +231,8 @@ static inline void bk_free_own(void *a, uint32_t in_place, int lump)
 {
     if (!(in_place & (1u << lump))) bk_free(a);
 }
+/* An owner's array given back and forgotten: bk_free(p), p = NULL */
+#define BK_FREE_NULL(p) (bk_free(p), (p) = NULL)
 char *bk_strdup(const char *s);
 /* Names compared without case (ASCII), each kept once, in the order added (items[0..count)):
  * strset.c. Zero-initialised is empty. */
