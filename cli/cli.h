@@ -8,6 +8,8 @@
 
 #include "bspkit/archive.h"
 #include "bspkit/bspkit.h"
+#include "bspkit/dpm.h"
+#include "bspkit/q3.h"
 #include "bspkit/scene.h"
 
 #define EXIT_OK 0
@@ -46,7 +48,9 @@ typedef struct cli_opts {
     bool keep_all_bones;        /* --keep-all-bones: the DPM writer's BK_DPM_KEEP_ALL_BONES */
     const char *paths[64];      /* --wad / --game-dir / archives, in order */
     int path_count;
-    bk_options opt;
+    bk_options opt;                 /* opt.ext: q3 then dpm below (copies of cli_opts share them) */
+    bk_q3_options q3;               /* --patch-level */
+    bk_dpm_options dpm;             /* --framegroups */
     bk_export_options xopt;
     char base_dir[1024];
     char archive[1024];         /* ARCHIVE of an ARCHIVE.pk3:member input */

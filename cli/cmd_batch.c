@@ -356,6 +356,122 @@ static void free_jobs(batch *b)
     b->count = 0;
 }
 
+/* each job's output path in dir: the input's stem and fmt; two inputs with one name: the later
+ * ones get _2, _3, ... */
+static void name_outputs(batch *b, const char *dir, const char *fmt)
+{
+    const char *dot_fmt = fmt[0] ? "." : "";
+    for (size_t i = 0; i < b->count; i++) {
+        const char *in = b->jobs[i].in, *base = strrchr(in, '/'), *colon = strrchr(in, ':');
+        if (colon && (!base || colon > base)) base = colon;
+        base = base ? base + 1 : in;
+        char stem[1024];
+        snprintf(stem, sizeof stem, "%s", base);
+        char *dot = strrchr(stem, '.');
+        if (dot) *dot = 0;
+        snprintf(b->jobs[i].out, sizeof b->jobs[i].out, "%s/%s%s%s", dir, stem, dot_fmt, fmt);
+        for (int k = 2; k < 10000; k++) {
+            bool clash = false;
+            for (size_t p = 0; p < i && !clash; p++) clash = strcmp(b->jobs[p].out, b->jobs[i].out) == 0;
+            if (!clash) break;
+            snprintf(b->jobs[i].out, sizeof b->jobs[i].out, "%s/%s_%d%s%s", dir, stem, k, dot_fmt, fmt);
+        }
+    }
+}
+
+/* n workers over the jobs, sharing one budget of decompressed bytes: N files at once hold no
+ * more than one file alone may (limits.max_decoded_bytes), whatever -j. The seconds taken. */
+static double run_workers(batch *b, cli_opts *o, int n)
+{
+    bk_budget *budget = bk_budget_new(o->opt.limits.max_decoded_bytes);
+    o->opt.budget = budget;
+    pthread_mutex_init(&b->lock, NULL);
+    b->t0 = now();
+    pthread_t th[256];
+    int started = 0;
+    for (int i = 0; i < n; i++)
+        if (pthread_create(&th[i], NULL, worker, b) == 0) started++;
+    if (!started) worker(b);
+    for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
+    double t = now() - b->t0;
+    if (b->bar) fprintf(stderr, "\n");
+    pthread_mutex_destroy(&b->lock);
+    o->opt.budget = NULL;
+    bk_budget_free(budget);
+    return t;
+}
+
+/* --json: one line per file */
+static void print_job_json(const job *j)
+{
+    printf("{\"input\":");
+    json_str(j->in);
+    printf(",\"output\":");
+    json_str(j->ok ? j->out : "");
+    printf(",\"ok\":%s,\"error\":", j->ok ? "true" : "false");
+    if (j->ok) printf("null");
+    else json_str(j->err);
+    printf(",\"warnings\":[");
+    for (size_t k = 0; k < j->warn_count; k++) {
+        if (k) putchar(',');
+        json_str(j->warn[k]);
+    }
+    if (j->warn_more) printf("%s\"... %zu more\"", j->warn_count ? "," : "", j->warn_more);
+    printf("]");
+    printf(",\"bytes_in\":%llu,\"bytes_out\":%llu,\"seconds\":%.4f}\n", (unsigned long long)j->bytes_in,
+           (unsigned long long)j->bytes_out, j->secs);
+}
+
+/* the warnings: each, as a single convert says it (-v: located ones on stderr, what is missing
+ * on stdout), or their count */
+static void print_warnings(const batch *b, const cli_opts *o)
+{
+    size_t nwarn = 0, wfiles = 0;
+    for (size_t i = 0; i < b->count; i++) {
+        nwarn += b->jobs[i].warn_count + b->jobs[i].warn_more;
+        wfiles += b->jobs[i].warn_count + b->jobs[i].warn_more > 0;
+    }
+    if (o->verbose && !o->json) {
+        for (size_t i = 0; i < b->count; i++) {
+            const job *j = &b->jobs[i];
+            for (size_t k = 0; k < j->warn_count; k++) {
+                if (j->warn_diag[k]) fprintf(stderr, "%s\n", j->warn[k]);
+                else printf("%s: %s\n", j->in, j->warn[k]);
+            }
+            if (j->warn_more) fprintf(stderr, "%s: ... %zu more warnings\n", j->in, j->warn_more);
+        }
+    } else if (nwarn && !o->json && !o->quiet) {
+        printf("%zu warning%s in %zu file%s (-v lists them, --json gives them per file)\n", nwarn, nwarn == 1 ? "" : "s",
+               wfiles, wfiles == 1 ? "" : "s");
+    }
+}
+
+/* the summary, the warnings and what failed; how many failed */
+static size_t report(const batch *b, const cli_opts *o, const char *dir, double t, int n)
+{
+    size_t failed = 0;
+    uint64_t in_total = 0, out_total = 0;
+    for (size_t i = 0; i < b->count; i++) {
+        const job *j = &b->jobs[i];
+        failed += !j->ok;
+        in_total += j->bytes_in;
+        out_total += j->bytes_out;
+        if (o->json) print_job_json(j);
+    }
+    if (!o->json && !o->quiet)
+        printf("%s %zu of %zu files into %s: %.1f MB read, %.1f MB written in %.2f s (%.1f MB/s, %d jobs)\n",
+               o->render ? "rendered" : o->decompile ? "decompiled" : "converted", b->count - failed, b->count, dir, (double)in_total / 1e6, (double)out_total / 1e6, t,
+               t > 0 ? (double)in_total / 1e6 / t : 0.0, n);
+    if (b->skipped && !o->json && !o->quiet) printf("%zu skipped: not regular files\n", b->skipped);
+    print_warnings(b, o);
+    if (failed && !o->json) {
+        fprintf(stderr, "%zu failed:\n", failed);
+        for (size_t i = 0; i < b->count; i++)
+            if (!b->jobs[i].ok) fprintf(stderr, "  %s\n", b->jobs[i].err);
+    }
+    return failed;
+}
+
 int cli_batch(cli_opts *o)
 {
     batch b;
@@ -382,101 +498,13 @@ int cli_batch(cli_opts *o)
         return EXIT_BAD_INPUT;
     }
     /* decompile: the family's extension is added when the map is read */
-    const char *fmt = o->render ? "png" : o->decompile ? "" : o->format ? o->format : "glb";
-    const char *dot_fmt = fmt[0] ? "." : "";
-    for (size_t i = 0; i < b.count; i++) {
-        const char *in = b.jobs[i].in, *base = strrchr(in, '/'), *colon = strrchr(in, ':');
-        if (colon && (!base || colon > base)) base = colon;
-        base = base ? base + 1 : in;
-        char stem[1024];
-        snprintf(stem, sizeof stem, "%s", base);
-        char *dot = strrchr(stem, '.');
-        if (dot) *dot = 0;
-        snprintf(b.jobs[i].out, sizeof b.jobs[i].out, "%s/%s%s%s", dir, stem, dot_fmt, fmt);
-        /* two inputs with one name: the later ones get _2, _3, ... */
-        for (int k = 2; k < 10000; k++) {
-            bool clash = false;
-            for (size_t p = 0; p < i && !clash; p++) clash = strcmp(b.jobs[p].out, b.jobs[i].out) == 0;
-            if (!clash) break;
-            snprintf(b.jobs[i].out, sizeof b.jobs[i].out, "%s/%s_%d%s%s", dir, stem, k, dot_fmt, fmt);
-        }
-    }
+    name_outputs(&b, dir, o->render ? "png" : o->decompile ? "" : o->format ? o->format : "glb");
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     int n = o->jobs > 0 ? o->jobs : (cores > 0 ? (int)cores : 1);
     if ((size_t)n > b.count) n = (int)b.count;
     b.bar = isatty(2) && !o->quiet && !o->json;
-    /* one budget of decompressed bytes for all the workers: N files at once hold no more than one
-     * file alone may (limits.max_decoded_bytes), whatever -j */
-    bk_budget *budget = bk_budget_new(o->opt.limits.max_decoded_bytes);
-    o->opt.budget = budget;
-    pthread_mutex_init(&b.lock, NULL);
-    b.t0 = now();
-    pthread_t th[256];
-    int started = 0;
-    for (int i = 0; i < n; i++)
-        if (pthread_create(&th[i], NULL, worker, &b) == 0) started++;
-    if (!started) worker(&b);
-    for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
-    double t = now() - b.t0;
-    if (b.bar) fprintf(stderr, "\n");
-    pthread_mutex_destroy(&b.lock);
-    o->opt.budget = NULL;
-    bk_budget_free(budget);
-    size_t failed = 0;
-    uint64_t in_total = 0, out_total = 0;
-    for (size_t i = 0; i < b.count; i++) {
-        job *j = &b.jobs[i];
-        failed += !j->ok;
-        in_total += j->bytes_in;
-        out_total += j->bytes_out;
-        if (o->json) {
-            printf("{\"input\":");
-            json_str(j->in);
-            printf(",\"output\":");
-            json_str(j->ok ? j->out : "");
-            printf(",\"ok\":%s,\"error\":", j->ok ? "true" : "false");
-            if (j->ok) printf("null");
-            else json_str(j->err);
-            printf(",\"warnings\":[");
-            for (size_t k = 0; k < j->warn_count; k++) {
-                if (k) putchar(',');
-                json_str(j->warn[k]);
-            }
-            if (j->warn_more) printf("%s\"... %zu more\"", j->warn_count ? "," : "", j->warn_more);
-            printf("]");
-            printf(",\"bytes_in\":%llu,\"bytes_out\":%llu,\"seconds\":%.4f}\n", (unsigned long long)j->bytes_in,
-                   (unsigned long long)j->bytes_out, j->secs);
-        }
-    }
-    if (!o->json && !o->quiet)
-        printf("%s %zu of %zu files into %s: %.1f MB read, %.1f MB written in %.2f s (%.1f MB/s, %d jobs)\n",
-               o->render ? "rendered" : o->decompile ? "decompiled" : "converted", b.count - failed, b.count, dir, (double)in_total / 1e6, (double)out_total / 1e6, t,
-               t > 0 ? (double)in_total / 1e6 / t : 0.0, n);
-    if (b.skipped && !o->json && !o->quiet) printf("%zu skipped: not regular files\n", b.skipped);
-    size_t nwarn = 0, wfiles = 0;
-    for (size_t i = 0; i < b.count; i++) {
-        nwarn += b.jobs[i].warn_count + b.jobs[i].warn_more;
-        wfiles += b.jobs[i].warn_count + b.jobs[i].warn_more > 0;
-    }
-    if (o->verbose && !o->json) {
-        /* per file, as a single convert says it: located warnings on stderr, what is missing on stdout */
-        for (size_t i = 0; i < b.count; i++) {
-            job *j = &b.jobs[i];
-            for (size_t k = 0; k < j->warn_count; k++) {
-                if (j->warn_diag[k]) fprintf(stderr, "%s\n", j->warn[k]);
-                else printf("%s: %s\n", j->in, j->warn[k]);
-            }
-            if (j->warn_more) fprintf(stderr, "%s: ... %zu more warnings\n", j->in, j->warn_more);
-        }
-    } else if (nwarn && !o->json && !o->quiet) {
-        printf("%zu warning%s in %zu file%s (-v lists them, --json gives them per file)\n", nwarn, nwarn == 1 ? "" : "s",
-               wfiles, wfiles == 1 ? "" : "s");
-    }
-    if (failed && !o->json) {
-        fprintf(stderr, "%zu failed:\n", failed);
-        for (size_t i = 0; i < b.count; i++)
-            if (!b.jobs[i].ok) fprintf(stderr, "  %s\n", b.jobs[i].err);
-    }
+    double t = run_workers(&b, o, n);
+    size_t failed = report(&b, o, dir, t, n);
     free_jobs(&b);
     return failed ? EXIT_BAD_INPUT : EXIT_OK;
 }

@@ -503,7 +503,7 @@ static int parse_option(int argc, char **argv, int *i, cli_opts *o)
         o->paths[o->path_count++] = argv[++*i];
     } else if (strcmp(a, "--framegroups") == 0) {
         if (need_value(argc, argv, *i) < 0) return -1;
-        o->opt.framegroups_path = argv[++*i];
+        o->dpm.framegroups_path = argv[++*i];
     } else if (strcmp(a, "--keep-z-up") == 0) {
         o->xopt.keep_z_up = 1;
     } else if (strcmp(a, "--scale") == 0) {
@@ -516,7 +516,7 @@ static int parse_option(int argc, char **argv, int *i, cli_opts *o)
     } else if (strcmp(a, "--patch-level") == 0) {
         if (number_opt(argc, argv, i, 1, 64, true, false, "--patch-level needs a whole number from 1 to 64", &v) < 0)
             return -1;
-        o->opt.patch_level = (int32_t)v;
+        o->q3.patch_level = (int32_t)v;
     } else if (strcmp(a, "--overbright") == 0) {
         if (number_opt(argc, argv, i, 0, 4, false, false, "--overbright needs a number from 0 to 4", &v) < 0) return -1;
         o->opt.overbright = v == 0 ? -1.0f : (float)v;
@@ -550,6 +550,10 @@ int cli_parse(int argc, char **argv, cli_opts *o, bool *help)
         o->positional[o->positional_count++] = a;
     }
     o->opt.search_paths = o->paths;
+    o->q3.ext.type = BK_OPTIONS_Q3;
+    o->q3.ext.next = &o->dpm.ext;
+    o->dpm.ext.type = BK_OPTIONS_DPM;
+    o->opt.ext = &o->q3.ext;
     o->opt.search_path_count = (uint32_t)o->path_count;
     o->opt.diag = o->quiet ? diag_errors_only : cli_diag_print;
     o->opt.diag_user = stderr;

@@ -42,7 +42,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         bk_scene *s = NULL;
         opt.flags = BK_OPT_NO_TEXTURES;
-        opt.patch_level = 2;
+        bk_q3_options q3 = {.ext.type = BK_OPTIONS_Q3, .patch_level = 2};
+        opt.ext = &q3.ext;
         if (bk_file_build_scene(f, &opt, &s) == BK_OK) bk_scene_free(s);
         fuzz_compact_scene(f, &opt);
         bk_file_free(f);

@@ -157,6 +157,14 @@ enum {
                                      * (refused otherwise, BK_EFORMAT: no engine loads such a map) */
 };
 
+/* The head of a family's own options (q3.h: bk_q3_options; dpm.h: bk_dpm_options), chained from
+ * bk_options.ext as Vulkan chains its pNext structures: each names its type, a family reads the
+ * one of its type and passes over the others, a type twice: the first. At most 64 are followed. */
+typedef struct bk_options_ext {
+    uint32_t type;                      /* BK_OPTIONS_Q3, BK_OPTIONS_DPM */
+    const struct bk_options_ext *next;  /* the next one, or NULL */
+} bk_options_ext;
+
 typedef struct bk_options {
     bk_limits limits;
     const char *name;               /* file name used in diagnostics */
@@ -167,13 +175,12 @@ typedef struct bk_options {
     const char *const *search_paths;
     uint32_t search_path_count;
     const char *base_dir;           /* the input file's own folder (lm_*.tga, .framegroups, wads) */
-    int32_t patch_level;            /* Quake 3 patch subdivision per 3x3 piece edge; 0 = default (4) */
     float overbright;               /* lightmap brightness shift in bits (x 2^N, clamped): 0 = the family's
                                      * default (Quake 3: by game; Quake 1 / BSP2: the engines' range, the
                                      * atlas as they keep it and lit materials' extras lightmapScale 2;
                                      * GoldSrc: as stored), < 0 = none;
                                      * capped at 8 for Quake 3, 4 for Quake 1 / GoldSrc */
-    const char *framegroups_path;   /* DPM: explicit .framegroups file (default: MODEL.framegroups) */
+    const bk_options_ext *ext;      /* a family's own options, a chain (NULL: every default) */
     /* Reads whole files for the library (the input of bk_file_open, WADs, VPK directories,
      * framegroups, files found in search-path folders); NULL = stdio. It must bk_malloc *data (the
      * library frees it) and return BK_ENOTFOUND for a missing file, BK_ELIMIT past max_bytes.

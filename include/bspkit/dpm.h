@@ -30,6 +30,15 @@ enum {
     BK_OPT_NO_ANIMATIONS = 1u << 5, /* skeleton only */
 };
 
+/* DarkPlaces models' own options, chained from bk_options.ext (the first of this type is read):
+ *     bk_dpm_options dpm = {.ext.type = BK_OPTIONS_DPM, .framegroups_path = "x.framegroups"};
+ *     opt.ext = &dpm.ext; */
+enum { BK_OPTIONS_DPM = 2 };     /* bk_options_ext types are unique across the headers */
+typedef struct bk_dpm_options {
+    bk_options_ext ext;             /* .type = BK_OPTIONS_DPM */
+    const char *framegroups_path;   /* the .framegroups file (NULL: MODEL.framegroups beside the model) */
+} bk_dpm_options;
+
 #define BK_DPM_NAME_LEN 32            /* on-disk name fields; names here are NUL-terminated */
 #define BK_DPM_BONEFLAG_ATTACHMENT 1u /* protect the bone from removal by the optimising saver */
 

@@ -26,6 +26,15 @@ enum {
     BK_OPT_SKIP_FLARES = 1u << 2, /* drop flare surfaces (default keeps them as points) */
 };
 
+/* Quake 3's own options, chained from bk_options.ext (the first of this type is read):
+ *     bk_q3_options q3 = {.ext.type = BK_OPTIONS_Q3, .patch_level = 8};
+ *     opt.ext = &q3.ext; */
+enum { BK_OPTIONS_Q3 = 1 };      /* bk_options_ext types are unique across the headers */
+typedef struct bk_q3_options {
+    bk_options_ext ext;             /* .type = BK_OPTIONS_Q3 */
+    int32_t patch_level;            /* patch subdivision per 3x3 piece edge, 1..64; 0 = default (4) */
+} bk_q3_options;
+
 enum {
     BK_Q3_LUMP_ENTITIES = 0, BK_Q3_LUMP_SHADERS, BK_Q3_LUMP_PLANES, BK_Q3_LUMP_NODES, BK_Q3_LUMP_LEAFS,
     BK_Q3_LUMP_LEAFSURFACES, BK_Q3_LUMP_LEAFBRUSHES, BK_Q3_LUMP_MODELS, BK_Q3_LUMP_BRUSHES,

@@ -5,6 +5,7 @@ import operator
 import os
 import threading
 import warnings
+import weakref
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -207,10 +208,17 @@ class Options:
             self.c.search_paths = arr
             self.c.search_path_count = len(search_paths)
         self.c.flags = flags
-        self.c.patch_level = patch_level
         self.c.overbright = overbright
+        # the families' own options, chained from bk_options.ext (q3.h, dpm.h)
+        self.q3 = ffi.new("bk_q3_options *")
+        self.q3.ext.type = lib.BK_OPTIONS_Q3
+        self.q3.patch_level = patch_level
+        self.dpm = ffi.new("bk_dpm_options *")
+        self.dpm.ext.type = lib.BK_OPTIONS_DPM
         if framegroups is not None:
-            self.c.framegroups_path = self._str(framegroups)
+            self.dpm.framegroups_path = self._str(framegroups)
+        self.q3.ext.next = ffi.addressof(self.dpm, "ext")
+        self.c.ext = ffi.addressof(self.q3, "ext")
         # the library reaches the current Diags through this object, whether it kept the
         # bk_options pointer or copied the struct (an edit, a query)
         self.diags = diags or Diags()
@@ -230,9 +238,20 @@ class Options:
         self.diags = Diags(warn)
         return self.diags
 
-    def copy(self):
-        """A copy of the bk_options struct (its strings stay this object's) to change per call."""
-        return ffi.new("bk_options *", self.c[0])
+    def copy(self, patch_level: Optional[int] = None):
+        """A copy of the bk_options struct (its strings and family options stay this object's) to
+        change per call; patch_level: with Quake 3 options of its own, which live as long as it."""
+        c = ffi.new("bk_options *", self.c[0])
+        if patch_level is not None:
+            q3 = ffi.new("bk_q3_options *", self.q3[0])
+            q3.patch_level = patch_level
+            c.ext = ffi.addressof(q3, "ext")
+            _KEPT[c] = q3
+        return c
+
+
+# what a copy of a bk_options points to, alive as long as the copy
+_KEPT: "weakref.WeakKeyDictionary[Any, Any]" = weakref.WeakKeyDictionary()
 
 
 # ---- library objects and their lifetime -----------------------------------------------------

@@ -210,8 +210,8 @@ class Map(QueryMixin, EditMixin):
     # -- scene and glTF ------------------------------------------------------------------
     def _scene_opts(self, lightmaps=True, textures=True, entities=True, props=True, animations=True,
                     collision=False, skip_flares=False, patch_level=0, overbright=None, sky3d=True):
-        c = self._opts.copy()
         patch_level = c_int(patch_level, "int32_t", "patch_level")
+        c = self._opts.copy(patch_level=patch_level)
         flags = 0
         for k, v in (("lightmaps", lightmaps), ("textures", textures), ("entities", entities),
                      ("props", props), ("animations", animations), ("sky3d", sky3d)):
@@ -222,7 +222,6 @@ class Map(QueryMixin, EditMixin):
         if skip_flares:
             flags |= lib.BK_OPT_SKIP_FLARES
         c.flags = flags
-        c.patch_level = patch_level
         c.overbright = 0.0 if overbright is None else (-1.0 if overbright == 0 else float(overbright))
         return c
 

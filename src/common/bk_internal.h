@@ -175,6 +175,9 @@ void bk_scene_diag(bk_scene *s, const bk_options *opt, bk_severity sev, bk_resul
 void bk_limits_resolve(bk_limits *l);
 /* opt's limits with the defaults filled in (opt may be NULL) */
 bk_limits bk_limits_of(const bk_options *opt);
+/* The first of opt's family options (bk_options.ext) of this type, or NULL (opt may be NULL; a
+ * chain longer than 64, as a cycle, is read no further) */
+const bk_options_ext *bk_options_find(const bk_options *opt, uint32_t type);
 /* decoded bytes allowed for data stored inside a file of file_size bytes (8 x + 64 MiB, at most
  * max_decoded_bytes): shared payloads in a hostile file cannot multiply it */
 uint64_t bk_limits_embedded_budget(const bk_limits *l, uint64_t file_size);
@@ -228,6 +231,8 @@ static inline void bk_free_own(void *a, uint32_t in_place, int lump)
 {
     if (!(in_place & (1u << lump))) bk_free(a);
 }
+/* An owner's array given back and forgotten: bk_free(p), p = NULL */
+#define BK_FREE_NULL(p) (bk_free(p), (p) = NULL)
 char *bk_strdup(const char *s);
 /* Names compared without case (ASCII), each kept once, in the order added (items[0..count)):
  * strset.c. Zero-initialised is empty. */
@@ -298,6 +303,31 @@ bk_result bk_zip_read_ex(bk_zip *a, uint32_t i, uint64_t max_bytes, bool raw, ui
  * BK_ETRUNCATED when its stored bytes are larger than the archive. */
 bk_result bk_zip_member_check(const bk_zip *a, uint32_t i, uint64_t max_bytes);
 void bk_zip_close(bk_zip *a);
+/* The zip's on-disk directory (PKWARE's APPNOTE.TXT 4.3.12 and 4.3.16), read by the reader above
+ * and by the pakfile editor (core/edit.c), which keeps its records' offsets. */
+typedef struct bk_zip_end {
+    uint64_t at;                /* where the end-of-central-directory record starts */
+    uint32_t count;             /* entries (this disk's) */
+    uint32_t cd_size, cd_ofs;   /* the central directory's bytes and where they start */
+    uint32_t comment_len;
+} bk_zip_end;
+/* The end record at p (22 bytes there): false without its signature */
+bool bk_zip_end_read(const uint8_t *p, bk_zip_end *out);
+/* The end record whose comment ends z (n bytes), searched back from the end over at most a 64 KiB
+ * comment: false when there is none */
+bool bk_zip_end_find(const uint8_t *z, size_t n, bk_zip_end *out);
+typedef struct bk_zip_record {
+    uint64_t at;                /* where the record starts */
+    uint32_t len;               /* 46 + name + extra + comment bytes */
+    uint32_t flags, method, crc, csize, size;
+    uint32_t local_ofs;         /* its local header */
+    const char *name;           /* name_len bytes, not NUL-terminated */
+    uint32_t name_len;
+} bk_zip_record;
+/* The central directory record at z + at, its 46 fixed bytes before end: false when they run past
+ * end or the signature is not there. Its name, extra field and comment (len) are the caller's to
+ * check against end. */
+bool bk_zip_record_read(const uint8_t *z, uint64_t at, uint64_t end, bk_zip_record *out);
 /* vpk.c: VPK directories (v1, v2) and their data files, bounded by limits.max_alloc_bytes */
 typedef struct bk_vpk bk_vpk;
 bk_result bk_vpk_open(const char *path, const bk_options *opt, bk_vpk **out);
@@ -403,6 +433,14 @@ uint32_t bk_vfs_root_count(const bk_vfs *v);
  * archives given directly are roots; when the map sits in a game's maps/ folder, that game
  * folder and its archives follow; base_dir last. */
 bk_vfs *bk_vfs_new_game(const bk_options *opt);
+/* A game folder as its engine mounts it: fn(user, path, true) for each archive in the folder, in
+ * the engine's search order, then fn(user, dir, false) for its loose files. BK_GAME_ID (Quake,
+ * Quake 2, Quake 3, DarkPlaces): its .pk3s, later names first, then its pakN.pak, higher N first
+ * (at most 1024 archives). BK_GAME_SOURCE: its NAME_dir.vpk files in name order (at most 256; the
+ * gameinfo.txt search paths are source_assets.c's). A folder that cannot be read: dir alone. */
+typedef enum bk_game_rule { BK_GAME_ID, BK_GAME_SOURCE } bk_game_rule;
+typedef void (*bk_mount_fn)(void *user, const char *path, bool archive);
+void bk_game_dir_mount(const char *dir, bk_game_rule rule, bk_mount_fn fn, void *user);
 /* Read relpath (case-insensitive, '/' or '\\' separators) from the first root that has it. */
 bk_result bk_vfs_read(bk_vfs *v, const char *relpath, uint64_t max_bytes, uint8_t **out, size_t *size);
 /* The same, and *where (may be NULL) the root that served it (its path or archive name); an

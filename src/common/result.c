@@ -96,6 +96,14 @@ bk_limits bk_limits_of(const bk_options *opt)
     return l;
 }
 
+const bk_options_ext *bk_options_find(const bk_options *opt, uint32_t type)
+{
+    const bk_options_ext *x = opt ? opt->ext : NULL;
+    for (int k = 0; x && k < 64; k++, x = x->next)
+        if (x->type == type) return x;
+    return NULL;
+}
+
 uint64_t bk_limits_embedded_budget(const bk_limits *l, uint64_t file_size)
 {
     uint64_t b = file_size * 8 + ((uint64_t)64 << 20);

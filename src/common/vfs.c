@@ -410,48 +410,74 @@ static int cmp_pak_desc(const void *a, const void *b)
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
-/* The archives inside a folder, then the folder's loose files, in the engines' search order: its
- * .pk3s, later names first (Quake 3 lets pak8 override pak0), then its numbered pakN.pak, higher N
- * first, then the loose files. Quake 2's FS_AddGameDirectory (as Quake's COM_AddGameDirectory)
- * puts the folder on the search path first and then each pakN.pak in front of it: a pak's file wins
- * over a loose file of the same name, and pak1 over pak0. Unnumbered .pak files are not loaded, as
- * id's engines do not. A game folder given as --game-dir serves its archives, as it does for the
- * engine. */
-static void pl_add_game_dir(path_list *pl, const char *dir)
+static bool is_regular(const char *dir, const char *name)
+{
+    char full[4096];
+    struct stat st;
+    return (size_t)snprintf(full, sizeof full, "%s/%s", dir, name) < sizeof full && stat(full, &st) == 0 &&
+           S_ISREG(st.st_mode);
+}
+
+static int cmp_asc(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* which of a folder's names rule mounts as an archive: 1 the first kind (.pk3, _dir.vpk), 2 the
+ * second (pakN.pak), 0 none */
+static int archive_kind(bk_game_rule rule, const char *dir, const char *name)
+{
+    size_t l = strlen(name);
+    if (rule == BK_GAME_SOURCE)
+        return name[0] != '.' && l > 8 && bk_strcasecmp(name + l - 8, "_dir.vpk") == 0 && is_regular(dir, name);
+    if (l >= 5 && bk_strcasecmp(name + l - 4, ".pk3") == 0) return 1;
+    return pak_number(name) >= 0 ? 2 : 0;
+}
+
+/* The archives inside a folder, then the folder's loose files, in the engines' search order.
+ * id's: its .pk3s, later names first (Quake 3 lets pak8 override pak0), then its numbered
+ * pakN.pak, higher N first, then the loose files. Quake 2's FS_AddGameDirectory (as Quake's
+ * COM_AddGameDirectory) puts the folder on the search path first and then each pakN.pak in front
+ * of it: a pak's file wins over a loose file of the same name, and pak1 over pak0. Unnumbered .pak
+ * files are not loaded, as id's engines do not. A game folder given as --game-dir serves its
+ * archives, as it does for the engine. Source's: its *_dir.vpk files in name order, then the
+ * loose files (the folder is given as --game-dir without a gameinfo.txt). */
+void bk_game_dir_mount(const char *dir, bk_game_rule rule, bk_mount_fn fn, void *user)
 {
     DIR *d = opendir(dir);
     if (!d) {
-        pl_add(pl, dir, NULL);
+        fn(user, dir, false);
         return;
     }
-    char **names = NULL, **paks = NULL;
-    uint32_t n = 0, cap = 0, np = 0, pcap = 0;
+    const uint32_t most = rule == BK_GAME_SOURCE ? 256 : 1024;
+    char **v[2] = {NULL, NULL};
+    uint32_t n[2] = {0, 0}, cap[2] = {0, 0};
     struct dirent *de;
-    while ((de = readdir(d)) != NULL && n + np < 1024) {
-        size_t l = strlen(de->d_name);
-        bool pk3 = l >= 5 && bk_strcasecmp(de->d_name + l - 4, ".pk3") == 0;
-        bool pak = !pk3 && pak_number(de->d_name) >= 0;
-        if (!pk3 && !pak) continue;
-        char ***v = pk3 ? &names : &paks;
-        uint32_t *c = pk3 ? &n : &np;
-        if (bk_grow((void **)v, pk3 ? &cap : &pcap, *c + 1, sizeof(char *)) != BK_OK) break;
-        (*v)[*c] = bk_strdup(de->d_name);
-        if ((*v)[*c]) (*c)++;
+    while ((de = readdir(d)) != NULL && n[0] + n[1] < most) {
+        int k = archive_kind(rule, dir, de->d_name) - 1;
+        if (k < 0) continue;
+        if (bk_grow((void **)&v[k], &cap[k], n[k] + 1, sizeof(char *)) != BK_OK) {
+            if (rule == BK_GAME_SOURCE) continue;
+            break;
+        }
+        v[k][n[k]] = bk_strdup(de->d_name);
+        if (v[k][n[k]]) n[k]++;
     }
     closedir(d);
-    if (n) qsort(names, n, sizeof *names, cmp_desc);
-    if (np) qsort(paks, np, sizeof *paks, cmp_pak_desc);
-    for (uint32_t i = 0; i < n; i++) {
-        pl_add(pl, dir, names[i]);
-        bk_free(names[i]);
+    if (n[0]) qsort(v[0], n[0], sizeof *v[0], rule == BK_GAME_SOURCE ? cmp_asc : cmp_desc);
+    if (n[1]) qsort(v[1], n[1], sizeof *v[1], cmp_pak_desc);
+    for (int k = 0; k < 2; k++) {
+        for (uint32_t i = 0; i < n[k]; i++) {
+            char full[4096];
+            if ((size_t)snprintf(full, sizeof full, "%s/%s", dir, v[k][i]) < sizeof full) fn(user, full, true);
+            bk_free(v[k][i]);
+        }
+        bk_free(v[k]);
     }
-    for (uint32_t i = 0; i < np; i++) {
-        pl_add(pl, dir, paks[i]);
-        bk_free(paks[i]);
-    }
-    bk_free(names);
-    bk_free(paks);
-    pl_add(pl, dir, NULL);
+    fn(user, dir, false);
+}
+
+static void pl_mount(void *user, const char *path, bool archive)
+{
+    (void)archive;
+    pl_add(user, path, NULL);
 }
 
 /* The search roots: every given path (folders with their .pk3s), then, when the map sits in a
@@ -461,7 +487,7 @@ bk_vfs *bk_vfs_new_game(const bk_options *opt)
     path_list pl = {0};
     for (uint32_t i = 0; i < opt->search_path_count; i++) {
         const char *p = opt->search_paths[i];
-        if (is_dir_path(p)) pl_add_game_dir(&pl, p);
+        if (is_dir_path(p)) bk_game_dir_mount(p, BK_GAME_ID, pl_mount, &pl);
         else if (p) pl_add(&pl, p, NULL);
     }
     if (opt->base_dir && is_dir_path(opt->base_dir)) {
@@ -476,7 +502,7 @@ bk_vfs *bk_vfs_new_game(const bk_options *opt)
         if (bk_strcasecmp(leaf, "maps") == 0) {
             if (leaf == game) snprintf(game, sizeof game, ".");
             else game[leaf - game - (leaf - game > 1 ? 1 : 0)] = 0;
-            pl_add_game_dir(&pl, game);
+            bk_game_dir_mount(game, BK_GAME_ID, pl_mount, &pl);
         }
     }
     bk_options o = *opt;

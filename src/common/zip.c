@@ -150,11 +150,43 @@ static bk_result build_index(bk_zip *a, const bk_options *opt)
     return BK_OK;
 }
 
+/* ---- the directory's records (APPNOTE.TXT 4.3.12, 4.3.16) ----------------------------------- */
+bool bk_zip_end_read(const uint8_t *p, bk_zip_end *out)
+{
+    if (bk_rd_u32le(p) != 0x06054b50u) return false;
+    *out = (bk_zip_end){.count = bk_rd_u16le(p + 10), .cd_size = bk_rd_u32le(p + 12), .cd_ofs = bk_rd_u32le(p + 16),
+                        .comment_len = bk_rd_u16le(p + 20)};
+    return true;
+}
+
+bool bk_zip_end_find(const uint8_t *z, size_t n, bk_zip_end *out)
+{
+    for (size_t i = n >= 22 ? n - 22 : 0; n >= 22; i--) {
+        if (bk_zip_end_read(z + i, out) && i + 22 + out->comment_len == n) {
+            out->at = i;
+            return true;
+        }
+        if (i == 0 || n - i > 22 + 65535) break;
+    }
+    return false;
+}
+
+bool bk_zip_record_read(const uint8_t *z, uint64_t at, uint64_t end, bk_zip_record *out)
+{
+    if (!bk_span_ok(at, 46, end) || bk_rd_u32le(z + at) != 0x02014b50u) return false;
+    const uint8_t *p = z + at;
+    *out = (bk_zip_record){.at = at, .flags = bk_rd_u16le(p + 8), .method = bk_rd_u16le(p + 10),
+                           .crc = bk_rd_u32le(p + 16), .csize = bk_rd_u32le(p + 20), .size = bk_rd_u32le(p + 24),
+                           .name_len = bk_rd_u16le(p + 28), .local_ofs = bk_rd_u32le(p + 42), .name = (const char *)p + 46};
+    out->len = 46 + out->name_len + bk_rd_u16le(p + 30) + bk_rd_u16le(p + 32);
+    return true;
+}
+
 /* An archive of no members is its end record alone, at offset 0, where minizip does not look. */
 static bool empty_zip(const uint8_t *head, size_t n)
 {
-    return n >= 22 && bk_rd_u32le(head) == 0x06054b50u && bk_rd_u16le(head + 10) == 0 &&
-           (size_t)22 + bk_rd_u16le(head + 20) <= n;
+    bk_zip_end e;
+    return n >= 22 && bk_zip_end_read(head, &e) && e.count == 0 && (size_t)22 + e.comment_len <= n;
 }
 
 /* An archive file's pages once a member has been read from them (its bytes, its header, its
@@ -288,10 +320,11 @@ int32_t bk_zip_find(const bk_zip *a, const char *name)
 static bk_result member_span(const bk_zip *a, const ar_entry *e, const uint8_t **start_out)
 {
     const uint8_t *d = a->mem.data;
-    uint64_t n = a->mem.size, cd = e->pos.pos_in_zip_directory;
-    if (cd > n || n - cd < 46 || bk_rd_u32le(d + cd) != 0x02014b50u) return BK_EFORMAT;
-    if (bk_rd_u16le(d + cd + 8) & 1) return BK_EUNSUPPORTED; /* encrypted */
-    uint64_t lh = bk_rd_u32le(d + cd + 42);
+    uint64_t n = a->mem.size;
+    bk_zip_record rec;
+    if (!bk_zip_record_read(d, e->pos.pos_in_zip_directory, n, &rec)) return BK_EFORMAT;
+    if (rec.flags & 1) return BK_EUNSUPPORTED; /* encrypted */
+    uint64_t lh = rec.local_ofs;
     if (lh == 0xffffffffu) return BK_EUNSUPPORTED; /* zip64 offsets */
     if (lh > n || n - lh < 30 || bk_rd_u32le(d + lh) != 0x04034b50u) return BK_EFORMAT;
     uint64_t start = lh + 30 + (uint64_t)bk_rd_u16le(d + lh + 26) + bk_rd_u16le(d + lh + 28);

@@ -520,66 +520,50 @@ static void put32(bk_buf *b, uint32_t v)
     bk_buf_append(b, t, 4);
 }
 
-/* Rebuild the zip z (n bytes) without the removed entries and with the added ones. */
-/* The zip's central directory: its end record (eocd), its offset and its entries */
-static bk_result zip_dir(bk_edit *e, const uint8_t *z, size_t n, size_t *eocd_out, uint32_t *cd_ofs_out,
-                         zent **ze_out, uint32_t *count_out)
+/* The zip's central directory (bk_zip_end_find, bk_zip_record_read): its end record, and its
+ * entries with their records' offsets */
+static bk_result zip_dir(bk_edit *e, const uint8_t *z, size_t n, bk_zip_end *end, zent **ze_out)
 {
-    size_t eocd = SIZE_MAX;
-    for (size_t i = n >= 22 ? n - 22 : 0; n >= 22; i--) {
-        if (bk_rd_u32le(z + i) == 0x06054b50u && i + 22 + bk_rd_u16le(z + i + 20) == n) {
-            eocd = i;
-            break;
-        }
-        if (i == 0 || n - i > 22 + 65535) break;
-    }
-    if (n && eocd == SIZE_MAX) {
+    memset(end, 0, sizeof *end);
+    if (n && !bk_zip_end_find(z, n, end)) {
         report(e, BK_EFORMAT, "pakfile", BK_NO_INDEX, "the pakfile is not a zip (no end-of-directory record)%s%s", "", "");
         return BK_EFORMAT;
     }
-    uint32_t count = n ? bk_rd_u16le(z + eocd + 10) : 0, cd_size = n ? bk_rd_u32le(z + eocd + 12) : 0;
-    uint32_t cd_ofs = n ? bk_rd_u32le(z + eocd + 16) : 0;
-    if (n && (!bk_span_ok(cd_ofs, cd_size, eocd))) {
+    uint32_t count = end->count, cd_ofs = end->cd_ofs;
+    size_t cd_end = cd_ofs + (size_t)end->cd_size;
+    if (n && (!bk_span_ok(cd_ofs, end->cd_size, end->at))) {
         report(e, BK_EFORMAT, "pakfile", BK_NO_INDEX, "the zip's central directory lies outside it%s%s", "", "");
         return BK_EFORMAT;
     }
-    *eocd_out = eocd;
-    *cd_ofs_out = cd_ofs;
-    *count_out = count;
     zent *ze = bk_calloc(count ? count : 1, sizeof *ze);
     if (!ze) return BK_ENOMEM;
     size_t p = cd_ofs;
     for (uint32_t i = 0; i < count; i++) {
-        if (!bk_span_ok(p, 46, cd_ofs + (size_t)cd_size) || bk_rd_u32le(z + p) != 0x02014b50u) {
-            bk_free(ze);
-            report(e, BK_EFORMAT, "pakfile", i, "central directory record is damaged%s%s", "", "");
-            return BK_EFORMAT;
-        }
-        uint32_t nl = bk_rd_u16le(z + p + 28), xl = bk_rd_u16le(z + p + 30), cl = bk_rd_u16le(z + p + 32);
-        uint32_t len = 46 + nl + xl + cl;
-        if (!bk_span_ok(p, len, cd_ofs + (size_t)cd_size) || bk_rd_u32le(z + p + 42) >= cd_ofs) {
+        bk_zip_record rec;
+        if (!bk_zip_record_read(z, p, cd_end, &rec) || !bk_span_ok(p, rec.len, cd_end) || rec.local_ofs >= cd_ofs) {
             bk_free(ze);
             report(e, BK_EFORMAT, "pakfile", i, "central directory record is damaged%s%s", "", "");
             return BK_EFORMAT;
         }
         ze[i].cd_ofs = (uint32_t)p;
-        ze[i].cd_len = len;
-        ze[i].local_ofs = bk_rd_u32le(z + p + 42);
-        ze[i].name = (const char *)z + p + 46;
-        ze[i].name_len = (uint16_t)nl;
+        ze[i].cd_len = rec.len;
+        ze[i].local_ofs = rec.local_ofs;
+        ze[i].name = rec.name;
+        ze[i].name_len = (uint16_t)rec.name_len;
         ze[i].keep = true;
-        p += len;
+        p += rec.len;
     }
     *ze_out = ze;
     return BK_OK;
 }
 
+/* Rebuild the zip z (n bytes) without the removed entries and with the added ones. */
 static bk_result pak_rebuild(bk_edit *e, const uint8_t *z, size_t n, bk_buf *out, uint32_t *removed)
 {
-    size_t eocd;
-    uint32_t cd_ofs, count;
+    bk_zip_end zd;
     zent *ze;
-    BK_TRY(zip_dir(e, z, n, &eocd, &cd_ofs, &ze, &count));
+    BK_TRY(zip_dir(e, z, n, &zd, &ze));
+    uint32_t cd_ofs = zd.cd_ofs, count = zd.count;
     /* removals, and entries an addition replaces */
     for (uint32_t i = 0; i < count; i++) {
         char nm[1100];
@@ -658,9 +642,9 @@ static bk_result pak_rebuild(bk_edit *e, const uint8_t *z, size_t n, bk_buf *out
     put32(out, 0x06054b50u);
     put16(out, 0); put16(out, 0); put16(out, kept); put16(out, kept);
     put32(out, cd_len); put32(out, new_cd);
-    uint32_t cl = n ? bk_rd_u16le(z + eocd + 20) : 0;
+    uint32_t cl = n ? zd.comment_len : 0;
     put16(out, cl);
-    if (cl) bk_buf_append(out, z + eocd + 22, cl);
+    if (cl) bk_buf_append(out, z + zd.at + 22, cl);
     bool fail = !addofs || !addcrc || out->failed || kept > 0xffff;
     bk_free(addofs);
     bk_free(addcrc);

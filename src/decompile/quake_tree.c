@@ -418,6 +418,103 @@ static const char *contents_texture(const bk_quake_bsp *q, int32_t c)
 }
 
 /* ---- a model ------------------------------------------------------------------------------ */
+/* Each side of brush db (region g) on a plane of the map gets the texture and axes of the face
+ * drawn out of the brush there (keys: the model's faces by plane and side); *own: the first. */
+static void texture_sides(const bk_quake_bsp *q, bk_dmap *m, const region *g, const bk_dbrush *db,
+                          const facekey *keys, uint32_t nf, const char **own)
+{
+    for (uint32_t k = 0; k < db->side_count; k++) {
+        bk_dside *s = &m->sides[db->first_side + k];
+        s->contents = (uint32_t)g->contents;
+        s->material = NULL;
+        uint32_t pid = s->src >> 1, flip = s->src & 1;
+        if (pid >= q->plane_count) continue;   /* a bounds side */
+        /* the face drawn out of the brush: on the plane, looking along the side's normal */
+        uint32_t a, b;
+        range_of(keys, nf, pid, flip, &a, &b);
+        int64_t fi = find_face(q, m, s, keys, a, b);
+        if (fi < 0 && g->contents != -2) {   /* a liquid's surface drawn from inside it */
+            range_of(keys, nf, pid, flip ^ 1, &a, &b);
+            fi = find_face(q, m, s, keys, a, b);
+            /* not a wall's face seen from the liquid: that one is the solid brush's */
+            if (fi >= 0 && !contents_name(q, tex_name(q, &q->faces[fi]))) fi = -1;
+        }
+        if (fi < 0) continue;
+        const bk_q1_face *f = &q->faces[fi];
+        const bk_q1_texinfo *ti = &q->texinfo[f->texinfo];
+        s->material = tex_name(q, f);
+        for (int row = 0; row < 2; row++)
+            for (int c = 0; c < 4; c++) s->axes[row][c] = ti->vecs[row][c];
+        s->has_axes = true;
+        if (!*own) *own = s->material;
+    }
+}
+
+/* The sides with a face first, and on a solid brush those whose texture gives a contents (a wall
+ * textured sky facing a sky brush) last: the classic qbsp reads a brush's contents from its first
+ * side. The sides without a face get own's texture (or the contents'). */
+static bk_result order_sides(const bk_quake_bsp *q, bk_dmap *m, const region *g, const bk_dbrush *db, const char *own)
+{
+    bk_dside *sd = &m->sides[db->first_side];
+    uint32_t w = 0, faced = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (uint32_t k = w; k < db->side_count; k++) {
+            bool special = sd[k].material && contents_name(q, sd[k].material);
+            if (sd[k].material && (pass || special == (g->contents != -2))) {
+                bk_dside tmp = sd[w];
+                sd[w++] = sd[k];
+                sd[k] = tmp;
+            }
+        }
+    faced = w;
+    const char *fill = g->contents == -2 || (g->contents < -6 && g->contents > -9) ? (gold(q) ? "SKIP" : "skip")
+                       : own ? own
+                             : contents_texture(q, g->contents);
+    uint32_t first_special = 0;
+    while (first_special < faced && !(g->contents == -2 && contents_name(q, sd[first_special].material)))
+        first_special++;
+    /* solid: [plain faces] [hidden sides] [faces textured sky or liquid] */
+    for (uint32_t k = faced; k < db->side_count; k++) sd[k].material = fill;
+    if (g->contents == -2 && first_special < faced && faced < db->side_count) {
+        uint32_t nspecial = faced - first_special, nhidden = db->side_count - faced;
+        bk_dside *tmp = bk_malloc(sizeof *tmp * nspecial);
+        if (!tmp) return BK_ENOMEM;
+        memcpy(tmp, sd + first_special, sizeof *tmp * nspecial);
+        memmove(sd + first_special, sd + faced, sizeof *tmp * nhidden);
+        memcpy(sd + first_special + nhidden, tmp, sizeof *tmp * nspecial);
+        bk_free(tmp);
+    }
+    m->stats.sides_face_axes += faced;
+    m->stats.sides_tool += db->side_count - faced;
+    return BK_OK;
+}
+
+/* A brush entity's model is stored around its origin: its brushes from first_brush moved back,
+ * their texture offsets too, and the origin brush the compilers take the origin from added. */
+static bk_result add_origin(tree *t, uint32_t model, uint32_t ent, uint32_t first_brush, const double o[3])
+{
+    bk_dmap *m = t->m;
+    bk_dmap_translate(m, first_brush, m->brush_count, 0, 0, o);
+    for (uint32_t bi = first_brush; bi < m->brush_count; bi++)
+        for (uint32_t k = 0; k < m->brushes[bi].side_count; k++) {
+            bk_dside *s = &m->sides[m->brushes[bi].first_side + k];
+            if (s->has_axes)
+                for (int row = 0; row < 2; row++) s->axes[row][3] -= dot3(s->axes[row], o);
+        }
+    bk_dmap_brush_begin(m);
+    for (int k = 0; k < 6; k++) {
+        float n[3] = {0, 0, 0};
+        n[k % 3] = k < 3 ? 1.0f : -1.0f;
+        float d = (float)(k < 3 ? o[k % 3] + 8 : -(o[k % 3] - 8));
+        bk_dside *s;
+        BK_TRY(bk_dmap_side(m, n, d, UINT32_MAX, &s));
+        s->material = gold(t->q) ? "ORIGIN" : "origin";
+        s->contents = (uint32_t)-7;
+    }
+    bool kept;
+    return bk_dmap_brush_end(m, model, ent, NULL, &kept);
+}
+
 static bk_result add_model(tree *t, uint32_t model, uint32_t ent, const double o[3])
 {
     const bk_quake_bsp *q = t->q;
@@ -471,97 +568,14 @@ static bk_result add_model(tree *t, uint32_t model, uint32_t ent, const double o
         bool kept = false;
         if (r == BK_OK) r = bk_dmap_brush_end(m, g->src, ent, NULL, &kept);
         if (r != BK_OK || !kept) continue;
-        bk_dbrush *db = &m->brushes[m->brush_count - 1];
+        const bk_dbrush *db = &m->brushes[m->brush_count - 1];
         const char *own = NULL;   /* the texture of one of its faces */
-        for (uint32_t k = 0; k < db->side_count; k++) {
-            bk_dside *s = &m->sides[db->first_side + k];
-            s->contents = (uint32_t)g->contents;
-            s->material = NULL;
-            uint32_t pid = s->src >> 1, flip = s->src & 1;
-            if (pid >= q->plane_count) continue;   /* a bounds side */
-            /* the face drawn out of the brush: on the plane, looking along the side's normal */
-            uint32_t a, b;
-            range_of(keys, nf, pid, flip, &a, &b);
-            int64_t fi = find_face(q, m, s, keys, a, b);
-            if (fi < 0 && g->contents != -2) {   /* a liquid's surface drawn from inside it */
-                range_of(keys, nf, pid, flip ^ 1, &a, &b);
-                fi = find_face(q, m, s, keys, a, b);
-                /* not a wall's face seen from the liquid: that one is the solid brush's */
-                if (fi >= 0 && !contents_name(q, tex_name(q, &q->faces[fi]))) fi = -1;
-            }
-            if (fi < 0) continue;
-            const bk_q1_face *f = &q->faces[fi];
-            const bk_q1_texinfo *ti = &q->texinfo[f->texinfo];
-            s->material = tex_name(q, f);
-            for (int row = 0; row < 2; row++)
-                for (int c = 0; c < 4; c++) s->axes[row][c] = ti->vecs[row][c];
-            s->has_axes = true;
-            if (!own) own = s->material;
-        }
-        /* the sides with a face first, and on a solid brush those whose texture gives a contents
-         * (a wall textured sky facing a sky brush) last: the classic qbsp reads a brush's contents
-         * from its first side */
-        bk_dside *sd = &m->sides[db->first_side];
-        uint32_t w = 0, faced = 0;
-        for (int pass = 0; pass < 2; pass++)
-            for (uint32_t k = w; k < db->side_count; k++) {
-                bool special = sd[k].material && contents_name(q, sd[k].material);
-                if (sd[k].material && (pass || special == (g->contents != -2))) {
-                    bk_dside tmp = sd[w];
-                    sd[w++] = sd[k];
-                    sd[k] = tmp;
-                }
-            }
-        faced = w;
-        const char *fill = g->contents == -2 || (g->contents < -6 && g->contents > -9) ? (gold(q) ? "SKIP" : "skip")
-                           : own ? own
-                                 : contents_texture(q, g->contents);
-        uint32_t first_special = 0;
-        while (first_special < faced && !(g->contents == -2 && contents_name(q, sd[first_special].material)))
-            first_special++;
-        /* solid: [plain faces] [hidden sides] [faces textured sky or liquid] */
-        for (uint32_t k = faced; k < db->side_count; k++) sd[k].material = fill;
-        if (g->contents == -2 && first_special < faced && faced < db->side_count) {
-            uint32_t nspecial = faced - first_special, nhidden = db->side_count - faced;
-            bk_dside *tmp = bk_malloc(sizeof *tmp * nspecial);
-            if (!tmp) {
-                r = BK_ENOMEM;
-                continue;
-            }
-            memcpy(tmp, sd + first_special, sizeof *tmp * nspecial);
-            memmove(sd + first_special, sd + faced, sizeof *tmp * nhidden);
-            memcpy(sd + first_special + nhidden, tmp, sizeof *tmp * nspecial);
-            bk_free(tmp);
-        }
-        m->stats.sides_face_axes += faced;
-        m->stats.sides_tool += db->side_count - faced;
+        texture_sides(q, m, g, db, keys, nf, &own);
+        r = order_sides(q, m, g, db, own);
     }
     bk_free(keys);
     if (r != BK_OK) return r;
-
-    /* a brush entity's model is stored around its origin: moved back, and its texture offsets */
-    if (o[0] || o[1] || o[2]) {
-        bk_dmap_translate(m, first_brush, m->brush_count, 0, 0, o);
-        for (uint32_t bi = first_brush; bi < m->brush_count; bi++)
-            for (uint32_t k = 0; k < m->brushes[bi].side_count; k++) {
-                bk_dside *s = &m->sides[m->brushes[bi].first_side + k];
-                if (s->has_axes)
-                    for (int row = 0; row < 2; row++) s->axes[row][3] -= dot3(s->axes[row], o);
-            }
-        /* the origin brush the compilers take the origin from */
-        bk_dmap_brush_begin(m);
-        for (int k = 0; k < 6; k++) {
-            float n[3] = {0, 0, 0};
-            n[k % 3] = k < 3 ? 1.0f : -1.0f;
-            float d = (float)(k < 3 ? o[k % 3] + 8 : -(o[k % 3] - 8));
-            bk_dside *s;
-            BK_TRY(bk_dmap_side(m, n, d, UINT32_MAX, &s));
-            s->material = gold(q) ? "ORIGIN" : "origin";
-            s->contents = (uint32_t)-7;
-        }
-        bool kept;
-        BK_TRY(bk_dmap_brush_end(m, model, ent, NULL, &kept));
-    }
+    if (o[0] || o[1] || o[2]) return add_origin(t, model, ent, first_brush, o);
     return BK_OK;
 }
 

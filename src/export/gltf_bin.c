@@ -153,12 +153,9 @@ static void png_encode_bg(void *user)
 /* the job's per-image arrays (PNGs, results, done flags), freed and cleared */
 static void png_job_arrays_free(png_job *j)
 {
-    bk_free(j->pngs);
-    bk_free(j->res);
-    bk_free(j->done);
-    j->pngs = NULL;
-    j->res = NULL;
-    j->done = NULL;
+    BK_FREE_NULL(j->pngs);
+    BK_FREE_NULL(j->res);
+    BK_FREE_NULL(j->done);
 }
 
 

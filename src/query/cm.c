@@ -164,10 +164,9 @@ static bk_result mesh_trees(bk_cm *cm, bk_ctx *ctx)
     cm->mitems = bk_alloc_array(ctx, items ? items : 1, sizeof *cm->mitems, &r);
     cm->mnodes = bk_alloc_array(ctx, 2 * items + 1, sizeof *cm->mnodes, &r);
     if (r != BK_OK) {
-        bk_free(cm->mroot);
-        bk_free(cm->mitems);
-        bk_free(cm->mnodes);
-        cm->mroot = NULL, cm->mitems = NULL, cm->mnodes = NULL;
+        BK_FREE_NULL(cm->mroot);
+        BK_FREE_NULL(cm->mitems);
+        BK_FREE_NULL(cm->mnodes);
         return r;
     }
     uint32_t at = 0, used = 0;
@@ -187,12 +186,9 @@ static bk_result mesh_trees(bk_cm *cm, bk_ctx *ctx)
 /* the trace index given back (a failed build leaves none) */
 static void trace_index_free(bk_cm *cm)
 {
-    bk_free(cm->side_planes);
-    bk_free(cm->lbrushes);
-    bk_free(cm->tnodes);
-    cm->side_planes = NULL;
-    cm->lbrushes = NULL;
-    cm->tnodes = NULL;
+    BK_FREE_NULL(cm->side_planes);
+    BK_FREE_NULL(cm->lbrushes);
+    BK_FREE_NULL(cm->tnodes);
 }
 
 bk_result bk_cm_trace_index(bk_cm *cm, bk_ctx *ctx)

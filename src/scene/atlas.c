@@ -590,12 +590,16 @@ bk_result bk_atlas_to_scene_image(const bk_atlas *a, bk_scene *s, const char *na
     return bk_atlas_to_rgb_image(a, s, name, out);
 }
 
-bk_result bk_atlas_to_image(const bk_atlas *a, bk_scene *s, const char *name, int32_t *out)
+/* The atlas drawn with bpp bytes a texel (4: RGBA, 3: RGB rows as the exporter packs them) as a
+ * lightmap image of the scene; the pixels freed when the scene does not take them. */
+static bk_result atlas_image(const bk_atlas *a, bk_scene *s, const char *name, size_t bpp, int32_t *out)
 {
     uint8_t *px;
-    BK_TRY(draw(a, 4, &px));
+    BK_TRY(draw(a, bpp, &px));
     int32_t idx;
-    bk_result res = bk_scene_add_image(s, name, a->width, a->height, px, &idx);
+    bk_result res = bpp == 4 ? bk_scene_add_image(s, name, a->width, a->height, px, &idx)
+                             : bk_scene_add_packed_image(s, name, a->width, a->height, BK_PACK_RGB_UP, px,
+                                                         ((size_t)a->width * 3 + 1) * a->height, NULL, 0, &idx);
     if (res != BK_OK) {
         bk_free(px);
         return res;
@@ -605,20 +609,14 @@ bk_result bk_atlas_to_image(const bk_atlas *a, bk_scene *s, const char *name, in
     return BK_OK;
 }
 
+bk_result bk_atlas_to_image(const bk_atlas *a, bk_scene *s, const char *name, int32_t *out)
+{
+    return atlas_image(a, s, name, 4, out);
+}
+
 bk_result bk_atlas_to_rgb_image(const bk_atlas *a, bk_scene *s, const char *name, int32_t *out)
 {
-    uint8_t *px;
-    BK_TRY(draw(a, 3, &px));
-    int32_t idx;
-    bk_result res = bk_scene_add_packed_image(s, name, a->width, a->height, BK_PACK_RGB_UP, px,
-                                              ((size_t)a->width * 3 + 1) * a->height, NULL, 0, &idx);
-    if (res != BK_OK) {
-        bk_free(px);
-        return res;
-    }
-    s->images[idx].is_lightmap = 1;
-    if (out) *out = idx;
-    return BK_OK;
+    return atlas_image(a, s, name, 3, out);
 }
 
 /* ---- an image's PNG on a second thread ------------------------------------------------------ */

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "bspkit/dpm.h"
 #include "bspkit/q3.h"
 #include "bspkit/query.h"
 #include "bspkit/scene.h"
@@ -194,8 +195,9 @@ static void test_synthetic(const char *workdir)
     bk_query_free(q);
 
     /* tessellation: level 4 -> (2*4+1) x (1*4+1) grid, 2*8*4 triangles, mid row at z = 32 */
+    bk_q3_options q3 = {.ext.type = BK_OPTIONS_Q3, .patch_level = 4};
     bk_options o = {0};
-    o.patch_level = 4;
+    o.ext = &q3.ext;
     o.flags = BK_OPT_NO_TEXTURES;
     bk_scene *s = NULL;
     CHECK(bk_scene_build(f, &o, 0, &s) == BK_OK); /* images as RGBA */
@@ -218,6 +220,25 @@ static void test_synthetic(const char *workdir)
         /* overbright 1 (default): 64 -> 128 */
         CHECK(s->image_count == 1 && s->images[0].width >= 128 && bk_scene_pixels(s, 0)->rgba[0] == 128);
         bk_scene_free(s);
+    }
+    /* bk_options.ext: the Quake 3 options found behind another family's, the first of two read
+     * (level 2: 2*4*2 patch triangles); a cycle in the chain is followed no further than 64 */
+    bk_dpm_options other = {.ext.type = BK_OPTIONS_DPM};
+    bk_q3_options q3b = {.ext.type = BK_OPTIONS_Q3, .patch_level = 7};
+    q3.patch_level = 2;
+    other.ext.next = &q3.ext;
+    q3.ext.next = &q3b.ext;
+    o.ext = &other.ext;
+    for (int pass = 0; pass < 2; pass++) {
+        s = NULL;
+        CHECK(bk_scene_build(f, &o, 0, &s) == BK_OK);
+        uint32_t tris = 0;
+        for (uint32_t i = 0; s && i < s->mesh_count; i++)
+            for (uint32_t j = 0; j < s->meshes[i].prim_count; j++) tris += s->meshes[i].prims[j].index_count / 3;
+        CHECK(tris == (pass == 0 ? 2 + 2 * 4 * 2 : 2 + 2 * 8 * 4)); /* pass 1: no Quake 3 options: 4 */
+        bk_scene_free(s);
+        /* pass 1: a chain of DPM options pointing at itself */
+        other.ext.next = &other.ext;
     }
     bk_file_free(f);
     free(bytes);

@@ -125,7 +125,7 @@ static bk_result groups_from_names(const bk_dpm_model *m, bk_dpm_framegroup **ou
     return BK_OK;
 }
 
-/* Find and parse the framegroups for the model: opt->framegroups_path, else MODEL.framegroups
+/* Find and parse the framegroups for the model: bk_dpm_options' framegroups_path, else MODEL.framegroups
  * (the model's own path, or the same name looked up in the search paths / archive). */
 static bk_result load_framegroups(const bk_dpm_model *m, const bk_options *opt, bk_scene *s, bk_dpm_framegroup **out,
                                   uint32_t *count, bool *from_file)
@@ -137,8 +137,9 @@ static bk_result load_framegroups(const bk_dpm_model *m, const bk_options *opt, 
     size_t len = 0;
     char path[2048] = "";
     bk_result r = BK_ENOTFOUND;
-    if (opt->framegroups_path) {
-        snprintf(path, sizeof path, "%s", opt->framegroups_path);
+    const bk_dpm_options *dpo = (const bk_dpm_options *)bk_options_find(opt, BK_OPTIONS_DPM);
+    if (dpo && dpo->framegroups_path) {
+        snprintf(path, sizeof path, "%s", dpo->framegroups_path);
         r = bk_read_file_opt(opt, path, 1u << 20, &text, &len);
         if (r != BK_OK) {
             bk_scene_diag(s, opt, BK_SEV_ERROR, r, path, NULL, BK_NO_INDEX, BK_NO_OFFSET, "cannot read the framegroups file: %s", bk_strerror(r));

@@ -215,6 +215,16 @@ typedef struct wmesh {
     uint32_t *tri_old;   /* new triangle -> old triangle */
 } wmesh;
 
+static void wmeshes_free(wmesh *wm, uint32_t n)
+{
+    for (uint32_t i = 0; wm && i < n; i++) {
+        bk_free(wm[i].vmap);
+        bk_free(wm[i].idx);
+        bk_free(wm[i].tri_old);
+    }
+    bk_free(wm);
+}
+
 static bool contributes(const bk_dpm_influence *x)
 {
     return x->influence != 0 || x->origin[0] != 0 || x->origin[1] != 0 || x->origin[2] != 0 || x->normal[0] != 0 ||
@@ -233,32 +243,18 @@ static void put_f3(uint8_t *p, const float *v)
     for (int i = 0; i < 3; i++) bk_wr_f32be(p + 4 * i, v[i]);
 }
 
-bk_result bk_dpm_save_memory(const bk_dpm_model *m, uint32_t flags, uint8_t **out, size_t *out_size,
-                             bk_dpm_save_stats *stats)
+/* 1. per mesh: the vertices its triangles use, the triangles in cache order (Forsyth), the
+ * vertices in order of first use, and the bones their contributing influences name (keep) */
+static bk_result plan_meshes(const bk_dpm_model *m, wmesh *wm, uint8_t *keep, bk_dpm_save_stats *st)
 {
-    if (!m || !out || !out_size) return BK_EARG;
-    *out = NULL;
-    *out_size = 0;
-    bk_dpm_save_stats st;
-    memset(&st, 0, sizeof st);
-    uint32_t nb = m->bone_count, nm = m->mesh_count, nf = m->frame_count;
-    bk_result r = BK_OK;
-    uint8_t *keep = bk_calloc((size_t)nb + 1, 1);
-    int32_t *bmap = bk_malloc(((size_t)nb + 1) * sizeof(int32_t));
-    wmesh *wm = bk_calloc((size_t)nm + 1, sizeof(wmesh));
     uint32_t *oldnew = NULL;
-    uint8_t *buf = NULL;
-    if (!keep || !bmap || !wm) {
-        r = BK_ENOMEM;
-        goto end;
-    }
-    /* 1. vertices used by triangles, triangle order, vertex order by first use */
-    for (uint32_t mi = 0; mi < nm && r == BK_OK; mi++) {
+    bk_result r = BK_OK;
+    for (uint32_t mi = 0; mi < m->mesh_count && r == BK_OK; mi++) {
         const bk_dpm_mesh *me = &m->meshes[mi];
         wmesh *w = &wm[mi];
         w->nt = me->triangle_count;
-        st.vertices_in += me->vertex_count;
-        st.triangles += me->triangle_count;
+        st->vertices_in += me->vertex_count;
+        st->triangles += me->triangle_count;
         w->idx = bk_malloc(((size_t)w->nt * 3 + 1) * sizeof(uint32_t));
         w->tri_old = bk_malloc(((size_t)w->nt + 1) * sizeof(uint32_t));
         w->vmap = bk_malloc(((size_t)me->vertex_count + 1) * sizeof(uint32_t));
@@ -269,7 +265,7 @@ bk_result bk_dpm_save_memory(const bk_dpm_model *m, uint32_t flags, uint8_t **ou
             break;
         }
         if (w->nt) memcpy(w->idx, me->indices, (size_t)w->nt * 3 * sizeof(uint32_t));
-        st.acmr_before += bk_dpm_acmr(me->indices, w->nt, me->vertex_count, 16) * w->nt;
+        st->acmr_before += bk_dpm_acmr(me->indices, w->nt, me->vertex_count, 16) * w->nt;
         if ((r = forsyth(w->idx, w->nt, me->vertex_count, w->tri_old)) != BK_OK) break;
         for (uint32_t v = 0; v < me->vertex_count; v++) oldnew[v] = UINT32_MAX;
         for (size_t i = 0; i < (size_t)w->nt * 3; i++) {
@@ -280,8 +276,8 @@ bk_result bk_dpm_save_memory(const bk_dpm_model *m, uint32_t flags, uint8_t **ou
             }
             w->idx[i] = oldnew[v];
         }
-        st.acmr_after += bk_dpm_acmr(w->idx, w->nt, w->nv, 16) * w->nt;
-        st.vertices_out += w->nv;
+        st->acmr_after += bk_dpm_acmr(w->idx, w->nt, w->nv, 16) * w->nt;
+        st->vertices_out += w->nv;
         for (uint32_t v = 0; v < w->nv; v++) {
             uint32_t ov = w->vmap[v], j0 = me->first_influence[ov], j1 = me->first_influence[ov + 1];
             bool any = false;
@@ -293,12 +289,15 @@ bk_result bk_dpm_save_memory(const bk_dpm_model *m, uint32_t flags, uint8_t **ou
                 }
         }
     }
-    if (r != BK_OK) goto end;
-    if (st.triangles) {
-        st.acmr_before /= (double)st.triangles;
-        st.acmr_after /= (double)st.triangles;
-    }
-    /* 2. bones: used, attachments, tags, and ancestors (parents are lower: walk down) */
+    bk_free(oldnew);
+    return r;
+}
+
+/* 2. the bones kept: used, attachments, tags, and their ancestors (parents are lower: walked
+ * down); bmap: old bone -> new, -1 for a dropped one. The count kept. */
+static uint32_t plan_bones(const bk_dpm_model *m, uint32_t flags, uint8_t *keep, int32_t *bmap, bk_dpm_save_stats *st)
+{
+    uint32_t nb = m->bone_count;
     for (uint32_t b = 0; b < nb; b++)
         if ((m->bones[b].flags & BK_DPM_BONEFLAG_ATTACHMENT) || strncmp(m->bones[b].name, "tag_", 4) == 0 ||
             (flags & BK_DPM_KEEP_ALL_BONES))
@@ -313,52 +312,60 @@ bk_result bk_dpm_save_memory(const bk_dpm_model *m, uint32_t flags, uint8_t **ou
     uint32_t nbo = 0;
     for (uint32_t b = 0; b < nb; b++) {
         bmap[b] = keep[b] ? (int32_t)nbo++ : -1;
-        size_t l = strlen(st.dropped_bones);
-        if (!keep[b] && l + 2 < sizeof st.dropped_bones)
-            snprintf(st.dropped_bones + l, sizeof st.dropped_bones - l, "%s%s", l ? "," : "", m->bones[b].name);
+        size_t l = strlen(st->dropped_bones);
+        if (!keep[b] && l + 2 < sizeof st->dropped_bones)
+            snprintf(st->dropped_bones + l, sizeof st->dropped_bones - l, "%s%s", l ? "," : "", m->bones[b].name);
     }
-    st.bones_in = nb;
-    st.bones_out = nbo;
+    st->bones_in = nb;
+    st->bones_out = nbo;
+    return nbo;
+}
 
-    /* 3. layout */
+/* 3. where each part goes: header, bones, meshes, frames, poses, then each mesh's data */
+typedef struct wlayout {
+    uint64_t bones, meshes, frames, poses, mesh_data, size;
+} wlayout;
+
+static wlayout plan_layout(const bk_dpm_model *m, const wmesh *wm, uint32_t nbo)
+{
+    wlayout L;
     uint64_t size = DPM_HEADER_SIZE;
-    uint64_t ob = size;
+    L.bones = size;
     size += (uint64_t)nbo * DPM_BONE_SIZE;
-    uint64_t om = size;
-    size += (uint64_t)nm * DPM_MESH_SIZE;
-    uint64_t of = size;
-    size += (uint64_t)nf * DPM_FRAME_SIZE;
-    uint64_t op = size;
-    size += (uint64_t)nf * nbo * DPM_POSE_SIZE;
-    uint64_t mesh_at = size;
-    for (uint32_t mi = 0; mi < nm; mi++)
+    L.meshes = size;
+    size += (uint64_t)m->mesh_count * DPM_MESH_SIZE;
+    L.frames = size;
+    size += (uint64_t)m->frame_count * DPM_FRAME_SIZE;
+    L.poses = size;
+    size += (uint64_t)m->frame_count * nbo * DPM_POSE_SIZE;
+    L.mesh_data = size;
+    for (uint32_t mi = 0; mi < m->mesh_count; mi++)
         size += (uint64_t)wm[mi].nv * 4 + (uint64_t)wm[mi].ninf * DPM_BONEVERT_SIZE + (uint64_t)wm[mi].nv * 8 +
                 (uint64_t)wm[mi].nt * 16;
-    if (size > INT32_MAX || size > SIZE_MAX) { /* frame pose offsets are signed */
-        r = BK_ELIMIT;
-        goto end;
-    }
-    buf = bk_calloc((size_t)size, 1);
-    if (!buf) {
-        r = BK_ENOMEM;
-        goto end;
-    }
+    L.size = size;
+    return L;
+}
+
+/* the header, the kept bones, and the frames with their poses of the kept bones */
+static void write_skeleton(const bk_dpm_model *m, const int32_t *bmap, uint32_t nbo, const wlayout *L, uint8_t *buf)
+{
+    uint32_t nb = m->bone_count, nf = m->frame_count;
     memcpy(buf, DPM_MAGIC, 16);
     bk_wr_u32be(buf + 16, DPM_TYPE);
-    bk_wr_u32be(buf + 20, (uint32_t)size);
+    bk_wr_u32be(buf + 20, (uint32_t)L->size);
     put_f3(buf + 24, m->mins);
     put_f3(buf + 36, m->maxs);
     bk_wr_f32be(buf + 48, m->yawradius);
     bk_wr_f32be(buf + 52, m->allradius);
     bk_wr_u32be(buf + 56, nbo);
-    bk_wr_u32be(buf + 60, nm);
+    bk_wr_u32be(buf + 60, m->mesh_count);
     bk_wr_u32be(buf + 64, nf);
-    bk_wr_u32be(buf + 68, (uint32_t)ob);
-    bk_wr_u32be(buf + 72, (uint32_t)om);
-    bk_wr_u32be(buf + 76, (uint32_t)of);
+    bk_wr_u32be(buf + 68, (uint32_t)L->bones);
+    bk_wr_u32be(buf + 72, (uint32_t)L->meshes);
+    bk_wr_u32be(buf + 76, (uint32_t)L->frames);
     for (uint32_t b = 0; b < nb; b++) {
         if (bmap[b] < 0) continue;
-        uint8_t *p = buf + ob + (size_t)bmap[b] * DPM_BONE_SIZE;
+        uint8_t *p = buf + L->bones + (size_t)bmap[b] * DPM_BONE_SIZE;
         put_name(p, m->bones[b].name);
         int32_t par = m->bones[b].parent;
         bk_wr_u32be(p + 32, (uint32_t)(par >= 0 ? bmap[par] : -1));
@@ -366,13 +373,13 @@ bk_result bk_dpm_save_memory(const bk_dpm_model *m, uint32_t flags, uint8_t **ou
     }
     for (uint32_t f = 0; f < nf; f++) {
         const bk_dpm_frame *fr = &m->frames[f];
-        uint8_t *p = buf + of + (size_t)f * DPM_FRAME_SIZE;
+        uint8_t *p = buf + L->frames + (size_t)f * DPM_FRAME_SIZE;
         put_name(p, fr->name);
         put_f3(p + 32, fr->mins);
         put_f3(p + 44, fr->maxs);
         bk_wr_f32be(p + 56, fr->yawradius);
         bk_wr_f32be(p + 60, fr->allradius);
-        uint64_t at = op + (uint64_t)f * nbo * DPM_POSE_SIZE;
+        uint64_t at = L->poses + (uint64_t)f * nbo * DPM_POSE_SIZE;
         bk_wr_u32be(p + 64, (uint32_t)at);
         for (uint32_t b = 0; b < nb; b++) {
             if (bmap[b] < 0) continue;
@@ -380,70 +387,105 @@ bk_result bk_dpm_save_memory(const bk_dpm_model *m, uint32_t flags, uint8_t **ou
             for (int k = 0; k < 12; k++) bk_wr_f32be(q + 4 * k, fr->pose[(size_t)b * 12 + k]);
         }
     }
-    uint64_t at = mesh_at;
-    for (uint32_t mi = 0; mi < nm; mi++) {
-        const bk_dpm_mesh *me = &m->meshes[mi];
-        const wmesh *w = &wm[mi];
-        uint8_t *p = buf + om + (size_t)mi * DPM_MESH_SIZE;
-        put_name(p, me->shader);
-        bk_wr_u32be(p + 32, w->nv);
-        bk_wr_u32be(p + 36, w->nt);
-        uint64_t ov = at;
-        uint64_t q = ov;
-        for (uint32_t v = 0; v < w->nv; v++) {
-            uint32_t old = w->vmap[v];
-            uint32_t cnt = 0;
-            uint64_t cnt_at = q;
-            q += 4;
-            bool any = false;
-            for (uint32_t j = me->first_influence[old]; j < me->first_influence[old + 1]; j++)
-                any |= contributes(&me->influences[j]);
-            for (uint32_t j = me->first_influence[old]; j < me->first_influence[old + 1]; j++) {
-                const bk_dpm_influence *x = &me->influences[j];
-                if (any ? !contributes(x) : j != me->first_influence[old]) continue;
-                uint8_t *z = buf + q;
-                put_f3(z, x->origin);
-                bk_wr_f32be(z + 12, x->influence);
-                put_f3(z + 16, x->normal);
-                bk_wr_u32be(z + 28, (uint32_t)bmap[x->bone]);
-                q += DPM_BONEVERT_SIZE;
-                cnt++;
-            }
-            bk_wr_u32be(buf + cnt_at, cnt);
+}
+
+/* Mesh mi's entry and its data from at: each vertex's contributing influences, texcoords,
+ * triangles, group ids. Where the next mesh's data starts. */
+static uint64_t write_mesh(const bk_dpm_model *m, uint32_t mi, const wmesh *w, const int32_t *bmap, const wlayout *L,
+                           uint64_t at, uint8_t *buf)
+{
+    const bk_dpm_mesh *me = &m->meshes[mi];
+    uint8_t *p = buf + L->meshes + (size_t)mi * DPM_MESH_SIZE;
+    put_name(p, me->shader);
+    bk_wr_u32be(p + 32, w->nv);
+    bk_wr_u32be(p + 36, w->nt);
+    uint64_t ov = at;
+    uint64_t q = ov;
+    for (uint32_t v = 0; v < w->nv; v++) {
+        uint32_t old = w->vmap[v];
+        uint32_t cnt = 0;
+        uint64_t cnt_at = q;
+        q += 4;
+        bool any = false;
+        for (uint32_t j = me->first_influence[old]; j < me->first_influence[old + 1]; j++)
+            any |= contributes(&me->influences[j]);
+        for (uint32_t j = me->first_influence[old]; j < me->first_influence[old + 1]; j++) {
+            const bk_dpm_influence *x = &me->influences[j];
+            if (any ? !contributes(x) : j != me->first_influence[old]) continue;
+            uint8_t *z = buf + q;
+            put_f3(z, x->origin);
+            bk_wr_f32be(z + 12, x->influence);
+            put_f3(z + 16, x->normal);
+            bk_wr_u32be(z + 28, (uint32_t)bmap[x->bone]);
+            q += DPM_BONEVERT_SIZE;
+            cnt++;
         }
-        uint64_t ot = q;
-        for (uint32_t v = 0; v < w->nv; v++) {
-            bk_wr_f32be(buf + q, me->texcoords[(size_t)w->vmap[v] * 2]);
-            bk_wr_f32be(buf + q + 4, me->texcoords[(size_t)w->vmap[v] * 2 + 1]);
-            q += 8;
-        }
-        uint64_t oi = q;
-        for (size_t i = 0; i < (size_t)w->nt * 3; i++, q += 4) bk_wr_u32be(buf + q, w->idx[i]);
-        uint64_t og = q;
-        for (uint32_t t = 0; t < w->nt; t++, q += 4) bk_wr_u32be(buf + q, me->groupids[w->tri_old[t]]);
-        bk_wr_u32be(p + 40, (uint32_t)ov);
-        bk_wr_u32be(p + 44, (uint32_t)ot);
-        bk_wr_u32be(p + 48, (uint32_t)oi);
-        bk_wr_u32be(p + 52, (uint32_t)og);
-        at = q;
+        bk_wr_u32be(buf + cnt_at, cnt);
     }
-    if (at != size) {
+    uint64_t ot = q;
+    for (uint32_t v = 0; v < w->nv; v++) {
+        bk_wr_f32be(buf + q, me->texcoords[(size_t)w->vmap[v] * 2]);
+        bk_wr_f32be(buf + q + 4, me->texcoords[(size_t)w->vmap[v] * 2 + 1]);
+        q += 8;
+    }
+    uint64_t oi = q;
+    for (size_t i = 0; i < (size_t)w->nt * 3; i++, q += 4) bk_wr_u32be(buf + q, w->idx[i]);
+    uint64_t og = q;
+    for (uint32_t t = 0; t < w->nt; t++, q += 4) bk_wr_u32be(buf + q, me->groupids[w->tri_old[t]]);
+    bk_wr_u32be(p + 40, (uint32_t)ov);
+    bk_wr_u32be(p + 44, (uint32_t)ot);
+    bk_wr_u32be(p + 48, (uint32_t)oi);
+    bk_wr_u32be(p + 52, (uint32_t)og);
+    return q;
+}
+
+bk_result bk_dpm_save_memory(const bk_dpm_model *m, uint32_t flags, uint8_t **out, size_t *out_size,
+                             bk_dpm_save_stats *stats)
+{
+    if (!m || !out || !out_size) return BK_EARG;
+    *out = NULL;
+    *out_size = 0;
+    bk_dpm_save_stats st;
+    memset(&st, 0, sizeof st);
+    uint32_t nb = m->bone_count, nm = m->mesh_count;
+    bk_result r = BK_OK;
+    uint8_t *keep = bk_calloc((size_t)nb + 1, 1);
+    int32_t *bmap = bk_malloc(((size_t)nb + 1) * sizeof(int32_t));
+    wmesh *wm = bk_calloc((size_t)nm + 1, sizeof(wmesh));
+    uint8_t *buf = NULL;
+    if (!keep || !bmap || !wm) {
+        r = BK_ENOMEM;
+        goto end;
+    }
+    if ((r = plan_meshes(m, wm, keep, &st)) != BK_OK) goto end;
+    if (st.triangles) {
+        st.acmr_before /= (double)st.triangles;
+        st.acmr_after /= (double)st.triangles;
+    }
+    uint32_t nbo = plan_bones(m, flags, keep, bmap, &st);
+    wlayout L = plan_layout(m, wm, nbo);
+    if (L.size > INT32_MAX || L.size > SIZE_MAX) { /* frame pose offsets are signed */
+        r = BK_ELIMIT;
+        goto end;
+    }
+    buf = bk_calloc((size_t)L.size, 1);
+    if (!buf) {
+        r = BK_ENOMEM;
+        goto end;
+    }
+    write_skeleton(m, bmap, nbo, &L, buf);
+    uint64_t at = L.mesh_data;
+    for (uint32_t mi = 0; mi < nm; mi++) at = write_mesh(m, mi, &wm[mi], bmap, &L, at, buf);
+    if (at != L.size) {
         r = BK_EFORMAT; /* internal: layout mismatch */
         goto end;
     }
-    st.bytes = size;
+    st.bytes = L.size;
     *out = buf;
-    *out_size = (size_t)size;
+    *out_size = (size_t)L.size;
     buf = NULL;
 end:
-    if (wm)
-        for (uint32_t mi = 0; mi < nm; mi++) {
-            bk_free(wm[mi].vmap);
-            bk_free(wm[mi].idx);
-            bk_free(wm[mi].tri_old);
-        }
-    bk_free(wm);
-    bk_free(oldnew);
+    wmeshes_free(wm, nm);
     bk_free(keep);
     bk_free(bmap);
     bk_free(buf);
@@ -474,13 +516,7 @@ bk_result bk_dpm_file_write(const bk_file *f, const bk_options *opt, uint32_t fl
     bk_dpm_save_stats st;
     bk_result r = bk_dpm_save(m, flags & BK_DPM_KEEP_ALL_BONES, path, &st);
     if (r == BK_OK && opt && opt->diag) {
-        bk_diag d;
-        memset(&d, 0, sizeof d);
-        d.severity = BK_SEV_INFO;
-        d.code = BK_OK;
-        d.file = path;
-        d.index = BK_NO_INDEX;
-        d.offset = BK_NO_OFFSET;
+        bk_diag d = {.severity = BK_SEV_INFO, .code = BK_OK, .file = path, .index = BK_NO_INDEX, .offset = BK_NO_OFFSET};
         snprintf(d.message, sizeof d.message,
                  "saved: bones %u -> %u, vertices %llu -> %llu, %llu triangles, ACMR (FIFO 16) %.3f -> %.3f%s%.100s",
                  st.bones_in, st.bones_out, (unsigned long long)st.vertices_in, (unsigned long long)st.vertices_out,

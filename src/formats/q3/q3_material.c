@@ -626,12 +626,7 @@ static bk_result put_base(q3_eval *e, int32_t mi, const char *shader, q3_expr *x
         bk_material *m = &s->materials[mi];
         for (int c = 0; c < 3; c++) m->base_color[c] = bk_q3_to_linear(k[c] > 1 ? 1 : k[c]);
         if (a) m->base_color[3] = ak[0] > 1 ? 1 : (ak[0] < 0 ? 0 : ak[0]);
-        if (img) {
-            int32_t idx;
-            BK_TRY(bk_q3_img_scene(e->b, img, &idx));
-            s->materials[mi].base_image = idx;
-        }
-        return BK_OK;
+        return img ? bk_q3_img_scene(e->b, img, &m->base_image) : BK_OK;
     }
     char name[300];
     snprintf(name, sizeof name, "%.250s#base", shader);
@@ -657,12 +652,7 @@ static bk_result put_emissive(q3_eval *e, int32_t mi, const char *shader, const 
         bk_material *m = &s->materials[mi];
         for (int c = 0; c < 3; c++) m->emissive[c] = bk_q3_to_linear(k[c] / str);
         m->emissive_strength = bk_q3_to_linear(str);
-        if (img) {
-            int32_t idx;
-            BK_TRY(bk_q3_img_scene(e->b, img, &idx));
-            s->materials[mi].emissive_image = idx;
-        }
-        return BK_OK;
+        return img ? bk_q3_img_scene(e->b, img, &m->emissive_image) : BK_OK;
     }
     char name[300];
     snprintf(name, sizeof name, "%.250s#emissive", shader);

@@ -137,6 +137,78 @@ static void fill_external(void *user, uint32_t id, uint8_t *dst, size_t stride)
 static void fill_page(void *user, uint32_t id, uint8_t *dst, size_t stride) { fill_page_bpp(user, id, dst, stride, 4); }
 static void fill_page_rgb(void *user, uint32_t id, uint8_t *dst, size_t stride) { fill_page_bpp(user, id, dst, stride, 3); }
 
+/* External page i: maps/NAME/lm_NNNN.tga in the search paths, or NAME/lm_NNNN.tga beside the map.
+ * Its size (*w, *h) now and its pixels when the atlas is drawn (fill_external), or, for a header
+ * stb_image cannot read alone, its pixels decoded now (*px, held until the atlas is drawn). false:
+ * left out with a warning, *missing when it is not found. */
+static bool external_page(q3_builder *b, const char *mname, uint32_t i, float gain, int ambient, uint32_t *w,
+                          uint32_t *h, uint8_t **px, bool *missing)
+{
+    char p1[300], p2[300];
+    page_path(mname, i, 1, p1, sizeof p1);
+    page_path(mname, i, 2, p2, sizeof p2);
+    uint8_t *buf = NULL;
+    size_t sz = 0;
+    int file = 0;
+    *missing = false;
+    if (b->vfs && mname[0])
+        file = bk_vfs_read(b->vfs, p1, 64u << 20, &buf, &sz) == BK_OK   ? 1
+               : bk_vfs_read(b->vfs, p2, 64u << 20, &buf, &sz) == BK_OK ? 2
+                                                                        : 0;
+    if (!file) {
+        bk_scene_diag(b->s, b->opt, BK_SEV_WARNING, BK_ENOTFOUND, NULL, "lightmaps", i, BK_NO_OFFSET,
+                      "external lightmap %s not found in the search paths (nor %s): surfaces on it are unlit", p1, p2);
+        *missing = true;
+        return false;
+    }
+    bk_result r = BK_OK;
+    int iw = 0, ih = 0;
+    if (sz <= INT_MAX && bk_stbi_info(buf, (int)sz, &iw, &ih) && iw > 0 && ih > 0 && iw <= 4096 && ih <= 4096) {
+        *w = (uint32_t)iw, *h = (uint32_t)ih;
+        b->pages[i].file = (uint8_t)file;
+    } else {
+        r = bk_image_decode(buf, sz, 4096, px, w, h);
+        if (r == BK_OK) shift_texels(*px, (size_t)*w * *h, gain, ambient);
+    }
+    bk_free(buf);
+    if (r != BK_OK) {
+        bk_scene_diag(b->s, b->opt, BK_SEV_WARNING, r, NULL, "lightmaps", i, BK_NO_OFFSET,
+                      "external lightmap %s cannot be decoded: %s", p1, bk_strerror(r));
+        return false;
+    }
+    return true;
+}
+
+/* The added pages packed into one atlas, their places noted, the atlas as the scene's image; past
+ * the largest atlas allowed, the scene keeps no lightmaps (a warning). */
+static bk_result pack_pages(q3_builder *b, bk_atlas *a, const uint32_t *ids, uint32_t n, uint32_t added)
+{
+    const bk_q3_map *m = b->m;
+    bk_result r = bk_atlas_pack(a);
+    if (r == BK_ELIMIT) {
+        /* too many pages for one atlas of the largest size allowed: keep the scene, drop the lightmaps */
+        bk_scene_diag(b->s, b->opt, BK_SEV_WARNING, r, NULL, "lightmaps", BK_NO_INDEX, BK_NO_OFFSET,
+                      "%u lightmap pages do not fit one atlas of the largest size allowed "
+                      "(limits.max_atlas_size): the scene has no lightmaps", added);
+        for (uint32_t i = 0; i < n; i++) b->pages[i].ok = false;
+        return BK_OK;
+    }
+    if (r != BK_OK) return r;
+    for (uint32_t i = 0; i < n; i++)
+        if (b->pages[i].ok) bk_atlas_rect(a, ids[i], &b->pages[i].x, &b->pages[i].y);
+    uint32_t W, H;
+    bk_atlas_size(a, &W, &H);
+    b->atlas_w = (float)W;
+    b->atlas_h = (float)H;
+    /* the pages are RGB in the file already: their atlas is kept as rows for the exporter's
+     * faster deflate (beside the geometry), unless it outgrows the whole map */
+    r = bk_atlas_to_scene_image(a, b->s, "lightmap_atlas", b->opt, b->f->size, &b->atlas_image);
+    /* the pages are in the atlas now: a mapped input's lightmap pages can go */
+    if (r == BK_OK && b->f->mapped && m->lightmap_count)
+        bk_mapped_release(m->lightmaps, (size_t)m->lightmap_count * Q3_LIGHTMAP_BYTES);
+    return r;
+}
+
 static bk_result build_lightmaps(q3_builder *b)
 {
     const bk_q3_map *m = b->m;
@@ -183,42 +255,10 @@ static bk_result build_lightmaps(q3_builder *b)
         if (missing_run >= 16) break;
         uint32_t w = 128, h = 128;
         if (!m->lightmap_count) {
-            /* external: maps/NAME/lm_NNNN.tga in the search paths, or NAME/lm_NNNN.tga beside the map */
-            char p1[300], p2[300];
-            page_path(mname, i, 1, p1, sizeof p1);
-            page_path(mname, i, 2, p2, sizeof p2);
-            uint8_t *buf = NULL;
-            size_t sz = 0;
-            int file = 0;
-            if (b->vfs && mname[0])
-                file = bk_vfs_read(b->vfs, p1, 64u << 20, &buf, &sz) == BK_OK   ? 1
-                       : bk_vfs_read(b->vfs, p2, 64u << 20, &buf, &sz) == BK_OK ? 2
-                                                                                : 0;
-            if (!file) {
-                bk_scene_diag(b->s, b->opt, BK_SEV_WARNING, BK_ENOTFOUND, NULL, "lightmaps", i, BK_NO_OFFSET,
-                              "external lightmap %s not found in the search paths (nor %s): surfaces on it are unlit",
-                              p1, p2);
-                missing_run++;
-                continue;
-            }
-            missing_run = 0;
-            int iw = 0, ih = 0;
-            if (sz <= INT_MAX && bk_stbi_info(buf, (int)sz, &iw, &ih) && iw > 0 && ih > 0 && iw <= 4096 && ih <= 4096) {
-                /* its size now, its pixels when the atlas is drawn (fill_external) */
-                w = (uint32_t)iw, h = (uint32_t)ih;
-                b->pages[i].file = (uint8_t)file;
-            } else {
-                /* a header stb_image cannot read alone: decoded now, held until the atlas is drawn */
-                r = bk_image_decode(buf, sz, 4096, &px, &w, &h);
-                if (r == BK_OK) shift_texels(px, (size_t)w * h, gain, ambient);
-            }
-            bk_free(buf);
-            if (r != BK_OK) {
-                bk_scene_diag(b->s, b->opt, BK_SEV_WARNING, r, NULL, "lightmaps", i, BK_NO_OFFSET,
-                              "external lightmap %s cannot be decoded: %s", p1, bk_strerror(r));
-                r = BK_OK;
-                continue;
-            }
+            bool missing;
+            bool ok = external_page(b, mname, i, gain, ambient, &w, &h, &px, &missing);
+            missing_run = missing ? missing_run + 1 : 0;
+            if (!ok) continue;
         }
         /* internal pages (px NULL) are drawn by fill_page, external ones by fill_external */
         r = bk_atlas_add(a, w, h, px, &ids[i]);
@@ -239,30 +279,7 @@ static bk_result build_lightmaps(q3_builder *b)
             added++;
         }
     }
-    if (r == BK_OK && added) {
-        r = bk_atlas_pack(a);
-        if (r == BK_ELIMIT) {
-            /* too many pages for one atlas of the largest size allowed: keep the scene, drop the lightmaps */
-            bk_scene_diag(b->s, b->opt, BK_SEV_WARNING, r, NULL, "lightmaps", BK_NO_INDEX, BK_NO_OFFSET,
-                          "%u lightmap pages do not fit one atlas of the largest size allowed "
-                          "(limits.max_atlas_size): the scene has no lightmaps", added);
-            for (uint32_t i = 0; i < n; i++) b->pages[i].ok = false;
-            r = BK_OK;
-        } else if (r == BK_OK) {
-            for (uint32_t i = 0; i < n; i++)
-                if (b->pages[i].ok) bk_atlas_rect(a, ids[i], &b->pages[i].x, &b->pages[i].y);
-            uint32_t W, H;
-            bk_atlas_size(a, &W, &H);
-            b->atlas_w = (float)W;
-            b->atlas_h = (float)H;
-            /* the pages are RGB in the file already: their atlas is kept as rows for the exporter's
-             * faster deflate (beside the geometry), unless it outgrows the whole map */
-            r = bk_atlas_to_scene_image(a, b->s, "lightmap_atlas", b->opt, b->f->size, &b->atlas_image);
-            /* the pages are in the atlas now: a mapped input's lightmap pages can go */
-            if (r == BK_OK && b->f->mapped && m->lightmap_count)
-                bk_mapped_release(m->lightmaps, (size_t)m->lightmap_count * Q3_LIGHTMAP_BYTES);
-        }
-    }
+    if (r == BK_OK && added) r = pack_pages(b, a, ids, n, added);
 done:
     bk_free(used);
     bk_free(ids);
@@ -748,7 +765,9 @@ bk_result bk_q3_build_scene(const bk_file *f, const bk_options *opt, bk_scene *s
     b.s = s;
     /* default 4 cuts per piece edge: about the engine's look (r_subdivisions 4 keeps the chord error
      * near 4 units on typical arches) at a third of level 8's triangles */
-    b.patch_level = opt->patch_level > 0 ? (opt->patch_level > 64 ? 64 : opt->patch_level) : 4;
+    const bk_q3_options *q3o = (const bk_q3_options *)bk_options_find(opt, BK_OPTIONS_Q3);
+    int32_t level = q3o ? q3o->patch_level : 0;
+    b.patch_level = level > 0 ? (level > 64 ? 64 : level) : 4;
     float game_default = default_overbright(opt, &b.engine);
     b.darkplaces = b.engine && strcmp(b.engine, "darkplaces") == 0;
     b.overbright = opt->overbright == 0 ? game_default : (opt->overbright < 0 ? 0.0f : opt->overbright);

@@ -39,9 +39,16 @@ void bk_pal_expand(const uint8_t *idx, size_t n, const uint8_t *pal, uint32_t nc
 }
 
 /* Where a miptex's pixels and palette are (palette: the caller's, or the WAD3 one after mip 3). */
-static bk_result miptex_parts(const uint8_t *mt, size_t avail, const uint8_t *palette, const uint8_t **idx,
-                              const uint8_t **pal, uint32_t *ncolors, uint32_t *w, uint32_t *h)
+typedef struct miptex_px {
+    const uint8_t *idx, *pal;   /* mip 0's indices, the palette's RGB */
+    uint32_t ncolors;
+} miptex_px;
+
+static bk_result miptex_parts(const uint8_t *mt, size_t avail, const uint8_t *palette, miptex_px *out, uint32_t *w,
+                              uint32_t *h)
 {
+    const uint8_t **idx = &out->idx, **pal = &out->pal;
+    uint32_t *ncolors = &out->ncolors;
     if (avail < MIPTEX_HDR) return BK_ETRUNCATED;
     uint32_t width = bk_rd_u32le(mt + 16), height = bk_rd_u32le(mt + 20);
     uint32_t ofs0 = bk_rd_u32le(mt + 24), ofs3 = bk_rd_u32le(mt + 36);
@@ -68,13 +75,12 @@ bk_result bk_miptex_to_rgba(const uint8_t *mt, size_t avail, const uint8_t *pale
                             uint8_t **rgba, uint32_t *w, uint32_t *h)
 {
     *rgba = NULL;
-    const uint8_t *idx, *pal;
-    uint32_t ncolors;
-    BK_TRY(miptex_parts(mt, avail, palette, &idx, &pal, &ncolors, w, h));
+    miptex_px m;
+    BK_TRY(miptex_parts(mt, avail, palette, &m, w, h));
     size_t npx = (size_t)*w * *h;
     uint8_t *px = bk_malloc(npx * 4);
     if (!px) return BK_ENOMEM;
-    bk_pal_expand(idx, npx, pal, ncolors, alpha_mode, px);
+    bk_pal_expand(m.idx, npx, m.pal, m.ncolors, alpha_mode, px);
     *rgba = px;
     return BK_OK;
 }
@@ -97,10 +103,9 @@ bk_result bk_miptex_to_pal8(const uint8_t *mt, size_t avail, const uint8_t *pale
                             uint8_t **packed, uint32_t *w, uint32_t *h)
 {
     *packed = NULL;
-    const uint8_t *idx, *pal;
-    uint32_t ncolors;
-    BK_TRY(miptex_parts(mt, avail, palette, &idx, &pal, &ncolors, w, h));
-    return bk_pal_pack(idx, (size_t)*w * *h, pal, ncolors, alpha_mode, packed);
+    miptex_px m;
+    BK_TRY(miptex_parts(mt, avail, palette, &m, w, h));
+    return bk_pal_pack(m.idx, (size_t)*w * *h, m.pal, m.ncolors, alpha_mode, packed);
 }
 
 void bk_wad3_clear(bk_wad3 *w)

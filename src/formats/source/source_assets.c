@@ -77,6 +77,8 @@ static void add_vpk(sb *b, const char *path)
     add_mount(b, path, true);
 }
 
+static void mount_cb(void *user, const char *path, bool archive) { add_mount(user, path, archive); }
+
 static int cmp_name(const void *x, const void *y) { return strcmp(*(char *const *)x, *(char *const *)y); }
 
 /* The paths in folder dir (sorted by name) of its folders (with_dirs) and of its files that end in
@@ -243,11 +245,7 @@ void bk_src_open_mounts(sb *b)
             continue;
         }
         if (!is_dir(root) || add_gameinfo(b, root)) continue;
-        char **v;
-        uint32_t n = list_dir(root, false, "_dir.vpk", &v);
-        for (uint32_t i = 0; i < n; i++) add_mount(b, v[i], true);
-        free_list(v, n);
-        add_mount(b, root, false);
+        bk_game_dir_mount(root, BK_GAME_SOURCE, mount_cb, b);
     }
     if (b->opt->search_path_count && b->opt->base_dir && is_dir(b->opt->base_dir)) add_mount(b, b->opt->base_dir, false);
 }
