@@ -113,8 +113,8 @@ static int build(const cli_cmd *me, cli_opts *o, const char *agent_text, bk_file
     }
     bk_result r = bk_navmesh_build(*f, &o->opt, agent, m);
     if (r != BK_OK) {
-        /* the reason went to the diagnostics, located */
-        fprintf(stderr, "%s: error: no navmesh: %s\n", o->positional[0], bk_strerror(r));
+        /* the reason went to the diagnostics, located (the line below for the quiet ones) */
+        if (o->quiet || r == BK_ENOMEM) fprintf(stderr, "%s: error: no navmesh: %s\n", o->positional[0], bk_strerror(r));
         return EXIT_BAD_INPUT;
     }
     return EXIT_OK;
