@@ -109,23 +109,34 @@ void fill_piece(const rcHeightfield &hf, const bk_nav_shim_input *in, int pi, fl
 // another solid win when the two meet)
 void add_solids(rcContext *ctx, rcHeightfield &hf, std::vector<col_span> &v, int merge)
 {
-    std::sort(v.begin(), v.end(), [](const col_span &a, const col_span &b) {
-        return a.col != b.col ? a.col < b.col : a.smin < b.smin;
-    });
-    size_t i = 0;
-    while (i < v.size()) {
-        col_span cur = v[i++];
-        while (i < v.size() && v[i].col == cur.col && v[i].smin <= cur.smax) {
-            const col_span &nx = v[i++];
-            if (nx.smax > cur.smax) {
-                cur.area = nx.smax == cur.smax ? std::max(cur.area, nx.area) : nx.area;
-                cur.smax = nx.smax;
-            } else if (nx.smax == cur.smax) {
-                cur.area = std::max(cur.area, nx.area);
+    // by column (a counting sort: the columns are few and known), then by height within one
+    std::vector<int> start((size_t)hf.width * (size_t)hf.height + 1, 0);
+    for (const col_span &c : v) start[(size_t)c.col + 1]++;
+    for (size_t i = 1; i < start.size(); i++) start[i] += start[i - 1];
+    std::vector<col_span> by(v.size());
+    {
+        std::vector<int> at(start.begin(), start.end() - 1);
+        for (const col_span &c : v) by[(size_t)at[(size_t)c.col]++] = c;
+    }
+    for (size_t col = 0; col + 1 < start.size(); col++) {
+        col_span *b = by.data() + start[col], *e = by.data() + start[col + 1];
+        if (b == e) continue;
+        if (e - b > 1) std::sort(b, e, [](const col_span &x, const col_span &y) { return x.smin < y.smin; });
+        col_span *i = b;
+        while (i < e) {
+            col_span cur = *i++;
+            while (i < e && i->smin <= cur.smax) {
+                const col_span &nx = *i++;
+                if (nx.smax > cur.smax) {
+                    cur.area = nx.area;
+                    cur.smax = nx.smax;
+                } else if (nx.smax == cur.smax) {
+                    cur.area = std::max(cur.area, nx.area);
+                }
             }
+            rcAddSpan(ctx, hf, cur.col % hf.width, cur.col / hf.width, (unsigned short)cur.smin,
+                      (unsigned short)cur.smax, cur.area, merge);
         }
-        rcAddSpan(ctx, hf, cur.col % hf.width, cur.col / hf.width, (unsigned short)cur.smin, (unsigned short)cur.smax,
-                  cur.area, merge);
     }
 }
 
