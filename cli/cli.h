@@ -132,6 +132,9 @@ int cmd_assets(int argc, char **argv);
 /* pak MAP pack: the files the map needs that lie loose in the --game-dir folders, into its pakfile */
 int cli_pak_pack(cli_opts *o, bk_file *f);
 int cmd_query(int argc, char **argv);
+/* cmd_nav.c: navigation meshes and paths */
+int cmd_navmesh(int argc, char **argv);
+int cmd_path(int argc, char **argv);
 /* writing maps back (cmd_write.c) */
 int cli_rewrite(cli_opts *o, bk_file *f);
 int cli_entities_import(cli_opts *o, bk_file *f, const char *ents_path, bool allow_no_worldspawn);

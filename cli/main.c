@@ -230,6 +230,24 @@ static const cli_cmd k_cmds[] = {
      "               stops a player: solid, window, grate, playerclip, moveable, body)\n"
      "  --batch      one 'X1 Y1 Z1 X2 Y2 Z2' per line on standard input, JSON lines out\n",
      cmd_trace},
+    {"navmesh", "where a player can walk: a Recast/Detour navigation mesh (OBJ, Detour tiles, JSON)",
+     "usage: bspkit navmesh MAP -o OUT [--agent RADIUS,HEIGHT,STEP,SLOPE] [--json] [-q]\n"
+     "  Build a tiled Recast/Detour navmesh from the map's collision model (solid, player clip,\n"
+     "  windows, grates; water, triggers and the rest left out) and write, all or nothing:\n"
+     "  OUT.obj (the walkable polygons, engine units, Z up), OUT.bin (the Detour tiles,\n"
+     "  docs/navmesh.md) and OUT.json (polygons, areas, links, tiles, spawns on the mesh, the\n"
+     "  items and weapons the first spawn reaches).\n"
+     "  --agent R,H,S,SLOPE  the player: radius, height, step height, steepest floor in degrees\n"
+     "               (default: the game's standing player box, step 18, 45 degrees; an empty\n"
+     "               field keeps the default, e.g. --agent ,,24,)\n"
+     "  Needs a bspkit built with Recast/Detour (Debian librecast-dev). docs/navmesh.md\n",
+     cmd_navmesh},
+    {"path", "the walking path between two points over the map's navmesh",
+     "usage: bspkit path MAP --from X Y Z --to X Y Z [--agent RADIUS,HEIGHT,STEP,SLOPE] [--json]\n"
+     "  Build the navmesh (as 'bspkit navmesh') and print the Detour path's corners and its\n"
+     "  length. Each end is snapped to the mesh within two agent radii across and a player's\n"
+     "  height up or down. Exit 1 when an end is off the mesh or the end cannot be reached.\n",
+     cmd_path},
 };
 
 const cli_cmd *cli_find(const char *name)

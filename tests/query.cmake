@@ -13,3 +13,6 @@ bk_sh_test(query_cli query/cli.sh)
 # query --batch against a tree walk written in the test, 10^5 random points a map (tree_walk.py)
 bk_sh_test(query_tree query/tree_walk.sh)
 set_tests_properties(query_tree PROPERTIES LABELS slow)
+# Navigation meshes (src/nav, cli/cmd_nav.c): tests/nav/navmesh.sh
+bk_sh_test(navmesh nav/navmesh.sh)
+set_tests_properties(navmesh PROPERTIES LABELS slow)   # about 30 s on the shared machine
