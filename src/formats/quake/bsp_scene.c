@@ -390,12 +390,13 @@ static void fill_face(void *user, uint32_t id, uint8_t *dst, size_t stride)
         size_t row = (size_t)y * w * bpp;
         for (uint32_t x = 0; x < w; x++) {
             uint8_t *o = dst + (size_t)x * 4;
-            for (int c = 0; c < 3; c++) {
-                size_t at = row + (bpp == 3 ? (size_t)x * 3 + c : x);
+            for (size_t c = 0; c < bpp; c++) { /* a gray luxel once, for its three channels */
+                size_t at = row + x * bpp + c;
                 uint32_t acc = 0;
                 for (uint32_t k = 0; k < ns; k++) acc += from[k][at] * value[k];
                 o[c] = bk_lightstyle_texel(acc, gain);
             }
+            if (bpp == 1) o[1] = o[2] = o[0];
             o[3] = 255;
         }
     }
