@@ -160,6 +160,9 @@ bk_result bk_atlas_to_image(const bk_atlas *a, bk_scene *s, const char *name, in
 /* The same image kept packed as RGB (BK_PACK_RGB_UP: three quarters of the memory, and the PNG encoder
  * deflates it as it is; lightmaps are opaque). */
 bk_result bk_atlas_to_rgb_image(const bk_atlas *a, bk_scene *s, const char *name, int32_t *out);
+/* The same image of a gray atlas (every texel R = G = B), one byte a texel behind a gray palette
+ * (BK_PACK_PAL8: an indexed PNG, a third of the RGB one): the red channel is kept. */
+bk_result bk_atlas_to_gray_image(const bk_atlas *a, bk_scene *s, const char *name, int32_t *out);
 /* The same image as a finished PNG (BK_PACK_PNG), deflated band by band as it is drawn (zlib; level
  * as bk_export_options.png_level, 0: fast): the atlas is never held whole, only its PNG. */
 bk_result bk_atlas_to_png_image(const bk_atlas *a, bk_scene *s, const char *name, int level, int32_t *out);

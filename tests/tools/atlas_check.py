@@ -50,9 +50,9 @@ def paeth(a, b, c):
 
 
 def decode_png(data):
-    """8-bit RGB / RGBA, not interlaced (what glTF writers put in a .glb); any filter type"""
+    """8-bit RGB / RGBA / indexed, not interlaced (what glTF writers put in a .glb); any filter type"""
     assert data[:8] == b'\x89PNG\r\n\x1a\n', 'not a PNG'
-    pos, idat, w = 8, [], 0
+    pos, idat, w, plte = 8, [], 0, None
     while pos < len(data):
         n, typ = struct.unpack_from('>I4s', data, pos)
         body = data[pos + 8:pos + 8 + n]
@@ -60,8 +60,10 @@ def decode_png(data):
             raise ValueError('PNG chunk CRC mismatch')
         if typ == b'IHDR':
             w, h, depth, ctype, _, _, inter = struct.unpack('>IIBBBBB', body)
-            assert depth == 8 and ctype in (2, 6) and inter == 0, 'unsupported PNG'
-            bpp = 3 if ctype == 2 else 4
+            assert depth == 8 and ctype in (2, 3, 6) and inter == 0, 'unsupported PNG'
+            bpp = {2: 3, 3: 1, 6: 4}[ctype]
+        elif typ == b'PLTE':
+            plte = np.frombuffer(body, dtype=np.uint8).reshape(-1, 3)
         elif typ == b'IDAT':
             idat.append(body)
         elif typ == b'IEND':
@@ -90,6 +92,8 @@ def decode_png(data):
                 cur[x] = (int(row[x]) + pr) & 255
         out[y] = cur
         prev = cur
+    if bpp == 1:   # indexed: through the palette
+        return plte[out.reshape(h, w)]
     return out.reshape(h, w, bpp)[:, :, :3]
 
 

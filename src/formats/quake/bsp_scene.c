@@ -469,7 +469,7 @@ static bk_result lm_add_rects(builder *B, lm_state *lm)
 }
 
 /* the base image, then each style's layer; one byte (Quake) or three (GoldSrc) a luxel become three
- * and padding: streamed */
+ * and padding: streamed (Quake's layers stay one byte) */
 static bk_result lm_draw(builder *B, lm_state *lm)
 {
     lm->layer = -1;
@@ -479,7 +479,9 @@ static bk_result lm_draw(builder *B, lm_state *lm)
         char name[32];
         snprintf(name, sizeof name, "lightmap_style%d", k);
         lm->layer = k;
-        BK_TRY(bk_atlas_to_scene_image(lm->atlas, B->s, name, B->opt, B->f->size / 2, &lm->layer_image[k]));
+        /* Quake's gray lightmaps as they are stored: one byte a texel */
+        if (B->q->lighting_bpp == 1) BK_TRY(bk_atlas_to_gray_image(lm->atlas, B->s, name, &lm->layer_image[k]));
+        else BK_TRY(bk_atlas_to_scene_image(lm->atlas, B->s, name, B->opt, B->f->size / 2, &lm->layer_image[k]));
     }
     lm->layer = -1;
     return BK_OK;
