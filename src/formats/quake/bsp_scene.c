@@ -474,6 +474,17 @@ static bk_result lm_draw(builder *B, lm_state *lm)
 {
     lm->layer = -1;
     BK_TRY(bk_atlas_to_scene_image(lm->atlas, B->s, "lightmap", B->opt, B->f->size / 2, &B->lightmap_image));
+    /* a layer is the whole atlas: hostile files naming many styles on small lightmaps are bounded
+     * (real maps: a few styles, the layers a few times the lump, progs_dump_start 3.7) */
+    uint32_t aw, ah, n = 0;
+    bk_atlas_size(lm->atlas, &aw, &ah);
+    for (int k = 0; k < 255; k++) n += (lm->used[k >> 3] >> (k & 7)) & 1;
+    if (lm->styled && (uint64_t)n * aw * ah > (uint64_t)B->q->lighting_size * 8 + (4u << 20)) {
+        bk_scene_diag(B->s, B->opt, BK_SEV_WARNING, BK_ELIMIT, NULL, "lighting", BK_NO_INDEX, BK_NO_OFFSET,
+                      "%u light styles on a %u x %u atlas: far more than the lighting lump holds; the lightmap "
+                      "is their sum at rest, without a layer per style", n, aw, ah);
+        lm->styled = false;
+    }
     for (int k = 0; lm->styled && k < 255; k++) {
         if (!((lm->used[k >> 3] >> (k & 7)) & 1)) continue;
         char name[32];
