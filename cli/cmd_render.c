@@ -29,6 +29,53 @@ static int num(const char *s, float *out)
     return 0;
 }
 
+/* --style N=PATTERN|on|off: a light style's pattern (letters a..z, at most 64, as Quake's
+ * MAX_STYLESTRING), or its switch */
+static int parse_style(const char *v, render_args *ra)
+{
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (end == v || *end != '=' || n < 0 || n > 254)
+        return bad("--style needs N=PATTERN, N=on or N=off, N a style from 0 to 254 (e.g. 32=off, 2=az)");
+    const char *p = end + 1;
+    size_t len = strlen(p);
+    ra->relight = true;
+    if (strcmp(p, "on") == 0 || strcmp(p, "off") == 0) {
+        ra->style_switch[n] = p[1] == 'n' ? 1 : 2;
+        ra->style_pattern[n] = NULL;
+        return 0;
+    }
+    if (len < 1 || len > 64 || strspn(p, "abcdefghijklmnopqrstuvwxyz") != len)
+        return bad("--style N=PATTERN: a pattern is 1 to 64 letters a..z ('a' dark, 'm' normal, 'z' double)");
+    ra->style_pattern[n] = p;
+    ra->style_switch[n] = 1;
+    return 0;
+}
+
+/* the styled lightmaps redrawn as --style and --time say (the map at rest without them) */
+static void relight(bk_scene *s, const render_args *ra, const char *in)
+{
+    uint32_t values[256];
+    bk_lightstyle_values(s, ra->time, values);
+    for (int k = 0; k < 255; k++) {
+        if (!ra->style_switch[k]) continue;
+        bool carried = false;
+        const char *pat = ra->style_pattern[k];
+        for (uint32_t i = 0; i < s->lightstyle_count; i++)
+            if (s->lightstyles[i].style == (uint32_t)k) {
+                carried = true;
+                if (!pat) pat = s->lightstyles[i].pattern;
+            }
+        if (!carried)
+            fprintf(stderr, "%s: note: no face carries light style %d: --style %d changes nothing\n", in, k, k);
+        values[k] = ra->style_switch[k] == 2 ? 0 : bk_lightstyle_value(pat && *pat ? pat : "m", ra->time);
+    }
+    if (!s->lightstyle_count)
+        fprintf(stderr, "%s: note: the map has no light styles (only style 0): drawn as it is\n", in);
+    bk_result r = bk_scene_relight(s, values);
+    if (r != BK_OK) fprintf(stderr, "%s: warning: the light styles were not applied: %s\n", in, bk_strerror(r));
+}
+
 /* take the render options out of argv (the rest goes to the shared parser) */
 static int parse_render_args(int *argc, char **argv, render_args *ra)
 {
@@ -37,7 +84,8 @@ static int parse_render_args(int *argc, char **argv, render_args *ra)
         const char *a = argv[i];
         int need = strcmp(a, "--eye") == 0 ? 3 : strcmp(a, "--z-range") == 0 ? 2 :
                    (strcmp(a, "--yaw") == 0 || strcmp(a, "--pitch") == 0 || strcmp(a, "--fov") == 0 ||
-                    strcmp(a, "--spawn") == 0 || strcmp(a, "--size") == 0 || strcmp(a, "--threads") == 0) ? 1 : 0;
+                    strcmp(a, "--spawn") == 0 || strcmp(a, "--size") == 0 || strcmp(a, "--threads") == 0 ||
+                    strcmp(a, "--style") == 0 || strcmp(a, "--time") == 0) ? 1 : 0;
         if (need && i + need >= *argc) {
             fprintf(stderr, "bspkit render: option %s needs %d value%s\n", a, need, need > 1 ? "s" : "");
             return -1;
@@ -82,6 +130,13 @@ static int parse_render_args(int *argc, char **argv, render_args *ra)
             if (num(argv[i + 1], &o->z_min) < 0 || num(argv[i + 2], &o->z_max) < 0 || !(o->z_min < o->z_max))
                 return bad("--z-range needs two heights MIN MAX with MIN < MAX");
             o->z_range = true;
+        } else if (strcmp(a, "--style") == 0) {
+            if (parse_style(argv[i + 1], ra) < 0) return -1;
+        } else if (strcmp(a, "--time") == 0) {
+            float t;
+            if (num(argv[i + 1], &t) < 0 || t < 0) return bad("--time needs seconds from 0 (the light styles' 10 Hz clock)");
+            ra->time = t;
+            ra->relight = true;
         } else if (strcmp(a, "--overview") == 0) {
             ra->overview = true;
         } else if (strcmp(a, "--mark-spawns") == 0) {
@@ -170,6 +225,7 @@ int cli_render_one(cli_opts *o, const render_args *ra, const char *in, const cha
         rc = EXIT_BAD_INPUT;
         goto done;
     }
+    if (ra->relight) relight(s, ra, in);
     bk_options qo = o->opt;
     qo.diag = NULL;
     qo.flags |= BK_OPT_FEW_POINTS;   /* the eye alone is asked */

@@ -9,6 +9,11 @@ typedef struct render_args {
     bk_render_options ro;
     bool has_eye;
     bool overview;              /* also write NAME.txt, the CS-style overview description */
+    /* light styles (--style N=PATTERN|on|off, --time T): the lightmaps redrawn before the view */
+    bool relight;
+    double time;                /* seconds on the 10 Hz pattern clock */
+    const char *style_pattern[256]; /* a pattern given for style N, or NULL */
+    uint8_t style_switch[256];  /* 0: as the map says, 1: on, 2: off */
 } render_args;
 
 typedef struct render_result {

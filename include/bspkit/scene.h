@@ -45,6 +45,27 @@ bk_result bk_scene_image_write_png(const bk_scene *s, uint32_t i, const char *pa
 /* The same as one file of a write group (bspkit.h): renamed at bk_write_group_commit. */
 bk_result bk_write_group_png(bk_write_group *g, const bk_scene *s, uint32_t i, const char *path);
 
+/* A light style: faces carry up to four, each with a lightmap of its own, and the engine draws
+ * their sum, each times its style's value now (bk_lightstyle_value of its pattern at the time).
+ * Styles 0-11 (and GoldSrc's 12) have the games' stock patterns; 32-63 are the switchable ones the
+ * light compilers give targetnamed lights: "m" when on, "a" when off. */
+typedef struct bk_lightstyle {
+    uint32_t style;            /* 0..254 */
+    char *pattern;             /* its value a tenth of a second at a time, 'a' (0) .. 'm' (normal) ..
+                                * 'z' (double); "" for a constant 256 (a style no one sets) */
+    char *targetname;          /* switchable: the targetname of the light that switches it, or NULL */
+    bool start_off;            /* switchable, and that light starts off (spawnflag 1): dark at rest */
+    uint32_t rest_value;       /* its value at rest: 0 if start_off, else the pattern's at time 0 */
+} bk_lightstyle;
+
+/* One style of a material's lightmap: the image holds, for every face carrying that style, the
+ * lightmap the file stores for it (the same texels as the lighting lump, gray or RGB), and black
+ * elsewhere. */
+typedef struct bk_light_layer {
+    uint32_t style;
+    int32_t image;             /* index into images */
+} bk_light_layer;
+
 typedef enum bk_alpha_mode { BK_ALPHA_OPAQUE = 0, BK_ALPHA_MASK = 1, BK_ALPHA_BLEND = 2 } bk_alpha_mode;
 
 typedef struct bk_material {
@@ -73,6 +94,11 @@ typedef struct bk_material {
      * set by the family's scene builder from what the file says (tool texture names, nodraw
      * surface flags, Source's tool materials). A viewer hides it or shows it on request. */
     bool never_drawn;
+    /* Light styles (Quake 1, GoldSrc, BSP2; bk_lightstyle): when its faces carry a style other than
+     * 0 alone, each style's lightmap apart, one image per style shared by every material, read with
+     * uv1 like lightmap_image (which is their sum at rest, bk_scene_relight); else none. */
+    bk_light_layer *light_layers;
+    uint32_t light_layer_count;
 } bk_material;
 
 enum { BK_PRIM_TRIANGLES = 0, BK_PRIM_POINTS = 1, BK_PRIM_LINES = 2 };
@@ -175,7 +201,27 @@ struct bk_scene {
     /* warnings gathered while building (missing textures, dropped influences...) */
     uint32_t warning_count;
     bk_light *lights;       uint32_t light_count;   /* nodes refer to them (bk_node.light) */
+    /* the light styles the faces carry (ascending), when one is not style 0 (else none); a lightmap
+     * texel is min(255, round(sum of its layers' texels x their style's value / 264 x
+     * lightstyle_gain)) (bk_scene_relight) */
+    bk_lightstyle *lightstyles; uint32_t lightstyle_count;
+    float lightstyle_gain;
 };
+
+/* A style's value at time t seconds as Quake's R_AnimateLight gives it: the pattern's letter at
+ * floor(10 t) modulo its length, ('a' = 0, 22 a letter: 'm' = 264, 'z' = 550); 256 for an empty
+ * pattern. Letters outside a..z count as their distance from 'a', clamped to 0..25. */
+uint32_t bk_lightstyle_value(const char *pattern, double t);
+/* The stock pattern of a style the game's progs set at map start (Quake's world.qc: 0-11, Half-Life's
+ * world.cpp: 0-12), or NULL. */
+const char *bk_lightstyle_stock(uint32_t style, bool goldsrc);
+/* Every style's value at time t (values: 256 of them): the scene's styles their pattern's (0 for a
+ * switchable one whose light starts off), any other style 264 ("m"). */
+void bk_lightstyle_values(const bk_scene *s, double t, uint32_t values[256]);
+/* Redraw each styled lightmap of s (the images materials with light_layers read as lightmap_image)
+ * from its layers, style k taking values[k] (256 values, bk_lightstyle_value's scale). A scene
+ * without layers is left as it is (BK_OK). */
+bk_result bk_scene_relight(bk_scene *s, const uint32_t values[256]);
 
 /* Build the scene of a loaded file. Images keep their pixels in the form the file gives them
  * (palette indices, compressed blocks, a lightmap atlas already encoded as PNG) until an exporter

@@ -79,9 +79,33 @@ class Material:
         self.emissive = tuple(float(x) for x in m.emissive)
         self.emissive_strength = float(m.emissive_strength)
         self.extras = dict(kv_pairs(m.extras, m.extra_count))
+        #: light styles (Quake 1, GoldSrc, BSP2): (style, image index) of each style its faces
+        #: carry, read with uv1 like lightmap_image (their sum at rest); empty without styles
+        self.light_layers: List[Tuple[int, int]] = [
+            (int(m.light_layers[k].style), int(m.light_layers[k].image)) for k in range(m.light_layer_count)]
 
     def __repr__(self) -> str:
         return "<Material %r>" % self.name
+
+
+class LightStyle:
+    """A light style of the map (bspkit/scene.h bk_lightstyle): its pattern (a letter a tenth of
+    a second, 'a' dark, 'm' normal, 'z' double), the targetname of the light that switches it
+    (switchable styles 32-63) and whether that light starts off, and its value at rest."""
+
+    def __init__(self, ls):
+        self.style = int(ls.style)
+        self.pattern = cstr(ls.pattern) or ""
+        self.targetname = cstr(ls.targetname) if ls.targetname != ffi.NULL else None
+        self.start_off = bool(ls.start_off)
+        self.rest_value = int(ls.rest_value)
+
+    def value(self, t: float) -> int:
+        """its value t seconds in, on the engines' 10 Hz clock (264 is normal light)"""
+        return 0 if self.start_off else int(lib.bk_lightstyle_value(self.pattern.encode("utf-8"), float(t)))
+
+    def __repr__(self) -> str:
+        return "<LightStyle %d %r>" % (self.style, self.pattern)
 
 
 class Image:
@@ -193,6 +217,10 @@ class Scene:
         self.lights = [Light(s.lights[i]) for i in range(s.light_count)]
         self.extras = kv_pairs(s.extras, s.extra_count)
         self.warning_count = int(s.warning_count)
+        #: the light styles the faces carry (Quake 1, GoldSrc, BSP2), when one is not style 0;
+        #: a lightmap texel is min(255, round(sum of layer texel x value / 264 x lightstyle_gain))
+        self.lightstyles = [LightStyle(s.lightstyles[i]) for i in range(s.lightstyle_count)]
+        self.lightstyle_gain = float(s.lightstyle_gain)
 
     def to_gltf(self, path: str, scale: float = 0.0, keep_z_up: bool = False, png_level: int = 0) -> None:
         """Write .glb or .gltf (+ .bin) by the path's extension (temporary file, renamed)."""

@@ -76,6 +76,8 @@ bk_result bk_scene_fix_utf8(bk_scene *s)
     for (uint32_t i = 0; i < s->anim_count; i++) ok = fix(&s->anims[i].name) && ok;
     for (uint32_t i = 0; i < s->light_count; i++)
         ok = fix(&s->lights[i].name) && fix_kvs(s->lights[i].extras, s->lights[i].extra_count) && ok;
+    for (uint32_t i = 0; i < s->lightstyle_count; i++)
+        ok = fix(&s->lightstyles[i].pattern) && fix(&s->lightstyles[i].targetname) && ok;
     ok = fix_kvs(s->extras, s->extra_count) && ok;
     return ok ? BK_OK : BK_ENOMEM;
 }

@@ -440,6 +440,46 @@ static void write_mat_ext(bk_buf *b, bool *more, unsigned which, float es, int32
     *used_ext |= which;
 }
 
+/* a styled lightmap's layers (bk_material.light_layers): "lightStyles" [style, ...] and
+ * "lightStyleTextures" [texture, ...] in the same order (docs/gltf.md, light styles) */
+static void write_light_layers(bk_buf *b, bool *more, const bk_material *m, const bk_scene *s,
+                               const int32_t *tex_of_image)
+{
+    json_key(b, more, "lightStyles");
+    for (uint32_t k = 0; k < m->light_layer_count; k++) json_key_num(b, k ? "," : "[", m->light_layers[k].style);
+    json_str(b, "]");
+    json_key(b, more, "lightStyleTextures");
+    for (uint32_t k = 0; k < m->light_layer_count; k++)
+        json_key_num(b, k ? "," : "[", tex_index(s, tex_of_image, m->light_layers[k].image));
+    json_str(b, "]");
+}
+
+/* the map's light styles (bk_scene.lightstyles) in the scene's extras: "lightStyles" {"N": {pattern,
+ * restValue, targetname, startOff}, ...} and "lightStyleGain" */
+static void write_lightstyles(bk_buf *b, const bk_scene *s, bool *more)
+{
+    json_key(b, more, "lightStyles");
+    json_str(b, "{");
+    for (uint32_t i = 0; i < s->lightstyle_count; i++) {
+        const bk_lightstyle *ls = &s->lightstyles[i];
+        char key[16];
+        snprintf(key, sizeof key, "%s\"%u\":", i ? "," : "", ls->style);
+        json_str(b, key);
+        bool m2 = false;
+        json_str(b, "{");
+        json_key_str(b, &m2, "pattern", ls->pattern ? ls->pattern : "");
+        json_key_int(b, &m2, "restValue", ls->rest_value);
+        json_key_str(b, &m2, "targetname", ls->targetname);
+        if (ls->start_off) {
+            json_key(b, &m2, "startOff");
+            json_str(b, "true");
+        }
+        json_str(b, "}");
+    }
+    json_str(b, "}");
+    json_key_int(b, more, "lightStyleGain", s->lightstyle_gain);
+}
+
 static void write_material(gltf_writer *w, const bk_material *m, const int32_t *tex_of_image, unsigned *used_ext)
 {
     const bk_scene *s = w->s;
@@ -500,7 +540,7 @@ static void write_material(gltf_writer *w, const bk_material *m, const int32_t *
     if (ext) write_mat_ext(b, &more, ext, 0, st, used_ext);
     /* a second base texture blended in by COLOR_0's alpha: no glTF slot, named in extras */
     int32_t b2 = tex_index(s, tex_of_image, m->blend_image);
-    if (m->extra_count || lt >= 0 || b2 >= 0 || m->never_drawn) {
+    if (m->extra_count || lt >= 0 || b2 >= 0 || m->never_drawn || m->light_layer_count) {
         json_key(b, &more, "extras");
         json_str(b, "{");
         bool mx = false;
@@ -515,6 +555,7 @@ static void write_material(gltf_writer *w, const bk_material *m, const int32_t *
             json_key_int(b, &mx, "blendTexture", b2);
             json_key_str(b, &mx, "blendFactor", "COLOR_0.a");
         }
+        if (m->light_layer_count) write_light_layers(b, &mx, m, s, tex_of_image);
         json_str(b, "}");
     }
 }
@@ -634,9 +675,12 @@ static void write_nodes(gltf_writer *w, const int32_t *mesh_map)
             any = true;
         }
     json_str(b, "]");
-    if (s->extra_count) {
-        json_str(b, ",\"extras\":");
-        kv_text(b, s->extras, s->extra_count);
+    if (s->extra_count || s->lightstyle_count) {
+        json_str(b, ",\"extras\":{");
+        bool more = false;
+        kv_members(b, s->extras, s->extra_count, &more);
+        if (s->lightstyle_count) write_lightstyles(b, s, &more);
+        json_str(b, "}");
     }
     json_str(b, "}],\"scene\":0");
     bk_free(head);

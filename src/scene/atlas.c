@@ -614,6 +614,30 @@ bk_result bk_atlas_to_image(const bk_atlas *a, bk_scene *s, const char *name, in
     return atlas_image(a, s, name, 4, out);
 }
 
+bk_result bk_atlas_to_gray_image(const bk_atlas *a, bk_scene *s, const char *name, int32_t *out)
+{
+    uint8_t *px;
+    BK_TRY(draw(a, 4, &px));
+    size_t n = (size_t)a->width * a->height;
+    uint8_t *packed = bk_malloc(n + 1024);
+    if (!packed) {
+        bk_free(px);
+        return BK_ENOMEM;
+    }
+    for (int i = 0; i < 256; i++) memcpy(packed + i * 4, (const uint8_t[4]){(uint8_t)i, (uint8_t)i, (uint8_t)i, 255}, 4);
+    for (size_t i = 0; i < n; i++) packed[1024 + i] = px[i * 4];
+    bk_free(px);
+    int32_t idx;
+    bk_result res = bk_scene_add_packed_image(s, name, a->width, a->height, BK_PACK_PAL8, packed, n + 1024, NULL, 0, &idx);
+    if (res != BK_OK) {
+        bk_free(packed);
+        return res;
+    }
+    s->images[idx].is_lightmap = 1;
+    if (out) *out = idx;
+    return BK_OK;
+}
+
 bk_result bk_atlas_to_rgb_image(const bk_atlas *a, bk_scene *s, const char *name, int32_t *out)
 {
     return atlas_image(a, s, name, 3, out);

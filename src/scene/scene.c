@@ -100,7 +100,13 @@ void bk_scene_free(bk_scene *s)
     for (uint32_t i = 0; i < s->material_count; i++) {
         bk_free(s->materials[i].name);
         free_kvs(s->materials[i].extras, s->materials[i].extra_count);
+        bk_free(s->materials[i].light_layers);
     }
+    for (uint32_t i = 0; i < s->lightstyle_count; i++) {
+        bk_free(s->lightstyles[i].pattern);
+        bk_free(s->lightstyles[i].targetname);
+    }
+    bk_free(s->lightstyles);
     for (uint32_t i = 0; i < s->mesh_count; i++) {
         for (uint32_t j = 0; j < s->meshes[i].prim_count; j++) free_prim(&s->meshes[i].prims[j]);
         cap_free(s->meshes[i].prims);
@@ -137,6 +143,21 @@ void bk_scene_free(bk_scene *s)
     free_kvs(s->extras, s->extra_count);
     bk_free(s->name);
     bk_free(o);
+}
+
+bk_result bk_scene_set_image_rgba(bk_scene *s, uint32_t i, uint8_t *rgba)
+{
+    if (i >= s->image_count) {
+        bk_free(rgba);
+        return BK_EARG;
+    }
+    bk_png_bg_free(s); /* its thread may read this image's rows */
+    bk_pixels *px = &own(s)->px[i];
+    bk_free(px->rgba);
+    bk_free(px->packed);
+    memset(px, 0, sizeof *px);
+    px->rgba = rgba;
+    return BK_OK;
 }
 
 bk_result bk_scene_add_image(bk_scene *s, const char *name, uint32_t w, uint32_t h, uint8_t *rgba, int32_t *out)

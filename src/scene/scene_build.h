@@ -105,6 +105,28 @@ void bk_png_bg_free(bk_scene *s);
 /* where the scene keeps its background PNG job (scene.c) */
 bk_png_bg **bk_scene_png_job(const bk_scene *s);
 
+/* Replace image i's pixels by rgba (width*height*4 bytes, bk_malloc'd; the scene takes it, and
+ * frees it on failure). */
+bk_result bk_scene_set_image_rgba(bk_scene *s, uint32_t i, uint8_t *rgba);
+
+/* ---- light styles (lightstyles.c; bk_lightstyle in bspkit/scene.h) ---------------------------- */
+/* A lightmap texel from acc, the sum over a face's styles of its stored texel x the style's value
+ * (bk_lightstyle_value), and the map's gain (bk_scene.lightstyle_gain): value 264 ('m') with gain 1
+ * gives the stored texel back. Clamped at 255 once, after the sum, as QuakeSpasm's and DarkPlaces'
+ * R_BuildLightMap (r_brush.c, gl_rsurf.c) clamp the summed block lights. */
+static inline uint8_t bk_lightstyle_texel(uint32_t acc, float gain)
+{
+    float v = (float)acc / 264.0f * gain;
+    return (uint8_t)(v > 255.0f ? 255 : v + 0.5f);
+}
+/* The scene's light styles (s->lightstyles) for the styles set in used (a bit per style number,
+ * 255 never): the stock patterns, and for the switchable ones (32-63) the light entities' style,
+ * targetname and spawnflags (goldsrc: and "pattern" key) in ents, the last light of a style winning
+ * as it does when the game spawns them in order. */
+bk_result bk_lightstyles_from_entities(bk_scene *s, const bk_entities *ents, bool goldsrc, const uint8_t used[32]);
+/* The value at rest of style k of s (s->lightstyles), 264 for one it does not list. */
+uint32_t bk_lightstyle_rest(const bk_scene *s, uint32_t style);
+
 /* ---- lightmap atlas ------------------------------------------------------------------ */
 /* Two phases: add every rectangle, pack once, then read each rectangle's position. */
 typedef struct bk_atlas bk_atlas;
@@ -138,6 +160,9 @@ bk_result bk_atlas_to_image(const bk_atlas *a, bk_scene *s, const char *name, in
 /* The same image kept packed as RGB (BK_PACK_RGB_UP: three quarters of the memory, and the PNG encoder
  * deflates it as it is; lightmaps are opaque). */
 bk_result bk_atlas_to_rgb_image(const bk_atlas *a, bk_scene *s, const char *name, int32_t *out);
+/* The same image of a gray atlas (every texel R = G = B), one byte a texel behind a gray palette
+ * (BK_PACK_PAL8: an indexed PNG, a third of the RGB one): the red channel is kept. */
+bk_result bk_atlas_to_gray_image(const bk_atlas *a, bk_scene *s, const char *name, int32_t *out);
 /* The same image as a finished PNG (BK_PACK_PNG), deflated band by band as it is drawn (zlib; level
  * as bk_export_options.png_level, 0: fast): the atlas is never held whole, only its PNG. */
 bk_result bk_atlas_to_png_image(const bk_atlas *a, bk_scene *s, const char *name, int level, int32_t *out);

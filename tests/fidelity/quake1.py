@@ -3,8 +3,9 @@
 Debian ships no Quake data, so a throwaway id1 is made at run time, loose files:
   - progs.dat compiled by fteqcc from QuakeC written here: the Quake system globals and fields
     (their layout is what the engines check, by CRC) and functions that pin the player at the
-    eye every frame (noclip, no velocity, view_ofs 0, angles with fixangle), set light style 0
-    to "m" (normal light), and after a few seconds stuff "screenshot" and "quit";
+    eye every frame (noclip, no velocity, view_ofs 0, angles with fixangle), set the light
+    styles as the game has them at rest (STOCK_AT_REST; switchable lights as misc.qc sets them),
+    and after a few seconds stuff "screenshot" and "quit";
   - gfx/palette.lmp: bspkit's own Quake palette (src/formats/quake/palette.c), so both sides
     colour the textures alike; gfx/colormap.lmp: identity rows (the GL engines only use its
     size and the fullbright range); gfx.wad with a blank 'conchars'; gfx/conback.lmp blank; progs/player.mdl, a triangle; gfx/pop.lmp (see registered_pop);
@@ -22,6 +23,12 @@ ENGINES = {
 DEFAULT_MAPS = ['progs_dump_start', 'progs_dump_pd_heal', 'progs_dump_pd_breakables', 'ericw_q1_detail_fence2',
                 'vektar_start', 'vektar_bg', 'ericw_q1_cube',
                 'bsp_tool_quake_mp_lobby', 'unusual_bsp2_remakequake_mp_lobby']
+# The light styles at rest, as bspkit draws a map by default (docs/gltf.md, light styles): the
+# first letter of the stock pattern id's world.qc gives each of styles 0-11 (held, so the view does
+# not depend on the moment of the screenshot); switchable styles (32-63) as misc.qc's light sets
+# them: "a" when the light starts off (spawnflag 1), else "m".
+STOCK_AT_REST = 'mmammjnmmama'
+STYLES_QC = ' '.join('lightstyle(%d, "%s");' % (k, c) for k, c in enumerate(STOCK_AT_REST))
 EYE_HEIGHT = 22.0                # Quake's view_ofs above the player origin
 NUDGE = 1.0 / 32                 # V_CalcRefdef adds 1/32 to each axis of the eye
 
@@ -91,7 +98,10 @@ void() func_button = { brush(); }; void() func_door = { brush(); }; void() func_
 void() func_plat = { brush(); }; void() func_train = { brush(); }; void() func_episodegate = { brush(); };
 void() func_bossgate = { brush(); }; void() func_detail = { brush(); };
 string(string s) precache_model = #20;
-void() worldspawn = { precache_model("progs/player.mdl"); lightstyle(0, "m"); };
+.float style;
+void() worldspawn = { precache_model("progs/player.mdl"); %(styles)s };
+void() light = { if (self.style >= 32) { if (self.spawnflags & 1) lightstyle(self.style, "a"); else lightstyle(self.style, "m"); } };
+void() light_fluoro = { light(); };
 void() StartFrame = {}; void() ClientKill = {}; void() ClientConnect = {}; void() ClientDisconnect = {};
 void() SetNewParms = {}; void() SetChangeParms = {};
 void() pin = {
@@ -164,7 +174,8 @@ def make_basedir(eng, mapname, bsp, view, shot_cmd, shot_at=3.0, quit_at=4.5):
     x, y, z = view['origin']
     with open(os.path.join(src, 'bk.qc'), 'w') as f:
         f.write(SYSDEFS + PROG % {'x': x, 'y': y, 'z': z, 'yaw': view['yaw'], 'pitch': view['pitch'],
-                                  'shot_cmd': shot_cmd, 'shot_at': shot_at, 'quit_at': quit_at})
+                                  'shot_cmd': shot_cmd, 'shot_at': shot_at, 'quit_at': quit_at,
+                                  'styles': STYLES_QC})
     r = subprocess.run(['fteqcc'], cwd=src, capture_output=True, text=True)
     if r.returncode != 0 or not os.path.exists(os.path.join(base, 'progs.dat')):
         raise RuntimeError('fteqcc failed: ' + (r.stdout + r.stderr)[-600:])

@@ -184,6 +184,23 @@ def test_scene_arrays():
     assert prim.positions.sum() == prim.positions.sum()
 
 
+def test_scene_lightstyles_and_layers():
+    """progs_dump_start: styles 0, 2, 5 with their stock patterns; the layers are the lump's
+    lightmaps apart, and the lightmap at rest is their sum (style 2 at 'a', 5 at 'j')"""
+    s = bspkit.open(need(os.path.join(SHARED, "corpus", "quake1", "progs_dump_start.bsp"))).scene(textures=False)
+    st = {l.style: l for l in s.lightstyles}
+    assert sorted(st) == [0, 2, 5] and st[2].rest_value == 0 and st[5].rest_value == 198
+    assert st[2].value(0.0) == 0 and st[2].value(1.3) == 13 * 22 and st[0].value(7.0) == 264
+    mat = next(m for m in s.materials if [k for k, _ in m.light_layers] == [0, 5])
+    base = s.images[mat.lightmap_image].pixels[..., :3].astype(np.float32)
+    acc = sum(s.images[i].pixels[..., :3].astype(np.float32) * st[k].rest_value for k, i in mat.light_layers)
+    want = np.minimum(255, np.floor(acc / 264 * np.float32(s.lightstyle_gain) + 0.5))
+    # style 2's layer adds nothing at rest; where no face is, both are black
+    assert np.abs(base - want).max() <= 1
+    plain = bspkit.open(need(SAMPLE)).scene(textures=False)
+    assert plain.lightstyles == [] and all(not m.light_layers for m in plain.materials)
+
+
 def test_scene_lights_and_sky3d_option():
     path = need(os.path.join(SRC, "tf2c_v20_dom_fightpit.bsp"))
     m = bspkit.open(path)

@@ -50,9 +50,9 @@ def paeth(a, b, c):
 
 
 def decode_png(data):
-    """8-bit RGB / RGBA, not interlaced (what glTF writers put in a .glb); any filter type"""
+    """8-bit RGB / RGBA / indexed, not interlaced (what glTF writers put in a .glb); any filter type"""
     assert data[:8] == b'\x89PNG\r\n\x1a\n', 'not a PNG'
-    pos, idat, w = 8, [], 0
+    pos, idat, w, plte = 8, [], 0, None
     while pos < len(data):
         n, typ = struct.unpack_from('>I4s', data, pos)
         body = data[pos + 8:pos + 8 + n]
@@ -60,8 +60,10 @@ def decode_png(data):
             raise ValueError('PNG chunk CRC mismatch')
         if typ == b'IHDR':
             w, h, depth, ctype, _, _, inter = struct.unpack('>IIBBBBB', body)
-            assert depth == 8 and ctype in (2, 6) and inter == 0, 'unsupported PNG'
-            bpp = 3 if ctype == 2 else 4
+            assert depth == 8 and ctype in (2, 3, 6) and inter == 0, 'unsupported PNG'
+            bpp = {2: 3, 3: 1, 6: 4}[ctype]
+        elif typ == b'PLTE':
+            plte = np.frombuffer(body, dtype=np.uint8).reshape(-1, 3)
         elif typ == b'IDAT':
             idat.append(body)
         elif typ == b'IEND':
@@ -90,7 +92,36 @@ def decode_png(data):
                 cur[x] = (int(row[x]) + pr) & 255
         out[y] = cur
         prev = cur
+    if bpp == 1:   # indexed: through the palette
+        return plte[out.reshape(h, w)]
     return out.reshape(h, w, bpp)[:, :, :3]
+
+
+def glb_image(j, b, tex):
+    img = j['images'][j['textures'][tex]['source']]
+    bv = j['bufferViews'][img['bufferView']]
+    return decode_png(b[bv.get('byteOffset', 0):bv.get('byteOffset', 0) + bv['byteLength']])
+
+
+def glb_styles(path):
+    """Light styles (Quake 1 / GoldSrc): ({style: layer RGB array}, {style: value at rest},
+    {material index: [styles]}), all empty without them"""
+    j, b = load_glb(path)
+    layers, mats = {}, {}
+    for i, m in enumerate(j.get('materials', [])):
+        ex = m.get('extras', {})
+        st, tx = ex.get('lightStyles'), ex.get('lightStyleTextures')
+        if st is None:
+            continue
+        assert len(st) == len(tx) and st == sorted(set(st)), f'material {i}: lightStyles {st} / textures {tx}'
+        mats[i] = st
+        for s, t in zip(st, tx):
+            if s not in layers:
+                layers[s] = t
+            assert layers[s] == t, f'style {s} has two layer textures'
+    rest = {int(k): v['restValue'] for k, v in
+            ((j.get('scenes') or [{}])[0].get('extras', {}).get('lightStyles') or {}).items()}
+    return {s: glb_image(j, b, t) for s, t in layers.items()}, rest, mats
 
 
 def glb_lightmap(path):
@@ -305,7 +336,11 @@ def f32(x):
     return struct.unpack('<f', struct.pack('<f', x))[0]
 
 
-def q1_units(path, engine_range=False):
+def q1_units(path, engine_range=False, rest=None, layer=None):
+    """each lit face's lightmap as the atlas holds it: its styles summed, each times its value at
+    rest (rest: {style: value}, 264 for a style not listed), / 264 x the gain, clamped once, in
+    float32 as the engines' integer sum would be rounded; with layer=S, the face's lightmap for
+    style S alone as the lump stores it (black if the face does not carry S)"""
     d = open(path, 'rb').read()
     magic = d[:4]
     wide = magic in (b'BSP2', b'2PSB')
@@ -366,12 +401,21 @@ def q1_units(path, engine_range=False):
             continue
         n = w * h
         start = lofs * (3 if bpp == 3 and not gold else 1)
-        raw = np.frombuffer(light, dtype=np.uint8, count=n * bpp, offset=start) if start + n * bpp <= len(light) else None
-        if raw is None:
+        nst = next((k for k in range(4) if styles[k] == 255), 4)
+        if start + n * bpp * nst > len(light):
             continue
-        page = np.repeat(raw.reshape(h, w, 1), 3, axis=2) if bpp == 1 else raw.reshape(h, w, 3)
-        if gain != 1.0:
-            f = page.astype(np.float32) * np.float32(gain)
+        acc = np.zeros((h, w, 3), dtype=np.uint32)
+        for k in range(nst):
+            raw = np.frombuffer(light, dtype=np.uint8, count=n * bpp, offset=start + k * n * bpp)
+            slot = np.repeat(raw.reshape(h, w, 1), 3, axis=2) if bpp == 1 else raw.reshape(h, w, 3)
+            if layer is None:
+                acc += slot.astype(np.uint32) * np.uint32((rest or {}).get(styles[k], 264))
+            elif styles[k] == layer:
+                acc += slot
+        if layer is not None:
+            page = acc.astype(np.uint8)
+        else:
+            f = acc.astype(np.float32) / np.float32(264) * np.float32(gain)
             page = np.where(f > 255, np.float32(255), f + np.float32(0.5)).astype(np.uint8)
         pts = [(k, ((s[0] - bmin[0] * 16) / 16 + 0.5, (s[1] - bmin[1] * 16) / 16 + 0.5)) for k, s in zip(keys(pos), st)]
         units.append((f'face {i}', np.ascontiguousarray(page), pts))
@@ -476,7 +520,15 @@ def main(argv):
                 ex = (load_glb(glb)[0].get('scenes') or [{}])[0].get('extras', {}).get('lightmap_hdr_exposure')
                 units = source_units(bsp, float(ex) if ex else 1.0)
             else:
-                units = q1_units(bsp, gain == 'engine')
+                layers, rest, mats = glb_styles(glb)
+                units = q1_units(bsp, gain == 'engine', rest)
+                # every style's layer: each face's lightmap for it as stored, black where it has none
+                for st, img in sorted(layers.items()):
+                    lv, lu, lbad, _, lmsgs = check_units(name, img, verts, q1_units(bsp, layer=st))
+                    lok = lbad == 0 and lv > 0 and lv >= 0.9 * (lv + lu)
+                    print(f'{"ok" if lok else "FAIL"} {name} layer style {st}: {lv} lightmaps equal to the lump, '
+                          f'{lbad} wrong, rest value {rest.get(st)}' + ''.join(f'\n    {m}' for m in lmsgs))
+                    failed += not lok
             v, u, bad, area, msgs = check_units(name, atlas, verts, units or [])
         except Exception as e:  # noqa: BLE001 - a map that cannot be checked fails
             print(f'FAIL {name}: {type(e).__name__}: {e}')

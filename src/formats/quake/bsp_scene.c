@@ -29,6 +29,8 @@ typedef struct builder {
     int32_t lightmap_image;
     float lightmap_scale;          /* > 1: Quake's light range (the atlas as the engine keeps it, x this) */
     bool sky_said;                 /* GoldSrc: the sky box's images looked for (gold_sky) */
+    uint8_t *mat_styles;           /* styled maps: 32 bytes a material, a bit per style its faces carry */
+    uint32_t mat_styles_cap;       /* materials they have room for */
 } builder;
 
 static bool has_ext(const char *p, const char *ext)
@@ -327,8 +329,10 @@ static bk_result get_material(builder *B, int32_t miptex, bool lit, int32_t *out
     return BK_OK;
 }
 
-/* Lightmap rectangles: one per lit face (style 0), plus a black luxel for lit faces without data.
- * A rectangle's texels are drawn straight into the atlas image from the lighting lump. */
+/* Lightmap rectangles: one per lit face, plus a black luxel for lit faces without data. A
+ * rectangle's texels are drawn straight into the atlas images from the lighting lump: the base
+ * image (every style of the face summed, each at its value at rest) and, when the map has styles,
+ * one layer per style (the same rectangles, the face's lightmap for that style as stored). */
 typedef struct lm_state {
     bk_atlas *atlas;
     uint32_t *rect_of;             /* per face: atlas id + 1, 0 = none */
@@ -338,7 +342,23 @@ typedef struct lm_state {
     const bk_quake_bsp *q;
     bool gold;
     float gain;
+    bool styled;                   /* a lit face carries a style other than 0: layers are drawn */
+    uint8_t used[32];              /* the styles lit faces carry, a bit each */
+    int layer;                     /* being drawn: -1 the base image, else that style's layer */
+    uint32_t rest[256];            /* each style's value at rest */
+    int32_t layer_image[256];      /* each style's layer image, or -1 */
 } lm_state;
+
+static bool face_has_light(const bk_q1_face *fc)
+{
+    return fc->light_ofs >= 0 && fc->lm_styles > 0 && fc->lm_size[0] > 0;
+}
+
+static void fill_black(uint8_t *dst, size_t stride, uint32_t w, uint32_t h)
+{
+    for (uint32_t y = 0; y < h; y++, dst += stride)
+        for (uint32_t x = 0; x < w; x++) memcpy(dst + (size_t)x * 4, (const uint8_t[4]){0, 0, 0, 255}, 4);
+}
 
 static void fill_face(void *user, uint32_t id, uint8_t *dst, size_t stride)
 {
@@ -346,31 +366,136 @@ static void fill_face(void *user, uint32_t id, uint8_t *dst, size_t stride)
     const bk_quake_bsp *q = lm->q;
     uint32_t face = lm->face_of[id];
     if (face == UINT32_MAX) {
-        memcpy(dst, (const uint8_t[4]){0, 0, 0, 255}, 4);
+        fill_black(dst, stride, 1, 1);
         return;
     }
     const bk_q1_face *fc = &q->faces[face];
     uint32_t w = fc->lm_size[0], h = fc->lm_size[1];
-    size_t bpp = q->lighting_bpp;
+    size_t bpp = q->lighting_bpp, plane = (size_t)w * h * bpp;
     const uint8_t *src = q->lighting + (size_t)fc->light_ofs * (bpp == 3 && !lm->gold ? 3 : 1);
-    for (uint32_t y = 0; y < h; y++, dst += stride, src += (size_t)w * bpp) {
+    /* the styles summed (base), or the one drawn alone (a layer: none of the face's is black) */
+    uint32_t ns = 0, value[4];
+    const uint8_t *from[4];
+    for (uint32_t k = 0; k < fc->lm_styles; k++) {
+        if (lm->layer >= 0 && fc->styles[k] != lm->layer) continue;
+        from[ns] = src + k * plane;
+        value[ns++] = lm->layer >= 0 ? 264 : lm->rest[fc->styles[k]];
+    }
+    float gain = lm->layer >= 0 ? 1.0f : lm->gain;
+    if (!ns) {
+        fill_black(dst, stride, w, h);
+        return;
+    }
+    for (uint32_t y = 0; y < h; y++, dst += stride) {
+        size_t row = (size_t)y * w * bpp;
         for (uint32_t x = 0; x < w; x++) {
             uint8_t *o = dst + (size_t)x * 4;
-            if (bpp == 3) {
-                o[0] = src[x * 3];
-                o[1] = src[x * 3 + 1];
-                o[2] = src[x * 3 + 2];
-            } else {
-                o[0] = o[1] = o[2] = src[x];
+            for (size_t c = 0; c < bpp; c++) { /* a gray luxel once, for its three channels */
+                size_t at = row + x * bpp + c;
+                uint32_t acc = 0;
+                for (uint32_t k = 0; k < ns; k++) acc += from[k][at] * value[k];
+                o[c] = bk_lightstyle_texel(acc, gain);
             }
-            if (lm->gain != 1.0f)
-                for (int c = 0; c < 3; c++) {
-                    float v = o[c] * lm->gain;
-                    o[c] = (uint8_t)(v > 255.0f ? 255 : v + 0.5f);
-                }
+            if (bpp == 1) o[1] = o[2] = o[0];
             o[3] = 255;
         }
     }
+}
+
+/* Quake's renderers keep a luxel as light x the style's value / 256 (style 0 "m": 264), clamped at
+ * 255, and draw texture x lightmap x 2 clamped at white: 128 is full light and brighter light
+ * raises a texture up to twice its colour. By default the atlas is that lightmap and the materials
+ * say lightmapScale 2 (the renderers multiply, then clamp). GoldSrc lightmaps are kept.
+ * opt->overbright N instead bakes x 2^N into the atlas, clamped (<0: as stored). */
+static void lm_gain(builder *B, lm_state *lm)
+{
+    float shift = B->opt->overbright;
+    bool engine_range = shift == 0.0f && !lm->gold;
+    if (!(shift > 0.0f) || shift > 4.0f) shift = shift > 4.0f ? 4.0f : 0.0f;
+    lm->gain = engine_range ? 264.0f / 256.0f : powf(2.0f, shift);
+    B->lightmap_scale = engine_range ? 2.0f : 1.0f;
+}
+
+/* The styles the lit faces carry; with one other than 0, the scene's light styles and their values
+ * at rest (stock patterns, switchable lights from the entities). */
+static bk_result lm_styles(builder *B, lm_state *lm)
+{
+    const bk_quake_bsp *q = B->q;
+    for (uint32_t i = 0; i < q->face_count; i++) {
+        const bk_q1_face *fc = &q->faces[i];
+        if (fc->edge_count < 3 || face_special(B, fc) || !face_has_light(fc)) continue;
+        for (uint32_t k = 0; k < fc->lm_styles; k++) {
+            lm->used[fc->styles[k] >> 3] |= (uint8_t)(1u << (fc->styles[k] & 7));
+            if (fc->styles[k] != 0) lm->styled = true;
+        }
+    }
+    for (int k = 0; k < 256; k++) lm->rest[k] = 264, lm->layer_image[k] = -1;
+    lm->layer = -1;
+    if (!lm->styled) return BK_OK;
+    BK_TRY(bk_lightstyles_from_entities(B->s, &B->f->entities, lm->gold, lm->used));
+    for (uint32_t k = 0; k < 255; k++) lm->rest[k] = bk_lightstyle_rest(B->s, k);
+    B->s->lightstyle_gain = lm->gain;
+    return BK_OK;
+}
+
+/* one rectangle per lit face (the black luxel for those without light data), bounded by the lump */
+static bk_result lm_add_rects(builder *B, lm_state *lm)
+{
+    const bk_quake_bsp *q = B->q;
+    uint64_t luxel_budget = (uint64_t)q->lighting_size * 2 + (1u << 20);
+    for (uint32_t i = 0; i < q->face_count; i++) {
+        const bk_q1_face *fc = &q->faces[i];
+        if (fc->edge_count < 3 || face_special(B, fc)) continue;
+        uint32_t id;
+        if (!face_has_light(fc)) {
+            if (!lm->has_black) {
+                BK_TRY(bk_atlas_add(lm->atlas, 1, 1, NULL, &lm->black_id));
+                lm->face_of[lm->black_id] = UINT32_MAX;
+                lm->has_black = true;
+            }
+            lm->rect_of[i] = lm->black_id + 1;
+            continue;
+        }
+        uint32_t w = fc->lm_size[0], h = fc->lm_size[1];
+        size_t npx = (size_t)w * h;
+        /* faces may share lightmap data in hostile files: bound the atlas by the lump's size */
+        if (npx > luxel_budget) return BK_ELIMIT;
+        luxel_budget -= npx;
+        BK_TRY(bk_atlas_add(lm->atlas, w, h, NULL, &id));
+        lm->face_of[id] = i;
+        lm->rect_of[i] = id + 1;
+    }
+    return BK_OK;
+}
+
+/* the base image, then each style's layer; one byte (Quake) or three (GoldSrc) a luxel become three
+ * and padding: streamed (Quake's layers stay one byte) */
+static bk_result lm_draw(builder *B, lm_state *lm)
+{
+    lm->layer = -1;
+    BK_TRY(bk_atlas_to_scene_image(lm->atlas, B->s, "lightmap", B->opt, B->f->size / 2, &B->lightmap_image));
+    /* a layer is the whole atlas: hostile files naming many styles on small lightmaps are bounded
+     * (real maps: a few styles, the layers a few times the lump, progs_dump_start 3.7) */
+    uint32_t aw, ah, n = 0;
+    bk_atlas_size(lm->atlas, &aw, &ah);
+    for (int k = 0; k < 255; k++) n += (lm->used[k >> 3] >> (k & 7)) & 1;
+    if (lm->styled && (uint64_t)n * aw * ah > (uint64_t)B->q->lighting_size * 8 + (4u << 20)) {
+        bk_scene_diag(B->s, B->opt, BK_SEV_WARNING, BK_ELIMIT, NULL, "lighting", BK_NO_INDEX, BK_NO_OFFSET,
+                      "%u light styles on a %u x %u atlas: far more than the lighting lump holds; the lightmap "
+                      "is their sum at rest, without a layer per style", n, aw, ah);
+        lm->styled = false;
+    }
+    for (int k = 0; lm->styled && k < 255; k++) {
+        if (!((lm->used[k >> 3] >> (k & 7)) & 1)) continue;
+        char name[32];
+        snprintf(name, sizeof name, "lightmap_style%d", k);
+        lm->layer = k;
+        /* Quake's gray lightmaps as they are stored: one byte a texel */
+        if (B->q->lighting_bpp == 1) BK_TRY(bk_atlas_to_gray_image(lm->atlas, B->s, name, &lm->layer_image[k]));
+        else BK_TRY(bk_atlas_to_scene_image(lm->atlas, B->s, name, B->opt, B->f->size / 2, &lm->layer_image[k]));
+    }
+    lm->layer = -1;
+    return BK_OK;
 }
 
 static bk_result build_lightmaps(builder *B, lm_state *lm)
@@ -388,51 +513,14 @@ static bk_result build_lightmaps(builder *B, lm_state *lm)
     lm->q = q;
     lm->gold = B->gold;
     bk_atlas_set_fill(lm->atlas, fill_face, lm);
-    uint64_t luxel_budget = (uint64_t)q->lighting_size * 2 + (1u << 20);
-    /* Quake's renderers keep a luxel as light x the style's value / 256 (style 0 "m": 264), clamped
-     * at 255, and draw texture x lightmap x 2 clamped at white: 128 is full light and brighter
-     * light raises a texture up to twice its colour. By default the atlas is that lightmap and the
-     * materials say lightmapScale 2 (the renderers multiply, then clamp). GoldSrc lightmaps are
-     * kept. opt->overbright N instead bakes x 2^N into the atlas, clamped (<0: as stored). */
-    float shift = B->opt->overbright;
-    bool engine_range = shift == 0.0f && !lm->gold;
-    if (!(shift > 0.0f) || shift > 4.0f) shift = shift > 4.0f ? 4.0f : 0.0f;
-    lm->gain = engine_range ? 264.0f / 256.0f : powf(2.0f, shift);
-    B->lightmap_scale = engine_range ? 2.0f : 1.0f;
-    for (uint32_t i = 0; i < q->face_count; i++) {
-        const bk_q1_face *fc = &q->faces[i];
-        if (fc->edge_count < 3 || face_special(B, fc)) continue;
-        uint32_t id;
-        if (fc->light_ofs < 0 || fc->lm_styles == 0 || fc->lm_size[0] == 0) {
-            if (!lm->has_black) {
-                r = bk_atlas_add(lm->atlas, 1, 1, NULL, &lm->black_id);
-                if (r != BK_OK) break;
-                lm->face_of[lm->black_id] = UINT32_MAX;
-                lm->has_black = true;
-            }
-            lm->rect_of[i] = lm->black_id + 1;
-            continue;
-        }
-        uint32_t w = fc->lm_size[0], h = fc->lm_size[1];
-        size_t npx = (size_t)w * h;
-        /* faces may share lightmap data in hostile files: bound the atlas by the lump's size */
-        if (npx > luxel_budget) {
-            r = BK_ELIMIT;
-            break;
-        }
-        luxel_budget -= npx;
-        r = bk_atlas_add(lm->atlas, w, h, NULL, &id);
-        if (r != BK_OK) break;
-        lm->face_of[id] = i;
-        lm->rect_of[i] = id + 1;
-    }
-    if (r == BK_OK) r = bk_atlas_pack(lm->atlas);
-    if (r == BK_OK)
-        /* one byte (Quake) or three (GoldSrc) a luxel become three and padding: streamed */
-        r = bk_atlas_to_scene_image(lm->atlas, B->s, "lightmap", B->opt, B->f->size / 2, &B->lightmap_image);
+    lm_gain(B, lm);
+    BK_TRY(lm_styles(B, lm));
+    BK_TRY(lm_add_rects(B, lm));
+    BK_TRY(bk_atlas_pack(lm->atlas));
+    BK_TRY(lm_draw(B, lm));
     /* the lighting is in the atlas now: a mapped input's pages of it can go */
-    if (r == BK_OK && B->f->mapped) bk_mapped_release(q->lighting, q->lighting_size);
-    return r;
+    if (B->f->mapped) bk_mapped_release(q->lighting, q->lighting_size);
+    return BK_OK;
 }
 
 typedef struct face_ref {
@@ -520,6 +608,35 @@ static bk_result emit_face(builder *B, const lm_state *lm, bk_primitive *p, uint
     return BK_OK;
 }
 
+/* the styles of a lit face counted on its material (a styled map's) */
+static bk_result mark_styles(builder *B, int32_t mat, const bk_q1_face *fc)
+{
+    uint32_t cap = B->mat_styles_cap;
+    BK_TRY(bk_grow((void **)&B->mat_styles, &B->mat_styles_cap, (uint32_t)mat + 1, 32));
+    if (B->mat_styles_cap != cap) memset(B->mat_styles + (size_t)cap * 32, 0, (size_t)(B->mat_styles_cap - cap) * 32);
+    for (uint32_t k = 0; k < fc->lm_styles; k++)
+        B->mat_styles[(size_t)mat * 32 + (fc->styles[k] >> 3)] |= (uint8_t)(1u << (fc->styles[k] & 7));
+    return BK_OK;
+}
+
+/* each lit material of a styled map: its styles' layers, ascending */
+static bk_result attach_layers(builder *B, const lm_state *lm)
+{
+    for (uint32_t m = 0; m < B->mat_styles_cap && m < B->s->material_count; m++) {
+        const uint8_t *bits = B->mat_styles + (size_t)m * 32;
+        uint32_t n = 0;
+        for (int k = 0; k < 255; k++) n += (bits[k >> 3] >> (k & 7)) & 1;
+        if (!n) continue;
+        bk_material *mat = &B->s->materials[m];
+        mat->light_layers = bk_calloc(n, sizeof *mat->light_layers);
+        if (!mat->light_layers) return BK_ENOMEM;
+        for (int k = 0; k < 255; k++)
+            if ((bits[k >> 3] >> (k & 7)) & 1)
+                mat->light_layers[mat->light_layer_count++] = (bk_light_layer){(uint32_t)k, lm->layer_image[k]};
+    }
+    return BK_OK;
+}
+
 static bk_result build_model_mesh(builder *B, const lm_state *lm, uint32_t mi, const char *name, int32_t *mesh_out)
 {
     const bk_quake_bsp *q = B->q;
@@ -539,6 +656,7 @@ static bk_result build_model_mesh(builder *B, const lm_state *lm, uint32_t mi, c
         bool lit = B->lit && !face_special(B, fc);
         int32_t mat;
         r = get_material(B, q->texinfo[fc->texinfo].miptex, lit, &mat);
+        if (r == BK_OK && lit && lm->styled && face_has_light(fc)) r = mark_styles(B, mat, fc);
         if (r != BK_OK) break;
         refs[nref].mat = mat;
         refs[nref].face = fi;
@@ -607,6 +725,13 @@ bk_result bk_quake_build_scene(const bk_file *f, const bk_options *opt, bk_scene
                           bk_limits_of(opt).max_atlas_size, bk_limits_of(opt).max_atlas_size);
             B.lit = false;
             r = BK_OK;
+            for (uint32_t i = 0; i < s->lightstyle_count; i++) {
+                bk_free(s->lightstyles[i].pattern);
+                bk_free(s->lightstyles[i].targetname);
+            }
+            bk_free(s->lightstyles);
+            s->lightstyles = NULL;
+            s->lightstyle_count = 0;
         }
     }
     /* one mesh per brush model, then the entities' nodes */
@@ -621,6 +746,7 @@ bk_result bk_quake_build_scene(const bk_file *f, const bk_options *opt, bk_scene
         else snprintf(name, sizeof name, "*%u", i);
         r = build_model_mesh(&B, &lm, i, name, &model_mesh[i]);
     }
+    if (r == BK_OK && B.lit && lm.styled) r = attach_layers(&B, &lm);
     if (r == BK_OK) {
         bk_entity_layout lay = {model_mesh, q->model_count, 0, NULL, NULL};
         r = bk_scene_add_entity_nodes(s, &f->entities, opt, &lay);
@@ -630,6 +756,7 @@ bk_result bk_quake_build_scene(const bk_file *f, const bk_options *opt, bk_scene
     bk_free(lm.face_of);
     bk_free(lm.rect_of);
     bk_free(B.mat_of);
+    bk_free(B.mat_styles);
     free_wads(&B);
     return r;
 }
