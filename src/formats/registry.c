@@ -65,7 +65,10 @@ void bk_check_lump_limits(bk_ctx *ctx, const bk_file *f)
         const bk_lump_limit *l = &lim->rows[r];
         if (l->lump >= f->family->lump_count) continue;
         const char *name = f->family->lumps[l->lump].name;
-        for (uint32_t i = 0; i < f->info.lump_count; i++) {
+        for (uint32_t j = 0; j < f->info.lump_count; j++) {
+            /* the info lists the lumps in row order (but for a swapped slot): look there first */
+            uint32_t i = j == 0 ? l->lump : j == l->lump ? 0 : j;
+            if (i >= f->info.lump_count) continue;
             const bk_lump_info *li = &f->info.lumps[i];
             if (strcmp(li->name, name) != 0) continue;
             uint64_t n = l->bytes ? li->uncompressed : li->count < 0 ? 0 : (uint64_t)li->count;
