@@ -84,6 +84,18 @@ static ROWS_INLINE int8_t rd_i8(const uint8_t *p) { return (int8_t)p[0]; }
         memcpy(d + (size_t)i * dst_size, &v_, sizeof v_);                                     \
     }
 
+/* K big-endian 32-bit values of every element stored as they are (integer or float bits) */
+#define ROWS_SWAP4(K)                                                                         \
+    ROWS_UNROLL                                                                               \
+    for (uint32_t i = 0; i < count; i++) {                                                    \
+        const uint8_t *p_ = s + (size_t)i * entry;                                            \
+        uint8_t *q_ = d + (size_t)i * dst_size;                                               \
+        for (uint32_t k_ = 0; k_ < (K); k_++) {                                               \
+            uint32_t v_ = bk_rd_u32be(p_ + 4 * k_);                                           \
+            memcpy(q_ + 4 * k_, &v_, 4);                                                      \
+        }                                                                                     \
+    }
+
 void bk_decode_rows(const bk_fields *fields, const uint8_t *src, uint32_t entry, uint32_t count, void *dst,
                     uint32_t dst_size, bool big_endian)
 {
@@ -100,6 +112,17 @@ void bk_decode_rows(const bk_fields *fields, const uint8_t *src, uint32_t entry,
         uint32_t ss = bk_ftype_size(f->type), ds = bk_ftype_size(to);
         bool fl = f->type == BK_FT_F32;
         if (fl && to != BK_FT_F32) continue; /* a float goes to a float member (no row asks otherwise) */
+        if (be && f->type == to && ss == 4) { /* DPM's fields: 32-bit values byte-swapped, a vector in one pass */
+            const uint8_t *s = src + f->offset;
+            uint8_t *d = (uint8_t *)dst + f->dst;
+            switch (f->count) {
+            case 1: ROWS_SWAP4(1) break;
+            case 3: ROWS_SWAP4(3) break;
+            case 12: ROWS_SWAP4(12) break; /* a 3x4 matrix */
+            default: ROWS_SWAP4(f->count) break;
+            }
+            continue;
+        }
         if (be) {
             for (uint32_t k = 0; k < f->count; k++) {
                 const uint8_t *s = src + f->offset + (size_t)k * ss;

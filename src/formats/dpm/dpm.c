@@ -135,23 +135,29 @@ static bk_result load_frames(bk_file *f, bk_ctx *ctx, dpm_impl *im, uint32_t ofs
                m->frame_count, m->bone_count);
         return r;
     }
+    /* the frame records decoded in one pass (one call per frame cost a small model a fifth more) */
+    dpm_frame_rec *recs = bk_alloc_array(ctx, m->frame_count, sizeof *recs, &r);
+    if (!recs) {
+        BK_ERR(ctx, r, "frames", BK_NO_INDEX, ofs, "cannot allocate %u frames", m->frame_count);
+        return r;
+    }
+    decode(TABLE(FRAMES), f->data + ofs, m->frame_count, recs);
     for (uint32_t i = 0; i < m->frame_count; i++) {
         uint64_t at = (uint64_t)ofs + (uint64_t)i * DPM_FRAME_SIZE;
         const uint8_t *p = f->data + at;
         bk_dpm_frame *fr = &m->frames[i];
         fr->pose = im->pose_data + (size_t)i * m->bone_count * 12;
         load_name(ctx, fr->name, p, "frames", i, at, "frame name");
-        dpm_frame_rec rec;
-        decode(TABLE(FRAMES), p, 1, &rec);
-        memcpy(fr->mins, rec.mins, sizeof fr->mins);
-        memcpy(fr->maxs, rec.maxs, sizeof fr->maxs);
-        fr->yawradius = rec.yawradius;
-        fr->allradius = rec.allradius;
+        const dpm_frame_rec *rec = &recs[i];
+        memcpy(fr->mins, rec->mins, sizeof fr->mins);
+        memcpy(fr->maxs, rec->maxs, sizeof fr->maxs);
+        fr->yawradius = rec->yawradius;
+        fr->allradius = rec->allradius;
         if (!finite_n(fr->mins, 3) || !finite_n(fr->maxs, 3) || !isfinite(fr->yawradius) || !isfinite(fr->allradius))
             BK_ERR(ctx, BK_EFORMAT, "frames", i, at + 32, "frame bounds are not finite numbers");
         else if (fr->mins[0] > fr->maxs[0] || fr->mins[1] > fr->maxs[1] || fr->mins[2] > fr->maxs[2])
             BK_WARN(ctx, BK_EFORMAT, "frames", i, at + 32, "frame mins are above its maxs");
-        int32_t po = rec.ofs_bonepositions;
+        int32_t po = rec->ofs_bonepositions;
         uint64_t plen = (uint64_t)m->bone_count * DPM_POSE_SIZE;
         bool ok = po >= 0 && bk_span_ok((uint64_t)po, plen, f->size);
         for (uint32_t b = 0; b < m->bone_count; b++) { /* identity until read */
@@ -175,6 +181,7 @@ static bk_result load_frames(bk_file *f, bk_ctx *ctx, dpm_impl *im, uint32_t ofs
             }
         }
     }
+    bk_free(recs);
     return BK_OK;
 }
 
