@@ -107,6 +107,7 @@ static bk_result load_common(const uint8_t *data, size_t size, bk_ctx *ctx, bk_f
     f->name = bk_strdup(ctx->file ? ctx->file : "<memory>");
     f->info.format = ops->format;
     bk_result r = ops->load(f, ctx);
+    bk_check_lump_limits(ctx, f); /* validate mode: lumps over the engine's limits warn */
     if (r == BK_OK && ctx->errors) r = ctx->first_error;
     if (r != BK_OK) {
         bk_file_free(f);

@@ -114,6 +114,19 @@ typedef struct bk_entity_limits {
     uint32_t entities;
 } bk_entity_limits;
 
+/* ---- what the family's engine takes of each lump (more: `validate` warns, the map still loads) --- */
+typedef struct bk_lump_limit {
+    uint16_t lump;             /* the lump row */
+    uint32_t max;              /* elements at most (bytes: bytes at most) */
+    const char *name;          /* the engine's constant, for the message: "MAX_MAP_PLANES" */
+    bool bytes;                /* the limit counts the lump's bytes, not its elements */
+} bk_lump_limit;
+typedef struct bk_engine_limits {
+    const char *engine;        /* "Quake's", for the message */
+    const bk_lump_limit *rows;
+    uint32_t count;
+} bk_engine_limits;
+
 /* ---- versions and variants -------------------------------------------------------------------- */
 typedef struct bk_version_desc {
     char ident[16];            /* the magic at byte 0, "" where the version number stands first */
@@ -129,6 +142,7 @@ typedef struct bk_version_desc {
     bool supported;            /* false: recognised only to be refused with a clear message */
     const bk_entity_limits *entity_limits;   /* NULL: none known */
     const bk_game *game;       /* the game's facts (eye height, spawn classes, player box); NULL: none */
+    const bk_engine_limits *lump_limits;     /* the engine's lump limits; NULL: none known */
 } bk_version_desc;
 
 /* ---- references ------------------------------------------------------------------------------- */
@@ -270,6 +284,11 @@ bool bk_family_ident(const bk_family *fam, const uint8_t *data, size_t size);
 /* The row of a lump by name, or NULL (*index: its position); a field of a lump row by name. */
 const bk_lump_desc *bk_family_lump(const bk_family *fam, const char *name, uint32_t *index);
 const bk_field *bk_lump_field(const bk_lump_desc *lump, uint8_t column, const char *name);
+
+/* Validate mode: a warning per lump of the loaded file (its bk_info lumps) holding more elements
+ * (or bytes) than its version row's engine takes: "N elements, more than ENGINE's MAX_MAP_Y (M)",
+ * located at the lump. Nothing without limits or outside validate mode. */
+void bk_check_lump_limits(bk_ctx *ctx, const bk_file *f);
 
 /* Collision ops, one per way a family stores its solids (the brushes: src/scene/collision.c;
  * hull 0: src/formats/quake/quake_collision.c). */

@@ -56,3 +56,26 @@ const bk_field *bk_lump_field(const bk_lump_desc *lump, uint8_t column, const ch
         if (strcmp(fs->rows[i].name, name) == 0) return &fs->rows[i];
     return NULL;
 }
+
+void bk_check_lump_limits(bk_ctx *ctx, const bk_file *f)
+{
+    const bk_engine_limits *lim = f->version ? f->version->lump_limits : NULL;
+    if (!ctx->keep_going || !lim || !f->family) return;
+    for (uint32_t r = 0; r < lim->count; r++) {
+        const bk_lump_limit *l = &lim->rows[r];
+        if (l->lump >= f->family->lump_count) continue;
+        const char *name = f->family->lumps[l->lump].name;
+        for (uint32_t j = 0; j < f->info.lump_count; j++) {
+            /* the info lists the lumps in row order (but for a swapped slot): look there first */
+            uint32_t i = j == 0 ? l->lump : j == l->lump ? 0 : j;
+            if (i >= f->info.lump_count) continue;
+            const bk_lump_info *li = &f->info.lumps[i];
+            if (strcmp(li->name, name) != 0) continue;
+            uint64_t n = l->bytes ? li->uncompressed : li->count < 0 ? 0 : (uint64_t)li->count;
+            if (n > l->max)
+                BK_WARN(ctx, BK_ELIMIT, name, BK_NO_INDEX, li->offset, "%llu %s, more than %s %s (%u)",
+                        (unsigned long long)n, l->bytes ? "bytes" : "elements", lim->engine, l->name, l->max);
+            break;
+        }
+    }
+}

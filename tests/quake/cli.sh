@@ -120,4 +120,28 @@ check "images by default, none with --no-textures" grep -q "images True 0" "$WOR
 check "world node named worldspawn" grep -q "world True" "$WORK/opts.txt"
 check "brush models are nodes" grep -q "brush True" "$WORK/opts.txt"
 check "player start faces its angles" grep -q "rot True" "$WORK/opts.txt"
+# ---- the engines' lump limits: a map over one loads, and `validate` warns (quake_desc.c) -----
+python3 - "$CORPUS/quake1/vektar_bg.bsp" "$GS" "$WORK" <<'PY'
+import struct, sys
+q1, gs, out = sys.argv[1:4]
+def grow_lighting(src, n, name):
+    d = bytearray(open(src, "rb").read())
+    ofs, ln = struct.unpack_from("<ii", d, 4 + 8 * 8)
+    at = (len(d) + 3) & ~3
+    light = bytes(d[ofs:ofs + ln]) + bytes(n - ln)
+    d += bytes(at - len(d)) + light
+    struct.pack_into("<ii", d, 4 + 8 * 8, at, n)
+    open("%s/%s" % (out, name), "wb").write(d)
+grow_lighting(q1, 0x100000, "limit_q1_at.bsp")
+grow_lighting(q1, 0x100001, "limit_q1_over.bsp")
+grow_lighting(gs, 0x100001, "limit_gs_under.bsp")
+grow_lighting(gs, 0x200001, "limit_gs_over.bsp")
+PY
+for m in q1_at q1_over gs_under gs_over; do "$CLI" validate "$WORK/limit_$m.bsp" >"$WORK/limit_$m.txt" 2>&1; echo $? >"$WORK/limit_$m.rc"; done
+check "Quake lighting over MAX_MAP_LIGHTING warns" grep -q "lighting @[0-9]*: warning: 1048577 bytes, more than Quake's MAX_MAP_LIGHTING (1048576)" "$WORK/limit_q1_over.txt"
+check "a warning only: validate passes" test "$(cat "$WORK/limit_q1_over.rc")" = 0
+check "Quake lighting at the limit: no warning" bash -c "! grep -q 'more than' '$WORK/limit_q1_at.txt'"
+check "the same size is under Half-Life's limit" bash -c "! grep -q 'more than' '$WORK/limit_gs_under.txt'"
+check "GoldSrc lighting over its MAX_MAP_LIGHTING warns" grep -q "2097153 bytes, more than Half-Life's MAX_MAP_LIGHTING (2097152)" "$WORK/limit_gs_over.txt"
+check "the map over a limit still converts" "$CLI" info "$WORK/limit_q1_over.bsp" -q
 bk_done

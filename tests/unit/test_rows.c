@@ -4,7 +4,11 @@
  *  - against an independent decode, written by hand from the format headers (the Quake family's
  *    loaders as they were before the rows drove them), member by member, in every column;
  *  - on real maps (the shared corpus' Quake, GoldSrc and Hexen II maps): each decoded array
- *    encoded back gives the lump's bytes.
+ *    encoded back gives the lump's bytes;
+ *  - on DPM models (the fetched corpus' and tests/dpm's own): every record (header, bones, meshes,
+ *    frames, poses, vertices, influences, texcoords, triangles, group ids) decoded by hand from
+ *    model_dpmodel.h's layout compared with the loaded model, and encoded back from its rows to
+ *    the file's bytes.
  * A wrong row (offset, type, destination, column) fails one of these. */
 #include <dirent.h>
 #include <stdlib.h>
@@ -14,6 +18,8 @@
 #include "common/bk_internal.h"
 #include "formats/family.h"
 #include "bspkit/quake.h"
+#include "bspkit/dpm.h"
+#include "formats/dpm/dpm_internal.h"
 
 static uint32_t g_rng = 12345;
 static uint8_t rnd8(void)
@@ -269,6 +275,150 @@ static int test_map(const char *path)
     return 1;
 }
 
+/* ---- DPM models: every record by hand (big-endian, model_dpmodel.h) and back from the rows ----- */
+static bool f32_is(float v, const uint8_t *p)
+{
+    float w = bk_rd_f32be(p);
+    return !memcmp(&v, &w, 4);
+}
+/* count records of row at `at` encoded back from their decoded array: the file's bytes in every
+ * byte a decoded field covers (names, which the loader copies up to their NUL, are left out) */
+static bool encodes_back(const bk_lump_desc *row, const void *arr, uint32_t count, const uint8_t *at)
+{
+    size_t n = (size_t)count * row->entry[0];
+    uint8_t *got = calloc(n + 1, 1);
+    bk_encode_rows(&row->fields[0], arr, row->dst_size, count, got, row->entry[0], true);
+    bool same = true;
+    for (uint32_t r = 0; r < row->fields[0].count; r++) {
+        const bk_field *f = &row->fields[0].rows[r];
+        if (!f->to) continue;
+        uint32_t w = f->count * bk_ftype_size(f->type);
+        for (uint32_t i = 0; i < count; i++)
+            same &= !memcmp(got + (size_t)i * row->entry[0] + f->offset, at + (size_t)i * row->entry[0] + f->offset, w);
+    }
+    free(got);
+    if (!same) fprintf(stderr, "DPM %s: encoded from the decoded records, differs\n", row->name);
+    return same;
+}
+
+static int test_dpm(const char *path)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return 0;
+    fseek(fp, 0, SEEK_END);
+    long sz = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    uint8_t *d = malloc((size_t)sz + 1);
+    bool read = fread(d, 1, (size_t)sz, fp) == (size_t)sz;
+    fclose(fp);
+    bk_file *f = NULL;
+    if (!read || bk_file_open(path, NULL, &f) != BK_OK || !bk_dpm_model_of(f)) {
+        fprintf(stderr, "%s: does not load\n", path);
+        CHECK(0);
+        bk_file_free(f);
+        free(d);
+        return 0;
+    }
+    const bk_dpm_model *m = bk_dpm_model_of(f);
+    const bk_lump_desc *tab = bk_family_dpm.lumps, *rec = bk_dpm_records;
+    bool ok = true;
+    /* the header */
+    dpm_header h;
+    memset(&h, 0, sizeof h);
+    bk_decode_rows(&rec[DPM_REC_HEADER].fields[0], d, DPM_HEADER_SIZE, 1, &h, sizeof h, true);
+    ok &= h.type == bk_rd_u32be(d + 16) && h.filesize == bk_rd_u32be(d + 20);
+    for (int k = 0; k < 3; k++)
+        ok &= f32_is(m->mins[k], d + 24 + 4 * k) && f32_is(m->maxs[k], d + 36 + 4 * k) && f32_is(h.mins[k], d + 24 + 4 * k);
+    ok &= f32_is(m->yawradius, d + 48) && f32_is(m->allradius, d + 52);
+    uint32_t nb = bk_rd_u32be(d + 56), nm = bk_rd_u32be(d + 60), nf = bk_rd_u32be(d + 64);
+    uint32_t ob = bk_rd_u32be(d + 68), om = bk_rd_u32be(d + 72), of = bk_rd_u32be(d + 76);
+    ok &= m->bone_count == nb && m->mesh_count == nm && m->frame_count == nf && h.num_bones == nb &&
+          h.num_meshes == nm && h.num_frames == nf && h.ofs_bones == ob && h.ofs_meshes == om && h.ofs_frames == of;
+    if (!ok) fprintf(stderr, "%s: header differs\n", path);
+    CHECK(ok);
+    ok &= encodes_back(&rec[DPM_REC_HEADER], &h, 1, d);
+    /* bones */
+    for (uint32_t i = 0; ok && i < nb; i++) {
+        const uint8_t *p = d + ob + (size_t)i * 40;
+        ok &= !strncmp(m->bones[i].name, (const char *)p, 32) && m->bones[i].parent == bk_rd_i32be(p + 32) &&
+              m->bones[i].flags == bk_rd_u32be(p + 36);
+    }
+    ok &= encodes_back(&tab[DPM_TABLE_BONES], m->bones, nb, d + ob);
+    if (!ok) fprintf(stderr, "%s: bones differ\n", path);
+    CHECK(ok);
+    /* frames and their poses */
+    for (uint32_t i = 0; ok && i < nf; i++) {
+        const uint8_t *p = d + of + (size_t)i * 68;
+        const bk_dpm_frame *fr = &m->frames[i];
+        ok &= !strncmp(fr->name, (const char *)p, 32);
+        for (int k = 0; k < 3; k++) ok &= f32_is(fr->mins[k], p + 32 + 4 * k) && f32_is(fr->maxs[k], p + 44 + 4 * k);
+        ok &= f32_is(fr->yawradius, p + 56) && f32_is(fr->allradius, p + 60);
+        dpm_frame_rec fx;
+        bk_decode_rows(&tab[DPM_TABLE_FRAMES].fields[0], p, 68, 1, &fx, sizeof fx, true);
+        int32_t po = bk_rd_i32be(p + 64);
+        ok &= fx.ofs_bonepositions == po && encodes_back(&tab[DPM_TABLE_FRAMES], &fx, 1, p);
+        for (uint32_t b = 0; b < nb; b++)
+            for (int k = 0; k < 12; k++) ok &= f32_is(fr->pose[(size_t)b * 12 + k], d + po + (size_t)b * 48 + 4 * k);
+        ok &= encodes_back(&rec[DPM_REC_POSE], fr->pose, nb, d + po);
+    }
+    if (!ok) fprintf(stderr, "%s: frames differ\n", path);
+    CHECK(ok);
+    /* meshes: their vertices (an influence count, then the influences), texcoords, triangles, group ids */
+    for (uint32_t i = 0; ok && i < nm; i++) {
+        const uint8_t *p = d + om + (size_t)i * 56;
+        const bk_dpm_mesh *me = &m->meshes[i];
+        uint32_t nv = bk_rd_u32be(p + 32), nt = bk_rd_u32be(p + 36);
+        uint32_t ov = bk_rd_u32be(p + 40), ot = bk_rd_u32be(p + 44), oi = bk_rd_u32be(p + 48), og = bk_rd_u32be(p + 52);
+        ok &= !strncmp(me->shader, (const char *)p, 32) && me->vertex_count == nv && me->triangle_count == nt;
+        dpm_mesh_rec mx;
+        bk_decode_rows(&tab[DPM_TABLE_MESHES].fields[0], p, 56, 1, &mx, sizeof mx, true);
+        ok &= mx.num_verts == nv && mx.num_tris == nt && mx.ofs_verts == ov && mx.ofs_texcoords == ot &&
+              mx.ofs_indices == oi && mx.ofs_groupids == og && encodes_back(&tab[DPM_TABLE_MESHES], &mx, 1, p);
+        size_t pos = ov;
+        for (uint32_t v = 0; ok && v < nv; v++) {
+            uint32_t k = bk_rd_u32be(d + pos), first = me->first_influence[v];
+            ok &= me->first_influence[v + 1] - first == k && encodes_back(&rec[DPM_REC_VERTEX], &k, 1, d + pos);
+            pos += 4;
+            for (uint32_t j = 0; ok && j < k; j++, pos += 32) {
+                const bk_dpm_influence *in = &me->influences[first + j];
+                for (int c = 0; c < 3; c++) ok &= f32_is(in->origin[c], d + pos + 4 * c) && f32_is(in->normal[c], d + pos + 16 + 4 * c);
+                ok &= f32_is(in->influence, d + pos + 12) && in->bone == bk_rd_u32be(d + pos + 28);
+            }
+            ok &= encodes_back(&rec[DPM_REC_INFLUENCE], me->influences + first, k, d + pos - (size_t)k * 32);
+        }
+        for (uint32_t v = 0; v < nv; v++) ok &= f32_is(me->texcoords[2 * v], d + ot + 8 * v) && f32_is(me->texcoords[2 * v + 1], d + ot + 8 * v + 4);
+        for (uint32_t t = 0; t < nt; t++) {
+            for (int c = 0; c < 3; c++) ok &= me->indices[3 * t + c] == bk_rd_u32be(d + oi + 12 * t + 4 * c);
+            ok &= me->groupids[t] == bk_rd_u32be(d + og + 4 * t);
+        }
+        ok &= encodes_back(&rec[DPM_REC_TEXCOORD], me->texcoords, nv, d + ot) &&
+              encodes_back(&rec[DPM_REC_TRIANGLE], me->indices, nt, d + oi) &&
+              encodes_back(&rec[DPM_REC_GROUPID], me->groupids, nt, d + og);
+        if (!ok) fprintf(stderr, "%s: mesh %u differs\n", path, i);
+    }
+    CHECK(ok);
+    bk_file_free(f);
+    free(d);
+    return 1;
+}
+
+static int test_dpm_dir(const char *dir)
+{
+    DIR *dp = opendir(dir);
+    if (!dp) return -1;
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(dp))) {
+        size_t len = strlen(de->d_name);
+        if (len < 4 || strcmp(de->d_name + len - 4, ".dpm")) continue;
+        char path[8192];
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        n += test_dpm(path);
+    }
+    closedir(dp);
+    return n;
+}
+
 int main(int argc, char **argv)
 {
     test_rows_shape();
@@ -296,5 +446,14 @@ int main(int argc, char **argv)
      * rows' own checks above still run */
     if (argc > 1 && dirs_found) CHECK(maps >= 10);
     else printf("the real-map part left out: %s/corpus/{quake1,goldsrc,hexen2} missing\n", argc > 1 ? argv[1] : "(no shared folder)");
+    /* DPM: the tests' own model always, the fetched ones (argv[2]/dpm, make corpus) when there */
+    int own = test_dpm_dir(SOURCE_DIR "/tests/dpm");
+    CHECK(own >= 1);
+    char dpm_dir[4096];
+    snprintf(dpm_dir, sizeof dpm_dir, "%s/dpm", argc > 2 ? argv[2] : "");
+    int fetched = argc > 2 ? test_dpm_dir(dpm_dir) : -1;
+    if (fetched < 0) printf("the fetched DPM models left out: %s missing (make corpus)\n", dpm_dir);
+    else printf("%d + %d DPM models: every record decoded by hand and from the rows alike, and encoded back\n", own, fetched);
+    if (fetched >= 0) CHECK(fetched >= 10);
     return CHECK_DONE();
 }

@@ -25,14 +25,43 @@ static const char *const k_q3_spawns[] = {"info_player_start", "info_player_deat
                                           "team_CTF_blueplayer", "team_CTF_redspawn", "team_CTF_bluespawn"};
 static const bk_game k_q3_game = {35, k_q3_spawns, 6, {-15, -15, -24}, {15, 15, 32}};
 
+/* What ioquake3 takes of each lump; a map past these loads here, and `validate` warns: MAX_MAP_* of
+ * code/qcommon/qfiles.h, and for the models MAX_SUBMODELS 256 of code/qcommon/cm_local.h
+ * (cm_load.c CMod_LoadSubmodels: "MAX_SUBMODELS exceeded"). RTCW / ET (iortcw raises some): none. */
+#define LIM(lump, max, name, bytes) {BK_Q3_LUMP_##lump, max, name, bytes}
+static const bk_lump_limit k_q3_lump_limits[] = {
+    LIM(ENTITIES, 0x40000, "MAX_MAP_ENTSTRING", true),   LIM(SHADERS, 0x400, "MAX_MAP_SHADERS", false),
+    LIM(PLANES, 0x20000, "MAX_MAP_PLANES", false),       LIM(NODES, 0x20000, "MAX_MAP_NODES", false),
+    LIM(LEAFS, 0x20000, "MAX_MAP_LEAFS", false),         LIM(LEAFSURFACES, 0x20000, "MAX_MAP_LEAFFACES", false),
+    LIM(LEAFBRUSHES, 0x40000, "MAX_MAP_LEAFBRUSHES", false), LIM(MODELS, 256, "MAX_SUBMODELS", false),
+    LIM(BRUSHES, 0x8000, "MAX_MAP_BRUSHES", false),      LIM(BRUSHSIDES, 0x20000, "MAX_MAP_BRUSHSIDES", false),
+    LIM(DRAWVERTS, 0x80000, "MAX_MAP_DRAW_VERTS", false), LIM(DRAWINDEXES, 0x80000, "MAX_MAP_DRAW_INDEXES", false),
+    LIM(FOGS, 0x100, "MAX_MAP_FOGS", false),             LIM(SURFACES, 0x20000, "MAX_MAP_DRAW_SURFS", false),
+    LIM(LIGHTMAPS, 0x800000, "MAX_MAP_LIGHTING", true),  LIM(LIGHTGRID, 0x800000, "MAX_MAP_LIGHTGRID", true),
+    LIM(VISIBILITY, 0x200000, "MAX_MAP_VISIBILITY", true),
+};
+#undef LIM
+static const bk_engine_limits k_q3_limits = {"ioquake3's", k_q3_lump_limits, BK_ARRAY_LEN(k_q3_lump_limits)};
+
 static const bk_version_desc k_versions[] = {
-    {"IBSP", 46, 4, "Quake 3 IBSP 46", "q3", BK_FORMAT_QUAKE3, 0, &k_dir, 0, true, &k_q3_ents, .game = &k_q3_game},
-    {"IBSP", 47, 4, "RTCW / Wolfenstein: ET IBSP 47", "rtcw-et", BK_FORMAT_QUAKE3, 0, &k_dir, 0, true, &k_q3_ents,
-     .game = &k_q3_game},
-    {"IBSP", 38, 4, "Quake 2", "", BK_FORMAT_QUAKE3, 0, NULL, 0, false, NULL, .game = NULL},
-    {"RBSP", 1, -1, "Raven RBSP", "", BK_FORMAT_QUAKE3, 0, NULL, 0, false, NULL, .game = NULL},
-    {"FAKK", 12, -1, "Ritual FAKK", "", BK_FORMAT_QUAKE3, 0, NULL, 0, false, NULL, .game = NULL},
-    {"EF2!", 20, -1, "Ritual EF2", "", BK_FORMAT_QUAKE3, 0, NULL, 0, false, NULL, .game = NULL},
+    {.ident = "IBSP", .version = 46, .version_at = 4, .name = "Quake 3 IBSP 46", .variant = "q3",
+     .format = BK_FORMAT_QUAKE3, .column = 0, .dir = &k_dir, .entity_slot = 0, .supported = true,
+     .entity_limits = &k_q3_ents, .game = &k_q3_game, .lump_limits = &k_q3_limits},
+    {.ident = "IBSP", .version = 47, .version_at = 4, .name = "RTCW / Wolfenstein: ET IBSP 47", .variant = "rtcw-et",
+     .format = BK_FORMAT_QUAKE3, .column = 0, .dir = &k_dir, .entity_slot = 0, .supported = true,
+     .entity_limits = &k_q3_ents, .game = &k_q3_game, .lump_limits = NULL},
+    {.ident = "IBSP", .version = 38, .version_at = 4, .name = "Quake 2", .variant = "",
+     .format = BK_FORMAT_QUAKE3, .column = 0, .dir = NULL, .entity_slot = 0, .supported = false,
+     .entity_limits = NULL, .game = NULL, .lump_limits = NULL},
+    {.ident = "RBSP", .version = 1, .version_at = -1, .name = "Raven RBSP", .variant = "",
+     .format = BK_FORMAT_QUAKE3, .column = 0, .dir = NULL, .entity_slot = 0, .supported = false,
+     .entity_limits = NULL, .game = NULL, .lump_limits = NULL},
+    {.ident = "FAKK", .version = 12, .version_at = -1, .name = "Ritual FAKK", .variant = "",
+     .format = BK_FORMAT_QUAKE3, .column = 0, .dir = NULL, .entity_slot = 0, .supported = false,
+     .entity_limits = NULL, .game = NULL, .lump_limits = NULL},
+    {.ident = "EF2!", .version = 20, .version_at = -1, .name = "Ritual EF2", .variant = "",
+     .format = BK_FORMAT_QUAKE3, .column = 0, .dir = NULL, .entity_slot = 0, .supported = false,
+     .entity_limits = NULL, .game = NULL, .lump_limits = NULL},
 };
 
 /* fields as stored (Quake III's qfiles.h) and where bk_decode_rows puts each in the public struct
@@ -162,6 +191,8 @@ const bk_ref_desc bk_q3_refs[BK_Q3_REF_COUNT] = {
 #undef RANGE
 
 const bk_family bk_family_q3 = {
-    "q3", k_versions, BK_ARRAY_LEN(k_versions), bk_q3_lumps, BK_Q3_LUMP_COUNT, bk_q3_refs, BK_Q3_REF_COUNT,
-    &bk_ops_q3, &bk_query_ops_q3, bk_collision_brushes, -1, NULL, NULL, NULL, bk_decompile_q3, &bk_arrays_q3,
+    .name = "q3", .versions = k_versions, .version_count = BK_ARRAY_LEN(k_versions), .lumps = bk_q3_lumps,
+    .lump_count = BK_Q3_LUMP_COUNT, .refs = bk_q3_refs, .ref_count = BK_Q3_REF_COUNT, .ops = &bk_ops_q3,
+    .query = &bk_query_ops_q3, .collision = bk_collision_brushes, .pak_slot = -1, .edit_fixup = NULL, .lump_view = NULL,
+    .edit_encode = NULL, .decompile = bk_decompile_q3, .arrays = &bk_arrays_q3,
 };

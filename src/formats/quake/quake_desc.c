@@ -36,14 +36,54 @@ static const char *const k_goldsrc_spawns[] = {"info_player_start", "info_player
                                                "info_player_allies", "info_player_teamspawn", "info_team_start"};
 static const bk_game k_goldsrc_game = {28, k_goldsrc_spawns, 6, {-16, -16, -36}, {16, 16, 36}};
 
+/* What the engines take of each lump; a map past these loads here, and `validate` warns.
+ *  - Quake: MAX_MAP_* of id's bspfile.h (id-Software/Quake WinQuake/bspfile.h, the compilers'
+ *    and the engine's header).
+ *  - Half-Life: MAX_MAP_* of its SDK's bspfile.h (ValveSoftware/halflife utils/common/bspfile.h).
+ *  - BSP2 and 2PSB exist to lift these limits: none. */
+#define LIM(lump, max, name, bytes) {BK_Q1_LUMP_##lump, max, name, bytes}
+static const bk_lump_limit k_quake_lump_limits[] = {
+    LIM(ENTITIES, 65536, "MAX_MAP_ENTSTRING", true),   LIM(PLANES, 32767, "MAX_MAP_PLANES", false),
+    LIM(TEXTURES, 512, "MAX_MAP_TEXTURES", false),     LIM(TEXTURES, 0x200000, "MAX_MAP_MIPTEX", true),
+    LIM(VERTICES, 65535, "MAX_MAP_VERTS", false),      LIM(VISIBILITY, 0x100000, "MAX_MAP_VISIBILITY", true),
+    LIM(NODES, 32767, "MAX_MAP_NODES", false),         LIM(TEXINFO, 4096, "MAX_MAP_TEXINFO", false),
+    LIM(FACES, 65535, "MAX_MAP_FACES", false),         LIM(LIGHTING, 0x100000, "MAX_MAP_LIGHTING", true),
+    LIM(CLIPNODES, 32767, "MAX_MAP_CLIPNODES", false), LIM(LEAFS, 8192, "MAX_MAP_LEAFS", false),
+    LIM(MARKSURFACES, 65535, "MAX_MAP_MARKSURFACES", false), LIM(EDGES, 256000, "MAX_MAP_EDGES", false),
+    LIM(SURFEDGES, 512000, "MAX_MAP_SURFEDGES", false), LIM(MODELS, 256, "MAX_MAP_MODELS", false),
+};
+static const bk_lump_limit k_goldsrc_lump_limits[] = {
+    LIM(ENTITIES, 128 * 1024, "MAX_MAP_ENTSTRING", true), LIM(PLANES, 32767, "MAX_MAP_PLANES", false),
+    LIM(TEXTURES, 512, "MAX_MAP_TEXTURES", false),       LIM(TEXTURES, 0x200000, "MAX_MAP_MIPTEX", true),
+    LIM(VERTICES, 65535, "MAX_MAP_VERTS", false),        LIM(VISIBILITY, 0x200000, "MAX_MAP_VISIBILITY", true),
+    LIM(NODES, 32767, "MAX_MAP_NODES", false),           LIM(TEXINFO, 8192, "MAX_MAP_TEXINFO", false),
+    LIM(FACES, 65535, "MAX_MAP_FACES", false),           LIM(LIGHTING, 0x200000, "MAX_MAP_LIGHTING", true),
+    LIM(CLIPNODES, 32767, "MAX_MAP_CLIPNODES", false),   LIM(LEAFS, 8192, "MAX_MAP_LEAFS", false),
+    LIM(MARKSURFACES, 65535, "MAX_MAP_MARKSURFACES", false), LIM(EDGES, 256000, "MAX_MAP_EDGES", false),
+    LIM(SURFEDGES, 512000, "MAX_MAP_SURFEDGES", false),  LIM(MODELS, 400, "MAX_MAP_MODELS", false),
+};
+#undef LIM
+static const bk_engine_limits k_quake_limits = {"Quake's", k_quake_lump_limits, BK_ARRAY_LEN(k_quake_lump_limits)};
+static const bk_engine_limits k_goldsrc_limits = {"Half-Life's", k_goldsrc_lump_limits,
+                                                  BK_ARRAY_LEN(k_goldsrc_lump_limits)};
+
 static const bk_version_desc k_versions[] = {
-    {"", 29, 0, "Quake BSP29", "", BK_FORMAT_QUAKE1, 0, &k_dir, 0, true, &k_quake_ents, .game = &k_quake_game},
-    {"", 30, 0, "GoldSrc BSP30", "", BK_FORMAT_GOLDSRC, 0, &k_dir, 0, true, &k_goldsrc_ents, .game = &k_goldsrc_game},
+    {.ident = "", .version = 29, .version_at = 0, .name = "Quake BSP29", .variant = "",
+     .format = BK_FORMAT_QUAKE1, .column = 0, .dir = &k_dir, .entity_slot = 0, .supported = true,
+     .entity_limits = &k_quake_ents, .game = &k_quake_game, .lump_limits = &k_quake_limits},
+    {.ident = "", .version = 30, .version_at = 0, .name = "GoldSrc BSP30", .variant = "",
+     .format = BK_FORMAT_GOLDSRC, .column = 0, .dir = &k_dir, .entity_slot = 0, .supported = true,
+     .entity_limits = &k_goldsrc_ents, .game = &k_goldsrc_game, .lump_limits = &k_goldsrc_limits},
     /* the same bytes at the start; told apart by the loader: entities in the second slot */
-    {"", 30, 0, "GoldSrc BSP30 (Blue Shift)", "bshift", BK_FORMAT_GOLDSRC, 0, &k_dir, 1, true, &k_goldsrc_ents,
-     .game = &k_goldsrc_game},
-    {"BSP2", 29, -1, "BSP2", "bsp2", BK_FORMAT_BSP2, 1, &k_dir, 0, true, &k_bsp2_ents, .game = &k_quake_game},
-    {"2PSB", 29, -1, "2PSB", "2psb", BK_FORMAT_BSP2, 2, &k_dir, 0, true, &k_bsp2_ents, .game = &k_quake_game},
+    {.ident = "", .version = 30, .version_at = 0, .name = "GoldSrc BSP30 (Blue Shift)", .variant = "bshift",
+     .format = BK_FORMAT_GOLDSRC, .column = 0, .dir = &k_dir, .entity_slot = 1, .supported = true,
+     .entity_limits = &k_goldsrc_ents, .game = &k_goldsrc_game, .lump_limits = &k_goldsrc_limits},
+    {.ident = "BSP2", .version = 29, .version_at = -1, .name = "BSP2", .variant = "bsp2",
+     .format = BK_FORMAT_BSP2, .column = 1, .dir = &k_dir, .entity_slot = 0, .supported = true,
+     .entity_limits = &k_bsp2_ents, .game = &k_quake_game, .lump_limits = NULL},
+    {.ident = "2PSB", .version = 29, .version_at = -1, .name = "2PSB", .variant = "2psb",
+     .format = BK_FORMAT_BSP2, .column = 2, .dir = &k_dir, .entity_slot = 0, .supported = true,
+     .entity_limits = &k_bsp2_ents, .game = &k_quake_game, .lump_limits = NULL},
 };
 
 const bk_version_desc *bk_quake_version_bshift(void) { return &k_versions[2]; }
@@ -223,15 +263,23 @@ static void quake_edit_fixup(const bk_file *f, const bk_edit_layout *e)
 }
 
 const bk_family bk_family_quake = {
-    "quake", k_versions, BK_ARRAY_LEN(k_versions), bk_quake_lumps, BK_Q1_LUMP_COUNT, bk_quake_refs, BK_Q1_REF_COUNT,
-    &bk_ops_quake, &bk_query_ops_quake, bk_collision_quake_hull0, -1, quake_edit_fixup, NULL, NULL, bk_decompile_quake, &bk_arrays_quake,
+    .name = "quake", .versions = k_versions, .version_count = BK_ARRAY_LEN(k_versions), .lumps = bk_quake_lumps,
+    .lump_count = BK_Q1_LUMP_COUNT, .refs = bk_quake_refs, .ref_count = BK_Q1_REF_COUNT, .ops = &bk_ops_quake,
+    .query = &bk_query_ops_quake, .collision = bk_collision_quake_hull0, .pak_slot = -1, .edit_fixup = quake_edit_fixup,
+    .lump_view = NULL, .edit_encode = NULL, .decompile = bk_decompile_quake, .arrays = &bk_arrays_quake,
 };
 
 /* WAD3 texture archives: versions and operations only (WAD2 recognised to be refused) */
 static const bk_version_desc k_wad_versions[] = {
-    {"WAD3", 3, -1, "GoldSrc WAD3", "", BK_FORMAT_WAD3, 0, NULL, 0, true, NULL, .game = NULL},
-    {"WAD2", 2, -1, "Quake WAD2", "", BK_FORMAT_WAD3, 0, NULL, 0, false, NULL, .game = NULL},
+    {.ident = "WAD3", .version = 3, .version_at = -1, .name = "GoldSrc WAD3", .variant = "",
+     .format = BK_FORMAT_WAD3, .column = 0, .dir = NULL, .entity_slot = 0, .supported = true,
+     .entity_limits = NULL, .game = NULL, .lump_limits = NULL},
+    {.ident = "WAD2", .version = 2, .version_at = -1, .name = "Quake WAD2", .variant = "",
+     .format = BK_FORMAT_WAD3, .column = 0, .dir = NULL, .entity_slot = 0, .supported = false,
+     .entity_limits = NULL, .game = NULL, .lump_limits = NULL},
 };
 const bk_family bk_family_wad3 = {
-    "wad3", k_wad_versions, BK_ARRAY_LEN(k_wad_versions), NULL, 0, NULL, 0, &bk_ops_wad3, NULL, NULL, -1, NULL, NULL, NULL, NULL, NULL,
+    .name = "wad3", .versions = k_wad_versions, .version_count = BK_ARRAY_LEN(k_wad_versions), .lumps = NULL,
+    .lump_count = 0, .refs = NULL, .ref_count = 0, .ops = &bk_ops_wad3, .query = NULL, .collision = NULL, .pak_slot = -1,
+    .edit_fixup = NULL, .lump_view = NULL, .edit_encode = NULL, .decompile = NULL, .arrays = NULL,
 };
