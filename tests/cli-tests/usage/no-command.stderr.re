@@ -5,3 +5,5 @@ usage: bspkit COMMAND \[ARGS\] \(bspkit COMMAND --help for details\)
 commands:
 ...
   trace +.*
+  navmesh +.*
+  path +.*
