@@ -60,15 +60,16 @@ void bk_decode_rows(const bk_fields *fields, const uint8_t *src, uint32_t entry,
         const bk_field *f = &fields->rows[r];
         if (!f->to) continue;
         uint8_t to = (uint8_t)(f->to - 1);
+        uint32_t values = f->dst_count ? f->dst_count : f->count;
         if (f->type == BK_FT_CHARS || f->type == BK_FT_BYTES) {
             for (uint32_t i = 0; i < count; i++)
-                memcpy((uint8_t *)dst + (size_t)i * dst_size + f->dst, src + (size_t)i * entry + f->offset, f->count);
+                memcpy((uint8_t *)dst + (size_t)i * dst_size + f->dst, src + (size_t)i * entry + f->offset, values);
             continue;
         }
         uint32_t ss = bk_ftype_size(f->type), ds = bk_ftype_size(to);
         bool fl = f->type == BK_FT_F32;
         if (fl && to != BK_FT_F32) continue; /* a float goes to a float member (no row asks otherwise) */
-        for (uint32_t k = 0; k < f->count; k++) {
+        for (uint32_t k = 0; k < values; k++) {
             const uint8_t *s = src + f->offset + (size_t)k * ss;
             uint8_t *d = (uint8_t *)dst + f->dst + (size_t)k * ds;
             if (be) {
@@ -126,15 +127,16 @@ void bk_encode_rows(const bk_fields *fields, const void *src, uint32_t src_size,
         const bk_field *f = &fields->rows[r];
         if (!f->to) continue;
         uint8_t to = (uint8_t)(f->to - 1);
+        uint32_t values = f->dst_count ? f->dst_count : f->count;
         for (uint32_t i = 0; i < count; i++) {
             const uint8_t *e = (const uint8_t *)src + (size_t)i * src_size + f->dst;
             uint8_t *o = dst + (size_t)i * entry + f->offset;
             if (f->type == BK_FT_CHARS || f->type == BK_FT_BYTES) {
-                memcpy(o, e, f->count);
+                memcpy(o, e, values);
                 continue;
             }
             uint32_t ss = bk_ftype_size(f->type), ds = bk_ftype_size(to);
-            for (uint32_t k = 0; k < f->count; k++) {
+            for (uint32_t k = 0; k < values; k++) {
                 const uint8_t *v = e + (size_t)k * ds;
                 int64_t iv = 0;
                 float fv = 0;
@@ -155,4 +157,12 @@ void bk_encode_rows(const bk_fields *fields, const void *src, uint32_t src_size,
             }
         }
     }
+}
+
+uint8_t bk_rows_column(const bk_lump_desc *row, uint8_t version_column, int32_t lump_version)
+{
+    if (version_column >= BK_FAMILY_COLUMNS) return version_column;
+    uint32_t b = lump_version < 0 ? 0 : lump_version > 2 ? 3 : (uint32_t)lump_version + 1;
+    uint8_t c = row->by_version[version_column][b];
+    return c ? (uint8_t)(c - 1) : version_column;
 }
