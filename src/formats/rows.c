@@ -52,10 +52,42 @@ static ROWS_INLINE int8_t rd_i8(const uint8_t *p) { return (int8_t)p[0]; }
         memcpy(d + (size_t)i * dst_size, &v_, sizeof v_);                                     \
     }
 
+/* The bytes at the start of an element the rows copy as they are (0: not so): on a little-endian host,
+ * with destination strides equal to the stored ones, when the decoded fields in row order tile
+ * bytes 0..span, each one stored as its destination type at its own offset (Source's planes, nodes,
+ * texinfo, models, ...: the struct has the file's layout there) */
+static uint32_t identity_span(const bk_fields *fields, uint32_t entry, uint32_t dst_size, bool be)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (be || entry != dst_size) return 0;
+    uint32_t span = 0;
+    for (uint32_t r = 0; r < fields->count; r++) {
+        const bk_field *f = &fields->rows[r];
+        if (!f->to) continue;
+        bool bytes = f->type == BK_FT_CHARS || f->type == BK_FT_BYTES;
+        if ((!bytes && f->to - 1 != f->type) || f->offset != span || f->dst != span ||
+            (f->dst_count && f->dst_count != f->count))
+            return 0;
+        span += f->count * bk_ftype_size(f->type);
+    }
+    return span <= entry ? span : 0;
+#else
+    (void)fields, (void)entry, (void)dst_size, (void)be;
+    return 0;
+#endif
+}
+
 void bk_decode_rows(const bk_fields *fields, const uint8_t *src, uint32_t entry, uint32_t count, void *dst,
                     uint32_t dst_size, bool big_endian)
 {
     const bool be = big_endian;
+    uint32_t span = identity_span(fields, entry, dst_size, be);
+    if (span) {   /* one copy; the bytes after the decoded ones stay zero, as a field by field decode leaves them */
+        memcpy(dst, src, (size_t)count * entry);
+        if (span < entry)
+            for (uint32_t i = 0; i < count; i++) memset((uint8_t *)dst + (size_t)i * entry + span, 0, entry - span);
+        return;
+    }
     for (uint32_t r = 0; r < fields->count; r++) {
         const bk_field *f = &fields->rows[r];
         if (!f->to) continue;
