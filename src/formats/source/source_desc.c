@@ -54,8 +54,6 @@ static const bk_version_desc k_versions[] = {
 #undef VBSP
 #undef REFUSED
 
-const bk_version_desc *bk_vbsp_version_l4d2(void) { return &k_versions[4]; }
-
 #define F(n_, t_, o_, c_) {.name = n_, .type = BK_FT_##t_, .offset = o_, .count = c_}
 /* a field decoded by bk_decode_rows into member m_ of the public struct st_ as type to_; D0: a lump
  * whose element is one value (the public array is of that value) */

@@ -147,14 +147,16 @@ static bk_result load_directory(vbsp_ld *L)
     const uint8_t *d = L->f->data;
     size_t size = L->f->size;
     bk_source_map *p = L->p;
-    /* v21 has two directory orders (two version rows, the same bytes at the start): the one that
-     * places the lumps plausibly is taken */
+    /* a version with two directory orders (v21: two version rows, the same bytes at the start):
+     * the later row is taken when it places the lumps plausibly, or more of them */
     bool std_ok, l4_ok;
     int std_score = table_score(d, size, L->f->version->dir, &std_ok);
-    if (p->version == 21 && !std_ok) {
-        const bk_version_desc *l4 = bk_vbsp_version_l4d2();
-        int l4_score = table_score(d, size, l4->dir, &l4_ok);
-        if (l4_ok || l4_score > std_score) L->f->version = l4;
+    const bk_family *fam = &bk_family_source;
+    for (const bk_version_desc *v = L->f->version + 1; !std_ok && v < fam->versions + fam->version_count; v++) {
+        if (strcmp(v->ident, L->f->version->ident) || v->version != p->version || !v->dir) continue;
+        int l4_score = table_score(d, size, v->dir, &l4_ok);
+        if (l4_ok || l4_score > std_score) L->f->version = v;
+        break;
     }
     const bk_dir_layout *dir = L->f->version->dir;
     p->l4d2_layout = dir->ofs_field != 0;

@@ -8,7 +8,7 @@
 #define VBSP_HEADER_SIZE 1036u
 #define VBSP_LZMA_HEADER 17u
 
-/* The family's rows (source_desc.c): lumps, the references the checker applies, and the L4D2 row */
+/* The family's rows (source_desc.c): lumps and the references the checker applies */
 enum {
     BK_SRC_REF_EDGE_VERTEX, BK_SRC_REF_SURFEDGE, BK_SRC_REF_TEXDATA_NAME, BK_SRC_REF_TEXINFO_TEXDATA,
     BK_SRC_REF_FACE_PLANE, BK_SRC_REF_ORIGFACE_PLANE, BK_SRC_REF_HDRFACE_PLANE, BK_SRC_REF_AREA_PORTALS, BK_SRC_REF_AREAPORTAL_AREA,
@@ -24,7 +24,6 @@ enum { BK_SRC_LUMP_LEAF_AMBIENT_LIGHTING_HDR = 55, BK_SRC_LUMP_LEAF_AMBIENT_LIGH
 enum { BK_SRC_LUMP_LEAF_AMBIENT_INDEX_HDR = 51, BK_SRC_LUMP_LEAF_AMBIENT_INDEX = 52 };
 extern const bk_lump_desc bk_source_lumps[BK_SRC_LUMP_COUNT];
 extern const bk_ref_desc bk_source_refs[BK_SRC_REF_COUNT];
-const bk_version_desc *bk_vbsp_version_l4d2(void);
 
 /* A world light (bspfile.h dworldlight_t) as its rows decode it (source_desc.c; source_lights.c and
  * the decompiler read it) */
