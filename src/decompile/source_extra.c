@@ -9,6 +9,7 @@
 
 #include "bspkit/source.h"
 #include "decompile.h"
+#include "formats/source/vbsp_internal.h"
 
 #define DEG (180.0 / 3.14159265358979323846)
 
@@ -447,18 +448,21 @@ static void light_text(char *t, size_t cap, const float in[3], double ratio)
 static bk_result lights(const bk_file *f, bk_dmap *m)
 {
     const bk_source_map *s = bk_source_map_of(f);
-    const uint8_t *d;
-    size_t n;
     int lump = BK_SRC_LUMP_WORLDLIGHTS;
-    BK_TRY(bk_source_lump_bytes(f, lump, &d, &n));
-    if (!n) {
+    bk_lump_view v;
+    BK_TRY(bk_lump_view_of(f, (uint32_t)lump, &v));
+    if (!v.size) {
         lump = BK_SRC_LUMP_WORLDLIGHTS_HDR;
-        BK_TRY(bk_source_lump_bytes(f, lump, &d, &n));
+        BK_TRY(bk_lump_view_of(f, (uint32_t)lump, &v));
     }
+    const uint8_t *d = v.data;
+    size_t n = v.size;
     if (!n) return BK_OK;
     const char *lname = lump == BK_SRC_LUMP_WORLDLIGHTS ? "worldlights" : "worldlights_hdr";
-    /* version 1 (later games) adds a shadow cast offset after the normal */
-    size_t sz = s->lumps[lump].version >= 1 ? 100 : 88, extra = sz - 88;
+    /* the rows' column by the lump's version: version 1 (later games) adds a shadow cast offset
+     * after the normal */
+    const bk_lump_desc *row = &bk_source_lumps[lump];
+    size_t sz = row->entry[v.column];
     if (n % sz) {
         bk_report(&m->ctx, BK_SEV_WARNING, BK_EFORMAT, lname, BK_NO_INDEX, BK_NO_OFFSET,
                   "%zu bytes: not a whole number of %zu-byte lights (version %d): no light restored", n, sz,
@@ -468,13 +472,11 @@ static bk_result lights(const bk_file *f, bk_dmap *m)
     const bk_entities *es = bk_file_entities(f);
     uint32_t sky = UINT32_MAX;
     for (size_t i = 0; i < n / sz; i++) {
-        const uint8_t *p = d + i * sz;
-        float org[3], in[3], nrm[3], q[7];
-        for (int a = 0; a < 3; a++)
-            org[a] = bk_rd_f32le(p + 4 * a), in[a] = bk_rd_f32le(p + 12 + 4 * a), nrm[a] = bk_rd_f32le(p + 24 + 4 * a);
-        const uint8_t *r = p + 36 + extra;
-        int32_t type = bk_rd_i32le(r + 4), style = bk_rd_i32le(r + 8);
-        for (int k = 0; k < 7; k++) q[k] = bk_rd_f32le(r + 12 + 4 * k);   /* stopdot stopdot2 exponent radius c l q */
+        bk_source_worldlight w = {0};
+        bk_decode_rows(&row->fields[v.column], d + i * sz, (uint32_t)sz, 1, &w, row->dst_size, false);
+        const float *org = w.origin, *in = w.intensity, *nrm = w.normal;
+        const float q[7] = {w.stopdot, w.stopdot2, w.exponent, w.radius, w.constant_attn, w.linear_attn, w.quadratic_attn};
+        int32_t type = w.type, style = w.style;
         const char *cls = type == EMIT_POINT ? "light" : type == EMIT_SPOT ? "light_spot"
                           : type == EMIT_SKY || type == EMIT_SKYAMBIENT ? "light_environment" : NULL;
         if (!cls || has_light(es, cls, org)) continue;

@@ -62,9 +62,17 @@ static bool covered(const bk_array_info *out, uint32_t ofs)
     return false;
 }
 
+static bool named(const bk_array_info *out, const char *name)
+{
+    for (uint32_t i = 0; i < out->field_count; i++)
+        if (!strcmp(out->fields[i].name, name)) return true;
+    return false;
+}
+
 static void add(bk_array_info *out, const char *name, uint8_t type, uint32_t ofs, const uint16_t shape[3], uint32_t count)
 {
-    if (out->field_count >= BK_ARRAY_MAX_FIELDS || covered(out, ofs)) return;
+    /* a member a row already gave (at its offset, or by its name) is not listed twice */
+    if (out->field_count >= BK_ARRAY_MAX_FIELDS || covered(out, ofs) || named(out, name)) return;
     bk_array_field *a = &out->fields[out->field_count++];
     a->name = name;
     a->type = (bk_array_type)type;
@@ -116,9 +124,11 @@ bk_result bk_file_array(const bk_file *f, uint32_t index, bk_array_info *out)
     if (d->lump >= 0 && (uint32_t)d->lump < fam->lump_count) {
         const bk_lump_desc *l = &fam->lumps[d->lump];
         const bk_fields *fs = &l->fields[column_of(f, l, (uint32_t)d->lump)];
-        for (uint32_t i = 0; i < fs->count; i++) {
+        /* only rows that decode into this array's elements (a family may decode a lump into a
+         * private record first, DPM's tables: its destinations are not this array's offsets) */
+        for (uint32_t i = 0; l->dst_size == d->elem_size && i < fs->count; i++) {
             const bk_field *fd = &fs->rows[i];
-            if (fd->to) add(out, fd->name, (uint8_t)(fd->to - 1), fd->dst, NULL, fd->count);
+            if (fd->to) add(out, fd->name, (uint8_t)(fd->to - 1), fd->dst, NULL, fd->dst_count ? fd->dst_count : fd->count);
         }
     }
     for (uint32_t i = 0; i < d->more_count; i++)

@@ -38,6 +38,9 @@ typedef struct bk_field {
      * values go to consecutive members of that type */
     uint8_t to;
     uint16_t dst;
+    /* values bk_decode_rows puts there: the first dst_count of count (0: all); a stored array
+     * longer than its member (Bloodlines' eight styles, of which the faces keep four) */
+    uint16_t dst_count;
 } bk_field;
 #define BK_TO(type) ((uint8_t)(BK_FT_##type + 1))
 
@@ -92,7 +95,16 @@ typedef struct bk_lump_desc {
     bk_fields fields[BK_FAMILY_COLUMNS];/* the element's fields per column (count 0: not described) */
     bk_lump_sections sections[BK_FAMILY_COLUMNS]; /* count > 0: the lump is these counted arrays */
     uint32_t dst_size;                  /* the decoded (public) struct's size; 0: not decoded from the rows */
+    /* the column by the lump's own version (Source's lump_t.version), per column of the version
+     * row: by_version[c][b] is the column + 1 for lump versions b = 0: negative, 1: 0, 2: 1, 3: 2
+     * and later; 0: the version row's column (bk_rows_column) */
+    uint8_t by_version[BK_FAMILY_COLUMNS][4];
 } bk_lump_desc;
+
+/* The column of a lump's rows: the version row's column, or where the row says so, the column
+ * its own lump version picks (Source's leafs, world lights, occluders, ambient samples). The one
+ * place that choice is made. */
+uint8_t bk_rows_column(const bk_lump_desc *row, uint8_t version_column, int32_t lump_version);
 
 /* ---- where the lump directory sits in the header (read and written from this) ----------------- */
 typedef struct bk_dir_layout {

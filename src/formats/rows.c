@@ -96,17 +96,50 @@ static ROWS_INLINE int8_t rd_i8(const uint8_t *p) { return (int8_t)p[0]; }
         }                                                                                     \
     }
 
+/* The bytes at the start of an element the rows copy as they are (0: not so): on a little-endian host,
+ * with destination strides equal to the stored ones, when the decoded fields in row order tile
+ * bytes 0..span, each one stored as its destination type at its own offset (Source's planes, nodes,
+ * texinfo, models, ...: the struct has the file's layout there) */
+static uint32_t identity_span(const bk_fields *fields, uint32_t entry, uint32_t dst_size, bool be)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (be || entry != dst_size) return 0;
+    uint32_t span = 0;
+    for (uint32_t r = 0; r < fields->count; r++) {
+        const bk_field *f = &fields->rows[r];
+        if (!f->to) continue;
+        bool bytes = f->type == BK_FT_CHARS || f->type == BK_FT_BYTES;
+        if ((!bytes && f->to - 1 != f->type) || f->offset != span || f->dst != span ||
+            (f->dst_count && f->dst_count != f->count))
+            return 0;
+        span += f->count * bk_ftype_size(f->type);
+    }
+    return span <= entry ? span : 0;
+#else
+    (void)fields, (void)entry, (void)dst_size, (void)be;
+    return 0;
+#endif
+}
+
 void bk_decode_rows(const bk_fields *fields, const uint8_t *src, uint32_t entry, uint32_t count, void *dst,
                     uint32_t dst_size, bool big_endian)
 {
     const bool be = big_endian;
+    uint32_t span = identity_span(fields, entry, dst_size, be);
+    if (span) {   /* one copy; the bytes after the decoded ones stay zero, as a field by field decode leaves them */
+        memcpy(dst, src, (size_t)count * entry);
+        if (span < entry)
+            for (uint32_t i = 0; i < count; i++) memset((uint8_t *)dst + (size_t)i * entry + span, 0, entry - span);
+        return;
+    }
     for (uint32_t r = 0; r < fields->count; r++) {
         const bk_field *f = &fields->rows[r];
         if (!f->to) continue;
         uint8_t to = (uint8_t)(f->to - 1);
+        uint32_t values = f->dst_count ? f->dst_count : f->count; /* the first dst_count of them kept */
         if (f->type == BK_FT_CHARS || f->type == BK_FT_BYTES) {
             for (uint32_t i = 0; i < count; i++)
-                memcpy((uint8_t *)dst + (size_t)i * dst_size + f->dst, src + (size_t)i * entry + f->offset, f->count);
+                memcpy((uint8_t *)dst + (size_t)i * dst_size + f->dst, src + (size_t)i * entry + f->offset, values);
             continue;
         }
         uint32_t ss = bk_ftype_size(f->type), ds = bk_ftype_size(to);
@@ -115,16 +148,16 @@ void bk_decode_rows(const bk_fields *fields, const uint8_t *src, uint32_t entry,
         if (be && f->type == to && ss == 4) { /* DPM's fields: 32-bit values byte-swapped, a vector in one pass */
             const uint8_t *s = src + f->offset;
             uint8_t *d = (uint8_t *)dst + f->dst;
-            switch (f->count) {
+            switch (values) {
             case 1: ROWS_SWAP4(1) break;
             case 3: ROWS_SWAP4(3) break;
             case 12: ROWS_SWAP4(12) break; /* a 3x4 matrix */
-            default: ROWS_SWAP4(f->count) break;
+            default: ROWS_SWAP4(values) break;
             }
             continue;
         }
         if (be) {
-            for (uint32_t k = 0; k < f->count; k++) {
+            for (uint32_t k = 0; k < values; k++) {
                 const uint8_t *s = src + f->offset + (size_t)k * ss;
                 uint8_t *d = (uint8_t *)dst + f->dst + (size_t)k * ds;
                 switch (to) {
@@ -146,7 +179,7 @@ void bk_decode_rows(const bk_fields *fields, const uint8_t *src, uint32_t entry,
         uint8_t *d = (uint8_t *)dst + f->dst;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
         if (f->type == to) {
-            switch (f->count * ss) {
+            switch (values * ss) {
             case 1: ROWS_COPY(1) continue;
             case 2: ROWS_COPY(2) continue;
             case 4: ROWS_COPY(4) continue;
@@ -156,11 +189,11 @@ void bk_decode_rows(const bk_fields *fields, const uint8_t *src, uint32_t entry,
             }
         }
 #endif
-        switch (f->count) {
+        switch (values) {
         case 2: ROWS_BY_DEST(2) break;
         case 3: ROWS_BY_DEST(3) break;
         default:
-            for (uint32_t k = 0; k < f->count; k++, s += ss, d += ds) ROWS_BY_DEST(1)
+            for (uint32_t k = 0; k < values; k++, s += ss, d += ds) ROWS_BY_DEST(1)
             break;
         }
     }
@@ -190,15 +223,16 @@ void bk_encode_rows(const bk_fields *fields, const void *src, uint32_t src_size,
         const bk_field *f = &fields->rows[r];
         if (!f->to) continue;
         uint8_t to = (uint8_t)(f->to - 1);
+        uint32_t values = f->dst_count ? f->dst_count : f->count;
         for (uint32_t i = 0; i < count; i++) {
             const uint8_t *e = (const uint8_t *)src + (size_t)i * src_size + f->dst;
             uint8_t *o = dst + (size_t)i * entry + f->offset;
             if (f->type == BK_FT_CHARS || f->type == BK_FT_BYTES) {
-                memcpy(o, e, f->count);
+                memcpy(o, e, values);
                 continue;
             }
             uint32_t ss = bk_ftype_size(f->type), ds = bk_ftype_size(to);
-            for (uint32_t k = 0; k < f->count; k++) {
+            for (uint32_t k = 0; k < values; k++) {
                 const uint8_t *v = e + (size_t)k * ds;
                 int64_t iv = 0;
                 float fv = 0;
@@ -219,4 +253,13 @@ void bk_encode_rows(const bk_fields *fields, const void *src, uint32_t src_size,
             }
         }
     }
+}
+
+
+uint8_t bk_rows_column(const bk_lump_desc *row, uint8_t version_column, int32_t lump_version)
+{
+    if (version_column >= BK_FAMILY_COLUMNS) return version_column;
+    uint32_t b = lump_version < 0 ? 0 : lump_version > 2 ? 3 : (uint32_t)lump_version + 1;
+    uint8_t c = row->by_version[version_column][b];
+    return c ? (uint8_t)(c - 1) : version_column;
 }

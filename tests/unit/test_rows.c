@@ -9,6 +9,11 @@
  *    frames, poses, vertices, influences, texcoords, triangles, group ids) decoded by hand from
  *    model_dpmodel.h's layout compared with the loaded model, and encoded back from its rows to
  *    the file's bytes.
+ *  - the Source family: its lumps decoded by hand (the loaders as they were before the rows drove
+ *    them) against the rows in every column, and on every Source corpus map (v17, v19, v20, v21,
+ *    the L4D2 order, LZMA lumps) each lump with a destination, in the column the map's load chose,
+ *    decoded from the rows, compared value by value with the reference checker's reading
+ *    (bk_field_get) and encoded back to the lump's bytes.
  * A wrong row (offset, type, destination, column) fails one of these. */
 #include <dirent.h>
 #include <stdlib.h>
@@ -20,6 +25,8 @@
 #include "bspkit/quake.h"
 #include "bspkit/dpm.h"
 #include "formats/dpm/dpm_internal.h"
+#include "bspkit/source.h"
+#include "formats/source/vbsp_internal.h"
 
 static uint32_t g_rng = 12345;
 static uint8_t rnd8(void)
@@ -53,7 +60,9 @@ static void test_rows_shape(void)
                     const bk_field *f = &fs->rows[r];
                     if (!f->to) continue;
                     bool bytes = f->type == BK_FT_CHARS || f->type == BK_FT_BYTES;
-                    uint32_t n = bytes ? f->count : f->count * bk_ftype_size((uint8_t)(f->to - 1));
+                    uint32_t values = f->dst_count ? f->dst_count : f->count;
+                    CHECK(values <= f->count);
+                    uint32_t n = bytes ? values : values * bk_ftype_size((uint8_t)(f->to - 1));
                     bool fits = f->dst + n <= l->dst_size;
                     if (!fits) fprintf(stderr, "%s %s[%u].%s: destination past the struct\n", fam->name, l->name, c, f->name);
                     CHECK(fits);
@@ -76,7 +85,8 @@ static void test_rows_shape(void)
                     const bk_field *f = &fs->rows[r];
                     if (!f->to) continue;
                     bool bytes = f->type == BK_FT_CHARS || f->type == BK_FT_BYTES;
-                    uint32_t n = bytes ? f->count : f->count * bk_ftype_size(f->type);
+                    uint32_t values = f->dst_count ? f->dst_count : f->count;
+                    uint32_t n = bytes ? values : values * bk_ftype_size(f->type);
                     memset(mask + f->offset, 1, n);
                     /* a float field: values that survive int64 (the encoder's narrowing guard) */
                     if (f->type == BK_FT_F32)
@@ -419,10 +429,242 @@ static int test_dpm_dir(const char *dir)
     return n;
 }
 
+/* ---- the Source family by hand (bspfile.h): the reads the loaders made before the rows ---------- */
+static void *src_decode(int lump, uint8_t col, const uint8_t *src, uint32_t n)
+{
+    const bk_lump_desc *l = &bk_family_source.lumps[lump];
+    void *dst = calloc(n, l->dst_size);
+    bk_decode_rows(&l->fields[col], src, l->entry[col], n, dst, l->dst_size, false);
+    return dst;
+}
+
+static void test_source_by_hand(void)
+{
+    enum { N = 32 };
+    uint8_t *src = malloc(N * 200);
+    for (uint8_t col = 0; col < 3; col++) {
+        fill(src, N * 200);
+        for (uint32_t i = 0; i < N * 200 / 4; i++) /* finite floats wherever one may stand */
+            if ((src[4 * i + 3] & 0x7f) == 0x7f) src[4 * i + 3] = 0x3f;
+        bool ok = true;
+        /* faces: 56 bytes, Bloodlines' 104 with 32 bytes of colours first and eight styles */
+        bk_source_face *fa = src_decode(BK_SRC_LUMP_FACES, col, src, N);
+        bool v17 = col == 2;
+        for (uint32_t i = 0; i < N; i++) {
+            const uint8_t *d = src + (size_t)i * (v17 ? 104 : 56), *b = v17 ? d + 32 : d;
+            const bk_source_face *f = &fa[i];
+            ok &= f->planenum == bk_rd_u16le(b) && f->side == b[2] && f->on_node == b[3] &&
+                  f->firstedge == bk_rd_i32le(b + 4) && f->numedges == bk_rd_i16le(b + 8) &&
+                  f->texinfo == bk_rd_i16le(b + 10) && f->dispinfo == bk_rd_i16le(b + 12) &&
+                  f->fog_volume == bk_rd_i16le(b + 14) && !memcmp(f->styles, b + 16, 4);
+            const uint8_t *t = d + (v17 ? 72 : 20);
+            float area = bk_rd_f32le(t + 4);
+            ok &= f->lightofs == bk_rd_i32le(t) && !memcmp(&f->area, &area, 4) && f->lm_mins[0] == bk_rd_i32le(t + 8) &&
+                  f->lm_mins[1] == bk_rd_i32le(t + 12) && f->lm_size[0] == bk_rd_i32le(t + 16) &&
+                  f->lm_size[1] == bk_rd_i32le(t + 20) && f->orig_face == bk_rd_i32le(t + 24);
+            if (v17) ok &= f->num_prims == 0 && f->first_prim == 0 && f->smoothing_groups == bk_rd_u32le(d + 100);
+            else
+                ok &= f->num_prims == bk_rd_u16le(d + 48) && f->first_prim == bk_rd_u16le(d + 50) &&
+                      f->smoothing_groups == bk_rd_u32le(d + 52);
+        }
+        free(fa);
+        if (!ok) fprintf(stderr, "source faces column %u\n", col);
+        CHECK(ok);
+        /* leafs: 56 bytes in column 0, 32 in the others; area:9 and flags:7 in one word (the
+         * loader parts it; the rows give the word) */
+        ok = true;
+        bk_source_leaf *lf = src_decode(BK_SRC_LUMP_LEAFS, col, src, N);
+        for (uint32_t i = 0; i < N; i++) {
+            const uint8_t *d = src + (size_t)i * (col == 0 ? 56 : 32);
+            const bk_source_leaf *l = &lf[i];
+            ok &= l->contents == bk_rd_i32le(d) && l->cluster == bk_rd_i16le(d + 4) && l->area == bk_rd_u16le(d + 6);
+            for (int k = 0; k < 3; k++) ok &= l->mins[k] == bk_rd_i16le(d + 8 + 2 * k) && l->maxs[k] == bk_rd_i16le(d + 14 + 2 * k);
+            ok &= l->firstleafface == bk_rd_u16le(d + 20) && l->numleaffaces == bk_rd_u16le(d + 22) &&
+                  l->firstleafbrush == bk_rd_u16le(d + 24) && l->numleafbrushes == bk_rd_u16le(d + 26) &&
+                  l->leaf_water_data == bk_rd_i16le(d + 28);
+        }
+        free(lf);
+        if (!ok) fprintf(stderr, "source leafs column %u\n", col);
+        CHECK(ok);
+        /* nodes, dispinfo, areaportals, brushsides, edges, leaffaces */
+        ok = true;
+        bk_source_node *nd = src_decode(BK_SRC_LUMP_NODES, col, src, N);
+        bk_source_dispinfo *di = src_decode(BK_SRC_LUMP_DISPINFO, col, src, N);
+        bk_source_areaportal *ap = src_decode(BK_SRC_LUMP_AREAPORTALS, col, src, N);
+        bk_source_brushside *bs = src_decode(BK_SRC_LUMP_BRUSHSIDES, col, src, N);
+        uint32_t *ed = src_decode(BK_SRC_LUMP_EDGES, col, src, N);
+        uint16_t *lfc = src_decode(BK_SRC_LUMP_LEAFFACES, col, src, N);
+        for (uint32_t i = 0; i < N; i++) {
+            const uint8_t *d = src + (size_t)i * 32;
+            ok &= nd[i].planenum == bk_rd_i32le(d) && nd[i].children[0] == bk_rd_i32le(d + 4) &&
+                  nd[i].children[1] == bk_rd_i32le(d + 8) && nd[i].firstface == bk_rd_u16le(d + 24) &&
+                  nd[i].numfaces == bk_rd_u16le(d + 26) && nd[i].area == bk_rd_i16le(d + 28);
+            for (int k = 0; k < 3; k++) ok &= nd[i].mins[k] == bk_rd_i16le(d + 12 + 2 * k) && nd[i].maxs[k] == bk_rd_i16le(d + 18 + 2 * k);
+            d = src + (size_t)i * 176;
+            ok &= !memcmp(di[i].start, d, 12) && di[i].vert_start == bk_rd_i32le(d + 12) &&
+                  di[i].tri_start == bk_rd_i32le(d + 16) && di[i].power == bk_rd_i32le(d + 20) &&
+                  di[i].min_tess == bk_rd_i32le(d + 24) && !memcmp(&di[i].smoothing_angle, d + 28, 4) &&
+                  di[i].contents == bk_rd_i32le(d + 32) && di[i].map_face == bk_rd_u16le(d + 36) &&
+                  di[i].lm_alpha_start == bk_rd_i32le(d + 40) && di[i].lm_sample_start == bk_rd_i32le(d + 44);
+            d = src + (size_t)i * 12;
+            ok &= ap[i].portal_key == bk_rd_u16le(d) && ap[i].other_area == bk_rd_u16le(d + 2) &&
+                  ap[i].first_clip_vert == bk_rd_u16le(d + 4) && ap[i].num_clip_verts == bk_rd_u16le(d + 6) &&
+                  ap[i].planenum == bk_rd_i32le(d + 8);
+            d = src + (size_t)i * 8;
+            ok &= bs[i].planenum == bk_rd_u16le(d) && bs[i].texinfo == bk_rd_i16le(d + 2) &&
+                  bs[i].dispinfo == bk_rd_i16le(d + 4) && bs[i].bevel == bk_rd_i16le(d + 6);
+            ok &= ed[2 * i] == bk_rd_u16le(src + 4 * i) && ed[2 * i + 1] == bk_rd_u16le(src + 4 * i + 2);
+            ok &= lfc[i] == bk_rd_u16le(src + 2 * i);
+        }
+        free(nd), free(di), free(ap), free(bs), free(ed), free(lfc);
+        if (!ok) fprintf(stderr, "source nodes/dispinfo/areaportals/brushsides/edges/leaffaces column %u\n", col);
+        CHECK(ok);
+        /* texinfo (two rows of four floats each) and world lights (column 1: shadow_cast_offset first) */
+        ok = true;
+        bk_source_texinfo *ti = src_decode(BK_SRC_LUMP_TEXINFO, col, src, N);
+        bk_source_worldlight *wl = src_decode(BK_SRC_LUMP_WORLDLIGHTS, col, src, N);
+        for (uint32_t i = 0; i < N; i++) {
+            const uint8_t *d = src + (size_t)i * 72;
+            ok &= !memcmp(ti[i].tex_vecs, d, 32) && !memcmp(ti[i].lm_vecs, d + 32, 32) &&
+                  ti[i].flags == bk_rd_i32le(d + 64) && ti[i].texdata == bk_rd_i32le(d + 68);
+            d = src + (size_t)i * (col == 1 ? 100 : 88);
+            const uint8_t *t = d + (col == 1 ? 48 : 36);
+            ok &= !memcmp(wl[i].origin, d, 12) && !memcmp(wl[i].intensity, d + 12, 12) && !memcmp(wl[i].normal, d + 24, 12);
+            if (col == 1) ok &= !memcmp(wl[i].shadow_cast_offset, d + 36, 12);
+            ok &= wl[i].cluster == bk_rd_i32le(t) && wl[i].type == bk_rd_i32le(t + 4) && wl[i].style == bk_rd_i32le(t + 8) &&
+                  !memcmp(&wl[i].stopdot, t + 12, 4) && !memcmp(&wl[i].stopdot2, t + 16, 4) &&
+                  !memcmp(&wl[i].exponent, t + 20, 4) && !memcmp(&wl[i].radius, t + 24, 4) &&
+                  !memcmp(&wl[i].constant_attn, t + 28, 4) && !memcmp(&wl[i].linear_attn, t + 32, 4) &&
+                  !memcmp(&wl[i].quadratic_attn, t + 36, 4) && wl[i].flags == bk_rd_i32le(t + 40) &&
+                  wl[i].texinfo == bk_rd_i32le(t + 44) && wl[i].owner == bk_rd_i32le(t + 48);
+        }
+        free(ti), free(wl);
+        if (!ok) fprintf(stderr, "source texinfo/worldlights column %u\n", col);
+        CHECK(ok);
+    }
+    free(src);
+    /* the column by lump version: the leafs' 56 bytes only in version 0 outside Bloodlines */
+    const bk_lump_desc *leafs = &bk_family_source.lumps[BK_SRC_LUMP_LEAFS];
+    CHECK(bk_rows_column(leafs, 0, 0) == 0 && bk_rows_column(leafs, 0, 1) == 1 && bk_rows_column(leafs, 0, -1) == 1);
+    CHECK(bk_rows_column(leafs, 2, 0) == 2 && bk_rows_column(leafs, 2, 1) == 2);
+    CHECK(bk_rows_column(&bk_family_source.lumps[BK_SRC_LUMP_FACES], 2, 7) == 2);
+    const bk_lump_desc *occ = &bk_family_source.lumps[BK_SRC_LUMP_OCCLUSION];
+    CHECK(bk_rows_column(occ, 0, 2) == 0 && bk_rows_column(occ, 0, 1) == 1);
+}
+
+/* A Source map: every lump with a destination, in the column its load chose, decoded from the rows
+ * and compared with the checker's reading, then encoded back to its bytes. seen[lump] gets bit col. */
+static int test_source_map(const char *path, uint8_t *seen)
+{
+    bk_file *f = NULL;
+    if (bk_file_open(path, NULL, &f) != BK_OK) return 0; /* v25, v42, rBSP, PSBV are refused */
+    if (!bk_source_map_of(f)) {
+        bk_file_free(f);
+        return 0;
+    }
+    const bk_family *fam = &bk_family_source;
+    for (uint32_t li = 0; li < fam->lump_count; li++) {
+        const bk_lump_desc *row = &fam->lumps[li];
+        bk_lump_view v;
+        if (!row->dst_size || bk_lump_view_of(f, li, &v) != BK_OK || !v.size) continue;
+        uint8_t col = v.column;
+        uint32_t e = row->entry[col];
+        if (v.size % e) continue; /* a size the loader reports */
+        uint32_t n = (uint32_t)(v.size / e);
+        const bk_fields *fs = &row->fields[col];
+        uint8_t *dst = calloc(n, row->dst_size), *back = calloc(v.size, 1), *mask = calloc(e, 1);
+        bk_decode_rows(fs, v.data, e, n, dst, row->dst_size, false);
+        bool same = true;
+        for (uint32_t r = 0; r < fs->count; r++) {
+            const bk_field *fd = &fs->rows[r];
+            if (!fd->to) continue;
+            uint8_t to = (uint8_t)(fd->to - 1);
+            uint32_t values = fd->dst_count ? fd->dst_count : fd->count;
+            bool bytes = fd->type == BK_FT_CHARS || fd->type == BK_FT_BYTES;
+            memset(mask + fd->offset, 1, bytes ? values : values * bk_ftype_size(fd->type));
+            for (uint32_t i = 0; i < n && same && !bytes; i++)
+                for (uint32_t k = 0; k < values; k++) {
+                    const uint8_t *m = dst + (size_t)i * row->dst_size + fd->dst + (size_t)k * bk_ftype_size(to);
+                    const uint8_t *st = v.data + (size_t)i * e + fd->offset + (size_t)k * bk_ftype_size(fd->type);
+                    int64_t got;
+                    switch (to) {
+                    case BK_FT_F32: got = memcmp(m, st, 4) == 0 ? bk_field_get(fd, v.data + (size_t)i * e, k) : INT64_MIN; break;
+                    case BK_FT_U32: { uint32_t x; memcpy(&x, m, 4); got = x; break; }
+                    case BK_FT_I32: { int32_t x; memcpy(&x, m, 4); got = x; break; }
+                    case BK_FT_U16: { uint16_t x; memcpy(&x, m, 2); got = x; break; }
+                    case BK_FT_I16: { int16_t x; memcpy(&x, m, 2); got = x; break; }
+                    case BK_FT_I8: got = (int8_t)m[0]; break;
+                    default: got = m[0]; break;
+                    }
+                    if (got != bk_field_get(fd, v.data + (size_t)i * e, k)) {
+                        fprintf(stderr, "%s: %s[%u].%s[%u] (column %u): decoded %lld\n", path, row->name, i, fd->name, k,
+                                col, (long long)got);
+                        same = false;
+                        break;
+                    }
+                }
+        }
+        bk_encode_rows(fs, dst, row->dst_size, n, back, e, false);
+        for (uint32_t i = 0; i < n && same; i++)
+            for (uint32_t b = 0; b < e; b++)
+                if (mask[b] && back[(size_t)i * e + b] != v.data[(size_t)i * e + b]) {
+                    fprintf(stderr, "%s: %s[%u] byte %u (column %u): encoded back differs\n", path, row->name, i, b, col);
+                    same = false;
+                    break;
+                }
+        CHECK(same);
+        seen[li] |= (uint8_t)(1u << col);
+        free(dst), free(back), free(mask);
+    }
+    bk_file_free(f);
+    return 1;
+}
+
+static void test_source_corpus(const char *shared)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/corpus/source", shared);
+    DIR *dp = opendir(dir);
+    if (!dp) {
+        printf("the Source real-map part left out: %s missing\n", dir);
+        return;
+    }
+    uint8_t seen[BK_SRC_LUMP_COUNT] = {0};
+    int maps = 0;
+    struct dirent *de;
+    while ((de = readdir(dp))) {
+        size_t n = strlen(de->d_name);
+        if (n < 4 || strcmp(de->d_name + n - 4, ".bsp")) continue;
+        char path[8192];
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        maps += test_source_map(path, seen);
+    }
+    closedir(dp);
+    int lumps = 0, cols = 0, described = 0;
+    for (int i = 0; i < BK_SRC_LUMP_COUNT; i++) {
+        if (!bk_family_source.lumps[i].dst_size) continue;
+        described++;
+        lumps += seen[i] != 0;
+        for (int c = 0; c < BK_FAMILY_COLUMNS; c++) cols += (seen[i] >> c) & 1;
+        if (!seen[i]) printf("source lump %s: in no corpus map\n", bk_family_source.lumps[i].name);
+    }
+    printf("%d Source maps: %d of %d lumps with a destination (%d lump columns) decoded both ways\n", maps, lumps,
+           described, cols);
+    CHECK(maps >= 20);
+    CHECK(lumps == described);
+    /* the columns the corpus holds: 56- and 32-byte leafs and Bloodlines', 88- and 100-byte world
+     * lights, Bloodlines' 104-byte faces */
+    CHECK(seen[BK_SRC_LUMP_LEAFS] == 7);
+    CHECK(seen[BK_SRC_LUMP_WORLDLIGHTS] == 3);
+    CHECK(seen[BK_SRC_LUMP_FACES] == 5);
+}
+
 int main(int argc, char **argv)
 {
     test_rows_shape();
     test_quake_by_hand();
+    test_source_by_hand();
+    if (argc > 1) test_source_corpus(argv[1]);
     /* argv[1]: the shared folder (tests/CMakeLists.txt) */
     static const char *const dirs[] = {"quake1", "goldsrc", "hexen2"};
     int maps = 0, dirs_found = 0;

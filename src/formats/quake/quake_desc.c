@@ -91,7 +91,7 @@ const bk_version_desc *bk_quake_version_bshift(void) { return &k_versions[2]; }
 /* ---- fields: as stored (id's bspfile.h, the BSP2 extension), and where bk_decode_rows puts each
  * one in the public struct (include/bspkit/quake.h) ------------------------------------------- */
 #define F(name, type, offset, count, to, st, member) \
-    {name, BK_FT_##type, offset, count, BK_TO(to), (uint16_t)offsetof(st, member)}
+    {name, BK_FT_##type, offset, count, BK_TO(to), (uint16_t)offsetof(st, member), 0}
 #define PL bk_q1_plane
 #define ND bk_q1_node
 #define TI bk_q1_texinfo
@@ -100,7 +100,7 @@ const bk_version_desc *bk_quake_version_bshift(void) { return &k_versions[2]; }
 #define LF bk_q1_leaf
 #define MD bk_q1_model
 /* a lump whose element is one value (the public array is of that value): destination offset 0 */
-#define F0(name, type, count, to) {name, BK_FT_##type, 0, count, BK_TO(to), 0}
+#define F0(name, type, count, to) {name, BK_FT_##type, 0, count, BK_TO(to), 0, 0}
 static const bk_field f_plane[] = {F("normal", F32, 0, 3, F32, PL, normal), F("dist", F32, 12, 1, F32, PL, dist),
                                    F("type", I32, 16, 1, I32, PL, type)};
 static const bk_field f_vertex[] = {F0("point", F32, 3, F32)};

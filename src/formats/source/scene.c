@@ -401,7 +401,7 @@ static bk_result add_lights(const bk_file *f, sb *b, int32_t world)
         bk_scene_diag(b->s, b->opt, BK_SEV_WARNING, r, NULL, name, BK_NO_INDEX, (int64_t)l->offset,
                       "the world lights lump cannot be decoded (%s): no world lights", bk_strerror(r));
     else if (l->size)
-        r = bk_src_add_lights(b, l, name, world);
+        r = bk_src_add_lights(b, l, ((const vbsp_impl *)f->impl)->column[idx], name, world);
     bk_vbsp_lump_release(f, idx);
     return r == BK_ENOMEM || r == BK_ELIMIT || r == BK_OK ? r : BK_OK;
 }

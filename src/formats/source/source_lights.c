@@ -1,6 +1,7 @@
 /* Source world lights (lump 15, or 54 where the map's HDR lighting is used): the lights vrad baked
  * into the lightmaps, kept by the engine for models and dynamic objects (bspfile.h dworldlight_t:
- * 88 bytes in lump version 0, 100 in version 1 with shadow_cast_offset after normal).
+ * 88 bytes in lump version 0, 100 in version 1 with shadow_cast_offset after normal: the rows'
+ * columns, source_desc.c).
  *
  * Each becomes a node "light N" (N: its index in the lump) under a node "worldlights" under
  * worldspawn, holding a glTF KHR_lights_punctual light: emit_point and emit_quakelight a point
@@ -22,28 +23,7 @@
 
 static const char *const k_emit[] = {"surface", "point", "spotlight", "skylight", "quakelight", "skyambient"};
 
-typedef struct wl {
-    float origin[3], intensity[3], normal[3];
-    int32_t cluster, type, style;
-    float stopdot, stopdot2, exponent, radius, c, l, q;
-    int32_t flags, texinfo, owner;
-} wl;
-
-static float f32(const uint8_t *p) { return bk_rd_f32le(p); }
-
-static void read_wl(const uint8_t *d, bool v1, wl *o)
-{
-    for (int k = 0; k < 3; k++) {
-        o->origin[k] = f32(d + 4 * k);
-        o->intensity[k] = f32(d + 12 + 4 * k);
-        o->normal[k] = f32(d + 24 + 4 * k);
-    }
-    const uint8_t *t = d + (v1 ? 48 : 36);
-    o->cluster = bk_rd_i32le(t), o->type = bk_rd_i32le(t + 4), o->style = bk_rd_i32le(t + 8);
-    o->stopdot = f32(t + 12), o->stopdot2 = f32(t + 16), o->exponent = f32(t + 20), o->radius = f32(t + 24);
-    o->c = f32(t + 28), o->l = f32(t + 32), o->q = f32(t + 36);
-    o->flags = bk_rd_i32le(t + 40), o->texinfo = bk_rd_i32le(t + 44), o->owner = bk_rd_i32le(t + 48);
-}
+typedef bk_source_worldlight wl;   /* decoded from the lump's rows (source_desc.c) */
 
 /* the rotation turning local -Z onto unit direction n */
 static void aim(const float n[3], float q[4])
@@ -85,7 +65,7 @@ static bk_result fields(bk_kv **x, uint32_t *n, const wl *w, const char *lump)
     BK_TRY(bk_kv_append(x, n, "emittype", w->type >= 0 && w->type <= 5 ? k_emit[w->type] : "unknown"));
     BK_TRY(kv(x, n, "intensity", w->intensity, 3));
     BK_TRY(kv(x, n, "normal", w->normal, 3));
-    float att[3] = {w->c, w->l, w->q}, spot[3] = {w->stopdot, w->stopdot2, w->exponent};
+    float att[3] = {w->constant_attn, w->linear_attn, w->quadratic_attn}, spot[3] = {w->stopdot, w->stopdot2, w->exponent};
     BK_TRY(kv(x, n, "attenuation", att, 3));
     BK_TRY(kv(x, n, "stopdot_stopdot2_exponent", spot, 3));
     BK_TRY(kv(x, n, "radius", &w->radius, 1));
@@ -115,7 +95,7 @@ static bk_result add_one(sb *b, const wl *w, uint32_t i, int32_t parent, const c
     float m = 0;
     for (int k = 0; k < 3; k++) m = fmaxf(m, isfinite(w->intensity[k]) ? w->intensity[k] : 0);
     for (int k = 0; k < 3; k++) l->color[k] = m > 0 && isfinite(w->intensity[k]) ? fmaxf(w->intensity[k], 0) / m : 0;
-    float den = w->c + w->l * REF_DIST + w->q * REF_DIST * REF_DIST;
+    float den = w->constant_attn + w->linear_attn * REF_DIST + w->quadratic_attn * REF_DIST * REF_DIST;
     l->intensity = type == BK_LIGHT_DIRECTIONAL || !(den > 0) || !isfinite(den) ? m : m * REF_DIST * REF_DIST / den;
     l->range = w->radius > 0 && isfinite(w->radius) ? w->radius : 0;
     if (w->type == 2) {
@@ -128,9 +108,10 @@ static bk_result add_one(sb *b, const wl *w, uint32_t i, int32_t parent, const c
     return fields(&l->extras, &l->extra_count, w, lump);
 }
 
-bk_result bk_src_add_lights(sb *b, const bk_source_lump *lp, const char *lump, int32_t world)
+bk_result bk_src_add_lights(sb *b, const bk_source_lump *lp, uint8_t column, const char *lump, int32_t world)
 {
-    size_t es = lp->version >= 1 ? 100 : 88;
+    const bk_lump_desc *row = &bk_source_lumps[BK_SRC_LUMP_WORLDLIGHTS];   /* worldlights_hdr: the same rows */
+    size_t es = row->entry[column];
     if (!lp->size || !lp->data) return BK_OK;
     if (lp->size % es) {
         bk_scene_diag(b->s, b->opt, BK_SEV_WARNING, BK_ELUMP_SIZE, NULL, lump, BK_NO_INDEX, lp->offset,
@@ -152,8 +133,8 @@ bk_result bk_src_add_lights(sb *b, const bk_source_lump *lp, const char *lump, i
     BK_TRY(bk_kv_append(&pn->extras, &pn->extra_count, "baked", "true"));
     BK_TRY(kvi(&b->s->nodes[parent].extras, &b->s->nodes[parent].extra_count, "count", (int32_t)count));
     for (uint32_t i = 0; i < count; i++) {
-        wl w;
-        read_wl(lp->data + (size_t)i * es, lp->version >= 1, &w);
+        wl w = {0};
+        bk_decode_rows(&row->fields[column], lp->data + (size_t)i * es, (uint32_t)es, 1, &w, row->dst_size, false);
         BK_TRY(add_one(b, &w, i, parent, lump));
     }
     return BK_OK;

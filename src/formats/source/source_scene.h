@@ -87,7 +87,7 @@ bk_result bk_src_sky_add(sb *b, bk_result (*build)(sb *b, const uint8_t *only, c
 
 /* source_lights.c: the world lights of lump l (named lump) as light nodes under a node
  * "worldlights" under node world (-1: a root) */
-bk_result bk_src_add_lights(sb *b, const bk_source_lump *l, const char *lump, int32_t world);
+bk_result bk_src_add_lights(sb *b, const bk_source_lump *l, uint8_t column, const char *lump, int32_t world);
 
 /* source_props.c: a node per static prop, with its model's mesh when found */
 bk_result bk_src_add_prop_nodes(sb *b);

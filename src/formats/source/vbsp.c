@@ -57,16 +57,14 @@ bk_result bk_source_cubemaps(const bk_file *f, bk_source_cubemap **out, uint32_t
     const uint8_t *d;
     size_t n;
     BK_TRY(bk_source_lump_bytes(f, BK_SRC_LUMP_CUBEMAPS, &d, &n));
-    if (n % 16) return BK_EFORMAT;
+    const bk_lump_desc *row = &bk_source_lumps[BK_SRC_LUMP_CUBEMAPS];
+    if (n % row->entry[0]) return BK_EFORMAT;
     if (!n) return BK_OK;
-    bk_source_cubemap *c = bk_calloc(n / 16, sizeof *c);
+    bk_source_cubemap *c = bk_calloc(n / row->entry[0], sizeof *c);
     if (!c) return BK_ENOMEM;
-    for (size_t i = 0; i < n / 16; i++) {
-        for (int k = 0; k < 3; k++) c[i].origin[k] = bk_rd_i32le(d + 16 * i + 4 * (size_t)k);
-        c[i].size = d[16 * i + 12];
-    }
+    bk_decode_rows(&row->fields[0], d, row->entry[0], (uint32_t)(n / row->entry[0]), c, row->dst_size, false);
     *out = c;
-    *count = (uint32_t)(n / 16);
+    *count = (uint32_t)(n / row->entry[0]);
     return BK_OK;
 }
 
@@ -149,14 +147,16 @@ static bk_result load_directory(vbsp_ld *L)
     const uint8_t *d = L->f->data;
     size_t size = L->f->size;
     bk_source_map *p = L->p;
-    /* v21 has two directory orders (two version rows, the same bytes at the start): the one that
-     * places the lumps plausibly is taken */
+    /* a version with two directory orders (v21: two version rows, the same bytes at the start):
+     * the later row is taken when it places the lumps plausibly, or more of them */
     bool std_ok, l4_ok;
     int std_score = table_score(d, size, L->f->version->dir, &std_ok);
-    if (p->version == 21 && !std_ok) {
-        const bk_version_desc *l4 = bk_vbsp_version_l4d2();
-        int l4_score = table_score(d, size, l4->dir, &l4_ok);
-        if (l4_ok || l4_score > std_score) L->f->version = l4;
+    const bk_family *fam = &bk_family_source;
+    for (const bk_version_desc *v = L->f->version + 1; !std_ok && v < fam->versions + fam->version_count; v++) {
+        if (strcmp(v->ident, L->f->version->ident) || v->version != p->version || !v->dir) continue;
+        int l4_score = table_score(d, size, v->dir, &l4_ok);
+        if (l4_ok || l4_score > std_score) L->f->version = v;
+        break;
     }
     const bk_dir_layout *dir = L->f->version->dir;
     p->l4d2_layout = dir->ofs_field != 0;
@@ -175,6 +175,7 @@ static bk_result load_directory(vbsp_ld *L)
         int32_t ver = bk_rd_i32le(e + (p->l4d2_layout ? 0 : 8));
         bk_source_lump *l = &p->lumps[i];
         l->version = ver;
+        L->m->column[i] = bk_rows_column(&k_lumps[i], L->f->version->column, ver);
         l->fourcc = bk_rd_u32le(e + 12);
         bk_lump_info *li = &L->f->info.lumps[i];
         snprintf(li->name, sizeof li->name, "%s", LNAME(i));
@@ -291,18 +292,14 @@ bk_result bk_vbsp_check_lump_refs(vbsp_ld *L, int lump)
         lumps[i].ofs = p->lumps[i].offset;
         lumps[i].compressed = p->lumps[i].compressed;
     }
-    /* the ambient samples (their size by the lump's version, as source_lump_view says) and their index */
+    /* the ambient samples (their size by the lump's column) and their index */
     for (int i = BK_SRC_LUMP_LEAF_AMBIENT_LIGHTING_HDR; i <= BK_SRC_LUMP_LEAF_AMBIENT_LIGHTING; i++) {
-        uint32_t es = bk_source_lumps[i].entry[p->lumps[i].version == 1 ? 1 : 0];
+        uint32_t es = bk_source_lumps[i].entry[L->m->column[i]];
         lumps[i].count = (uint32_t)(p->lumps[i].size / es);
     }
     for (int i = BK_SRC_LUMP_LEAF_AMBIENT_INDEX_HDR; i <= BK_SRC_LUMP_LEAF_AMBIENT_INDEX; i++)
         lumps[i].count = p->lumps[i].size % 4 ? 0 : (uint32_t)(p->lumps[i].size / 4);
-    /* the column of the lump's element sizes: Bloodlines' faces, the leafs' version */
-    uint8_t col = 0;
-    if (lump == BK_SRC_LUMP_LEAFS) col = p->leaf_version == 0 ? 0 : 1;
-    else if (p->version == 17) col = 2;
-    const bk_ref_input in = {&bk_family_source, col, lumps, repair_ref, L};
+    const bk_ref_input in = {&bk_family_source, L->m->column[lump], lumps, repair_ref, L};
     return bk_check_refs(L->ctx, &in, (uint32_t)lump);
 }
 
@@ -321,82 +318,62 @@ static bk_result repair_ref(void *user, uint32_t ref, uint32_t i, uint32_t k)
     return BK_OK;
 }
 
-/* ---- per-lump decoding -------------------------------------------------------------------- */
-static bk_result load_planes(vbsp_ld *L)
+/* ---- per-lump decoding: the arrays from their rows (source_desc.c), then what each needs checked */
+bk_result bk_vbsp_decode_lump(vbsp_ld *L, int idx, uint32_t per, void **out, uint32_t *count)
 {
-    bk_source_map *p = L->p;
+    const bk_lump_desc *row = &k_lumps[idx];
+    uint8_t col = L->m->column[idx];
     uint32_t n;
-    const uint8_t *d;
-    BK_TRY(lump_count(L, BK_SRC_LUMP_PLANES, &n));
-    ALLOC_N(p->planes, n);
-    d = p->lumps[BK_SRC_LUMP_PLANES].data;
-    for (uint32_t i = 0; i < n; i++, d += 20) {
-        for (int k = 0; k < 3; k++) p->planes[i].normal[k] = bk_rd_f32le(d + 4 * k);
-        p->planes[i].dist = bk_rd_f32le(d + 12);
-        p->planes[i].type = bk_rd_i32le(d + 16);
+    *out = NULL;
+    BK_TRY(lump_count_sized(L, idx, row->entry[col], &n));
+    bk_result ar = BK_OK;
+    void *a = bk_alloc_array(L->ctx, (size_t)n * per, row->dst_size / per, &ar);
+    if (!a) {
+        bk_report(L->ctx, BK_SEV_ERROR, ar, NULL, BK_NO_INDEX, BK_NO_OFFSET, "cannot allocate %u elements",
+                  (unsigned)((size_t)n * per));
+        return ar;
     }
-    p->plane_count = n;
-
+    if (n) bk_decode_rows(&row->fields[col], L->p->lumps[idx].data, row->entry[col], n, a, row->dst_size, false);
+    *out = a;
+    *count = n;
     return BK_OK;
 }
 
 static bk_result load_vertexes(vbsp_ld *L)
 {
     bk_source_map *p = L->p;
-    uint32_t n;
-    const uint8_t *d;
-    BK_TRY(lump_count(L, BK_SRC_LUMP_VERTEXES, &n));
-    ALLOC_N(p->vertices, (size_t)n * 3);
-    d = p->lumps[BK_SRC_LUMP_VERTEXES].data;
-    for (uint32_t i = 0; i < n; i++, d += 12) {
-        for (int k = 0; k < 3; k++) p->vertices[i * 3 + k] = bk_rd_f32le(d + 4 * k);
+    DECODE_ROWS(p->planes, BK_SRC_LUMP_PLANES, 1, p->plane_count);
+    DECODE_ROWS(p->vertices, BK_SRC_LUMP_VERTEXES, 3, p->vertex_count);
+    for (uint32_t i = 0; i < p->vertex_count; i++)
         if (!bk_finite3(&p->vertices[i * 3]))
             BK_ERR(L->ctx, BK_EFORMAT, "vertexes", i, eofs(L, BK_SRC_LUMP_VERTEXES, i, 12), "vertex is not finite");
-    }
-    p->vertex_count = n;
-
     return BK_OK;
 }
 
 static bk_result load_edges(vbsp_ld *L)
 {
     bk_source_map *p = L->p;
-    uint32_t n;
-    const uint8_t *d;
-    BK_TRY(lump_count(L, BK_SRC_LUMP_EDGES, &n));
-    ALLOC_N(p->edges, (size_t)n * 2);
-    d = p->lumps[BK_SRC_LUMP_EDGES].data;
-    for (uint32_t i = 0; i < (size_t)n * 2; i++) p->edges[i] = bk_rd_u16le(d + 2 * (size_t)i);
-    p->edge_count = n;
+    DECODE_ROWS(p->edges, BK_SRC_LUMP_EDGES, 2, p->edge_count);
     BK_TRY(bk_vbsp_check_lump_refs(L, BK_SRC_LUMP_EDGES));
-
-    BK_TRY(lump_count(L, BK_SRC_LUMP_SURFEDGES, &n));
-    ALLOC_N(p->surfedges, n);
-    d = p->lumps[BK_SRC_LUMP_SURFEDGES].data;
-    for (uint32_t i = 0; i < n; i++) p->surfedges[i] = bk_rd_i32le(d + 4 * (size_t)i);
-    p->surfedge_count = n;
+    DECODE_ROWS(p->surfedges, BK_SRC_LUMP_SURFEDGES, 1, p->surfedge_count);
     return bk_vbsp_check_lump_refs(L, BK_SRC_LUMP_SURFEDGES);
 }
 
+/* the texdata from their rows; their names (a table of offsets into NUL-terminated strings) by hand */
 static bk_result load_texdata(vbsp_ld *L)
 {
     bk_source_map *p = L->p;
-    uint32_t n;
-    const uint8_t *d;
-    /* texdata names: a table of offsets into NUL-terminated strings */
-    uint32_t nstr;
+    uint32_t nstr, n;
     BK_TRY(lump_count(L, BK_SRC_LUMP_TEXDATA_STRING_TABLE, &nstr));
     const bk_source_lump *sd = &p->lumps[BK_SRC_LUMP_TEXDATA_STRING_DATA];
     const uint8_t *st = p->lumps[BK_SRC_LUMP_TEXDATA_STRING_TABLE].data;
-    BK_TRY(lump_count(L, BK_SRC_LUMP_TEXDATA, &n));
-    ALLOC_N(p->texdata, n);
+    DECODE_ROWS(p->texdata, BK_SRC_LUMP_TEXDATA, 1, n);
     p->texdata_count = n;
     L->string_count = nstr;
     BK_TRY(bk_vbsp_check_lump_refs(L, BK_SRC_LUMP_TEXDATA));
-    d = p->lumps[BK_SRC_LUMP_TEXDATA].data;
     size_t total = 1;
     for (uint32_t i = 0; i < n; i++) {
-        int32_t id = bk_rd_i32le(d + 32 * (size_t)i + 12);
+        int32_t id = p->texdata[i].name_id;
         if (id >= 0 && (uint32_t)id < nstr) {
             int32_t so = bk_rd_i32le(st + 4 * (size_t)id);
             if (so >= 0 && (size_t)so < sd->size) {
@@ -407,14 +384,8 @@ static bk_result load_texdata(vbsp_ld *L)
     }
     ALLOC_N(L->m->names, total);
     size_t at = 1; /* names[0] = "" for bad entries */
-    for (uint32_t i = 0; i < n; i++, d += 32) {
+    for (uint32_t i = 0; i < n; i++) {
         bk_source_texdata *t = &p->texdata[i];
-        for (int k = 0; k < 3; k++) t->reflectivity[k] = bk_rd_f32le(d + 4 * k);
-        t->name_id = bk_rd_i32le(d + 12);
-        t->width = bk_rd_i32le(d + 16);
-        t->height = bk_rd_i32le(d + 20);
-        t->view_width = bk_rd_i32le(d + 24);
-        t->view_height = bk_rd_i32le(d + 28);
         t->name = L->m->names;
         uint64_t o = eofs(L, BK_SRC_LUMP_TEXDATA, i, 32);
         if (t->width < 0 || t->height < 0 || t->width > 65536 || t->height > 65536)
@@ -442,86 +413,13 @@ static bk_result load_texdata(vbsp_ld *L)
     return BK_OK;
 }
 
-static bk_result load_texinfo(vbsp_ld *L)
-{
-    bk_source_map *p = L->p;
-    uint32_t n;
-    const uint8_t *d;
-    BK_TRY(lump_count(L, BK_SRC_LUMP_TEXINFO, &n));
-    ALLOC_N(p->texinfo, n);
-    d = p->lumps[BK_SRC_LUMP_TEXINFO].data;
-    for (uint32_t i = 0; i < n; i++, d += 72) {
-        bk_source_texinfo *t = &p->texinfo[i];
-        for (int k = 0; k < 8; k++) {
-            t->tex_vecs[k / 4][k % 4] = bk_rd_f32le(d + 4 * k);
-            t->lm_vecs[k / 4][k % 4] = bk_rd_f32le(d + 32 + 4 * k);
-        }
-        t->flags = bk_rd_i32le(d + 64);
-        t->texdata = bk_rd_i32le(d + 68);
-    }
-    p->texinfo_count = n;
-    BK_TRY(bk_vbsp_check_lump_refs(L, BK_SRC_LUMP_TEXINFO));
-    return BK_OK;
-}
-
 static bk_result load_simple(vbsp_ld *L)
 {
-    BK_TRY(load_planes(L));
     BK_TRY(load_vertexes(L));
     BK_TRY(load_edges(L));
     BK_TRY(load_texdata(L));
-    return load_texinfo(L);
-}
-
-/* dface_t: 56 bytes; Vampire: Bloodlines (v17): 104 bytes with 32 bytes of average colours first,
- * eight style bytes and two more sets of eight (day/night) */
-static bk_result load_faces(vbsp_ld *L, int idx, bk_source_face **out, uint32_t *out_n)
-{
-    bk_source_map *p = L->p;
-    bool v17 = p->version == 17;
-    size_t es = k_lumps[idx].entry[L->f->version->column];   /* the version row's face size */
-    uint32_t n;
-    BK_TRY(lump_count_sized(L, idx, es, &n));
-    bk_source_face *fa;
-    ALLOC_N(fa, n);
-    *out = fa;
-    *out_n = n;
-    const uint8_t *d = p->lumps[idx].data;
-    for (uint32_t i = 0; i < n; i++, d += es) {
-        bk_source_face *f = &fa[i];
-        const uint8_t *b = v17 ? d + 32 : d;
-        f->planenum = bk_rd_u16le(b);
-        f->side = b[2];
-        f->on_node = b[3];
-        f->firstedge = bk_rd_i32le(b + 4);
-        f->numedges = bk_rd_i16le(b + 8);
-        f->texinfo = bk_rd_i16le(b + 10);
-        f->dispinfo = bk_rd_i16le(b + 12);
-        f->fog_volume = bk_rd_i16le(b + 14);
-        memcpy(f->styles, b + 16, 4);
-        if (v17) {
-            f->lightofs = bk_rd_i32le(d + 72);
-            f->area = bk_rd_f32le(d + 76);
-            f->lm_mins[0] = bk_rd_i32le(d + 80);
-            f->lm_mins[1] = bk_rd_i32le(d + 84);
-            f->lm_size[0] = bk_rd_i32le(d + 88);
-            f->lm_size[1] = bk_rd_i32le(d + 92);
-            f->orig_face = bk_rd_i32le(d + 96);
-            f->smoothing_groups = bk_rd_u32le(d + 100);
-        } else {
-            f->lightofs = bk_rd_i32le(d + 20);
-            f->area = bk_rd_f32le(d + 24);
-            f->lm_mins[0] = bk_rd_i32le(d + 28);
-            f->lm_mins[1] = bk_rd_i32le(d + 32);
-            f->lm_size[0] = bk_rd_i32le(d + 36);
-            f->lm_size[1] = bk_rd_i32le(d + 40);
-            f->orig_face = bk_rd_i32le(d + 44);
-            f->num_prims = bk_rd_u16le(d + 48);
-            f->first_prim = bk_rd_u16le(d + 50);
-            f->smoothing_groups = bk_rd_u32le(d + 52);
-        }
-    }
-    return BK_OK;
+    DECODE_ROWS(L->p->texinfo, BK_SRC_LUMP_TEXINFO, 1, L->p->texinfo_count);
+    return bk_vbsp_check_lump_refs(L, BK_SRC_LUMP_TEXINFO);
 }
 
 /* bytes of lightmap samples a face needs at lightofs */
@@ -539,7 +437,7 @@ static bk_result check_faces(vbsp_ld *L, int idx, bk_source_face *fa, uint32_t n
 {
     bk_source_map *p = L->p;
     const char *ln = LNAME(idx);
-    size_t es = k_lumps[idx].entry[L->f->version->column];   /* 56, or 104 in v17 */
+    size_t es = k_lumps[idx].entry[L->m->column[idx]];   /* 56, or 104 in v17 */
     BK_TRY(bk_vbsp_check_lump_refs(L, idx));
     for (uint32_t i = 0; i < n; i++) {
         bk_source_face *f = &fa[i];
@@ -606,40 +504,9 @@ static bk_result check_faces(vbsp_ld *L, int idx, bk_source_face *fa, uint32_t n
 static bk_result load_displacements(vbsp_ld *L)
 {
     bk_source_map *p = L->p;
-    uint32_t n;
-    BK_TRY(lump_count(L, BK_SRC_LUMP_DISP_VERTS, &n));
-    ALLOC_N(p->dispverts, n);
-    p->dispvert_count = n;
-    const uint8_t *d = p->lumps[BK_SRC_LUMP_DISP_VERTS].data;
-    for (uint32_t i = 0; i < n; i++, d += 20) {
-        bk_source_dispvert *v = &p->dispverts[i];
-        for (int k = 0; k < 3; k++) v->vec[k] = bk_rd_f32le(d + 4 * k);
-        v->dist = bk_rd_f32le(d + 12);
-        v->alpha = bk_rd_f32le(d + 16);
-    }
-    BK_TRY(lump_count(L, BK_SRC_LUMP_DISP_TRIS, &n));
-    ALLOC_N(p->disptris, n);
-    p->disptri_count = n;
-    d = p->lumps[BK_SRC_LUMP_DISP_TRIS].data;
-    for (uint32_t i = 0; i < n; i++) p->disptris[i] = bk_rd_u16le(d + 2 * (size_t)i);
-
-    BK_TRY(lump_count(L, BK_SRC_LUMP_DISPINFO, &n));
-    ALLOC_N(p->dispinfo, n);
-    p->dispinfo_count = n;
-    d = p->lumps[BK_SRC_LUMP_DISPINFO].data;
-    for (uint32_t i = 0; i < n; i++, d += 176) {
-        bk_source_dispinfo *di = &p->dispinfo[i];
-        for (int k = 0; k < 3; k++) di->start[k] = bk_rd_f32le(d + 4 * k);
-        di->vert_start = bk_rd_i32le(d + 12);
-        di->tri_start = bk_rd_i32le(d + 16);
-        di->power = bk_rd_i32le(d + 20);
-        di->min_tess = bk_rd_i32le(d + 24);
-        di->smoothing_angle = bk_rd_f32le(d + 28);
-        di->contents = bk_rd_i32le(d + 32);
-        di->map_face = bk_rd_u16le(d + 36);
-        di->lm_alpha_start = bk_rd_i32le(d + 40);
-        di->lm_sample_start = bk_rd_i32le(d + 44);
-    }
+    DECODE_ROWS(p->dispverts, BK_SRC_LUMP_DISP_VERTS, 1, p->dispvert_count);
+    DECODE_ROWS(p->disptris, BK_SRC_LUMP_DISP_TRIS, 1, p->disptri_count);
+    DECODE_ROWS(p->dispinfo, BK_SRC_LUMP_DISPINFO, 1, p->dispinfo_count);
     return BK_OK;
 }
 
@@ -703,9 +570,9 @@ static bk_result load_all_faces(vbsp_ld *L)
 {
     bk_source_map *p = L->p;
     bk_ctx *ctx = L->ctx;
-    BK_TRY(load_faces(L, BK_SRC_LUMP_ORIGINALFACES, &p->orig_faces, &p->orig_face_count));
-    BK_TRY(load_faces(L, BK_SRC_LUMP_FACES, &p->faces, &p->face_count));
-    if (p->version != 17) BK_TRY(load_faces(L, BK_SRC_LUMP_FACES_HDR, &p->hdr_faces, &p->hdr_face_count));
+    DECODE_ROWS(p->orig_faces, BK_SRC_LUMP_ORIGINALFACES, 1, p->orig_face_count);
+    DECODE_ROWS(p->faces, BK_SRC_LUMP_FACES, 1, p->face_count);
+    if (p->version != 17) DECODE_ROWS(p->hdr_faces, BK_SRC_LUMP_FACES_HDR, 1, p->hdr_face_count);
     const bk_source_lump *ldr = &p->lumps[BK_SRC_LUMP_LIGHTING], *hdr = &p->lumps[BK_SRC_LUMP_LIGHTING_HDR];
     /* a map compiled without vrad has lightofs values but no lighting at all: nothing to check */
     BK_TRY(check_faces(L, BK_SRC_LUMP_FACES, p->faces, p->face_count, ldr->size ? ldr : (hdr->size ? hdr : NULL)));

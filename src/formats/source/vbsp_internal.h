@@ -8,7 +8,7 @@
 #define VBSP_HEADER_SIZE 1036u
 #define VBSP_LZMA_HEADER 17u
 
-/* The family's rows (source_desc.c): lumps, the references the checker applies, and the L4D2 row */
+/* The family's rows (source_desc.c): lumps and the references the checker applies */
 enum {
     BK_SRC_REF_EDGE_VERTEX, BK_SRC_REF_SURFEDGE, BK_SRC_REF_TEXDATA_NAME, BK_SRC_REF_TEXINFO_TEXDATA,
     BK_SRC_REF_FACE_PLANE, BK_SRC_REF_ORIGFACE_PLANE, BK_SRC_REF_HDRFACE_PLANE, BK_SRC_REF_AREA_PORTALS, BK_SRC_REF_AREAPORTAL_AREA,
@@ -24,7 +24,15 @@ enum { BK_SRC_LUMP_LEAF_AMBIENT_LIGHTING_HDR = 55, BK_SRC_LUMP_LEAF_AMBIENT_LIGH
 enum { BK_SRC_LUMP_LEAF_AMBIENT_INDEX_HDR = 51, BK_SRC_LUMP_LEAF_AMBIENT_INDEX = 52 };
 extern const bk_lump_desc bk_source_lumps[BK_SRC_LUMP_COUNT];
 extern const bk_ref_desc bk_source_refs[BK_SRC_REF_COUNT];
-const bk_version_desc *bk_vbsp_version_l4d2(void);
+
+/* A world light (bspfile.h dworldlight_t) as its rows decode it (source_desc.c; source_lights.c and
+ * the decompiler read it) */
+typedef struct bk_source_worldlight {
+    float origin[3], intensity[3], normal[3], shadow_cast_offset[3];
+    int32_t cluster, type, style;
+    float stopdot, stopdot2, exponent, radius, constant_attn, linear_attn, quadratic_attn;
+    int32_t flags, texinfo, owner;
+} bk_source_worldlight;
 
 /* The loaded map: the public part first, then what it owns. */
 typedef struct vbsp_impl {
@@ -42,6 +50,8 @@ typedef struct vbsp_impl {
                                                 * lumps hold their bytes from it too, or NULL */
     char *names;                               /* texdata names, NUL-separated */
     uint32_t occluder_count, occluder_poly_count; /* the occlusion lump's (vbsp_occluders.c) */
+    uint8_t column[BK_SRC_LUMP_COUNT];         /* each lump's column of rows (bk_rows_column; the leafs'
+                                                * moved by their size, vbsp_tree.c) */
 } vbsp_impl;
 
 /* Decode Valve's LZMA block at src (17-byte header: "LZMA", u32 actualSize, u32 lzmaSize,

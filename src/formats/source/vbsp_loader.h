@@ -65,6 +65,16 @@ static inline bk_result lump_count(vbsp_ld *L, int idx, uint32_t *count)
     return lump_count_sized(L, idx, k_lumps[idx].entry[0], count);
 }
 
+/* vbsp.c: lump idx decoded from its rows (source_desc.c) in its column into a new typed array of
+ * *count elements (per: array values per element, 3 for the vertices' floats) */
+bk_result bk_vbsp_decode_lump(vbsp_ld *L, int idx, uint32_t per, void **out, uint32_t *count);
+#define DECODE_ROWS(ptr, idx, per, n)                                                            \
+    do {                                                                                         \
+        void *dr_ = NULL;                                                                        \
+        BK_TRY(bk_vbsp_decode_lump(L, (idx), (per), &dr_, &(n)));                                \
+        (ptr) = dr_;                                                                             \
+    } while (0)
+
 /* vbsp.c: the reference checker over lump `lump` (the rows of source_desc.c), on the decoded bytes */
 bk_result bk_vbsp_check_lump_refs(vbsp_ld *L, int lump);
 /* vbsp_occluders.c: the occlusion lump counted and its references checked (warnings) */

@@ -60,7 +60,10 @@ bk_result bk_vbsp_load_occluders(vbsp_ld *L)
                 "the lump cannot be decoded (%s): occluders not read", bk_strerror(r));
         return BK_OK;
     }
-    size_t es = l->version >= 2 ? 40 : 36, at = 0, occ, poly, idx;
+    /* the occluders' size by the lump's version: the first section of its rows' column (40 bytes
+     * from version 2, 36 before: source_desc.c) */
+    const bk_lump_sections *secs = &k_lumps[BK_SRC_LUMP_OCCLUSION].sections[L->m->column[BK_SRC_LUMP_OCCLUSION]];
+    size_t es = secs->count ? secs->rows[0].entry : 40, at = 0, occ, poly, idx;
     uint32_t n = 0, np = 0, ni = 0;
     bool ok = section(l, &at, es, &n);
     occ = at, at += (size_t)n * es;
