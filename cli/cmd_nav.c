@@ -90,8 +90,7 @@ static int build(const cli_cmd *me, cli_opts *o, const char *agent_text, bk_file
 {
     *m = NULL;
     if (!bk_nav_available()) {
-        fprintf(stderr, "bspkit: %s: not built: this bspkit was built without Recast/Detour "
-                        "(apt-get install librecast-dev, then rebuild)\n", me->name);
+        fprintf(stderr, "bspkit: %s: not available: %s\n", me->name, bk_nav_unavailable_reason());
         return EXIT_BAD_INPUT;
     }
     int rc = cli_load(o->positional[0], o, f, owned);

@@ -9,7 +9,8 @@
  *     bk_navmesh *m;
  *     if (bk_navmesh_build(file, NULL, &a, &m) == BK_OK) { ...; bk_navmesh_free(m); }
  *
- * A build without librecast answers BK_EUNSUPPORTED (bk_nav_available() says which).
+ * A build without librecast, or without its module, answers BK_EUNSUPPORTED (bk_nav_available(),
+ * bk_nav_unavailable_reason()).
  */
 #ifndef BSPKIT_NAV_H
 #define BSPKIT_NAV_H
@@ -27,8 +28,12 @@ typedef struct bk_nav_agent {
     float slope;     /* the steepest walkable floor, degrees */
 } bk_nav_agent;
 
-/* true when this libbspkit was built with Recast/Detour */
+/* true when this libbspkit was built with Recast/Detour and its module (libbspkit_nav.so, opened
+ * on first use: docs/navmesh.md) loads */
 bool bk_nav_available(void);
+/* why navmeshes are not available (built without Recast/Detour, or the module that did not load,
+ * with the paths tried); NULL when they are */
+const char *bk_nav_unavailable_reason(void);
 /* The family's player (bk_file_game: its standing box; the engine's step height, 45 degrees);
  * BK_EUNSUPPORTED for a file that is not a map. */
 bk_result bk_nav_default_agent(const bk_file *f, bk_nav_agent *out);

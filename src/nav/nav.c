@@ -67,7 +67,9 @@ struct bk_navmesh {
     bk_nav_agent agent;
 };
 
-bool bk_nav_available(void) { return true; }
+bool bk_nav_available(void) { return bk_nav_shim_load(NULL, 0); }
+
+const char *bk_nav_unavailable_reason(void) { return bk_nav_shim_load(NULL, 0) ? NULL : bk_nav_shim_why(); }
 
 /* engine (Z up) -> Recast (Y up), turning about X so that windings and handedness stay */
 static void to_rc(const float *p, float *o) { o[0] = p[0], o[1] = p[2], o[2] = -p[1]; }
@@ -234,9 +236,11 @@ bk_result bk_navmesh_build(const bk_file *f, const bk_options *opt, const bk_nav
     if (!f->family || !f->family->collision)
         return bk_report(&ctx, BK_SEV_ERROR, BK_EUNSUPPORTED, "navmesh", BK_NO_INDEX, BK_NO_OFFSET,
                          "navmesh: not supported for %s files (no collision model)", bk_format_name(f->format));
-    char why[300];
+    char why[1200];
     if (bk_nav_agent_check(&a, why, sizeof why) != BK_OK)
         return bk_report(&ctx, BK_SEV_ERROR, BK_EARG, "navmesh", BK_NO_INDEX, BK_NO_OFFSET, "%s", why);
+    if (!bk_nav_shim_load(why, sizeof why))
+        return bk_report(&ctx, BK_SEV_ERROR, BK_EUNSUPPORTED, "navmesh", BK_NO_INDEX, BK_NO_OFFSET, "%s", why);
     BK_TRY(bk_file_complete((bk_file *)f, opt));
     bk_scene *s = bk_scene_new();
     if (!s) return BK_ENOMEM;
@@ -400,6 +404,10 @@ bk_result bk_navmesh_path(const bk_navmesh *m, const float a[3], const float b[3
 #else /* built without Recast/Detour: every call says so */
 
 bool bk_nav_available(void) { return false; }
+const char *bk_nav_unavailable_reason(void)
+{
+    return "this bspkit was built without Recast/Detour (apt-get install librecast-dev, then rebuild)";
+}
 bk_result bk_navmesh_build(const bk_file *f, const bk_options *opt, const bk_nav_agent *a, bk_navmesh **out)
 {
     (void)f, (void)opt, (void)a;

@@ -5,12 +5,7 @@
 lib=$1
 inc=${2:-}
 command -v nm >/dev/null || { echo "SKIP: nm missing"; exit 77; }
-# The navmesh's C++ shim (src/nav/recast_shim.cpp) also leaves the vague-linkage copies of the
-# inline code of Recast's and the C++ library's headers (nm W / V, C++-mangled): the linker merges
-# every copy of one into one, so they cannot collide with a user's code. Its own code is static.
-bad=$(nm -g --defined-only "$lib" 2>/dev/null |
-      awk 'NF == 3 && $2 ~ /[TDBRCVW]/ && !($2 ~ /[VW]/ && $3 ~ /^(_Z|DW\.ref\._Z|DW\.ref\.__gxx_personality_v0$)/) {print $3}' |
-      grep -v '^bk_' | grep -vE '^(__odr_asan|__asan|__ubsan|__sancov|___asan)' | sort -u)
+bad=$(nm -g --defined-only "$lib" 2>/dev/null | awk 'NF == 3 && $2 ~ /[TDBRCV]/ {print $3}' | grep -v '^bk_' | grep -vE '^(__odr_asan|__asan|__ubsan|__sancov|___asan)' | sort -u)
 total=$(nm -g --defined-only "$lib" 2>/dev/null | awk 'NF == 3 && $2 ~ /[TDBRCV]/' | wc -l)
 if [[ $total -eq 0 ]]; then echo "FAIL: no symbols read from $lib"; echo "0 passed, 1 failed"; exit 1; fi
 if [[ -n $bad ]]; then
