@@ -48,6 +48,11 @@ static const bk_version_desc k_versions[] = {
     VBSP(21, "Source v21", "", 0, &k_dir),
     /* the same bytes at the start; told apart by the loader (which directory order places the lumps) */
     VBSP(21, "Source v21 (L4D2 lump order)", "l4d2", 0, &k_dir_l4d2),
+    /* VBSP numbers no engine bspkit reads writes: refused, saying what they are */
+    {.ident = "VBSP", .version = 25, .version_at = 4, .name = "Strata Source v25", .variant = "",
+     .format = BK_FORMAT_SOURCE, .supported = false, .refused_note = "v25 is Momentum Mod / Strata Source"},
+    {.ident = "VBSP", .version = 42, .version_at = 4, .name = "VBSP v42", .variant = "",
+     .format = BK_FORMAT_SOURCE, .supported = false, .refused_note = "v42 is not a version any engine writes"},
     REFUSED("PSBV", "big-endian console VBSP"),
     REFUSED("rBSP", "Respawn rBSP"),
 };
@@ -311,7 +316,9 @@ const bk_lump_desc bk_source_lumps[BK_SRC_LUMP_COUNT] = {
     [55] = {.name = "leaf_ambient_lighting_hdr", .entry = {24, 28, 24}, .fields = {BK_FIELDS(f_ambient_cube), BK_FIELDS(f_ambient_lighting), BK_FIELDS(f_ambient_cube)}, .by_version = BY_VERSION(1, 1, 2, 1)},
     [56] = {.name = "leaf_ambient_lighting", .entry = {24, 28, 24}, .fields = {BK_FIELDS(f_ambient_cube), BK_FIELDS(f_ambient_lighting), BK_FIELDS(f_ambient_cube)}, .by_version = BY_VERSION(1, 1, 2, 1)},
     [57] = {.name = "xzippakfile", .entry = {1, 1, 1}},
-    [58] = {.name = "faces_hdr", .entry = {56, 56, 104}, .fields = {BK_FIELDS(f_face), BK_FIELDS(f_face), BK_FIELDS(f_face17)}, .dst_size = sizeof(bk_source_face)},
+    /* Bloodlines (column 2) has no HDR faces: its engine predates HDR */
+    [58] = {.name = "faces_hdr", .entry = {56, 56, 104}, .fields = {BK_FIELDS(f_face), BK_FIELDS(f_face), BK_FIELDS(f_face17)}, .dst_size = sizeof(bk_source_face),
+            .absent = 1u << 2},
     [59] = {.name = "map_flags", .entry = {4, 4, 4}, .fields = SAME(f_map_flags)},
     [60] = {.name = "overlay_fades", .entry = {8, 8, 8}, .fields = SAME(f_overlay_fade)},
     [61] = {.name = "overlay_system_levels", .entry = {4, 4, 4}, .fields = SAME(f_overlay_level)},
