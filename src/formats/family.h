@@ -167,6 +167,8 @@ enum {
                                 * the same first bytes); the loader looks, and takes the row whose
                                 * entity_slot is 1 */
     BK_VT_FOLIAGE = 2,         /* surface type 5 is foliage (Wolfenstein: ET), not an unknown type */
+    BK_VT_VTX_TOPOLOGY = 4,    /* MDL: its VTX strip groups and strips likely carry the topology fields
+                                * (8 bytes more each); the other layout is tried second */
 };
 
 /* ---- references ------------------------------------------------------------------------------- */

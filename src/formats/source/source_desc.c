@@ -467,7 +467,8 @@ static const bk_version_desc k_mdl_versions[] = {
     {"IDST", 46, 4, "Source model v46", "", BK_FORMAT_MDL, 0, NULL, 0, true, NULL, .game = NULL},
     {"IDST", 47, 4, "Source model v47", "", BK_FORMAT_MDL, 0, NULL, 0, true, NULL, .game = NULL},
     {"IDST", 48, 4, "Source model v48", "", BK_FORMAT_MDL, 0, NULL, 0, true, NULL, .game = NULL},
-    {"IDST", 49, 4, "Source model v49", "", BK_FORMAT_MDL, 0, NULL, 0, true, NULL, .game = NULL},
+    {"IDST", 49, 4, "Source model v49", "", BK_FORMAT_MDL, 0, NULL, 0, true, NULL, .game = NULL,
+     .traits = BK_VT_VTX_TOPOLOGY},
 };
 const bk_family bk_family_mdl = {
     .name = "mdl", .versions = k_mdl_versions, .version_count = BK_ARRAY_LEN(k_mdl_versions), .ops = &bk_ops_mdl,
