@@ -26,6 +26,8 @@ bk_sh_test(source_vpk source/vpk.sh)
 bk_sh_test(source_lump_fields source/lump_fields.sh)
 # validate reports what pak extract / pak list / textures / the writer / convert refuse
 bk_sh_test(source_refusals source/refusals.sh)
+# the engine's lump limits on the Source version rows: validate warns past MAX_MAP_* (bspfile.h)
+bk_sh_test(source_limits source/limits.sh)
 # displacement blends (WorldVertexTransition) against the dispverts alpha read by Python
 bk_sh_test(source_blend source/blend.sh)
 # sky faces as an unlit sky material, against the texinfo flags read by Python

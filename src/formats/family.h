@@ -99,6 +99,8 @@ typedef struct bk_lump_desc {
      * row: by_version[c][b] is the column + 1 for lump versions b = 0: negative, 1: 0, 2: 1, 3: 2
      * and later; 0: the version row's column (bk_rows_column) */
     uint8_t by_version[BK_FAMILY_COLUMNS][4];
+    uint8_t absent;                     /* bit c: column c's engine has no such lump; it is not decoded
+                                         * (its rows still describe the bytes, if a file has any) */
 } bk_lump_desc;
 
 /* The column of a lump's rows: the version row's column, or where the row says so, the column
@@ -155,7 +157,19 @@ typedef struct bk_version_desc {
     const bk_entity_limits *entity_limits;   /* NULL: none known */
     const bk_game *game;       /* the game's facts (eye height, spawn classes, player box); NULL: none */
     const bk_engine_limits *lump_limits;     /* the engine's lump limits; NULL: none known */
+    uint32_t traits;           /* BK_VT_*: what the loader does differently for this version */
+    const char *refused_note;  /* !supported: said after the refusal ("v25 is Strata Source"); NULL: none */
 } bk_version_desc;
+
+/* bk_version_desc.traits */
+enum {
+    BK_VT_ENTITY_SWAP = 1,     /* a file may hold its entities in slot 1 and planes in slot 0 (Blue Shift:
+                                * the same first bytes); the loader looks, and takes the row whose
+                                * entity_slot is 1 */
+    BK_VT_FOLIAGE = 2,         /* surface type 5 is foliage (Wolfenstein: ET), not an unknown type */
+    BK_VT_VTX_TOPOLOGY = 4,    /* MDL: its VTX strip groups and strips likely carry the topology fields
+                                * (8 bytes more each); the other layout is tried second */
+};
 
 /* ---- references ------------------------------------------------------------------------------- */
 enum {

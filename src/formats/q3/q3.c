@@ -404,7 +404,7 @@ static bk_result check_surface(q3_loader *L, uint32_t i, bool ok, uint32_t *max_
     bk_ctx *ctx = L->ctx;
     const bk_q3_surface *s = &m->surfaces[i];
     const int lu = BK_Q3_LUMP_SURFACES;
-    if (s->type == BK_Q3_MST_FOLIAGE && m->version == 47) {
+    if (s->type == BK_Q3_MST_FOLIAGE && (L->f->version->traits & BK_VT_FOLIAGE)) {
         /* ET foliage: a small mesh instanced over a surface; its mesh is checked like a soup */
         m->foliage_count++;
     } else if (s->type < BK_Q3_MST_PLANAR || s->type > BK_Q3_MST_FLARE) {

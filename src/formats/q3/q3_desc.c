@@ -49,7 +49,7 @@ static const bk_version_desc k_versions[] = {
      .entity_limits = &k_q3_ents, .game = &k_q3_game, .lump_limits = &k_q3_limits},
     {.ident = "IBSP", .version = 47, .version_at = 4, .name = "RTCW / Wolfenstein: ET IBSP 47", .variant = "rtcw-et",
      .format = BK_FORMAT_QUAKE3, .column = 0, .dir = &k_dir, .entity_slot = 0, .supported = true,
-     .entity_limits = &k_q3_ents, .game = &k_q3_game, .lump_limits = NULL},
+     .entity_limits = &k_q3_ents, .game = &k_q3_game, .lump_limits = NULL, .traits = BK_VT_FOLIAGE},
     {.ident = "IBSP", .version = 38, .version_at = 4, .name = "Quake 2", .variant = "",
      .format = BK_FORMAT_QUAKE3, .column = 0, .dir = NULL, .entity_slot = 0, .supported = false,
      .entity_limits = NULL, .game = NULL, .lump_limits = NULL},

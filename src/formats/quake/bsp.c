@@ -78,7 +78,7 @@ static bk_result read_header(loader *L)
         L->len[i] = sp.len;
     }
     /* Blue Shift: the first two header entries are swapped (planes, then entities) */
-    if (q->version == 30 && L->var == V_29) {
+    if (v->traits & BK_VT_ENTITY_SWAP) {
         const uint8_t *p0 = L->d + L->ofs[0], *p1 = L->d + L->ofs[1];
         if (!text_starts_brace(p0, L->len[0]) && text_starts_brace(p1, L->len[1]) && L->len[0] % 20 == 0) {
             uint64_t t = L->ofs[0];

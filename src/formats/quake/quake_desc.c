@@ -73,7 +73,8 @@ static const bk_version_desc k_versions[] = {
      .entity_limits = &k_quake_ents, .game = &k_quake_game, .lump_limits = &k_quake_limits},
     {.ident = "", .version = 30, .version_at = 0, .name = "GoldSrc BSP30", .variant = "",
      .format = BK_FORMAT_GOLDSRC, .column = 0, .dir = &k_dir, .entity_slot = 0, .supported = true,
-     .entity_limits = &k_goldsrc_ents, .game = &k_goldsrc_game, .lump_limits = &k_goldsrc_limits},
+     .entity_limits = &k_goldsrc_ents, .game = &k_goldsrc_game, .lump_limits = &k_goldsrc_limits,
+     .traits = BK_VT_ENTITY_SWAP},
     /* the same bytes at the start; told apart by the loader: entities in the second slot */
     {.ident = "", .version = 30, .version_at = 0, .name = "GoldSrc BSP30 (Blue Shift)", .variant = "bshift",
      .format = BK_FORMAT_GOLDSRC, .column = 0, .dir = &k_dir, .entity_slot = 1, .supported = true,

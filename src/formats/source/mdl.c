@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <stdio.h>
 
+#include "../family.h"
 #include "mdl_internal.h"
 
 const char *const bk_mdl_vtx_suffixes[4] = {".dx90.vtx", ".vtx", ".dx80.vtx", ".sw.vtx"};
@@ -174,6 +175,15 @@ static bk_result parse_bodyparts(bk_ctx *ctx, mdl_impl *mi, const uint8_t *d, si
     return BK_OK;
 }
 
+/* the model's version row (the rows of source_desc.c), NULL: not a version read */
+static const bk_version_desc *mdl_row(int32_t version)
+{
+    for (uint32_t i = 0; i < bk_family_mdl.version_count; i++)
+        if (bk_family_mdl.versions[i].version == version && bk_family_mdl.versions[i].supported)
+            return &bk_family_mdl.versions[i];
+    return NULL;
+}
+
 static bk_result parse_mdl(bk_ctx *ctx, mdl_impl *mi, const uint8_t *d, size_t n)
 {
     bk_mdl *m = &mi->pub;
@@ -181,8 +191,17 @@ static bk_result parse_mdl(bk_ctx *ctx, mdl_impl *mi, const uint8_t *d, size_t n
     if (n < 8 || memcmp(d, "IDST", 4) != 0)
         MDL_FAIL(ctx, n < 8 ? BK_ETRUNCATED : BK_EMAGIC, "header", BK_NO_INDEX, 0, "not a Source model (no IDST)");
     m->version = bk_rd_i32le(d + 4);
-    if (m->version < 44 || m->version > 49)
-        MDL_FAIL(ctx, BK_EVERSION, "header", BK_NO_INDEX, 4, "MDL version %d (44-49 are read)", m->version);
+    if (!mdl_row(m->version)) {
+        int32_t lo = INT32_MAX, hi = INT32_MIN;   /* the versions read, from the rows */
+        for (uint32_t i = 0; i < bk_family_mdl.version_count; i++) {
+            const bk_version_desc *v = &bk_family_mdl.versions[i];
+            if (!v->supported) continue;
+            lo = v->version < lo ? v->version : lo;
+            hi = v->version > hi ? v->version : hi;
+        }
+        MDL_FAIL(ctx, BK_EVERSION, "header", BK_NO_INDEX, 4, "MDL version %d (%d-%d are read)", m->version, (int)lo,
+                 (int)hi);
+    }
     if (n < MDL_HEADER_SIZE)
         MDL_FAIL(ctx, BK_ETRUNCATED, "header", BK_NO_INDEX, 0, "file is %zu bytes, shorter than the %u-byte header", n,
                  MDL_HEADER_SIZE);
@@ -559,7 +578,8 @@ static bk_result parse_vtx(bk_ctx *ctx, mdl_impl *mi, const uint8_t *d, size_t n
     /* v49 files may carry 8 more bytes in each strip group and strip header (topology): take the
      * layout the model's version suggests if the whole tree fits it, else the other one */
     static const uint32_t sizes[2][2] = {{25, 27}, {33, 35}};
-    int first = m->version >= 49 ? 1 : 0, pick = -1;
+    const bk_version_desc *row = mdl_row(m->version);
+    int first = row && (row->traits & BK_VT_VTX_TOPOLOGY) ? 1 : 0, pick = -1;
     vtx_walk w = {ctx, d, n, 0, 0, WALK_CHECK, 0, 0};
     for (int t = 0; t < 2 && pick < 0; t++) {
         int k = t == 0 ? first : 1 - first;

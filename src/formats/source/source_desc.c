@@ -34,20 +34,72 @@ static const char *const k_source_spawns[] = {"info_player_start", "info_player_
                                               "info_player_allies", "info_player_teamspawn"};
 static const bk_game k_source_game = {64, k_source_spawns, 7, {-16, -16, 0}, {16, 16, 72}};
 
-#define VBSP(v_, name_, variant_, column_, dir_)                                                              \
+/* What Valve's engine and compiler take of each lump: the MAX_MAP_* arrays of source-sdk-2013
+ * src/public/bspfile.h (vbsp and the engine size their tables by these; more: `validate` warns, the
+ * map still loads here). Lumps without a public number are named by their row. Not on Bloodlines
+ * (v17): its engine's header is not public. */
+#define LIM(l_, n_, c_, b_) {.lump = l_, .max = n_, .name = c_, .bytes = b_}
+#define L_(x) BK_SRC_LUMP_##x
+static const bk_lump_limit k_source_lump_limits[] = {
+    LIM(L_(PLANES), 65536, "MAX_MAP_PLANES", false),
+    LIM(L_(TEXDATA), 2048, "MAX_MAP_TEXDATA", false),
+    LIM(L_(VERTEXES), 65536, "MAX_MAP_VERTS", false),
+    LIM(L_(VISIBILITY), 0x1000000, "MAX_MAP_VISIBILITY", true),
+    LIM(L_(NODES), 65536, "MAX_MAP_NODES", false),
+    LIM(L_(TEXINFO), 12288, "MAX_MAP_TEXINFO", false),
+    LIM(L_(FACES), 65536, "MAX_MAP_FACES", false),
+    LIM(L_(LIGHTING), 0x1000000, "MAX_MAP_LIGHTING", true),
+    LIM(L_(LEAFS), 65536, "MAX_MAP_LEAFS", false),
+    LIM(L_(EDGES), 256000, "MAX_MAP_EDGES", false),
+    LIM(L_(SURFEDGES), 512000, "MAX_MAP_SURFEDGES", false),
+    LIM(L_(MODELS), 1024, "MAX_MAP_MODELS", false),
+    LIM(L_(LEAFFACES), 65536, "MAX_MAP_LEAFFACES", false),
+    LIM(L_(LEAFBRUSHES), 65536, "MAX_MAP_LEAFBRUSHES", false),
+    LIM(L_(BRUSHES), 8192, "MAX_MAP_BRUSHES", false),
+    LIM(L_(BRUSHSIDES), 65536, "MAX_MAP_BRUSHSIDES", false),
+    LIM(L_(AREAS), 256, "MAX_MAP_AREAS", false),
+    LIM(L_(AREAPORTALS), 1024, "MAX_MAP_AREAPORTALS", false),
+    LIM(L_(DISPINFO), 2048, "MAX_MAP_DISPINFO", false),
+    LIM(L_(ORIGINALFACES), 65536, "MAX_MAP_FACES", false),
+    LIM(30, 256000, "MAX_MAP_VERTNORMALS", false),          /* vertnormals */
+    LIM(31, 256000, "MAX_MAP_VERTNORMALINDICES", false),    /* vertnormalindices */
+    LIM(36, 32768, "MAX_MAP_LEAFWATERDATA", false),         /* leafwaterdata */
+    LIM(L_(PRIMITIVES), 32768, "MAX_MAP_PRIMITIVES", false),
+    LIM(38, 65536, "MAX_MAP_PRIMVERTS", false),             /* primverts */
+    LIM(39, 65536, "MAX_MAP_PRIMINDICES", false),           /* primindices */
+    LIM(L_(CLIPPORTALVERTS), 128000, "MAX_MAP_PORTALVERTS", false),
+    LIM(L_(CUBEMAPS), 1024, "MAX_MAP_CUBEMAPSAMPLES", false),
+    LIM(L_(TEXDATA_STRING_DATA), 256000, "MAX_MAP_TEXDATA_STRING_DATA", true),
+    LIM(L_(TEXDATA_STRING_TABLE), 65536, "MAX_MAP_TEXDATA_STRING_TABLE", false),
+    LIM(L_(OVERLAYS), 512, "MAX_MAP_OVERLAYS", false),
+    LIM(L_(WATEROVERLAYS), 16384, "MAX_MAP_WATEROVERLAYS", false),
+    LIM(L_(WORLDLIGHTS), 8192, "MAX_MAP_WORLDLIGHTS", false),
+    LIM(L_(LIGHTING_HDR), 0x1000000, "MAX_MAP_LIGHTING", true),
+    LIM(L_(WORLDLIGHTS_HDR), 8192, "MAX_MAP_WORLDLIGHTS", false),
+};
+#undef L_
+#undef LIM
+static const bk_engine_limits k_source_limits = {"Source's", k_source_lump_limits, BK_ARRAY_LEN(k_source_lump_limits)};
+
+#define VBSP(v_, name_, variant_, column_, dir_, limits_)                                                     \
     {.ident = "VBSP", .version = v_, .version_at = 4, .name = name_, .variant = variant_,                      \
      .format = BK_FORMAT_SOURCE, .column = column_, .dir = dir_, .entity_slot = 0, .supported = true,          \
-     .entity_limits = &k_source_ents, .game = &k_source_game}
+     .entity_limits = &k_source_ents, .game = &k_source_game, .lump_limits = limits_}
 #define REFUSED(ident_, name_)                                                                                 \
     {.ident = ident_, .version = 0, .version_at = -1, .name = name_, .variant = "", .format = BK_FORMAT_SOURCE, \
      .supported = false}
 static const bk_version_desc k_versions[] = {
-    VBSP(17, "Source v17 (Vampire: Bloodlines)", "vtmb", 2, &k_dir),
-    VBSP(19, "Source v19", "", 0, &k_dir),
-    VBSP(20, "Source v20", "", 0, &k_dir),
-    VBSP(21, "Source v21", "", 0, &k_dir),
+    VBSP(17, "Source v17 (Vampire: Bloodlines)", "vtmb", 2, &k_dir, NULL),
+    VBSP(19, "Source v19", "", 0, &k_dir, &k_source_limits),
+    VBSP(20, "Source v20", "", 0, &k_dir, &k_source_limits),
+    VBSP(21, "Source v21", "", 0, &k_dir, &k_source_limits),
     /* the same bytes at the start; told apart by the loader (which directory order places the lumps) */
-    VBSP(21, "Source v21 (L4D2 lump order)", "l4d2", 0, &k_dir_l4d2),
+    VBSP(21, "Source v21 (L4D2 lump order)", "l4d2", 0, &k_dir_l4d2, &k_source_limits),
+    /* VBSP numbers no engine bspkit reads writes: refused, saying what they are */
+    {.ident = "VBSP", .version = 25, .version_at = 4, .name = "Strata Source v25", .variant = "",
+     .format = BK_FORMAT_SOURCE, .supported = false, .refused_note = "v25 is Momentum Mod / Strata Source"},
+    {.ident = "VBSP", .version = 42, .version_at = 4, .name = "VBSP v42", .variant = "",
+     .format = BK_FORMAT_SOURCE, .supported = false, .refused_note = "v42 is not a version any engine writes"},
     REFUSED("PSBV", "big-endian console VBSP"),
     REFUSED("rBSP", "Respawn rBSP"),
 };
@@ -311,7 +363,9 @@ const bk_lump_desc bk_source_lumps[BK_SRC_LUMP_COUNT] = {
     [55] = {.name = "leaf_ambient_lighting_hdr", .entry = {24, 28, 24}, .fields = {BK_FIELDS(f_ambient_cube), BK_FIELDS(f_ambient_lighting), BK_FIELDS(f_ambient_cube)}, .by_version = BY_VERSION(1, 1, 2, 1)},
     [56] = {.name = "leaf_ambient_lighting", .entry = {24, 28, 24}, .fields = {BK_FIELDS(f_ambient_cube), BK_FIELDS(f_ambient_lighting), BK_FIELDS(f_ambient_cube)}, .by_version = BY_VERSION(1, 1, 2, 1)},
     [57] = {.name = "xzippakfile", .entry = {1, 1, 1}},
-    [58] = {.name = "faces_hdr", .entry = {56, 56, 104}, .fields = {BK_FIELDS(f_face), BK_FIELDS(f_face), BK_FIELDS(f_face17)}, .dst_size = sizeof(bk_source_face)},
+    /* Bloodlines (column 2) has no HDR faces: its engine predates HDR */
+    [58] = {.name = "faces_hdr", .entry = {56, 56, 104}, .fields = {BK_FIELDS(f_face), BK_FIELDS(f_face), BK_FIELDS(f_face17)}, .dst_size = sizeof(bk_source_face),
+            .absent = 1u << 2},
     [59] = {.name = "map_flags", .entry = {4, 4, 4}, .fields = SAME(f_map_flags)},
     [60] = {.name = "overlay_fades", .entry = {8, 8, 8}, .fields = SAME(f_overlay_fade)},
     [61] = {.name = "overlay_system_levels", .entry = {4, 4, 4}, .fields = SAME(f_overlay_level)},
@@ -460,7 +514,8 @@ static const bk_version_desc k_mdl_versions[] = {
     {"IDST", 46, 4, "Source model v46", "", BK_FORMAT_MDL, 0, NULL, 0, true, NULL, .game = NULL},
     {"IDST", 47, 4, "Source model v47", "", BK_FORMAT_MDL, 0, NULL, 0, true, NULL, .game = NULL},
     {"IDST", 48, 4, "Source model v48", "", BK_FORMAT_MDL, 0, NULL, 0, true, NULL, .game = NULL},
-    {"IDST", 49, 4, "Source model v49", "", BK_FORMAT_MDL, 0, NULL, 0, true, NULL, .game = NULL},
+    {"IDST", 49, 4, "Source model v49", "", BK_FORMAT_MDL, 0, NULL, 0, true, NULL, .game = NULL,
+     .traits = BK_VT_VTX_TOPOLOGY},
 };
 const bk_family bk_family_mdl = {
     .name = "mdl", .versions = k_mdl_versions, .version_count = BK_ARRAY_LEN(k_mdl_versions), .ops = &bk_ops_mdl,

@@ -325,6 +325,7 @@ bk_result bk_vbsp_decode_lump(vbsp_ld *L, int idx, uint32_t per, void **out, uin
     uint8_t col = L->m->column[idx];
     uint32_t n;
     *out = NULL;
+    if (row->absent & (1u << col)) { *count = 0; return BK_OK; }   /* the version's engine has no such lump */
     BK_TRY(lump_count_sized(L, idx, row->entry[col], &n));
     bk_result ar = BK_OK;
     void *a = bk_alloc_array(L->ctx, (size_t)n * per, row->dst_size / per, &ar);
@@ -572,7 +573,7 @@ static bk_result load_all_faces(vbsp_ld *L)
     bk_ctx *ctx = L->ctx;
     DECODE_ROWS(p->orig_faces, BK_SRC_LUMP_ORIGINALFACES, 1, p->orig_face_count);
     DECODE_ROWS(p->faces, BK_SRC_LUMP_FACES, 1, p->face_count);
-    if (p->version != 17) DECODE_ROWS(p->hdr_faces, BK_SRC_LUMP_FACES_HDR, 1, p->hdr_face_count);
+    DECODE_ROWS(p->hdr_faces, BK_SRC_LUMP_FACES_HDR, 1, p->hdr_face_count);
     const bk_source_lump *ldr = &p->lumps[BK_SRC_LUMP_LIGHTING], *hdr = &p->lumps[BK_SRC_LUMP_LIGHTING_HDR];
     /* a map compiled without vrad has lightofs values but no lighting at all: nothing to check */
     BK_TRY(check_faces(L, BK_SRC_LUMP_FACES, p->faces, p->face_count, ldr->size ? ldr : (hdr->size ? hdr : NULL)));
@@ -698,10 +699,19 @@ static bk_result vbsp_load(bk_file *f, bk_ctx *ctx)
     f->info.version = version;
     f->version = bk_family_version(&bk_family_source, d, f->size);
     if (!f->version || !f->version->supported) {
-        BK_ERR(ctx, BK_EVERSION, "header", BK_NO_INDEX, 4,
-               "VBSP version %d is not supported (supported: 17, 19, 20, 21)%s", version,
-               version == 25 ? "; v25 is Momentum Mod / Strata Source" :
-               version == 42 ? "; v42 is not a version any engine writes" : "");
+        /* the supported numbers and the refused row's note, from the version rows */
+        char list[64] = "";
+        size_t used = 0;
+        const bk_family *fam = &bk_family_source;
+        for (uint32_t i = 0; i < fam->version_count; i++) {
+            const bk_version_desc *v = &fam->versions[i];
+            if (!v->supported || strcmp(v->ident, "VBSP") || (i && v->version == fam->versions[i - 1].version)) continue;
+            int w = snprintf(list + used, sizeof list - used, "%s%d", used ? ", " : "", (int)v->version);
+            if (w > 0 && (size_t)w < sizeof list - used) used += (size_t)w;
+        }
+        const char *note = f->version && f->version->refused_note ? f->version->refused_note : NULL;
+        BK_ERR(ctx, BK_EVERSION, "header", BK_NO_INDEX, 4, "VBSP version %d is not supported (supported: %s)%s%s",
+               version, list, note ? "; " : "", note ? note : "");
         return BK_EVERSION;
     }
     vbsp_impl_full *F = bk_calloc(1, sizeof *F);

@@ -37,6 +37,27 @@ static const sprp_layout k_sprp[] = {
     {12, 80, F_FF | F_CPU | F_DIF | F_X360 | F_FX | F_SC},
 };
 
+/* 'dprp' by game-lump version (public/gamebspfile.h: DETAIL_PROP_LUMP_VERSION 4 added the sprite
+ * dictionary; DetailObjectLump_t is 52 bytes): whether the sprite dictionary follows the model
+ * names, and the size of a detail prop read (0: counted only). The one place the version decides. */
+typedef struct dprp_layout {
+    int32_t first, last;    /* the game-lump versions of the row */
+    bool sprites;
+    uint32_t prop_size;
+} dprp_layout;
+static const dprp_layout k_dprp[] = {
+    {INT32_MIN, 3, false, 0},
+    {4, 4, true, 52},
+    {5, INT32_MAX, true, 0},
+};
+
+static const dprp_layout *dprp_row(int32_t version)
+{
+    for (size_t i = 0; i < BK_ARRAY_LEN(k_dprp); i++)
+        if (version >= k_dprp[i].first && version <= k_dprp[i].last) return &k_dprp[i];
+    return &k_dprp[0];
+}
+
 static const char *gl_name(uint32_t id, char *buf) { return bk_source_fourcc(id, buf); }
 
 /* one StaticPropLump_t of es bytes: the common fields, then those of the layout's version */
@@ -219,7 +240,8 @@ static bk_result load_dprp(vbsp_ld *L, const bk_source_game_lump *g)
     }
     names[nm] = NULL;
     p->detail_model_count = (uint32_t)nm;
-    if (g->version >= 4) {
+    const dprp_layout *lay = dprp_row(g->version);
+    if (lay->sprites) {
         int32_t ns = bk_cur_i32le(&c);
         if (c.bad || ns < 0 || (uint64_t)ns * 32 > c.size - c.pos) {
             BK_WARN(L->ctx, BK_ETRUNCATED, ln, BK_NO_INDEX, g->offset, "detail sprite dictionary (%d) does not fit", ns);
@@ -240,7 +262,7 @@ static bk_result load_dprp(vbsp_ld *L, const bk_source_game_lump *g)
         return BK_OK;
     }
     p->detail_prop_count = (uint32_t)no;
-    if (g->version != 4 || (uint64_t)no * 52 > c.size - c.pos) {
+    if (!lay->prop_size || (uint64_t)no * lay->prop_size > c.size - c.pos) {
         BK_WARN(L->ctx, BK_EUNSUPPORTED, ln, BK_NO_INDEX, g->offset,
                 "%d detail props of version %d in %zu bytes: counted, not read (version 4: 52 bytes each)", no,
                 g->version, c.size - c.pos);
