@@ -85,6 +85,7 @@ struct cJSON *cli_json_f32(float v);
 void cli_json_add_f32(struct cJSON *obj, const char *key, float v);
 /* the same as text into buf (at least 16 bytes): "%.9g", or the quoted bits */
 const char *cli_json_f32_text(char *buf, size_t size, float v);
+int cli_read_floats(int argc, char **argv, int *i, float *out, int n, const char *name, double max);
 int cli_usage_error(const cli_cmd *cmd, const char *fmt, const char *arg);
 /* the usage error for --dry-run given to a command (or form, `what`) that would write anyway */
 int cli_dry_run_refused(const cli_cmd *cmd, const char *what);

@@ -17,24 +17,6 @@ typedef struct nav_args {
     bool have_from, have_to;
 } nav_args;
 
-static int read_floats(int argc, char **argv, int *i, float *out, int n, const char *name)
-{
-    if (*i + n >= argc) {
-        fprintf(stderr, "bspkit: %s needs %d numbers\n", name, n);
-        return -1;
-    }
-    for (int k = 0; k < n; k++) {
-        char *end;
-        double v = strtod(argv[*i + 1 + k], &end);
-        if (*end || !isfinite(v) || fabs(v) > 1e9) {
-            fprintf(stderr, "bspkit: %s: '%s' is not a number\n", name, argv[*i + 1 + k]);
-            return -1;
-        }
-        out[k] = (float)v;
-    }
-    *i += n;
-    return 0;
-}
 
 /* --agent R,H,S,SLOPE (any of them empty keeps the map's own) */
 static int read_agent(const char *text, bk_nav_agent *a)
@@ -65,10 +47,10 @@ static int take_args(int argc, char **argv, nav_args *n, char **rest, int *nrest
         const char *a = argv[i];
         if (*nrest >= CLI_MAX_ARGS) return -1;
         if (i > 0 && strcmp(a, "--from") == 0) {
-            if (read_floats(argc, argv, &i, n->from, 3, a)) return -1;
+            if (cli_read_floats(argc, argv, &i, n->from, 3, a, 1e9)) return -1;
             n->have_from = true;
         } else if (i > 0 && strcmp(a, "--to") == 0) {
-            if (read_floats(argc, argv, &i, n->to, 3, a)) return -1;
+            if (cli_read_floats(argc, argv, &i, n->to, 3, a, 1e9)) return -1;
             n->have_to = true;
         } else if (i > 0 && strcmp(a, "--agent") == 0) {
             if (i + 1 >= argc) {

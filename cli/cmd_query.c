@@ -1,6 +1,7 @@
 /* bspkit query / trace: point location, PVS / PAS rows, line of sight and traces over the
  * public query API (bspkit/query.h). --batch reads one query per line from standard input and
  * writes one JSON object per line. */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,24 +17,6 @@ typedef struct qargs {
     int have_hull;
 } qargs;
 
-static int read_floats(int argc, char **argv, int *i, float *out, int n, const char *name)
-{
-    if (*i + n >= argc) {
-        fprintf(stderr, "bspkit: %s needs %d numbers\n", name, n);
-        return -1;
-    }
-    for (int k = 0; k < n; k++) {
-        char *end;
-        double v = strtod(argv[*i + 1 + k], &end);
-        if (*end || !isfinite(v)) {
-            fprintf(stderr, "bspkit: %s: '%s' is not a number\n", name, argv[*i + 1 + k]);
-            return -1;
-        }
-        out[k] = (float)v;
-    }
-    *i += n;
-    return 0;
-}
 
 static int read_int(int argc, char **argv, int *i, long lo, long hi, long *out, const char *name)
 {
@@ -62,22 +45,22 @@ static int parse_qargs(int argc, char **argv, qargs *q, char **rest, int *nrest)
         const char *a = argv[i];
         long v;
         if (i > 0 && strcmp(a, "--point") == 0) {
-            if (read_floats(argc, argv, &i, q->point, 3, a)) return -1;
+            if (cli_read_floats(argc, argv, &i, q->point, 3, a, FLT_MAX)) return -1;
             q->have_point = 1;
         } else if (i > 0 && strcmp(a, "--from") == 0) {
-            if (read_floats(argc, argv, &i, q->from, 3, a)) return -1;
+            if (cli_read_floats(argc, argv, &i, q->from, 3, a, FLT_MAX)) return -1;
             q->have_from = 1;
         } else if (i > 0 && strcmp(a, "--to") == 0) {
-            if (read_floats(argc, argv, &i, q->to, 3, a)) return -1;
+            if (cli_read_floats(argc, argv, &i, q->to, 3, a, FLT_MAX)) return -1;
             q->have_to = 1;
         } else if (i > 0 && strcmp(a, "--see") == 0) {
-            if (read_floats(argc, argv, &i, q->see, 6, a)) return -1;
+            if (cli_read_floats(argc, argv, &i, q->see, 6, a, FLT_MAX)) return -1;
             q->have_see = 1;
         } else if (i > 0 && strcmp(a, "--mins") == 0) {
-            if (read_floats(argc, argv, &i, q->mins, 3, a)) return -1;
+            if (cli_read_floats(argc, argv, &i, q->mins, 3, a, FLT_MAX)) return -1;
             q->have_box |= 1;
         } else if (i > 0 && strcmp(a, "--maxs") == 0) {
-            if (read_floats(argc, argv, &i, q->maxs, 3, a)) return -1;
+            if (cli_read_floats(argc, argv, &i, q->maxs, 3, a, FLT_MAX)) return -1;
             q->have_box |= 2;
         } else if (i > 0 && strcmp(a, "--hull") == 0) {
             if (read_int(argc, argv, &i, 0, 3, &v, a)) return -1;

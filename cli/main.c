@@ -278,6 +278,28 @@ int cli_dry_run_refused(const cli_cmd *cmd, const char *what)
                            "add / remove / pack, convert -o OUT.bsp); '%s' does not take it", what);
 }
 
+/* n numbers after argv[*i] (an option's values), each finite and within +-max, into out; *i moves
+ * past them. -1 with the reason said. */
+int cli_read_floats(int argc, char **argv, int *i, float *out, int n, const char *name, double max)
+{
+    if (*i + n >= argc) {
+        fprintf(stderr, "bspkit: %s needs %d numbers\n", name, n);
+        return -1;
+    }
+    for (int k = 0; k < n; k++) {
+        char *end;
+        double v = strtod(argv[*i + 1 + k], &end);
+        if (*end || !isfinite(v) || fabs(v) > max) {
+            fprintf(stderr, "bspkit: %s: '%s' is not a number%s\n", name, argv[*i + 1 + k],
+                    isfinite(v) && !*end ? " in range" : "");
+            return -1;
+        }
+        out[k] = (float)v;
+    }
+    *i += n;
+    return 0;
+}
+
 int cli_usage_error(const cli_cmd *cmd, const char *fmt, const char *arg)
 {
     fprintf(stderr, "bspkit %s: ", cmd ? cmd->name : "");
