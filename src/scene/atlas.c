@@ -590,16 +590,31 @@ bk_result bk_atlas_to_scene_image(const bk_atlas *a, bk_scene *s, const char *na
     return bk_atlas_to_rgb_image(a, s, name, out);
 }
 
-/* The atlas drawn with bpp bytes a texel (4: RGBA, 3: RGB rows as the exporter packs them) as a
- * lightmap image of the scene; the pixels freed when the scene does not take them. */
+/* The atlas drawn with bpp bytes a texel (4: RGBA, 3: RGB rows as the exporter packs them, 1: its
+ * red channel as an indexed image behind a gray palette) as a lightmap image of the scene; the
+ * pixels freed when the scene does not take them. */
 static bk_result atlas_image(const bk_atlas *a, bk_scene *s, const char *name, size_t bpp, int32_t *out)
 {
     uint8_t *px;
-    BK_TRY(draw(a, bpp, &px));
+    BK_TRY(draw(a, bpp == 1 ? 4 : bpp, &px));
+    size_t n = (size_t)a->width * a->height;
+    if (bpp == 1) {
+        uint8_t *packed = bk_malloc(n + 1024);
+        if (!packed) {
+            bk_free(px);
+            return BK_ENOMEM;
+        }
+        for (int i = 0; i < 256; i++) memcpy(packed + i * 4, (const uint8_t[4]){(uint8_t)i, (uint8_t)i, (uint8_t)i, 255}, 4);
+        for (size_t i = 0; i < n; i++) packed[1024 + i] = px[i * 4];
+        bk_free(px);
+        px = packed;
+    }
     int32_t idx;
     bk_result res = bpp == 4 ? bk_scene_add_image(s, name, a->width, a->height, px, &idx)
-                             : bk_scene_add_packed_image(s, name, a->width, a->height, BK_PACK_RGB_UP, px,
-                                                         ((size_t)a->width * 3 + 1) * a->height, NULL, 0, &idx);
+                    : bpp == 3 ? bk_scene_add_packed_image(s, name, a->width, a->height, BK_PACK_RGB_UP, px,
+                                                           ((size_t)a->width * 3 + 1) * a->height, NULL, 0, &idx)
+                               : bk_scene_add_packed_image(s, name, a->width, a->height, BK_PACK_PAL8, px, n + 1024,
+                                                           NULL, 0, &idx);
     if (res != BK_OK) {
         bk_free(px);
         return res;
@@ -616,26 +631,7 @@ bk_result bk_atlas_to_image(const bk_atlas *a, bk_scene *s, const char *name, in
 
 bk_result bk_atlas_to_gray_image(const bk_atlas *a, bk_scene *s, const char *name, int32_t *out)
 {
-    uint8_t *px;
-    BK_TRY(draw(a, 4, &px));
-    size_t n = (size_t)a->width * a->height;
-    uint8_t *packed = bk_malloc(n + 1024);
-    if (!packed) {
-        bk_free(px);
-        return BK_ENOMEM;
-    }
-    for (int i = 0; i < 256; i++) memcpy(packed + i * 4, (const uint8_t[4]){(uint8_t)i, (uint8_t)i, (uint8_t)i, 255}, 4);
-    for (size_t i = 0; i < n; i++) packed[1024 + i] = px[i * 4];
-    bk_free(px);
-    int32_t idx;
-    bk_result res = bk_scene_add_packed_image(s, name, a->width, a->height, BK_PACK_PAL8, packed, n + 1024, NULL, 0, &idx);
-    if (res != BK_OK) {
-        bk_free(packed);
-        return res;
-    }
-    s->images[idx].is_lightmap = 1;
-    if (out) *out = idx;
-    return BK_OK;
+    return atlas_image(a, s, name, 1, out);
 }
 
 bk_result bk_atlas_to_rgb_image(const bk_atlas *a, bk_scene *s, const char *name, int32_t *out)
