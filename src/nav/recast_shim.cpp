@@ -255,15 +255,9 @@ oom:
 
 }  // namespace
 
-extern "C" int bk_nav_shim_build(const bk_nav_shim_input *in, const bk_nav_shim_cfg *c, bk_nav_shim **out,
-                                 bk_nav_shim_stats *st, char *err, size_t cap)
+// Recast's configuration for the agent and the tiles
+static rcConfig tile_config(const bk_nav_shim_cfg *c)
 {
-    const float *verts = in->verts;
-    const int *tris = in->tris;
-    int nverts = in->nverts, ntris = in->ntris;
-    *out = nullptr;
-    memset(st, 0, sizeof *st);
-    rcContext ctx(false);
     rcConfig cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.cs = c->cell_size;
@@ -283,6 +277,80 @@ extern "C" int bk_nav_shim_build(const bk_nav_shim_input *in, const bk_nav_shim_
     cfg.height = cfg.tileSize + cfg.borderSize * 2;
     cfg.detailSampleDist = cfg.cs * 6.0f;
     cfg.detailSampleMaxError = cfg.ch * 1.0f;
+    return cfg;
+}
+
+// which solids and triangles reach each tile (by their bounds across, with the border), and the
+// tiles that can hold a walkable span (a floor of a solid, or a walkable triangle, reaches them)
+struct tile_bins {
+    std::vector<std::vector<int>> tris, pieces;
+    std::vector<char> live;
+};
+
+static unsigned bin_tiles(const bk_nav_shim_input *in, const bk_nav_shim_cfg *c, const rcConfig &cfg, int tw, int th,
+                          const std::vector<unsigned char> &area, tile_bins &b, bk_nav_shim_stats *st)
+{
+    const float *verts = in->verts;
+    const int *tris = in->tris;
+    int ntris = in->ntris;
+    b.tris.assign((size_t)tw * (size_t)th, std::vector<int>());
+    b.pieces.assign((size_t)tw * (size_t)th, std::vector<int>());
+    b.live.assign(b.tris.size(), 0);
+    std::vector<std::vector<int>> &bins = b.tris, &pbins = b.pieces;
+    std::vector<char> &live = b.live;
+    float ts = (float)cfg.tileSize * cfg.cs, border = (float)cfg.borderSize * cfg.cs;
+    float walk_ny = cosf(c->slope / 180.0f * RC_PI);
+    for (int pi = 0; pi < in->npieces; pi++) {
+        const float *box = &in->box[pi * 4];
+        bool floor = false;
+        for (int k = 0; k < in->count[pi]; k++) floor = floor || in->planes[(in->first[pi] + k) * 4 + 1] >= walk_ny;
+        int x0 = (int)floorf((box[0] - border - c->bmin[0]) / ts), x1 = (int)floorf((box[2] + border - c->bmin[0]) / ts);
+        int z0 = (int)floorf((box[1] - border - c->bmin[2]) / ts), z1 = (int)floorf((box[3] + border - c->bmin[2]) / ts);
+        x0 = x0 < 0 ? 0 : x0, z0 = z0 < 0 ? 0 : z0;
+        x1 = x1 >= tw ? tw - 1 : x1, z1 = z1 >= th ? th - 1 : z1;
+        for (int z = z0; z <= z1; z++)
+            for (int x = x0; x <= x1; x++) {
+                pbins[(size_t)z * (size_t)tw + (size_t)x].push_back(pi);
+                if (floor) live[(size_t)z * (size_t)tw + (size_t)x] = 1;
+            }
+    }
+    for (int t = 0; t < ntris; t++) {
+        float lo[2] = {1e30f, 1e30f}, hi[2] = {-1e30f, -1e30f};
+        for (int k = 0; k < 3; k++) {
+            const float *v = &verts[tris[t * 3 + k] * 3];
+            lo[0] = fminf(lo[0], v[0]), hi[0] = fmaxf(hi[0], v[0]);
+            lo[1] = fminf(lo[1], v[2]), hi[1] = fmaxf(hi[1], v[2]);
+        }
+        if (area[(size_t)t]) st->walkable_tris++;
+        int x0 = (int)floorf((lo[0] - border - c->bmin[0]) / ts), x1 = (int)floorf((hi[0] + border - c->bmin[0]) / ts);
+        int z0 = (int)floorf((lo[1] - border - c->bmin[2]) / ts), z1 = (int)floorf((hi[1] + border - c->bmin[2]) / ts);
+        x0 = x0 < 0 ? 0 : x0, z0 = z0 < 0 ? 0 : z0;
+        x1 = x1 >= tw ? tw - 1 : x1, z1 = z1 >= th ? th - 1 : z1;
+        for (int z = z0; z <= z1; z++)
+            for (int x = x0; x <= x1; x++) bins[(size_t)z * (size_t)tw + (size_t)x].push_back(t);
+    }
+    unsigned used = 0;
+    for (size_t i = 0; i < bins.size(); i++) {
+        for (int t : bins[i])
+            if (area[(size_t)t]) {
+                live[i] = 1;
+                break;
+            }
+        used += live[i] ? 1 : 0;
+    }
+    return used;
+}
+
+extern "C" int bk_nav_shim_build(const bk_nav_shim_input *in, const bk_nav_shim_cfg *c, bk_nav_shim **out,
+                                 bk_nav_shim_stats *st, char *err, size_t cap)
+{
+    const float *verts = in->verts;
+    const int *tris = in->tris;
+    int nverts = in->nverts, ntris = in->ntris;
+    *out = nullptr;
+    memset(st, 0, sizeof *st);
+    rcContext ctx(false);
+    rcConfig cfg = tile_config(c);
     int gw = 0, gh = 0;
     rcCalcGridSize(c->bmin, c->bmax, cfg.cs, &gw, &gh);
     int tw = (gw + cfg.tileSize - 1) / cfg.tileSize, th = (gh + cfg.tileSize - 1) / cfg.tileSize;
@@ -293,52 +361,14 @@ extern "C" int bk_nav_shim_build(const bk_nav_shim_input *in, const bk_nav_shim_
         return -1;
     }
     try {
-        // which walkable triangles touch which tile (by their bounds across, with the border)
         std::vector<unsigned char> area((size_t)ntris, 0);
         rcMarkWalkableTriangles(&ctx, c->slope, verts, nverts, tris, ntris, area.data());
-        std::vector<std::vector<int>> bins((size_t)tw * (size_t)th), pbins((size_t)tw * (size_t)th);
-        std::vector<char> live(bins.size(), 0);
-        float ts = (float)cfg.tileSize * cfg.cs, border = (float)cfg.borderSize * cfg.cs;
-        float walk_ny = cosf(c->slope / 180.0f * RC_PI);
-        for (int pi = 0; pi < in->npieces; pi++) {
-            const float *box = &in->box[pi * 4];
-            bool floor = false;
-            for (int k = 0; k < in->count[pi]; k++) floor = floor || in->planes[(in->first[pi] + k) * 4 + 1] >= walk_ny;
-            int x0 = (int)floorf((box[0] - border - c->bmin[0]) / ts), x1 = (int)floorf((box[2] + border - c->bmin[0]) / ts);
-            int z0 = (int)floorf((box[1] - border - c->bmin[2]) / ts), z1 = (int)floorf((box[3] + border - c->bmin[2]) / ts);
-            x0 = x0 < 0 ? 0 : x0, z0 = z0 < 0 ? 0 : z0;
-            x1 = x1 >= tw ? tw - 1 : x1, z1 = z1 >= th ? th - 1 : z1;
-            for (int z = z0; z <= z1; z++)
-                for (int x = x0; x <= x1; x++) {
-                    pbins[(size_t)z * (size_t)tw + (size_t)x].push_back(pi);
-                    if (floor) live[(size_t)z * (size_t)tw + (size_t)x] = 1;
-                }
-        }
-        for (int t = 0; t < ntris; t++) {
-            float lo[2] = {1e30f, 1e30f}, hi[2] = {-1e30f, -1e30f};
-            for (int k = 0; k < 3; k++) {
-                const float *v = &verts[tris[t * 3 + k] * 3];
-                lo[0] = fminf(lo[0], v[0]), hi[0] = fmaxf(hi[0], v[0]);
-                lo[1] = fminf(lo[1], v[2]), hi[1] = fmaxf(hi[1], v[2]);
-            }
-            if (area[(size_t)t]) st->walkable_tris++;
-            int x0 = (int)floorf((lo[0] - border - c->bmin[0]) / ts), x1 = (int)floorf((hi[0] + border - c->bmin[0]) / ts);
-            int z0 = (int)floorf((lo[1] - border - c->bmin[2]) / ts), z1 = (int)floorf((hi[1] + border - c->bmin[2]) / ts);
-            x0 = x0 < 0 ? 0 : x0, z0 = z0 < 0 ? 0 : z0;
-            x1 = x1 >= tw ? tw - 1 : x1, z1 = z1 >= th ? th - 1 : z1;
-            for (int z = z0; z <= z1; z++)
-                for (int x = x0; x <= x1; x++) bins[(size_t)z * (size_t)tw + (size_t)x].push_back(t);
-        }
-        // tiles that can hold a walkable span: those a walkable triangle reaches
-        unsigned used = 0;
-        for (size_t i = 0; i < bins.size(); i++) {
-            for (int t : bins[i])
-                if (area[(size_t)t]) {
-                    live[i] = 1;
-                    break;
-                }
-            used += live[i] ? 1 : 0;
-        }
+        // which walkable triangles and solids touch which tile
+        tile_bins b;
+        unsigned used = bin_tiles(in, c, cfg, tw, th, area, b, st);
+        float ts = (float)cfg.tileSize * cfg.cs;
+        std::vector<std::vector<int>> &bins = b.tris, &pbins = b.pieces;
+        std::vector<char> &live = b.live;
         if (!used) {
             snprintf(err, cap, "no walkable surface: none of the %d solids and %d triangles has a floor the agent "
                      "can stand on", in->npieces, ntris);
