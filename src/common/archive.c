@@ -1,5 +1,5 @@
 /* One archive API (bspkit/archive.h) over the readers: zip.c for .zip / .pk3 (and, through
- * source/pak.c, a Source map's pakfile), vpk.c for VPK and formats/quake2/pack.c for id's PACK
+ * source/pak.c, a Source map's pakfile), vpk.c for VPK and pack.c for id's PACK
  * (.pak). Each reader's entries are copied into one const table at open (bk_archive_wrap); check /
  * read / find go through its ops; the name-safety rule for extraction is the same for all. */
 #include "bk_internal.h"

@@ -342,7 +342,7 @@ int32_t bk_vpk_find(const bk_vpk *v, const char *name);
 bk_result bk_vpk_check(const bk_vpk *v, uint32_t i, uint64_t max_bytes);
 bk_result bk_vpk_read(bk_vpk *v, uint32_t i, uint64_t max_bytes, uint8_t **out, size_t *size);
 void bk_vpk_close(bk_vpk *v);
-/* formats/quake2/pack.c: id's PACK archives (.pak), the directory checked whole at open; a file is
+/* common/pack.c: id's PACK archives (.pak), the directory checked whole at open; a file is
  * mapped (or read whole through opt->read_file / without mmap), memory is borrowed */
 bool bk_pack_probe(const void *data, size_t size);
 bk_result bk_pack_open(const char *path, const bk_options *opt, bk_archive **out);

@@ -5,7 +5,7 @@
  * inside the file and outside the header and the directory, and the entries' sizes adding up to
  * no more than the file (entries sharing bytes would let a small file extract to a huge one).
  * The first failure is reported, located (directory[index] @offset), and the archive refused. */
-#include "common/bk_internal.h"
+#include "bk_internal.h"
 
 #define PACK_HEADER 12u
 #define PACK_ENTRY 64u
