@@ -119,29 +119,10 @@ static bk_result load_bones(bk_file *f, bk_ctx *ctx, dpm_impl *im, uint32_t ofs)
     return BK_OK;
 }
 
-static bk_result load_frames(bk_file *f, bk_ctx *ctx, dpm_impl *im, uint32_t ofs)
+/* the frames from their decoded records: names, bounds, and each one's bone poses (checked) */
+static bk_result frames_from_records(bk_file *f, bk_ctx *ctx, dpm_impl *im, uint32_t ofs, const dpm_frame_rec *recs)
 {
     bk_dpm_model *m = &im->m;
-    bk_result r;
-    m->frames = bk_alloc_array(ctx, m->frame_count, sizeof(bk_dpm_frame), &r);
-    if (!m->frames) BK_ERR(ctx, r, "frames", BK_NO_INDEX, ofs, "cannot allocate %u frames", m->frame_count);
-    if (!m->frames) return r;
-    size_t per;
-    if (!bk_mul_ok(m->bone_count, 12, &per) || !bk_mul_ok(per, m->frame_count, &per)) per = SIZE_MAX;
-    im->pose_data = per == SIZE_MAX ? NULL : bk_alloc_array(ctx, per, sizeof(float), &r);
-    if (!im->pose_data) {
-        if (per == SIZE_MAX) r = BK_EOVERFLOW;
-        BK_ERR(ctx, r, "frames", BK_NO_INDEX, ofs, "%u frames x %u bones of poses is over the allocation limit",
-               m->frame_count, m->bone_count);
-        return r;
-    }
-    /* the frame records decoded in one pass (one call per frame cost a small model a fifth more) */
-    dpm_frame_rec *recs = bk_alloc_array(ctx, m->frame_count, sizeof *recs, &r);
-    if (!recs) {
-        BK_ERR(ctx, r, "frames", BK_NO_INDEX, ofs, "cannot allocate %u frames", m->frame_count);
-        return r;
-    }
-    decode(TABLE(FRAMES), f->data + ofs, m->frame_count, recs);
     for (uint32_t i = 0; i < m->frame_count; i++) {
         uint64_t at = (uint64_t)ofs + (uint64_t)i * DPM_FRAME_SIZE;
         const uint8_t *p = f->data + at;
@@ -181,8 +162,35 @@ static bk_result load_frames(bk_file *f, bk_ctx *ctx, dpm_impl *im, uint32_t ofs
             }
         }
     }
-    bk_free(recs);
     return BK_OK;
+}
+static bk_result load_frames(bk_file *f, bk_ctx *ctx, dpm_impl *im, uint32_t ofs)
+{
+    bk_dpm_model *m = &im->m;
+    bk_result r;
+    m->frames = bk_alloc_array(ctx, m->frame_count, sizeof(bk_dpm_frame), &r);
+    if (!m->frames) BK_ERR(ctx, r, "frames", BK_NO_INDEX, ofs, "cannot allocate %u frames", m->frame_count);
+    if (!m->frames) return r;
+    size_t per;
+    if (!bk_mul_ok(m->bone_count, 12, &per) || !bk_mul_ok(per, m->frame_count, &per)) per = SIZE_MAX;
+    im->pose_data = per == SIZE_MAX ? NULL : bk_alloc_array(ctx, per, sizeof(float), &r);
+    if (!im->pose_data) {
+        if (per == SIZE_MAX) r = BK_EOVERFLOW;
+        BK_ERR(ctx, r, "frames", BK_NO_INDEX, ofs, "%u frames x %u bones of poses is over the allocation limit",
+               m->frame_count, m->bone_count);
+        return r;
+    }
+    /* the frame records decoded in one pass (one call per frame cost a small model a fifth more) */
+    dpm_frame_rec *recs = bk_alloc_array(ctx, m->frame_count, sizeof *recs, &r);
+    if (!recs) {
+        BK_ERR(ctx, r, "frames", BK_NO_INDEX, ofs, "cannot allocate %u frames", m->frame_count);
+        return r;
+    }
+    decode(TABLE(FRAMES), f->data + ofs, m->frame_count, recs);
+    /* a failure reported there returns: the records are freed here either way */
+    r = frames_from_records(f, ctx, im, ofs, recs);
+    bk_free(recs);
+    return r;
 }
 
 /* One mesh: header fields, spans, the vertex walk, texcoords, triangles, group ids. */
