@@ -247,30 +247,51 @@ static void strip_ext(char *base, size_t cap, const char *out)
     }
 }
 
-int cmd_navmesh(int argc, char **argv)
-{
-    const cli_cmd *me = cli_find("navmesh");
+/* What navmesh and path share: their arguments read and checked, the map loaded and its navmesh
+ * built. -1: go on (f, owned and m are the caller's to free); otherwise the exit code. */
+typedef struct nav_run {
     nav_args na;
-    memset(&na, 0, sizeof na);
+    cli_opts o;
+    bk_file *f;
+    void *owned;
+    bk_navmesh *m;
+    bk_nav_agent agent;
+} nav_run;
+
+static int nav_begin(const cli_cmd *me, int argc, char **argv, bool path, nav_run *nr)
+{
+    memset(nr, 0, sizeof *nr);
     char *rest[CLI_MAX_ARGS + 1];
     int nrest;
     const char *agent_text;
-    if (take_args(argc, argv, &na, rest, &nrest, &agent_text)) return cli_usage_error(me, "bad arguments%s", "");
-    if (na.have_from || na.have_to) return cli_usage_error(me, "--from / --to belong to 'bspkit path'%s", "");
-    cli_opts o;
-    int rc = cli_begin(me, nrest, rest, 1, 1, &o);
+    if (take_args(argc, argv, &nr->na, rest, &nrest, &agent_text)) return cli_usage_error(me, "bad arguments%s", "");
+    if (!path && (nr->na.have_from || nr->na.have_to))
+        return cli_usage_error(me, "--from / --to belong to 'bspkit path'%s", "");
+    int rc = cli_begin(me, nrest, rest, 1, 1, &nr->o);
     if (rc != CLI_CONTINUE) return rc;
-    if (!o.output) return cli_usage_error(me, "missing -o OUT (writes OUT.obj, OUT.bin, OUT.json)%s", "");
-    bk_file *f = NULL;
-    void *owned = NULL;
-    bk_navmesh *m = NULL;
-    bk_nav_agent agent;
-    rc = build(me, &o, agent_text, &f, &owned, &m, &agent);
+    if (!path && !nr->o.output) return cli_usage_error(me, "missing -o OUT (writes OUT.obj, OUT.bin, OUT.json)%s", "");
+    if (path && (!nr->na.have_from || !nr->na.have_to))
+        return cli_usage_error(me, "needs --from X Y Z and --to X Y Z%s", "");
+    rc = build(me, &nr->o, agent_text, &nr->f, &nr->owned, &nr->m, &nr->agent);
     if (rc) {
-        bk_file_free(f);
-        bk_free(owned);
+        bk_file_free(nr->f);
+        bk_free(nr->owned);
         return rc;
     }
+    return -1;
+}
+
+int cmd_navmesh(int argc, char **argv)
+{
+    const cli_cmd *me = cli_find("navmesh");
+    nav_run nr;
+    int rc = nav_begin(me, argc, argv, false, &nr);
+    if (rc >= 0) return rc;
+    cli_opts o = nr.o;
+    bk_file *f = nr.f;
+    void *owned = nr.owned;
+    bk_navmesh *m = nr.m;
+    bk_nav_agent agent = nr.agent;
     char base[4000], pobj[4096], pbin[4096], pjson[4096];
     strip_ext(base, sizeof base, o.output);
     snprintf(pobj, sizeof pobj, "%s.obj", base);
@@ -363,26 +384,15 @@ int cmd_navmesh(int argc, char **argv)
 int cmd_path(int argc, char **argv)
 {
     const cli_cmd *me = cli_find("path");
-    nav_args na;
-    memset(&na, 0, sizeof na);
-    char *rest[CLI_MAX_ARGS + 1];
-    int nrest;
-    const char *agent_text;
-    if (take_args(argc, argv, &na, rest, &nrest, &agent_text)) return cli_usage_error(me, "bad arguments%s", "");
-    cli_opts o;
-    int rc = cli_begin(me, nrest, rest, 1, 1, &o);
-    if (rc != CLI_CONTINUE) return rc;
-    if (!na.have_from || !na.have_to) return cli_usage_error(me, "needs --from X Y Z and --to X Y Z%s", "");
-    bk_file *f = NULL;
-    void *owned = NULL;
-    bk_navmesh *m = NULL;
-    bk_nav_agent agent;
-    rc = build(me, &o, agent_text, &f, &owned, &m, &agent);
-    if (rc) {
-        bk_file_free(f);
-        bk_free(owned);
-        return rc;
-    }
+    nav_run nr;
+    int rc = nav_begin(me, argc, argv, true, &nr);
+    if (rc >= 0) return rc;
+    const nav_args na = nr.na;
+    cli_opts o = nr.o;
+    bk_file *f = nr.f;
+    void *owned = nr.owned;
+    bk_navmesh *m = nr.m;
+    bk_nav_agent agent = nr.agent;
     float *pts = NULL, len = 0;
     uint32_t n = 0;
     bool reached = false;
