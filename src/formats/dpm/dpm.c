@@ -164,6 +164,7 @@ static bk_result frames_from_records(bk_file *f, bk_ctx *ctx, dpm_impl *im, uint
     }
     return BK_OK;
 }
+
 static bk_result load_frames(bk_file *f, bk_ctx *ctx, dpm_impl *im, uint32_t ofs)
 {
     bk_dpm_model *m = &im->m;
